@@ -1,0 +1,8 @@
+/** Unit, contract and routing-engine tests. The real-n8n suite has its own config (e2e/jest.config.js). */
+module.exports = {
+	testEnvironment: 'node',
+	roots: ['<rootDir>/test', '<rootDir>/nodes', '<rootDir>/sandbox', '<rootDir>/contract'],
+	testMatch: ['**/*.test.ts'],
+	transform: { '^.+\\.ts$': ['ts-jest', { isolatedModules: true }] },
+	testTimeout: 30000,
+};

@@ -1,0 +1,60 @@
+/**
+ * The service's fixed vocabulary: states, roles, events and limits.
+ *
+ * Plain constants with no dependencies, so the published nodes can use them; the zod contract
+ * (contract/schemas.ts) builds its enums from these same arrays, so node, sandbox and tests can
+ * never disagree on a value. Every value is documented in docs/api-contract.md.
+ */
+
+export const DOCUMENT_STATUSES = ['draft', 'pending', 'completed', 'declined', 'expired', 'cancelled'] as const;
+export type DocumentStatus = (typeof DOCUMENT_STATUSES)[number];
+
+export const SIGNER_STATUSES = ['pending', 'viewed', 'signed', 'declined'] as const;
+export type SignerStatus = (typeof SIGNER_STATUSES)[number];
+
+export const SIGNING_REQUEST_STATUSES = ['pending', 'completed', 'declined', 'expired', 'cancelled'] as const;
+export type SigningRequestStatus = (typeof SIGNING_REQUEST_STATUSES)[number];
+
+/** How a signer proves who they are before signing. `national_eid` is the national e-ID scheme. */
+export const SIGNER_AUTHENTICATION_METHODS = ['none', 'email_otp', 'sms_otp', 'national_eid'] as const;
+export type SignerAuthenticationMethod = (typeof SIGNER_AUTHENTICATION_METHODS)[number];
+
+export const TEAM_MEMBER_ROLES = ['owner', 'admin', 'member', 'viewer'] as const;
+export type TeamMemberRole = (typeof TEAM_MEMBER_ROLES)[number];
+
+/** Roles that can be given through the API (the owner role is never assigned, only held). */
+export const ASSIGNABLE_ROLES = ['admin', 'member', 'viewer'] as const;
+
+export const TEAM_MEMBER_STATUSES = ['invited', 'active'] as const;
+
+/** Every event a webhook can subscribe to. `*` subscribes to all of them. */
+export const WEBHOOK_EVENTS = [
+	'document.created',
+	'document.sent',
+	'document.viewed',
+	'document.signed',
+	'document.completed',
+	'document.declined',
+	'document.expired',
+	'document.cancelled',
+	'document.deleted',
+	'signature.requested',
+	'signature.reminded',
+] as const;
+export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
+export const ANY_EVENT = '*';
+
+export const EXPORT_FORMATS = ['csv', 'json'] as const;
+
+/** Largest `limit` a list endpoint accepts; the default page size is DEFAULT_PAGE_SIZE. */
+export const MAX_PAGE_SIZE = 100;
+export const DEFAULT_PAGE_SIZE = 20;
+
+/** Header carrying `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`. */
+export const SIGNATURE_HEADER = 'x-signature';
+export const SIGNATURE_SCHEME = 'v1';
+export const DELIVERY_ID_HEADER = 'x-delivery-id';
+export const EVENT_HEADER = 'x-event';
+export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
+/** Deliveries whose signed timestamp is further than this from now are refused. */
+export const SIGNATURE_TOLERANCE_SECONDS = 300;
