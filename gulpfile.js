@@ -2,7 +2,7 @@
 const { src, dest } = require('gulp');
 
 function copyAssets() {
-	return src(['nodes/**/*.{svg,png,json}', 'credentials/**/*.{svg,png}'], { base: '.', encoding: false }).pipe(
+	return src(['nodes/**/*.{svg,png,json}', 'credentials/**/*.{svg,png}', 'icons/**/*.{svg,png}'], { base: '.', encoding: false }).pipe(
 		dest('dist'),
 	);
 }

@@ -44,6 +44,14 @@ export const WEBHOOK_EVENTS = [
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 export const ANY_EVENT = '*';
 
+/** "document.completed" → "Document Completed", for dropdowns. */
+export function eventLabel(event: string): string {
+	return event
+		.split(/[._]/)
+		.map((word) => word[0].toUpperCase() + word.slice(1))
+		.join(' ');
+}
+
 export const EXPORT_FORMATS = ['csv', 'json'] as const;
 
 /** Largest `limit` a list endpoint accepts; the default page size is DEFAULT_PAGE_SIZE. */

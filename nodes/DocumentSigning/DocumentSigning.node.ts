@@ -1,0 +1,68 @@
+import type { INodeType, INodeTypeDescription } from 'n8n-workflow';
+import { NodeConnectionTypes } from 'n8n-workflow';
+
+import { executeRoutedRequest } from '../shared/transport';
+import { searchDocuments, searchTeamMembers, searchTemplates } from './listSearch';
+import { documentFields, documentOperations } from './resources/document';
+import { reportFields, reportOperations } from './resources/report';
+import { signingRequestFields, signingRequestOperations } from './resources/signingRequest';
+import { teamMemberFields, teamMemberOperations } from './resources/teamMember';
+import { templateFields, templateOperations } from './resources/template';
+import { webhookFields, webhookOperations } from './resources/webhook';
+
+export class DocumentSigning implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Document Signing',
+		name: 'documentSigning',
+		icon: { light: 'file:../../icons/documentSigning.svg', dark: 'file:../../icons/documentSigning.dark.svg' },
+		group: ['transform'],
+		version: 1,
+		subtitle: '={{ $parameter["operation"] + ": " + $parameter["resource"] }}',
+		description: 'Send documents for e-signature, follow signing requests and manage templates, team and reports',
+		defaults: { name: 'Document Signing' },
+		usableAsTool: true,
+		inputs: [NodeConnectionTypes.Main],
+		outputs: [NodeConnectionTypes.Main],
+		credentials: [{ name: 'documentSigningApi', required: true }],
+		requestDefaults: {
+			baseURL: '={{ $credentials.baseUrl.replace(/\\/+$/, "") }}',
+			headers: { Accept: 'application/json', 'Content-Type': 'application/json' },
+			json: true,
+		},
+		// Every operation's request goes through the transport: retries, errors and pages in one place.
+		requestOperations: { pagination: executeRoutedRequest },
+		properties: [
+			{
+				displayName: 'Resource',
+				name: 'resource',
+				type: 'options',
+				noDataExpression: true,
+				options: [
+					{ name: 'Document', value: 'document' },
+					{ name: 'Report', value: 'report' },
+					{ name: 'Signing Request', value: 'signingRequest' },
+					{ name: 'Team Member', value: 'teamMember' },
+					{ name: 'Template', value: 'template' },
+					{ name: 'Webhook', value: 'webhook' },
+				],
+				default: 'document',
+			},
+			documentOperations,
+			signingRequestOperations,
+			templateOperations,
+			teamMemberOperations,
+			webhookOperations,
+			reportOperations,
+			...documentFields,
+			...signingRequestFields,
+			...templateFields,
+			...teamMemberFields,
+			...webhookFields,
+			...reportFields,
+		],
+	};
+
+	methods = {
+		listSearch: { searchDocuments, searchTemplates, searchTeamMembers },
+	};
+}

@@ -1,0 +1,171 @@
+import type { IDataObject, IExecuteSingleFunctions, IHttpRequestOptions, INodeProperties } from 'n8n-workflow';
+
+import { deferErrors } from '../../../shared/transport';
+import { extraBodyFieldsOption, showFor, signersField } from '../../shared/fields';
+import {
+	compact,
+	invalid,
+	optionalDate,
+	parseJsonObject,
+	readSigners,
+	requireText,
+	withExtraBodyFields,
+} from '../../shared/validation';
+
+/** File types the service accepts, and its size limit for uploaded content. */
+export const ACCEPTED_FILE_TYPES: Record<string, string[]> = {
+	'application/pdf': ['pdf'],
+	'application/vnd.openxmlformats-officedocument.wordprocessingml.document': ['docx'],
+	'image/png': ['png'],
+	'image/jpeg': ['jpg', 'jpeg'],
+};
+export const MAX_FILE_BYTES = 10 * 1024 * 1024;
+
+const show = showFor('document', ['create']);
+
+export const documentCreateFields: INodeProperties[] = [
+	{
+		displayName: 'Document Name',
+		name: 'name',
+		type: 'string',
+		default: '',
+		required: true,
+		placeholder: 'contract.pdf',
+		description: 'File name shown to signers, with its extension, e.g. contract.pdf',
+		displayOptions: show,
+	},
+	signersField('document', ['create'], {
+		required: true,
+		description: 'Who signs the document. Not needed when saving a draft or when the template names the signers.',
+	}),
+	{
+		displayName: 'Attach File',
+		name: 'attachFile',
+		type: 'boolean',
+		default: false,
+		description: 'Whether to upload the document content from a binary property of the input item (e.g. from Read File or Google Drive)',
+		displayOptions: show,
+	},
+	{
+		displayName: 'Input Binary Field',
+		name: 'binaryPropertyName',
+		type: 'string',
+		default: 'data',
+		required: true,
+		hint: 'The name of the input field containing the file (PDF, DOCX, PNG or JPEG; at most 10 MB)',
+		displayOptions: showFor('document', ['create'], { attachFile: [true] }),
+	},
+	{
+		displayName: 'Additional Fields',
+		name: 'additionalFields',
+		type: 'collection',
+		placeholder: 'Add Field',
+		default: {},
+		displayOptions: show,
+		options: [
+			{
+				displayName: 'Expires At',
+				name: 'expires_at',
+				type: 'dateTime',
+				default: '',
+				description: 'When the document can no longer be signed',
+			},
+			extraBodyFieldsOption,
+			{
+				displayName: 'Message',
+				name: 'message',
+				type: 'string',
+				typeOptions: { rows: 3 },
+				default: '',
+				description: 'Note shown to signers in the invitation',
+			},
+			{
+				displayName: 'Metadata (JSON)',
+				name: 'metadata',
+				type: 'json',
+				default: '{}',
+				description: 'Your own key/value pairs kept with the document, e.g. {"dealId": "123"}',
+			},
+			{
+				displayName: 'Save as Draft',
+				name: 'draft',
+				type: 'boolean',
+				default: false,
+				description: 'Whether to keep the document as a draft instead of sending it now. Send it later with Signing Request → Create.',
+			},
+			{
+				displayName: 'Template ID',
+				name: 'template_id',
+				type: 'string',
+				default: '',
+				description: 'Create the document from this template; its signer roles are filled with the signers in order',
+			},
+		],
+	},
+];
+
+function extensionOf(name: string): string | undefined {
+	const match = /\.([A-Za-z0-9]{1,8})$/.exec(name);
+	return match ? match[1].toLowerCase() : undefined;
+}
+
+async function readFile(context: IExecuteSingleFunctions): Promise<IDataObject> {
+	const property = requireText(context, 'Input Binary Field', context.getNodeParameter('binaryPropertyName', 'data'));
+	const item = context.getInputData();
+	if (!item.binary?.[property]) {
+		throw invalid(
+			context,
+			'Input Binary Field',
+			`the input item has no binary field "${property}"`,
+			'Use the name of the field holding the file, or switch off Attach File.',
+		);
+	}
+	const binary = context.helpers.assertBinaryData(property);
+	const mimeType = (binary.mimeType ?? '').split(';')[0].trim().toLowerCase();
+	if (!ACCEPTED_FILE_TYPES[mimeType]) {
+		throw invalid(context, 'Input Binary Field', `files of type "${mimeType || 'unknown'}" are not accepted`, 'Use a PDF, DOCX, PNG or JPEG file.');
+	}
+	const buffer = await context.helpers.getBinaryDataBuffer(property);
+	if (buffer.length === 0) throw invalid(context, 'Input Binary Field', 'the file is empty');
+	if (buffer.length > MAX_FILE_BYTES) {
+		throw invalid(context, 'Input Binary Field', `the file is ${(buffer.length / 1048576).toFixed(1)} MB; the limit is 10 MB`);
+	}
+	return compact({ name: binary.fileName, content_type: mimeType, data: buffer.toString('base64') });
+}
+
+export const buildDocumentBody = deferErrors(async function (this: IExecuteSingleFunctions, options: IHttpRequestOptions) {
+	const name = requireText(this, 'Document Name', this.getNodeParameter('name', ''));
+	const extension = extensionOf(name);
+	if (!extension) throw invalid(this, 'Document Name', `"${name}" has no file extension`, 'Use the file name with its extension, e.g. contract.pdf.');
+
+	const additional = this.getNodeParameter('additionalFields', {}) as IDataObject;
+	const draft = additional.draft === true;
+	const templateId = typeof additional.template_id === 'string' ? additional.template_id.trim() : '';
+	const signers = readSigners(this, { required: !draft && !templateId });
+
+	const body: IDataObject = compact({
+		name,
+		signers,
+		message: additional.message,
+		template_id: templateId,
+		expires_at: optionalDate(this, 'Additional Fields › Expires At', additional.expires_at),
+		draft: draft || undefined,
+	});
+	if (body.expires_at && Date.parse(body.expires_at as string) <= Date.now()) {
+		throw invalid(this, 'Additional Fields › Expires At', 'must be in the future');
+	}
+	const metadata = parseJsonObject(this, 'Additional Fields › Metadata (JSON)', additional.metadata);
+	if (Object.keys(metadata).length) body.metadata = metadata;
+
+	if (this.getNodeParameter('attachFile', false) as boolean) {
+		const file = await readFile(this);
+		const accepted = ACCEPTED_FILE_TYPES[file.content_type as string];
+		if (!accepted.includes(extension)) {
+			throw invalid(this, 'Document Name', `the extension ".${extension}" does not match the attached ${accepted[0].toUpperCase()} file`);
+		}
+		body.file = file;
+	}
+
+	options.body = withExtraBodyFields(this, body, additional.extraBodyFields);
+	return options;
+});

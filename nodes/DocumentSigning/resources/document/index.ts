@@ -1,0 +1,123 @@
+import type { IExecuteSingleFunctions, IHttpRequestOptions, INodeProperties } from 'n8n-workflow';
+
+import { deferErrors } from '../../../shared/transport';
+import { DOCUMENT_STATUSES } from '../../../shared/vocabulary';
+import { resourceLocator, returnAllAndLimit, showFor, simplifyField } from '../../shared/fields';
+import { operation, operationProperty } from '../../shared/operation';
+import { deletedResult, simplifyTo } from '../../shared/postReceive';
+import { invalid, optionalDate, requireId } from '../../shared/validation';
+import { buildDocumentBody, documentCreateFields } from './create';
+
+const SIMPLE_FIELDS = ['id', 'name', 'status', 'signers', 'signing_url', 'created_at', 'expires_at', 'completed_at'];
+
+const checkDocumentId = deferErrors(async function (this: IExecuteSingleFunctions, options: IHttpRequestOptions) {
+	requireId(this, 'documentId', 'Document');
+	return options;
+});
+
+const checkListFilters = deferErrors(async function (this: IExecuteSingleFunctions, options: IHttpRequestOptions) {
+	const filters = this.getNodeParameter('filters', {}) as { created_after?: string; created_before?: string };
+	const after = optionalDate(this, 'Filters › Created After', filters.created_after);
+	const before = optionalDate(this, 'Filters › Created Before', filters.created_before);
+	if (after && before && after > before) throw invalid(this, 'Filters › Created After', 'must be before Created Before');
+	return options;
+});
+
+export const documentOperations = operationProperty(
+	'document',
+	[
+		operation({
+			name: 'Create',
+			value: 'create',
+			action: 'Create a document for signing',
+			description: 'Upload a document and send it to its signers',
+			method: 'POST',
+			url: '/documents',
+			preSend: [buildDocumentBody],
+		}),
+		operation({
+			name: 'Delete',
+			value: 'delete',
+			action: 'Delete a document',
+			description: 'Delete a document; a document still out for signing is cancelled first',
+			method: 'DELETE',
+			preSend: [checkDocumentId],
+			postReceive: [deletedResult('documentId')],
+		}),
+		operation({
+			name: 'Get',
+			value: 'get',
+			action: 'Get a document',
+			description: 'Get a document with its status and signers',
+			method: 'GET',
+			preSend: [checkDocumentId],
+			postReceive: [simplifyTo(SIMPLE_FIELDS)],
+		}),
+		operation({
+			name: 'Get Many',
+			value: 'getAll',
+			action: 'Get many documents',
+			description: 'List documents, newest first',
+			method: 'GET',
+			url: '/documents',
+			preSend: [checkListFilters],
+			postReceive: [simplifyTo(SIMPLE_FIELDS)],
+		}),
+	],
+	'create',
+);
+
+export const documentFields: INodeProperties[] = [
+	...documentCreateFields,
+	resourceLocator({
+		name: 'documentId',
+		displayName: 'Document',
+		description: 'The document to use',
+		searchListMethod: 'searchDocuments',
+		idPlaceholder: 'doc_8f3k2j',
+		url: { placeholder: 'https://app.example.com/sign/doc_8f3k2j', pathSegment: 'documents|sign' },
+		displayOptions: showFor('document', ['get', 'delete']),
+		urlPath: (id) => `=/documents/${id}`,
+	}),
+	...returnAllAndLimit('document', 'getAll'),
+	{
+		displayName: 'Filters',
+		name: 'filters',
+		type: 'collection',
+		placeholder: 'Add Filter',
+		default: {},
+		displayOptions: showFor('document', ['getAll']),
+		options: [
+			{
+				displayName: 'Created After',
+				name: 'created_after',
+				type: 'dateTime',
+				default: '',
+				routing: { send: { type: 'query', property: 'created_after' } },
+			},
+			{
+				displayName: 'Created Before',
+				name: 'created_before',
+				type: 'dateTime',
+				default: '',
+				routing: { send: { type: 'query', property: 'created_before' } },
+			},
+			{
+				displayName: 'Name Contains',
+				name: 'q',
+				type: 'string',
+				default: '',
+				routing: { send: { type: 'query', property: 'q' } },
+			},
+			{
+				displayName: 'Status',
+				name: 'status',
+				type: 'options',
+				default: 'pending',
+				options: DOCUMENT_STATUSES.map((value) => ({ name: value[0].toUpperCase() + value.slice(1), value })),
+				routing: { send: { type: 'query', property: 'status' } },
+			},
+		],
+	},
+	simplifyField('document', ['get', 'getAll']),
+];

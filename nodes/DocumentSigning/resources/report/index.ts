@@ -1,0 +1,115 @@
+import type { IExecuteSingleFunctions, IHttpRequestOptions, INodeProperties } from 'n8n-workflow';
+
+import { deferErrors } from '../../../shared/transport';
+import { eventLabel, EXPORT_FORMATS, WEBHOOK_EVENTS } from '../../../shared/vocabulary';
+import { returnAllAndLimit, showFor } from '../../shared/fields';
+import { operation, operationProperty } from '../../shared/operation';
+import { binaryFromResponse } from '../../shared/postReceive';
+import { invalid, optionalDate, requireText } from '../../shared/validation';
+
+/** From/To of every report, sent as ISO timestamps; From must not be after To. */
+const sendDateRange = deferErrors(async function (this: IExecuteSingleFunctions, options: IHttpRequestOptions) {
+	const from = optionalDate(this, 'From', this.getNodeParameter('from', ''));
+	const to = optionalDate(this, 'To', this.getNodeParameter('to', ''));
+	if (from && to && from > to) throw invalid(this, 'From', 'must not be after To');
+	options.qs = { ...(options.qs ?? {}), ...(from ? { from } : {}), ...(to ? { to } : {}) };
+	return options;
+});
+
+const checkBinaryProperty = deferErrors(async function (this: IExecuteSingleFunctions, options: IHttpRequestOptions) {
+	requireText(this, 'Put Output File in Field', this.getNodeParameter('binaryPropertyName', ''));
+	return options;
+});
+
+export const reportOperations = operationProperty(
+	'report',
+	[
+		operation({
+			name: 'Audit Log',
+			value: 'auditLog',
+			action: 'Get the audit log',
+			description: 'Who did what and when, newest first',
+			method: 'GET',
+			url: '/reports/audit-log',
+			preSend: [sendDateRange],
+		}),
+		operation({
+			name: 'Export',
+			value: 'export',
+			action: 'Export documents as a file',
+			description: 'Download the documents of a period as a CSV or JSON file',
+			method: 'GET',
+			url: '/reports/export',
+			preSend: [sendDateRange, checkBinaryProperty],
+			postReceive: [binaryFromResponse('binaryPropertyName', 'export')],
+			binaryResponse: true,
+		}),
+		operation({
+			name: 'Usage',
+			value: 'usage',
+			action: 'Get usage statistics',
+			description: 'Documents created, completed and declined, reminders and signatures in a period',
+			method: 'GET',
+			url: '/reports/usage',
+			preSend: [sendDateRange],
+		}),
+	],
+	'usage',
+);
+
+export const reportFields: INodeProperties[] = [
+	{
+		displayName: 'From',
+		name: 'from',
+		type: 'dateTime',
+		default: '',
+		description: 'Start of the period. Leave empty for the last 30 days.',
+		displayOptions: showFor('report', ['usage', 'auditLog', 'export']),
+	},
+	{
+		displayName: 'To',
+		name: 'to',
+		type: 'dateTime',
+		default: '',
+		description: 'End of the period. Leave empty for now.',
+		displayOptions: showFor('report', ['usage', 'auditLog', 'export']),
+	},
+	{
+		displayName: 'Format',
+		name: 'format',
+		type: 'options',
+		default: 'csv',
+		options: EXPORT_FORMATS.map((value) => ({ name: value.toUpperCase(), value })),
+		displayOptions: showFor('report', ['export']),
+		routing: { send: { type: 'query', property: 'format' } },
+	},
+	{
+		displayName: 'Put Output File in Field',
+		name: 'binaryPropertyName',
+		type: 'string',
+		default: 'data',
+		required: true,
+		hint: 'The name of the output binary field to put the file in',
+		displayOptions: showFor('report', ['export']),
+	},
+	...returnAllAndLimit('report', 'auditLog'),
+	{
+		displayName: 'Filters',
+		name: 'filters',
+		type: 'collection',
+		placeholder: 'Add Filter',
+		default: {},
+		displayOptions: showFor('report', ['auditLog']),
+		options: [
+			{ displayName: 'Document ID', name: 'document_id', type: 'string', default: '', routing: { send: { type: 'query', property: 'document_id' } } },
+			{
+				displayName: 'Event',
+				name: 'event',
+				type: 'options',
+				default: 'document.created',
+				options: WEBHOOK_EVENTS.map((value) => ({ name: eventLabel(value), value })),
+				routing: { send: { type: 'query', property: 'event' } },
+			},
+		],
+	},
+];

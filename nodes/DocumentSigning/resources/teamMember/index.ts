@@ -1,0 +1,175 @@
+import type { IDataObject, IExecuteSingleFunctions, IHttpRequestOptions, INodeProperties } from 'n8n-workflow';
+
+import { deferErrors } from '../../../shared/transport';
+import { ASSIGNABLE_ROLES, TEAM_MEMBER_ROLES, TEAM_MEMBER_STATUSES } from '../../../shared/vocabulary';
+import { resourceLocator, returnAllAndLimit, showFor, simplifyField } from '../../shared/fields';
+import { operation, operationProperty } from '../../shared/operation';
+import { simplifyTo } from '../../shared/postReceive';
+import { compact, invalid, requireEmail, requireId, requireText, withExtraBodyFields } from '../../shared/validation';
+
+const SIMPLE_FIELDS = ['id', 'email', 'name', 'role', 'status'];
+const CUSTOM_ROLE = '__custom';
+
+const ROLE_DESCRIPTIONS: Record<(typeof ASSIGNABLE_ROLES)[number], string> = {
+	admin: 'Everything, including the team and webhooks',
+	member: 'Documents, signing requests and templates',
+	viewer: 'Read only',
+};
+
+const capitalise = (value: string) => value[0].toUpperCase() + value.slice(1);
+
+function roleFields(operations: string[]): INodeProperties[] {
+	return [
+		{
+			displayName: 'Role',
+			name: 'role',
+			type: 'options',
+			default: 'member',
+			description: 'What the team member may do',
+			displayOptions: showFor('teamMember', operations),
+			// Spelled out (not mapped from ASSIGNABLE_ROLES) so n8n's lint can check the default; a test
+			// keeps the two in step.
+			options: [
+				{ name: 'Admin', value: 'admin', description: ROLE_DESCRIPTIONS.admin },
+				{ name: 'Member', value: 'member', description: ROLE_DESCRIPTIONS.member },
+				{ name: 'Other Role…', value: CUSTOM_ROLE, description: 'A role this node does not list yet' },
+				{ name: 'Viewer', value: 'viewer', description: ROLE_DESCRIPTIONS.viewer },
+			],
+		},
+		{
+			displayName: 'Role Name',
+			name: 'customRole',
+			type: 'string',
+			default: '',
+			required: true,
+			placeholder: 'billing',
+			description: 'The role value exactly as the service names it',
+			displayOptions: showFor('teamMember', operations, { role: [CUSTOM_ROLE] }),
+		},
+	];
+}
+
+function chosenRole(context: IExecuteSingleFunctions): string {
+	const role = requireText(context, 'Role', context.getNodeParameter('role', ''));
+	if (role !== CUSTOM_ROLE) return role;
+	const custom = requireText(context, 'Role Name', context.getNodeParameter('customRole', ''));
+	if (custom === 'owner') throw invalid(context, 'Role Name', 'the owner role cannot be given to anyone');
+	return custom;
+}
+
+const buildInviteBody = deferErrors(async function (this: IExecuteSingleFunctions, options: IHttpRequestOptions) {
+	const email = requireEmail(this, 'Email', this.getNodeParameter('email', ''));
+	const additional = this.getNodeParameter('additionalFields', {}) as IDataObject;
+	const body = compact({ email, name: additional.name, role: chosenRole(this) });
+	options.body = withExtraBodyFields(this, body, additional.extraBodyFields);
+	return options;
+});
+
+const buildRoleBody = deferErrors(async function (this: IExecuteSingleFunctions, options: IHttpRequestOptions) {
+	requireId(this, 'teamMemberId', 'Team Member');
+	options.body = { role: chosenRole(this) };
+	return options;
+});
+
+export const teamMemberOperations = operationProperty(
+	'teamMember',
+	[
+		operation({
+			name: 'Change Role',
+			value: 'updateRole',
+			action: "Change a team member's role",
+			description: 'Give a team member another role',
+			method: 'PUT',
+			preSend: [buildRoleBody],
+		}),
+		operation({
+			name: 'Get Many',
+			value: 'getAll',
+			action: 'Get many team members',
+			description: 'List the members of the team',
+			method: 'GET',
+			url: '/users',
+			postReceive: [simplifyTo(SIMPLE_FIELDS)],
+		}),
+		operation({
+			name: 'Invite',
+			value: 'invite',
+			action: 'Invite a team member',
+			description: 'Invite someone to the team by email',
+			method: 'POST',
+			url: '/users/invite',
+			preSend: [buildInviteBody],
+		}),
+	],
+	'getAll',
+);
+
+export const teamMemberFields: INodeProperties[] = [
+	{
+		displayName: 'Email',
+		name: 'email',
+		type: 'string',
+		placeholder: 'name@email.com',
+		default: '',
+		required: true,
+		description: 'Where the invitation is sent',
+		displayOptions: showFor('teamMember', ['invite']),
+	},
+	resourceLocator({
+		name: 'teamMemberId',
+		displayName: 'Team Member',
+		description: 'The team member whose role changes',
+		searchListMethod: 'searchTeamMembers',
+		idPlaceholder: 'usr_5h1c8v',
+		displayOptions: showFor('teamMember', ['updateRole']),
+		urlPath: (id) => `=/users/${id}/role`,
+	}),
+	...roleFields(['invite', 'updateRole']),
+	{
+		displayName: 'Additional Fields',
+		name: 'additionalFields',
+		type: 'collection',
+		placeholder: 'Add Field',
+		default: {},
+		displayOptions: showFor('teamMember', ['invite']),
+		options: [
+			{
+				displayName: 'Extra Body Fields (JSON)',
+				name: 'extraBodyFields',
+				type: 'json',
+				default: '{}',
+				description: 'More fields to send in the request body, as a JSON object',
+			},
+			{ displayName: 'Name', name: 'name', type: 'string', default: '', description: 'Full name of the person invited' },
+		],
+	},
+	...returnAllAndLimit('teamMember', 'getAll'),
+	{
+		displayName: 'Filters',
+		name: 'filters',
+		type: 'collection',
+		placeholder: 'Add Filter',
+		default: {},
+		displayOptions: showFor('teamMember', ['getAll']),
+		options: [
+			{ displayName: 'Name or Email Contains', name: 'q', type: 'string', default: '', routing: { send: { type: 'query', property: 'q' } } },
+			{
+				displayName: 'Role',
+				name: 'role',
+				type: 'options',
+				default: 'member',
+				options: TEAM_MEMBER_ROLES.map((value) => ({ name: capitalise(value), value })),
+				routing: { send: { type: 'query', property: 'role' } },
+			},
+			{
+				displayName: 'Status',
+				name: 'status',
+				type: 'options',
+				default: 'active',
+				options: TEAM_MEMBER_STATUSES.map((value) => ({ name: capitalise(value), value })),
+				routing: { send: { type: 'query', property: 'status' } },
+			},
+		],
+	},
+	simplifyField('teamMember', ['getAll']),
+];

@@ -1,0 +1,168 @@
+import type { IDataObject, IExecuteSingleFunctions, IHttpRequestOptions, INodeProperties } from 'n8n-workflow';
+
+import { deferErrors } from '../../../shared/transport';
+import { extraBodyFieldsOption, resourceLocator, returnAllAndLimit, showFor, simplifyField } from '../../shared/fields';
+import { operation, operationProperty } from '../../shared/operation';
+import { simplifyTo } from '../../shared/postReceive';
+import { compact, invalid, parseJsonObject, requireId, requireText, withExtraBodyFields } from '../../shared/validation';
+
+const SIMPLE_FIELDS = ['id', 'name', 'description', 'document_name', 'signer_roles', 'updated_at'];
+
+/** Template fields offered both when creating (besides Name) and when updating. */
+const templateOptions: INodeProperties[] = [
+	{ displayName: 'Description', name: 'description', type: 'string', default: '', description: 'What the template is for' },
+	{
+		displayName: 'Document Name',
+		name: 'document_name',
+		type: 'string',
+		default: '',
+		placeholder: 'nda.pdf',
+		description: 'Name given to documents created from the template, with its extension',
+	},
+	extraBodyFieldsOption,
+	{ displayName: 'Message', name: 'message', type: 'string', typeOptions: { rows: 3 }, default: '', description: 'Default note to signers' },
+	{ displayName: 'Metadata (JSON)', name: 'metadata', type: 'json', default: '{}', description: 'Your own key/value pairs' },
+	{
+		displayName: 'Signer Roles',
+		name: 'signer_roles',
+		type: 'fixedCollection',
+		typeOptions: { multipleValues: true, sortable: true },
+		placeholder: 'Add Role',
+		default: {},
+		description: 'The parties who sign documents made from this template, in signing order',
+		options: [
+			{
+				displayName: 'Role',
+				name: 'role',
+				values: [{ displayName: 'Role Name', name: 'role', type: 'string', default: '', placeholder: 'Client' }],
+			},
+		],
+	},
+];
+
+function templateBody(context: IExecuteSingleFunctions, fields: IDataObject, prefix: string): IDataObject {
+	const body = compact({
+		description: fields.description,
+		document_name: fields.document_name,
+		message: fields.message,
+	});
+	if (typeof fields.document_name === 'string' && fields.document_name && !/\.[A-Za-z0-9]{1,8}$/.test(fields.document_name)) {
+		throw invalid(context, `${prefix} › Document Name`, `"${fields.document_name}" has no file extension`);
+	}
+	const roles = ((fields.signer_roles as IDataObject | undefined)?.role as IDataObject[] | undefined) ?? [];
+	if (roles.length) {
+		body.signer_roles = roles.map((entry, index) => ({
+			role: requireText(context, `${prefix} › Signer Roles › Role ${index + 1}`, entry.role),
+			order: index + 1,
+		}));
+	}
+	const metadata = parseJsonObject(context, `${prefix} › Metadata (JSON)`, fields.metadata);
+	if (Object.keys(metadata).length) body.metadata = metadata;
+	return withExtraBodyFields(context, body, fields.extraBodyFields);
+}
+
+const buildCreateBody = deferErrors(async function (this: IExecuteSingleFunctions, options: IHttpRequestOptions) {
+	const name = requireText(this, 'Name', this.getNodeParameter('name', ''));
+	const fields = this.getNodeParameter('additionalFields', {}) as IDataObject;
+	options.body = { name, ...templateBody(this, fields, 'Additional Fields') };
+	return options;
+});
+
+const buildUpdateBody = deferErrors(async function (this: IExecuteSingleFunctions, options: IHttpRequestOptions) {
+	requireId(this, 'templateId', 'Template');
+	const fields = this.getNodeParameter('updateFields', {}) as IDataObject;
+	const body = templateBody(this, fields, 'Update Fields');
+	if (fields.name !== undefined) body.name = requireText(this, 'Update Fields › Name', fields.name);
+	if (!Object.keys(body).length) throw invalid(this, 'Update Fields', 'add at least one field to change');
+	options.body = body;
+	return options;
+});
+
+export const templateOperations = operationProperty(
+	'template',
+	[
+		operation({
+			name: 'Create',
+			value: 'create',
+			action: 'Create a template',
+			description: 'Create a reusable document template',
+			method: 'POST',
+			url: '/templates',
+			preSend: [buildCreateBody],
+		}),
+		operation({
+			name: 'Get Many',
+			value: 'getAll',
+			action: 'Get many templates',
+			description: 'List templates',
+			method: 'GET',
+			url: '/templates',
+			postReceive: [simplifyTo(SIMPLE_FIELDS)],
+		}),
+		operation({
+			name: 'Update',
+			value: 'update',
+			action: 'Update a template',
+			description: 'Change some fields of a template; the others keep their values',
+			method: 'PUT',
+			preSend: [buildUpdateBody],
+		}),
+	],
+	'getAll',
+);
+
+export const templateFields: INodeProperties[] = [
+	{
+		displayName: 'Name',
+		name: 'name',
+		type: 'string',
+		default: '',
+		required: true,
+		placeholder: 'Mutual NDA',
+		description: 'Name of the template',
+		displayOptions: showFor('template', ['create']),
+	},
+	{
+		displayName: 'Additional Fields',
+		name: 'additionalFields',
+		type: 'collection',
+		placeholder: 'Add Field',
+		default: {},
+		displayOptions: showFor('template', ['create']),
+		options: templateOptions,
+	},
+	resourceLocator({
+		name: 'templateId',
+		displayName: 'Template',
+		description: 'The template to update',
+		searchListMethod: 'searchTemplates',
+		idPlaceholder: 'tpl_2b7x0d',
+		displayOptions: showFor('template', ['update']),
+		urlPath: (id) => `=/templates/${id}`,
+	}),
+	{
+		displayName: 'Update Fields',
+		name: 'updateFields',
+		type: 'collection',
+		placeholder: 'Add Field',
+		default: {},
+		displayOptions: showFor('template', ['update']),
+		options: [
+			...templateOptions,
+			{ displayName: 'Name', name: 'name', type: 'string', default: '', description: 'New name of the template' } as INodeProperties,
+		].sort((a, b) => a.displayName.localeCompare(b.displayName)),
+	},
+	...returnAllAndLimit('template', 'getAll'),
+	{
+		displayName: 'Filters',
+		name: 'filters',
+		type: 'collection',
+		placeholder: 'Add Filter',
+		default: {},
+		displayOptions: showFor('template', ['getAll']),
+		options: [
+			{ displayName: 'Name Contains', name: 'q', type: 'string', default: '', routing: { send: { type: 'query', property: 'q' } } },
+		],
+	},
+	simplifyField('template', ['getAll']),
+];

@@ -1,0 +1,195 @@
+import type { IDisplayOptions, INodeProperties } from 'n8n-workflow';
+
+import { SIGNER_AUTHENTICATION_METHODS } from '../../shared/vocabulary';
+
+/** Fields that several operations share, defined once. */
+
+export function showFor(resource: string, operations: string[], extra: IDisplayOptions['show'] = {}): IDisplayOptions {
+	return { show: { resource: [resource], operation: operations, ...extra } };
+}
+
+/** Return All / Limit. The transport reads both and walks the pages itself. */
+export function returnAllAndLimit(resource: string, operation: string): INodeProperties[] {
+	return [
+		{
+			displayName: 'Return All',
+			name: 'returnAll',
+			type: 'boolean',
+			default: false,
+			description: 'Whether to return all results or only up to a given limit',
+			displayOptions: showFor(resource, [operation]),
+		},
+		{
+			displayName: 'Limit',
+			name: 'limit',
+			type: 'number',
+			typeOptions: { minValue: 1 },
+			default: 50,
+			description: 'Max number of results to return',
+			displayOptions: showFor(resource, [operation], { returnAll: [false] }),
+		},
+	];
+}
+
+/** Simplify toggle; the operation's postReceive step reads it (see postReceive.simplifyTo). */
+export function simplifyField(resource: string, operations: string[]): INodeProperties {
+	return {
+		displayName: 'Simplify',
+		name: 'simplify',
+		type: 'boolean',
+		default: true,
+		description: 'Whether to return a simplified version of the response instead of the raw data',
+		displayOptions: showFor(resource, operations),
+	};
+}
+
+const AUTHENTICATION_LABELS: Record<(typeof SIGNER_AUTHENTICATION_METHODS)[number], string> = {
+	none: 'None (Link Only)',
+	email_otp: 'One-Time Code by Email',
+	sms_otp: 'One-Time Code by SMS',
+	national_eid: 'National Electronic ID',
+};
+
+/** The signers of a document or signing request. */
+export function signersField(
+	resource: string,
+	operations: string[],
+	{ required, description }: { required: boolean; description: string },
+): INodeProperties {
+	return {
+		displayName: 'Signers',
+		name: 'signers',
+		type: 'fixedCollection',
+		placeholder: 'Add Signer',
+		typeOptions: { multipleValues: true, sortable: true },
+		default: {},
+		required,
+		description,
+		displayOptions: showFor(resource, operations),
+		options: [
+			{
+				displayName: 'Signer',
+				name: 'signer',
+				values: [
+					{
+						displayName: 'Authentication',
+						name: 'authentication',
+						type: 'options',
+						default: 'none',
+						description: 'How the signer proves who they are before signing',
+						options: SIGNER_AUTHENTICATION_METHODS.map((value) => ({ name: AUTHENTICATION_LABELS[value], value })),
+					},
+					{
+						displayName: 'Email',
+						name: 'email',
+						type: 'string',
+						placeholder: 'name@email.com',
+						default: '',
+						required: true,
+						description: 'Where the signing invitation is sent',
+					},
+					{
+						displayName: 'Name',
+						name: 'name',
+						type: 'string',
+						default: '',
+						required: true,
+						description: 'Full name of the signer, as shown on the signature',
+					},
+					{
+						displayName: 'Phone',
+						name: 'phone',
+						type: 'string',
+						default: '',
+						placeholder: '+15551234567',
+						description: 'Mobile number in international format; needed for One-Time Code by SMS',
+						displayOptions: { show: { authentication: ['sms_otp'] } },
+					},
+					{
+						displayName: 'Signing Order',
+						name: 'order',
+						type: 'number',
+						typeOptions: { minValue: 0 },
+						default: 0,
+						description: 'Signers with a lower number sign first. 0 means any time, with no order.',
+					},
+				],
+			},
+		],
+	};
+}
+
+/** Lets users send body fields the node does not know yet; merged last, so it wins. */
+export const extraBodyFieldsOption: INodeProperties = {
+	displayName: 'Extra Body Fields (JSON)',
+	name: 'extraBodyFields',
+	type: 'json',
+	default: '{}',
+	description:
+		'More fields to send in the request body, as a JSON object. They are merged over the fields above, so use this for options the node does not offer yet.',
+};
+
+export function resourceLocator({
+	name,
+	displayName,
+	description,
+	searchListMethod,
+	idPlaceholder,
+	url,
+	displayOptions,
+	urlPath,
+}: {
+	name: string;
+	displayName: string;
+	description: string;
+	searchListMethod: string;
+	idPlaceholder: string;
+	/** Adds a By URL mode taking the ID from links whose path has `/<segment>/<id>`. */
+	url?: { placeholder: string; pathSegment: string };
+	displayOptions: IDisplayOptions;
+	/** Routing: the request path built from the chosen ID. */
+	urlPath?: (idExpression: string) => string;
+}): INodeProperties {
+	return {
+		displayName,
+		name,
+		type: 'resourceLocator',
+		default: { mode: 'list', value: '' },
+		required: true,
+		description,
+		displayOptions,
+		modes: [
+			{
+				displayName: 'From List',
+				name: 'list',
+				type: 'list',
+				typeOptions: { searchListMethod, searchable: true, searchFilterRequired: false },
+			},
+			{
+				displayName: 'By ID',
+				name: 'id',
+				type: 'string',
+				placeholder: idPlaceholder,
+				validation: [{ type: 'regex', properties: { regex: '[^/?#\\s]+', errorMessage: 'Not a valid ID' } }],
+			},
+			...(url
+				? [
+						{
+							displayName: 'By URL',
+							name: 'url',
+							type: 'string' as const,
+							placeholder: url.placeholder,
+							validation: [
+								{
+									type: 'regex' as const,
+									properties: { regex: `https?://.+/(?:${url.pathSegment})/[^/?#]+.*`, errorMessage: 'Not a valid URL' },
+								},
+							],
+							extractValue: { type: 'regex' as const, regex: `https?://.+/(?:${url.pathSegment})/([^/?#]+)` },
+						},
+					]
+				: []),
+		],
+		...(urlPath ? { routing: { request: { url: urlPath('{{ encodeURIComponent($value) }}') } } } : {}),
+	};
+}

@@ -1,0 +1,123 @@
+import type { IDataObject, IExecuteSingleFunctions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import { SIGNER_AUTHENTICATION_METHODS } from '../../shared/vocabulary';
+
+/**
+ * Input checks shared by the operations. Each failure names the parameter as the user sees it
+ * in the editor, and is raised before the item's request is sent.
+ */
+
+export function invalid(context: IExecuteSingleFunctions, parameter: string, problem: string, hint?: string): NodeOperationError {
+	return new NodeOperationError(context.getNode(), `${parameter}: ${problem}`, {
+		itemIndex: context.getItemIndex(),
+		description: hint,
+	});
+}
+
+const EMAIL = /^[^\s@"<>()[\],;:]+@[^\s@"<>()[\],;:]+\.[^\s@"<>()[\],;:]{2,}$/;
+
+export function isEmail(value: string): boolean {
+	return EMAIL.test(value);
+}
+
+export function requireText(context: IExecuteSingleFunctions, parameter: string, value: unknown): string {
+	const text = typeof value === 'string' ? value.trim() : value === undefined || value === null ? '' : String(value).trim();
+	if (!text) throw invalid(context, parameter, 'must not be empty');
+	return text;
+}
+
+export function requireEmail(context: IExecuteSingleFunctions, parameter: string, value: unknown): string {
+	const email = requireText(context, parameter, value);
+	if (!isEmail(email)) throw invalid(context, parameter, `"${email}" is not a valid email address`);
+	return email;
+}
+
+/** The ID of a resource locator, however it was given. */
+export function requireId(context: IExecuteSingleFunctions, parameter: string, displayName: string): string {
+	const value = context.getNodeParameter(parameter, '', { extractValue: true }) as string;
+	const id = requireText(context, displayName, value);
+	if (/[/?#\s]/.test(id)) throw invalid(context, displayName, `"${id}" is not a valid ID`);
+	return id;
+}
+
+/** A date or date-time parameter as an ISO 8601 string, or undefined when left empty. */
+export function optionalDate(context: IExecuteSingleFunctions, parameter: string, value: unknown): string | undefined {
+	if (value === undefined || value === null || value === '') return undefined;
+	const time = Date.parse(String(value));
+	if (!Number.isFinite(time)) throw invalid(context, parameter, `"${String(value)}" is not a valid date`);
+	return new Date(time).toISOString();
+}
+
+export function parseJsonObject(context: IExecuteSingleFunctions, parameter: string, raw: unknown): IDataObject {
+	if (raw === undefined || raw === null || raw === '') return {};
+	let value = raw;
+	if (typeof raw === 'string') {
+		try {
+			value = JSON.parse(raw);
+		} catch (error) {
+			throw invalid(context, parameter, `is not valid JSON (${(error as Error).message})`, 'Enter a JSON object such as {"key": "value"}.');
+		}
+	}
+	if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+		throw invalid(context, parameter, 'must be a JSON object', 'Enter a JSON object such as {"key": "value"}.');
+	}
+	return value as IDataObject;
+}
+
+interface SignerInput {
+	email?: string;
+	name?: string;
+	order?: number;
+	authentication?: string;
+	phone?: string;
+}
+
+/** The Signers collection as the API's signer objects, checked one by one. */
+export function readSigners(context: IExecuteSingleFunctions, { required }: { required: boolean }): IDataObject[] | undefined {
+	const collection = context.getNodeParameter('signers', {}) as { signer?: SignerInput[] };
+	const entries = collection.signer ?? [];
+	if (!entries.length) {
+		if (required) throw invalid(context, 'Signers', 'add at least one signer', 'Every document needs someone to sign it.');
+		return undefined;
+	}
+	const seen = new Set<string>();
+	return entries.map((entry, index) => {
+		const label = `Signers › Signer ${index + 1}`;
+		const email = requireEmail(context, `${label} › Email`, entry.email);
+		const name = requireText(context, `${label} › Name`, entry.name);
+		const key = email.toLowerCase();
+		if (seen.has(key)) throw invalid(context, `${label} › Email`, `${email} is listed more than once`);
+		seen.add(key);
+		const signer: IDataObject = { email, name };
+		const order = Number(entry.order ?? 0);
+		if (!Number.isInteger(order) || order < 0) throw invalid(context, `${label} › Signing Order`, 'must be a whole number, 0 or more');
+		if (order > 0) signer.order = order;
+		const authentication = entry.authentication ?? 'none';
+		if (!(SIGNER_AUTHENTICATION_METHODS as readonly string[]).includes(authentication)) {
+			throw invalid(context, `${label} › Authentication`, `"${authentication}" is not a known method`);
+		}
+		if (authentication !== 'none') signer.authentication = authentication;
+		if (authentication === 'sms_otp') {
+			const phone = requireText(context, `${label} › Phone`, entry.phone);
+			if (!/^\+[1-9][0-9 ]{6,18}$/.test(phone)) throw invalid(context, `${label} › Phone`, `"${phone}" is not in international format (+…)`);
+			signer.phone = phone.replace(/ /g, '');
+		}
+		return signer;
+	});
+}
+
+/** Merges the Extra Body Fields (JSON) option over a body that was built from the other fields. */
+export function withExtraBodyFields(context: IExecuteSingleFunctions, body: IDataObject, raw: unknown): IDataObject {
+	return { ...body, ...parseJsonObject(context, 'Extra Body Fields (JSON)', raw) };
+}
+
+/** Copies the options a user filled in, dropping empty ones. */
+export function compact(source: IDataObject): IDataObject {
+	const result: IDataObject = {};
+	for (const [key, value] of Object.entries(source)) {
+		if (value === undefined || value === null || value === '') continue;
+		result[key] = value;
+	}
+	return result;
+}
