@@ -1,0 +1,237 @@
+/**
+ * Runs our nodes inside n8n-core's real workflow engine (WorkflowExecute → RoutingNode), so the
+ * routing engine, expression resolution, parameter handling, continueOnFail and pairedItem are
+ * n8n's own. Only the host around it is small: an in-memory node-type registry, credentials held
+ * in plain objects, and a credentials helper that applies the credential's `authenticate` block.
+ */
+import { randomUUID } from 'crypto';
+import { ExecutionLifecycleHooks, WorkflowExecute } from 'n8n-core';
+import {
+	ICredentialsHelper,
+	Workflow,
+	type ICredentialDataDecryptedObject,
+	type ICredentials,
+	type ICredentialType,
+	type IDataObject,
+	type IExecuteFunctions,
+	type IHttpRequestOptions,
+	type INode,
+	type INodeExecutionData,
+	type INodeParameters,
+	type INodeType,
+	type INodeTypes,
+	type IRun,
+	type IVersionedNodeType,
+	type IWorkflowExecuteAdditionalData,
+	type NodeApiError,
+} from 'n8n-workflow';
+
+import { DocumentSigningApi } from '../../credentials/DocumentSigningApi.credentials';
+import { DocumentSigning } from '../../nodes/DocumentSigning/DocumentSigning.node';
+
+export const SOURCE_TYPE = 'test.source';
+export const NODE_TYPE = 'n8n-nodes-document-signing.documentSigning';
+
+/** Items handed to the source node of each run, by run id. */
+const sourceItems = new Map<string, INodeExecutionData[]>();
+
+/** The workflow's first node: emits the items a test gives it (with any binary data). */
+class SourceNode implements INodeType {
+	description = {
+		displayName: 'Source',
+		name: SOURCE_TYPE,
+		group: ['input'],
+		version: 1,
+		description: 'Emits test items',
+		defaults: { name: 'Source' },
+		inputs: [],
+		outputs: ['main'],
+		properties: [{ displayName: 'Run', name: 'run', type: 'string', default: '' }],
+	} as unknown as INodeType['description'];
+
+	async execute(this: IExecuteFunctions) {
+		const run = this.getNodeParameter('run', 0) as string;
+		return [sourceItems.get(run) ?? []];
+	}
+}
+
+class NodeTypes implements INodeTypes {
+	private readonly types: Record<string, INodeType> = {
+		[SOURCE_TYPE]: new SourceNode(),
+		[NODE_TYPE]: new DocumentSigning(),
+	};
+
+	getByName(type: string): INodeType | IVersionedNodeType {
+		return this.getByNameAndVersion(type);
+	}
+
+	getByNameAndVersion(type: string): INodeType {
+		const nodeType = this.types[type];
+		if (!nodeType) throw new Error(`Unknown node type ${type}`);
+		return nodeType;
+	}
+
+	getKnownTypes() {
+		return {};
+	}
+}
+
+const credentialTypes: Record<string, ICredentialType> = { documentSigningApi: new DocumentSigningApi() };
+
+/** Resolves `={{$credentials.x}}`-style templates of a credential's `authenticate` block. */
+function resolveTemplate(template: string, credentials: ICredentialDataDecryptedObject): string {
+	const body = template.startsWith('=') ? template.slice(1) : template;
+	return body.replace(/\{\{\s*\$credentials\.(\w+)\s*\}\}/g, (_, key: string) => String(credentials[key] ?? ''));
+}
+
+class CredentialsHelper extends ICredentialsHelper {
+	constructor(private readonly data: Record<string, ICredentialDataDecryptedObject>) {
+		super();
+	}
+
+	getParentTypes(): string[] {
+		return [];
+	}
+
+	isCredentialUsableByNode(): boolean {
+		return true;
+	}
+
+	async authenticate(credentials: ICredentialDataDecryptedObject, typeName: string, requestOptions: IHttpRequestOptions) {
+		const authenticate = credentialTypes[typeName]?.authenticate;
+		if (!authenticate || typeof authenticate === 'function') throw new Error(`No generic authenticate for ${typeName}`);
+		const headers = { ...(requestOptions.headers ?? {}) } as IDataObject;
+		for (const [name, value] of Object.entries(authenticate.properties.headers ?? {})) {
+			headers[name] = resolveTemplate(String(value), credentials);
+		}
+		return { ...requestOptions, headers } as IHttpRequestOptions;
+	}
+
+	async preAuthentication() {
+		return undefined;
+	}
+
+	async runPreAuthentication() {
+		return undefined;
+	}
+
+	async getCredentials(): Promise<ICredentials> {
+		throw new Error('not used');
+	}
+
+	async getDecrypted(_additionalData: unknown, nodeCredentials: { id: string | null }, type: string) {
+		const data = this.data[nodeCredentials.id ?? type];
+		if (!data) throw new Error(`No credentials ${nodeCredentials.id} of type ${type}`);
+		return { ...data };
+	}
+
+	async updateCredentials() {}
+
+	async updateCredentialsOauthTokenData() {}
+
+	getCredentialsProperties(type: string) {
+		return credentialTypes[type]?.properties ?? [];
+	}
+}
+
+export interface RunNodeOptions {
+	parameters: INodeParameters;
+	items?: INodeExecutionData[];
+	credentials: { baseUrl: string; apiKey: string };
+	continueOnFail?: boolean;
+	executionId?: string;
+}
+
+export interface RunNodeResult {
+	/** Output items of the Document Signing node (empty when it failed). */
+	items: INodeExecutionData[];
+	/** The error that stopped the node, when it stopped. */
+	error?: NodeApiError & { httpCode?: string; description?: string; message: string };
+	run: IRun;
+}
+
+/** Executes Source → Document Signing once, as n8n's manual run would, and returns the node's output. */
+export async function runDocumentSigning(options: RunNodeOptions): Promise<RunNodeResult> {
+	const runId = randomUUID();
+	sourceItems.set(runId, options.items ?? [{ json: {} }]);
+	const executionId = options.executionId ?? randomUUID();
+	const source: INode = {
+		id: 'source',
+		name: 'Source',
+		type: SOURCE_TYPE,
+		typeVersion: 1,
+		position: [0, 0],
+		parameters: { run: runId },
+	};
+	const node: INode = {
+		id: 'signing',
+		name: 'Document Signing',
+		type: NODE_TYPE,
+		typeVersion: 1,
+		position: [200, 0],
+		parameters: options.parameters,
+		credentials: { documentSigningApi: { id: 'cred-1', name: 'Sandbox' } },
+		...(options.continueOnFail ? { onError: 'continueRegularOutput' as const } : {}),
+	};
+	const workflow = new Workflow({
+		id: 'wf-test',
+		name: 'test',
+		nodes: [source, node],
+		connections: { Source: { main: [[{ node: 'Document Signing', type: 'main', index: 0 }]] } },
+		active: false,
+		nodeTypes: new NodeTypes(),
+		staticData: {},
+		settings: {},
+	});
+	const additionalData = {
+		credentialsHelper: new CredentialsHelper({ 'cred-1': { ...options.credentials } }),
+		executionId,
+		hooks: new ExecutionLifecycleHooks('manual', executionId, {
+			id: 'wf-test',
+			name: 'test',
+			nodes: [source, node],
+			connections: {},
+			active: false,
+			settings: {},
+			createdAt: new Date(),
+			updatedAt: new Date(),
+		} as never),
+		currentNodeExecutionIndex: 0,
+		restApiUrl: 'http://127.0.0.1/rest',
+		instanceBaseUrl: 'http://127.0.0.1/',
+		formBaseUrl: 'http://127.0.0.1/form',
+		formWaitingBaseUrl: 'http://127.0.0.1/form-waiting',
+		formTestBaseUrl: 'http://127.0.0.1/form-test',
+		webhookBaseUrl: 'http://127.0.0.1/webhook',
+		webhookWaitingBaseUrl: 'http://127.0.0.1/webhook-waiting',
+		webhookTestBaseUrl: 'http://127.0.0.1/webhook-test',
+		mcpBaseUrl: 'http://127.0.0.1/mcp',
+		mcpTestBaseUrl: 'http://127.0.0.1/mcp-test',
+		variables: {},
+		executeWorkflow: async () => {
+			throw new Error('not used');
+		},
+		getRunExecutionData: async () => undefined,
+		getRuntimeCredential: async () => undefined,
+		logAiEvent: async () => {},
+		startRunnerTask: async () => {
+			throw new Error('not used');
+		},
+	} as unknown as IWorkflowExecuteAdditionalData;
+
+	try {
+		let run: IRun;
+		try {
+			run = await new WorkflowExecute(additionalData, 'manual').run({ workflow, startNode: source });
+		} catch (error) {
+			// n8n refuses to start a workflow whose nodes have parameter issues.
+			return { items: [], error: error as RunNodeResult['error'], run: undefined as unknown as IRun };
+		}
+		const nodeRun = run.data.resultData.runData['Document Signing']?.[0];
+		const items = (nodeRun?.data?.main?.[0] ?? []) as INodeExecutionData[];
+		const error = (nodeRun?.error ?? run.data.resultData.error) as RunNodeResult['error'];
+		return { items, error, run };
+	} finally {
+		sourceItems.delete(runId);
+	}
+}
