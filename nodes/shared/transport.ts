@@ -204,10 +204,12 @@ export function toNodeApiError(node: INode, failure: Failure, itemIndex?: number
 	if (failure.kind === 'network') {
 		return new NodeApiError(
 			node,
-			{ code: failure.code, message: failure.message },
+			// Only our own words: the original error carries the request, headers included.
+			{ message: 'Could not reach the Document Signing service' },
 			{
-				message: `Could not reach the Document Signing service (${failure.code})`,
-				description: 'Check the Base URL in the credentials and that the service is reachable from n8n.',
+				// The code stays out of the message: n8n would swap such a message for its generic one.
+				message: 'Could not reach the Document Signing service',
+				description: `Network error ${failure.code}. Check the Base URL in the credentials and that the service is reachable from n8n.`,
 				httpCode: 'none',
 				itemIndex,
 			},

@@ -8,12 +8,15 @@ export interface RecordedRequest {
 	body: string;
 }
 
+/** An answer, or `reset` to drop the connection without one (as a crashing proxy would). */
+export type ServerAnswer = { status: number; body?: unknown; headers?: Record<string, string> } | { reset: true };
+
 /**
  * A bare 127.0.0.1 server that records every request and answers with `respond` (default 200 {}).
  * Used where a test must prove how many requests reached the network, including none.
  */
 export async function startCountingServer(
-	respond: (request: RecordedRequest) => { status: number; body?: unknown; headers?: Record<string, string> } = () => ({ status: 200, body: {} }),
+	respond: (request: RecordedRequest) => ServerAnswer = () => ({ status: 200, body: {} }),
 ): Promise<{ baseUrl: string; requests: RecordedRequest[]; close: () => Promise<void> }> {
 	const requests: RecordedRequest[] = [];
 	const server: Server = createServer((req, res) => {
@@ -23,6 +26,10 @@ export async function startCountingServer(
 			const recorded = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString() };
 			requests.push(recorded);
 			const answer = respond(recorded);
+			if ('reset' in answer) {
+				req.socket.destroy();
+				return;
+			}
 			res.writeHead(answer.status, { 'content-type': 'application/json', ...(answer.headers ?? {}) });
 			res.end(answer.body === undefined ? '' : JSON.stringify(answer.body));
 		});

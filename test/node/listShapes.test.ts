@@ -1,0 +1,150 @@
+import nock from 'nock';
+
+import { runDocumentSigning } from '../helpers/n8nWorkflow';
+
+/**
+ * Get Many reads every list envelope and pagination style the contract says the node tolerates.
+ * nock plays services the sandbox does not imitate; requests are n8n's own (routing engine).
+ */
+
+const ORIGIN = 'http://signing.test';
+const credentials = { baseUrl: `${ORIGIN}/v1/`, apiKey: 'sk_test_shapes' };
+const docs = (from: number, count: number) => Array.from({ length: count }, (_, i) => ({ id: `doc_${from + i}`, name: `d${from + i}.pdf`, extra: 'kept' }));
+const getAll = (extra: Record<string, unknown> = {}) =>
+	runDocumentSigning({ parameters: { resource: 'document', operation: 'getAll', returnAll: true, simplify: false, ...extra }, credentials });
+const ids = (result: Awaited<ReturnType<typeof getAll>>) => result.items.map((item) => item.json.id);
+
+beforeAll(() => nock.disableNetConnect());
+afterAll(() => nock.enableNetConnect());
+afterEach(() => {
+	const pending = nock.pendingMocks();
+	nock.cleanAll();
+	expect(pending).toEqual([]);
+});
+
+test('the contract envelope: data + next_cursor, until has_more is false', async () => {
+	nock(ORIGIN)
+		.get('/v1/documents')
+		.query({ limit: 100 })
+		.reply(200, { data: docs(0, 100), has_more: true, next_cursor: 'c2' })
+		.get('/v1/documents')
+		.query({ limit: 100, cursor: 'c2' })
+		.reply(200, { data: docs(100, 100), has_more: true, next_cursor: 'c3' })
+		.get('/v1/documents')
+		.query({ limit: 100, cursor: 'c3' })
+		.reply(200, { data: docs(200, 5), has_more: false, next_cursor: null });
+	const result = await getAll();
+	expect(result.error).toBeUndefined();
+	expect(ids(result)).toEqual(docs(0, 205).map((doc) => doc.id));
+	expect(result.items[0].json.extra).toBe('kept');
+});
+
+test('a bare array is paged by number while pages come back full', async () => {
+	nock(ORIGIN)
+		.get('/v1/documents')
+		.query({ limit: 100 })
+		.reply(200, docs(0, 100))
+		.get('/v1/documents')
+		.query({ limit: 100, page: 2 })
+		.reply(200, docs(100, 3));
+	expect(ids(await getAll())).toHaveLength(103);
+});
+
+test('records under items with a camelCase nextCursor', async () => {
+	nock(ORIGIN)
+		.get('/v1/documents')
+		.query({ limit: 100 })
+		.reply(200, { items: docs(0, 2), nextCursor: 'abc' })
+		.get('/v1/documents')
+		.query({ limit: 100, cursor: 'abc' })
+		.reply(200, { items: docs(2, 1) });
+	expect(ids(await getAll())).toEqual(['doc_0', 'doc_1', 'doc_2']);
+});
+
+test('records under results with a next URL', async () => {
+	nock(ORIGIN)
+		.get('/v1/documents')
+		.query({ limit: 100 })
+		.reply(200, { results: docs(0, 2), next: `${ORIGIN}/v1/documents?offset=2&limit=100` })
+		.get('/v1/documents')
+		.query({ offset: 2, limit: 100 })
+		.reply(200, { results: docs(2, 2), next: null });
+	expect(ids(await getAll())).toEqual(['doc_0', 'doc_1', 'doc_2', 'doc_3']);
+});
+
+test('page numbers in meta', async () => {
+	nock(ORIGIN)
+		.get('/v1/documents')
+		.query({ limit: 100 })
+		.reply(200, { data: docs(0, 1), meta: { current_page: 1, last_page: 2 } })
+		.get('/v1/documents')
+		.query({ limit: 100, page: 2 })
+		.reply(200, { data: docs(1, 1), meta: { current_page: 2, last_page: 2 } });
+	expect(ids(await getAll())).toEqual(['doc_0', 'doc_1']);
+});
+
+test('a Link header with rel="next"', async () => {
+	nock(ORIGIN)
+		.get('/v1/documents')
+		.query({ limit: 100 })
+		.reply(200, docs(0, 2), { Link: `<${ORIGIN}/v1/documents?page=2&per_page=100>; rel="next", <${ORIGIN}/v1/documents?page=2&per_page=100>; rel="last"` })
+		.get('/v1/documents')
+		.query({ page: 2, per_page: 100 })
+		.reply(200, docs(2, 1));
+	expect(ids(await getAll())).toEqual(['doc_0', 'doc_1', 'doc_2']);
+});
+
+test('a limit spanning pages asks only for what is still missing', async () => {
+	nock(ORIGIN)
+		.get('/v1/documents')
+		.query({ limit: 100 })
+		.reply(200, { data: docs(0, 100), has_more: true, next_cursor: 'c2' })
+		.get('/v1/documents')
+		.query({ limit: 30, cursor: 'c2' })
+		.reply(200, { data: docs(100, 30), has_more: true, next_cursor: 'c3' });
+	const result = await getAll({ returnAll: false, limit: 130 });
+	expect(ids(result)).toHaveLength(130);
+});
+
+test('a service that repeats the same cursor does not loop forever', async () => {
+	nock(ORIGIN)
+		.get('/v1/documents')
+		.query({ limit: 100 })
+		.reply(200, { data: docs(0, 1), next_cursor: 'same' })
+		.get('/v1/documents')
+		.query({ limit: 100, cursor: 'same' })
+		.reply(200, { data: docs(1, 1), next_cursor: 'same' });
+	expect(ids(await getAll())).toEqual(['doc_0', 'doc_1']);
+});
+
+test('filters go out as query parameters and Simplify keeps the main fields', async () => {
+	nock(ORIGIN)
+		.get('/v1/documents')
+		.query({ limit: 5, status: 'completed', q: 'nda' })
+		.reply(200, { data: [{ id: 'doc_1', name: 'nda.pdf', status: 'completed', internal: { a: 1 } }], has_more: false });
+	const result = await runDocumentSigning({
+		parameters: { resource: 'document', operation: 'getAll', returnAll: false, limit: 5, filters: { status: 'completed', q: 'nda' } },
+		credentials,
+	});
+	expect(result.items.map((item) => item.json)).toEqual([{ id: 'doc_1', name: 'nda.pdf', status: 'completed' }]);
+});
+
+test('one input item per list: every output item is paired with the item that asked', async () => {
+	nock(ORIGIN)
+		.get('/v1/templates')
+		.query({ limit: 100, q: 'a' })
+		.reply(200, { data: [{ id: 'tpl_a1' }, { id: 'tpl_a2' }] })
+		.get('/v1/templates')
+		.query({ limit: 100, q: 'b' })
+		.reply(200, { data: [{ id: 'tpl_b1' }] });
+	const result = await runDocumentSigning({
+		parameters: { resource: 'template', operation: 'getAll', returnAll: true, filters: { q: '={{ $json.q }}' } },
+		items: [{ json: { q: 'a' } }, { json: { q: 'b' } }],
+		credentials,
+	});
+	expect(result.items.map((item) => [item.json.id, item.pairedItem])).toEqual([
+		['tpl_a1', { item: 0 }],
+		['tpl_a2', { item: 0 }],
+		['tpl_b1', { item: 1 }],
+	]);
+});
