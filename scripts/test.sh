@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# `npm test`: every check, from a fresh clone. Installs what is missing, then lint, type check,
+# build, the unit/contract/routing-engine suite and the real-n8n suite.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/ensure-deps.sh
+npm run --silent lint
+npm run --silent typecheck
+npm run --silent build
+
+reports=$(mktemp -d)
+status=0
+npx jest --ci --json --outputFile="$reports/unit.json" || status=$?
+node scripts/jest-summary.js "$reports/unit.json" unit
+if [ -f e2e/jest.config.js ]; then
+  bash scripts/e2e-prereqs.sh
+  npx jest -c e2e/jest.config.js --ci --json --outputFile="$reports/e2e.json" || status=$?
+  node scripts/jest-summary.js "$reports/e2e.json" e2e
+fi
+exit $status
