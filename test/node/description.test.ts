@@ -1,0 +1,91 @@
+import { readFileSync } from 'fs';
+import { join } from 'path';
+import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
+
+import { DocumentSigningApi } from '../../credentials/DocumentSigningApi.credentials';
+import { DocumentSigning } from '../../nodes/DocumentSigning/DocumentSigning.node';
+import { ASSIGNABLE_ROLES, WEBHOOK_EVENTS } from '../../nodes/shared/vocabulary';
+
+const { description } = new DocumentSigning();
+const operationsOf = (resource: string) =>
+	(description.properties.find((p) => p.name === 'operation' && p.displayOptions?.show?.resource?.includes(resource))?.options ?? []) as INodePropertyOptions[];
+
+/** Every endpoint of ../shared/api-v1.md, as resource / operation → method and path. */
+const SEED_ENDPOINTS: Array<[string, string, string, string]> = [
+	['document', 'create', 'POST', '/documents'],
+	['document', 'getAll', 'GET', '/documents'],
+	['document', 'get', 'GET', '/documents/{id}'],
+	['document', 'delete', 'DELETE', '/documents/{id}'],
+	['signingRequest', 'create', 'POST', '/signatures/request'],
+	['signingRequest', 'getStatus', 'GET', '/signatures/{id}'],
+	['signingRequest', 'remind', 'POST', '/signatures/{id}/remind'],
+	['template', 'getAll', 'GET', '/templates'],
+	['template', 'create', 'POST', '/templates'],
+	['template', 'update', 'PUT', '/templates/{id}'],
+	['teamMember', 'getAll', 'GET', '/users'],
+	['teamMember', 'invite', 'POST', '/users/invite'],
+	['teamMember', 'updateRole', 'PUT', '/users/{id}/role'],
+	['webhook', 'getAll', 'GET', '/webhooks'],
+	['webhook', 'create', 'POST', '/webhooks'],
+	['webhook', 'delete', 'DELETE', '/webhooks/{id}'],
+	['report', 'usage', 'GET', '/reports/usage'],
+	['report', 'auditLog', 'GET', '/reports/audit-log'],
+	['report', 'export', 'GET', '/reports/export'],
+];
+
+/** The path an operation requests: its own url, or the url of the ID parameter shown for it. */
+function pathOf(resource: string, operation: string): string | undefined {
+	const own = operationsOf(resource).find((o) => o.value === operation)?.routing?.request?.url;
+	const idParameter = description.properties.find(
+		(p: INodeProperties) =>
+			p.routing?.request?.url && p.displayOptions?.show?.resource?.includes(resource) && p.displayOptions?.show?.operation?.includes(operation),
+	);
+	const raw = idParameter?.routing?.request?.url ?? own;
+	return raw?.replace(/^=/, '').replace(/\{\{[^}]*\}\}/g, '{id}');
+}
+
+test.each(SEED_ENDPOINTS)('%s / %s sends %s %s', (resource, operation, method, path) => {
+	const option = operationsOf(resource).find((o) => o.value === operation);
+	expect(option).toBeDefined();
+	expect(option?.routing?.request?.method).toBe(method);
+	expect(pathOf(resource, operation)).toBe(path);
+	// Every operation goes through the transport (retries, errors, pagination).
+	expect(option?.routing?.send?.paginate).toBe(true);
+});
+
+test('there are exactly the seed’s 19 operations', () => {
+	const all = ['document', 'signingRequest', 'template', 'teamMember', 'webhook', 'report'].flatMap((r) => operationsOf(r).map((o) => `${r}/${o.value}`));
+	expect(all.sort()).toEqual(SEED_ENDPOINTS.map(([r, o]) => `${r}/${o}`).sort());
+});
+
+test('the node is usable as a tool and shows resource and operation in its subtitle', () => {
+	expect(description.usableAsTool).toBe(true);
+	expect(description.subtitle).toContain('$parameter["operation"]');
+	expect(description.subtitle).toContain('$parameter["resource"]');
+});
+
+test('the role dropdown offers exactly the assignable roles of the contract, plus a custom one', () => {
+	const role = description.properties.find((p) => p.name === 'role' && p.displayOptions?.show?.resource?.includes('teamMember'));
+	const values = (role?.options as INodePropertyOptions[]).map((o) => o.value);
+	expect(values.filter((v) => v !== '__custom').sort()).toEqual([...ASSIGNABLE_ROLES].sort());
+	expect(values).toContain('__custom');
+});
+
+test('the webhook event list is the contract’s, plus Any Event', () => {
+	const events = description.properties.find((p) => p.name === 'events');
+	expect((events?.options as INodePropertyOptions[]).map((o) => o.value)).toEqual(['*', ...WEBHOOK_EVENTS]);
+});
+
+test('the codex file names the node and has categories and documentation links', () => {
+	const codex = JSON.parse(readFileSync(join(__dirname, '../../nodes/DocumentSigning/DocumentSigning.node.json'), 'utf8'));
+	expect(codex.node).toBe('n8n-nodes-document-signing.documentSigning');
+	expect(codex.categories.length).toBeGreaterThan(0);
+	expect(codex.resources.primaryDocumentation[0].url).toMatch(/^https:\/\//);
+});
+
+test('the credentials keep the key secret and authenticate with a Bearer header', () => {
+	const credentials = new DocumentSigningApi();
+	expect(credentials.properties.find((p) => p.name === 'apiKey')?.typeOptions?.password).toBe(true);
+	expect(credentials.authenticate.properties.headers?.Authorization).toBe('=Bearer {{$credentials.apiKey}}');
+	expect(credentials.test.request.url).toBe('/users');
+});
