@@ -5,7 +5,7 @@
  * in plain objects, and a credentials helper that applies the credential's `authenticate` block.
  */
 import { randomUUID } from 'crypto';
-import { ExecutionLifecycleHooks, WorkflowExecute } from 'n8n-core';
+import { ExecutionLifecycleHooks, LoadOptionsContext, WorkflowExecute } from 'n8n-core';
 import {
 	ICredentialsHelper,
 	Workflow,
@@ -134,6 +134,44 @@ class CredentialsHelper extends ICredentialsHelper {
 	}
 }
 
+function makeAdditionalData(credentials: { baseUrl: string; apiKey: string }, executionId: string, nodes: INode[]): IWorkflowExecuteAdditionalData {
+	return {
+		credentialsHelper: new CredentialsHelper({ 'cred-1': { ...credentials } }),
+		executionId,
+		hooks: new ExecutionLifecycleHooks('manual', executionId, {
+			id: 'wf-test',
+			name: 'test',
+			nodes,
+			connections: {},
+			active: false,
+			settings: {},
+			createdAt: new Date(),
+			updatedAt: new Date(),
+		} as never),
+		currentNodeExecutionIndex: 0,
+		restApiUrl: 'http://127.0.0.1/rest',
+		instanceBaseUrl: 'http://127.0.0.1/',
+		formBaseUrl: 'http://127.0.0.1/form',
+		formWaitingBaseUrl: 'http://127.0.0.1/form-waiting',
+		formTestBaseUrl: 'http://127.0.0.1/form-test',
+		webhookBaseUrl: 'http://127.0.0.1/webhook',
+		webhookWaitingBaseUrl: 'http://127.0.0.1/webhook-waiting',
+		webhookTestBaseUrl: 'http://127.0.0.1/webhook-test',
+		mcpBaseUrl: 'http://127.0.0.1/mcp',
+		mcpTestBaseUrl: 'http://127.0.0.1/mcp-test',
+		variables: {},
+		executeWorkflow: async () => {
+			throw new Error('not used');
+		},
+		getRunExecutionData: async () => undefined,
+		getRuntimeCredential: async () => undefined,
+		logAiEvent: async () => {},
+		startRunnerTask: async () => {
+			throw new Error('not used');
+		},
+	} as unknown as IWorkflowExecuteAdditionalData;
+}
+
 export interface RunNodeOptions {
 	parameters: INodeParameters;
 	items?: INodeExecutionData[];
@@ -183,41 +221,7 @@ export async function runDocumentSigning(options: RunNodeOptions): Promise<RunNo
 		staticData: {},
 		settings: {},
 	});
-	const additionalData = {
-		credentialsHelper: new CredentialsHelper({ 'cred-1': { ...options.credentials } }),
-		executionId,
-		hooks: new ExecutionLifecycleHooks('manual', executionId, {
-			id: 'wf-test',
-			name: 'test',
-			nodes: [source, node],
-			connections: {},
-			active: false,
-			settings: {},
-			createdAt: new Date(),
-			updatedAt: new Date(),
-		} as never),
-		currentNodeExecutionIndex: 0,
-		restApiUrl: 'http://127.0.0.1/rest',
-		instanceBaseUrl: 'http://127.0.0.1/',
-		formBaseUrl: 'http://127.0.0.1/form',
-		formWaitingBaseUrl: 'http://127.0.0.1/form-waiting',
-		formTestBaseUrl: 'http://127.0.0.1/form-test',
-		webhookBaseUrl: 'http://127.0.0.1/webhook',
-		webhookWaitingBaseUrl: 'http://127.0.0.1/webhook-waiting',
-		webhookTestBaseUrl: 'http://127.0.0.1/webhook-test',
-		mcpBaseUrl: 'http://127.0.0.1/mcp',
-		mcpTestBaseUrl: 'http://127.0.0.1/mcp-test',
-		variables: {},
-		executeWorkflow: async () => {
-			throw new Error('not used');
-		},
-		getRunExecutionData: async () => undefined,
-		getRuntimeCredential: async () => undefined,
-		logAiEvent: async () => {},
-		startRunnerTask: async () => {
-			throw new Error('not used');
-		},
-	} as unknown as IWorkflowExecuteAdditionalData;
+	const additionalData = makeAdditionalData(options.credentials, executionId, [source, node]);
 
 	try {
 		let run: IRun;
@@ -234,4 +238,19 @@ export async function runDocumentSigning(options: RunNodeOptions): Promise<RunNo
 	} finally {
 		sourceItems.delete(runId);
 	}
+}
+
+/** n8n-core's real context for a node's list searches ("From list" of resource locators). */
+export function loadOptionsContext(credentials: { baseUrl: string; apiKey: string }, parameters: INodeParameters = {}): LoadOptionsContext {
+	const node: INode = {
+		id: 'signing',
+		name: 'Document Signing',
+		type: NODE_TYPE,
+		typeVersion: 1,
+		position: [0, 0],
+		parameters,
+		credentials: { documentSigningApi: { id: 'cred-1', name: 'Sandbox' } },
+	};
+	const workflow = new Workflow({ id: 'wf-test', nodes: [node], connections: {}, active: false, nodeTypes: new NodeTypes(), staticData: {}, settings: {} });
+	return new LoadOptionsContext(workflow, node, makeAdditionalData(credentials, randomUUID(), [node]), 'parameters.documentId');
 }

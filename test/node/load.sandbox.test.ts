@@ -1,0 +1,58 @@
+import { startSandbox, type Sandbox } from '../../sandbox';
+import { runDocumentSigning } from '../helpers/n8nWorkflow';
+
+/**
+ * 1,000 input items with DEFAULT settings against a rate-limited, failing sandbox: n8n's routing
+ * engine starts every item at once; the transport must bound concurrency, wait out 429s, retry
+ * 5xx and resets, and the Idempotency-Key must keep every retry from creating a second document.
+ * Bounded in count; the time limit is generous because these machines are shared.
+ */
+
+const ITEMS = 1000;
+let sandbox: Sandbox;
+
+beforeAll(async () => {
+	sandbox = await startSandbox({
+		port: 0,
+		rateLimit: { requestsPerSecond: 150, burst: 20 },
+		failureRate: 0.1,
+		connectionResetRate: 0.02,
+	});
+});
+afterAll(async () => await sandbox.close());
+
+test('1,000 creates: none lost, none duplicated', async () => {
+	const { apiKey } = sandbox.createAccount();
+	const items = Array.from({ length: ITEMS }, (_, i) => ({ json: { name: `bulk-${i}.pdf`, email: `signer${i}@example.com` } }));
+	const result = await runDocumentSigning({
+		parameters: {
+			resource: 'document',
+			operation: 'create',
+			name: '={{ $json.name }}',
+			signers: { signer: [{ email: '={{ $json.email }}', name: 'Bulk Signer' }] },
+		},
+		items,
+		credentials: { baseUrl: sandbox.baseUrl, apiKey },
+	});
+
+	expect(result.error).toBeUndefined();
+	expect(result.items).toHaveLength(ITEMS);
+	// Output i belongs to input i, and is the document made from it.
+	result.items.forEach((item, i) => {
+		expect(item.pairedItem).toEqual({ item: i });
+		expect(item.json.name).toBe(`bulk-${i}.pdf`);
+	});
+
+	const stored = sandbox.store.documentsOf(apiKey);
+	const counts = new Map<string, number>();
+	for (const doc of stored) counts.set(doc.name, (counts.get(doc.name) ?? 0) + 1);
+	expect(stored).toHaveLength(ITEMS);
+	expect([...counts.values()].every((count) => count === 1)).toBe(true);
+
+	// The faults really happened, so the test proves the retries.
+	const stats = sandbox.stats();
+	process.stdout.write(`load stats: ${JSON.stringify({ requests: stats.requests, rateLimited: stats.rateLimited, injectedFailures: stats.injectedFailures, resets: stats.resets })}\n`);
+	expect(stats.rateLimited).toBeGreaterThan(0);
+	expect(stats.injectedFailures).toBeGreaterThan(0);
+	expect(stats.resets).toBeGreaterThan(0);
+}, 180_000);

@@ -1,0 +1,173 @@
+import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workflow';
+
+import { searchDocuments, searchTeamMembers, searchTemplates } from '../../nodes/DocumentSigning/listSearch';
+import { startSandbox, type Sandbox } from '../../sandbox';
+import { loadOptionsContext, runDocumentSigning } from '../helpers/n8nWorkflow';
+
+/**
+ * Every resource's operations through n8n's real routing engine against the sandbox, checking
+ * both what the node outputs and what the service then holds.
+ */
+
+let sandbox: Sandbox;
+let credentials: { baseUrl: string; apiKey: string };
+
+beforeAll(async () => {
+	sandbox = await startSandbox({ port: 0 });
+});
+afterAll(async () => await sandbox.close());
+beforeEach(() => {
+	// A fresh account per test keeps the tests independent of each other.
+	credentials = { baseUrl: sandbox.baseUrl, apiKey: sandbox.createAccount().apiKey };
+});
+
+async function run(parameters: INodeParameters, items?: INodeExecutionData[]) {
+	const result = await runDocumentSigning({ parameters, items, credentials });
+	if (result.error) throw new Error(`${result.error.message} — ${result.error.description ?? ''}`);
+	return result.items.map((item) => item.json);
+}
+
+const byId = (value: string) => ({ __rl: true, mode: 'id', value });
+const PDF = Buffer.from('%PDF-1.7\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n');
+const signers = { signer: [{ email: 'ada@example.com', name: 'Ada Lovelace' }, { email: 'alan@example.com', name: 'Alan Turing', order: 2 }] };
+
+describe('Document', () => {
+	test('Create uploads a PDF from the previous node and keeps signing_url', async () => {
+		const [doc] = await run(
+			{ resource: 'document', operation: 'create', name: 'nda.pdf', signers, attachFile: true, binaryPropertyName: 'data', additionalFields: { message: 'Please sign', metadata: '{"dealId":"D-1"}' } },
+			[{ json: {}, binary: { data: { data: PDF.toString('base64'), mimeType: 'application/pdf', fileName: 'nda.pdf' } } }],
+		);
+		expect(doc).toMatchObject({ name: 'nda.pdf', status: 'pending', message: 'Please sign', metadata: { dealId: 'D-1' } });
+		expect(doc.signing_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/sign\//);
+		expect((doc.file as IDataObject).size).toBe(PDF.length);
+		expect((doc.signers as IDataObject[]).map((s) => s.email)).toEqual(['ada@example.com', 'alan@example.com']);
+		expect(sandbox.store.documentsOf(credentials.apiKey).map((d) => d.id)).toEqual([doc.id]);
+	});
+
+	test('Get by ID and by signing URL, Get Many across pages, Delete', async () => {
+		const names = Array.from({ length: 45 }, (_, i) => ({ json: { name: `contract-${i}.pdf` } }));
+		const created = await run({ resource: 'document', operation: 'create', name: '={{ $json.name }}', signers }, names);
+		expect(created).toHaveLength(45);
+
+		const [byIdDoc] = await run({ resource: 'document', operation: 'get', documentId: byId(String(created[0].id)), simplify: false });
+		expect(byIdDoc.id).toBe(created[0].id);
+		const [byUrl] = await run({ resource: 'document', operation: 'get', documentId: { __rl: true, mode: 'url', value: created[1].signing_url } });
+		expect(byUrl.id).toBe(created[1].id);
+
+		const all = await run({ resource: 'document', operation: 'getAll', returnAll: true });
+		expect(all.map((d) => d.id).sort()).toEqual(created.map((d) => d.id).sort());
+		expect(Object.keys(all[0]).sort()).toEqual(expect.arrayContaining(['id', 'name', 'status', 'signing_url']));
+		const limited = await run({ resource: 'document', operation: 'getAll', returnAll: false, limit: 7 });
+		expect(limited).toHaveLength(7);
+		const filtered = await run({ resource: 'document', operation: 'getAll', returnAll: true, filters: { q: 'contract-4' } });
+		expect(filtered.map((d) => d.name).sort()).toEqual(['contract-4.pdf', 'contract-40.pdf', 'contract-41.pdf', 'contract-42.pdf', 'contract-43.pdf', 'contract-44.pdf']);
+
+		const [deleted] = await run({ resource: 'document', operation: 'delete', documentId: byId(String(created[2].id)) });
+		expect(deleted).toEqual({ id: created[2].id, deleted: true });
+		expect(sandbox.store.documentsOf(credentials.apiKey)).toHaveLength(44);
+		const gone = await runDocumentSigning({ parameters: { resource: 'document', operation: 'get', documentId: byId(String(created[2].id)) }, credentials });
+		expect(gone.error?.httpCode).toBe('404');
+	});
+
+	test('the document list search pages and filters', async () => {
+		await run({ resource: 'document', operation: 'create', name: '={{ $json.name }}', signers }, [
+			{ json: { name: 'alpha.pdf' } },
+			{ json: { name: 'beta.pdf' } },
+		]);
+		const context = loadOptionsContext(credentials);
+		const all = await searchDocuments.call(context);
+		expect(all.results.map((r) => r.name).sort()).toEqual(['alpha.pdf (pending)', 'beta.pdf (pending)']);
+		expect(all.results[0].url).toMatch(/\/sign\//);
+		const found = await searchDocuments.call(context, 'alp');
+		expect(found.results.map((r) => r.name)).toEqual(['alpha.pdf (pending)']);
+	});
+});
+
+describe('Signing Request', () => {
+	test('Create sends a draft; Get Status and Send Reminder follow it', async () => {
+		const [draft] = await run({ resource: 'document', operation: 'create', name: 'offer.pdf', signers: {}, additionalFields: { draft: true } });
+		expect(draft.status).toBe('draft');
+		const [request] = await run({ resource: 'signingRequest', operation: 'create', documentId: byId(String(draft.id)), signers, additionalFields: { message: 'Welcome aboard' } });
+		expect(request).toMatchObject({ document_id: draft.id, status: 'pending' });
+
+		const [status] = await run({ resource: 'signingRequest', operation: 'getStatus', signingRequestId: request.id });
+		expect(status).toMatchObject({ id: request.id, status: 'pending', reminders_sent: 0 });
+		const [reminded] = await run({ resource: 'signingRequest', operation: 'remind', signingRequestId: request.id, reminderOptions: { message: 'Gentle nudge' } });
+		expect(reminded).toMatchObject({ id: request.id, reminders_sent: 1 });
+		expect(sandbox.store.documentsOf(credentials.apiKey)[0].status).toBe('pending');
+	});
+
+	test('a second request for a document already out for signing is refused by the service', async () => {
+		const [doc] = await run({ resource: 'document', operation: 'create', name: 'nda.pdf', signers });
+		const result = await runDocumentSigning({ parameters: { resource: 'signingRequest', operation: 'create', documentId: byId(String(doc.id)) }, credentials });
+		expect(result.error?.httpCode).toBe('409');
+	});
+});
+
+describe('Template', () => {
+	test('Create, Update (partial) and Get Many, and the template list search', async () => {
+		const [template] = await run({
+			resource: 'template',
+			operation: 'create',
+			name: 'Mutual NDA',
+			additionalFields: { description: 'Standard NDA', signer_roles: { role: [{ role: 'Client' }, { role: 'Company' }] } },
+		});
+		expect(template).toMatchObject({ name: 'Mutual NDA', signer_roles: [{ role: 'Client', order: 1 }, { role: 'Company', order: 2 }] });
+		const [updated] = await run({ resource: 'template', operation: 'update', templateId: byId(String(template.id)), updateFields: { name: 'Mutual NDA v2' } });
+		expect(updated).toMatchObject({ id: template.id, name: 'Mutual NDA v2', description: 'Standard NDA' });
+		const list = await run({ resource: 'template', operation: 'getAll', returnAll: true });
+		expect(list.map((t) => t.name)).toEqual(['Mutual NDA v2']);
+		const search = await searchTemplates.call(loadOptionsContext(credentials), 'v2');
+		expect(search.results).toEqual([{ name: 'Mutual NDA v2', value: template.id, url: undefined }]);
+	});
+});
+
+describe('Team Member', () => {
+	test('Invite, Change Role (listed and custom) and Get Many with a role filter', async () => {
+		const [invited] = await run({ resource: 'teamMember', operation: 'invite', email: 'grace@example.com', role: 'viewer', additionalFields: { name: 'Grace Hopper' } });
+		expect(invited).toMatchObject({ email: 'grace@example.com', role: 'viewer', status: 'invited' });
+		const [changed] = await run({ resource: 'teamMember', operation: 'updateRole', teamMemberId: byId(String(invited.id)), role: 'admin' });
+		expect(changed).toMatchObject({ id: invited.id, role: 'admin' });
+		const admins = await run({ resource: 'teamMember', operation: 'getAll', returnAll: true, filters: { role: 'admin' } });
+		expect(admins.map((u) => u.email)).toEqual(['grace@example.com']);
+		const custom = await runDocumentSigning({
+			parameters: { resource: 'teamMember', operation: 'updateRole', teamMemberId: byId(String(invited.id)), role: '__custom', customRole: 'billing' },
+			credentials,
+		});
+		// The contract knows no "billing" role: the service's validation message comes through.
+		expect(custom.error?.httpCode).toBe('400');
+		const search = await searchTeamMembers.call(loadOptionsContext(credentials), 'grace');
+		expect(search.results.map((r) => r.value)).toEqual([invited.id]);
+	});
+});
+
+describe('Webhook', () => {
+	test('Create, Get Many and Delete', async () => {
+		const [hook] = await run({ resource: 'webhook', operation: 'create', url: 'http://127.0.0.1:9/hook', events: ['document.completed', 'document.declined'] });
+		expect(hook).toMatchObject({ url: 'http://127.0.0.1:9/hook', events: ['document.completed', 'document.declined'] });
+		expect(String(hook.secret)).toMatch(/^whsec_/);
+		const list = await run({ resource: 'webhook', operation: 'getAll', returnAll: true });
+		expect(list.map((w) => [w.id, w.url])).toEqual([[hook.id, hook.url]]);
+		expect(list[0].secret).toBeUndefined();
+		await run({ resource: 'webhook', operation: 'delete', webhookId: hook.id });
+		expect(sandbox.store.webhooksOf(credentials.apiKey)).toHaveLength(0);
+	});
+});
+
+describe('Report', () => {
+	test('Usage, Audit Log (all pages) and Export as a binary file', async () => {
+		await run({ resource: 'document', operation: 'create', name: '={{ $json.name }}', signers }, Array.from({ length: 3 }, (_, i) => ({ json: { name: `r${i}.pdf` } })));
+		const [usage] = await run({ resource: 'report', operation: 'usage' });
+		expect(usage.documents_created).toBe(3);
+		const audit = await run({ resource: 'report', operation: 'auditLog', returnAll: true });
+		expect(audit.length).toBeGreaterThanOrEqual(3);
+		expect(audit.every((entry) => typeof entry.event === 'string')).toBe(true);
+
+		const result = await runDocumentSigning({ parameters: { resource: 'report', operation: 'export', format: 'csv', binaryPropertyName: 'data' }, credentials });
+		const [item] = result.items;
+		expect(item.binary?.data.mimeType).toBe('text/csv');
+		expect(item.binary?.data.fileName).toMatch(/\.csv$/);
+		const csv = Buffer.from(item.binary!.data.data, 'base64').toString();
+		expect(csv.split('\n').filter((line) => /r\d\.pdf/.test(line))).toHaveLength(3);
+	});
+});
