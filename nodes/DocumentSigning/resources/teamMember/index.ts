@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteSingleFunctions, IHttpRequestOptions, INodePr
 
 import { deferErrors } from '../../../shared/transport';
 import { ASSIGNABLE_ROLES, TEAM_MEMBER_ROLES, TEAM_MEMBER_STATUSES } from '../../../shared/vocabulary';
-import { resourceLocator, returnAllAndLimit, showFor, simplifyField } from '../../shared/fields';
+import { extraBodyFieldsOption, resourceLocator, returnAllAndLimit, showFor, simplifyField } from '../../shared/fields';
 import { operation, operationProperty } from '../../shared/operation';
 import { simplifyTo } from '../../shared/postReceive';
 import { compact, invalid, requireEmail, requireId, requireText, withExtraBodyFields } from '../../shared/validation';
@@ -133,13 +133,7 @@ export const teamMemberFields: INodeProperties[] = [
 		default: {},
 		displayOptions: showFor('teamMember', ['invite']),
 		options: [
-			{
-				displayName: 'Extra Body Fields (JSON)',
-				name: 'extraBodyFields',
-				type: 'json',
-				default: '{}',
-				description: 'More fields to send in the request body, as a JSON object',
-			},
+			extraBodyFieldsOption,
 			{ displayName: 'Name', name: 'name', type: 'string', default: '', description: 'Full name of the person invited' },
 		],
 	},

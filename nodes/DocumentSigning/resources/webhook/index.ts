@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteSingleFunctions, IHttpRequestOptions, INodePr
 
 import { deferErrors } from '../../../shared/transport';
 import { ANY_EVENT, eventLabel, WEBHOOK_EVENTS } from '../../../shared/vocabulary';
-import { returnAllAndLimit, showFor, simplifyField } from '../../shared/fields';
+import { extraBodyFieldsOption, returnAllAndLimit, showFor, simplifyField } from '../../shared/fields';
 import { operation, operationProperty } from '../../shared/operation';
 import { deletedResult, simplifyTo } from '../../shared/postReceive';
 import { compact, invalid, requireText, withExtraBodyFields } from '../../shared/validation';
@@ -108,13 +108,7 @@ export const webhookFields: INodeProperties[] = [
 		displayOptions: showFor('webhook', ['create']),
 		options: [
 			{ displayName: 'Description', name: 'description', type: 'string', default: '' },
-			{
-				displayName: 'Extra Body Fields (JSON)',
-				name: 'extraBodyFields',
-				type: 'json',
-				default: '{}',
-				description: 'More fields to send in the request body, as a JSON object',
-			},
+			extraBodyFieldsOption,
 			{
 				displayName: 'Secret',
 				name: 'secret',
