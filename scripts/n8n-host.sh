@@ -164,23 +164,29 @@ ensure() {
 	prune || say "warning: pruning old cache entries failed (ignored)"
 }
 
-case "${1:-}" in
-ensure)
-	ensure
-	echo "$HOST"
-	;;
-bin)
-	ensure
-	echo "$HOST/node_modules/.bin"
-	;;
-dir)
-	echo "$HOST"
-	;;
-prune)
-	prune
-	;;
-*)
-	echo "usage: $0 ensure|bin|dir|prune" >&2
-	exit 2
-	;;
-esac
+# All in one function, called on the file's last line: bash reads a script as it runs, and this
+# way an edit of the file (a git checkout) while an install runs cannot change what it does.
+main() {
+	case "${1:-}" in
+	ensure)
+		ensure
+		echo "$HOST"
+		;;
+	bin)
+		ensure
+		echo "$HOST/node_modules/.bin"
+		;;
+	dir)
+		echo "$HOST"
+		;;
+	prune)
+		prune
+		;;
+	*)
+		echo "usage: $0 ensure|bin|dir|prune" >&2
+		exit 2
+		;;
+	esac
+}
+
+main "$@"; exit $?

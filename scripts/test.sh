@@ -11,10 +11,10 @@ npm run --silent build
 reports=$(mktemp -d)
 status=0
 npx jest --ci --json --outputFile="$reports/unit.json" || status=$?
-node scripts/jest-summary.js "$reports/unit.json" unit
+npx ts-node --transpile-only scripts/jest-summary.ts "$reports/unit.json" unit
 if [ -f e2e/jest.config.js ]; then
   bash scripts/e2e-prereqs.sh
   npx jest -c e2e/jest.config.js --ci --json --outputFile="$reports/e2e.json" || status=$?
-  node scripts/jest-summary.js "$reports/e2e.json" e2e
+  npx ts-node --transpile-only scripts/jest-summary.ts "$reports/e2e.json" e2e
 fi
 exit $status

@@ -51,7 +51,7 @@ describe('Document', () => {
 
 		const [byIdDoc] = await run({ resource: 'document', operation: 'get', documentId: byId(String(created[0].id)), simplify: false });
 		expect(byIdDoc.id).toBe(created[0].id);
-		const [byUrl] = await run({ resource: 'document', operation: 'get', documentId: { __rl: true, mode: 'url', value: created[1].signing_url } });
+		const [byUrl] = await run({ resource: 'document', operation: 'get', documentId: { __rl: true, mode: 'url', value: String(created[1].signing_url) } });
 		expect(byUrl.id).toBe(created[1].id);
 
 		const all = await run({ resource: 'document', operation: 'getAll', returnAll: true });
@@ -90,9 +90,9 @@ describe('Signing Request', () => {
 		const [request] = await run({ resource: 'signingRequest', operation: 'create', documentId: byId(String(draft.id)), signers, additionalFields: { message: 'Welcome aboard' } });
 		expect(request).toMatchObject({ document_id: draft.id, status: 'pending' });
 
-		const [status] = await run({ resource: 'signingRequest', operation: 'getStatus', signingRequestId: request.id });
+		const [status] = await run({ resource: 'signingRequest', operation: 'getStatus', signingRequestId: String(request.id) });
 		expect(status).toMatchObject({ id: request.id, status: 'pending', reminders_sent: 0 });
-		const [reminded] = await run({ resource: 'signingRequest', operation: 'remind', signingRequestId: request.id, reminderOptions: { message: 'Gentle nudge' } });
+		const [reminded] = await run({ resource: 'signingRequest', operation: 'remind', signingRequestId: String(request.id), reminderOptions: { message: 'Gentle nudge' } });
 		expect(reminded).toMatchObject({ id: request.id, reminders_sent: 1 });
 		expect(sandbox.store.documentsOf(credentials.apiKey)[0].status).toBe('pending');
 	});
@@ -149,7 +149,7 @@ describe('Webhook', () => {
 		const list = await run({ resource: 'webhook', operation: 'getAll', returnAll: true });
 		expect(list.map((w) => [w.id, w.url])).toEqual([[hook.id, hook.url]]);
 		expect(list[0].secret).toBeUndefined();
-		await run({ resource: 'webhook', operation: 'delete', webhookId: hook.id });
+		await run({ resource: 'webhook', operation: 'delete', webhookId: String(hook.id) });
 		expect(sandbox.store.webhooksOf(credentials.apiKey)).toHaveLength(0);
 	});
 });

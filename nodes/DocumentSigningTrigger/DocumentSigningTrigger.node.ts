@@ -1,0 +1,108 @@
+import type {
+	IHookFunctions,
+	INodeType,
+	INodeTypeDescription,
+	IWebhookFunctions,
+	IWebhookResponseData,
+} from 'n8n-workflow';
+import { NodeConnectionTypes } from 'n8n-workflow';
+
+import { ANY_EVENT, eventLabel, SIGNATURE_TOLERANCE_SECONDS, WEBHOOK_EVENTS } from '../shared/vocabulary';
+import { receiveDelivery } from './delivery';
+import { checkExists, create, deleteWebhook } from './registration';
+
+const EVENT_DESCRIPTIONS: Record<string, string> = {
+	'document.created': 'A document was created',
+	'document.sent': 'A document was sent to its signers',
+	'document.viewed': 'A signer opened a document',
+	'document.signed': 'A signer signed a document',
+	'document.completed': 'Every signer signed a document',
+	'document.declined': 'A signer declined to sign a document',
+	'document.expired': 'A document expired before everyone signed',
+	'document.cancelled': 'A pending document was cancelled',
+	'document.deleted': 'A document was deleted',
+	'signature.requested': 'A signing request was sent',
+	'signature.reminded': 'Signers were reminded of a signing request',
+};
+
+export class DocumentSigningTrigger implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Document Signing Trigger',
+		name: 'documentSigningTrigger',
+		icon: { light: 'file:../../icons/documentSigning.svg', dark: 'file:../../icons/documentSigning.dark.svg' },
+		group: ['trigger'],
+		version: 1,
+		subtitle: '={{ ($parameter["events"] || []).join(", ") }}',
+		description: 'Starts the workflow when something happens to a document or signing request',
+		defaults: { name: 'Document Signing Trigger' },
+		inputs: [],
+		outputs: [NodeConnectionTypes.Main],
+		credentials: [{ name: 'documentSigningApi', required: true }],
+		webhooks: [
+			{
+				name: 'default',
+				httpMethod: 'POST',
+				responseMode: 'onReceived',
+				path: 'webhook',
+			},
+		],
+		properties: [
+			{
+				displayName: 'Events',
+				name: 'events',
+				type: 'multiOptions',
+				required: true,
+				default: [],
+				description: 'The events that start the workflow',
+				options: [
+					{ name: 'Any Event', value: ANY_EVENT, description: 'Every event, including ones added later' },
+					...[...WEBHOOK_EVENTS]
+						.sort((a, b) => eventLabel(a).localeCompare(eventLabel(b)))
+						.map((event) => ({ name: eventLabel(event), value: event, description: EVENT_DESCRIPTIONS[event] })),
+				],
+			},
+			{
+				displayName: 'Options',
+				name: 'options',
+				type: 'collection',
+				placeholder: 'Add Option',
+				default: {},
+				options: [
+					{
+						displayName: 'Include Headers',
+						name: 'includeHeaders',
+						type: 'boolean',
+						default: false,
+						description: 'Whether to add the request headers (without the signature) to the output',
+					},
+					{
+						displayName: 'Signature Tolerance (Seconds)',
+						name: 'signatureToleranceSeconds',
+						type: 'number',
+						typeOptions: { minValue: 1 },
+						default: SIGNATURE_TOLERANCE_SECONDS,
+						description: "How far a delivery's signed time may be from n8n's clock before it is refused",
+					},
+				],
+			},
+		],
+	};
+
+	webhookMethods = {
+		default: {
+			async checkExists(this: IHookFunctions): Promise<boolean> {
+				return await checkExists.call(this);
+			},
+			async create(this: IHookFunctions): Promise<boolean> {
+				return await create.call(this);
+			},
+			async delete(this: IHookFunctions): Promise<boolean> {
+				return await deleteWebhook.call(this);
+			},
+		},
+	};
+
+	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
+		return await receiveDelivery.call(this);
+	}
+}

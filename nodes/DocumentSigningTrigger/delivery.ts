@@ -1,0 +1,129 @@
+import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
+
+import { verifyWebhookSignature } from '../shared/webhookSignature';
+import { ANY_EVENT, DELIVERY_ID_HEADER, SIGNATURE_HEADER, SIGNATURE_TOLERANCE_SECONDS } from '../shared/vocabulary';
+import { selectedEvents } from './registration';
+import { rememberDelivery, rememberDeliveryInProcess, triggerStaticData } from './staticData';
+
+/**
+ * One delivery: verify, filter, deduplicate, emit.
+ *
+ * - A request that fails the signature check (or arrives while no secret is stored) is answered
+ *   401 straight away through the response object and returns `noWebhookResponse`, so n8n sends
+ *   nothing more and starts no execution. n8n's own triggers (GitHub, Linear, …) do the same.
+ * - The signature is checked over `req.rawBody`: n8n reads every webhook request body into that
+ *   Buffer before calling the node (its body parser for webhook nodes of version 1 always runs).
+ * - Accepted but unwanted deliveries (an event not chosen, a repeated delivery ID) are answered
+ *   2xx through `webhookResponse` without `workflowData`: n8n answers and starts nothing, and the
+ *   service stops retrying.
+ * - Repeats are recognised by the delivery ID of the signed body, in two records (see
+ *   staticData.ts): this process's memory, which catches repeats arriving at the same time or
+ *   while the first execution still runs, and the workflow's static data, which n8n saves with
+ *   the requests that start no execution, so a repeat caught once stays caught after a restart.
+ */
+
+interface TriggerOptions {
+	includeHeaders?: boolean;
+	signatureToleranceSeconds?: number;
+}
+
+function headerValue(headers: IDataObject, name: string): string | undefined {
+	for (const [key, value] of Object.entries(headers ?? {})) {
+		if (key.toLowerCase() !== name) continue;
+		if (Array.isArray(value)) return value.map(String).join(',');
+		return value === undefined || value === null ? undefined : String(value);
+	}
+	return undefined;
+}
+
+function withoutSignature(headers: IDataObject): IDataObject {
+	const copy: IDataObject = {};
+	for (const [key, value] of Object.entries(headers ?? {})) {
+		if (key.toLowerCase() !== SIGNATURE_HEADER) copy[key] = value;
+	}
+	return copy;
+}
+
+function reject(context: IWebhookFunctions, status: number, code: string, message: string): IWebhookResponseData {
+	const res = context.getResponseObject();
+	res.status(status).json({ error: { code, message } });
+	return { noWebhookResponse: true };
+}
+
+function toleranceOf(options: TriggerOptions): number {
+	const value = Number(options.signatureToleranceSeconds ?? SIGNATURE_TOLERANCE_SECONDS);
+	return Number.isFinite(value) && value > 0 ? value : SIGNATURE_TOLERANCE_SECONDS;
+}
+
+export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhookResponseData> {
+	const req = this.getRequestObject();
+	const headers = (req.headers ?? {}) as IDataObject;
+	const options = this.getNodeParameter('options', {}) as TriggerOptions;
+	const toleranceSeconds = toleranceOf(options);
+	const nowSeconds = Math.floor(Date.now() / 1000);
+
+	const data = triggerStaticData(this);
+	// No stored secret (nothing registered yet) leaves '' and the check refuses everything.
+	const secret = typeof data.webhookSecret === 'string' ? data.webhookSecret : '';
+	// n8n reads every webhook request into req.rawBody (a Buffer) before calling the node.
+	const raw: unknown = req.rawBody;
+	const rawBody = Buffer.isBuffer(raw) ? raw : typeof raw === 'string' ? Buffer.from(raw, 'utf8') : undefined;
+
+	const verification = verifyWebhookSignature({
+		header: req.headers?.[SIGNATURE_HEADER],
+		rawBody,
+		secret,
+		nowSeconds,
+		toleranceSeconds,
+	});
+	if (!verification.valid) {
+		this.logger.debug('Document Signing Trigger refused a delivery', { reason: verification.reason });
+		return reject(this, 401, 'invalid_signature', `The delivery's signature is not valid (${verification.reason})`);
+	}
+
+	let body: IDataObject;
+	try {
+		const parsed: unknown = JSON.parse(String(rawBody?.toString('utf8')));
+		if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new TypeError('not a JSON object');
+		body = parsed as IDataObject;
+	} catch (error) {
+		this.logger.debug('Document Signing Trigger received a signed delivery that is not a JSON object', {
+			error: (error as Error).message,
+		});
+		return reject(this, 400, 'invalid_json', 'The delivery body is not a JSON object');
+	}
+
+	// The body is signed, the headers are not: the event comes from the body only, the delivery ID
+	// from the body (the header is a fallback for a body without one).
+	const event = typeof body.event === 'string' ? body.event : undefined;
+	const deliveryId = typeof body.id === 'string' && body.id !== '' ? body.id : headerValue(headers, DELIVERY_ID_HEADER);
+
+	const wanted = selectedEvents(this);
+	if (!event || (!wanted.includes(ANY_EVENT) && !wanted.includes(event))) {
+		return { webhookResponse: { received: true, ignored: true, reason: 'event not selected' } };
+	}
+
+	// Nothing above awaits, so the check and the record below happen in one step per process.
+	if (deliveryId) {
+		const workflow = this.getWorkflow();
+		const node = this.getNode();
+		const triggerKey = `${workflow.id ?? ''}\u0000${node.id ?? node.name}`;
+		const newInProcess = rememberDeliveryInProcess(triggerKey, deliveryId, nowSeconds, toleranceSeconds);
+		const newInStaticData = rememberDelivery(data, deliveryId, nowSeconds, toleranceSeconds);
+		if (!newInProcess || !newInStaticData) {
+			return { webhookResponse: { received: true, ignored: true, reason: 'duplicate delivery' } };
+		}
+	}
+
+	const json: IDataObject = {
+		event,
+		deliveryId: deliveryId ?? null,
+		timestamp:
+			typeof body.created_at === 'string' ? body.created_at : new Date(verification.timestamp * 1000).toISOString(),
+		data: (body.data ?? {}) as IDataObject,
+	};
+	if (typeof body.webhook_id === 'string') json.webhookId = body.webhook_id;
+	if (options.includeHeaders) json.headers = withoutSignature(headers);
+
+	return { workflowData: [[{ json }]] };
+}
