@@ -88,6 +88,16 @@ const cases: Case[] = [
 		message: 'Additional Fields › Metadata (JSON): must be a JSON object',
 	},
 	{
+		title: 'metadata with a nested value',
+		parameters: createDocument({ additionalFields: { metadata: '{"deal": {"id": 1}}' } }),
+		message: 'Additional Fields › Metadata (JSON): the value of "deal" must be text, a number or true/false',
+	},
+	{
+		title: 'phone number not in international format',
+		parameters: createDocument({ signers: { signer: [signer({ authentication: 'sms_otp', phone: '0612345678' })] } }),
+		message: 'Signers › Signer 1 › Phone: "0612345678" is not an international number such as +15551234567',
+	},
+	{
 		title: 'expiry in the past',
 		parameters: createDocument({ additionalFields: { expires_at: '2001-01-01T00:00:00' } }),
 		message: 'Additional Fields › Expires At: must be in the future',

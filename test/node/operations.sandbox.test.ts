@@ -34,10 +34,10 @@ const signers = { signer: [{ email: 'ada@example.com', name: 'Ada Lovelace' }, {
 describe('Document', () => {
 	test('Create uploads a PDF from the previous node and keeps signing_url', async () => {
 		const [doc] = await run(
-			{ resource: 'document', operation: 'create', name: 'nda.pdf', signers, attachFile: true, binaryPropertyName: 'data', additionalFields: { message: 'Please sign', metadata: '{"dealId":"D-1"}' } },
+			{ resource: 'document', operation: 'create', name: 'nda.pdf', signers, attachFile: true, binaryPropertyName: 'data', additionalFields: { message: 'Please sign', metadata: '{"dealId":"D-1","amount":1200,"won":true}' } },
 			[{ json: {}, binary: { data: { data: PDF.toString('base64'), mimeType: 'application/pdf', fileName: 'nda.pdf' } } }],
 		);
-		expect(doc).toMatchObject({ name: 'nda.pdf', status: 'pending', message: 'Please sign', metadata: { dealId: 'D-1' } });
+		expect(doc).toMatchObject({ name: 'nda.pdf', status: 'pending', message: 'Please sign', metadata: { dealId: 'D-1', amount: '1200', won: 'true' } });
 		expect(doc.signing_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/sign\//);
 		expect((doc.file as IDataObject).size).toBe(PDF.length);
 		expect((doc.signers as IDataObject[]).map((s) => s.email)).toEqual(['ada@example.com', 'alan@example.com']);

@@ -91,7 +91,9 @@ export function readSigners(context: IExecuteSingleFunctions, { required }: { re
 		seen.add(key);
 		const signer: IDataObject = { email, name };
 		const order = Number(entry.order ?? 0);
-		if (!Number.isInteger(order) || order < 0) throw invalid(context, `${label} › Signing Order`, 'must be a whole number, 0 or more');
+		if (!Number.isInteger(order) || order < 0 || order > 1000) {
+			throw invalid(context, `${label} › Signing Order`, 'must be a whole number from 0 to 1000');
+		}
 		if (order > 0) signer.order = order;
 		const authentication = entry.authentication ?? 'none';
 		if (!(SIGNER_AUTHENTICATION_METHODS as readonly string[]).includes(authentication)) {
@@ -100,11 +102,29 @@ export function readSigners(context: IExecuteSingleFunctions, { required }: { re
 		if (authentication !== 'none') signer.authentication = authentication;
 		if (authentication === 'sms_otp') {
 			const phone = requireText(context, `${label} › Phone`, entry.phone);
-			if (!/^\+[1-9][0-9 ]{6,18}$/.test(phone)) throw invalid(context, `${label} › Phone`, `"${phone}" is not in international format (+…)`);
-			signer.phone = phone.replace(/ /g, '');
+			const compactPhone = phone.replace(/[\s()-]/g, '');
+			if (!/^\+[1-9]\d{6,14}$/.test(compactPhone)) {
+				throw invalid(context, `${label} › Phone`, `"${phone}" is not an international number such as +15551234567`);
+			}
+			signer.phone = compactPhone;
 		}
 		return signer;
 	});
+}
+
+/** Metadata is a flat map of strings: numbers and booleans are written as text, anything else refused. */
+export function readMetadata(context: IExecuteSingleFunctions, parameter: string, raw: unknown): IDataObject | undefined {
+	const metadata = parseJsonObject(context, parameter, raw);
+	const entries = Object.entries(metadata);
+	if (!entries.length) return undefined;
+	if (entries.length > 50) throw invalid(context, parameter, `has ${entries.length} keys; at most 50 are kept`);
+	const result: IDataObject = {};
+	for (const [key, value] of entries) {
+		if (typeof value === 'string') result[key] = value;
+		else if (typeof value === 'number' || typeof value === 'boolean') result[key] = String(value);
+		else throw invalid(context, parameter, `the value of "${key}" must be text, a number or true/false`);
+	}
+	return result;
 }
 
 /** Merges the Extra Body Fields (JSON) option over a body that was built from the other fields. */

@@ -6,7 +6,7 @@ import {
 	compact,
 	invalid,
 	optionalDate,
-	parseJsonObject,
+	readMetadata,
 	readSigners,
 	requireText,
 	withExtraBodyFields,
@@ -154,8 +154,8 @@ export const buildDocumentBody = deferErrors(async function (this: IExecuteSingl
 	if (body.expires_at && Date.parse(body.expires_at as string) <= Date.now()) {
 		throw invalid(this, 'Additional Fields › Expires At', 'must be in the future');
 	}
-	const metadata = parseJsonObject(this, 'Additional Fields › Metadata (JSON)', additional.metadata);
-	if (Object.keys(metadata).length) body.metadata = metadata;
+	const metadata = readMetadata(this, 'Additional Fields › Metadata (JSON)', additional.metadata);
+	if (metadata) body.metadata = metadata;
 
 	if (this.getNodeParameter('attachFile', false) as boolean) {
 		const file = await readFile(this);

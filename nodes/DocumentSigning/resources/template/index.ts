@@ -4,7 +4,7 @@ import { deferErrors } from '../../../shared/transport';
 import { extraBodyFieldsOption, resourceLocator, returnAllAndLimit, showFor, simplifyField } from '../../shared/fields';
 import { operation, operationProperty } from '../../shared/operation';
 import { simplifyTo } from '../../shared/postReceive';
-import { compact, invalid, parseJsonObject, requireId, requireText, withExtraBodyFields } from '../../shared/validation';
+import { compact, invalid, readMetadata, requireId, requireText, withExtraBodyFields } from '../../shared/validation';
 
 const SIMPLE_FIELDS = ['id', 'name', 'description', 'document_name', 'signer_roles', 'updated_at'];
 
@@ -56,8 +56,8 @@ function templateBody(context: IExecuteSingleFunctions, fields: IDataObject, pre
 			order: index + 1,
 		}));
 	}
-	const metadata = parseJsonObject(context, `${prefix} › Metadata (JSON)`, fields.metadata);
-	if (Object.keys(metadata).length) body.metadata = metadata;
+	const metadata = readMetadata(context, `${prefix} › Metadata (JSON)`, fields.metadata);
+	if (metadata) body.metadata = metadata;
 	return withExtraBodyFields(context, body, fields.extraBodyFields);
 }
 

@@ -1,0 +1,11 @@
+/**
+ * A local implementation of docs/api-contract.md for tests, benchmarks and development.
+ * See the "Sandbox" section of the contract for its switches and admin endpoints.
+ */
+export { startSandbox, type StartOptions } from './server';
+export type { Sandbox, SandboxStoreView, SignerAction } from './controls';
+export type { SandboxOptions, RuntimeConfig, RuntimeConfigPatch } from './options';
+export type { SandboxStats } from './stats';
+export type { DeliveryAttempt, WebhookRetryOptions } from './webhooks';
+export type { RateLimitOptions } from './rateLimit';
+export { DEMO_API_KEY, DEMO_ACCOUNT_ID, DEMO_OWNER_EMAIL } from './store';

@@ -1,0 +1,104 @@
+/** Options of startSandbox() and the subset that can be changed while running. */
+import { z } from 'zod';
+
+import type { RateLimitOptions } from './rateLimit';
+import { DEFAULT_WEBHOOK_RETRY, type WebhookRetryOptions } from './webhooks';
+
+export interface SandboxOptions {
+	/** 0 (default) picks a free port. */
+	port?: number;
+	/** Only loopback is allowed: the sandbox has unauthenticated admin routes. */
+	host?: '127.0.0.1';
+	/** Token bucket per API key; null/absent = no limit. */
+	rateLimit?: RateLimitOptions | null;
+	/** Probability (0..1) of answering a /v1 request with an injected 5xx before doing any work. */
+	failureRate?: number;
+	/** Statuses picked from for injected failures (default [500, 503]). */
+	failureStatuses?: number[];
+	/** Probability (0..1) of destroying the socket of a /v1 request without answering. */
+	connectionResetRate?: number;
+	webhookRetry?: Partial<WebhookRetryOptions>;
+	/** JSON file to restore from at start and save to on changes and at close. */
+	dataFile?: string;
+	/** Origin used in signing URLs when clients reach the sandbox through another address. */
+	publicOrigin?: string;
+}
+
+/** What configure() and PUT /__sandbox/config may change at run time. */
+export interface RuntimeConfig {
+	rateLimit: RateLimitOptions | null;
+	failureRate: number;
+	failureStatuses: number[];
+	connectionResetRate: number;
+	webhookRetry: WebhookRetryOptions;
+	publicOrigin: string | null;
+}
+
+export type RuntimeConfigPatch = Partial<Omit<RuntimeConfig, 'webhookRetry'>> & {
+	webhookRetry?: Partial<WebhookRetryOptions>;
+};
+
+const probability = z.number().min(0).max(1);
+
+export const RuntimeConfigPatchSchema = z
+	.object({
+		rateLimit: z
+			.object({
+				requestsPerSecond: z.number().positive().max(1_000_000),
+				burst: z.number().int().min(1).max(1_000_000).optional(),
+			})
+			.strict()
+			.nullable()
+			.optional(),
+		failureRate: probability.optional(),
+		failureStatuses: z.array(z.number().int().min(500).max(599)).min(1).max(20).optional(),
+		connectionResetRate: probability.optional(),
+		webhookRetry: z
+			.object({
+				baseDelayMs: z.number().int().min(0).max(3_600_000).optional(),
+				maxAttempts: z.number().int().min(1).max(50).optional(),
+				timeoutMs: z.number().int().min(1).max(600_000).optional(),
+			})
+			.strict()
+			.optional(),
+		publicOrigin: z
+			.string()
+			.regex(/^https?:\/\/[^/?#\s]+$/, { message: 'must be an origin such as http://localhost:4010' })
+			.nullable()
+			.optional(),
+	})
+	.strict();
+
+export function initialConfig(options: SandboxOptions): RuntimeConfig {
+	const patch = RuntimeConfigPatchSchema.parse({
+		rateLimit: options.rateLimit ?? null,
+		failureRate: options.failureRate ?? 0,
+		failureStatuses: options.failureStatuses ?? [500, 503],
+		connectionResetRate: options.connectionResetRate ?? 0,
+		webhookRetry: options.webhookRetry ?? {},
+		publicOrigin: options.publicOrigin?.replace(/\/+$/, '') ?? null,
+	});
+	return applyPatch(
+		{
+			rateLimit: null,
+			failureRate: 0,
+			failureStatuses: [500, 503],
+			connectionResetRate: 0,
+			webhookRetry: { ...DEFAULT_WEBHOOK_RETRY },
+			publicOrigin: null,
+		},
+		patch,
+	);
+}
+
+/** Returns the config with `patch` applied; `patch` must already be validated. */
+export function applyPatch(config: RuntimeConfig, patch: RuntimeConfigPatch): RuntimeConfig {
+	return {
+		rateLimit: patch.rateLimit !== undefined ? patch.rateLimit : config.rateLimit,
+		failureRate: patch.failureRate ?? config.failureRate,
+		failureStatuses: patch.failureStatuses ?? config.failureStatuses,
+		connectionResetRate: patch.connectionResetRate ?? config.connectionResetRate,
+		webhookRetry: { ...config.webhookRetry, ...(patch.webhookRetry ?? {}) },
+		publicOrigin: patch.publicOrigin !== undefined ? patch.publicOrigin : config.publicOrigin,
+	};
+}

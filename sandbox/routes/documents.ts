@@ -1,0 +1,131 @@
+/** /v1/documents: create (and send), list, fetch, delete. */
+import {
+	CreateDocumentBodySchema,
+	ListDocumentsQuerySchema,
+	type DocumentRecord,
+	type SignerInput,
+	type TemplateRecord,
+} from '../../contract';
+import { created, noContent, ok, type ApiContext, type ApiHandler } from '../context';
+import { ApiError, notFound } from '../http';
+import { paginate } from '../pagination';
+import type { Router } from '../router';
+import type { DocumentRow } from '../store';
+import { validateBody, validateQuery } from '../validation';
+
+/** Turns an accepted `expires_at` into the stored UTC form, refusing a past instant. */
+export function futureTimestamp(ctx: ApiContext, value: string | null | undefined, field: string): string | null | undefined {
+	if (value === undefined || value === null) return value;
+	const ms = Date.parse(value);
+	if (ms <= ctx.services.clock.now()) throw new ApiError(400, 'validation_error', `${field} must be in the future`, field);
+	return new Date(ms).toISOString();
+}
+
+/** A template fills in the signers only when every one of its roles names a person. */
+function signersFromTemplate(template: TemplateRecord | undefined): SignerInput[] | undefined {
+	if (!template || template.signer_roles.length === 0) return undefined;
+	if (!template.signer_roles.every((role) => role.email && role.name)) return undefined;
+	return [...template.signer_roles]
+		.sort((a, b) => a.order - b.order)
+		.map((role) => ({ email: role.email as string, name: role.name as string, order: role.order }));
+}
+
+/**
+ * Given signers fill the template's roles in order: each takes its role's signing order unless
+ * it gives its own. Signers beyond the roles keep no order.
+ */
+function fillTemplateRoles(signers: SignerInput[], template: TemplateRecord | undefined): SignerInput[] {
+	if (!template) return signers;
+	const roles = [...template.signer_roles].sort((a, b) => a.order - b.order);
+	return signers.map((signer, index) => ({ ...signer, order: signer.order ?? roles[index]?.order ?? null }));
+}
+
+export function documentOf(ctx: ApiContext, id: string, field?: string): DocumentRow {
+	const row = ctx.account.documents.get(id);
+	if (!row) throw notFound('document', field);
+	return row;
+}
+
+const createDocument: ApiHandler = {
+	permission: 'write_content',
+	handle(ctx) {
+		const body = validateBody(CreateDocumentBodySchema, ctx.body);
+		let template: TemplateRecord | undefined;
+		if (body.template_id) {
+			template = ctx.account.templates.get(body.template_id)?.record;
+			if (!template) throw notFound('template', 'template_id');
+		}
+
+		const name = body.name ?? template?.document_name ?? undefined;
+		if (name === undefined) {
+			throw new ApiError(400, 'validation_error', 'name is required (the template has no document_name)', 'name');
+		}
+		const signers =
+			(body.signers && fillTemplateRoles(body.signers, template)) ?? signersFromTemplate(template) ?? (body.draft ? [] : undefined);
+		if (signers === undefined) {
+			throw new ApiError(
+				400,
+				'validation_error',
+				'signers is required: the template does not name a signer for every role',
+				'signers',
+			);
+		}
+
+		const row = ctx.services.lifecycle.create(
+			ctx.account.id,
+			{
+				name,
+				signers,
+				draft: body.draft ?? false,
+				message: body.message ?? template?.message ?? null,
+				expiresAt: futureTimestamp(ctx, body.expires_at, 'expires_at') ?? null,
+				templateId: template?.id ?? null,
+				metadata: { ...(template?.metadata ?? {}), ...(body.metadata ?? {}) },
+				file: body.file,
+			},
+			ctx.by,
+		);
+		return created(structuredClone(row.record));
+	},
+};
+
+const listDocuments: ApiHandler = {
+	permission: 'read',
+	handle(ctx) {
+		const query = validateQuery(ListDocumentsQuerySchema, ctx.query);
+		const needle = query.q?.toLowerCase();
+		const after = query.created_after ? Date.parse(query.created_after) : undefined;
+		const before = query.created_before ? Date.parse(query.created_before) : undefined;
+		const matches = (document: DocumentRecord) => {
+			const createdMs = Date.parse(document.created_at);
+			return (
+				(query.status === undefined || document.status === query.status) &&
+				(needle === undefined || document.name.toLowerCase().includes(needle)) &&
+				(after === undefined || createdMs >= after) &&
+				(before === undefined || createdMs < before)
+			);
+		};
+		return ok(paginate('documents', ctx.account.documents.values(), query, matches));
+	},
+};
+
+const getDocument: ApiHandler = {
+	permission: 'read',
+	handle: (ctx) => ok(structuredClone(documentOf(ctx, ctx.params.id).record)),
+};
+
+const deleteDocument: ApiHandler = {
+	permission: 'write_content',
+	handle(ctx) {
+		ctx.services.lifecycle.delete(documentOf(ctx, ctx.params.id), ctx.by);
+		return noContent();
+	},
+};
+
+export function documentRoutes(router: Router<ApiHandler>): void {
+	router
+		.add('POST', '/v1/documents', createDocument)
+		.add('GET', '/v1/documents', listDocuments)
+		.add('GET', '/v1/documents/:id', getDocument)
+		.add('DELETE', '/v1/documents/:id', deleteDocument);
+}

@@ -1,0 +1,102 @@
+/** /v1/templates: list, create, partial update (PUT replaces only the fields sent). */
+import {
+	CreateTemplateBodySchema,
+	ListTemplatesQuerySchema,
+	UpdateTemplateBodySchema,
+	type SignerRole,
+	type SignerRoleInput,
+	type TemplateRecord,
+} from '../../contract';
+import { created, ok, type ApiHandler } from '../context';
+import { notFound } from '../http';
+import { newId } from '../ids';
+import { paginate } from '../pagination';
+import type { Router } from '../router';
+import { validateBody, validateQuery } from '../validation';
+
+/** Roles without an order sign in the order listed. */
+function roles(inputs: SignerRoleInput[]): SignerRole[] {
+	return inputs.map((input, index) => ({
+		role: input.role,
+		order: input.order ?? index + 1,
+		email: input.email ?? null,
+		name: input.name ?? null,
+	}));
+}
+
+const listTemplates: ApiHandler = {
+	permission: 'read',
+	handle(ctx) {
+		const query = validateQuery(ListTemplatesQuerySchema, ctx.query);
+		const needle = query.q?.toLowerCase();
+		const matches = (template: TemplateRecord) =>
+			needle === undefined ||
+			template.name.toLowerCase().includes(needle) ||
+			(template.description ?? '').toLowerCase().includes(needle);
+		return ok(paginate('templates', ctx.account.templates.values(), query, matches));
+	},
+};
+
+const createTemplate: ApiHandler = {
+	permission: 'write_content',
+	handle(ctx) {
+		const body = validateBody(CreateTemplateBodySchema, ctx.body);
+		const now = ctx.services.clock.iso();
+		const record: TemplateRecord = {
+			id: newId('template'),
+			name: body.name,
+			description: body.description ?? null,
+			document_name: body.document_name ?? null,
+			message: body.message ?? null,
+			signer_roles: roles(body.signer_roles ?? []),
+			metadata: { ...(body.metadata ?? {}) },
+			created_at: now,
+			updated_at: now,
+		};
+		ctx.account.templates.set(record.id, { seq: ctx.services.store.nextSeq(), record });
+		ctx.services.events.emit({
+			accountId: ctx.account.id,
+			event: 'template.created',
+			...ctx.by,
+			documentId: null,
+			details: { template_id: record.id, name: record.name },
+		});
+		return created(structuredClone(record));
+	},
+};
+
+const updateTemplate: ApiHandler = {
+	permission: 'write_content',
+	handle(ctx) {
+		const row = ctx.account.templates.get(ctx.params.id);
+		if (!row) throw notFound('template');
+		const body = validateBody(UpdateTemplateBodySchema, ctx.body);
+		const record = row.record;
+		// Only fields present in the body change; unknown fields were already ignored.
+		const changes: Partial<TemplateRecord> = {};
+		if (body.name !== undefined) changes.name = body.name;
+		if (body.description !== undefined) changes.description = body.description;
+		if (body.document_name !== undefined) changes.document_name = body.document_name;
+		if (body.message !== undefined) changes.message = body.message;
+		if (body.signer_roles !== undefined) changes.signer_roles = roles(body.signer_roles);
+		if (body.metadata !== undefined) changes.metadata = { ...body.metadata };
+		const changed = Object.keys(changes);
+		Object.assign(record, changes);
+		record.updated_at = ctx.services.clock.iso();
+		ctx.services.events.emit({
+			accountId: ctx.account.id,
+			event: 'template.updated',
+			...ctx.by,
+			documentId: null,
+			details: { template_id: record.id, fields: changed },
+		});
+		return ok(structuredClone(record));
+	},
+};
+
+export function templateRoutes(router: Router<ApiHandler>): void {
+	router
+		.add('GET', '/v1/templates', listTemplates)
+		.add('POST', '/v1/templates', createTemplate)
+		.add('PUT', '/v1/templates/:id', updateTemplate);
+}

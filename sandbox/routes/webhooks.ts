@@ -1,0 +1,67 @@
+/** /v1/webhooks: list, create (the only answer that shows the secret), delete. */
+import { CreateWebhookBodySchema, ListWebhooksQuerySchema, type WebhookRecord } from '../../contract';
+import { created, noContent, ok, type ApiHandler } from '../context';
+import { notFound } from '../http';
+import { newId, randomToken } from '../ids';
+import { paginate } from '../pagination';
+import type { Router } from '../router';
+import { validateBody, validateQuery } from '../validation';
+
+const listWebhooks: ApiHandler = {
+	permission: 'read',
+	handle(ctx) {
+		const query = validateQuery(ListWebhooksQuerySchema, ctx.query);
+		return ok(paginate('webhooks', ctx.account.webhooks.values(), query));
+	},
+};
+
+const createWebhook: ApiHandler = {
+	permission: 'manage_account',
+	handle(ctx) {
+		const body = validateBody(CreateWebhookBodySchema, ctx.body);
+		const record: WebhookRecord = {
+			id: newId('webhook'),
+			url: body.url,
+			events: [...body.events],
+			description: body.description ?? null,
+			active: true,
+			created_at: ctx.services.clock.iso(),
+		};
+		// 32 random bytes: the same strength as an HMAC-SHA256 key should have.
+		const secret = body.secret ?? `whsec_${randomToken(32)}`;
+		ctx.account.webhooks.set(record.id, { seq: ctx.services.store.nextSeq(), record, secret });
+		ctx.services.events.emit({
+			accountId: ctx.account.id,
+			event: 'webhook.created',
+			...ctx.by,
+			documentId: null,
+			details: { webhook_id: record.id, url: record.url, events: record.events },
+		});
+		return created({ ...structuredClone(record), secret });
+	},
+};
+
+const deleteWebhook: ApiHandler = {
+	permission: 'manage_account',
+	handle(ctx) {
+		const row = ctx.account.webhooks.get(ctx.params.id);
+		if (!row) throw notFound('webhook');
+		ctx.account.webhooks.delete(row.record.id);
+		ctx.services.dispatcher.cancelWebhook(row.record.id);
+		ctx.services.events.emit({
+			accountId: ctx.account.id,
+			event: 'webhook.deleted',
+			...ctx.by,
+			documentId: null,
+			details: { webhook_id: row.record.id, url: row.record.url },
+		});
+		return noContent();
+	},
+};
+
+export function webhookRoutes(router: Router<ApiHandler>): void {
+	router
+		.add('GET', '/v1/webhooks', listWebhooks)
+		.add('POST', '/v1/webhooks', createWebhook)
+		.add('DELETE', '/v1/webhooks/:id', deleteWebhook);
+}

@@ -1,0 +1,304 @@
+/**
+ * Webhook delivery (docs/api-contract.md, "Webhook deliveries").
+ *
+ * Each event becomes one delivery per subscribed active webhook: a fixed body and delivery id,
+ * POSTed with a fresh timestamp and signature on every attempt. Any 2xx within the timeout ends
+ * it; anything else is retried with exponential backoff up to `maxAttempts`. Deliveries run on
+ * timers, never inside the API request that caused them.
+ *
+ * Memory stays bounded with a dead receiver: attempts per delivery are capped, pending deliveries
+ * are capped (beyond that new ones are dropped and recorded as such), and the attempt history
+ * keeps only the most recent entries.
+ */
+import http from 'http';
+import https from 'https';
+
+import { LIMITS, type WebhookDeliveryBody } from '../contract';
+import { DELIVERY_ID_HEADER, EVENT_HEADER, SIGNATURE_HEADER, type WebhookEvent } from '../nodes/shared/vocabulary';
+import { signWebhookPayload } from '../nodes/shared/webhookSignature';
+import { newId } from './ids';
+import type { Store, WebhookRow } from './store';
+
+export interface WebhookRetryOptions {
+	baseDelayMs: number;
+	maxAttempts: number;
+	timeoutMs: number;
+}
+
+/** The contract's schedule: 1 s, 2 s, 4 s, … up to 8 attempts, each answered within 10 s. */
+export const DEFAULT_WEBHOOK_RETRY: WebhookRetryOptions = {
+	baseDelayMs: 1000,
+	maxAttempts: 8,
+	timeoutMs: LIMITS.deliveryTimeoutSeconds * 1000,
+};
+
+/** One attempt to deliver one event to one webhook, as reported by Sandbox.deliveries(). */
+export interface DeliveryAttempt {
+	deliveryId: string;
+	webhookId: string;
+	accountId: string;
+	event: WebhookEvent;
+	url: string;
+	/** 1-based. */
+	attempt: number;
+	startedAt: string;
+	finishedAt: string;
+	/** The receiver's HTTP status, or null when there was no answer. */
+	status: number | null;
+	/** Network error, timeout, or why the delivery was not attempted. */
+	error: string | null;
+	ok: boolean;
+	/** The exact body sent (identical on every attempt of a delivery). */
+	body: string;
+}
+
+interface PendingDelivery {
+	id: string;
+	accountId: string;
+	webhookId: string;
+	event: WebhookEvent;
+	url: string;
+	body: string;
+	attempts: number;
+}
+
+export const MAX_PENDING_DELIVERIES = 10_000;
+export const MAX_ATTEMPT_HISTORY = 10_000;
+
+export class WebhookDispatcher {
+	private readonly pending = new Map<string, PendingDelivery>();
+	/** Scheduled attempts by delivery id, so a removed webhook's retries can be cancelled. */
+	private readonly timers = new Map<string, NodeJS.Timeout>();
+	private readonly inFlight = new Set<http.ClientRequest>();
+	private readonly history: DeliveryAttempt[] = [];
+	private flushWaiters: Array<() => void> = [];
+	private closed = false;
+	/** No keep-alive: an idle pooled socket would keep the process (and jest) alive after close. */
+	private readonly httpAgent = new http.Agent({ keepAlive: false });
+	private readonly httpsAgent = new https.Agent({ keepAlive: false });
+	readonly counts = { succeeded: 0, failed: 0, dropped: 0 };
+
+	constructor(
+		private readonly store: Store,
+		private readonly retry: () => WebhookRetryOptions,
+	) {}
+
+	/** Queues `event` for every active webhook of the account subscribed to it (or to `*`). */
+	enqueue(accountId: string, event: WebhookEvent, createdAt: string, data: WebhookDeliveryBody['data']): void {
+		if (this.closed) return;
+		const account = this.store.accounts.get(accountId);
+		if (!account) return;
+		for (const webhook of account.webhooks.values()) {
+			if (!subscribed(webhook, event)) continue;
+			const id = newId('delivery');
+			const body: WebhookDeliveryBody = { id, event, created_at: createdAt, webhook_id: webhook.record.id, data };
+			const delivery: PendingDelivery = {
+				id,
+				accountId,
+				webhookId: webhook.record.id,
+				event,
+				url: webhook.record.url,
+				body: JSON.stringify(body),
+				attempts: 0,
+			};
+			if (this.pending.size >= MAX_PENDING_DELIVERIES) {
+				this.counts.dropped++;
+				this.record(delivery, 0, { status: null, error: 'dropped: too many pending deliveries', ok: false });
+				continue;
+			}
+			this.pending.set(id, delivery);
+			this.schedule(delivery, 0);
+		}
+	}
+
+	/** Every attempt so far (most recent MAX_ATTEMPT_HISTORY), oldest first. */
+	attempts(): DeliveryAttempt[] {
+		return this.history.map((attempt) => ({ ...attempt }));
+	}
+
+	get pendingCount(): number {
+		return this.pending.size;
+	}
+
+	/** Resolves once no delivery is pending (all succeeded or gave up). */
+	flush(): Promise<void> {
+		if (this.pending.size === 0) return Promise.resolve();
+		return new Promise((resolve) => this.flushWaiters.push(resolve));
+	}
+
+	/** Forgets history and pending deliveries (used by reset). */
+	clear(): void {
+		this.cancelAll();
+		this.history.length = 0;
+		this.counts.succeeded = this.counts.failed = this.counts.dropped = 0;
+	}
+
+	close(): void {
+		this.closed = true;
+		this.cancelAll();
+		this.httpAgent.destroy();
+		this.httpsAgent.destroy();
+	}
+
+	/** A webhook was removed: its scheduled retries end now instead of at their next attempt. */
+	cancelWebhook(webhookId: string): void {
+		for (const delivery of [...this.pending.values()]) {
+			const timer = this.timers.get(delivery.id);
+			if (delivery.webhookId !== webhookId || !timer) continue; // in-flight attempts finish first
+			clearTimeout(timer);
+			this.timers.delete(delivery.id);
+			this.cancel(delivery);
+		}
+	}
+
+	private cancel(delivery: PendingDelivery): void {
+		this.record(delivery, delivery.attempts + 1, { status: null, error: 'cancelled: webhook removed', ok: false });
+		this.finish(delivery, false);
+	}
+
+	private webhookOf(delivery: PendingDelivery): WebhookRow | undefined {
+		const webhook = this.store.accounts.get(delivery.accountId)?.webhooks.get(delivery.webhookId);
+		return webhook?.record.active ? webhook : undefined;
+	}
+
+	private cancelAll(): void {
+		for (const timer of this.timers.values()) clearTimeout(timer);
+		this.timers.clear();
+		for (const request of this.inFlight) request.destroy();
+		this.inFlight.clear();
+		this.pending.clear();
+		this.notifyIfIdle();
+	}
+
+	private schedule(delivery: PendingDelivery, delayMs: number): void {
+		const timer = setTimeout(() => {
+			this.timers.delete(delivery.id);
+			this.attempt(delivery);
+		}, delayMs);
+		// Retries must not keep a test process or the CLI alive on their own.
+		timer.unref();
+		this.timers.set(delivery.id, timer);
+	}
+
+	private attempt(delivery: PendingDelivery): void {
+		if (this.closed || !this.pending.has(delivery.id)) return;
+		const webhook = this.webhookOf(delivery);
+		if (!webhook) {
+			// Removed or disabled since it was queued.
+			this.cancel(delivery);
+			return;
+		}
+
+		delivery.attempts++;
+		const attemptNumber = delivery.attempts;
+		const startedAt = new Date().toISOString();
+		const { timeoutMs } = this.retry();
+		let settled = false;
+
+		const done = (status: number | null, error: string | null) => {
+			if (settled) return;
+			settled = true;
+			clearTimeout(deadline);
+			this.inFlight.delete(request);
+			const ok = status !== null && status >= 200 && status < 300;
+			this.record(delivery, attemptNumber, { status, error, ok, startedAt });
+			if (this.closed || !this.pending.has(delivery.id)) return;
+			if (ok) this.finish(delivery, true);
+			else this.retryOrGiveUp(delivery);
+		};
+
+		let request: http.ClientRequest;
+		try {
+			const url = new URL(delivery.url);
+			const transport = url.protocol === 'https:' ? https : http;
+			// Transport time, not the business clock: receivers compare `t` with their own clock.
+			const header = signWebhookPayload(webhook.secret, Math.floor(Date.now() / 1000), delivery.body);
+			request = transport.request(url, {
+				method: 'POST',
+				agent: url.protocol === 'https:' ? this.httpsAgent : this.httpAgent,
+				headers: {
+					'Content-Type': 'application/json',
+					'Content-Length': String(Buffer.byteLength(delivery.body)),
+					'User-Agent': 'document-signing-sandbox-webhooks/1',
+					[SIGNATURE_HEADER]: header,
+					[DELIVERY_ID_HEADER]: delivery.id,
+					[EVENT_HEADER]: delivery.event,
+				},
+			});
+		} catch (error) {
+			settled = true;
+			this.record(delivery, attemptNumber, { status: null, error: `invalid request: ${String(error)}`, ok: false, startedAt });
+			this.retryOrGiveUp(delivery);
+			return;
+		}
+
+		this.inFlight.add(request);
+		const deadline = setTimeout(() => {
+			done(null, `timeout after ${timeoutMs} ms`);
+			request.destroy();
+		}, timeoutMs);
+		deadline.unref();
+
+		request.on('response', (response) => {
+			// The receiver's answer body is irrelevant; drain it so the socket is released.
+			response.resume();
+			done(response.statusCode ?? null, null);
+		});
+		request.on('error', (error) => done(null, error.message || String(error)));
+		request.end(delivery.body);
+	}
+
+	private retryOrGiveUp(delivery: PendingDelivery): void {
+		const { baseDelayMs, maxAttempts } = this.retry();
+		if (!this.webhookOf(delivery)) {
+			this.cancel(delivery);
+			return;
+		}
+		if (delivery.attempts >= maxAttempts) {
+			this.finish(delivery, false);
+			return;
+		}
+		this.schedule(delivery, baseDelayMs * 2 ** (delivery.attempts - 1));
+	}
+
+	private finish(delivery: PendingDelivery, ok: boolean): void {
+		this.pending.delete(delivery.id);
+		if (ok) this.counts.succeeded++;
+		else this.counts.failed++;
+		this.notifyIfIdle();
+	}
+
+	private notifyIfIdle(): void {
+		if (this.pending.size > 0) return;
+		const waiters = this.flushWaiters;
+		this.flushWaiters = [];
+		for (const resolve of waiters) resolve();
+	}
+
+	private record(
+		delivery: PendingDelivery,
+		attempt: number,
+		outcome: { status: number | null; error: string | null; ok: boolean; startedAt?: string },
+	): void {
+		const now = new Date().toISOString();
+		this.history.push({
+			deliveryId: delivery.id,
+			webhookId: delivery.webhookId,
+			accountId: delivery.accountId,
+			event: delivery.event,
+			url: delivery.url,
+			attempt,
+			startedAt: outcome.startedAt ?? now,
+			finishedAt: now,
+			status: outcome.status,
+			error: outcome.error,
+			ok: outcome.ok,
+			body: delivery.body,
+		});
+		if (this.history.length > MAX_ATTEMPT_HISTORY) this.history.splice(0, this.history.length - MAX_ATTEMPT_HISTORY);
+	}
+}
+
+function subscribed(webhook: WebhookRow, event: WebhookEvent): boolean {
+	return webhook.record.active && (webhook.record.events.includes('*') || webhook.record.events.includes(event));
+}

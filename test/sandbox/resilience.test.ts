@@ -1,0 +1,139 @@
+/** Rate limiting (429 + Retry-After), injected 5xx and connection resets. */
+import axios from 'axios';
+
+import { api, documentBody, expectError, startReceiver, useSandbox, waitFor } from './helpers';
+import { startSandbox, type Sandbox } from '../../sandbox';
+
+describe('rate limit', () => {
+	// A slow refill (1 request per 100 s) so that no token comes back during the test.
+	const sandbox = useSandbox({ rateLimit: { requestsPerSecond: 0.01, burst: 3 } });
+
+	it('answers 429 rate_limited with Retry-After once the bucket is empty', async () => {
+		const { apiKey } = sandbox().createAccount();
+		const client = api(sandbox(), apiKey);
+		const statuses: number[] = [];
+		let limited;
+		for (let i = 0; i < 5; i++) {
+			const response = await client.get('/documents');
+			statuses.push(response.status);
+			if (response.status === 429) limited = response;
+			else expect(Number(response.headers['x-ratelimit-limit'])).toBe(3);
+		}
+		expect(statuses).toEqual([200, 200, 200, 429, 429]);
+		expect(limited).toBeDefined();
+		if (!limited) return;
+		expectError(limited, 429, 'rate_limited');
+		const retryAfter = limited.headers['retry-after'];
+		expect(retryAfter).toMatch(/^\d+$/);
+		expect(Number(retryAfter)).toBeGreaterThanOrEqual(1);
+		expect(limited.headers['x-ratelimit-remaining']).toBe('0');
+		expect(sandbox().stats().rateLimited).toBeGreaterThanOrEqual(2);
+	});
+
+	it('limits each key on its own', async () => {
+		const a = api(sandbox(), sandbox().createAccount().apiKey);
+		const b = api(sandbox(), sandbox().createAccount().apiKey);
+		for (let i = 0; i < 3; i++) expect((await a.get('/templates')).status).toBe(200);
+		expect((await a.get('/templates')).status).toBe(429);
+		expect((await b.get('/templates')).status).toBe(200);
+	});
+
+	it('does not limit the admin routes', async () => {
+		for (let i = 0; i < 10; i++) {
+			expect((await axios.get(`${sandbox().origin}/__sandbox/stats`)).status).toBe(200);
+		}
+	});
+
+	it('refills over time and can be switched off at run time', async () => {
+		const client = api(sandbox(), sandbox().createAccount().apiKey);
+		sandbox().configure({ rateLimit: { requestsPerSecond: 50, burst: 1 } });
+		try {
+			expect((await client.get('/webhooks')).status).toBe(200);
+			// One token every 20 ms: a later request gets through again.
+			await waitFor(async () => (await client.get('/webhooks')).status === 200, 'a refilled token', 10_000);
+			sandbox().configure({ rateLimit: null });
+			const burst = await Promise.all(Array.from({ length: 20 }, () => client.get('/webhooks')));
+			expect(burst.every((response) => response.status === 200)).toBe(true);
+			expect(burst[0].headers['x-ratelimit-limit']).toBeUndefined();
+		} finally {
+			sandbox().configure({ rateLimit: { requestsPerSecond: 0.01, burst: 3 } });
+		}
+	});
+});
+
+describe('failure injection', () => {
+	let sandbox: Sandbox;
+	beforeEach(async () => {
+		sandbox = await startSandbox();
+	});
+	afterEach(async () => {
+		await sandbox.close();
+	});
+
+	it('failureRate 1 answers every /v1 request with an injected 500/503 before doing any work', async () => {
+		sandbox.configure({ failureRate: 1 });
+		const client = api(sandbox);
+		for (let i = 0; i < 30; i++) {
+			const response = await client.post('/documents', documentBody());
+			expect([500, 503]).toContain(response.status);
+			expectError(response, response.status, response.status === 500 ? 'internal_error' : 'unavailable');
+		}
+		expect(sandbox.store.documentsOf(sandbox.apiKey)).toHaveLength(0);
+		expect(sandbox.stats().injectedFailures).toBe(30);
+		// Admin routes are never failed, so the switch can always be turned off again.
+		expect((await axios.put(`${sandbox.origin}/__sandbox/config`, { failureRate: 0 })).data.failureRate).toBe(0);
+		expect((await client.post('/documents', documentBody())).status).toBe(201);
+	});
+
+	it('failureStatuses chooses the injected status; a failed request is safe to retry', async () => {
+		sandbox.configure({ failureRate: 1, failureStatuses: [502] });
+		const client = api(sandbox);
+		expectError(await client.post('/documents', documentBody()), 502, 'unavailable');
+		// Even an unauthenticated request fails first: nothing was looked at.
+		expect((await api(sandbox, null).get('/documents')).status).toBe(502);
+		sandbox.configure({ failureRate: 0 });
+		expect((await client.get('/documents')).data.data).toEqual([]);
+	});
+
+	it('a partial failure rate fails some requests and lets others through', async () => {
+		sandbox.configure({ failureRate: 0.5 });
+		const client = api(sandbox);
+		const statuses: number[] = [];
+		for (let i = 0; i < 200; i++) statuses.push((await client.get('/documents')).status);
+		// With p = 0.5 over 200 tries, both outcomes appear unless something is broken.
+		expect(statuses.filter((status) => status === 200).length).toBeGreaterThan(0);
+		expect(statuses.filter((status) => status >= 500).length).toBeGreaterThan(0);
+	});
+
+	it('connectionResetRate 1 destroys the socket without an answer, before any work', async () => {
+		sandbox.configure({ connectionResetRate: 1 });
+		const client = api(sandbox);
+		const error = await client.post('/documents', documentBody()).then(
+			() => undefined,
+			(failure: unknown) => failure,
+		);
+		expect(axios.isAxiosError(error)).toBe(true);
+		expect(axios.isAxiosError(error) && error.response).toBeFalsy();
+		expect(axios.isAxiosError(error) && error.code).toMatch(/ECONNRESET|ERR_BAD_RESPONSE|EPIPE|ECONNABORTED|socket hang up/i);
+		expect(sandbox.stats().resets).toBe(1);
+		expect(sandbox.store.documentsOf(sandbox.apiKey)).toHaveLength(0);
+		sandbox.configure({ connectionResetRate: 0 });
+		expect((await client.get('/documents')).status).toBe(200);
+	});
+
+	it('never injects failures into webhook deliveries or the signing pages', async () => {
+		const target = await startReceiver();
+		try {
+			const client = api(sandbox);
+			const webhook = await client.post('/webhooks', { url: target.url, events: ['document.created'] });
+			const document = await client.post('/documents', documentBody());
+			expect([webhook.status, document.status]).toEqual([201, 201]);
+			sandbox.configure({ failureRate: 1, connectionResetRate: 0 });
+			expect((await fetch(document.data.signing_url)).status).toBe(200);
+			await sandbox.flushDeliveries();
+			expect(target.requests).toHaveLength(1);
+		} finally {
+			await target.close();
+		}
+	});
+});

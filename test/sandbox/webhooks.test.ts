@@ -1,0 +1,217 @@
+/** Webhook deliveries to a real local receiver: body, headers, signature, retries, limits. */
+import http from 'http';
+import type { AddressInfo } from 'net';
+
+import { DocumentSchema, WebhookDeliveryBodySchema, WebhookWithSecretSchema, type WebhookDeliveryBody } from '../../contract';
+import { verifyWebhookSignature } from '../../nodes/shared/webhookSignature';
+import { api, documentBody, expectSchema, startReceiver, useSandbox, waitFor, type Receiver } from './helpers';
+
+const sandbox = useSandbox({ webhookRetry: { baseDelayMs: 20, maxAttempts: 3, timeoutMs: 5000 } });
+
+const receivers: Receiver[] = [];
+async function receiver(): Promise<Receiver> {
+	const started = await startReceiver();
+	receivers.push(started);
+	return started;
+}
+afterAll(async () => {
+	await Promise.all(receivers.map((item) => item.close()));
+});
+
+async function setup(events: string[] = ['*']) {
+	const { apiKey } = sandbox().createAccount();
+	const client = api(sandbox(), apiKey);
+	const target = await receiver();
+	const created = await client.post('/webhooks', { url: target.url, events });
+	expect(created.status).toBe(201);
+	const webhook = expectSchema(WebhookWithSecretSchema, created.data);
+	return { client, apiKey, target, webhook };
+}
+
+function bodies(target: Receiver): WebhookDeliveryBody[] {
+	return target.requests.map((request) => expectSchema(WebhookDeliveryBodySchema, JSON.parse(request.rawBody.toString('utf8'))));
+}
+
+/** One body per event name (fails if an event arrived twice). */
+function byEvent(list: WebhookDeliveryBody[]): Record<string, WebhookDeliveryBody> {
+	const out: Record<string, WebhookDeliveryBody> = {};
+	for (const body of list) {
+		expect(out[body.event]).toBeUndefined();
+		out[body.event] = body;
+	}
+	return out;
+}
+
+describe('webhook deliveries', () => {
+	it('POSTs each event with the contract body and headers, signed with the webhook secret', async () => {
+		const { client, target, webhook } = await setup();
+		const document = expectSchema(DocumentSchema, (await client.post('/documents', documentBody())).data);
+		await sandbox().flushDeliveries();
+
+		// Deliveries run concurrently, so their arrival order is not part of the contract.
+		expect(target.requests.map((request) => request.headers['x-event']).sort()).toEqual(['document.created', 'document.sent', 'signature.requested']);
+		for (const request of target.requests) {
+			expect(request.method).toBe('POST');
+			expect(request.headers['content-type']).toBe('application/json');
+			const body = expectSchema(WebhookDeliveryBodySchema, JSON.parse(request.rawBody.toString('utf8')));
+			expect(request.headers['x-delivery-id']).toBe(body.id);
+			expect(request.headers['x-event']).toBe(body.event);
+			expect(body.webhook_id).toBe(webhook.id);
+
+			const verification = verifyWebhookSignature({
+				header: request.headers['x-signature'],
+				rawBody: request.rawBody,
+				secret: webhook.secret,
+				nowSeconds: request.receivedAtSeconds,
+			});
+			expect(verification).toEqual({ valid: true, timestamp: expect.any(Number) });
+			expect(
+				verifyWebhookSignature({ header: request.headers['x-signature'], rawBody: request.rawBody, secret: 'x'.repeat(40), nowSeconds: request.receivedAtSeconds }),
+			).toEqual({ valid: false, reason: 'signature_mismatch' });
+		}
+		const received = bodies(target);
+		expect(received.find((body) => body.event === 'document.created')?.data.document?.id).toBe(document.id);
+		expect(received.find((body) => body.event === 'signature.requested')?.data.signature_request?.id).toBe(document.signature_request_id);
+		expect(new Set(target.requests.map((request) => request.headers['x-delivery-id'])).size).toBe(3);
+	});
+
+	it('sends only subscribed events; viewed/signed carry the signer; completion follows', async () => {
+		const { client, target } = await setup(['document.viewed', 'document.signed', 'document.completed']);
+		const document = expectSchema(DocumentSchema, (await client.post('/documents', documentBody({ signers: [{ email: 'a@example.com', name: 'A' }] }))).data);
+		sandbox().actAsSigner(document.id, document.signers[0].id, 'sign');
+		await sandbox().flushDeliveries();
+
+		const received = byEvent(bodies(target));
+		expect(Object.keys(received).sort()).toEqual(['document.completed', 'document.signed', 'document.viewed']);
+		expect(received['document.viewed'].data.signer).toMatchObject({ id: document.signers[0].id, status: 'viewed' });
+		expect(received['document.signed'].data.signer).toMatchObject({ id: document.signers[0].id, status: 'signed' });
+		expect(received['document.completed'].data.document?.status).toBe('completed');
+		expect(received['document.completed'].data.signer).toBeUndefined();
+	});
+
+	it('delivers declined, cancelled, deleted and reminded events', async () => {
+		const { client, target } = await setup(['document.declined', 'document.cancelled', 'document.deleted', 'signature.reminded']);
+		const first = expectSchema(DocumentSchema, (await client.post('/documents', documentBody())).data);
+		sandbox().actAsSigner(first.id, first.signers[0].id, 'decline', 'No thanks');
+		const second = expectSchema(DocumentSchema, (await client.post('/documents', documentBody())).data);
+		await client.post(`/signatures/${second.signature_request_id}/remind`);
+		await client.delete(`/documents/${second.id}`);
+		await sandbox().flushDeliveries();
+
+		const received = byEvent(bodies(target));
+		expect(Object.keys(received).sort()).toEqual(['document.cancelled', 'document.declined', 'document.deleted', 'signature.reminded']);
+		expect(received['document.declined'].data.signer).toMatchObject({ status: 'declined', decline_reason: 'No thanks' });
+		expect(received['signature.reminded'].data.signature_request?.reminders_sent).toBe(1);
+		expect(received['document.cancelled'].data.document?.status).toBe('cancelled');
+		expect(received['document.deleted'].data.document?.id).toBe(second.id);
+	});
+
+	it('retries a failed delivery with the same id and body and a fresh valid signature', async () => {
+		const { client, target, webhook } = await setup(['document.created']);
+		target.queueStatuses(500, 503);
+		await client.post('/documents', documentBody());
+		await sandbox().flushDeliveries();
+
+		expect(target.requests).toHaveLength(3);
+		const ids = new Set(target.requests.map((request) => request.headers['x-delivery-id']));
+		expect(ids.size).toBe(1);
+		expect(new Set(target.requests.map((request) => request.rawBody.toString('utf8'))).size).toBe(1);
+		for (const request of target.requests) {
+			expect(
+				verifyWebhookSignature({ header: request.headers['x-signature'], rawBody: request.rawBody, secret: webhook.secret, nowSeconds: request.receivedAtSeconds }).valid,
+			).toBe(true);
+		}
+		const attempts = sandbox()
+			.deliveries()
+			.filter((attempt) => attempt.webhookId === webhook.id);
+		expect(attempts.map((attempt) => [attempt.attempt, attempt.status, attempt.ok])).toEqual([
+			[1, 500, false],
+			[2, 503, false],
+			[3, 200, true],
+		]);
+		expect(attempts.every((attempt) => attempt.deliveryId === [...ids][0])).toBe(true);
+	});
+
+	it('gives up after maxAttempts against a dead receiver', async () => {
+		const { client, target, webhook } = await setup(['document.created']);
+		await target.close(); // nothing listens any more: connection refused
+		await client.post('/documents', documentBody());
+		await sandbox().flushDeliveries();
+		const attempts = sandbox()
+			.deliveries()
+			.filter((attempt) => attempt.webhookId === webhook.id);
+		expect(attempts.map((attempt) => attempt.attempt)).toEqual([1, 2, 3]);
+		expect(attempts.every((attempt) => !attempt.ok && attempt.status === null && attempt.error)).toBe(true);
+		expect(sandbox().stats().deliveries.pending).toBe(0);
+	});
+
+	it('does not block the API on a slow receiver, and times the attempt out', async () => {
+		const hanging: http.ServerResponse[] = [];
+		const server = http.createServer((_req, res) => hanging.push(res));
+		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+		try {
+			sandbox().configure({ webhookRetry: { timeoutMs: 300, maxAttempts: 1 } });
+			const { apiKey } = sandbox().createAccount();
+			const client = api(sandbox(), apiKey);
+			const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/slow`;
+			const webhook = expectSchema(WebhookWithSecretSchema, (await client.post('/webhooks', { url, events: ['document.created'] })).data);
+
+			const response = await client.post('/documents', documentBody());
+			expect(response.status).toBe(201);
+			// The API answered while the receiver still holds the delivery open (or before it arrived).
+			expect(hanging.every((res) => !res.writableEnded)).toBe(true);
+
+			await sandbox().flushDeliveries();
+			const [attempt] = sandbox()
+				.deliveries()
+				.filter((item) => item.webhookId === webhook.id);
+			expect(attempt).toMatchObject({ ok: false, status: null, error: 'timeout after 300 ms' });
+		} finally {
+			sandbox().configure({ webhookRetry: { timeoutMs: 5000, maxAttempts: 3 } });
+			server.closeAllConnections();
+			await new Promise((resolve) => server.close(resolve));
+		}
+	});
+
+	it('stops retrying once the webhook is deleted', async () => {
+		// Retries far in the future: only the cancellation can end this delivery quickly.
+		sandbox().configure({ webhookRetry: { baseDelayMs: 60_000 } });
+		try {
+			const { client, target, webhook } = await setup(['document.created']);
+			target.queueStatuses(500, 500, 500);
+			await client.post('/documents', documentBody());
+			await waitFor(() => target.requests.length >= 1, 'the first attempt');
+			expect((await client.delete(`/webhooks/${webhook.id}`)).status).toBe(204);
+			await sandbox().flushDeliveries();
+			const attempts = sandbox()
+				.deliveries()
+				.filter((attempt) => attempt.webhookId === webhook.id);
+			expect(attempts.map((attempt) => [attempt.attempt, attempt.status ?? attempt.error])).toEqual([
+				[1, 500],
+				[2, 'cancelled: webhook removed'],
+			]);
+			expect(target.requests).toHaveLength(1);
+		} finally {
+			sandbox().configure({ webhookRetry: { baseDelayMs: 20 } });
+		}
+	});
+
+	it("never delivers one account's events to another account's webhook", async () => {
+		const a = await setup();
+		const b = await setup();
+		await a.client.post('/documents', documentBody());
+		await sandbox().flushDeliveries();
+		expect(a.target.requests.length).toBe(3);
+		expect(b.target.requests).toHaveLength(0);
+	});
+
+	it('exposes the attempts over HTTP too', async () => {
+		const { client, webhook } = await setup(['document.created']);
+		await client.post('/documents', documentBody());
+		const flushed = await fetch(`${sandbox().origin}/__sandbox/deliveries/flush`, { method: 'POST' });
+		expect(flushed.status).toBe(200);
+		const response = await fetch(`${sandbox().origin}/__sandbox/deliveries?webhookId=${webhook.id}`);
+		const { data } = (await response.json()) as { data: Array<{ event: string; ok: boolean; deliveryId: string }> };
+		expect(data).toEqual([expect.objectContaining({ event: 'document.created', ok: true, deliveryId: expect.stringMatching(/^dlv_/) })]);
+	});
+});
