@@ -5,4 +5,5 @@ module.exports = {
 	testMatch: ['**/*.test.ts'],
 	transform: { '^.+\\.ts$': ['ts-jest', { diagnostics: false }] },
 	testTimeout: 30000,
+	setupFiles: ['<rootDir>/test/setupEnv.ts'],
 };
