@@ -138,7 +138,7 @@ ensure() {
 			local tmp="$CACHE_ROOT/.tmp-n8n-host-$HASH-$$"
 			rm -rf -- "$CACHE_ROOT/.tmp-n8n-host-$HASH-"* # earlier interrupted attempts (we hold the lock)
 			mkdir -p "$tmp"
-			say "installing n8n host into $HOST (about 3 minutes, about 2.9 GB; log: $tmp/n8n-host-install.log)"
+			say "installing n8n host into $HOST (3 to 10 minutes, about 2.8 GB; log: $tmp/n8n-host-install.log)"
 			local started=$SECONDS rc
 			# In a subshell with errexit of its own (it would be ignored on the left of `||`). A failed
 			# step exits it; the folder is kept for inspection until the next try.
