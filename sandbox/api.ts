@@ -96,6 +96,7 @@ export async function handleApi(req: IncomingMessage, res: ServerResponse, targe
 			return fail(
 				new ApiError(429, 'rate_limited', `Too many requests; retry after ${rate.retryAfterSeconds} s`, undefined, undefined, {
 					'Retry-After': String(rate.retryAfterSeconds),
+					'X-RateLimit-Reset-After': rate.resetAfterSeconds.toFixed(3),
 				}),
 			);
 		}

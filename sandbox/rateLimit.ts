@@ -14,6 +14,8 @@ export interface RateDecision {
 	remaining: number;
 	/** Whole seconds until one request is allowed again, at least 1; only meaningful when refused. */
 	retryAfterSeconds: number;
+	/** The same wait to the millisecond (X-RateLimit-Reset-After); only meaningful when refused. */
+	resetAfterSeconds: number;
 }
 
 interface Bucket {
@@ -50,9 +52,15 @@ export class RateLimiter {
 
 		if (bucket.tokens >= 1) {
 			bucket.tokens -= 1;
-			return { allowed: true, limit: capacity, remaining: Math.floor(bucket.tokens), retryAfterSeconds: 0 };
+			return { allowed: true, limit: capacity, remaining: Math.floor(bucket.tokens), retryAfterSeconds: 0, resetAfterSeconds: 0 };
 		}
 		const secondsToOneToken = (1 - bucket.tokens) / rate;
-		return { allowed: false, limit: capacity, remaining: 0, retryAfterSeconds: Math.max(1, Math.ceil(secondsToOneToken)) };
+		return {
+			allowed: false,
+			limit: capacity,
+			remaining: 0,
+			retryAfterSeconds: Math.max(1, Math.ceil(secondsToOneToken)),
+			resetAfterSeconds: Math.ceil(secondsToOneToken * 1000) / 1000,
+		};
 	}
 }

@@ -135,11 +135,21 @@ function header(response: IN8nHttpFullResponse, name: string): string | undefine
 export function retryAfterMs(value: string | undefined, now = Date.now()): number {
 	if (value) {
 		const seconds = Number(value);
-		if (Number.isFinite(seconds) && seconds >= 0) return Math.max(seconds * 1000, 100);
+		if (Number.isFinite(seconds) && seconds >= 0) return Math.max(seconds * 1000, 1);
 		const date = Date.parse(value);
 		if (Number.isFinite(date)) return Math.max(date - now, 100);
 	}
 	return 1000;
+}
+
+/**
+ * How long a 429 asks to wait: `X-RateLimit-Reset-After` (fractional seconds, see the contract)
+ * when given, since `Retry-After` rounds up to whole seconds; otherwise `Retry-After`.
+ */
+export function rateLimitWaitMs(response: IN8nHttpFullResponse): number {
+	const precise = Number(header(response, 'x-ratelimit-reset-after'));
+	if (Number.isFinite(precise) && precise >= 0 && precise <= RETRY_POLICY.maxRetryAfterMs / 1000) return Math.max(precise * 1000, 1);
+	return retryAfterMs(header(response, 'retry-after'));
 }
 
 export function backoffMs(failures: number): number {
@@ -254,7 +264,7 @@ async function sendWithRetries<T>(settings: SendSettings, send: () => Promise<T>
 
 		if (failure.kind === 'status' && failure.response.statusCode === 429) {
 			if (++rateLimitWaits > RETRY_POLICY.maxRateLimitWaits) throw toNodeApiError(settings.node, failure, settings.itemIndex);
-			const wait = retryAfterMs(header(failure.response, 'retry-after'));
+			const wait = rateLimitWaitMs(failure.response);
 			if (wait > RETRY_POLICY.maxRetryAfterMs) throw toNodeApiError(settings.node, failure, settings.itemIndex);
 			gate.pauseFor(wait);
 			continue;

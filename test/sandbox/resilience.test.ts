@@ -27,6 +27,9 @@ describe('rate limit', () => {
 		expect(retryAfter).toMatch(/^\d+$/);
 		expect(Number(retryAfter)).toBeGreaterThanOrEqual(1);
 		expect(limited.headers['x-ratelimit-remaining']).toBe('0');
+		const resetAfter = Number(limited.headers['x-ratelimit-reset-after']);
+		expect(resetAfter).toBeGreaterThan(0);
+		expect(resetAfter).toBeLessThanOrEqual(Number(retryAfter));
 		expect(sandbox().stats().rateLimited).toBeGreaterThanOrEqual(2);
 	});
 

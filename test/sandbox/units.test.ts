@@ -80,7 +80,10 @@ describe('RateLimiter', () => {
 		const limiter = new RateLimiter({ requestsPerSecond: 2, burst: 2 }, () => now);
 		expect(limiter.take('k')).toMatchObject({ allowed: true, limit: 2, remaining: 1 });
 		expect(limiter.take('k')).toMatchObject({ allowed: true, remaining: 0 });
-		expect(limiter.take('k')).toMatchObject({ allowed: false, remaining: 0, retryAfterSeconds: 1 });
+		expect(limiter.take('k')).toMatchObject({ allowed: false, remaining: 0, retryAfterSeconds: 1, resetAfterSeconds: 0.5 });
+		now = 250;
+		// A quarter second later, half a token is back: the precise wait halves, Retry-After cannot.
+		expect(limiter.take('k')).toMatchObject({ allowed: false, retryAfterSeconds: 1, resetAfterSeconds: 0.25 });
 		now = 500; // half a second refills one token at 2/s
 		expect(limiter.take('k')?.allowed).toBe(true);
 		expect(limiter.take('other')?.allowed).toBe(true);
