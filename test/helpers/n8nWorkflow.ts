@@ -7,26 +7,18 @@
 import { randomUUID } from 'crypto';
 import { ExecutionLifecycleHooks, LoadOptionsContext, WorkflowExecute } from 'n8n-core';
 import {
-	ICredentialsHelper,
 	Workflow,
-	type ICredentialDataDecryptedObject,
-	type ICredentials,
-	type ICredentialType,
-	type IDataObject,
 	type IExecuteFunctions,
-	type IHttpRequestOptions,
 	type INode,
 	type INodeExecutionData,
 	type INodeParameters,
 	type INodeType,
-	type INodeTypes,
 	type IRun,
-	type IVersionedNodeType,
 	type IWorkflowExecuteAdditionalData,
 	type NodeApiError,
 } from 'n8n-workflow';
 
-import { DocumentSigningApi } from '../../credentials/DocumentSigningApi.credentials';
+import { hostAdditionalData, NodeTypes } from './n8nHost';
 import { DocumentSigning } from '../../nodes/DocumentSigning/DocumentSigning.node';
 
 export const SOURCE_TYPE = 'test.source';
@@ -55,88 +47,10 @@ class SourceNode implements INodeType {
 	}
 }
 
-class NodeTypes implements INodeTypes {
-	private readonly types: Record<string, INodeType> = {
-		[SOURCE_TYPE]: new SourceNode(),
-		[NODE_TYPE]: new DocumentSigning(),
-	};
-
-	getByName(type: string): INodeType | IVersionedNodeType {
-		return this.getByNameAndVersion(type);
-	}
-
-	getByNameAndVersion(type: string): INodeType {
-		const nodeType = this.types[type];
-		if (!nodeType) throw new Error(`Unknown node type ${type}`);
-		return nodeType;
-	}
-
-	getKnownTypes() {
-		return {};
-	}
-}
-
-const credentialTypes: Record<string, ICredentialType> = { documentSigningApi: new DocumentSigningApi() };
-
-/** Resolves `={{$credentials.x}}`-style templates of a credential's `authenticate` block. */
-function resolveTemplate(template: string, credentials: ICredentialDataDecryptedObject): string {
-	const body = template.startsWith('=') ? template.slice(1) : template;
-	return body.replace(/\{\{\s*\$credentials\.(\w+)\s*\}\}/g, (_, key: string) => String(credentials[key] ?? ''));
-}
-
-class CredentialsHelper extends ICredentialsHelper {
-	constructor(private readonly data: Record<string, ICredentialDataDecryptedObject>) {
-		super();
-	}
-
-	getParentTypes(): string[] {
-		return [];
-	}
-
-	isCredentialUsableByNode(): boolean {
-		return true;
-	}
-
-	async authenticate(credentials: ICredentialDataDecryptedObject, typeName: string, requestOptions: IHttpRequestOptions) {
-		const authenticate = credentialTypes[typeName]?.authenticate;
-		if (!authenticate || typeof authenticate === 'function') throw new Error(`No generic authenticate for ${typeName}`);
-		const headers = { ...(requestOptions.headers ?? {}) } as IDataObject;
-		for (const [name, value] of Object.entries(authenticate.properties.headers ?? {})) {
-			headers[name] = resolveTemplate(String(value), credentials);
-		}
-		return { ...requestOptions, headers } as IHttpRequestOptions;
-	}
-
-	async preAuthentication() {
-		return undefined;
-	}
-
-	async runPreAuthentication() {
-		return undefined;
-	}
-
-	async getCredentials(): Promise<ICredentials> {
-		throw new Error('not used');
-	}
-
-	async getDecrypted(_additionalData: unknown, nodeCredentials: { id: string | null }, type: string) {
-		const data = this.data[nodeCredentials.id ?? type];
-		if (!data) throw new Error(`No credentials ${nodeCredentials.id} of type ${type}`);
-		return { ...data };
-	}
-
-	async updateCredentials() {}
-
-	async updateCredentialsOauthTokenData() {}
-
-	getCredentialsProperties(type: string) {
-		return credentialTypes[type]?.properties ?? [];
-	}
-}
+const nodeTypes = new NodeTypes({ [SOURCE_TYPE]: new SourceNode(), [NODE_TYPE]: new DocumentSigning() });
 
 function makeAdditionalData(credentials: { baseUrl: string; apiKey: string }, executionId: string, nodes: INode[]): IWorkflowExecuteAdditionalData {
-	return {
-		credentialsHelper: new CredentialsHelper({ 'cred-1': { ...credentials } }),
+	return hostAdditionalData(() => ({ ...credentials }), {
 		executionId,
 		hooks: new ExecutionLifecycleHooks('manual', executionId, {
 			id: 'wf-test',
@@ -148,28 +62,12 @@ function makeAdditionalData(credentials: { baseUrl: string; apiKey: string }, ex
 			createdAt: new Date(),
 			updatedAt: new Date(),
 		} as never),
-		currentNodeExecutionIndex: 0,
-		restApiUrl: 'http://127.0.0.1/rest',
-		instanceBaseUrl: 'http://127.0.0.1/',
-		formBaseUrl: 'http://127.0.0.1/form',
-		formWaitingBaseUrl: 'http://127.0.0.1/form-waiting',
-		formTestBaseUrl: 'http://127.0.0.1/form-test',
-		webhookBaseUrl: 'http://127.0.0.1/webhook',
-		webhookWaitingBaseUrl: 'http://127.0.0.1/webhook-waiting',
-		webhookTestBaseUrl: 'http://127.0.0.1/webhook-test',
-		mcpBaseUrl: 'http://127.0.0.1/mcp',
-		mcpTestBaseUrl: 'http://127.0.0.1/mcp-test',
-		variables: {},
 		executeWorkflow: async () => {
 			throw new Error('not used');
 		},
 		getRunExecutionData: async () => undefined,
 		getRuntimeCredential: async () => undefined,
-		logAiEvent: async () => {},
-		startRunnerTask: async () => {
-			throw new Error('not used');
-		},
-	} as unknown as IWorkflowExecuteAdditionalData;
+	});
 }
 
 export interface RunNodeOptions {
@@ -217,7 +115,7 @@ export async function runDocumentSigning(options: RunNodeOptions): Promise<RunNo
 		nodes: [source, node],
 		connections: { Source: { main: [[{ node: 'Document Signing', type: 'main', index: 0 }]] } },
 		active: false,
-		nodeTypes: new NodeTypes(),
+		nodeTypes,
 		staticData: {},
 		settings: {},
 	});
@@ -251,6 +149,6 @@ export function loadOptionsContext(credentials: { baseUrl: string; apiKey: strin
 		parameters,
 		credentials: { documentSigningApi: { id: 'cred-1', name: 'Sandbox' } },
 	};
-	const workflow = new Workflow({ id: 'wf-test', nodes: [node], connections: {}, active: false, nodeTypes: new NodeTypes(), staticData: {}, settings: {} });
+	const workflow = new Workflow({ id: 'wf-test', nodes: [node], connections: {}, active: false, nodeTypes, staticData: {}, settings: {} });
 	return new LoadOptionsContext(workflow, node, makeAdditionalData(credentials, randomUUID(), [node]), 'parameters.documentId');
 }

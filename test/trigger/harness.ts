@@ -19,100 +19,25 @@
 import { randomUUID } from 'crypto';
 import { HookContext, WebhookContext } from 'n8n-core';
 import {
-	ICredentialsHelper,
 	Workflow,
 	type ICredentialDataDecryptedObject,
-	type ICredentials,
-	type ICredentialType,
 	type IDataObject,
-	type IHttpRequestOptions,
 	type INode,
 	type INodeExecutionData,
-	type INodeType,
-	type INodeTypes,
-	type IVersionedNodeType,
 	type IWebhookData,
 	type IWebhookResponseData,
 	type IWorkflowExecuteAdditionalData,
 	type WorkflowActivateMode,
 } from 'n8n-workflow';
 
-import { DocumentSigningApi } from '../../credentials/DocumentSigningApi.credentials';
 import { DocumentSigningTrigger } from '../../nodes/DocumentSigningTrigger/DocumentSigningTrigger.node';
 import { forgetDeliveriesInProcess } from '../../nodes/DocumentSigningTrigger/staticData';
+import { hostAdditionalData, NodeTypes } from '../helpers/n8nHost';
 
 export const TRIGGER_TYPE = 'n8n-nodes-document-signing.documentSigningTrigger';
 export const NODE_NAME = 'Document Signing Trigger';
 
 const trigger = new DocumentSigningTrigger();
-
-class NodeTypes implements INodeTypes {
-	getByName(type: string): INodeType | IVersionedNodeType {
-		return this.getByNameAndVersion(type);
-	}
-
-	getByNameAndVersion(type: string): INodeType {
-		if (type !== TRIGGER_TYPE) throw new Error(`Unknown node type ${type}`);
-		return trigger;
-	}
-
-	getKnownTypes() {
-		return {};
-	}
-}
-
-const credentialType: ICredentialType = new DocumentSigningApi();
-
-/** Applies the credential's own `authenticate` block (`Authorization: =Bearer {{$credentials.apiKey}}`). */
-class CredentialsHelper extends ICredentialsHelper {
-	constructor(private readonly credentials: () => ICredentialDataDecryptedObject) {
-		super();
-	}
-
-	getParentTypes(): string[] {
-		return [];
-	}
-
-	isCredentialUsableByNode(): boolean {
-		return true;
-	}
-
-	async authenticate(credentials: ICredentialDataDecryptedObject, _typeName: string, requestOptions: IHttpRequestOptions) {
-		const authenticate = credentialType.authenticate;
-		if (!authenticate || typeof authenticate === 'function') throw new Error('expected a generic authenticate block');
-		const headers = { ...(requestOptions.headers ?? {}) } as IDataObject;
-		for (const [name, template] of Object.entries(authenticate.properties.headers ?? {})) {
-			headers[name] = String(template)
-				.replace(/^=/, '')
-				.replace(/\{\{\s*\$credentials\.(\w+)\s*\}\}/g, (_, key: string) => String(credentials[key] ?? ''));
-		}
-		return { ...requestOptions, headers } as IHttpRequestOptions;
-	}
-
-	async preAuthentication() {
-		return undefined;
-	}
-
-	async runPreAuthentication() {
-		return undefined;
-	}
-
-	async getCredentials(): Promise<ICredentials> {
-		throw new Error('not used');
-	}
-
-	async getDecrypted() {
-		return { ...this.credentials() };
-	}
-
-	async updateCredentials() {}
-
-	async updateCredentialsOauthTokenData() {}
-
-	getCredentialsProperties() {
-		return credentialType.properties;
-	}
-}
 
 /** The part of an express Response that webhook nodes use. */
 export class FakeResponse {
@@ -224,28 +149,14 @@ export class TriggerHost {
 			nodes: [this.node()],
 			connections: {},
 			active: true,
-			nodeTypes: new NodeTypes(),
+			nodeTypes: new NodeTypes({ [TRIGGER_TYPE]: trigger }),
 			staticData: structuredClone(this.savedStaticData),
 			settings: {},
 		});
 	}
 
 	private additionalData(): IWorkflowExecuteAdditionalData {
-		return {
-			credentialsHelper: new CredentialsHelper(() => this.credentials),
-			webhookBaseUrl: this.webhookBaseUrl,
-			webhookTestBaseUrl: this.webhookBaseUrl.replace(/\/webhook$/, '/webhook-test'),
-			webhookWaitingBaseUrl: this.webhookBaseUrl.replace(/\/webhook$/, '/webhook-waiting'),
-			formBaseUrl: 'http://127.0.0.1/form',
-			formTestBaseUrl: 'http://127.0.0.1/form-test',
-			formWaitingBaseUrl: 'http://127.0.0.1/form-waiting',
-			mcpBaseUrl: 'http://127.0.0.1/mcp',
-			mcpTestBaseUrl: 'http://127.0.0.1/mcp-test',
-			restApiUrl: 'http://127.0.0.1/rest',
-			instanceBaseUrl: 'http://127.0.0.1/',
-			variables: {},
-			currentNodeExecutionIndex: 0,
-		} as unknown as IWorkflowExecuteAdditionalData;
+		return hostAdditionalData(() => this.credentials, {}, this.webhookBaseUrl);
 	}
 
 	private webhookData(workflow: Workflow, additionalData: IWorkflowExecuteAdditionalData): IWebhookData {

@@ -1,0 +1,117 @@
+/**
+ * The small host that n8n-core's real contexts need around our nodes in tests: a node-type
+ * registry, credentials held in plain objects with a helper that applies the credential's own
+ * `authenticate` block, and the URLs of an instance on 127.0.0.1.
+ */
+import {
+	ICredentialsHelper,
+	type ICredentialDataDecryptedObject,
+	type ICredentials,
+	type ICredentialType,
+	type IDataObject,
+	type IHttpRequestOptions,
+	type INodeType,
+	type INodeTypes,
+	type IVersionedNodeType,
+	type IWorkflowExecuteAdditionalData,
+} from 'n8n-workflow';
+
+import { DocumentSigningApi } from '../../credentials/DocumentSigningApi.credentials';
+
+export class NodeTypes implements INodeTypes {
+	constructor(private readonly types: Record<string, INodeType>) {}
+
+	getByName(type: string): INodeType | IVersionedNodeType {
+		return this.getByNameAndVersion(type);
+	}
+
+	getByNameAndVersion(type: string): INodeType {
+		const nodeType = this.types[type];
+		if (!nodeType) throw new Error(`Unknown node type ${type}`);
+		return nodeType;
+	}
+
+	getKnownTypes() {
+		return {};
+	}
+}
+
+const credentialType: ICredentialType = new DocumentSigningApi();
+
+/** Resolves the `={{$credentials.x}}` templates of a generic `authenticate` block. */
+function resolveTemplate(template: string, credentials: ICredentialDataDecryptedObject): string {
+	return template.replace(/^=/, '').replace(/\{\{\s*\$credentials\.(\w+)\s*\}\}/g, (_, key: string) => String(credentials[key] ?? ''));
+}
+
+/** Hands out the Document Signing credentials and authenticates requests as n8n's helper does. */
+export class CredentialsHelper extends ICredentialsHelper {
+	constructor(private readonly credentials: () => ICredentialDataDecryptedObject) {
+		super();
+	}
+
+	getParentTypes(): string[] {
+		return [];
+	}
+
+	isCredentialUsableByNode(): boolean {
+		return true;
+	}
+
+	async authenticate(credentials: ICredentialDataDecryptedObject, _typeName: string, requestOptions: IHttpRequestOptions) {
+		const authenticate = credentialType.authenticate;
+		if (!authenticate || typeof authenticate === 'function') throw new Error('expected a generic authenticate block');
+		const headers = { ...(requestOptions.headers ?? {}) } as IDataObject;
+		for (const [name, template] of Object.entries(authenticate.properties.headers ?? {})) {
+			headers[name] = resolveTemplate(String(template), credentials);
+		}
+		return { ...requestOptions, headers } as IHttpRequestOptions;
+	}
+
+	async preAuthentication() {
+		return undefined;
+	}
+
+	async runPreAuthentication() {
+		return undefined;
+	}
+
+	async getCredentials(): Promise<ICredentials> {
+		throw new Error('not used');
+	}
+
+	async getDecrypted() {
+		return { ...this.credentials() };
+	}
+
+	async updateCredentials() {}
+
+	async updateCredentialsOauthTokenData() {}
+
+	getCredentialsProperties() {
+		return credentialType.properties;
+	}
+}
+
+/** What n8n-core reads from IWorkflowExecuteAdditionalData, for an instance on 127.0.0.1. */
+export function hostAdditionalData(
+	credentials: () => ICredentialDataDecryptedObject,
+	extra: Partial<IWorkflowExecuteAdditionalData> = {},
+	webhookBaseUrl = 'http://127.0.0.1/webhook',
+): IWorkflowExecuteAdditionalData {
+	return {
+		credentialsHelper: new CredentialsHelper(credentials),
+		webhookBaseUrl,
+		webhookTestBaseUrl: webhookBaseUrl.replace(/\/webhook$/, '/webhook-test'),
+		webhookWaitingBaseUrl: webhookBaseUrl.replace(/\/webhook$/, '/webhook-waiting'),
+		formBaseUrl: 'http://127.0.0.1/form',
+		formTestBaseUrl: 'http://127.0.0.1/form-test',
+		formWaitingBaseUrl: 'http://127.0.0.1/form-waiting',
+		mcpBaseUrl: 'http://127.0.0.1/mcp',
+		mcpTestBaseUrl: 'http://127.0.0.1/mcp-test',
+		restApiUrl: 'http://127.0.0.1/rest',
+		instanceBaseUrl: 'http://127.0.0.1/',
+		variables: {},
+		currentNodeExecutionIndex: 0,
+		...extra,
+	} as unknown as IWorkflowExecuteAdditionalData;
+}
