@@ -81,6 +81,22 @@ describe('Document', () => {
 		const found = await searchDocuments.call(context, 'alp');
 		expect(found.results.map((r) => r.name)).toEqual(['alpha.pdf (pending)']);
 	});
+
+	test('the list search hands n8n a page token while more pages remain', async () => {
+		await run(
+			{ resource: 'document', operation: 'create', name: '={{ $json.name }}', signers },
+			Array.from({ length: 60 }, (_, i) => ({ json: { name: `page-${i}.pdf` } })),
+		);
+		const context = loadOptionsContext(credentials);
+		const first = await searchDocuments.call(context);
+		expect(first.results).toHaveLength(50);
+		expect(first.paginationToken).toBeDefined();
+		const second = await searchDocuments.call(context, undefined, first.paginationToken as string);
+		expect(second.results).toHaveLength(10);
+		expect(second.paginationToken).toBeUndefined();
+		const ids = [...first.results, ...second.results].map((r) => r.value);
+		expect(new Set(ids).size).toBe(60);
+	});
 });
 
 describe('Signing Request', () => {
