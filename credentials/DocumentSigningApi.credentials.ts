@@ -58,5 +58,20 @@ export class DocumentSigningApi implements ICredentialType {
 			method: 'GET',
 			qs: { limit: 1 },
 		},
+		// Without rules n8n shows only the status text ("Unauthorized"); say what to do instead.
+		rules: [
+			{
+				type: 'responseCode',
+				properties: { value: 401, message: 'The service refused the API key (401). Check the key in your account settings.' },
+			},
+			{
+				type: 'responseCode',
+				properties: { value: 403, message: 'The API key may not read the team (403). Use a key of an admin or member.' },
+			},
+			{
+				type: 'responseCode',
+				properties: { value: 404, message: 'No API found at this Base URL (404). It should end in /v1.' },
+			},
+		],
 	};
 }

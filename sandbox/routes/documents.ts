@@ -21,23 +21,24 @@ export function futureTimestamp(ctx: ApiContext, value: string | null | undefine
 	return new Date(ms).toISOString();
 }
 
-/** A template fills in the signers only when every one of its roles names a person. */
-function signersFromTemplate(template: TemplateRecord | undefined): SignerInput[] | undefined {
-	if (!template || template.signer_roles.length === 0) return undefined;
-	if (!template.signer_roles.every((role) => role.email && role.name)) return undefined;
-	return [...template.signer_roles]
-		.sort((a, b) => a.order - b.order)
-		.map((role) => ({ email: role.email as string, name: role.name as string, order: role.order }));
-}
-
 /**
- * Given signers fill the template's roles in order: each takes its role's signing order unless
- * it gives its own. Signers beyond the roles keep no order.
+ * The signers of a document made from a template. A role with a fixed person always signs as
+ * that person; the given signers fill the open roles in order, each taking its role's signing
+ * order unless it gives its own (signers beyond the roles keep no order). Without given signers
+ * the template decides alone, which works only when every role names a person.
  */
-function fillTemplateRoles(signers: SignerInput[], template: TemplateRecord | undefined): SignerInput[] {
-	if (!template) return signers;
+function templateSigners(given: SignerInput[] | undefined, template: TemplateRecord | undefined): SignerInput[] | undefined {
+	if (!template) return given;
 	const roles = [...template.signer_roles].sort((a, b) => a.order - b.order);
-	return signers.map((signer, index) => ({ ...signer, order: signer.order ?? roles[index]?.order ?? null }));
+	const fixed = roles.filter((role) => role.email && role.name);
+	const open = roles.filter((role) => !(role.email && role.name));
+	if (!given && open.length > 0) return undefined;
+	const filled = (given ?? []).map((signer, index) => ({ ...signer, order: signer.order ?? open[index]?.order ?? null }));
+	const emails = new Set(filled.map((signer) => signer.email.toLowerCase()));
+	const fixedSigners = fixed
+		.filter((role) => !emails.has((role.email as string).toLowerCase()))
+		.map((role) => ({ email: role.email as string, name: role.name as string, order: role.order }));
+	return [...filled, ...fixedSigners];
 }
 
 export function documentOf(ctx: ApiContext, id: string, field?: string): DocumentRow {
@@ -60,8 +61,7 @@ const createDocument: ApiHandler = {
 		if (name === undefined) {
 			throw new ApiError(400, 'validation_error', 'name is required (the template has no document_name)', 'name');
 		}
-		const signers =
-			(body.signers && fillTemplateRoles(body.signers, template)) ?? signersFromTemplate(template) ?? (body.draft ? [] : undefined);
+		const signers = templateSigners(body.signers, template) ?? (body.draft ? [] : undefined);
 		if (signers === undefined) {
 			throw new ApiError(
 				400,

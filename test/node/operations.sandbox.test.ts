@@ -138,6 +138,31 @@ describe('Template', () => {
 	});
 });
 
+describe('Template → Document', () => {
+	test('a template with a fixed signatory gives the document its name and the signers their order', async () => {
+		const [template] = await run({
+			resource: 'template',
+			operation: 'create',
+			name: 'Sales agreement',
+			additionalFields: {
+				document_name: 'sales-agreement.pdf',
+				signer_roles: { role: [{ role: 'Client' }, { role: 'Company', email: 'ceo@vendor.example', name: 'Vera Vendor' }] },
+			},
+		});
+		expect((template.signer_roles as IDataObject[])[1]).toMatchObject({ role: 'Company', email: 'ceo@vendor.example', name: 'Vera Vendor', order: 2 });
+		const [doc] = await run({
+			resource: 'document',
+			operation: 'create',
+			name: '',
+			signers: { signer: [{ email: 'client@example.com', name: 'Cleo Client' }] },
+			additionalFields: { template_id: String(template.id) },
+		});
+		expect(doc.name).toBe('sales-agreement.pdf');
+		expect(doc.template_id).toBe(template.id);
+		expect((doc.signers as IDataObject[]).map((s) => s.email)).toEqual(['client@example.com', 'ceo@vendor.example']);
+	});
+});
+
 describe('Team Member', () => {
 	test('Invite, Change Role (listed and custom) and Get Many with a role filter', async () => {
 		const [invited] = await run({ resource: 'teamMember', operation: 'invite', email: 'grace@example.com', role: 'viewer', additionalFields: { name: 'Grace Hopper' } });

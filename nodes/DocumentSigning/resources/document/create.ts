@@ -29,9 +29,9 @@ export const documentCreateFields: INodeProperties[] = [
 		name: 'name',
 		type: 'string',
 		default: '',
-		required: true,
 		placeholder: 'contract.pdf',
-		description: 'File name shown to signers, with its extension, e.g. contract.pdf',
+		description:
+			"File name shown to signers, with its extension, e.g. contract.pdf. May be left empty when a template gives the document's name.",
 		displayOptions: show,
 	},
 	signersField('document', ['create'], {
@@ -134,13 +134,17 @@ async function readFile(context: IExecuteSingleFunctions): Promise<IDataObject> 
 }
 
 export const buildDocumentBody = deferErrors(async function (this: IExecuteSingleFunctions, options: IHttpRequestOptions) {
-	const name = requireText(this, 'Document Name', this.getNodeParameter('name', ''));
-	const extension = extensionOf(name);
-	if (!extension) throw invalid(this, 'Document Name', `"${name}" has no file extension`, 'Use the file name with its extension, e.g. contract.pdf.');
-
 	const additional = this.getNodeParameter('additionalFields', {}) as IDataObject;
 	const draft = additional.draft === true;
 	const templateId = typeof additional.template_id === 'string' ? additional.template_id.trim() : '';
+
+	// With a template the service names the document after the template's document_name.
+	const rawName = this.getNodeParameter('name', '') as string;
+	const name = templateId && !String(rawName ?? '').trim() ? undefined : requireText(this, 'Document Name', rawName);
+	const extension = name === undefined ? undefined : extensionOf(name);
+	if (name !== undefined && !extension) {
+		throw invalid(this, 'Document Name', `"${name}" has no file extension`, 'Use the file name with its extension, e.g. contract.pdf.');
+	}
 	const signers = readSigners(this, { required: !draft && !templateId });
 
 	const body: IDataObject = compact({
@@ -160,7 +164,7 @@ export const buildDocumentBody = deferErrors(async function (this: IExecuteSingl
 	if (this.getNodeParameter('attachFile', false) as boolean) {
 		const file = await readFile(this);
 		const accepted = ACCEPTED_FILE_TYPES[file.content_type as string];
-		if (!accepted.includes(extension)) {
+		if (extension && !accepted.includes(extension)) {
 			throw invalid(this, 'Document Name', `the extension ".${extension}" does not match the attached ${accepted[0].toUpperCase()} file`);
 		}
 		body.file = file;

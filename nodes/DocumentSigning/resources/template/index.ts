@@ -4,7 +4,7 @@ import { deferErrors } from '../../../shared/transport';
 import { extraBodyFieldsOption, resourceLocator, returnAllAndLimit, showFor, simplifyField } from '../../shared/fields';
 import { operation, operationProperty } from '../../shared/operation';
 import { simplifyTo } from '../../shared/postReceive';
-import { compact, invalid, readMetadata, requireId, requireText, withExtraBodyFields } from '../../shared/validation';
+import { compact, invalid, readMetadata, requireEmail, requireId, requireText, withExtraBodyFields } from '../../shared/validation';
 
 const SIMPLE_FIELDS = ['id', 'name', 'description', 'document_name', 'signer_roles', 'updated_at'];
 
@@ -34,7 +34,24 @@ const templateOptions: INodeProperties[] = [
 			{
 				displayName: 'Role',
 				name: 'role',
-				values: [{ displayName: 'Role Name', name: 'role', type: 'string', default: '', placeholder: 'Client' }],
+				values: [
+					{
+						displayName: 'Fixed Signer Email',
+						name: 'email',
+						type: 'string',
+						placeholder: 'name@email.com',
+						default: '',
+						description: 'Fill the role with the same person on every document, e.g. your own signatory. Leave empty to fill it per document.',
+					},
+					{
+						displayName: 'Fixed Signer Name',
+						name: 'name',
+						type: 'string',
+						default: '',
+						description: 'Name of the fixed signer',
+					},
+					{ displayName: 'Role Name', name: 'role', type: 'string', default: '', placeholder: 'Client' },
+				],
 			},
 		],
 	},
@@ -51,10 +68,17 @@ function templateBody(context: IExecuteSingleFunctions, fields: IDataObject, pre
 	}
 	const roles = ((fields.signer_roles as IDataObject | undefined)?.role as IDataObject[] | undefined) ?? [];
 	if (roles.length) {
-		body.signer_roles = roles.map((entry, index) => ({
-			role: requireText(context, `${prefix} › Signer Roles › Role ${index + 1}`, entry.role),
-			order: index + 1,
-		}));
+		body.signer_roles = roles.map((entry, index) => {
+			const label = `${prefix} › Signer Roles › Role ${index + 1}`;
+			const role: IDataObject = { role: requireText(context, `${label} › Role Name`, entry.role), order: index + 1 };
+			const email = typeof entry.email === 'string' ? entry.email.trim() : '';
+			const name = typeof entry.name === 'string' ? entry.name.trim() : '';
+			if (email || name) {
+				role.email = requireEmail(context, `${label} › Fixed Signer Email`, email);
+				role.name = requireText(context, `${label} › Fixed Signer Name`, name);
+			}
+			return role;
+		});
 	}
 	const metadata = readMetadata(context, `${prefix} › Metadata (JSON)`, fields.metadata);
 	if (metadata) body.metadata = metadata;

@@ -1,0 +1,222 @@
+/**
+ * The shipped examples (examples/*.json), imported as they are into a real n8n and run against
+ * the sandbox in this jest process, with the one credential they all name
+ * (`documentSigningSandbox`):
+ *
+ * - CRM deal won: activated, its production webhook called as a CRM would call it;
+ * - Document completed: activated (the trigger registers its webhook with the sandbox), then a
+ *   document is signed by everyone on the sandbox, whose signed delivery starts the execution;
+ * - Bulk send: executed headless with `n8n execute`.
+ *
+ * One change is made on import: the archive folder of "Document completed" (`/home/node/.n8n-files`,
+ * n8n's Docker default) is pointed at a temporary folder that n8n is allowed to write to
+ * (N8N_RESTRICT_FILE_ACCESS_TO), as the example's note tells users to do.
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+import { startSandbox, type Sandbox } from '../sandbox';
+import { CREDENTIAL_TYPE, NODE_TYPE, TRIGGER_NODE_TYPE, createN8n, type N8nInstance } from './harness/n8n';
+import { SANDBOX_CREDENTIAL, exampleFiles, importWorkflows, loadExample, nodeItems, type WorkflowJson } from './harness/workflows';
+
+const EXAMPLES = {
+	crm: 'crm-deal-won-create-document.json',
+	completed: 'document-completed-notify-archive.json',
+	bulk: 'bulk-send-from-list.json',
+} as const;
+type ExampleName = keyof typeof EXAMPLES;
+const EXAMPLE_FILES_ROOT = '/home/node/.n8n-files';
+
+let sandbox: Sandbox;
+let n8n: N8nInstance;
+let apiKey: string;
+const filesRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'e2e-examples-files-'));
+const archiveDir = path.join(filesRoot, 'signed-documents');
+const workflowIds = {} as Record<ExampleName, string>;
+
+beforeAll(async () => {
+	sandbox = await startSandbox({ port: 0, webhookRetry: { baseDelayMs: 100, maxAttempts: 3, timeoutMs: 5000 } });
+	apiKey = sandbox.createAccount().apiKey;
+	fs.mkdirSync(archiveDir);
+	n8n = await createN8n({ sandboxBaseUrl: sandbox.baseUrl, env: { N8N_RESTRICT_FILE_ACCESS_TO: filesRoot } });
+	await n8n.importCredentials([n8n.documentSigningCredential({ ...SANDBOX_CREDENTIAL, apiKey })]);
+	const names = Object.keys(EXAMPLES) as ExampleName[];
+	const workflows = names.map((name) => {
+		const text = JSON.stringify(loadExample(EXAMPLES[name])).split(EXAMPLE_FILES_ROOT).join(filesRoot);
+		return JSON.parse(text) as WorkflowJson;
+	});
+	const ids = await importWorkflows(n8n, workflows);
+	names.forEach((name, index) => (workflowIds[name] = ids[index]));
+	await n8n.start();
+});
+
+afterAll(async () => {
+	await n8n?.dispose();
+	await sandbox?.close();
+	fs.rmSync(filesRoot, { recursive: true, force: true });
+});
+
+async function sandboxPost(urlPath: string, body: unknown): Promise<any> {
+	const response = await fetch(`${sandbox.baseUrl}${urlPath}`, {
+		method: 'POST',
+		headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+		body: JSON.stringify(body),
+	});
+	if (!response.ok) throw new Error(`POST ${urlPath}: ${response.status} ${await response.text()}`);
+	return await response.json();
+}
+
+describe('the examples folder', () => {
+	it('holds these three examples; every node is one n8n knows, every credential the shared sandbox one', async () => {
+		expect(exampleFiles()).toEqual(Object.values(EXAMPLES).sort());
+
+		const response = await fetch(`${n8n.baseUrl}/types/nodes.json`, { headers: n8n.authHeaders() });
+		const known = new Map<string, number[]>();
+		for (const type of (await response.json()) as Array<{ name: string; version: number | number[] }>) {
+			known.set(type.name, [...(known.get(type.name) ?? []), ...([] as number[]).concat(type.version)]);
+		}
+		for (const file of exampleFiles()) {
+			const example = loadExample(file);
+			expect(example.name).toEqual(expect.any(String));
+			for (const node of example.nodes) {
+				expect({ file, node: node.name, type: node.type, known: known.get(node.type)?.includes(node.typeVersion) }).toEqual({
+					file,
+					node: node.name,
+					type: node.type,
+					known: true,
+				});
+				if (node.type === NODE_TYPE || node.type === TRIGGER_NODE_TYPE) {
+					expect({ file, node: node.name, credentials: node.credentials }).toEqual({
+						file,
+						node: node.name,
+						credentials: { [CREDENTIAL_TYPE]: SANDBOX_CREDENTIAL },
+					});
+				}
+			}
+			// Every connection joins nodes of the workflow.
+			const names = new Set(example.nodes.map((node) => node.name));
+			for (const [from, { main }] of Object.entries(example.connections)) {
+				expect(names.has(from)).toBe(true);
+				for (const target of main.flat()) expect({ from, to: target.node, exists: names.has(target.node) }).toEqual({ from, to: target.node, exists: true });
+			}
+		}
+	});
+});
+
+describe('CRM deal won → create document from a template', () => {
+	it('the CRM’s webhook call creates the contract from its template, signed by the deal’s contact', async () => {
+		const template = await sandboxPost('/templates', {
+			name: 'Master services agreement',
+			document_name: 'msa.pdf',
+			message: 'Welcome aboard! Please sign the MSA.',
+			signer_roles: [{ role: 'Client' }],
+			metadata: { template: 'msa-2026' },
+		});
+		await n8n.activate(workflowIds.crm);
+
+		const call = await fetch(n8n.productionWebhookUrl('crm-deal-won'), {
+			method: 'POST',
+			headers: { 'content-type': 'application/json' },
+			body: JSON.stringify({
+				template_id: template.id,
+				deal: { id: 'D-1001', name: 'ACME renewal', amount: 12000 },
+				contact: { email: 'jane.doe@acme.example', name: 'Jane Doe' },
+			}),
+			signal: AbortSignal.timeout(30_000),
+		});
+		expect(call.status).toBe(200);
+		const reply = (await call.json()) as Record<string, string>;
+
+		const documents = sandbox.store.documentsOf(apiKey).filter((doc) => doc.template_id === template.id);
+		expect(documents).toHaveLength(1);
+		const [document] = documents;
+		expect(reply).toEqual({ document_id: document.id, status: 'pending', signing_url: document.signing_url, deal_id: 'D-1001' });
+		expect(document).toMatchObject({
+			name: 'Contract D-1001.pdf',
+			status: 'pending',
+			message: 'Welcome aboard! Please sign the MSA.',
+			metadata: { template: 'msa-2026', deal_id: 'D-1001', deal_name: 'ACME renewal', source: 'crm' },
+		});
+		expect(document.signers.map((signer) => [signer.email, signer.name, signer.order])).toEqual([['jane.doe@acme.example', 'Jane Doe', 1]]);
+
+		const [execution] = await n8n.waitForExecutions(workflowIds.crm);
+		expect({ status: execution.status, mode: execution.mode }).toEqual({ status: 'success', mode: 'webhook' });
+		await n8n.deactivate(workflowIds.crm);
+	});
+});
+
+describe('Document completed → notify and archive', () => {
+	it('a document signed by everyone starts it: the message is composed and the record archived', async () => {
+		await n8n.activate(workflowIds.completed);
+		// Activation registered the trigger's webhook with the service.
+		const [webhook] = sandbox.store.webhooksOf(apiKey);
+		expect(webhook).toMatchObject({ events: ['document.completed'], active: true });
+		expect(webhook.url.startsWith(`${n8n.baseUrl}/webhook/`)).toBe(true);
+
+		const created = await sandboxPost('/documents', {
+			name: 'msa-acme.pdf',
+			signers: [
+				{ email: 'jane.doe@acme.example', name: 'Jane Doe' },
+				{ email: 'sam@ourco.example', name: 'Sam Seller' },
+			],
+		});
+		for (const signer of created.signers) sandbox.actAsSigner(created.id, signer.id, 'sign');
+		await sandbox.flushDeliveries();
+
+		const delivered = sandbox.deliveries().filter((attempt) => attempt.webhookId === webhook.id);
+		expect(delivered.map((attempt) => [attempt.event, attempt.status])).toEqual([['document.completed', 200]]);
+
+		const [execution] = await n8n.waitForExecutions(workflowIds.completed);
+		expect({ status: execution.status, mode: execution.mode }).toEqual({ status: 'success', mode: 'webhook' });
+		const run = { data: execution.data! };
+		const [fetched] = nodeItems(run, 'Get Document').map((item) => item.json);
+		expect(fetched).toMatchObject({ id: created.id, status: 'completed' });
+		const [notification] = nodeItems(run, 'Compose Notification').map((item) => item.json);
+		expect(notification).toEqual({
+			subject: 'Signed: msa-acme.pdf',
+			text: `"msa-acme.pdf" has been signed by everyone: Jane Doe <jane.doe@acme.example>, Sam Seller <sam@ourco.example>. Completed at ${fetched.completed_at}.`,
+			document_id: created.id,
+			link: created.signing_url,
+		});
+
+		// The archive: the completed record, as the service has it.
+		const archived = JSON.parse(fs.readFileSync(path.join(archiveDir, `${created.id}.json`), 'utf8'));
+		const [stored] = sandbox.store.documentsOf(apiKey).filter((doc) => doc.id === created.id);
+		expect(archived).toMatchObject({ id: created.id, status: 'completed', completed_at: stored.completed_at });
+		expect(archived.signers.map((signer: any) => signer.status)).toEqual(['signed', 'signed']);
+
+		await n8n.deactivate(workflowIds.completed);
+		expect(sandbox.store.webhooksOf(apiKey)).toEqual([]);
+	});
+});
+
+describe('Bulk send from a list', () => {
+	it('creates and sends one document per recipient', async () => {
+		const result = await n8n.execute(workflowIds.bulk);
+		expect({ status: result.status, error: result.error?.message }).toEqual({ status: 'success', error: undefined });
+
+		const recipients = nodeItems(result.run, 'Recipients').map((item) => item.json);
+		expect(recipients).toHaveLength(3);
+		const created = nodeItems(result.run, 'Create Document per Recipient');
+		expect(created).toHaveLength(3);
+		// Each output item is the document of the recipient it came from.
+		created.forEach((item, index) => {
+			expect(item.pairedItem).toEqual({ item: index });
+			expect(item.json).toMatchObject({
+				name: `Partner agreement - ${recipients[index].company}.pdf`,
+				status: 'pending',
+				signers: [expect.objectContaining({ email: recipients[index].email, name: recipients[index].name })],
+			});
+		});
+
+		const stored = sandbox.store.documentsOf(apiKey).filter((doc) => doc.metadata.campaign === 'partner-agreements');
+		expect(stored.map((doc) => doc.id).sort()).toEqual(created.map((item) => item.json.id).sort());
+		const grace = stored.find((doc) => doc.signers[0].email === 'grace@example.com');
+		expect(grace).toMatchObject({
+			name: 'Partner agreement - Compilers Inc.pdf',
+			message: 'Hello Grace, please sign the partner agreement for Compilers Inc.',
+			metadata: { company: 'Compilers Inc', campaign: 'partner-agreements' },
+		});
+	});
+});

@@ -1,0 +1,204 @@
+/**
+ * Small builders of n8n workflow JSON for the end-to-end tests: a Manual Trigger, Code, Set and
+ * file nodes, the Document Signing node with a credential reference, and linear chains of them.
+ * Plus readers of run data that keep the binary part of items (nodeOutput in ./n8n keeps json
+ * only) and of the shipped examples/.
+ *
+ * Nothing here depends on jest or on a running n8n.
+ */
+import { randomUUID } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+import { CREDENTIAL_TYPE, NODE_TYPE, newId, type N8nInstance, type NodeRun, type RunData } from './n8n';
+
+export const EXAMPLES_DIR = path.resolve(__dirname, '..', '..', 'examples');
+
+/** The credential every shipped example refers to (one import with this id makes them all work). */
+export const SANDBOX_CREDENTIAL = { id: 'documentSigningSandbox', name: 'Document Signing (sandbox)' } as const;
+
+export interface CredentialRef {
+	id: string;
+	name: string;
+}
+
+export interface WorkflowNode {
+	id: string;
+	name: string;
+	type: string;
+	typeVersion: number;
+	position: [number, number];
+	parameters: Record<string, unknown>;
+	credentials?: Record<string, CredentialRef>;
+	webhookId?: string;
+	continueOnFail?: boolean;
+	onError?: 'continueRegularOutput' | 'continueErrorOutput' | 'stopWorkflow';
+	executeOnce?: boolean;
+	alwaysOutputData?: boolean;
+	[key: string]: unknown;
+}
+
+export interface WorkflowJson {
+	id?: string;
+	name: string;
+	nodes: WorkflowNode[];
+	connections: Record<string, { main: Array<Array<{ node: string; type: 'main'; index: number }>> }>;
+	settings?: Record<string, unknown>;
+	[key: string]: unknown;
+}
+
+/** `{ documentSigningApi: { id, name } }`, as a node's `credentials`. */
+export function credentialsRef(credential: CredentialRef): Record<string, CredentialRef> {
+	return { [CREDENTIAL_TYPE]: { id: credential.id, name: credential.name } };
+}
+
+/** A resource-locator value in "By ID" mode; `value` may be an expression (`={{ $json.id }}`). */
+export function byId(value: string): { __rl: true; mode: 'id'; value: string } {
+	return { __rl: true, mode: 'id', value };
+}
+
+function node(name: string, type: string, typeVersion: number, parameters: Record<string, unknown>, extra: Partial<WorkflowNode> = {}): WorkflowNode {
+	return { id: randomUUID(), name, type, typeVersion, position: [0, 0], parameters, ...extra };
+}
+
+export function manualTrigger(name = 'Start'): WorkflowNode {
+	return node(name, 'n8n-nodes-base.manualTrigger', 1, {});
+}
+
+/** A Code node (JavaScript, run once for all items unless `eachItem`). */
+export function codeNode(name: string, jsCode: string, options: { eachItem?: boolean } = {}): WorkflowNode {
+	return node(name, 'n8n-nodes-base.code', 2, {
+		mode: options.eachItem ? 'runOnceForEachItem' : 'runOnceForAllItems',
+		language: 'javaScript',
+		jsCode,
+	});
+}
+
+/** A Set ("Edit Fields") node; values starting with `=` are expressions. */
+export function setNode(name: string, fields: Record<string, string | number | boolean>, options: { includeOtherFields?: boolean } = {}): WorkflowNode {
+	return node(name, 'n8n-nodes-base.set', 3.4, {
+		mode: 'manual',
+		includeOtherFields: options.includeOtherFields ?? false,
+		assignments: {
+			assignments: Object.entries(fields).map(([fieldName, value]) => ({
+				id: randomUUID(),
+				name: fieldName,
+				value,
+				type: typeof value === 'number' ? 'number' : typeof value === 'boolean' ? 'boolean' : 'string',
+			})),
+		},
+		options: {},
+	});
+}
+
+/** "Read/Write Files from Disk" reading files matching `fileSelector` into binary field `data`. */
+export function readFilesNode(name: string, fileSelector: string): WorkflowNode {
+	return node(name, 'n8n-nodes-base.readWriteFile', 1, { operation: 'read', fileSelector, options: {} });
+}
+
+/** "Extract from File" parsing the CSV in binary field `binaryPropertyName` into one item per row. */
+export function extractCsvNode(name: string, binaryPropertyName = 'data'): WorkflowNode {
+	return node(name, 'n8n-nodes-base.extractFromFile', 1, { operation: 'csv', binaryPropertyName, options: {} });
+}
+
+/** The Document Signing node with the given parameters (resource, operation, ...). */
+export function signingNode(
+	name: string,
+	parameters: Record<string, unknown>,
+	options: { credential: CredentialRef; continueOnFail?: boolean; executeOnce?: boolean },
+): WorkflowNode {
+	return node(name, NODE_TYPE, 1, parameters, {
+		credentials: credentialsRef(options.credential),
+		...(options.continueOnFail ? { onError: 'continueRegularOutput' as const } : {}),
+		...(options.executeOnce ? { executeOnce: true } : {}),
+	});
+}
+
+/** Connects `from` (output 0) to `to` (input 0). */
+export function connect(workflow: Pick<WorkflowJson, 'connections'>, from: string, to: string): void {
+	const outputs = (workflow.connections[from] ??= { main: [[]] });
+	outputs.main[0] ??= [];
+	outputs.main[0].push({ node: to, type: 'main', index: 0 });
+}
+
+/** A workflow whose nodes run one after the other, laid out left to right. */
+export function chain(name: string, nodes: WorkflowNode[]): WorkflowJson {
+	const workflow: WorkflowJson = { name, nodes: [], connections: {}, settings: { executionOrder: 'v1' } };
+	nodes.forEach((entry, index) => {
+		workflow.nodes.push({ ...entry, position: [index * 220, 0] });
+		if (index > 0) connect(workflow, nodes[index - 1].name, entry.name);
+	});
+	return workflow;
+}
+
+/**
+ * Imports several workflows with ONE `n8n import:workflow` (a file holding an array), saving the
+ * few seconds each CLI start costs. Workflows without an id get one. Resolves with the ids, in
+ * order. Imported workflows are inactive.
+ */
+export async function importWorkflows(n8n: N8nInstance, workflows: WorkflowJson[]): Promise<string[]> {
+	const now = new Date().toISOString();
+	const entries = workflows.map((workflow) => ({
+		settings: {},
+		createdAt: now,
+		updatedAt: now,
+		...workflow,
+		id: workflow.id || newId(),
+		active: false,
+	}));
+	const dir = path.join(n8n.userFolder, 'imports');
+	fs.mkdirSync(dir, { recursive: true });
+	const file = path.join(dir, `workflows-${Date.now()}-${newId()}.json`);
+	fs.writeFileSync(file, JSON.stringify(entries, null, 2));
+	try {
+		const result = await n8n.runCli(['import:workflow', `--input=${file}`]);
+		if (result.code !== 0) {
+			throw new Error(`n8n import:workflow failed (exit ${result.code ?? result.signal}):\n${result.stderr.split('\n').slice(-20).join('\n')}`);
+		}
+	} finally {
+		fs.rmSync(file, { force: true });
+	}
+	return entries.map((entry) => entry.id);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Run data
+
+export interface OutputItem {
+	json: Record<string, any>;
+	binary?: Record<string, { mimeType?: string; fileName?: string; fileExtension?: string; fileSize?: string; id?: string; data?: string; [key: string]: unknown }>;
+	error?: unknown;
+	pairedItem?: unknown;
+	[key: string]: unknown;
+}
+
+/** Every run of a node (throws, naming the nodes that ran, when it did not run). */
+export function nodeRuns(run: Pick<RunData, 'data'>, nodeName: string): NodeRun[] {
+	const runs = run.data.resultData.runData[nodeName];
+	if (!runs?.length) {
+		const ran = Object.keys(run.data.resultData.runData).join(', ') || 'none';
+		throw new Error(`node "${nodeName}" did not run (nodes that ran: ${ran})`);
+	}
+	return runs;
+}
+
+/** The items (json and binary) of a node's first run, first output. */
+export function nodeItems(run: Pick<RunData, 'data'>, nodeName: string, outputIndex = 0): OutputItem[] {
+	return (nodeRuns(run, nodeName)[0].data?.main?.[outputIndex] ?? []) as OutputItem[];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Examples
+
+/** The file names in examples/, sorted. */
+export function exampleFiles(): string[] {
+	return fs
+		.readdirSync(EXAMPLES_DIR)
+		.filter((file) => file.endsWith('.json'))
+		.sort();
+}
+
+/** One shipped example, parsed. */
+export function loadExample(fileName: string): WorkflowJson {
+	return JSON.parse(fs.readFileSync(path.join(EXAMPLES_DIR, fileName), 'utf8')) as WorkflowJson;
+}
