@@ -17,4 +17,8 @@ if [ -f e2e/jest.config.js ]; then
   npx jest -c e2e/jest.config.js --ci --json --outputFile="$reports/e2e.json" || status=$?
   npx ts-node --transpile-only scripts/jest-summary.ts "$reports/e2e.json" e2e
 fi
+if [ -f e2e/queue/jest.config.js ]; then
+  npx jest -c e2e/queue/jest.config.js --ci --json --outputFile="$reports/queue.json" || status=$?
+  npx ts-node --transpile-only scripts/jest-summary.ts "$reports/queue.json" queue
+fi
 exit $status

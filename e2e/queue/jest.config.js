@@ -1,0 +1,20 @@
+/* global module, __dirname */
+/**
+ * The queue-mode suite: the real n8n as main + workers + webhook processors on Redis and
+ * PostgreSQL (see cluster.ts). Its own config, because it needs those two servers (installed by
+ * global-setup.ts) and runs apart from the single-process e2e suite (`e2e/jest.config.js`, whose
+ * pattern `*.e2e.test.ts` does not match `*.queue.test.ts`).
+ * Needs the package built (`npm run build`). Run with `npx jest -c e2e/queue/jest.config.js`.
+ */
+module.exports = {
+	rootDir: __dirname,
+	testEnvironment: 'node',
+	roots: ['<rootDir>'],
+	testMatch: ['**/*.queue.test.ts'],
+	transform: { '^.+\\.ts$': ['ts-jest', { isolatedModules: true }] },
+	// Installs the n8n host, Redis and PostgreSQL before the tests, outside their timeouts.
+	globalSetup: '<rootDir>/global-setup.ts',
+	// One cluster at a time on a 2-core machine. Every wait in the suite is bounded below this.
+	maxWorkers: 1,
+	testTimeout: 600000,
+};

@@ -1,0 +1,567 @@
+/**
+ * The package in n8n's queue mode: Redis, PostgreSQL, and n8n as a main process, 2 workers and a
+ * webhook processor (then a second one), all with this package installed — see ./cluster.ts.
+ *
+ * 1. Bulk send: a production webhook (on the webhook processor) starts a workflow that splits
+ *    1,000 rows into items and creates one document per item with the Document Signing node; a
+ *    worker runs it. Every item has its document, none twice.
+ * 2. Trigger activation (by the main process): the service has exactly one webhook, for the
+ *    webhook processor's URL; the secret the main process stored is in the database.
+ * 3. 200 `document.signed` events, delivered by the service to the webhook processor: each
+ *    delivery id starts exactly one execution, run by exactly one of the workers.
+ * 4. Forged deliveries (no, bad, stale signature; tampered body) are answered 401 by the webhook
+ *    processor and start nothing.
+ * 5. Repeated deliveries (same delivery id, freshly signed like a service retry): to the same
+ *    webhook processor, one after the other and two at once: one execution. What n8n 2.41 saves
+ *    of the trigger's static data, read from the database: the secret the main process wrote at
+ *    activation (which a second webhook processor uses), and a delivery id only when the request
+ *    started no execution.
+ * 6. Two KNOWN LIMITS of the trigger, as `it.failing` tests (they pass while the limit holds and
+ *    fail once it is lifted): a repeat sent to another webhook processor starts a second
+ *    execution; a delivery whose execution n8n failed to start (500) is then swallowed as a
+ *    duplicate when the service retries it.
+ * 7. Deactivation removes the webhook (registered once over the whole run); the webhook
+ *    processor then answers 404.
+ *
+ * Prints the figures (events/s, executions per worker, phase times) and writes them to
+ * $E2E_ARTIFACTS_DIR/queue/queue-figures.json (default <tmp>/n8n-nodes-document-signing-e2e).
+ *
+ * Needs the package built (`npm run build`); Redis and PostgreSQL are installed (Debian packages)
+ * and started by scripts/redis.sh and scripts/postgres.sh. Run: `npx jest -c e2e/queue/jest.config.js`.
+ */
+import { randomUUID } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+import { signWebhookPayload } from '../../nodes/shared/webhookSignature';
+import { startSandbox, type DeliveryAttempt, type Sandbox } from '../../sandbox';
+import { CREDENTIAL_TYPE, NODE_TYPE, TRIGGER_NODE_TYPE, type Execution } from '../harness/n8n';
+import { startQueueCluster, type QueueCluster, type QueueProcess } from './cluster';
+
+const BULK_ITEMS = 1000;
+/** DB statement timeout of the second webhook processor (ms). */
+const STATEMENT_TIMEOUT_MS = 4_000;
+const EVENTS = 200;
+const TRIGGER_NAME = 'Document Signing Trigger';
+const TRIGGER_KEY = `node:${TRIGGER_NAME}`;
+const ARTIFACTS_DIR = path.join(process.env.E2E_ARTIFACTS_DIR ?? path.join(os.tmpdir(), 'n8n-nodes-document-signing-e2e'), 'queue');
+
+const sleep = async (ms: number) => await new Promise((resolve) => setTimeout(resolve, ms));
+
+async function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
+	let timer: NodeJS.Timeout | undefined;
+	const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${message} within ${ms} ms`)), ms)));
+	try {
+		return await Promise.race([promise, timeout]);
+	} finally {
+		clearTimeout(timer);
+	}
+}
+
+/** Figures printed at the end and written to queue-figures.json. */
+const figures: Record<string, unknown> = {};
+
+function report(name: string, value: unknown): void {
+	figures[name] = value;
+	process.stdout.write(`queue-mode ${name}: ${JSON.stringify(value)}\n`);
+}
+
+interface TriggerItem {
+	event: string;
+	deliveryId: string;
+	data: { document?: Record<string, any>; signer?: Record<string, any> };
+}
+
+function triggerItem(execution: Execution): TriggerItem {
+	const items = execution.data?.resultData.runData[TRIGGER_NAME]?.[0]?.data?.main?.[0] ?? [];
+	if (items.length !== 1) throw new Error(`execution ${execution.id}: expected 1 trigger item, got ${items.length}`);
+	return items[0].json as TriggerItem;
+}
+
+function countBy<T>(values: T[]): Map<T, number> {
+	const counts = new Map<T, number>();
+	for (const value of values) counts.set(value, (counts.get(value) ?? 0) + 1);
+	return counts;
+}
+
+describe('queue mode: main + 2 workers + webhook processor, Redis, PostgreSQL', () => {
+	let sandbox: Sandbox;
+	let cluster: QueueCluster;
+	let apiKey: string;
+	let credentialId: string;
+	let bulkWorkflowId: string;
+	let bulkPath: string;
+	let triggerWorkflowId: string;
+	let triggerWebhookNodeId: string;
+	let serviceWebhookId: string;
+	let secret: string;
+	const suiteStarted = Date.now();
+
+	const ourDeliveries = (): DeliveryAttempt[] => sandbox.deliveries().filter((d) => d.webhookId === serviceWebhookId);
+	const webhookPath = () => `${triggerWebhookNodeId}/webhook`;
+
+	/** Every execution of a workflow, newest first (the public API's pages of 250, by cursor). */
+	async function allExecutions(workflowId: string, includeData: boolean): Promise<Execution[]> {
+		const executions: Execution[] = [];
+		let cursor: string | undefined;
+		for (let page = 0; page < 100; page++) {
+			const params = new URLSearchParams({ workflowId, includeData: String(includeData), limit: '250' });
+			if (cursor) params.set('cursor', cursor);
+			const body = await cluster.main.api<{ data: Execution[]; nextCursor?: string | null }>('GET', `/executions?${params.toString()}`);
+			executions.push(...body.data);
+			if (!body.nextCursor) break;
+			cursor = body.nextCursor;
+		}
+		return executions;
+	}
+
+	/** Waits (bounded) until `count` executions of the workflow have finished; resolves with them, with data. */
+	async function waitForFinished(workflowId: string, count: number, timeoutMs: number): Promise<Execution[]> {
+		const deadline = Date.now() + timeoutMs;
+		for (;;) {
+			const executions = await allExecutions(workflowId, false);
+			const finished = executions.filter((e) => !['new', 'running', 'waiting'].includes(e.status));
+			if (finished.length >= count) return await allExecutions(workflowId, true);
+			if (Date.now() > deadline) {
+				throw new Error(`${finished.length} of ${count} executions of ${workflowId} finished after ${timeoutMs} ms (${executions.length} exist)`);
+			}
+			await sleep(500);
+		}
+	}
+
+	/** The trigger's executions that carry `deliveryId`. */
+	async function executionsOfDelivery(deliveryId: string): Promise<Execution[]> {
+		return (await allExecutions(triggerWorkflowId, true)).filter((e) => {
+			try {
+				return triggerItem(e).deliveryId === deliveryId;
+			} catch {
+				return false;
+			}
+		});
+	}
+
+	/** POSTs a delivery body as the service would: signed now (or at `t`) with `key`. */
+	async function deliver(url: string, body: string, options: { key?: string; t?: number; signature?: string | null } = {}) {
+		const t = options.t ?? Math.floor(Date.now() / 1000);
+		const headers: Record<string, string> = { 'content-type': 'application/json' };
+		const signature = options.signature === undefined ? signWebhookPayload(options.key ?? secret, t, body) : options.signature;
+		if (signature !== null) headers['x-signature'] = signature;
+		const response = await fetch(url, { method: 'POST', headers, body, signal: AbortSignal.timeout(30_000) });
+		return { status: response.status, body: await response.text() };
+	}
+
+	/** Delivers like the service: attempts until a 2xx, at most `maxAttempts`, 1 s apart. */
+	async function deliverUntilAccepted(url: string, body: string, maxAttempts: number) {
+		const attempts: Array<{ status: number; body: string }> = [];
+		for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+			const answer = await deliver(url, body);
+			attempts.push(answer);
+			if (answer.status >= 200 && answer.status < 300) break;
+			await sleep(1_000);
+		}
+		return attempts;
+	}
+
+	/** A new, never delivered `document.signed` body for one of the bulk's documents. */
+	function freshDelivery(tag: string): { id: string; body: string } {
+		const template = JSON.parse(ourDeliveries()[0].body) as Record<string, unknown>;
+		const id = `dlv_queue_${tag}_${randomUUID().replace(/-/g, '')}`;
+		return { id, body: JSON.stringify({ ...template, id, created_at: new Date().toISOString() }) };
+	}
+
+	beforeAll(async () => {
+		fs.mkdirSync(ARTIFACTS_DIR, { recursive: true });
+		// The contract's delivery schedule (10 s to answer; retries after 1 s, 2 s, 4 s, … 8 attempts).
+		sandbox = await startSandbox({ port: 0, webhookRetry: { baseDelayMs: 1_000, maxAttempts: 8, timeoutMs: 10_000 } });
+		({ apiKey } = sandbox.createAccount());
+		bulkPath = `bulk-${randomUUID()}`;
+		triggerWebhookNodeId = randomUUID();
+		const started = Date.now();
+		cluster = await startQueueCluster({
+			workers: 2,
+			webhookProcessors: 1,
+			sandboxBaseUrl: sandbox.baseUrl,
+			beforeStart: async (main) => {
+				[credentialId] = await main.importCredentials([main.documentSigningCredential({ apiKey, name: 'Sandbox (queue e2e)' })]);
+				const credentials = { [CREDENTIAL_TYPE]: { id: credentialId, name: 'Sandbox (queue e2e)' } };
+				bulkWorkflowId = await main.importWorkflow({
+					name: 'queue e2e: bulk send',
+					settings: { executionOrder: 'v1' },
+					nodes: [
+						{
+							id: randomUUID(),
+							name: 'Rows',
+							type: 'n8n-nodes-base.webhook',
+							typeVersion: 2,
+							position: [0, 0],
+							webhookId: randomUUID(),
+							parameters: { httpMethod: 'POST', path: bulkPath, responseMode: 'onReceived', options: {} },
+						},
+						{
+							id: randomUUID(),
+							name: 'One item per row',
+							type: 'n8n-nodes-base.splitOut',
+							typeVersion: 1,
+							position: [220, 0],
+							parameters: { fieldToSplitOut: 'body.rows', include: 'noOtherFields', options: {} },
+						},
+						{
+							id: randomUUID(),
+							name: 'Create document',
+							type: NODE_TYPE,
+							typeVersion: 1,
+							position: [440, 0],
+							credentials,
+							parameters: {
+								resource: 'document',
+								operation: 'create',
+								name: '={{ $json.name }}',
+								signers: { signer: [{ email: '={{ $json.email }}', name: '={{ $json.signer }}' }] },
+							},
+						},
+					],
+					connections: {
+						Rows: { main: [[{ node: 'One item per row', type: 'main', index: 0 }]] },
+						'One item per row': { main: [[{ node: 'Create document', type: 'main', index: 0 }]] },
+					},
+				});
+				triggerWorkflowId = await main.importWorkflow({
+					name: 'queue e2e: when a document is signed',
+					settings: { executionOrder: 'v1' },
+					nodes: [
+						{
+							id: randomUUID(),
+							name: TRIGGER_NAME,
+							type: TRIGGER_NODE_TYPE,
+							typeVersion: 1,
+							position: [0, 0],
+							webhookId: triggerWebhookNodeId,
+							parameters: { events: ['document.signed'], options: {} },
+							credentials,
+						},
+					],
+					connections: {},
+				});
+			},
+		});
+		report('cluster start (s)', Math.round((Date.now() - started) / 100) / 10);
+	});
+
+	afterAll(async () => {
+		report('suite wall time (s)', Math.round((Date.now() - suiteStarted) / 100) / 10);
+		try {
+			fs.writeFileSync(path.join(ARTIFACTS_DIR, 'queue-figures.json'), `${JSON.stringify(figures, null, 2)}\n`);
+		} catch {
+			// figures are printed already
+		}
+		await cluster?.dispose();
+		await sandbox?.close();
+	});
+
+	it('bulk send: 1,000 Document Create items in one execution on a worker, none lost, none twice', async () => {
+		await cluster.main.activate(bulkWorkflowId);
+		const rows = Array.from({ length: BULK_ITEMS }, (_, i) => ({
+			name: `queue-bulk-${String(i).padStart(4, '0')}.pdf`,
+			email: `signer${i}@example.com`,
+			signer: `Signer ${i}`,
+		}));
+
+		const started = Date.now();
+		const call = await fetch(cluster.productionWebhookUrl(bulkPath), {
+			method: 'POST',
+			headers: { 'content-type': 'application/json' },
+			body: JSON.stringify({ rows }),
+			signal: AbortSignal.timeout(30_000),
+		});
+		expect(call.status).toBe(200);
+		const [execution] = await waitForFinished(bulkWorkflowId, 1, 400_000);
+		const seconds = (Date.now() - started) / 1000;
+
+		expect({ status: execution.status, error: execution.data?.resultData.error?.message }).toEqual({ status: 'success', error: undefined });
+		expect(execution.mode).toBe('webhook');
+		const output = execution.data?.resultData.runData['Create document']?.[0]?.data?.main?.[0] ?? [];
+		expect(output).toHaveLength(BULK_ITEMS);
+		output.forEach((item, i) => {
+			expect(item.pairedItem).toEqual({ item: i });
+			expect(item.json.name).toBe(rows[i].name);
+		});
+		const stored = sandbox.store.documentsOf(apiKey);
+		expect(stored).toHaveLength(BULK_ITEMS);
+		expect(new Set(stored.map((d) => d.name)).size).toBe(BULK_ITEMS);
+		expect(new Set(output.map((item) => item.json.id))).toEqual(new Set(stored.map((d) => d.id)));
+
+		// It ran on exactly one worker, once.
+		const ranOn = Object.entries(cluster.executionsByWorker()).filter(([, ids]) => ids.includes(execution.id));
+		expect(ranOn.map(([, ids]) => ids.filter((id) => id === execution.id).length)).toEqual([1]);
+		report('bulk send', { items: BULK_ITEMS, seconds: Math.round(seconds * 10) / 10, itemsPerSecond: Math.round(BULK_ITEMS / seconds), worker: ranOn[0][0] });
+
+		await cluster.main.deactivate(bulkWorkflowId);
+	});
+
+	it("activation (main process) registers one webhook, for the webhook processor's URL; its secret is in the database", async () => {
+		const postsBefore = sandbox.stats().routes['POST /v1/webhooks'] ?? 0;
+		const status = await cluster.main.activate(triggerWorkflowId);
+		expect(status.status).toBe('published');
+
+		const webhooks = sandbox.store.webhooksOf(apiKey);
+		expect(webhooks).toHaveLength(1);
+		expect(webhooks[0]).toMatchObject({ url: cluster.productionWebhookUrl(webhookPath()), events: ['document.signed'], active: true });
+		expect((sandbox.stats().routes['POST /v1/webhooks'] ?? 0) - postsBefore).toBe(1);
+		serviceWebhookId = webhooks[0].id;
+
+		// What the webhook processor will read: the static data the main process saved at activation.
+		const stored = (await cluster.storedStaticData(triggerWorkflowId))[TRIGGER_KEY] as Record<string, any>;
+		expect(stored).toMatchObject({ webhookId: serviceWebhookId, webhookUrl: webhooks[0].url, webhookEvents: ['document.signed'] });
+		expect(stored.webhookSecret).toMatch(/^[0-9a-f]{64}$/);
+		secret = stored.webhookSecret;
+	});
+
+	it('200 signing events through the webhook processor: each delivery executed exactly once, across the workers', async () => {
+		const documents = sandbox.store.documentsOf(apiKey).slice(0, EVENTS);
+		const executionsBefore = cluster.executionsByWorker();
+
+		const started = Date.now();
+		for (const document of documents) sandbox.actAsSigner(document.id, document.signers[0].id, 'sign');
+		await withTimeout(sandbox.flushDeliveries(), 400_000, 'the deliveries did not end');
+		const acknowledged = (Date.now() - started) / 1000;
+		const executions = await waitForFinished(triggerWorkflowId, EVENTS, 400_000);
+		const executed = (Date.now() - started) / 1000;
+		// Nothing more comes later (a late duplicate would).
+		await sleep(3_000);
+		const after = await allExecutions(triggerWorkflowId, false);
+
+		// The service: one delivery per signing, each ended with a 2xx from the webhook processor.
+		const deliveries = ourDeliveries();
+		const deliveryIds = [...new Set(deliveries.map((d) => d.deliveryId))];
+		expect(deliveryIds).toHaveLength(EVENTS);
+		expect(deliveries.every((d) => d.event === 'document.signed' && d.url === cluster.productionWebhookUrl(webhookPath()))).toBe(true);
+		const unacknowledged = deliveryIds.filter((id) => !deliveries.some((d) => d.deliveryId === id && d.ok));
+		expect(unacknowledged).toEqual([]);
+
+		// n8n: exactly one successful execution per delivery id, with the right document.
+		expect(after).toHaveLength(EVENTS);
+		expect(executions.map((e) => e.status)).toEqual(Array(EVENTS).fill('success'));
+		expect(executions.every((e) => e.mode === 'webhook')).toBe(true);
+		const items = executions.map(triggerItem);
+		const perDelivery = countBy(items.map((item) => item.deliveryId));
+		expect([...perDelivery.values()].every((count) => count === 1)).toBe(true);
+		expect(new Set(perDelivery.keys())).toEqual(new Set(deliveryIds));
+		expect(new Set(items.map((item) => item.data.document?.id))).toEqual(new Set(documents.map((d) => d.id)));
+		expect(items.every((item) => item.event === 'document.signed')).toBe(true);
+
+		// The workers: every execution started on exactly one worker, and both took a share.
+		const byWorker = cluster.executionsByWorker();
+		const ids = executions.map((e) => e.id);
+		const perWorker: Record<string, number> = {};
+		for (const [worker, started] of Object.entries(byWorker)) {
+			const before = new Set(executionsBefore[worker]);
+			perWorker[worker] = started.filter((id) => !before.has(id) && ids.includes(id)).length;
+		}
+		const everyStart = Object.values(byWorker).flat();
+		const startsPerExecution = ids.map((id) => everyStart.filter((started) => started === id).length);
+		expect(startsPerExecution).toEqual(Array(EVENTS).fill(1));
+		expect(Object.values(perWorker).every((count) => count > 0)).toBe(true);
+
+		const attempts = deliveries.length;
+		const failures = countBy(deliveries.filter((d) => !d.ok).map((d) => (d.status === null ? String(d.error) : `HTTP ${d.status}`)));
+		report('signing events', {
+			events: EVENTS,
+			deliveryAttempts: attempts,
+			retriedAttempts: attempts - EVENTS,
+			failedAttempts: Object.fromEntries(failures),
+			acknowledgedInSeconds: Math.round(acknowledged * 10) / 10,
+			executedInSeconds: Math.round(executed * 10) / 10,
+			eventsPerSecondAcknowledged: Math.round((EVENTS / acknowledged) * 10) / 10,
+			eventsPerSecondExecuted: Math.round((EVENTS / executed) * 10) / 10,
+			executionsPerWorker: perWorker,
+		});
+	});
+
+	it('forged deliveries are answered 401 by the webhook processor and start nothing', async () => {
+		const url = cluster.productionWebhookUrl(webhookPath());
+		const before = (await allExecutions(triggerWorkflowId, false)).length;
+		const genuine = ourDeliveries()[0].body;
+		const forged = freshDelivery('forged').body;
+		const now = Math.floor(Date.now() / 1000);
+
+		const answers = [
+			await deliver(url, forged, { signature: null }),
+			await deliver(url, forged, { key: 'not-the-secret-not-the-secret-not-the-secret' }),
+			await deliver(url, forged, { t: now - 3600 }),
+			await deliver(url, forged, { signature: `t=${now},v1=${'0'.repeat(64)}` }),
+			// A genuine body's signature on another body.
+			await deliver(url, forged, { signature: signWebhookPayload(secret, now, genuine) }),
+			await deliver(url, '', {}),
+		];
+		expect(answers.map((a) => a.status)).toEqual([401, 401, 401, 401, 401, 401]);
+		await sleep(2_000);
+		expect(await allExecutions(triggerWorkflowId, false)).toHaveLength(before);
+	});
+
+	describe('repeated deliveries (the same delivery id, freshly signed, as a service retry)', () => {
+		const storedRecent = async (): Promise<string[]> => {
+			const stored = (await cluster.storedStaticData(triggerWorkflowId))[TRIGGER_KEY] as Record<string, any>;
+			return Object.keys(stored.recentDeliveries ?? {});
+		};
+
+		it('the database after the 200 events: the secret; delivery ids only of repeats that started nothing', async () => {
+			const stored = (await cluster.storedStaticData(triggerWorkflowId))[TRIGGER_KEY] as Record<string, any>;
+			const recent = await storedRecent();
+			const delivered = new Set(ourDeliveries().map((d) => d.deliveryId));
+			report('static data after the events', {
+				secretUnchanged: stored.webhookSecret === secret,
+				recentDeliveriesStored: recent.length,
+				ofTheAcceptedOnes: recent.filter((id) => delivered.has(id)).length,
+			});
+			expect(stored.webhookSecret).toBe(secret);
+		});
+
+		it('to the same webhook processor, one after the other: one execution; n8n saves the id only with the repeat', async () => {
+			const url = cluster.productionWebhookUrl(webhookPath());
+			const { id, body } = freshDelivery('same-seq');
+
+			const first = await deliver(url, body);
+			expect(first.status).toBe(200);
+			await waitForExecutionOf(id);
+			// n8n 2.41 drops static data that webhook() changed when the request starts an execution.
+			expect(await storedRecent()).not.toContain(id);
+
+			const second = await deliver(url, body);
+			expect(second.status).toBe(200);
+			expect(JSON.parse(second.body)).toMatchObject({ ignored: true, reason: 'duplicate delivery' });
+			// A request that starts nothing has its static data saved.
+			expect(await storedRecent()).toContain(id);
+			await sleep(3_000);
+			expect(await executionsOfDelivery(id)).toHaveLength(1);
+		});
+
+		it('to the same webhook processor, two at once: one execution', async () => {
+			const url = cluster.productionWebhookUrl(webhookPath());
+			const { id, body } = freshDelivery('same-par');
+			const answers = await Promise.all([deliver(url, body), deliver(url, body)]);
+			expect(answers.map((a) => a.status)).toEqual([200, 200]);
+			await sleep(3_000);
+			expect(await executionsOfDelivery(id)).toHaveLength(1);
+		});
+
+		describe('with a second webhook processor', () => {
+			let second: QueueProcess;
+
+			beforeAll(async () => {
+				// A short statement timeout here only, for the failure case below (n8n's default: 5 min).
+				second = await cluster.addWebhookProcessor({ DB_POSTGRESDB_STATEMENT_TIMEOUT: String(STATEMENT_TIMEOUT_MS) });
+			});
+
+			it('it reads the secret from the database: genuine deliveries are executed, forged ones refused', async () => {
+				const url = second.productionWebhookUrl(webhookPath());
+				const { id, body } = freshDelivery('second');
+				expect((await deliver(url, body)).status).toBe(200);
+				expect((await deliver(url, body, { key: 'wrong-secret-wrong-secret-wrong-secret' })).status).toBe(401);
+				const [execution] = await waitForExecutionOf(id);
+				expect(execution.status).toBe('success');
+			});
+
+			// KNOWN LIMIT of the trigger (see the report): the duplicate guard lives in each process's
+			// memory, and n8n does not save the static data of a request that starts an execution, so
+			// another process never hears of an accepted delivery. Marked `failing`: it passes while the
+			// limit holds, and fails (to be switched to a plain `it`) once the trigger deduplicates
+			// across processes.
+			it.failing('KNOWN LIMIT: a repeat sent to another webhook processor starts no second execution', async () => {
+				const results: Record<string, number> = {};
+				// Accepted by processor 0 during the 200 events, repeated to processor 1 now.
+				const old = ourDeliveries().find((d) => d.ok)!;
+				await deliver(second.productionWebhookUrl(webhookPath()), old.body);
+				await sleep(3_000);
+				results.acceptedEarlierRepeatedOnOther = (await executionsOfDelivery(old.deliveryId)).length;
+
+				// New: to processor 0, then, once executed, to processor 1.
+				const sequential = freshDelivery('cross-seq');
+				await deliver(cluster.productionWebhookUrl(webhookPath()), sequential.body);
+				await waitForExecutionOf(sequential.id);
+				await deliver(second.productionWebhookUrl(webhookPath()), sequential.body);
+				await sleep(3_000);
+				results.oneAfterTheOther = (await executionsOfDelivery(sequential.id)).length;
+
+				// New: one copy to each at the same moment.
+				const parallel = freshDelivery('cross-par');
+				await Promise.all([
+					deliver(cluster.productionWebhookUrl(webhookPath()), parallel.body),
+					deliver(second.productionWebhookUrl(webhookPath()), parallel.body),
+				]);
+				await sleep(3_000);
+				results.atOnce = (await executionsOfDelivery(parallel.id)).length;
+
+				report('KNOWN LIMIT: executions per delivery id, one copy to each webhook processor', results);
+				expect(results).toEqual({ acceptedEarlierRepeatedOnOther: 1, oneAfterTheOther: 1, atOnce: 1 });
+			});
+
+			// KNOWN LIMIT of the trigger (see the report): the guard records a delivery id before n8n
+			// has created the execution. When n8n then fails to start it (here: the execution table is
+			// locked past the processor's statement timeout), the delivery is answered 500, and the
+			// service's retry is answered 200 "duplicate delivery": the event is lost. (Same in a
+			// single n8n process: the guard and n8n's code path are the same there.)
+			it.failing('KNOWN LIMIT: a delivery whose execution n8n could not start is executed when the service retries it', async () => {
+				const url = second.productionWebhookUrl(webhookPath());
+				const { id, body } = freshDelivery('failed-start');
+				const lock = cluster.sql(
+					`BEGIN; LOCK TABLE execution_entity IN SHARE MODE; SELECT pg_sleep(${(STATEMENT_TIMEOUT_MS * 2.5) / 1000}); COMMIT;`,
+				);
+				let attempts: Array<{ status: number; body: string }> = [];
+				try {
+					await waitForLock();
+					// As the service does: attempt, and retry (1 s apart here) until a 2xx.
+					attempts = await deliverUntilAccepted(url, body, 8);
+				} finally {
+					await lock;
+				}
+				report('KNOWN LIMIT: failed start, then retries', attempts.map((a) => `${a.status} ${a.body.slice(0, 80)}`));
+				expect(attempts[0].status).toBeGreaterThanOrEqual(500);
+				await sleep(5_000);
+				const executions = await executionsOfDelivery(id);
+				report('KNOWN LIMIT: failed start, executions afterwards', executions.length);
+				expect(executions).toHaveLength(1);
+			});
+		});
+	});
+
+	it('deactivation (main process) removes the webhook; the webhook processor then answers 404', async () => {
+		const deletesBefore = sandbox.stats().routes['DELETE /v1/webhooks/:id'] ?? 0;
+		const status = await cluster.main.deactivate(triggerWorkflowId);
+		expect(status.status).toBe('not_published');
+		expect(sandbox.store.webhooksOf(apiKey)).toEqual([]);
+		expect((sandbox.stats().routes['DELETE /v1/webhooks/:id'] ?? 0) - deletesBefore).toBe(1);
+		// Registered once over the whole run (no process other than main registered anything).
+		expect(sandbox.stats().routes['POST /v1/webhooks']).toBe(1);
+
+		const stored = (await cluster.storedStaticData(triggerWorkflowId))[TRIGGER_KEY] as Record<string, any>;
+		expect(stored.webhookId).toBeUndefined();
+		expect(stored.webhookSecret).toBeUndefined();
+
+		const { body } = freshDelivery('after');
+		expect((await deliver(cluster.productionWebhookUrl(webhookPath()), body)).status).toBe(404);
+	});
+
+	/** Waits (bounded) until some session holds a lock on execution_entity. */
+	async function waitForLock(timeoutMs = 10_000): Promise<void> {
+		const deadline = Date.now() + timeoutMs;
+		for (;;) {
+			const granted = await cluster.sql(
+				"SELECT count(*) FROM pg_locks WHERE relation = 'execution_entity'::regclass AND mode = 'ShareLock' AND granted",
+			);
+			if (Number(granted.trim()) > 0) return;
+			if (Date.now() > deadline) throw new Error('the lock on execution_entity was not taken');
+			await sleep(100);
+		}
+	}
+
+	async function waitForExecutionOf(deliveryId: string, timeoutMs = 60_000): Promise<Execution[]> {
+		const deadline = Date.now() + timeoutMs;
+		for (;;) {
+			const found = (await executionsOfDelivery(deliveryId)).filter((e) => !['new', 'running', 'waiting'].includes(e.status));
+			if (found.length > 0) return found;
+			if (Date.now() > deadline) throw new Error(`no finished execution for delivery ${deliveryId} after ${timeoutMs} ms`);
+			await sleep(500);
+		}
+	}
+});
