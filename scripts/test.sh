@@ -16,6 +16,8 @@ if [ -f e2e/jest.config.js ]; then
   bash scripts/e2e-prereqs.sh
   npx jest -c e2e/jest.config.js --ci --json --outputFile="$reports/e2e.json" || status=$?
   npx ts-node --transpile-only scripts/jest-summary.ts "$reports/e2e.json" e2e
+  npx jest -c reliability/jest.config.js --ci --json --outputFile="$reports/reliability.json" || status=$?
+  npx ts-node --transpile-only scripts/jest-summary.ts "$reports/reliability.json" reliability
 fi
 if [ -f e2e/queue/jest.config.js ]; then
   npx jest -c e2e/queue/jest.config.js --ci --json --outputFile="$reports/queue.json" || status=$?

@@ -1,0 +1,116 @@
+/** The results of a run as markdown tables (stdout) and as JSON (bench/results/latest.json). */
+import type { BulkResult } from '../scenarios/bulk';
+import type { ReturnAllResult } from '../scenarios/returnAll';
+import type { TriggerResult } from '../scenarios/trigger';
+import type { MachineInfo } from './machine';
+import { mib, round, seconds } from './stats';
+
+export interface BenchResults {
+	generatedAt: string;
+	machine: MachineInfo;
+	args: Record<string, unknown>;
+	totalMs: number;
+	bulk?: BulkResult;
+	returnAll?: ReturnAllResult;
+	trigger?: TriggerResult;
+	/** The same deliveries to n8n's plain Webhook node. */
+	triggerBaseline?: TriggerResult;
+}
+
+export interface TargetCheck {
+	name: string;
+	target: string;
+	actual: string;
+	met: boolean;
+}
+
+export function targets(results: BenchResults): TargetCheck[] {
+	const checks: TargetCheck[] = [];
+	const a = results.bulk?.rows.find((row) => row.key === 'a');
+	if (a) {
+		checks.push({ name: 'bulk (a) time', target: '<= 1.15x (c)', actual: `${round(a.ratioToFloor)}x`, met: a.ratioToFloor <= 1.15 });
+		checks.push({ name: 'bulk (a) lost / duplicated', target: '0 / 0', actual: `${a.lost} / ${a.duplicated}`, met: a.lost === 0 && a.duplicated === 0 });
+	}
+	const r = results.returnAll;
+	if (r) {
+		checks.push({ name: 'return all requests', target: `${r.minimumRequests} (minimum)`, actual: String(r.node.requests), met: r.node.requests === r.minimumRequests });
+		checks.push({ name: 'return all time', target: '<= 1.2x raw', actual: `${round(r.ratio)}x`, met: r.ratio <= 1.2 });
+		checks.push({ name: 'return all items', target: String(r.documents), actual: String(r.node.items), met: r.node.items === r.documents });
+	}
+	const t = results.trigger;
+	if (t) {
+		checks.push({ name: 'trigger executed / duplicates', target: `${t.options.events} / 0`, actual: `${t.executed} / ${t.duplicates}`, met: t.executed === t.options.events && t.duplicates === 0 });
+	}
+	return checks;
+}
+
+const s = (ms: number | null | undefined) => (ms === null || ms === undefined || !Number.isFinite(ms) ? '–' : `${seconds(ms)} s`);
+
+export function renderMarkdown(results: BenchResults): string {
+	const out: string[] = [];
+	const bulk = results.bulk;
+	if (bulk) {
+		const { options } = bulk;
+		out.push(
+			`### 1. Bulk send: ${options.items} items -> Document Create, sandbox limit ${options.requestsPerSecond} requests/s (burst ${options.burst}, 429 + Retry-After + X-RateLimit-Reset-After)`,
+			'',
+			'| contender | wall time | ratio to (c) | created | lost | duplicated | requests | 429s | retries | result |',
+			'|---|---:|---:|---:|---:|---:|---:|---:|---:|---|',
+		);
+		for (const row of bulk.rows) {
+			const result = row.executionStatus === 'success' ? 'success' : `${row.executionStatus}: ${row.error ?? ''}`;
+			out.push(
+				`| ${row.contender} | ${s(row.wallMs)} | ${round(row.ratioToFloor)}x | ${row.created} | ${row.lost} | ${row.duplicated} | ${row.requests} | ${row.rateLimited} | ${row.retries} | ${result.replace(/\|/g, '/')} |`,
+			);
+		}
+		const a = bulk.rows.find((row) => row.key === 'a');
+		out.push(
+			'',
+			`n8n wall time = the execution's startedAt -> stoppedAt from n8n's executions API (Webhook and Split Out nodes included)${a?.nodeMs ? `; the Document Signing node alone: ${s(a.nodeMs)}` : ''}. (c) is timed in the bench process. No client can beat (items - burst) / rate = ${s(bulk.theoreticalFloorMs)}. Counts come from the sandbox.`,
+			'',
+		);
+	}
+	const r = results.returnAll;
+	if (r) {
+		out.push(
+			`### 2. Return All: ${r.documents} documents -> Document Get Many (Return All)`,
+			'',
+			'| | requests | minimum ceil(N / page) | wall time | ratio to raw | items | n8n RSS before -> peak |',
+			'|---|---:|---:|---:|---:|---:|---:|',
+			`| Document Signing node | ${r.node.requests} | ${r.minimumRequests} | ${s(r.node.wallMs)} (node ${s(r.node.nodeMs)}) | ${round(r.ratio)}x (node ${round(r.nodeRatio)}x) | ${r.node.items} | ${mib(r.node.rssBeforeBytes)} -> ${mib(r.node.rssPeakBytes)} MiB (+${mib(r.node.rssPeakBytes - r.node.rssBeforeBytes)}) |`,
+			`| HTTP Request node + Pagination option (cursor) | ${r.httpRequest.requests} | ${r.minimumRequests} | ${s(r.httpRequest.wallMs)} (node ${s(r.httpRequest.nodeMs)}) | ${round(r.httpRequest.ratio)}x | ${r.httpRequest.records} records in ${r.httpRequest.requests} page items | – |`,
+			`| raw paging loop | ${r.raw.requests} | ${r.minimumRequests} | ${s(r.raw.wallMs)} | 1x | ${r.raw.records} | – |`,
+			'',
+			`Page size ${r.pageSize} (the API's maximum). Raw = the faster of two runs (${r.raw.runsMs.map((ms) => s(ms)).join(', ')}), one before and one after n8n's. RSS of the n8n main process, sampled every 50 ms.`,
+			'',
+		);
+	}
+	const t = results.trigger;
+	if (t) {
+		const row = (label: string, x: TriggerResult) =>
+			`| ${label} | ${x.delivered} | ${x.executed} | ${x.duplicates} | ${x.redeliveries} | ${x.failedDeliveries} | ${round(x.latencyMs.median, 0)} ms | ${round(x.latencyMs.p95, 0)} ms | ${round(x.latencyMs.max, 0)} ms | ${round(x.endToEndMs.median, 0)} / ${round(x.endToEndMs.p95, 0)} ms | ${round(x.n8nCpuMsPerEvent, 0)} ms |`;
+		out.push(
+			`### 3. Trigger: ${t.options.events} events delivered by the sandbox (${t.options.eventsPerSecond} events/s) -> executions`,
+			'',
+			'| receiver | delivered | executed | duplicates | redeliveries | failed deliveries | latency median | latency p95 | latency max | to execution end median / p95 | n8n CPU per event |',
+			'|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+			row('Document Signing Trigger', t),
+		);
+		if (results.triggerBaseline) out.push(row("n8n's Webhook node (no verification, no dedup)", results.triggerBaseline));
+		out.push(
+			'',
+			"Latency = the delivery's first attempt (sandbox) -> the execution's startedAt (n8n), matched by delivery id. Redeliveries: the sandbox retries a delivery not answered 2xx within 10 s (1 s, 2 s, 4 s, … up to 8 attempts).",
+			'',
+		);
+	}
+	const checks = targets(results);
+	if (checks.length) {
+		out.push('### Targets', '', '| check | target | actual | met |', '|---|---|---|---|');
+		for (const check of checks) out.push(`| ${check.name} | ${check.target} | ${check.actual} | ${check.met ? 'yes' : '**no**'} |`);
+	}
+	return out.join('\n');
+}
+
+export function renderJson(results: BenchResults): string {
+	return `${JSON.stringify({ ...results, targets: targets(results) }, (_key, value) => (typeof value === 'number' && !Number.isInteger(value) ? round(value, 3) : value), 2)}\n`;
+}

@@ -1,0 +1,136 @@
+/**
+ * Workflow JSON for the benchmarks and the reliability suite: every workflow starts from a
+ * Webhook node (so a running n8n executes it on an HTTP call, without a CLI cold start) or from
+ * the Document Signing Trigger. Created through n8n's public API (see n8nApi.ts).
+ */
+import { randomUUID } from 'node:crypto';
+
+import { CREDENTIAL_TYPE, NODE_TYPE, TRIGGER_NODE_TYPE } from '../../e2e/harness/n8n';
+
+export interface CredentialRef {
+	id: string;
+	name: string;
+}
+
+export interface WorkflowNode {
+	id: string;
+	name: string;
+	type: string;
+	typeVersion: number;
+	position: [number, number];
+	parameters: Record<string, unknown>;
+	credentials?: Record<string, CredentialRef>;
+	webhookId?: string;
+	[key: string]: unknown;
+}
+
+export interface WorkflowJson {
+	name: string;
+	nodes: WorkflowNode[];
+	connections: Record<string, { main: Array<Array<{ node: string; type: 'main'; index: number }>> }>;
+	settings: Record<string, unknown>;
+}
+
+let x = 0;
+function node(name: string, type: string, typeVersion: number, parameters: Record<string, unknown>, extra: Partial<WorkflowNode> = {}): WorkflowNode {
+	x += 220;
+	return { id: randomUUID(), name, type, typeVersion, position: [x, 0], parameters, ...extra };
+}
+
+/**
+ * A Webhook node on `POST /webhook/<path>`. `lastNode` (default) answers when the workflow has
+ * finished (with no data), so a caller learns of the end without polling n8n during the run;
+ * `onReceived` answers at once.
+ */
+export function webhookNode(path: string, name = 'Webhook', responseMode: 'lastNode' | 'onReceived' = 'lastNode'): WorkflowNode {
+	const parameters: Record<string, unknown> = { httpMethod: 'POST', path, responseMode, options: {} };
+	if (responseMode === 'lastNode') parameters.responseData = 'noData';
+	return node(name, 'n8n-nodes-base.webhook', 2, parameters, { webhookId: randomUUID() });
+}
+
+/** One item per element of the request body's `items` array (objects are spread into json). */
+export function splitItemsNode(name = 'Items'): WorkflowNode {
+	return node(name, 'n8n-nodes-base.splitOut', 1, { fieldToSplitOut: 'body.items', include: 'noOtherFields', options: {} });
+}
+
+/** A Code node returning `items` (JavaScript source of an array of n8n items). */
+export function codeNode(jsCode: string, name = 'Items'): WorkflowNode {
+	return node(name, 'n8n-nodes-base.code', 2, { mode: 'runOnceForAllItems', language: 'javaScript', jsCode });
+}
+
+export function documentSigningNode(parameters: Record<string, unknown>, credential: CredentialRef, name = 'Document Signing'): WorkflowNode {
+	return node(name, NODE_TYPE, 1, parameters, { credentials: { [CREDENTIAL_TYPE]: credential } });
+}
+
+export function triggerNode(events: string[], credential: CredentialRef, name = 'Document Signing Trigger', typeVersion = 1): WorkflowNode {
+	return node(name, TRIGGER_NODE_TYPE, typeVersion, { events, options: {} }, { credentials: { [CREDENTIAL_TYPE]: credential }, webhookId: randomUUID() });
+}
+
+export function noOpNode(name = 'Done'): WorkflowNode {
+	return node(name, 'n8n-nodes-base.noOp', 1, {});
+}
+
+/**
+ * n8n's HTTP Request node as a user would set it up for `POST /documents`: the package's
+ * credential as "predefined credential type", a JSON body from the item, every option at its
+ * default unless `options` says otherwise.
+ */
+export function httpRequestCreateNode(baseUrl: string, credential: CredentialRef, options: Record<string, unknown> = {}, name = 'HTTP Request'): WorkflowNode {
+	return node(
+		name,
+		'n8n-nodes-base.httpRequest',
+		4.5,
+		{
+			method: 'POST',
+			url: `${baseUrl}/documents`,
+			authentication: 'predefinedCredentialType',
+			nodeCredentialType: CREDENTIAL_TYPE,
+			sendBody: true,
+			specifyBody: 'json',
+			jsonBody: '={\n  "name": "{{ $json.name }}",\n  "signers": [{ "email": "{{ $json.email }}", "name": "Bulk Signer" }]\n}',
+			options,
+		},
+		{ credentials: { [CREDENTIAL_TYPE]: credential } },
+	);
+}
+
+/**
+ * n8n's HTTP Request node reading every page of `GET /documents` with its Pagination option, as
+ * n8n's documentation shows for cursor APIs: the cursor from the last response as a query
+ * parameter, complete when the response says there is no more. One output item per page.
+ */
+export function httpRequestListAllNode(baseUrl: string, credential: CredentialRef, pageSize: number, name = 'HTTP Request'): WorkflowNode {
+	return node(
+		name,
+		'n8n-nodes-base.httpRequest',
+		4.5,
+		{
+			method: 'GET',
+			url: `${baseUrl}/documents`,
+			authentication: 'predefinedCredentialType',
+			nodeCredentialType: CREDENTIAL_TYPE,
+			sendQuery: true,
+			queryParameters: { parameters: [{ name: 'limit', value: String(pageSize) }] },
+			options: {
+				pagination: {
+					pagination: {
+						paginationMode: 'updateAParameterInEachRequest',
+						parameters: { parameters: [{ type: 'qs', name: 'cursor', value: '={{ $response.body.next_cursor }}' }] },
+						paginationCompleteWhen: 'other',
+						completeExpression: '={{ !$response.body.has_more }}',
+					},
+				},
+			},
+		},
+		{ credentials: { [CREDENTIAL_TYPE]: credential } },
+	);
+}
+
+/** A linear workflow: each node feeds the next. */
+export function chain(name: string, nodes: WorkflowNode[]): WorkflowJson {
+	const connections: WorkflowJson['connections'] = {};
+	for (let i = 0; i + 1 < nodes.length; i++) {
+		connections[nodes[i].name] = { main: [[{ node: nodes[i + 1].name, type: 'main', index: 0 }]] };
+	}
+	return { name, nodes, connections, settings: { executionOrder: 'v1' } };
+}

@@ -1,0 +1,139 @@
+/**
+ * `npm run bench`: the node as users feel it, against what they would use instead, in real n8n
+ * (the pinned one of the e2e harness) and against the sandbox (in this process). Prints markdown
+ * tables on stdout (progress on stderr) and, for a full run at the default sizes, writes
+ * bench/results/latest.json. Figures are ratios taken within one run: these machines are noisy.
+ *
+ *   npm run bench                                   # everything, default sizes (~5-8 min)
+ *   npm run bench -- --only bulk --items 200        # a quick partial run (no results file)
+ *   npm run bench -- --out /tmp/bench.json          # write the JSON elsewhere (any run)
+ *
+ * Options: --only bulk,returnAll,trigger  --items N (1000)  --rate R (50 requests/s)
+ * --burst B (= rate)  --docs N (10000)  --events N (1000)  --event-rate R (5 events/s: see the README for higher rates)
+ * --no-batching (skip contender b2)  --no-webhook-baseline (skip n8n's Webhook node in 3.)
+ * --out FILE.  BENCH_N8N_CPU_PROF=<dir> makes n8n write a CPU profile (diagnosis only).
+ * Needs the package built (npm run build).
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+import { createN8n, ensureN8nHost, type N8nInstance } from '../e2e/harness/n8n';
+import { startSandbox, type Sandbox } from '../sandbox';
+import { machineInfo, machineLine } from './lib/machine';
+import { renderJson, renderMarkdown, type BenchResults } from './lib/report';
+import { runBulk } from './scenarios/bulk';
+import { runReturnAll } from './scenarios/returnAll';
+import { runTrigger } from './scenarios/trigger';
+
+const DEFAULTS = { items: 1000, rate: 50, docs: 10_000, events: 1000, eventRate: 5 };
+const RESULTS_FILE = path.join(__dirname, 'results', 'latest.json');
+/** The whole run is bounded; a stuck step fails the run instead of hanging it. */
+const RUN_TIMEOUT_MS = 45 * 60_000;
+
+function parseArgs(argv: string[]) {
+	const value = (name: string) => {
+		const index = argv.indexOf(`--${name}`);
+		return index >= 0 ? argv[index + 1] : undefined;
+	};
+	const number = (name: string, fallback: number) => {
+		const raw = value(name);
+		if (raw === undefined) return fallback;
+		const parsed = Number(raw);
+		if (!Number.isFinite(parsed) || parsed <= 0) throw new Error(`--${name} must be a positive number`);
+		return parsed;
+	};
+	const only = value('only')?.split(',').map((s) => s.trim()) ?? ['bulk', 'returnAll', 'trigger'];
+	for (const name of only) if (!['bulk', 'returnAll', 'trigger'].includes(name)) throw new Error(`unknown scenario ${name}`);
+	const items = number('items', DEFAULTS.items);
+	const rate = number('rate', DEFAULTS.rate);
+	const args = {
+		only,
+		items,
+		rate,
+		burst: number('burst', rate),
+		docs: number('docs', DEFAULTS.docs),
+		events: number('events', DEFAULTS.events),
+		eventRate: number('event-rate', DEFAULTS.eventRate),
+		withBatching: !argv.includes('--no-batching'),
+		withWebhookBaseline: !argv.includes('--no-webhook-baseline'),
+		out: value('out'),
+	};
+	const full =
+		only.length === 3 &&
+		args.items === DEFAULTS.items &&
+		args.rate === DEFAULTS.rate &&
+		args.burst === DEFAULTS.rate &&
+		args.docs === DEFAULTS.docs &&
+		args.events === DEFAULTS.events &&
+		args.eventRate === DEFAULTS.eventRate &&
+		args.withBatching &&
+		args.withWebhookBaseline;
+	return { ...args, full };
+}
+
+async function main(): Promise<void> {
+	const args = parseArgs(process.argv.slice(2));
+	const log = (message: string) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
+	const started = Date.now();
+	const host = ensureN8nHost();
+	const machine = machineInfo(host);
+
+	let sandbox: Sandbox | undefined;
+	let n8n: N8nInstance | undefined;
+	const watchdog = setTimeout(() => {
+		log(`the run took longer than ${RUN_TIMEOUT_MS / 60_000} min: stopping`);
+		void n8n?.dispose().finally(() => process.exit(2));
+	}, RUN_TIMEOUT_MS);
+	watchdog.unref();
+
+	try {
+		sandbox = await startSandbox({ port: 0, onError: (error) => log(`sandbox error: ${String(error)}`) });
+		// Only warnings in n8n's log: debug logging of 1,000s of requests would be part of the figures.
+		// BENCH_N8N_CPU_PROF=<dir>: n8n writes a V8 CPU profile there when it stops (for diagnosis).
+		const profileDir = process.env.BENCH_N8N_CPU_PROF;
+		n8n = await createN8n({
+			sandboxBaseUrl: sandbox.baseUrl,
+			logLevel: 'warn',
+			...(profileDir ? { env: { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${path.resolve(profileDir)}` } } : {}),
+		});
+		log(`starting n8n ${machine.n8nVersion} (${n8n.userFolder})`);
+		await n8n.start();
+		const ctx = { sandbox, n8n, log };
+
+		const results: BenchResults = { generatedAt: new Date().toISOString(), machine, args, totalMs: 0 };
+		if (args.only.includes('bulk')) {
+			results.bulk = await runBulk(ctx, { items: args.items, requestsPerSecond: args.rate, burst: args.burst, withBatching: args.withBatching });
+		}
+		if (args.only.includes('returnAll')) results.returnAll = await runReturnAll(ctx, { documents: args.docs });
+		if (args.only.includes('trigger')) {
+			results.trigger = await runTrigger(ctx, { events: args.events, eventsPerSecond: args.eventRate, receiver: 'trigger' });
+			if (args.withWebhookBaseline) {
+				results.triggerBaseline = await runTrigger(ctx, { events: args.events, eventsPerSecond: args.eventRate, receiver: 'webhook' });
+			}
+		}
+		results.totalMs = Date.now() - started;
+
+		process.stdout.write(`${renderMarkdown(results)}\n`);
+		process.stdout.write(`\nMachine: ${machineLine(machine)}\n`);
+		const out = args.out ?? (args.full ? RESULTS_FILE : undefined);
+		if (out) {
+			fs.mkdirSync(path.dirname(out), { recursive: true });
+			fs.writeFileSync(out, renderJson(results));
+			log(`results written to ${path.relative(process.cwd(), out)}`);
+		} else {
+			log('partial run: no results file written (use --out FILE)');
+		}
+	} finally {
+		clearTimeout(watchdog);
+		await n8n?.dispose();
+		await sandbox?.close();
+	}
+}
+
+main().then(
+	() => process.exit(0),
+	(error) => {
+		process.stderr.write(`bench failed: ${(error as Error).stack ?? String(error)}\n`);
+		process.exit(1);
+	},
+);
