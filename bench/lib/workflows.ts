@@ -7,29 +7,10 @@ import { randomUUID } from 'node:crypto';
 
 import { CREDENTIAL_TYPE, NODE_TYPE, TRIGGER_NODE_TYPE } from '../../e2e/harness/n8n';
 
-export interface CredentialRef {
-	id: string;
-	name: string;
-}
+// The workflow JSON shapes are the e2e suite's; the benchmarks only add their own builders.
+import type { CredentialRef, WorkflowJson, WorkflowNode } from '../../e2e/harness/workflows';
 
-export interface WorkflowNode {
-	id: string;
-	name: string;
-	type: string;
-	typeVersion: number;
-	position: [number, number];
-	parameters: Record<string, unknown>;
-	credentials?: Record<string, CredentialRef>;
-	webhookId?: string;
-	[key: string]: unknown;
-}
-
-export interface WorkflowJson {
-	name: string;
-	nodes: WorkflowNode[];
-	connections: Record<string, { main: Array<Array<{ node: string; type: 'main'; index: number }>> }>;
-	settings: Record<string, unknown>;
-}
+export type { CredentialRef, WorkflowJson, WorkflowNode };
 
 let x = 0;
 function node(name: string, type: string, typeVersion: number, parameters: Record<string, unknown>, extra: Partial<WorkflowNode> = {}): WorkflowNode {

@@ -103,7 +103,7 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 		return { webhookResponse: { received: true, ignored: true, reason: 'event not selected' } };
 	}
 
-	// Nothing above awaits, so the check and the record below happen in one step per process.
+	// Nothing above awaits, so the check and the record below happen in one step in this n8n instance.
 	if (deliveryId) {
 		const workflow = this.getWorkflow();
 		const node = this.getNode();

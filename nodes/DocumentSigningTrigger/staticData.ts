@@ -101,7 +101,7 @@ export function rememberDelivery(data: TriggerStaticData, deliveryId: string, no
 	return isNew;
 }
 
-/** Recent delivery IDs per trigger, in this n8n process. Lost on restart; not shared between processes. */
+/** Recent delivery IDs per trigger, in this n8n instance's memory. Lost on restart; not shared with other instances. */
 const processMemory = new Map<string, Record<string, number>>();
 
 /**
