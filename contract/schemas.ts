@@ -80,6 +80,7 @@ export const ERROR_CODES = [
 	'method_not_allowed',
 	'conflict',
 	'idempotency_conflict',
+	'already_acknowledged',
 	'payload_too_large',
 	'rate_limited',
 	'internal_error',
@@ -322,6 +323,22 @@ export const WebhookSchema = z
 export const WebhookWithSecretSchema = WebhookSchema.extend({
 	secret: z.string().min(LIMITS.minWebhookSecretLength).max(LIMITS.maxWebhookSecretLength),
 }).strict();
+
+export const DELIVERY_STATUSES = ['pending', 'received', 'failed', 'acknowledged'] as const;
+
+/** A webhook delivery's record, as `POST /webhooks/{id}/deliveries/{delivery_id}/acknowledge` answers it. */
+export const WebhookDeliverySchema = z
+	.object({
+		id: idOf(ID_PREFIXES.delivery),
+		webhook_id: idOf(ID_PREFIXES.webhook),
+		event: z.enum(WEBHOOK_EVENTS),
+		created_at: timestamp,
+		status: z.enum(DELIVERY_STATUSES),
+		attempts: z.number().int().min(0),
+		received_at: nullableTimestamp,
+		acknowledged_at: nullableTimestamp,
+	})
+	.strict();
 
 export const AuditActorSchema = z
 	.object({
@@ -699,6 +716,7 @@ export type UsageReport = z.infer<typeof UsageReportSchema>;
 export type ExportRow = z.infer<typeof ExportRowSchema>;
 export type ErrorBody = z.infer<typeof ErrorBodySchema>;
 export type WebhookDeliveryBody = z.infer<typeof WebhookDeliveryBodySchema>;
+export type WebhookDelivery = z.infer<typeof WebhookDeliverySchema>;
 export interface ListPage<T> {
 	data: T[];
 	has_more: boolean;

@@ -1,5 +1,5 @@
 /** The programmatic face of a running sandbox (returned by startSandbox). */
-import type { DocumentRecord } from '../contract';
+import type { DocumentRecord, WebhookDelivery } from '../contract';
 import type { RuntimeConfig, RuntimeConfigPatch } from './options';
 import type { SandboxStats } from './stats';
 import type { Store } from './store';
@@ -38,6 +38,8 @@ export interface Sandbox {
 	readonly store: SandboxStoreView;
 	/** Every webhook delivery attempt (most recent 10 000), oldest first. */
 	deliveries(): DeliveryAttempt[];
+	/** A delivery's record (status, attempts, received_at, acknowledged_at), or undefined. */
+	deliveryRecord(deliveryId: string): WebhookDelivery | undefined;
 	/** Resolves when no webhook delivery is pending (each succeeded or gave up). */
 	flushDeliveries(): Promise<void>;
 	/** Moves the business clock forward (timestamps, expiry) and runs the expiry check. */

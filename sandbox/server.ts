@@ -79,7 +79,7 @@ export async function startSandbox(options: StartOptions = {}): Promise<Sandbox>
 	}
 
 	let origin = '';
-	const dispatcher = new WebhookDispatcher(store, () => config.webhookRetry);
+	const dispatcher = new WebhookDispatcher(store, () => config.webhookRetry, clock);
 	const events = new EventBus(store, clock, dispatcher);
 	const signingOrigin = () => config.publicOrigin ?? origin;
 	const lifecycle = new Lifecycle(store, clock, events, signingOrigin);
@@ -175,6 +175,7 @@ export async function startSandbox(options: StartOptions = {}): Promise<Sandbox>
 			deliveries: { pending: dispatcher.pendingCount, ...dispatcher.counts },
 		}),
 		deliveries: () => dispatcher.attempts(),
+		deliveryRecord: (deliveryId: string) => dispatcher.deliveryRecord(deliveryId),
 		flushDeliveries: () => dispatcher.flush(),
 		advanceClock(seconds: number) {
 			clock.advance(seconds);

@@ -9,13 +9,19 @@
  * Memory stays bounded with a dead receiver: attempts per delivery are capped, pending deliveries
  * are capped (beyond that new ones are dropped and recorded as such), and the attempt history
  * keeps only the most recent entries.
+ *
+ * Every delivery also has a record (status, attempts, when received and acknowledged) that a
+ * receiver can claim once through `acknowledge()`; records older than the acknowledgement
+ * window, or beyond MAX_DELIVERY_RECORDS, are forgotten.
  */
 import http from 'http';
 import https from 'https';
 
-import { LIMITS, type WebhookDeliveryBody } from '../contract';
+import { LIMITS, type WebhookDelivery, type WebhookDeliveryBody } from '../contract';
 import { DELIVERY_ID_HEADER, EVENT_HEADER, SIGNATURE_HEADER, type WebhookEvent } from '../nodes/shared/vocabulary';
 import { signWebhookPayload } from '../nodes/shared/webhookSignature';
+import { Clock } from './clock';
+import { ApiError, notFound } from './http';
 import { newId } from './ids';
 import type { Store, WebhookRow } from './store';
 
@@ -64,6 +70,17 @@ interface PendingDelivery {
 
 export const MAX_PENDING_DELIVERIES = 10_000;
 export const MAX_ATTEMPT_HISTORY = 10_000;
+/** Delivery records kept for acknowledgement (the oldest go first). */
+export const MAX_DELIVERY_RECORDS = 50_000;
+/** How long a delivery can be acknowledged after it was created (the contract's 24 hours). */
+export const ACKNOWLEDGE_WINDOW_MS = 24 * 60 * 60 * 1000;
+
+interface DeliveryRecordRow {
+	accountId: string;
+	/** Business time, for the acknowledgement window. */
+	createdAtMs: number;
+	record: WebhookDelivery;
+}
 
 export class WebhookDispatcher {
 	private readonly pending = new Map<string, PendingDelivery>();
@@ -71,16 +88,20 @@ export class WebhookDispatcher {
 	private readonly timers = new Map<string, NodeJS.Timeout>();
 	private readonly inFlight = new Set<http.ClientRequest>();
 	private readonly history: DeliveryAttempt[] = [];
+	/** Every delivery's record by id, oldest first (Map insertion order). */
+	private readonly records = new Map<string, DeliveryRecordRow>();
 	private flushWaiters: Array<() => void> = [];
 	private closed = false;
 	/** No keep-alive: an idle pooled socket would keep the process (and jest) alive after close. */
 	private readonly httpAgent = new http.Agent({ keepAlive: false });
 	private readonly httpsAgent = new https.Agent({ keepAlive: false });
-	readonly counts = { succeeded: 0, failed: 0, dropped: 0 };
+	readonly counts = { succeeded: 0, failed: 0, dropped: 0, acknowledged: 0 };
 
 	constructor(
 		private readonly store: Store,
 		private readonly retry: () => WebhookRetryOptions,
+		/** The business clock: the records' timestamps and the acknowledgement window. */
+		private readonly clock: Pick<Clock, 'now' | 'iso'> = new Clock(),
 	) {}
 
 	/** Queues `event` for every active webhook of the account subscribed to it (or to `*`). */
@@ -107,6 +128,7 @@ export class WebhookDispatcher {
 				continue;
 			}
 			this.pending.set(id, delivery);
+			this.remember(accountId, { id, webhook_id: webhook.record.id, event, created_at: createdAt });
 			this.schedule(delivery, 0);
 		}
 	}
@@ -126,11 +148,78 @@ export class WebhookDispatcher {
 		return new Promise((resolve) => this.flushWaiters.push(resolve));
 	}
 
-	/** Forgets history and pending deliveries (used by reset). */
+	/** Forgets history, records and pending deliveries (used by reset). */
 	clear(): void {
 		this.cancelAll();
 		this.history.length = 0;
-		this.counts.succeeded = this.counts.failed = this.counts.dropped = 0;
+		this.records.clear();
+		this.counts.succeeded = this.counts.failed = this.counts.dropped = this.counts.acknowledged = 0;
+	}
+
+	/**
+	 * The receiver claims a delivery: the first call wins and ends its retries; every later one is
+	 * a 409. Synchronous, so two claims arriving together cannot both win.
+	 */
+	acknowledge(accountId: string, webhookId: string, deliveryId: string): WebhookDelivery {
+		this.forgetExpired();
+		const row = this.records.get(deliveryId);
+		if (!row || row.accountId !== accountId || row.record.webhook_id !== webhookId) throw notFound('delivery', 'delivery_id');
+		if (row.record.acknowledged_at !== null) {
+			throw new ApiError(409, 'already_acknowledged', `Delivery ${deliveryId} was already acknowledged at ${row.record.acknowledged_at}`);
+		}
+		row.record.status = 'acknowledged';
+		row.record.acknowledged_at = this.clock.iso();
+		this.counts.acknowledged++;
+		const delivery = this.pending.get(deliveryId);
+		if (delivery) {
+			// A scheduled retry is dropped; an attempt in flight finishes and sends nothing more.
+			const timer = this.timers.get(deliveryId);
+			if (timer) clearTimeout(timer);
+			this.timers.delete(deliveryId);
+			this.finish(delivery, true);
+		}
+		return structuredClone(row.record);
+	}
+
+	/** A delivery's record, or undefined. */
+	deliveryRecord(deliveryId: string): WebhookDelivery | undefined {
+		const row = this.records.get(deliveryId);
+		return row ? structuredClone(row.record) : undefined;
+	}
+
+	private remember(accountId: string, fields: Pick<WebhookDelivery, 'id' | 'webhook_id' | 'event' | 'created_at'>): void {
+		this.records.set(fields.id, {
+			accountId,
+			createdAtMs: this.clock.now(),
+			record: { ...fields, status: 'pending', attempts: 0, received_at: null, acknowledged_at: null },
+		});
+		while (this.records.size > MAX_DELIVERY_RECORDS) {
+			const oldest = this.records.keys().next().value;
+			if (oldest === undefined) break;
+			this.records.delete(oldest);
+		}
+	}
+
+	private forgetExpired(): void {
+		const oldestKept = this.clock.now() - ACKNOWLEDGE_WINDOW_MS;
+		for (const [id, row] of this.records) {
+			if (row.createdAtMs >= oldestKept) break;
+			this.records.delete(id);
+		}
+	}
+
+	/** Keeps the record in step with an attempt's outcome (an acknowledged record stays so). */
+	private updateRecord(deliveryId: string, change: { attempted?: boolean; received?: boolean; failed?: boolean }): void {
+		const record = this.records.get(deliveryId)?.record;
+		if (!record) return;
+		if (change.attempted) record.attempts++;
+		if (record.status === 'acknowledged') return;
+		if (change.received) {
+			record.status = 'received';
+			record.received_at = this.clock.iso();
+		} else if (change.failed) {
+			record.status = 'failed';
+		}
 	}
 
 	close(): void {
@@ -190,6 +279,7 @@ export class WebhookDispatcher {
 		}
 
 		delivery.attempts++;
+		this.updateRecord(delivery.id, { attempted: true });
 		const attemptNumber = delivery.attempts;
 		const startedAt = new Date().toISOString();
 		const { timeoutMs } = this.retry();
@@ -202,6 +292,7 @@ export class WebhookDispatcher {
 			this.inFlight.delete(request);
 			const ok = status !== null && status >= 200 && status < 300;
 			this.record(delivery, attemptNumber, { status, error, ok, startedAt });
+			if (ok) this.updateRecord(delivery.id, { received: true });
 			if (this.closed || !this.pending.has(delivery.id)) return;
 			if (ok) this.finish(delivery, true);
 			else this.retryOrGiveUp(delivery);
@@ -263,6 +354,7 @@ export class WebhookDispatcher {
 
 	private finish(delivery: PendingDelivery, ok: boolean): void {
 		this.pending.delete(delivery.id);
+		if (!ok) this.updateRecord(delivery.id, { failed: true });
 		if (ok) this.counts.succeeded++;
 		else this.counts.failed++;
 		this.notifyIfIdle();

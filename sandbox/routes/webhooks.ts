@@ -1,4 +1,4 @@
-/** /v1/webhooks: list, create (the only answer that shows the secret), delete. */
+/** /v1/webhooks: list, create (the only answer that shows the secret), delete; acknowledging a delivery. */
 import { CreateWebhookBodySchema, ListWebhooksQuerySchema, type WebhookRecord } from '../../contract';
 import { created, noContent, ok, type ApiHandler } from '../context';
 import { notFound } from '../http';
@@ -59,9 +59,20 @@ const deleteWebhook: ApiHandler = {
 	},
 };
 
+const acknowledgeDelivery: ApiHandler = {
+	// Claims a delivery as processed: changes no content, so any key of the account may.
+	permission: 'read',
+	handle(ctx) {
+		const row = ctx.account.webhooks.get(ctx.params.id);
+		if (!row) throw notFound('webhook');
+		return ok(ctx.services.dispatcher.acknowledge(ctx.account.id, row.record.id, ctx.params.deliveryId));
+	},
+};
+
 export function webhookRoutes(router: Router<ApiHandler>): void {
 	router
 		.add('GET', '/v1/webhooks', listWebhooks)
 		.add('POST', '/v1/webhooks', createWebhook)
-		.add('DELETE', '/v1/webhooks/:id', deleteWebhook);
+		.add('DELETE', '/v1/webhooks/:id', deleteWebhook)
+		.add('POST', '/v1/webhooks/:id/deliveries/:deliveryId/acknowledge', acknowledgeDelivery);
 }

@@ -2,9 +2,9 @@
 import http from 'http';
 import type { AddressInfo } from 'net';
 
-import { DocumentSchema, WebhookDeliveryBodySchema, WebhookWithSecretSchema, type WebhookDeliveryBody } from '../../contract';
+import { DocumentSchema, WebhookDeliveryBodySchema, WebhookDeliverySchema, WebhookWithSecretSchema, type WebhookDeliveryBody } from '../../contract';
 import { verifyWebhookSignature } from '../../nodes/shared/webhookSignature';
-import { api, documentBody, expectSchema, startReceiver, useSandbox, waitFor, type Receiver } from './helpers';
+import { api, documentBody, expectError, expectSchema, startReceiver, useSandbox, waitFor, type Receiver } from './helpers';
 
 const sandbox = useSandbox({ webhookRetry: { baseDelayMs: 20, maxAttempts: 3, timeoutMs: 5000 } });
 
@@ -213,5 +213,100 @@ describe('webhook deliveries', () => {
 		const response = await fetch(`${sandbox().origin}/__sandbox/deliveries?webhookId=${webhook.id}`);
 		const { data } = (await response.json()) as { data: Array<{ event: string; ok: boolean; deliveryId: string }> };
 		expect(data).toEqual([expect.objectContaining({ event: 'document.created', ok: true, deliveryId: expect.stringMatching(/^dlv_/) })]);
+	});
+});
+
+describe('acknowledging a delivery (POST /webhooks/{id}/deliveries/{delivery_id}/acknowledge)', () => {
+	const path = (webhookId: string, deliveryId: string) => `/webhooks/${webhookId}/deliveries/${deliveryId}/acknowledge`;
+
+	async function oneDelivery() {
+		const context = await setup(['document.created']);
+		await context.client.post('/documents', documentBody());
+		await sandbox().flushDeliveries();
+		const [body] = bodies(context.target);
+		return { ...context, deliveryId: body.id };
+	}
+
+	it('the first claim wins with the delivery record; every later one is 409 already_acknowledged', async () => {
+		const { client, webhook, deliveryId } = await oneDelivery();
+		expect(sandbox().deliveryRecord(deliveryId)).toMatchObject({ status: 'received', attempts: 1, acknowledged_at: null });
+
+		const first = await client.post(path(webhook.id, deliveryId));
+		expect(first.status).toBe(200);
+		const record = expectSchema(WebhookDeliverySchema, first.data);
+		expect(record).toMatchObject({ id: deliveryId, webhook_id: webhook.id, event: 'document.created', status: 'acknowledged', attempts: 1 });
+		expect(record.received_at).not.toBeNull();
+		expect(record.acknowledged_at).not.toBeNull();
+
+		const again = await client.post(path(webhook.id, deliveryId));
+		expectError(again, 409, 'already_acknowledged');
+		expect(again.data.error.message).toContain(record.acknowledged_at);
+		expect(sandbox().stats().deliveries.acknowledged).toBeGreaterThanOrEqual(1);
+	});
+
+	it('claims sent at the same moment with different keys: exactly one wins', async () => {
+		const { client, webhook, deliveryId } = await oneDelivery();
+		const answers = await Promise.all(
+			Array.from({ length: 8 }, (_, index) => client.post(path(webhook.id, deliveryId), undefined, { headers: { 'Idempotency-Key': `claim-${index}` } })),
+		);
+		expect(answers.map((answer) => answer.status).sort()).toEqual([200, 409, 409, 409, 409, 409, 409, 409]);
+	});
+
+	it("a repeat of the winning claim (same Idempotency-Key, its answer lost) replays the 200", async () => {
+		const { client, webhook, deliveryId } = await oneDelivery();
+		const headers = { 'Idempotency-Key': 'the-claim' };
+		const first = await client.post(path(webhook.id, deliveryId), undefined, { headers });
+		const repeat = await client.post(path(webhook.id, deliveryId), undefined, { headers });
+		expect([first.status, repeat.status]).toEqual([200, 200]);
+		expect(repeat.headers['idempotent-replayed']).toBe('true');
+		expect(repeat.data).toEqual(first.data);
+	});
+
+	it('ends the retries of a delivery still failing', async () => {
+		sandbox().configure({ webhookRetry: { baseDelayMs: 60_000 } });
+		try {
+			const { client, target, webhook } = await setup(['document.created']);
+			target.queueStatuses(500, 500, 500);
+			await client.post('/documents', documentBody());
+			await waitFor(() => target.requests.length >= 1, 'the first attempt');
+			const deliveryId = String(target.requests[0].headers['x-delivery-id']);
+			expect(sandbox().deliveryRecord(deliveryId)).toMatchObject({ status: 'pending', attempts: 1 });
+
+			expect((await client.post(path(webhook.id, deliveryId))).status).toBe(200);
+			// Without the acknowledgement this would wait a minute for the next attempt.
+			await sandbox().flushDeliveries();
+			expect(target.requests).toHaveLength(1);
+			expect(sandbox().deliveryRecord(deliveryId)).toMatchObject({ status: 'acknowledged', attempts: 1, received_at: null });
+		} finally {
+			sandbox().configure({ webhookRetry: { baseDelayMs: 20 } });
+		}
+	});
+
+	it("404 for an unknown delivery, another webhook's delivery, or another account's", async () => {
+		const { client, webhook, deliveryId } = await oneDelivery();
+		const other = await setup(['document.created']);
+		const otherWebhook = expectSchema(WebhookWithSecretSchema, (await client.post('/webhooks', { url: other.target.url, events: ['*'] })).data);
+
+		expectError(await client.post(path(webhook.id, 'dlv_unknown')), 404, 'not_found', 'delivery_id');
+		expectError(await client.post(path(otherWebhook.id, deliveryId)), 404, 'not_found', 'delivery_id');
+		expectError(await other.client.post(path(webhook.id, deliveryId)), 404, 'not_found');
+		expectError(await client.post(path('wh_unknown', deliveryId)), 404, 'not_found');
+		// None of these claimed it.
+		expect((await client.post(path(webhook.id, deliveryId))).status).toBe(200);
+	});
+
+	it('any key of the account may acknowledge (a viewer too); a delivery older than 24 hours cannot be', async () => {
+		const { client, apiKey, webhook, deliveryId } = await oneDelivery();
+		const accountId = sandbox().store.accountIdOf(apiKey)!;
+		const viewer = api(sandbox(), sandbox().createApiKey(accountId, 'viewer').apiKey);
+		expect((await viewer.post(path(webhook.id, deliveryId))).status).toBe(200);
+
+		await client.post('/documents', documentBody());
+		await sandbox().flushDeliveries();
+		const later = sandbox()
+			.deliveries()
+			.filter((attempt) => attempt.webhookId === webhook.id && attempt.deliveryId !== deliveryId)[0].deliveryId;
+		sandbox().advanceClock(24 * 60 * 60 + 1);
+		expectError(await client.post(path(webhook.id, later)), 404, 'not_found', 'delivery_id');
 	});
 });
