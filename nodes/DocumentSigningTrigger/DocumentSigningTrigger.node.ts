@@ -1,5 +1,7 @@
 import type {
+	IExecuteFunctions,
 	IHookFunctions,
+	INodeExecutionData,
 	INodeType,
 	INodeTypeDescription,
 	IWebhookFunctions,
@@ -8,6 +10,7 @@ import type {
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { ANY_EVENT, eventLabel, SIGNATURE_TOLERANCE_SECONDS, WEBHOOK_EVENTS } from '../shared/vocabulary';
+import { passClaimedDeliveries } from './claim';
 import { receiveDelivery } from './delivery';
 import { checkExists, create, deleteWebhook } from './registration';
 
@@ -104,5 +107,10 @@ export class DocumentSigningTrigger implements INodeType {
 
 	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 		return await receiveDelivery.call(this);
+	}
+
+	/** The execution's first step (on a worker in queue mode): claims each delivery at the service. */
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		return await passClaimedDeliveries.call(this);
 	}
 }

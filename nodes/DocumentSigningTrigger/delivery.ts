@@ -3,23 +3,23 @@ import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-w
 import { verifyWebhookSignature } from '../shared/webhookSignature';
 import { ANY_EVENT, DELIVERY_ID_HEADER, SIGNATURE_HEADER, SIGNATURE_TOLERANCE_SECONDS } from '../shared/vocabulary';
 import { selectedEvents } from './registration';
-import { rememberDelivery, rememberDeliveryInProcess, triggerStaticData } from './staticData';
+import { triggerStaticData } from './staticData';
 
 /**
- * One delivery: verify, filter, deduplicate, emit.
+ * One delivery: verify, filter, emit. Runs in whichever n8n process received the request.
  *
  * - A request that fails the signature check (or arrives while no secret is stored) is answered
  *   401 straight away through the response object and returns `noWebhookResponse`, so n8n sends
  *   nothing more and starts no execution. n8n's own triggers (GitHub, Linear, …) do the same.
  * - The signature is checked over `req.rawBody`: n8n reads every webhook request body into that
  *   Buffer before calling the node (its body parser for webhook nodes of version 1 always runs).
- * - Accepted but unwanted deliveries (an event not chosen, a repeated delivery ID) are answered
- *   2xx through `webhookResponse` without `workflowData`: n8n answers and starts nothing, and the
- *   service stops retrying.
- * - Repeats are recognised by the delivery ID of the signed body, in two records (see
- *   staticData.ts): this process's memory, which catches repeats arriving at the same time or
- *   while the first execution still runs, and the workflow's static data, which n8n saves with
- *   the requests that start no execution, so a repeat caught once stays caught after a restart.
+ * - Accepted but unwanted deliveries (an event not chosen) are answered 2xx through
+ *   `webhookResponse` without `workflowData`: n8n answers and starts nothing, and the service
+ *   stops retrying.
+ * - Repeats (the same delivery ID) are NOT decided here: this process cannot know what another
+ *   one received, nor whether n8n will manage to start the execution. Every verified delivery
+ *   starts an execution, and that execution claims the delivery at the service first (claim.ts);
+ *   only the one that wins the claim goes on.
  */
 
 interface TriggerOptions {
@@ -101,18 +101,6 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 	const wanted = selectedEvents(this);
 	if (!event || (!wanted.includes(ANY_EVENT) && !wanted.includes(event))) {
 		return { webhookResponse: { received: true, ignored: true, reason: 'event not selected' } };
-	}
-
-	// Nothing above awaits, so the check and the record below happen in one step in this n8n instance.
-	if (deliveryId) {
-		const workflow = this.getWorkflow();
-		const node = this.getNode();
-		const triggerKey = `${workflow.id ?? ''}\u0000${node.id ?? node.name}`;
-		const newInProcess = rememberDeliveryInProcess(triggerKey, deliveryId, nowSeconds, toleranceSeconds);
-		const newInStaticData = rememberDelivery(data, deliveryId, nowSeconds, toleranceSeconds);
-		if (!newInProcess || !newInStaticData) {
-			return { webhookResponse: { received: true, ignored: true, reason: 'duplicate delivery' } };
-		}
 	}
 
 	const json: IDataObject = {

@@ -143,6 +143,8 @@ export async function create(this: IHookFunctions): Promise<boolean> {
 	await removeOwnWebhooks(this, data, url);
 	forgetRegistration(data);
 	delete data.staleWebhookIds;
+	// Version 0.1's delivery-id guard; repeats are now settled at the service (claim.ts).
+	delete data.recentDeliveries;
 
 	const secret = randomBytes(SECRET_BYTES).toString('hex');
 	const workflow = this.getWorkflow();

@@ -2,6 +2,7 @@ import { createHash } from 'crypto';
 import type {
 	DeclarativeRestApiSettings,
 	IDataObject,
+	IExecuteFunctions,
 	IExecutePaginationFunctions,
 	IExecuteSingleFunctions,
 	IHookFunctions,
@@ -453,13 +454,15 @@ export async function executeRoutedRequest(
 // ---------------------------------------------------------------------------------------------
 // Direct requests: the trigger's webhook lifecycle and the list searches.
 
-type ApiContext = IHookFunctions | IWebhookFunctions | ILoadOptionsFunctions | IExecuteSingleFunctions;
+type ApiContext = IHookFunctions | IWebhookFunctions | ILoadOptionsFunctions | IExecuteSingleFunctions | IExecuteFunctions;
 
 export interface ApiRequestOptions {
 	qs?: IDataObject;
 	body?: IDataObject;
 	/** Makes a POST safe to retry: the service answers a repeat with the first result. */
 	idempotencyKey?: string;
+	/** Error statuses the caller reads as answers (returned, not thrown, never retried). */
+	answerStatuses?: number[];
 }
 
 export async function credentialsBaseUrl(context: ApiContext): Promise<string> {
@@ -467,12 +470,12 @@ export async function credentialsBaseUrl(context: ApiContext): Promise<string> {
 	return String(credentials.baseUrl ?? '').replace(/\/+$/, '');
 }
 
-/** One request with the retry policy; returns the full answer (2xx only). */
+/** One request with the retry policy; returns the full answer (2xx, or one of `answerStatuses`). */
 export async function apiRequest(
 	context: ApiContext,
 	method: IHttpRequestMethods,
 	path: string,
-	{ qs, body, idempotencyKey }: ApiRequestOptions = {},
+	{ qs, body, idempotencyKey, answerStatuses = [] }: ApiRequestOptions = {},
 ): Promise<IN8nHttpFullResponse> {
 	const baseURL = await credentialsBaseUrl(context);
 	const headers: IDataObject = {};
@@ -495,7 +498,7 @@ export async function apiRequest(
 				CREDENTIAL_TYPE,
 				options,
 			)) as IN8nHttpFullResponse;
-			if (response.statusCode >= 400) throw new HttpStatusError(response);
+			if (response.statusCode >= 400 && !answerStatuses.includes(response.statusCode)) throw new HttpStatusError(response);
 			return response;
 		},
 	);

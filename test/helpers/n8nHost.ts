@@ -3,6 +3,7 @@
  * registry, credentials held in plain objects with a helper that applies the credential's own
  * `authenticate` block, and the URLs of an instance on 127.0.0.1.
  */
+import { ExecutionLifecycleHooks } from 'n8n-core';
 import {
 	ICredentialsHelper,
 	type ICredentialDataDecryptedObject,
@@ -10,10 +11,12 @@ import {
 	type ICredentialType,
 	type IDataObject,
 	type IHttpRequestOptions,
+	type INode,
 	type INodeType,
 	type INodeTypes,
 	type IVersionedNodeType,
 	type IWorkflowExecuteAdditionalData,
+	type WorkflowExecuteMode,
 } from 'n8n-workflow';
 
 import { DocumentSigningApi } from '../../credentials/DocumentSigningApi.credentials';
@@ -114,4 +117,35 @@ export function hostAdditionalData(
 		currentNodeExecutionIndex: 0,
 		...extra,
 	} as unknown as IWorkflowExecuteAdditionalData;
+}
+
+/** Additional data for one workflow execution (hooks, sub-workflow stubs) in `mode`. */
+export function executionAdditionalData(
+	credentials: () => ICredentialDataDecryptedObject,
+	executionId: string,
+	nodes: INode[],
+	{ mode = 'manual' as WorkflowExecuteMode, workflowId = 'wf-test', webhookBaseUrl = 'http://127.0.0.1/webhook' } = {},
+): IWorkflowExecuteAdditionalData {
+	return hostAdditionalData(
+		credentials,
+		{
+			executionId,
+			hooks: new ExecutionLifecycleHooks(mode, executionId, {
+				id: workflowId,
+				name: 'test',
+				nodes,
+				connections: {},
+				active: false,
+				settings: {},
+				createdAt: new Date(),
+				updatedAt: new Date(),
+			} as never),
+			executeWorkflow: async () => {
+				throw new Error('not used');
+			},
+			getRunExecutionData: async () => undefined,
+			getRuntimeCredential: async () => undefined,
+		} as Partial<IWorkflowExecuteAdditionalData>,
+		webhookBaseUrl,
+	);
 }

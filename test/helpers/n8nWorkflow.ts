@@ -5,7 +5,7 @@
  * in plain objects, and a credentials helper that applies the credential's `authenticate` block.
  */
 import { randomUUID } from 'crypto';
-import { ExecutionLifecycleHooks, LoadOptionsContext, WorkflowExecute } from 'n8n-core';
+import { LoadOptionsContext, WorkflowExecute } from 'n8n-core';
 import {
 	Workflow,
 	type IExecuteFunctions,
@@ -14,11 +14,10 @@ import {
 	type INodeParameters,
 	type INodeType,
 	type IRun,
-	type IWorkflowExecuteAdditionalData,
 	type NodeApiError,
 } from 'n8n-workflow';
 
-import { hostAdditionalData, NodeTypes } from './n8nHost';
+import { executionAdditionalData, NodeTypes } from './n8nHost';
 import { DocumentSigning } from '../../nodes/DocumentSigning/DocumentSigning.node';
 
 export const SOURCE_TYPE = 'test.source';
@@ -49,26 +48,8 @@ class SourceNode implements INodeType {
 
 const nodeTypes = new NodeTypes({ [SOURCE_TYPE]: new SourceNode(), [NODE_TYPE]: new DocumentSigning() });
 
-function makeAdditionalData(credentials: { baseUrl: string; apiKey: string }, executionId: string, nodes: INode[]): IWorkflowExecuteAdditionalData {
-	return hostAdditionalData(() => ({ ...credentials }), {
-		executionId,
-		hooks: new ExecutionLifecycleHooks('manual', executionId, {
-			id: 'wf-test',
-			name: 'test',
-			nodes,
-			connections: {},
-			active: false,
-			settings: {},
-			createdAt: new Date(),
-			updatedAt: new Date(),
-		} as never),
-		executeWorkflow: async () => {
-			throw new Error('not used');
-		},
-		getRunExecutionData: async () => undefined,
-		getRuntimeCredential: async () => undefined,
-	});
-}
+const makeAdditionalData = (credentials: { baseUrl: string; apiKey: string }, executionId: string, nodes: INode[]) =>
+	executionAdditionalData(() => ({ ...credentials }), executionId, nodes);
 
 export interface RunNodeOptions {
 	parameters: INodeParameters;

@@ -127,10 +127,13 @@ function deliveryBody(event = 'document.completed', extra: Record<string, unknow
 	};
 }
 
+const deliveryIdOf = (request: IncomingDelivery): string => JSON.parse(request.rawBody.toString('utf8')).id as string;
+
 describe('a real delivery from the sandbox', () => {
-	it('starts exactly one execution with { event, deliveryId, timestamp, data, webhookId }', async () => {
+	it('starts one execution that claims the delivery and passes on { event, deliveryId, timestamp, data, webhookId }', async () => {
 		const { host, apiKey } = await activeTrigger(['document.sent']);
 		const document = await sendDocument(apiKey);
+		await host.idle();
 
 		// The service sends only the subscribed event, answered 2xx on the first attempt.
 		const attempts = sandbox.deliveries().filter((attempt) => attempt.url === host.webhookUrl);
@@ -139,10 +142,12 @@ describe('a real delivery from the sandbox', () => {
 		expect(Buffer.isBuffer(receiver.received[0].rawBody)).toBe(true);
 
 		expect(host.executions).toHaveLength(1);
-		expect(host.executions[0]).toHaveLength(1);
-		const sent = receiver.received.find((request) => request.outcome.started)!;
+		const [execution] = host.executions;
+		expect(execution.error).toBeUndefined();
+		expect(execution.items).toHaveLength(1);
+		const sent = receiver.received[0];
 		const body = JSON.parse(sent.rawBody.toString('utf8'));
-		const item = host.executions[0][0].json;
+		const item = execution.items[0].json;
 		expect(Object.keys(item).sort()).toEqual(['data', 'deliveryId', 'event', 'timestamp', 'webhookId']);
 		expect(item.event).toBe('document.sent');
 		expect(item.deliveryId).toBe(body.id);
@@ -152,23 +157,28 @@ describe('a real delivery from the sandbox', () => {
 		expect(item.webhookId).toBe(host.nodeStaticData.webhookId);
 		expect((item.data as { document: { id: string } }).document.id).toBe(document.id);
 		expect(item.data).toEqual(body.data);
+		expect(execution.items[0].pairedItem).toEqual({ item: 0 });
+		// The execution claimed it at the service.
+		expect(sandbox.deliveryRecord(body.id)).toMatchObject({ status: 'acknowledged', webhook_id: host.nodeStaticData.webhookId });
 	});
 
-	it('replaying the exact same request (same delivery id) starts no second execution', async () => {
+	it('replaying the exact same request (same delivery id): its execution passes nothing on', async () => {
 		const { host, apiKey } = await activeTrigger(['document.sent']);
 		await sendDocument(apiKey);
-		expect(host.executions).toHaveLength(1);
-		const original = receiver.received.find((request) => request.outcome.started)!;
+		await host.idle();
+		const original = receiver.received[0];
 
 		const replay = await host.receive({ headers: original.headers, rawBody: original.rawBody });
-
 		expect(replay.status).toBe(200);
-		expect(replay.started).toBe(false);
-		expect(replay.body).toMatchObject({ ignored: true, reason: 'duplicate delivery' });
-		expect(host.executions).toHaveLength(1);
+		const execution = await replay.execution!;
+
+		expect(execution.received).toHaveLength(1);
+		expect(execution.items).toEqual([]);
+		expect(execution.error).toBeUndefined();
+		expect(host.processed).toHaveLength(1);
 	});
 
-	it("a retry by the service (answer lost, same delivery id, fresh signature) starts no second execution", async () => {
+	it('a retry by the service after a lost answer is processed once, whichever arrives first: the retry or the claim', async () => {
 		const { host, apiKey } = await activeTrigger(['document.sent']);
 		let failedOnce = false;
 		receiver.answerOverride = (request) => {
@@ -180,81 +190,101 @@ describe('a real delivery from the sandbox', () => {
 		};
 
 		await sendDocument(apiKey);
+		await host.idle();
+		await sandbox.flushDeliveries();
+		await host.idle();
 
-		const sentAttempts = sandbox.deliveries().filter((attempt) => attempt.url === host.webhookUrl && attempt.event === 'document.sent');
-		expect(sentAttempts.map((attempt) => [attempt.attempt, attempt.status])).toEqual([
-			[1, 503],
-			[2, 200],
-		]);
 		const sentRequests = receiver.received.filter((request) => request.headers['x-event'] === 'document.sent');
-		expect(sentRequests).toHaveLength(2);
-		expect(sentRequests[1].headers['x-signature']).not.toBe(undefined);
-		expect(sentRequests[1].rawBody.equals(sentRequests[0].rawBody)).toBe(true);
-		expect(sentRequests[1].outcome.started).toBe(false);
-		expect(host.executions).toHaveLength(1);
+		const deliveryId = deliveryIdOf(sentRequests[0]);
+		// Either the claim ended the retries before the next attempt, or the retry came and its
+		// execution lost the claim: never a second processing.
+		expect(sentRequests.length).toBeGreaterThanOrEqual(1);
+		expect(sentRequests.every((request) => request.rawBody.equals(sentRequests[0].rawBody))).toBe(true);
+		expect(host.processed.map((execution) => execution.items[0].json.deliveryId)).toEqual([deliveryId]);
+		expect(host.executions).toHaveLength(sentRequests.length);
+		expect(sandbox.deliveryRecord(deliveryId)?.status).toBe('acknowledged');
 	});
 
-	it('two copies of one delivery arriving at the same time start one execution', async () => {
+	it('three copies of one delivery arriving at the same time: three executions, one passes it on', async () => {
 		const { host, apiKey } = await activeTrigger(['document.sent']);
 		await sendDocument(apiKey);
+		await host.idle();
 		const original = receiver.received[0];
 		const before = host.executions.length;
+		// Claims are settled at the service, so whether the copies reach one n8n process or three
+		// (webhook processors in queue mode) makes no difference.
 		const copy = () => host.receive({ headers: original.headers, rawBody: original.rawBody });
-		TriggerHost.restart();
 		const outcomes = await Promise.all([copy(), copy(), copy()]);
 		expect(outcomes.map((outcome) => outcome.status)).toEqual([200, 200, 200]);
-		expect(outcomes.filter((outcome) => outcome.started)).toHaveLength(1);
-		expect(host.executions).toHaveLength(before + 1);
+		await host.idle();
+		expect(host.executions).toHaveLength(before + 3);
+		expect(host.processed).toHaveLength(1);
 	});
 
-	it('a repeat caught once is saved with the static data, so it is still refused after an n8n restart', async () => {
-		const { host, apiKey } = await activeTrigger(['document.sent']);
-		await sendDocument(apiKey);
-		const original = receiver.received[0];
-		const replay = () => host.receive({ headers: original.headers, rawBody: original.rawBody });
-		const deliveryId = JSON.parse(original.rawBody.toString('utf8')).id as string;
-		// n8n 2.41 dropped the record written by the accepted request (it started an execution) …
-		expect(host.nodeStaticData.recentDeliveries ?? {}).not.toHaveProperty(deliveryId);
-		// … the process memory catches the repeat, and that request (no execution) saves the record.
-		expect((await replay()).started).toBe(false);
-		expect(host.nodeStaticData.recentDeliveries).toHaveProperty(deliveryId);
+	it('new copies of a delivery not yet claimed race for it: exactly one execution passes it on', async () => {
+		const { host, apiKey, secret } = await activeTrigger(['document.sent']);
+		// A delivery the service made but that never reached n8n (the receiver was down).
+		host.failStarts = Number.MAX_SAFE_INTEGER;
+		sandbox.configure({ webhookRetry: { maxAttempts: 1 } });
+		try {
+			await sendDocument(apiKey);
+		} finally {
+			sandbox.configure({ webhookRetry: { maxAttempts: 4 } });
+			host.failStarts = 0;
+		}
+		const body = receiver.received[0].rawBody.toString('utf8');
+		expect(sandbox.deliveryRecord(JSON.parse(body).id)?.status).toBe('failed');
 
-		TriggerHost.restart();
-		const afterRestart = await replay();
-		expect(afterRestart.status).toBe(200);
-		expect(afterRestart.started).toBe(false);
-		expect(host.executions).toHaveLength(1);
+		const outcomes = await Promise.all(Array.from({ length: 5 }, () => host.receive(signedDelivery(secret, body))));
+		await Promise.all(outcomes.map((outcome) => outcome.execution));
+		expect(host.executions).toHaveLength(5);
+		expect(host.processed).toHaveLength(1);
+		expect(sandbox.deliveryRecord(JSON.parse(body).id)?.status).toBe('acknowledged');
 	});
 
-	it('where n8n saves static data from an execution-starting request, a repeat is refused after a restart too', async () => {
+	it('a delivery whose execution n8n could not start is processed when the service retries it', async () => {
 		const { host, apiKey } = await activeTrigger(['document.sent']);
-		host.savesStaticDataWhenExecutionStarts = true;
+		host.failStarts = 1;
 		await sendDocument(apiKey);
-		const original = receiver.received[0];
-		TriggerHost.restart();
-		expect((await host.receive({ headers: original.headers, rawBody: original.rawBody })).started).toBe(false);
-		expect(host.executions).toHaveLength(1);
+		await host.idle();
+
+		const attempts = sandbox.deliveries().filter((attempt) => attempt.url === host.webhookUrl);
+		expect(attempts.map((attempt) => [attempt.attempt, attempt.status])).toEqual([
+			[1, 500],
+			[2, 200],
+		]);
+		expect(host.processed).toHaveLength(1);
+		expect(host.processed[0].items[0].json.deliveryId).toBe(attempts[0].deliveryId);
 	});
 
-	it('limitation (n8n 2.41): a first repeat arriving after a restart starts a second execution', async () => {
-		// Documents the known gap: the accepted request's record was dropped by n8n and the
-		// process memory is gone. If n8n starts keeping that record, this test fails: update it.
+	it('the same delivery stays claimed for a later n8n (nothing is kept in the process or in static data)', async () => {
 		const { host, apiKey } = await activeTrigger(['document.sent']);
 		await sendDocument(apiKey);
+		await host.idle();
 		const original = receiver.received[0];
-		TriggerHost.restart();
-		expect((await host.receive({ headers: original.headers, rawBody: original.rawBody })).started).toBe(true);
-		expect(host.executions).toHaveLength(2);
+		const registration = structuredClone(host.savedStaticData);
+
+		// Another n8n process (or the same one restarted): same database, nothing else shared.
+		const other = new TriggerHost({ baseUrl: sandbox.baseUrl, apiKey, webhookBaseUrl: receiver.webhookBaseUrl, events: ['document.sent'] });
+		other.savedStaticData = structuredClone(host.savedStaticData);
+		const outcome = await other.receive({ headers: original.headers, rawBody: original.rawBody });
+		expect(outcome.started).toBe(true);
+		expect((await outcome.execution!).items).toEqual([]);
+		// No request wrote anything to the workflow's static data.
+		expect(host.savedStaticData).toEqual(registration);
+		expect(Object.keys(host.nodeStaticData).sort()).toEqual(['webhookEvents', 'webhookId', 'webhookSecret', 'webhookUrl']);
 	});
 
 	it('Include Headers adds the request headers without the signature', async () => {
 		const { host, apiKey } = await activeTrigger(['document.sent'], { includeHeaders: true });
 		await sendDocument(apiKey);
+		await host.idle();
 
-		expect(host.executions).toHaveLength(1);
-		const headers = host.executions[0][0].json.headers as Record<string, unknown>;
+		expect(host.processed).toHaveLength(1);
+		const item = host.processed[0].items[0].json;
+		const headers = item.headers as Record<string, unknown>;
 		expect(headers).toBeDefined();
-		expect(headers['x-delivery-id']).toBe(host.executions[0][0].json.deliveryId);
+		expect(headers['x-delivery-id']).toBe(item.deliveryId);
 		expect(headers['x-event']).toBe('document.sent');
 		expect(headers['content-type']).toBe('application/json');
 		expect(Object.keys(headers).map((name) => name.toLowerCase())).not.toContain('x-signature');
@@ -265,6 +295,7 @@ describe('a real delivery from the sandbox', () => {
 		const { host, apiKey } = await activeTrigger(['*']);
 		host.parameters.events = ['document.sent'];
 		await sendDocument(apiKey);
+		await host.idle();
 
 		const attempts = sandbox.deliveries().filter((attempt) => attempt.url === host.webhookUrl);
 		expect(attempts.map((attempt) => attempt.event).sort()).toEqual(['document.created', 'document.sent', 'signature.requested']);
@@ -274,17 +305,68 @@ describe('a real delivery from the sandbox', () => {
 			'document.created',
 			'signature.requested',
 		]);
-		expect(host.executions.map((items) => items[0].json.event)).toEqual(['document.sent']);
+		expect(host.executions.map((execution) => execution.items[0].json.event)).toEqual(['document.sent']);
 	});
 
 	it('"Any Event" starts one execution per event', async () => {
 		const { host, apiKey } = await activeTrigger(['*']);
 		await sendDocument(apiKey);
-		expect(host.executions.map((items) => items[0].json.event).sort()).toEqual([
+		await host.idle();
+		expect(host.processed.map((execution) => execution.items[0].json.event).sort()).toEqual([
 			'document.created',
 			'document.sent',
 			'signature.requested',
 		]);
+	});
+});
+
+describe('when the claim cannot be made', () => {
+	it('a service that does not know the delivery (404): the event is passed on anyway, at least once', async () => {
+		const { host, secret } = await activeTrigger(['document.completed']);
+		// Signed correctly, but the service never made this delivery (nor webhook wh_test).
+		const outcome = await host.receive(signedDelivery(secret, deliveryBody()));
+		const execution = await outcome.execution!;
+		expect(execution.error).toBeUndefined();
+		expect(execution.items).toHaveLength(1);
+		expect(execution.items[0].json.webhookId).toBe('wh_test');
+	});
+
+	it('a refused key (401): the execution fails with the service message, retryable from n8n, nothing passed on', async () => {
+		const { host, apiKey } = await activeTrigger(['document.sent']);
+		host.credentials = { ...host.credentials, apiKey: 'sk_revoked_00000000000000000000000000000000' };
+		await sendDocument(apiKey);
+		await host.idle();
+
+		const [execution] = host.executions;
+		expect(execution.items).toEqual([]);
+		expect(execution.error).toBeDefined();
+		expect(execution.error!.httpCode).toBe('401');
+		expect(execution.error!.message).not.toContain('sk_revoked');
+		expect(JSON.stringify(execution.error)).not.toContain('sk_revoked_00000000000000000000000000000000');
+		// Unclaimed: a retry of this execution (or a later copy) can still claim it.
+		expect(sandbox.deliveryRecord(String(execution.received[0].json.deliveryId))?.status).toBe('received');
+	});
+
+	it('with Continue On Fail the event is passed on with the reason it is unconfirmed', async () => {
+		const { apiKey } = sandbox.createAccount();
+		const host = new TriggerHost({
+			baseUrl: sandbox.baseUrl,
+			apiKey,
+			webhookBaseUrl: receiver.webhookBaseUrl,
+			events: ['document.sent'],
+			continueOnFail: true,
+		});
+		receiver.hosts.set(host.nodeWebhookId, host);
+		await host.activate();
+		host.credentials = { ...host.credentials, apiKey: 'sk_revoked_00000000000000000000000000000000' };
+		await sendDocument(apiKey);
+		await host.idle();
+
+		const [execution] = host.executions;
+		expect(execution.error).toBeUndefined();
+		expect(execution.items).toHaveLength(1);
+		expect(execution.items[0].json).toMatchObject({ event: 'document.sent', claimError: expect.any(String) });
+		expect(String(execution.items[0].json.claimError)).not.toContain('sk_revoked');
 	});
 });
 
@@ -355,18 +437,16 @@ describe('forged and invalid deliveries', () => {
 		expect(outcome.result).toEqual({ noWebhookResponse: true });
 		expect(outcome.body).toMatchObject({ error: { code: 'invalid_signature' } });
 		expect(host.executions).toHaveLength(before);
-		// A refused request writes nothing (no dedup entry an attacker could plant).
+		// A refused request writes nothing.
 		expect(JSON.stringify(host.savedStaticData)).toBe(savedBefore);
 	});
 
 	it('the same construction with a valid signature is accepted (control for the table above)', async () => {
-		const before = host.executions.length;
 		const body = deliveryBody();
 		const outcome = await host.receive(signedDelivery(secret, body));
 		expect(outcome.status).toBe(200);
 		expect(outcome.started).toBe(true);
-		expect(host.executions).toHaveLength(before + 1);
-		expect(outcome.items[0].json).toEqual({
+		expect((await outcome.execution!).received[0].json).toEqual({
 			event: 'document.completed',
 			deliveryId: body.id,
 			timestamp: body.created_at,
@@ -430,6 +510,7 @@ describe('options', () => {
 
 		expect((await strict.host.receive(signedDelivery(strict.secret, deliveryBody(), t))).status).toBe(401);
 		expect((await lenient.host.receive(signedDelivery(lenient.secret, deliveryBody(), t))).status).toBe(200);
+		await lenient.host.idle();
 		expect(strict.host.executions).toHaveLength(0);
 		expect(lenient.host.executions).toHaveLength(1);
 	});

@@ -1,7 +1,9 @@
 /**
  * A small stand-in for the n8n host around the Document Signing Trigger: the node's
  * webhookMethods and webhook() run inside n8n-core's REAL HookContext and WebhookContext, on a
- * real n8n-workflow Workflow, and make real HTTP requests through n8n-core's request helpers.
+ * real n8n-workflow Workflow, and make real HTTP requests through n8n-core's request helpers; the
+ * executions they start run in n8n-core's REAL WorkflowExecute (which calls the trigger's
+ * execute() with the webhook's items, as n8n does on the process that runs executions).
  *
  * What it imitates from n8n 2.41 (packages/cli, read from the installed host):
  * - activation = checkExists, then create if it said false (WebhookService.createWebhookIfNotExists);
@@ -13,12 +15,17 @@
  *   Workflow over the same static-data object (establishContextForPersistence), which clears its
  *   `__dataChanged` mark before LiveWebhooks saves, so n8n 2.41 drops the change (seen in the real
  *   n8n 2.41.1). `savesStaticDataWhenExecutionStarts` imitates an n8n that keeps it.
- * - an execution starts exactly when webhook() returns `workflowData` (executeWebhook).
- * - restart() forgets what the node keeps in the process's memory.
+ * - an execution starts exactly when webhook() returns `workflowData` (executeWebhook), from a
+ *   node execution stack holding the trigger and those items, over a Workflow built from the
+ *   saved static data (what a queue-mode worker loads); `failStarts` imitates n8n failing to
+ *   create it (answered 500, nothing runs).
+ * - with responseMode onReceived n8n answers before the execution runs: `receive()` answers at
+ *   once and the execution runs on; `idle()` waits for every execution started so far.
  */
 import { randomUUID } from 'crypto';
-import { HookContext, WebhookContext } from 'n8n-core';
+import { HookContext, WebhookContext, WorkflowExecute } from 'n8n-core';
 import {
+	createRunExecutionData,
 	Workflow,
 	type ICredentialDataDecryptedObject,
 	type IDataObject,
@@ -27,12 +34,12 @@ import {
 	type IWebhookData,
 	type IWebhookResponseData,
 	type IWorkflowExecuteAdditionalData,
+	type NodeApiError,
 	type WorkflowActivateMode,
 } from 'n8n-workflow';
 
 import { DocumentSigningTrigger } from '../../nodes/DocumentSigningTrigger/DocumentSigningTrigger.node';
-import { forgetDeliveriesInProcess } from '../../nodes/DocumentSigningTrigger/staticData';
-import { hostAdditionalData, NodeTypes } from '../helpers/n8nHost';
+import { executionAdditionalData, hostAdditionalData, NodeTypes } from '../helpers/n8nHost';
 
 export const TRIGGER_TYPE = 'n8n-nodes-document-signing.documentSigningTrigger';
 export const NODE_NAME = 'Document Signing Trigger';
@@ -78,13 +85,24 @@ export interface IncomingDelivery {
 	rawBody: Buffer;
 }
 
+/** One execution n8n ran for a delivery. */
+export interface TriggerExecution {
+	id: string;
+	/** What webhook() handed to the execution. */
+	received: INodeExecutionData[];
+	/** The trigger's output in the execution (after execute()): what the workflow's next node gets. */
+	items: INodeExecutionData[];
+	error?: NodeApiError;
+}
+
 export interface DeliveryOutcome {
 	/** What n8n would answer the sender. */
 	status: number;
 	body: unknown;
-	/** Whether n8n would start an execution. */
+	/** Whether n8n started an execution. */
 	started: boolean;
-	items: INodeExecutionData[];
+	/** The execution, running on after the answer (resolved once it finished). */
+	execution?: Promise<TriggerExecution>;
 	result: IWebhookResponseData;
 }
 
@@ -97,6 +115,8 @@ export interface TriggerHostOptions {
 	options?: IDataObject;
 	/** See the file comment; default false, as n8n 2.41 behaves. */
 	savesStaticDataWhenExecutionStarts?: boolean;
+	/** The trigger node's Continue On Fail setting. */
+	continueOnFail?: boolean;
 }
 
 /** One workflow holding one Document Signing Trigger, and the bits of n8n that host it. */
@@ -108,12 +128,17 @@ export class TriggerHost {
 	parameters: IDataObject;
 	credentials: ICredentialDataDecryptedObject;
 	webhookBaseUrl: string;
-	/** Executions n8n would have started, in order. */
-	readonly executions: INodeExecutionData[][] = [];
+	/** Executions that finished, in the order they finished. */
+	readonly executions: TriggerExecution[] = [];
 	savesStaticDataWhenExecutionStarts: boolean;
+	continueOnFail: boolean;
+	/** How many of the next execution starts fail (n8n could not create the execution). */
+	failStarts = 0;
+	private readonly running = new Set<Promise<TriggerExecution>>();
 
 	constructor(options: TriggerHostOptions) {
 		this.savesStaticDataWhenExecutionStarts = options.savesStaticDataWhenExecutionStarts ?? false;
+		this.continueOnFail = options.continueOnFail ?? false;
 		this.parameters = { events: options.events, options: options.options ?? {} };
 		this.credentials = { baseUrl: options.baseUrl, apiKey: options.apiKey };
 		this.webhookBaseUrl = options.webhookBaseUrl;
@@ -138,6 +163,7 @@ export class TriggerHost {
 			webhookId: this.nodeWebhookId,
 			parameters: structuredClone(this.parameters) as INode['parameters'],
 			credentials: { documentSigningApi: { id: 'cred-1', name: 'Sandbox' } },
+			...(this.continueOnFail ? { onError: 'continueRegularOutput' as const } : {}),
 		};
 	}
 
@@ -215,11 +241,6 @@ export class TriggerHost {
 		}
 	}
 
-	/** An n8n restart: the process's memory is gone, the database (saved static data) stays. */
-	static restart(): void {
-		forgetDeliveriesInProcess();
-	}
-
 	/** One incoming request through webhook() in a real WebhookContext. */
 	async receive(delivery: IncomingDelivery): Promise<DeliveryOutcome> {
 		const workflow = this.workflow();
@@ -246,12 +267,56 @@ export class TriggerHost {
 		const result = await trigger.webhook.call(context);
 
 		// executeWebhook: workflowData starts an execution; otherwise n8n answers and stops.
-		const started = result.workflowData !== undefined;
-		if (!started || this.savesStaticDataWhenExecutionStarts) this.save(workflow);
-		const items = started ? (result.workflowData?.[0] ?? []) : [];
-		if (started) this.executions.push(items);
-		if (result.noWebhookResponse) return { status: res.statusCode, body: res.body, started, items, result };
-		if (result.webhookResponse !== undefined) return { status: 200, body: result.webhookResponse, started, items, result };
-		return { status: 200, body: { message: 'Workflow was started' }, started, items, result };
+		if (result.workflowData === undefined || this.savesStaticDataWhenExecutionStarts) this.save(workflow);
+		if (result.workflowData === undefined) {
+			if (result.noWebhookResponse) return { status: res.statusCode, body: res.body, started: false, result };
+			return { status: 200, body: result.webhookResponse, started: false, result };
+		}
+		if (this.failStarts > 0) {
+			this.failStarts--;
+			return { status: 500, body: { code: 0, message: 'Error in workflow' }, started: false, result };
+		}
+		const execution = this.execute(result.workflowData);
+		this.running.add(execution);
+		void execution.finally(() => this.running.delete(execution));
+		const body = result.webhookResponse !== undefined ? result.webhookResponse : { message: 'Workflow was started' };
+		return { status: 200, body, started: true, execution, result };
 	}
+
+	/** Runs one execution as n8n does for a webhook: the trigger first, with the webhook's items. */
+	private async execute(workflowData: INodeExecutionData[][]): Promise<TriggerExecution> {
+		// A fresh Workflow over the saved static data: what the process running the execution loads.
+		const workflow = this.workflow();
+		const node = workflow.getNode(NODE_NAME)!;
+		const id = randomUUID();
+		const additionalData = executionAdditionalData(() => this.credentials, id, [node], {
+			mode: 'webhook',
+			workflowId: this.workflowId,
+			webhookBaseUrl: this.webhookBaseUrl,
+		});
+		const runExecutionData = createRunExecutionData({
+			executionData: { nodeExecutionStack: [{ node, data: { main: workflowData }, source: null }] },
+		});
+		const run = await new WorkflowExecute(additionalData, 'webhook', runExecutionData).processRunExecutionData(workflow);
+		const nodeRun = run.data.resultData.runData[NODE_NAME]?.[0];
+		const execution: TriggerExecution = {
+			id,
+			received: workflowData[0] ?? [],
+			items: (nodeRun?.data?.main?.[0] ?? []) as INodeExecutionData[],
+			error: (nodeRun?.error ?? run.data.resultData.error) as NodeApiError | undefined,
+		};
+		this.executions.push(execution);
+		return execution;
+	}
+
+	/** Resolves once every execution started so far has finished. */
+	async idle(): Promise<void> {
+		while (this.running.size > 0) await Promise.allSettled([...this.running]);
+	}
+
+	/** The executions in which the trigger passed an item on (the workflow went on). */
+	get processed(): TriggerExecution[] {
+		return this.executions.filter((execution) => execution.items.length > 0);
+	}
+
 }
