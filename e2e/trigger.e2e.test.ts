@@ -24,6 +24,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 
 import { signWebhookPayload } from '../nodes/shared/webhookSignature';
+import { webhookSecret } from '../reliability/lib';
 import { startSandbox, type DeliveryAttempt, type Sandbox } from '../sandbox';
 import { launchBrowser, signEverySigner, type E2eBrowser, type SignedSigner } from './harness/browser';
 import { CREDENTIAL_TYPE, TRIGGER_NODE_TYPE, createN8n, type Execution, type N8nInstance } from './harness/n8n';
@@ -232,6 +233,28 @@ describe('Document Signing Trigger in a real n8n, with people signing in Chromiu
 		const items = runs.map(triggerItem);
 		expect(items.map((item) => item.deliveryId)).not.toContain('dlv_forged_0001');
 		expect(items.filter((item) => item.data.document?.id === sentinel.id).map((item) => item.event).sort()).toEqual(EVENTS);
+	});
+
+	it('a retry of a delivery n8n already ran (its answer lost) starts an execution that goes no further', async () => {
+		const before = await executions();
+		const deliveryId = (JSON.parse(completedBody) as { id: string }).id;
+		// The execution of the first attempt claimed the delivery at the service.
+		expect(sandbox.deliveryRecord(deliveryId)?.status).toBe('acknowledged');
+
+		const secret = webhookSecret(sandbox, apiKey, serviceWebhookId)!;
+		const response = await fetch(productionUrl, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json', 'x-signature': signWebhookPayload(secret, Math.floor(Date.now() / 1000), completedBody) },
+			body: completedBody,
+			signal: AbortSignal.timeout(15_000),
+		});
+		expect(response.status).toBe(200);
+
+		await n8n.waitForExecutions(workflowId, { count: before.length + 1, timeoutMs: 60_000 });
+		const repeat = (await executions()).find((execution) => !before.some((known) => known.id === execution.id))!;
+		expect(repeat.status).toBe('success');
+		// The trigger lost the claim: it passed nothing on, so no later node would run.
+		expect(repeat.data?.resultData.runData[TRIGGER_NAME]?.[0]?.data?.main?.[0]).toEqual([]);
 	});
 
 	it('deactivating removes the webhook from the sandbox; later events are not delivered', async () => {

@@ -6,8 +6,8 @@
  *  1. Bulk: 1,000 creates under 429s, injected 503s and dropped connections: none lost, none twice.
  *  2. Webhook lifecycle: 50 activate/deactivate cycles with n8n restarts in between: the
  *     sandbox holds exactly one webhook for the workflow while active, none while inactive.
- *  3. Forgery: bad deliveries to the production URL are refused (401) and start nothing; valid
- *     ones start one execution each; repeated delivery ids start nothing more.
+ *  3. Forgery: bad deliveries to the production URL are refused (401) and start nothing; the
+ *     service's deliveries are processed once each; repeated delivery ids are processed no more.
  *  4. Bad input: every kind in test/fixtures/badInputCases.ts fails in n8n with its message,
  *     and not one request reaches the sandbox.
  *  5. Secrets: no API key and no webhook secret in any execution's data, n8n's log or output,
@@ -194,7 +194,7 @@ test('2. webhook lifecycle: 50 activate/deactivate cycles with restarts: exactly
 	expect(atEnd).toBe(0);
 });
 
-test('3. forgery: bad deliveries are refused with 401 and start nothing; valid ones start one execution each, repeats none', async () => {
+test('3. forgery: bad deliveries are refused with 401 and start nothing; valid ones are processed once each, repeats never', async () => {
 	const { apiKey, credential } = await account('reliability forgery');
 	const trigger = triggerNode(['document.completed'], credential);
 	const workflowId = await createWorkflow(n8n, chain('reliability forgery', [trigger, noOpNode()]));
@@ -264,40 +264,54 @@ test('3. forgery: bad deliveries are refused with 401 and start nothing; valid o
 	await sleep(2000);
 	const afterForgeries = (await allExecutions(n8n, workflowId)).length;
 
+	// Valid deliveries are the service's own: 100 documents, each signed by its one signer.
 	const VALID = 100;
-	const valid = Array.from({ length: VALID }, () => deliveryBody(webhook.id));
-	const validStatuses: number[] = [];
-	for (let i = 0; i < valid.length; i += 10) {
-		validStatuses.push(...(await Promise.all(valid.slice(i, i + 10).map(async (d) => await post(url, d.body, { 'x-signature': sign(secret, d.body), 'x-delivery-id': d.id })))));
+	for (let i = 0; i < VALID; i++) {
+		const response = await fetch(`${sandbox.baseUrl}/documents`, {
+			method: 'POST',
+			headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
+			body: JSON.stringify({ name: `reliability ${i}.pdf`, signers: [{ email: `signer${i}@example.com`, name: `Signer ${i}` }] }),
+		});
+		const document = (await response.json()) as { id: string; signers: Array<{ id: string }> };
+		sandbox.actAsSigner(document.id, document.signers[0].id, 'sign');
 	}
+	await sandbox.flushDeliveries();
+	const valid = sandbox.deliveries().filter((attempt) => attempt.webhookId === webhook.id);
+	const validAccepted = valid.filter((attempt) => attempt.ok).length;
 	const executions = await waitForFinished(n8n, workflowId, VALID, 180_000);
 
+	// Retries: the same body and delivery id, freshly signed. Each starts an execution, and each
+	// of those loses the claim at the service: the workflow goes on for none of them.
 	const REPEATS = 20;
 	const repeatStatuses: number[] = [];
 	for (const d of valid.slice(0, REPEATS)) {
-		// A retry: same body and delivery id, fresh timestamp and signature.
-		repeatStatuses.push(await post(url, d.body, { 'x-signature': sign(secret, d.body), 'x-delivery-id': d.id }));
+		repeatStatuses.push(await post(url, d.body, { 'x-signature': sign(secret, d.body), 'x-delivery-id': d.deliveryId }));
 	}
-	await sleep(3000);
+	await waitForFinished(n8n, workflowId, VALID + REPEATS, 120_000);
+	await sleep(2000);
 	const finalExecutions = await allExecutions(n8n, workflowId, true);
-	const deliveryIds = finalExecutions.map((execution) => {
-		const item = execution.data?.resultData.runData['Document Signing Trigger']?.[0]?.data?.main?.[0]?.[0]?.json;
-		return item?.deliveryId as string | undefined;
+	const passedOn = finalExecutions.flatMap((execution) => {
+		const items = execution.data?.resultData.runData['Document Signing Trigger']?.[0]?.data?.main?.[0] ?? [];
+		return items.map((item) => item.json.deliveryId as string);
 	});
+	const reachedNextNode = finalExecutions.filter((execution) => execution.data?.resultData.runData.Done).length;
 	await n8n.deactivate(workflowId);
 
 	const refusedCount = refused.filter((r) => r.status === 401).length;
 	summary(
 		`forgery: ${refusedCount}/${forgeries.length} kinds of bad delivery answered 401, ${afterForgeries} executions from them; ` +
-			`${validStatuses.filter((s) => s === 200).length}/${VALID} valid deliveries accepted -> ${executions.length} executions; ` +
-			`${repeatStatuses.filter((s) => s === 200).length}/${REPEATS} repeats answered 200 -> ${finalExecutions.length - executions.length} extra executions`,
+			`${validAccepted}/${VALID} service deliveries accepted -> ${executions.length} executions; ` +
+			`${repeatStatuses.filter((s) => s === 200).length}/${REPEATS} repeats answered 200 -> ${finalExecutions.length - executions.length} extra executions, ` +
+			`${passedOn.length - VALID} processed twice`,
 	);
 	expect(refused).toEqual(forgeries.map((f) => ({ kind: f.kind, status: 401 })));
 	expect(afterForgeries).toBe(0);
-	expect(validStatuses).toEqual(Array(VALID).fill(200));
+	expect(valid).toHaveLength(VALID);
+	expect(validAccepted).toBe(VALID);
 	expect(repeatStatuses).toEqual(Array(REPEATS).fill(200));
-	expect(finalExecutions).toHaveLength(VALID);
-	expect(new Set(deliveryIds)).toEqual(new Set(valid.map((d) => d.id)));
+	expect(finalExecutions.every((execution) => execution.status === 'success')).toBe(true);
+	expect(passedOn.sort()).toEqual(valid.map((d) => d.deliveryId).sort());
+	expect(reachedNextNode).toBe(VALID);
 });
 
 test('4. bad input: every kind of the table fails in n8n with its message and sends nothing', async () => {
