@@ -18,7 +18,7 @@ import http from 'http';
 import https from 'https';
 
 import { LIMITS, type WebhookDelivery, type WebhookDeliveryBody } from '../contract';
-import { DELIVERY_ID_HEADER, EVENT_HEADER, SIGNATURE_HEADER, type WebhookEvent } from '../nodes/shared/vocabulary';
+import { DELIVERY_ATTEMPT_HEADER, DELIVERY_ID_HEADER, EVENT_HEADER, SIGNATURE_HEADER, type WebhookEvent } from '../nodes/shared/vocabulary';
 import { signWebhookPayload } from '../nodes/shared/webhookSignature';
 import { Clock } from './clock';
 import { ApiError, notFound } from './http';
@@ -187,6 +187,14 @@ export class WebhookDispatcher {
 		return row ? structuredClone(row.record) : undefined;
 	}
 
+	/** A delivery's record as its account sees it (GET /webhooks/{id}/deliveries/{delivery_id}). */
+	deliveryOf(accountId: string, webhookId: string, deliveryId: string): WebhookDelivery {
+		this.forgetExpired();
+		const row = this.records.get(deliveryId);
+		if (!row || row.accountId !== accountId || row.record.webhook_id !== webhookId) throw notFound('delivery', 'delivery_id');
+		return structuredClone(row.record);
+	}
+
 	private remember(accountId: string, fields: Pick<WebhookDelivery, 'id' | 'webhook_id' | 'event' | 'created_at'>): void {
 		this.records.set(fields.id, {
 			accountId,
@@ -314,6 +322,7 @@ export class WebhookDispatcher {
 					[SIGNATURE_HEADER]: header,
 					[DELIVERY_ID_HEADER]: delivery.id,
 					[EVENT_HEADER]: delivery.event,
+					[DELIVERY_ATTEMPT_HEADER]: String(attemptNumber),
 				},
 			});
 		} catch (error) {

@@ -1,7 +1,14 @@
 import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
 import { verifyWebhookSignature } from '../shared/webhookSignature';
-import { ANY_EVENT, DELIVERY_ID_HEADER, SIGNATURE_HEADER, SIGNATURE_TOLERANCE_SECONDS } from '../shared/vocabulary';
+import { apiRequest } from '../shared/transport';
+import {
+	ANY_EVENT,
+	DELIVERY_ATTEMPT_HEADER,
+	DELIVERY_ID_HEADER,
+	SIGNATURE_HEADER,
+	SIGNATURE_TOLERANCE_SECONDS,
+} from '../shared/vocabulary';
 import { selectedEvents } from './registration';
 import { triggerStaticData } from './staticData';
 
@@ -16,11 +23,17 @@ import { triggerStaticData } from './staticData';
  * - Accepted but unwanted deliveries (an event not chosen) are answered 2xx through
  *   `webhookResponse` without `workflowData`: n8n answers and starts nothing, and the service
  *   stops retrying.
- * - Repeats (the same delivery ID) are NOT decided here: this process cannot know what another
- *   one received, nor whether n8n will manage to start the execution. Every verified delivery
- *   starts an execution, and that execution claims the delivery at the service first (claim.ts);
- *   only the one that wins the claim goes on.
+ * - Repeats (the same delivery ID) are decided by the executions, not here: this process cannot
+ *   know what another one received, nor whether n8n will manage to start the execution. Every
+ *   verified delivery starts an execution, and that execution claims the delivery at the service
+ *   first (claim.ts); only the one that wins the claim goes on. One shortcut: a retry (attempt 2
+ *   or later) whose delivery the service already reports as claimed is answered 2xx without an
+ *   execution, so an overloaded n8n is not handed more work by the service's retries. The check is
+ *   one request given up after CLAIM_CHECK_TIMEOUT_MS; when it fails, the execution decides.
  */
+
+/** How long a retry's claim check may hold up the answer to the service (which waits 10 s). */
+export const CLAIM_CHECK_TIMEOUT_MS = 2000;
 
 interface TriggerOptions {
 	includeHeaders?: boolean;
@@ -53,6 +66,27 @@ function reject(context: IWebhookFunctions, status: number, code: string, messag
 function toleranceOf(options: TriggerOptions): number {
 	const value = Number(options.signatureToleranceSeconds ?? SIGNATURE_TOLERANCE_SECONDS);
 	return Number.isFinite(value) && value > 0 ? value : SIGNATURE_TOLERANCE_SECONDS;
+}
+
+/** Whether the service reports the delivery as claimed by an execution; false when it cannot tell. */
+async function claimedAlready(context: IWebhookFunctions, webhookId: string, deliveryId: string): Promise<boolean> {
+	try {
+		const response = await apiRequest(
+			context,
+			'GET',
+			`/webhooks/${encodeURIComponent(webhookId)}/deliveries/${encodeURIComponent(deliveryId)}`,
+			{ singleAttemptTimeoutMs: CLAIM_CHECK_TIMEOUT_MS },
+		);
+		const record = (response.body ?? {}) as IDataObject;
+		const delivery = (typeof record.data === 'object' && record.data !== null && !Array.isArray(record.data) ? record.data : record) as IDataObject;
+		return delivery.status === 'acknowledged' || (typeof delivery.acknowledged_at === 'string' && delivery.acknowledged_at !== '');
+	} catch (error) {
+		context.logger.debug('Document Signing Trigger could not check a retried delivery; its execution will', {
+			deliveryId,
+			error: (error as Error).message,
+		});
+		return false;
+	}
 }
 
 export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhookResponseData> {
@@ -101,6 +135,12 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 	const wanted = selectedEvents(this);
 	if (!event || (!wanted.includes(ANY_EVENT) && !wanted.includes(event))) {
 		return { webhookResponse: { received: true, ignored: true, reason: 'event not selected' } };
+	}
+
+	const webhookId = typeof body.webhook_id === 'string' && body.webhook_id !== '' ? body.webhook_id : data.webhookId;
+	const attempt = Number(headerValue(headers, DELIVERY_ATTEMPT_HEADER));
+	if (deliveryId && webhookId && attempt > 1 && (await claimedAlready(this, webhookId, deliveryId))) {
+		return { webhookResponse: { received: true, ignored: true, reason: 'already processed' } };
 	}
 
 	const json: IDataObject = {

@@ -463,6 +463,8 @@ export interface ApiRequestOptions {
 	idempotencyKey?: string;
 	/** Error statuses the caller reads as answers (returned, not thrown, never retried). */
 	answerStatuses?: number[];
+	/** One attempt only, given up after this many ms (for checks that must not hold anything up). */
+	singleAttemptTimeoutMs?: number;
 }
 
 export async function credentialsBaseUrl(context: ApiContext): Promise<string> {
@@ -475,7 +477,7 @@ export async function apiRequest(
 	context: ApiContext,
 	method: IHttpRequestMethods,
 	path: string,
-	{ qs, body, idempotencyKey, answerStatuses = [] }: ApiRequestOptions = {},
+	{ qs, body, idempotencyKey, answerStatuses = [], singleAttemptTimeoutMs }: ApiRequestOptions = {},
 ): Promise<IN8nHttpFullResponse> {
 	const baseURL = await credentialsBaseUrl(context);
 	const headers: IDataObject = {};
@@ -489,18 +491,23 @@ export async function apiRequest(
 		headers,
 		returnFullResponse: true,
 		ignoreHttpStatusErrors: true,
+		...(singleAttemptTimeoutMs ? { timeout: singleAttemptTimeoutMs } : {}),
 	};
+	const send = async () => {
+		const response = (await context.helpers.httpRequestWithAuthentication.call(context, CREDENTIAL_TYPE, options)) as IN8nHttpFullResponse;
+		if (response.statusCode >= 400 && !answerStatuses.includes(response.statusCode)) throw new HttpStatusError(response);
+		return response;
+	};
+	if (singleAttemptTimeoutMs) {
+		try {
+			return await send();
+		} catch (error) {
+			throw toNodeApiError(context.getNode(), describeFailure(error));
+		}
+	}
 	return await sendWithRetries(
 		{ node: context.getNode(), method, baseURL, idempotent: isIdempotentMethod(method) || Boolean(idempotencyKey) },
-		async () => {
-			const response = (await context.helpers.httpRequestWithAuthentication.call(
-				context,
-				CREDENTIAL_TYPE,
-				options,
-			)) as IN8nHttpFullResponse;
-			if (response.statusCode >= 400 && !answerStatuses.includes(response.statusCode)) throw new HttpStatusError(response);
-			return response;
-		},
+		send,
 	);
 }
 

@@ -63,6 +63,8 @@ export const SIGNATURE_HEADER = 'x-signature';
 export const SIGNATURE_SCHEME = 'v1';
 export const DELIVERY_ID_HEADER = 'x-delivery-id';
 export const EVENT_HEADER = 'x-event';
+/** 1-based number of the attempt: a receiver checks whether a retry was processed already. */
+export const DELIVERY_ATTEMPT_HEADER = 'x-delivery-attempt';
 export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
 /** Deliveries whose signed timestamp is further than this from now are refused. */
 export const SIGNATURE_TOLERANCE_SECONDS = 300;

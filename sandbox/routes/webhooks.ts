@@ -1,4 +1,4 @@
-/** /v1/webhooks: list, create (the only answer that shows the secret), delete; acknowledging a delivery. */
+/** /v1/webhooks: list, create (the only answer that shows the secret), delete; a delivery's record, acknowledging it. */
 import { CreateWebhookBodySchema, ListWebhooksQuerySchema, type WebhookRecord } from '../../contract';
 import { created, noContent, ok, type ApiHandler } from '../context';
 import { notFound } from '../http';
@@ -59,6 +59,15 @@ const deleteWebhook: ApiHandler = {
 	},
 };
 
+const getDelivery: ApiHandler = {
+	permission: 'read',
+	handle(ctx) {
+		const row = ctx.account.webhooks.get(ctx.params.id);
+		if (!row) throw notFound('webhook');
+		return ok(ctx.services.dispatcher.deliveryOf(ctx.account.id, row.record.id, ctx.params.deliveryId));
+	},
+};
+
 const acknowledgeDelivery: ApiHandler = {
 	// Claims a delivery as processed: changes no content, so any key of the account may.
 	permission: 'read',
@@ -74,5 +83,6 @@ export function webhookRoutes(router: Router<ApiHandler>): void {
 		.add('GET', '/v1/webhooks', listWebhooks)
 		.add('POST', '/v1/webhooks', createWebhook)
 		.add('DELETE', '/v1/webhooks/:id', deleteWebhook)
+		.add('GET', '/v1/webhooks/:id/deliveries/:deliveryId', getDelivery)
 		.add('POST', '/v1/webhooks/:id/deliveries/:deliveryId/acknowledge', acknowledgeDelivery);
 }

@@ -130,6 +130,7 @@ describe('webhook deliveries', () => {
 			[3, 200, true],
 		]);
 		expect(attempts.every((attempt) => attempt.deliveryId === [...ids][0])).toBe(true);
+		expect(target.requests.map((request) => request.headers['x-delivery-attempt'])).toEqual(['1', '2', '3']);
 	});
 
 	it('gives up after maxAttempts against a dead receiver', async () => {
@@ -229,7 +230,9 @@ describe('acknowledging a delivery (POST /webhooks/{id}/deliveries/{delivery_id}
 
 	it('the first claim wins with the delivery record; every later one is 409 already_acknowledged', async () => {
 		const { client, webhook, deliveryId } = await oneDelivery();
-		expect(sandbox().deliveryRecord(deliveryId)).toMatchObject({ status: 'received', attempts: 1, acknowledged_at: null });
+		const before = await client.get(`/webhooks/${webhook.id}/deliveries/${deliveryId}`);
+		expect(before.status).toBe(200);
+		expect(expectSchema(WebhookDeliverySchema, before.data)).toMatchObject({ id: deliveryId, status: 'received', attempts: 1, acknowledged_at: null });
 
 		const first = await client.post(path(webhook.id, deliveryId));
 		expect(first.status).toBe(200);
@@ -240,6 +243,7 @@ describe('acknowledging a delivery (POST /webhooks/{id}/deliveries/{delivery_id}
 
 		const again = await client.post(path(webhook.id, deliveryId));
 		expectError(again, 409, 'already_acknowledged');
+		expect((await client.get(`/webhooks/${webhook.id}/deliveries/${deliveryId}`)).data).toEqual(record);
 		expect(again.data.error.message).toContain(record.acknowledged_at);
 		expect(sandbox().stats().deliveries.acknowledged).toBeGreaterThanOrEqual(1);
 	});
@@ -288,6 +292,8 @@ describe('acknowledging a delivery (POST /webhooks/{id}/deliveries/{delivery_id}
 		const otherWebhook = expectSchema(WebhookWithSecretSchema, (await client.post('/webhooks', { url: other.target.url, events: ['*'] })).data);
 
 		expectError(await client.post(path(webhook.id, 'dlv_unknown')), 404, 'not_found', 'delivery_id');
+		expectError(await client.get(`/webhooks/${webhook.id}/deliveries/dlv_unknown`), 404, 'not_found', 'delivery_id');
+		expectError(await other.client.get(`/webhooks/${webhook.id}/deliveries/${deliveryId}`), 404, 'not_found');
 		expectError(await client.post(path(otherWebhook.id, deliveryId)), 404, 'not_found', 'delivery_id');
 		expectError(await other.client.post(path(webhook.id, deliveryId)), 404, 'not_found');
 		expectError(await client.post(path('wh_unknown', deliveryId)), 404, 'not_found');

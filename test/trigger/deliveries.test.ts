@@ -275,6 +275,66 @@ describe('a real delivery from the sandbox', () => {
 		expect(Object.keys(host.nodeStaticData).sort()).toEqual(['webhookEvents', 'webhookId', 'webhookSecret', 'webhookUrl']);
 	});
 
+	it('a retry (attempt 2+) of a delivery already claimed is answered 2xx with no execution; first attempts are never checked', async () => {
+		const { host, apiKey, secret } = await activeTrigger(['document.sent']);
+		const checks = () => sandbox.stats().routes['GET /v1/webhooks/:id/deliveries/:deliveryId'] ?? 0;
+		const checksBefore = checks();
+		await sendDocument(apiKey);
+		await host.idle();
+		expect(receiver.received[0].headers['x-delivery-attempt']).toBe('1');
+		expect(checks()).toBe(checksBefore);
+		const body = receiver.received[0].rawBody.toString('utf8');
+		const retry = (attempt: string) => {
+			const delivery = signedDelivery(secret, body);
+			delivery.headers['x-delivery-attempt'] = attempt;
+			return host.receive(delivery);
+		};
+
+		const second = await retry('2');
+		expect(second).toMatchObject({ status: 200, started: false, body: { ignored: true, reason: 'already processed' } });
+		expect(checks()).toBe(checksBefore + 1);
+		// Without the attempt header (or as attempt 1) it is left to the execution's claim.
+		const unnumbered = await retry('1');
+		expect(unnumbered.started).toBe(true);
+		expect((await unnumbered.execution!).items).toEqual([]);
+		expect(checks()).toBe(checksBefore + 1);
+		expect(host.processed).toHaveLength(1);
+	});
+
+	it('a retry of a delivery nobody claimed yet starts its execution; so does one when the check fails', async () => {
+		const { host, apiKey, secret } = await activeTrigger(['document.sent']);
+		host.failStarts = Number.MAX_SAFE_INTEGER;
+		sandbox.configure({ webhookRetry: { maxAttempts: 1 } });
+		try {
+			await sendDocument(apiKey);
+		} finally {
+			sandbox.configure({ webhookRetry: { maxAttempts: 4 } });
+			host.failStarts = 0;
+		}
+		const body = receiver.received[0].rawBody.toString('utf8');
+		const retry = () => {
+			const delivery = signedDelivery(secret, body);
+			delivery.headers['x-delivery-attempt'] = '3';
+			return host.receive(delivery);
+		};
+
+		// The service is failing: the check gives up at once (no retries), the execution decides.
+		sandbox.configure({ failureRate: 1 });
+		let failedCheck: Awaited<ReturnType<typeof retry>>;
+		try {
+			failedCheck = await retry();
+		} finally {
+			sandbox.configure({ failureRate: 0 });
+		}
+		expect(failedCheck.started).toBe(true);
+
+		const unclaimed = await retry();
+		expect(unclaimed.started).toBe(true);
+		await host.idle();
+		expect(host.processed).toHaveLength(1);
+		expect(host.executions.length).toBeGreaterThanOrEqual(2);
+	});
+
 	it('Include Headers adds the request headers without the signature', async () => {
 		const { host, apiKey } = await activeTrigger(['document.sent'], { includeHeaders: true });
 		await sendDocument(apiKey);
