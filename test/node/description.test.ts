@@ -33,6 +33,12 @@ const SEED_ENDPOINTS: Array<[string, string, string, string]> = [
 	['report', 'export', 'GET', '/reports/export'],
 ];
 
+/** Endpoints the project's contract adds (docs/api-contract.md, marked [A]). */
+const CONTRACT_ENDPOINTS: Array<[string, string, string, string]> = [
+	['webhook', 'getDelivery', 'GET', '/webhooks/{id}/deliveries/{id}'],
+	['webhook', 'acknowledgeDelivery', 'POST', '/webhooks/{id}/deliveries/{id}/acknowledge'],
+];
+
 /** The path an operation requests: its own url, or the url of the ID parameter shown for it. */
 function pathOf(resource: string, operation: string): string | undefined {
 	const own = operationsOf(resource).find((o) => o.value === operation)?.routing?.request?.url;
@@ -44,7 +50,7 @@ function pathOf(resource: string, operation: string): string | undefined {
 	return raw?.replace(/^=/, '').replace(/\{\{[^}]*\}\}/g, '{id}');
 }
 
-test.each(SEED_ENDPOINTS)('%s / %s sends %s %s', (resource, operation, method, path) => {
+test.each([...SEED_ENDPOINTS, ...CONTRACT_ENDPOINTS])('%s / %s sends %s %s', (resource, operation, method, path) => {
 	const option = operationsOf(resource).find((o) => o.value === operation);
 	expect(option).toBeDefined();
 	expect(option?.routing?.request?.method).toBe(method);
@@ -53,9 +59,9 @@ test.each(SEED_ENDPOINTS)('%s / %s sends %s %s', (resource, operation, method, p
 	expect(option?.routing?.send?.paginate).toBe(true);
 });
 
-test('there are exactly the seed’s 19 operations', () => {
+test('there are exactly the seed’s 19 operations and the contract’s 2', () => {
 	const all = ['document', 'signingRequest', 'template', 'teamMember', 'webhook', 'report'].flatMap((r) => operationsOf(r).map((o) => `${r}/${o.value}`));
-	expect(all.sort()).toEqual(SEED_ENDPOINTS.map(([r, o]) => `${r}/${o}`).sort());
+	expect(all.sort()).toEqual([...SEED_ENDPOINTS, ...CONTRACT_ENDPOINTS].map(([r, o]) => `${r}/${o}`).sort());
 });
 
 test('the node is usable as a tool and shows resource and operation in its subtitle', () => {

@@ -193,6 +193,38 @@ describe('Webhook', () => {
 		await run({ resource: 'webhook', operation: 'delete', webhookId: String(hook.id) });
 		expect(sandbox.store.webhooksOf(credentials.apiKey)).toHaveLength(0);
 	});
+
+	test('Get Delivery and Acknowledge Delivery: the first claim wins, a repeat fails with the service message and 409', async () => {
+		// A real delivery: the webhook points at a port nothing listens on, so it ends failed.
+		sandbox.configure({ webhookRetry: { maxAttempts: 1 } });
+		let deliveryId: string;
+		let webhookId: string;
+		try {
+			const [hook] = await run({ resource: 'webhook', operation: 'create', url: 'http://127.0.0.1:9/hook', events: ['document.created'] });
+			webhookId = String(hook.id);
+			await run({ resource: 'document', operation: 'create', name: 'a.pdf', signers });
+			await sandbox.flushDeliveries();
+			deliveryId = sandbox.deliveries().find((d) => d.webhookId === webhookId)!.deliveryId;
+		} finally {
+			sandbox.configure({ webhookRetry: { maxAttempts: 8 } });
+		}
+
+		const [before] = await run({ resource: 'webhook', operation: 'getDelivery', webhookId, deliveryId });
+		expect(before).toMatchObject({ id: deliveryId, webhook_id: webhookId, status: 'failed', acknowledged_at: null });
+		const [claimed] = await run({ resource: 'webhook', operation: 'acknowledgeDelivery', webhookId, deliveryId });
+		expect(claimed).toMatchObject({ id: deliveryId, status: 'acknowledged' });
+
+		const repeat = await runDocumentSigning({ parameters: { resource: 'webhook', operation: 'acknowledgeDelivery', webhookId, deliveryId }, credentials });
+		expect(repeat.error?.httpCode).toBe('409');
+		expect(repeat.error?.message).toContain('already acknowledged');
+		// Continue On Fail: the item carries the error, so a workflow can branch on repeats.
+		const tolerant = await runDocumentSigning({
+			parameters: { resource: 'webhook', operation: 'acknowledgeDelivery', webhookId, deliveryId },
+			credentials,
+			continueOnFail: true,
+		});
+		expect(String(tolerant.items[0].json.error)).toContain('already acknowledged');
+	});
 });
 
 describe('Report', () => {

@@ -34,11 +34,23 @@ const buildWebhookBody = deferErrors(async function (this: IExecuteSingleFunctio
 	return options;
 });
 
+function checkId(context: IExecuteSingleFunctions, parameter: string, displayName: string): void {
+	const id = requireText(context, displayName, context.getNodeParameter(parameter, ''));
+	if (/[/?#\s]/.test(id)) throw invalid(context, displayName, `"${id}" is not a valid ID`);
+}
+
 const checkWebhookId = deferErrors(async function (this: IExecuteSingleFunctions, options: IHttpRequestOptions) {
-	const id = requireText(this, 'Webhook ID', this.getNodeParameter('webhookId', ''));
-	if (/[/?#\s]/.test(id)) throw invalid(this, 'Webhook ID', `"${id}" is not a valid ID`);
+	checkId(this, 'webhookId', 'Webhook ID');
 	return options;
 });
+
+const checkDeliveryIds = deferErrors(async function (this: IExecuteSingleFunctions, options: IHttpRequestOptions) {
+	checkId(this, 'webhookId', 'Webhook ID');
+	checkId(this, 'deliveryId', 'Delivery ID');
+	return options;
+});
+
+const DELIVERY_URL = '=/webhooks/{{ encodeURIComponent($parameter.webhookId) }}/deliveries/{{ encodeURIComponent($parameter.deliveryId) }}';
 
 export const webhookOperations = operationProperty(
 	'webhook',
@@ -61,6 +73,25 @@ export const webhookOperations = operationProperty(
 			url: '=/webhooks/{{ encodeURIComponent($parameter.webhookId) }}',
 			preSend: [checkWebhookId],
 			postReceive: [deletedResult('webhookId')],
+		}),
+		operation({
+			name: 'Acknowledge Delivery',
+			value: 'acknowledgeDelivery',
+			action: 'Acknowledge a webhook delivery',
+			description:
+				'Claim a delivery as processed: only the first claim succeeds (a repeat fails with HTTP 409), so a delivery received twice is processed once. The Document Signing Trigger does this by itself.',
+			method: 'POST',
+			url: `${DELIVERY_URL}/acknowledge`,
+			preSend: [checkDeliveryIds],
+		}),
+		operation({
+			name: 'Get Delivery',
+			value: 'getDelivery',
+			action: 'Get a webhook delivery',
+			description: 'Get the status of one delivery: pending, received, failed or acknowledged',
+			method: 'GET',
+			url: DELIVERY_URL,
+			preSend: [checkDeliveryIds],
 		}),
 		operation({
 			name: 'Get Many',
@@ -126,7 +157,18 @@ export const webhookFields: INodeProperties[] = [
 		default: '',
 		required: true,
 		placeholder: 'wh_7d2k1p',
-		displayOptions: showFor('webhook', ['delete']),
+		description: "The webhook's ID. For a delivery: `webhookId` in the trigger's output, `webhook_id` in a delivery body.",
+		displayOptions: showFor('webhook', ['delete', 'acknowledgeDelivery', 'getDelivery']),
+	},
+	{
+		displayName: 'Delivery ID',
+		name: 'deliveryId',
+		type: 'string',
+		default: '',
+		required: true,
+		placeholder: 'dlv_3k9x0q',
+		description: "The delivery's ID, given as deliveryId in the trigger's output",
+		displayOptions: showFor('webhook', ['acknowledgeDelivery', 'getDelivery']),
 	},
 	...returnAllAndLimit('webhook', 'getAll'),
 	simplifyField('webhook', ['getAll']),
