@@ -1,6 +1,6 @@
 /** /v1/webhooks: list, create (the only answer that shows the secret), delete; a delivery's record, acknowledging it. */
 import { CreateWebhookBodySchema, ListWebhooksQuerySchema, type WebhookRecord } from '../../contract';
-import { created, noContent, ok, type ApiHandler } from '../context';
+import { created, noContent, ok, type ApiContext, type ApiHandler } from '../context';
 import { notFound } from '../http';
 import { newId, randomToken } from '../ids';
 import { paginate } from '../pagination';
@@ -59,23 +59,22 @@ const deleteWebhook: ApiHandler = {
 	},
 };
 
+/** The caller's webhook named in the path, or 404. */
+function webhookIdOf(ctx: ApiContext): string {
+	const row = ctx.account.webhooks.get(ctx.params.id);
+	if (!row) throw notFound('webhook');
+	return row.record.id;
+}
+
 const getDelivery: ApiHandler = {
 	permission: 'read',
-	handle(ctx) {
-		const row = ctx.account.webhooks.get(ctx.params.id);
-		if (!row) throw notFound('webhook');
-		return ok(ctx.services.dispatcher.deliveryOf(ctx.account.id, row.record.id, ctx.params.deliveryId));
-	},
+	handle: (ctx) => ok(ctx.services.dispatcher.deliveryOf(ctx.account.id, webhookIdOf(ctx), ctx.params.deliveryId)),
 };
 
 const acknowledgeDelivery: ApiHandler = {
 	// Claims a delivery as processed: changes no content, so any key of the account may.
 	permission: 'read',
-	handle(ctx) {
-		const row = ctx.account.webhooks.get(ctx.params.id);
-		if (!row) throw notFound('webhook');
-		return ok(ctx.services.dispatcher.acknowledge(ctx.account.id, row.record.id, ctx.params.deliveryId));
-	},
+	handle: (ctx) => ok(ctx.services.dispatcher.acknowledge(ctx.account.id, webhookIdOf(ctx), ctx.params.deliveryId)),
 };
 
 export function webhookRoutes(router: Router<ApiHandler>): void {

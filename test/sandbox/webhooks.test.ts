@@ -42,6 +42,15 @@ function byEvent(list: WebhookDeliveryBody[]): Record<string, WebhookDeliveryBod
 	return out;
 }
 
+/** A delivery whose receiver answers 500: resolves after the first attempt, retries still to come. */
+async function failingDelivery() {
+	const context = await setup(['document.created']);
+	context.target.queueStatuses(500, 500, 500);
+	await context.client.post('/documents', documentBody());
+	await waitFor(() => context.target.requests.length >= 1, 'the first attempt');
+	return context;
+}
+
 describe('webhook deliveries', () => {
 	it('POSTs each event with the contract body and headers, signed with the webhook secret', async () => {
 		const { client, target, webhook } = await setup();
@@ -178,10 +187,7 @@ describe('webhook deliveries', () => {
 		// Retries far in the future: only the cancellation can end this delivery quickly.
 		sandbox().configure({ webhookRetry: { baseDelayMs: 60_000 } });
 		try {
-			const { client, target, webhook } = await setup(['document.created']);
-			target.queueStatuses(500, 500, 500);
-			await client.post('/documents', documentBody());
-			await waitFor(() => target.requests.length >= 1, 'the first attempt');
+			const { client, target, webhook } = await failingDelivery();
 			expect((await client.delete(`/webhooks/${webhook.id}`)).status).toBe(204);
 			await sandbox().flushDeliveries();
 			const attempts = sandbox()
@@ -269,10 +275,7 @@ describe('acknowledging a delivery (POST /webhooks/{id}/deliveries/{delivery_id}
 	it('ends the retries of a delivery still failing', async () => {
 		sandbox().configure({ webhookRetry: { baseDelayMs: 60_000 } });
 		try {
-			const { client, target, webhook } = await setup(['document.created']);
-			target.queueStatuses(500, 500, 500);
-			await client.post('/documents', documentBody());
-			await waitFor(() => target.requests.length >= 1, 'the first attempt');
+			const { client, target, webhook } = await failingDelivery();
 			const deliveryId = String(target.requests[0].headers['x-delivery-id']);
 			expect(sandbox().deliveryRecord(deliveryId)).toMatchObject({ status: 'pending', attempts: 1 });
 

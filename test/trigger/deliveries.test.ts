@@ -127,6 +127,25 @@ function deliveryBody(event = 'document.completed', extra: Record<string, unknow
 	};
 }
 
+/**
+ * An active trigger and a real delivery the service made but n8n never ran (it could not start
+ * the execution, and the service gave up after one attempt): recorded as failed, unclaimed.
+ */
+async function unclaimedDelivery() {
+	const trigger = await activeTrigger(['document.sent']);
+	trigger.host.failStarts = Number.MAX_SAFE_INTEGER;
+	sandbox.configure({ webhookRetry: { maxAttempts: 1 } });
+	try {
+		await sendDocument(trigger.apiKey);
+	} finally {
+		sandbox.configure({ webhookRetry: { maxAttempts: 4 } });
+		trigger.host.failStarts = 0;
+	}
+	const body = receiver.received[0].rawBody.toString('utf8');
+	expect(sandbox.deliveryRecord(JSON.parse(body).id)?.status).toBe('failed');
+	return { ...trigger, body };
+}
+
 const deliveryIdOf = (request: IncomingDelivery): string => JSON.parse(request.rawBody.toString('utf8')).id as string;
 
 describe('a real delivery from the sandbox', () => {
@@ -222,18 +241,7 @@ describe('a real delivery from the sandbox', () => {
 	});
 
 	it('new copies of a delivery not yet claimed race for it: exactly one execution passes it on', async () => {
-		const { host, apiKey, secret } = await activeTrigger(['document.sent']);
-		// A delivery the service made but that never reached n8n (the receiver was down).
-		host.failStarts = Number.MAX_SAFE_INTEGER;
-		sandbox.configure({ webhookRetry: { maxAttempts: 1 } });
-		try {
-			await sendDocument(apiKey);
-		} finally {
-			sandbox.configure({ webhookRetry: { maxAttempts: 4 } });
-			host.failStarts = 0;
-		}
-		const body = receiver.received[0].rawBody.toString('utf8');
-		expect(sandbox.deliveryRecord(JSON.parse(body).id)?.status).toBe('failed');
+		const { host, secret, body } = await unclaimedDelivery();
 
 		const outcomes = await Promise.all(Array.from({ length: 5 }, () => host.receive(signedDelivery(secret, body))));
 		await Promise.all(outcomes.map((outcome) => outcome.execution));
@@ -302,16 +310,7 @@ describe('a real delivery from the sandbox', () => {
 	});
 
 	it('a retry of a delivery nobody claimed yet starts its execution; so does one when the check fails', async () => {
-		const { host, apiKey, secret } = await activeTrigger(['document.sent']);
-		host.failStarts = Number.MAX_SAFE_INTEGER;
-		sandbox.configure({ webhookRetry: { maxAttempts: 1 } });
-		try {
-			await sendDocument(apiKey);
-		} finally {
-			sandbox.configure({ webhookRetry: { maxAttempts: 4 } });
-			host.failStarts = 0;
-		}
-		const body = receiver.received[0].rawBody.toString('utf8');
+		const { host, secret, body } = await unclaimedDelivery();
 		const retry = () => {
 			const delivery = signedDelivery(secret, body);
 			delivery.headers['x-delivery-attempt'] = '3';
