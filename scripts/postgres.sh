@@ -19,11 +19,9 @@
 # PostgreSQL refuses to run as root: run as root, the cluster belongs to the `postgres` user that
 # Debian's package creates (commands through runuser), and DIR is handed to it.
 set -euo pipefail
-
-die() {
-	echo "postgres.sh: error: $*" >&2
-	exit 1
-}
+SCRIPT_NAME=postgres.sh
+# shellcheck source=scripts/lib.sh
+source "$(dirname "$0")/lib.sh"
 
 find_bindir() {
 	local dir
@@ -39,30 +37,7 @@ find_bindir() {
 
 ensure() {
 	if find_bindir >/dev/null; then return 0; fi
-	local as_root=()
-	if [[ "$(id -u)" != 0 ]]; then
-		if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
-			as_root=(sudo -n)
-		else
-			die "PostgreSQL is missing and this user cannot install packages; run as root: apt-get update && apt-get install -y --no-install-recommends postgresql"
-		fi
-	fi
-	command -v apt-get >/dev/null 2>&1 || die "no apt-get: install PostgreSQL (Debian/Ubuntu package postgresql) so that /usr/lib/postgresql/<major>/bin/initdb exists"
-	echo "postgres.sh: installing Debian's postgresql ..." >&2
-	local apt_opts=(-y -q -o DPkg::Lock::Timeout=600 -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold)
-	local log
-	log=$(mktemp)
-	run() {
-		if ! "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive NEEDRESTART_MODE=a "$@" >"$log" 2>&1 </dev/null; then
-			echo "postgres.sh: failed: $*" >&2
-			tail -n 30 "$log" | sed 's/^/  | /' >&2
-			rm -f "$log"
-			return 1
-		fi
-	}
-	run apt-get "${apt_opts[@]}" update || { sleep 5 && run apt-get "${apt_opts[@]}" update; }
-	run apt-get "${apt_opts[@]}" install --no-install-recommends postgresql
-	rm -f "$log"
+	apt_install postgresql
 	find_bindir >/dev/null || die "postgresql is installed but no /usr/lib/postgresql/<major>/bin/initdb was found"
 }
 
@@ -74,22 +49,6 @@ as_owner() {
 	else
 		"$@"
 	fi
-}
-
-port_in_use() {
-	(exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
-}
-
-pick_port() {
-	local port
-	for _ in $(seq 1 50); do
-		port=$((20000 + RANDOM % 40000))
-		if ! port_in_use "$port"; then
-			echo "$port"
-			return 0
-		fi
-	done
-	die "no free port found"
 }
 
 start() {
@@ -152,15 +111,4 @@ stop() {
 	rm -rf "$dir"
 }
 
-case "${1:-}" in
-ensure) ensure ;;
-start)
-	[[ -n "${2:-}" ]] || die "usage: $0 start DIR"
-	start "$2"
-	;;
-stop)
-	[[ -n "${2:-}" ]] || die "usage: $0 stop DIR"
-	stop "$2"
-	;;
-*) die "usage: $0 ensure | start DIR | stop DIR" ;;
-esac
+server_main "$@"

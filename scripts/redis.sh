@@ -15,60 +15,17 @@
 # a daemon (its pid in DIR/redis.pid), so whoever starts it stops it: the suite's harness does, also
 # when its process exits early. Environment: REDIS_PORT (default: a free port of 20000-59999).
 set -euo pipefail
-
-die() {
-	echo "redis.sh: error: $*" >&2
-	exit 1
-}
+SCRIPT_NAME=redis.sh
+# shellcheck source=scripts/lib.sh
+source "$(dirname "$0")/lib.sh"
 
 REDIS_SERVER=/usr/bin/redis-server
 REDIS_CLI=/usr/bin/redis-cli
 
 ensure() {
 	if [[ -x "$REDIS_SERVER" && -x "$REDIS_CLI" ]]; then return 0; fi
-	local as_root=()
-	if [[ "$(id -u)" != 0 ]]; then
-		if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
-			as_root=(sudo -n)
-		else
-			die "$REDIS_SERVER is missing and this user cannot install packages; run as root: apt-get update && apt-get install -y --no-install-recommends redis-server"
-		fi
-	fi
-	command -v apt-get >/dev/null 2>&1 || die "no apt-get: install Redis (Debian/Ubuntu package redis-server) so that $REDIS_SERVER exists"
-	echo "redis.sh: installing Debian's redis-server ..." >&2
-	local apt_opts=(-y -q -o DPkg::Lock::Timeout=600 -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold)
-	local log
-	log=$(mktemp)
-	run() {
-		if ! "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive NEEDRESTART_MODE=a "$@" >"$log" 2>&1 </dev/null; then
-			echo "redis.sh: failed: $*" >&2
-			tail -n 30 "$log" | sed 's/^/  | /' >&2
-			rm -f "$log"
-			return 1
-		fi
-	}
-	# A fresh machine's package lists are empty or stale: update first (once more on failure).
-	run apt-get "${apt_opts[@]}" update || { sleep 5 && run apt-get "${apt_opts[@]}" update; }
-	run apt-get "${apt_opts[@]}" install --no-install-recommends redis-server
-	rm -f "$log"
+	apt_install redis-server
 	[[ -x "$REDIS_SERVER" && -x "$REDIS_CLI" ]] || die "redis-server is installed but $REDIS_SERVER or $REDIS_CLI is missing"
-}
-
-port_in_use() {
-	# A connection that succeeds means something listens there.
-	(exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
-}
-
-pick_port() {
-	local port
-	for _ in $(seq 1 50); do
-		port=$((20000 + RANDOM % 40000))
-		if ! port_in_use "$port"; then
-			echo "$port"
-			return 0
-		fi
-	done
-	die "no free port found"
 }
 
 running_pid() {
@@ -135,15 +92,4 @@ stop() {
 	rm -rf "$dir"
 }
 
-case "${1:-}" in
-ensure) ensure ;;
-start)
-	[[ -n "${2:-}" ]] || die "usage: $0 start DIR"
-	start "$2"
-	;;
-stop)
-	[[ -n "${2:-}" ]] || die "usage: $0 stop DIR"
-	stop "$2"
-	;;
-*) die "usage: $0 ensure | start DIR | stop DIR" ;;
-esac
+server_main "$@"

@@ -30,6 +30,8 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
+import { killGroup, readIfExists, settlesWithin, sleep, tailLines, trackChild } from './processes';
+
 export const PACKAGE_NAME = 'n8n-nodes-document-signing';
 export const NODE_TYPE = `${PACKAGE_NAME}.documentSigning`;
 export const TRIGGER_NODE_TYPE = `${PACKAGE_NAME}.documentSigningTrigger`;
@@ -226,48 +228,6 @@ export function ensureN8nHost(): N8nHost {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Process bookkeeping: every child runs in its own process group, killed when this process ends.
-
-const liveGroups = new Set<number>();
-let cleanupRegistered = false;
-
-function killGroup(pid: number, signal: NodeJS.Signals): void {
-	try {
-		process.kill(-pid, signal);
-	} catch {
-		// already gone
-	}
-}
-
-function registerCleanup(): void {
-	if (cleanupRegistered) return;
-	cleanupRegistered = true;
-	process.on('exit', () => {
-		for (const pid of liveGroups) killGroup(pid, 'SIGKILL');
-	});
-	for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
-		process.once(signal, () => {
-			for (const pid of liveGroups) killGroup(pid, 'SIGKILL');
-			liveGroups.clear();
-			// Re-raise with the default behaviour, now that the children are gone.
-			if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
-		});
-	}
-}
-
-function trackChild(child: ChildProcess): void {
-	registerCleanup();
-	const pid = child.pid;
-	if (pid === undefined) return;
-	liveGroups.add(pid);
-	child.once('exit', () => {
-		// The group may outlive its leader (n8n's task runner): make sure it does not.
-		killGroup(pid, 'SIGKILL');
-		liveGroups.delete(pid);
-	});
-}
-
-// ---------------------------------------------------------------------------------------------
 // Small helpers
 
 export async function freePort(): Promise<number> {
@@ -293,31 +253,6 @@ export function newId(): string {
 	let id = '';
 	for (const byte of bytes) id += ID_ALPHABET[byte % ID_ALPHABET.length];
 	return id;
-}
-
-const sleep = async (ms: number) => await new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Whether `promise` settles within `ms`; the timer is cleared either way (no open handle). */
-async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
-	let timer: NodeJS.Timeout | undefined;
-	const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
-	try {
-		return await Promise.race([promise.then(() => true), timeout]);
-	} finally {
-		clearTimeout(timer);
-	}
-}
-
-function tailLines(text: string, lines: number): string {
-	return text.split('\n').slice(-lines - 1).join('\n');
-}
-
-function readIfExists(file: string): string {
-	try {
-		return fs.readFileSync(file, 'utf8');
-	} catch {
-		return '';
-	}
 }
 
 function readConfiguredKey(n8nFolder: string): string | undefined {

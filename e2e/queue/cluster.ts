@@ -40,6 +40,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 
 import { createN8n, freePort, type N8nInstance, type N8nOptions } from '../harness/n8n';
+import { killGroup, onProcessEnd, readIfExists, settlesWithin, sleep, tailLines, trackChild } from '../harness/processes';
 
 const REPO_ROOT = path.resolve(__dirname, '..', '..');
 const REDIS_SCRIPT = path.join(REPO_ROOT, 'scripts', 'redis.sh');
@@ -119,7 +120,7 @@ export class QueueProcess {
 			stdio: ['ignore', output, output],
 		});
 		fs.closeSync(output);
-		track(child);
+		trackChild(child);
 		this.child = child;
 		this.exited = undefined;
 		this.exit = new Promise<void>((resolve) => {
@@ -286,8 +287,14 @@ export async function startQueueCluster(
 	const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'n8n-queue-'));
 	// PostgreSQL runs as user postgres when this is root: it must reach the folder.
 	fs.chmodSync(workDir, 0o755);
+	if (!servicesCleanupRegistered) {
+		servicesCleanupRegistered = true;
+		// If this process ends before dispose(): stop Redis and PostgreSQL too (the n8n children are killed already).
+		onProcessEnd(() => {
+			for (const dir of [...services]) stopServices(dir, false);
+		});
+	}
 	services.add(workDir);
-	registerCleanup();
 	const readyTimeoutMs = options.readyTimeoutMs ?? 180_000;
 	const created: N8nInstance[] = [];
 	try {
@@ -418,6 +425,7 @@ async function runScript(script: string, args: string[]): Promise<string> {
 
 /** Work folders whose Redis/PostgreSQL still run. */
 const services = new Set<string>();
+let servicesCleanupRegistered = false;
 
 function stopServices(workDir: string, keep: boolean): void {
 	if (!services.delete(workDir)) return;
@@ -432,72 +440,4 @@ function stopServices(workDir: string, keep: boolean): void {
 		}
 	}
 	if (!keep) fs.rmSync(workDir, { recursive: true, force: true });
-}
-
-// ---------------------------------------------------------------------------------------------
-// Process bookkeeping (like the harness's: own process groups, killed when this process ends)
-
-const liveGroups = new Set<number>();
-let cleanupRegistered = false;
-
-function killGroup(pid: number, signal: NodeJS.Signals): void {
-	try {
-		process.kill(-pid, signal);
-	} catch {
-		// already gone
-	}
-}
-
-function registerCleanup(): void {
-	if (cleanupRegistered) return;
-	cleanupRegistered = true;
-	const cleanup = () => {
-		for (const pid of liveGroups) killGroup(pid, 'SIGKILL');
-		liveGroups.clear();
-		for (const workDir of [...services]) stopServices(workDir, false);
-	};
-	process.on('exit', cleanup);
-	for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
-		process.once(signal, () => {
-			cleanup();
-			if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
-		});
-	}
-}
-
-function track(child: ChildProcess): void {
-	registerCleanup();
-	const pid = child.pid;
-	if (pid === undefined) return;
-	liveGroups.add(pid);
-	child.once('exit', () => {
-		killGroup(pid, 'SIGKILL');
-		liveGroups.delete(pid);
-	});
-}
-
-// ---------------------------------------------------------------------------------------------
-
-const sleep = async (ms: number) => await new Promise((resolve) => setTimeout(resolve, ms));
-
-async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
-	let timer: NodeJS.Timeout | undefined;
-	const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
-	try {
-		return await Promise.race([promise.then(() => true), timeout]);
-	} finally {
-		clearTimeout(timer);
-	}
-}
-
-function readIfExists(file: string): string {
-	try {
-		return fs.readFileSync(file, 'utf8');
-	} catch {
-		return '';
-	}
-}
-
-function tailLines(text: string, lines: number): string {
-	return text.split('\n').slice(-lines - 1).join('\n');
 }
