@@ -18,6 +18,7 @@ import type {
 import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 
 import { extractRecords, findNextPage, type NextPage } from './listPages';
+import { RequestGate } from './requestGate';
 import { IDEMPOTENCY_KEY_HEADER, MAX_PAGE_SIZE } from './vocabulary';
 
 /**
@@ -48,41 +49,6 @@ const RETRYABLE_STATUS = new Set([500, 502, 503, 504]);
 const RETRYABLE_NETWORK_CODES = new Set(['ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ECONNABORTED', 'EAI_AGAIN', 'ESOCKETTIMEDOUT', 'ECONNREFUSED']);
 /** Refused connections are retried only briefly: usually the address is simply wrong. */
 const MAX_REFUSED_ATTEMPTS = 2;
-
-/** Bounds concurrency per service address and holds everyone back while a 429 asks to wait. */
-class RequestGate {
-	private active = 0;
-
-	private readonly waiting: Array<() => void> = [];
-
-	private resumeAt = 0;
-
-	constructor(private readonly limit: number) {}
-
-	async acquire(): Promise<void> {
-		for (;;) {
-			const pause = this.resumeAt - Date.now();
-			if (pause > 0) {
-				await sleep(pause);
-				continue;
-			}
-			if (this.active < this.limit) {
-				this.active++;
-				return;
-			}
-			await new Promise<void>((resolve) => this.waiting.push(resolve));
-		}
-	}
-
-	release(): void {
-		this.active--;
-		this.waiting.shift()?.();
-	}
-
-	pauseFor(ms: number): void {
-		this.resumeAt = Math.max(this.resumeAt, Date.now() + ms);
-	}
-}
 
 const gates = new Map<string, RequestGate>();
 
@@ -151,6 +117,16 @@ export function rateLimitWaitMs(response: IN8nHttpFullResponse): number {
 	const precise = Number(header(response, 'x-ratelimit-reset-after'));
 	if (Number.isFinite(precise) && precise >= 0 && precise <= RETRY_POLICY.maxRetryAfterMs / 1000) return Math.max(precise * 1000, 1);
 	return retryAfterMs(header(response, 'retry-after'));
+}
+
+/**
+ * How far apart requests start after a 429: the service's own time to the next allowed request,
+ * when it says so precisely (`X-RateLimit-Reset-After`) and it is under a second; otherwise 0,
+ * since a whole-second Retry-After says nothing about the rate.
+ */
+export function rateLimitPaceMs(response: IN8nHttpFullResponse): number {
+	const precise = Number(header(response, 'x-ratelimit-reset-after'));
+	return Number.isFinite(precise) && precise > 0 && precise < 1 ? precise * 1000 : 0;
 }
 
 export function backoffMs(failures: number): number {
@@ -251,12 +227,15 @@ async function sendWithRetries<T>(settings: SendSettings, send: () => Promise<T>
 	let rateLimitWaits = 0;
 	settings.uncertainRetries = 0;
 	for (;;) {
-		await gate.acquire();
+		const startedAt = await gate.acquire();
 		let failure: Failure;
 		try {
-			return await send();
+			const result = await send();
+			gate.admitted();
+			return result;
 		} catch (error) {
 			failure = describeFailure(error);
+			if (failure.kind === 'status' && failure.response.statusCode !== 429) gate.admitted();
 		} finally {
 			gate.release();
 		}
@@ -267,7 +246,7 @@ async function sendWithRetries<T>(settings: SendSettings, send: () => Promise<T>
 			if (++rateLimitWaits > RETRY_POLICY.maxRateLimitWaits) throw toNodeApiError(settings.node, failure, settings.itemIndex);
 			const wait = rateLimitWaitMs(failure.response);
 			if (wait > RETRY_POLICY.maxRetryAfterMs) throw toNodeApiError(settings.node, failure, settings.itemIndex);
-			gate.pauseFor(wait);
+			gate.rateLimited(wait, rateLimitPaceMs(failure.response), startedAt);
 			continue;
 		}
 

@@ -1,6 +1,6 @@
 import type { IN8nHttpFullResponse } from 'n8n-workflow';
 
-import { backoffMs, rateLimitWaitMs, RETRY_POLICY, retryAfterMs } from '../../nodes/shared/transport';
+import { backoffMs, rateLimitPaceMs, rateLimitWaitMs, RETRY_POLICY, retryAfterMs } from '../../nodes/shared/transport';
 
 const answer = (headers: Record<string, string>): IN8nHttpFullResponse => ({ body: {}, headers, statusCode: 429, statusMessage: 'Too Many Requests' });
 
@@ -20,6 +20,14 @@ describe('how long a 429 waits', () => {
 		expect(rateLimitWaitMs(answer({ 'Retry-After': '1', 'X-RateLimit-Reset-After': '0.007' }))).toBe(7);
 		expect(rateLimitWaitMs(answer({ 'retry-after': '2' }))).toBe(2000);
 		expect(rateLimitWaitMs(answer({ 'Retry-After': '2', 'X-RateLimit-Reset-After': 'nonsense' }))).toBe(2000);
+	});
+
+	test('requests are spaced afterwards only by a precise time to the next request, under a second', () => {
+		expect(rateLimitPaceMs(answer({ 'Retry-After': '1', 'X-RateLimit-Reset-After': '0.02' }))).toBe(20);
+		// A whole-second Retry-After says how long to wait, not how fast the service refills.
+		expect(rateLimitPaceMs(answer({ 'Retry-After': '1' }))).toBe(0);
+		expect(rateLimitPaceMs(answer({ 'Retry-After': '3', 'X-RateLimit-Reset-After': '2.5' }))).toBe(0);
+		expect(rateLimitPaceMs(answer({ 'X-RateLimit-Reset-After': 'nonsense' }))).toBe(0);
 	});
 });
 

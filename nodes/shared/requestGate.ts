@@ -1,0 +1,89 @@
+import { sleep } from 'n8n-workflow';
+
+/** Each request the service lets through shortens the spacing between starts this much… */
+const PACE_DECAY = 0.95;
+/** …and each 429 to a request that was already spaced lengthens it this much. */
+const PACE_GROWTH = 1.5;
+/** Below this the spacing is dropped: requests start as concurrency allows. */
+const MIN_PACE_MS = 1;
+/** Above this, 429s' own waits hold requests back well enough. */
+const MAX_PACE_MS = 1_000;
+
+/**
+ * Bounds concurrency per service address and holds everyone back while a 429 asks to wait.
+ *
+ * When the wait ends, the waiting requests do not all start at once: a rate limit that refills one
+ * request at a time would admit one and refuse the rest, which only earns more 429s. They start one
+ * at a time, spaced by the service's time to its next request at first. The spacing then finds the
+ * service's rate the way TCP finds a link's: it grows when a spaced request is still refused and
+ * shrinks with every request let through, until it is gone once a limit is lifted (or a client
+ * sharing it stopped).
+ */
+export class RequestGate {
+	private active = 0;
+
+	private readonly waiting: Array<() => void> = [];
+
+	/** No request starts before this (epoch ms): a 429's wait, or the spacing after the last start. */
+	private nextStartAt = 0;
+
+	private paceMs = 0;
+
+	/** When the spacing last grew: 429s to requests started before that are old news. */
+	private paceChangedAt = 0;
+
+	constructor(private readonly limit: number) {}
+
+	/** Waits for a place; resolves with the start time (epoch ms), for `rateLimited`. */
+	async acquire(): Promise<number> {
+		for (;;) {
+			const pause = this.nextStartAt - Date.now();
+			if (pause > 0) {
+				await sleep(Math.ceil(pause));
+				continue;
+			}
+			if (this.active < this.limit) {
+				this.active++;
+				const now = Date.now();
+				if (this.paceMs > 0) this.nextStartAt = now + this.paceMs;
+				return now;
+			}
+			await new Promise<void>((resolve) => this.waiting.push(resolve));
+		}
+	}
+
+	/** A request ended (whatever its outcome): its place goes to the next one waiting. */
+	release(): void {
+		this.active--;
+		this.waiting.shift()?.();
+	}
+
+	/**
+	 * A 429 to the request started at `startedAt`: nobody starts for `waitMs`; then starts are spaced
+	 * by at least `nextRequestMs` (the service's time to its next allowed request; 0 when unknown).
+	 */
+	rateLimited(waitMs: number, nextRequestMs: number, startedAt: number): void {
+		const now = Date.now();
+		this.nextStartAt = Math.max(this.nextStartAt, now + waitMs);
+		if (nextRequestMs < MIN_PACE_MS) return;
+		// Requests in flight when the spacing last changed were not spaced by it: they say nothing new.
+		const spacedAndRefused = this.paceMs > 0 && startedAt > this.paceChangedAt;
+		const paceMs = Math.min(MAX_PACE_MS, Math.max(nextRequestMs, spacedAndRefused ? this.paceMs * PACE_GROWTH : this.paceMs));
+		if (paceMs > this.paceMs) {
+			this.paceMs = paceMs;
+			this.paceChangedAt = now;
+		}
+	}
+
+	/** The service let a request through (any answer but 429): the spacing shrinks. */
+	admitted(): void {
+		if (this.paceMs === 0) return;
+		this.paceMs *= PACE_DECAY;
+		if (this.paceMs < MIN_PACE_MS) this.paceMs = 0;
+	}
+
+	/** The current spacing between starts, in ms (0: none). */
+	get spacingMs(): number {
+		return this.paceMs;
+	}
+}
