@@ -25,39 +25,18 @@ import {
 	TEAM_MEMBER_ROLES,
 	TEAM_MEMBER_STATUSES,
 	WEBHOOK_EVENTS,
+	FILE_CONTENT_TYPES,
+	LIMITS,
+	PHONE_PATTERN,
 } from '../nodes/shared/vocabulary';
+
+// The limits, file types and phone pattern live in the vocabulary, which the node uses too.
+export { FILE_CONTENT_TYPES, LIMITS };
 
 // ---------------------------------------------------------------------------------------------
 // Constants the contract decides (not part of the node's vocabulary)
 // ---------------------------------------------------------------------------------------------
 
-export const LIMITS = {
-	/** Request bodies above this are refused with 413 before being read further. */
-	maxBodyBytes: 15 * 1024 * 1024,
-	/** Decoded size of an uploaded file. */
-	maxFileBytes: 10 * 1024 * 1024,
-	maxSigners: 50,
-	maxSignerRoles: 50,
-	maxMetadataKeys: 50,
-	maxMetadataKeyLength: 40,
-	maxMetadataValueLength: 500,
-	maxNameLength: 255,
-	maxPersonNameLength: 200,
-	maxMessageLength: 5000,
-	maxDescriptionLength: 2000,
-	maxDeclineReasonLength: 2000,
-	maxUrlLength: 2048,
-	maxQueryTextLength: 255,
-	maxCursorLength: 512,
-	minWebhookSecretLength: 32,
-	maxWebhookSecretLength: 256,
-	maxIdempotencyKeyLength: 255,
-	idempotencyWindowSeconds: 24 * 60 * 60,
-	/** A webhook delivery counts as received on a 2xx within this time. */
-	deliveryTimeoutSeconds: 10,
-	/** Default range of the reports when `from`/`to` are left out. */
-	defaultReportDays: 30,
-} as const;
 
 export const ID_PREFIXES = {
 	document: 'doc_',
@@ -102,12 +81,6 @@ export type AuditEvent = (typeof AUDIT_EVENTS)[number];
 
 export const AUDIT_ACTOR_TYPES = ['user', 'signer', 'api_key', 'system'] as const;
 
-export const FILE_CONTENT_TYPES = [
-	'application/pdf',
-	'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
-	'image/png',
-	'image/jpeg',
-] as const;
 
 /** Columns of GET /reports/export, in order (CSV header and JSON row keys). */
 export const EXPORT_COLUMNS = [
@@ -168,7 +141,7 @@ const fileName = z
 	.regex(FILE_NAME, { message: 'must be a file name with an extension, e.g. contract.pdf' });
 
 /** E.164 phone number. */
-const phone = z.string().regex(/^\+[1-9]\d{6,14}$/, { message: 'must be a phone number in E.164 form, e.g. +3725550123' });
+const phone = z.string().regex(PHONE_PATTERN, { message: 'must be a phone number in E.164 form, e.g. +3725550123' });
 
 const httpUrl = z
 	.string()
@@ -472,7 +445,7 @@ export const SignerInputSchema = z
 	.object({
 		email,
 		name: z.string().trim().min(1).max(LIMITS.maxPersonNameLength),
-		order: z.number().int().min(1).max(1000).nullish(),
+		order: z.number().int().min(1).max(LIMITS.maxSigningOrder).nullish(),
 		authentication: z.enum(SIGNER_AUTHENTICATION_METHODS).optional(),
 		phone: phone.nullish(),
 	})
@@ -564,7 +537,7 @@ export const RemindBodySchema = z
 export const SignerRoleInputSchema = z
 	.object({
 		role: z.string().trim().min(1).max(100),
-		order: z.number().int().min(1).max(1000).optional(),
+		order: z.number().int().min(1).max(LIMITS.maxSigningOrder).optional(),
 		email: email.nullish(),
 		name: z.string().trim().min(1).max(LIMITS.maxPersonNameLength).nullish(),
 	})

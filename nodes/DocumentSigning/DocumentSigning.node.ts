@@ -1,7 +1,8 @@
 import type { INodeType, INodeTypeDescription } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
-import { executeRoutedRequest } from '../shared/transport';
+import { CREDENTIAL_TYPE } from '../shared/transport';
+import { executeRoutedRequest } from './shared/routedRequest';
 import { searchDocuments, searchTeamMembers, searchTemplates } from './listSearch';
 import { documentFields, documentOperations } from './resources/document';
 import { reportFields, reportOperations } from './resources/report';
@@ -23,7 +24,7 @@ export class DocumentSigning implements INodeType {
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: 'documentSigningApi', required: true }],
+		credentials: [{ name: CREDENTIAL_TYPE, required: true }],
 		requestDefaults: {
 			baseURL: '={{ $credentials.baseUrl.replace(/\\/+$/, "") }}',
 			headers: { Accept: 'application/json', 'Content-Type': 'application/json' },

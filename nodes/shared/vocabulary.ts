@@ -68,3 +68,46 @@ export const DELIVERY_ATTEMPT_HEADER = 'x-delivery-attempt';
 export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
 /** Deliveries whose signed timestamp is further than this from now are refused. */
 export const SIGNATURE_TOLERANCE_SECONDS = 300;
+
+/** The contract's numeric limits (docs/api-contract.md); the node checks input against the same values. */
+export const LIMITS = {
+	/** Highest signing order a signer may have. */
+	maxSigningOrder: 1000,
+	/** Request bodies above this are refused with 413 before being read further. */
+	maxBodyBytes: 15 * 1024 * 1024,
+	/** Decoded size of an uploaded file. */
+	maxFileBytes: 10 * 1024 * 1024,
+	maxSigners: 50,
+	maxSignerRoles: 50,
+	maxMetadataKeys: 50,
+	maxMetadataKeyLength: 40,
+	maxMetadataValueLength: 500,
+	maxNameLength: 255,
+	maxPersonNameLength: 200,
+	maxMessageLength: 5000,
+	maxDescriptionLength: 2000,
+	maxDeclineReasonLength: 2000,
+	maxUrlLength: 2048,
+	maxQueryTextLength: 255,
+	maxCursorLength: 512,
+	minWebhookSecretLength: 32,
+	maxWebhookSecretLength: 256,
+	maxIdempotencyKeyLength: 255,
+	idempotencyWindowSeconds: 24 * 60 * 60,
+	/** A webhook delivery counts as received on a 2xx within this time. */
+	deliveryTimeoutSeconds: 10,
+	/** Default range of the reports when `from`/`to` are left out. */
+	defaultReportDays: 30,
+} as const;
+
+/** File types the service accepts for upload, with the file name extensions each may carry. */
+export const ACCEPTED_FILE_TYPES = {
+	'application/pdf': ['pdf'],
+	'application/vnd.openxmlformats-officedocument.wordprocessingml.document': ['docx'],
+	'image/png': ['png'],
+	'image/jpeg': ['jpg', 'jpeg'],
+} as const satisfies Record<string, readonly string[]>;
+export const FILE_CONTENT_TYPES = Object.keys(ACCEPTED_FILE_TYPES) as [keyof typeof ACCEPTED_FILE_TYPES, ...Array<keyof typeof ACCEPTED_FILE_TYPES>];
+
+/** A phone number in E.164 form, e.g. +3725550123. */
+export const PHONE_PATTERN = /^\+[1-9]\d{6,14}$/;

@@ -152,7 +152,7 @@ describe('retries', () => {
 				credentials: { baseUrl: server.baseUrl, apiKey: API_KEY },
 			});
 			expect(result.error).toBeUndefined();
-			expect(result.items[0].json).toEqual({ deleted: true });
+			expect(result.items[0].json).toEqual({ id: 'doc_1', deleted: true });
 			expect(server.requests.map((request) => request.method)).toEqual(['DELETE', 'DELETE']);
 		} finally {
 			await server.close();

@@ -1,5 +1,6 @@
 import type { IDisplayOptions, INodeProperties } from 'n8n-workflow';
 
+import { ID_PATTERN } from '../../shared/ids';
 import { SIGNER_AUTHENTICATION_METHODS } from '../../shared/vocabulary';
 
 /** Fields that several operations share, defined once. */
@@ -137,7 +138,6 @@ export function resourceLocator({
 	idPlaceholder,
 	url,
 	displayOptions,
-	urlPath,
 }: {
 	name: string;
 	displayName: string;
@@ -147,8 +147,6 @@ export function resourceLocator({
 	/** Adds a By URL mode taking the ID from links whose path has `/<segment>/<id>`. */
 	url?: { placeholder: string; pathSegment: string };
 	displayOptions: IDisplayOptions;
-	/** Routing: the request path built from the chosen ID. */
-	urlPath?: (idExpression: string) => string;
 }): INodeProperties {
 	return {
 		displayName,
@@ -170,7 +168,8 @@ export function resourceLocator({
 				name: 'id',
 				type: 'string',
 				placeholder: idPlaceholder,
-				validation: [{ type: 'regex', properties: { regex: '[^/?#\\s]+', errorMessage: 'Not a valid ID' } }],
+				// The same check as requireId (shared/ids.ts), so the editor flags what the node refuses.
+				validation: [{ type: 'regex', properties: { regex: ID_PATTERN, errorMessage: 'Not a valid ID' } }],
 			},
 			...(url
 				? [
@@ -190,6 +189,5 @@ export function resourceLocator({
 					]
 				: []),
 		],
-		...(urlPath ? { routing: { request: { url: urlPath('{{ encodeURIComponent($value) }}') } } } : {}),
 	};
 }

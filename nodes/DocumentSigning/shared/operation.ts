@@ -1,31 +1,69 @@
-import type { IHttpRequestMethods, INodePropertyOptions, PostReceiveAction, PreSendAction } from 'n8n-workflow';
+import type {
+	IExecuteSingleFunctions,
+	IHttpRequestMethods,
+	IHttpRequestOptions,
+	INodeProperties,
+	INodePropertyOptions,
+	PostReceiveAction,
+	PreSendAction,
+} from 'n8n-workflow';
+
+import { deferErrors } from './deferredErrors';
+import { requireId } from './validation';
 
 /**
- * One entry of an Operation dropdown with its request. `paginate: true` hands every operation to
- * the transport (requestOperations.pagination), which owns retries, errors and paging.
+ * One entry of an Operation dropdown with its whole request: method, path (with its ID
+ * parameters), body-building steps and output steps. The operation owns the plumbing:
+ * - `{parameter}` segments of `path` are filled from that ID parameter (a resource locator in any
+ *   mode, or a plain field), checked and encoded, before anything is sent;
+ * - every preSend step runs with its errors deferred to the transport (deferredErrors.ts);
+ * - `paginate: true` hands the request to the transport (requestOperations.pagination), which
+ *   owns retries, errors and paging.
  */
-export function operation({
-	name,
-	value,
-	action,
-	description,
-	method,
-	url,
-	preSend = [],
-	postReceive = [],
-	binaryResponse = false,
-}: {
+
+/** How each ID parameter is named in error messages (as the user sees it in the editor). */
+export const ID_PARAMETER_LABELS: Record<string, string> = {
+	documentId: 'Document',
+	signingRequestId: 'Signing Request ID',
+	templateId: 'Template',
+	teamMemberId: 'Team Member',
+	webhookId: 'Webhook ID',
+	deliveryId: 'Delivery ID',
+};
+
+const PLACEHOLDER = /\{(\w+)\}/g;
+
+/** The parameters a path takes its IDs from: `/webhooks/{webhookId}` → ['webhookId']. */
+export function pathParameters(path: string): string[] {
+	return [...path.matchAll(PLACEHOLDER)].map((match) => match[1]);
+}
+
+/** A preSend step that fills the path's ID segments, so the request URL never comes from elsewhere. */
+function fillPath(path: string): PreSendAction {
+	return async function (this: IExecuteSingleFunctions, options: IHttpRequestOptions) {
+		options.url = path.replace(PLACEHOLDER, (_match, parameter: string) =>
+			encodeURIComponent(requireId(this, parameter, ID_PARAMETER_LABELS[parameter] ?? parameter)),
+		);
+		return options;
+	};
+}
+
+export interface OperationSpec {
 	name: string;
 	value: string;
 	action: string;
 	description: string;
 	method: IHttpRequestMethods;
-	/** Left out when an ID parameter builds the path. */
-	url?: string;
+	/** Path under the Base URL, e.g. `/documents/{documentId}`. */
+	path: string;
+	/** Steps that check input and build the body; their errors are deferred. */
 	preSend?: PreSendAction[];
 	postReceive?: PostReceiveAction[];
 	binaryResponse?: boolean;
-}): INodePropertyOptions {
+}
+
+export function operation({ name, value, action, description, method, path, preSend = [], postReceive = [], binaryResponse = false }: OperationSpec): INodePropertyOptions {
+	const steps = [...(pathParameters(path).length ? [fillPath(path)] : []), ...preSend].map(deferErrors);
 	return {
 		name,
 		value,
@@ -34,23 +72,24 @@ export function operation({
 		routing: {
 			request: {
 				method,
-				...(url ? { url } : {}),
+				url: path.replace(PLACEHOLDER, ''),
 				...(binaryResponse ? { encoding: 'arraybuffer', json: false } : {}),
 			},
-			send: { paginate: true, ...(preSend.length ? { preSend } : {}) },
+			send: { paginate: true, ...(steps.length ? { preSend: steps } : {}) },
 			...(postReceive.length ? { output: { postReceive } } : {}),
 		},
 	};
 }
 
-export function operationProperty(resource: string, options: INodePropertyOptions[], defaultValue: string) {
+/** The Operation dropdown of a resource; its options sorted by name, as n8n asks. */
+export function operationProperty(resource: string, options: INodePropertyOptions[], defaultValue: string): INodeProperties {
 	return {
 		displayName: 'Operation',
 		name: 'operation',
-		type: 'options' as const,
+		type: 'options',
 		noDataExpression: true,
 		displayOptions: { show: { resource: [resource] } },
-		options,
+		options: [...options].sort((a, b) => a.name.localeCompare(b.name)),
 		default: defaultValue,
 	};
 }

@@ -1,7 +1,8 @@
 import type { IDataObject, IExecuteSingleFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { SIGNER_AUTHENTICATION_METHODS } from '../../shared/vocabulary';
+import { ID_HINT, idProblem, idText } from '../../shared/ids';
+import { LIMITS, PHONE_PATTERN, SIGNER_AUTHENTICATION_METHODS } from '../../shared/vocabulary';
 
 /**
  * Input checks shared by the operations. Each failure names the parameter as the user sees it
@@ -33,11 +34,12 @@ export function requireEmail(context: IExecuteSingleFunctions, parameter: string
 	return email;
 }
 
-/** The ID of a resource locator, however it was given. */
+/** The ID a parameter holds (a resource locator in any mode, or a plain field; text or a number). */
 export function requireId(context: IExecuteSingleFunctions, parameter: string, displayName: string): string {
-	const value = context.getNodeParameter(parameter, '', { extractValue: true }) as string;
-	const id = requireText(context, displayName, value);
-	if (/[/?#\s]/.test(id)) throw invalid(context, displayName, `"${id}" is not a valid ID`);
+	const value = context.getNodeParameter(parameter, '', { extractValue: true });
+	const id = requireText(context, displayName, idText(value) ?? value);
+	const problem = idProblem(id);
+	if (problem) throw invalid(context, displayName, problem, ID_HINT);
 	return id;
 }
 
@@ -91,8 +93,8 @@ export function readSigners(context: IExecuteSingleFunctions, { required }: { re
 		seen.add(key);
 		const signer: IDataObject = { email, name };
 		const order = Number(entry.order ?? 0);
-		if (!Number.isInteger(order) || order < 0 || order > 1000) {
-			throw invalid(context, `${label} › Signing Order`, 'must be a whole number from 0 to 1000');
+		if (!Number.isInteger(order) || order < 0 || order > LIMITS.maxSigningOrder) {
+			throw invalid(context, `${label} › Signing Order`, `must be a whole number from 0 to ${LIMITS.maxSigningOrder}`);
 		}
 		if (order > 0) signer.order = order;
 		const authentication = entry.authentication ?? 'none';
@@ -103,7 +105,7 @@ export function readSigners(context: IExecuteSingleFunctions, { required }: { re
 		if (authentication === 'sms_otp') {
 			const phone = requireText(context, `${label} › Phone`, entry.phone);
 			const compactPhone = phone.replace(/[\s()-]/g, '');
-			if (!/^\+[1-9]\d{6,14}$/.test(compactPhone)) {
+			if (!PHONE_PATTERN.test(compactPhone)) {
 				throw invalid(context, `${label} › Phone`, `"${phone}" is not an international number such as +15551234567`);
 			}
 			signer.phone = compactPhone;
@@ -117,7 +119,9 @@ export function readMetadata(context: IExecuteSingleFunctions, parameter: string
 	const metadata = parseJsonObject(context, parameter, raw);
 	const entries = Object.entries(metadata);
 	if (!entries.length) return undefined;
-	if (entries.length > 50) throw invalid(context, parameter, `has ${entries.length} keys; at most 50 are kept`);
+	if (entries.length > LIMITS.maxMetadataKeys) {
+		throw invalid(context, parameter, `has ${entries.length} keys; at most ${LIMITS.maxMetadataKeys} are kept`);
+	}
 	const result: IDataObject = {};
 	for (const [key, value] of entries) {
 		if (typeof value === 'string') result[key] = value;

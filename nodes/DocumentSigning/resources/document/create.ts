@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteSingleFunctions, IHttpRequestOptions, INodeProperties } from 'n8n-workflow';
 
-import { deferErrors } from '../../../shared/transport';
+import { ACCEPTED_FILE_TYPES, LIMITS } from '../../../shared/vocabulary';
 import { extraBodyFieldsOption, showFor, signersField } from '../../shared/fields';
 import {
 	compact,
@@ -12,14 +12,6 @@ import {
 	withExtraBodyFields,
 } from '../../shared/validation';
 
-/** File types the service accepts, and its size limit for uploaded content. */
-export const ACCEPTED_FILE_TYPES: Record<string, string[]> = {
-	'application/pdf': ['pdf'],
-	'application/vnd.openxmlformats-officedocument.wordprocessingml.document': ['docx'],
-	'image/png': ['png'],
-	'image/jpeg': ['jpg', 'jpeg'],
-};
-export const MAX_FILE_BYTES = 10 * 1024 * 1024;
 
 const show = showFor('document', ['create']);
 
@@ -104,6 +96,12 @@ export const documentCreateFields: INodeProperties[] = [
 	},
 ];
 
+const MIB = 1024 * 1024;
+
+function isAcceptedType(mimeType: string): mimeType is keyof typeof ACCEPTED_FILE_TYPES {
+	return Object.prototype.hasOwnProperty.call(ACCEPTED_FILE_TYPES, mimeType);
+}
+
 function extensionOf(name: string): string | undefined {
 	const match = /\.([A-Za-z0-9]{1,8})$/.exec(name);
 	return match ? match[1].toLowerCase() : undefined;
@@ -122,18 +120,18 @@ async function readFile(context: IExecuteSingleFunctions): Promise<IDataObject> 
 	}
 	const binary = context.helpers.assertBinaryData(property);
 	const mimeType = (binary.mimeType ?? '').split(';')[0].trim().toLowerCase();
-	if (!ACCEPTED_FILE_TYPES[mimeType]) {
+	if (!isAcceptedType(mimeType)) {
 		throw invalid(context, 'Input Binary Field', `files of type "${mimeType || 'unknown'}" are not accepted`, 'Use a PDF, DOCX, PNG or JPEG file.');
 	}
 	const buffer = await context.helpers.getBinaryDataBuffer(property);
 	if (buffer.length === 0) throw invalid(context, 'Input Binary Field', 'the file is empty');
-	if (buffer.length > MAX_FILE_BYTES) {
-		throw invalid(context, 'Input Binary Field', `the file is ${(buffer.length / 1048576).toFixed(1)} MB; the limit is 10 MB`);
+	if (buffer.length > LIMITS.maxFileBytes) {
+		throw invalid(context, 'Input Binary Field', `the file is ${(buffer.length / MIB).toFixed(1)} MB; the limit is ${LIMITS.maxFileBytes / MIB} MB`);
 	}
 	return compact({ name: binary.fileName, content_type: mimeType, data: buffer.toString('base64') });
 }
 
-export const buildDocumentBody = deferErrors(async function (this: IExecuteSingleFunctions, options: IHttpRequestOptions) {
+export const buildDocumentBody = async function (this: IExecuteSingleFunctions, options: IHttpRequestOptions) {
 	const additional = this.getNodeParameter('additionalFields', {}) as IDataObject;
 	const draft = additional.draft === true;
 	const templateId = typeof additional.template_id === 'string' ? additional.template_id.trim() : '';
@@ -163,7 +161,7 @@ export const buildDocumentBody = deferErrors(async function (this: IExecuteSingl
 
 	if (this.getNodeParameter('attachFile', false) as boolean) {
 		const file = await readFile(this);
-		const accepted = ACCEPTED_FILE_TYPES[file.content_type as string];
+		const accepted: readonly string[] = ACCEPTED_FILE_TYPES[file.content_type as keyof typeof ACCEPTED_FILE_TYPES];
 		if (extension && !accepted.includes(extension)) {
 			throw invalid(this, 'Document Name', `the extension ".${extension}" does not match the attached ${accepted[0].toUpperCase()} file`);
 		}
@@ -172,4 +170,4 @@ export const buildDocumentBody = deferErrors(async function (this: IExecuteSingl
 
 	options.body = withExtraBodyFields(this, body, additional.extraBodyFields);
 	return options;
-});
+};

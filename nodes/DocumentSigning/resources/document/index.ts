@@ -1,27 +1,21 @@
 import type { IExecuteSingleFunctions, IHttpRequestOptions, INodeProperties } from 'n8n-workflow';
 
-import { deferErrors } from '../../../shared/transport';
 import { DOCUMENT_STATUSES } from '../../../shared/vocabulary';
 import { resourceLocator, returnAllAndLimit, showFor, simplifyField } from '../../shared/fields';
 import { operation, operationProperty } from '../../shared/operation';
 import { deletedResult, simplifyTo } from '../../shared/postReceive';
-import { invalid, optionalDate, requireId } from '../../shared/validation';
+import { invalid, optionalDate } from '../../shared/validation';
 import { buildDocumentBody, documentCreateFields } from './create';
 
 const SIMPLE_FIELDS = ['id', 'name', 'status', 'signers', 'signing_url', 'created_at', 'expires_at', 'completed_at'];
 
-const checkDocumentId = deferErrors(async function (this: IExecuteSingleFunctions, options: IHttpRequestOptions) {
-	requireId(this, 'documentId', 'Document');
-	return options;
-});
-
-const checkListFilters = deferErrors(async function (this: IExecuteSingleFunctions, options: IHttpRequestOptions) {
+const checkListFilters = async function (this: IExecuteSingleFunctions, options: IHttpRequestOptions) {
 	const filters = this.getNodeParameter('filters', {}) as { created_after?: string; created_before?: string };
 	const after = optionalDate(this, 'Filters › Created After', filters.created_after);
 	const before = optionalDate(this, 'Filters › Created Before', filters.created_before);
 	if (after && before && after > before) throw invalid(this, 'Filters › Created After', 'must be before Created Before');
 	return options;
-});
+};
 
 export const documentOperations = operationProperty(
 	'document',
@@ -32,7 +26,7 @@ export const documentOperations = operationProperty(
 			action: 'Create a document for signing',
 			description: 'Upload a document and send it to its signers',
 			method: 'POST',
-			url: '/documents',
+			path: '/documents',
 			preSend: [buildDocumentBody],
 		}),
 		operation({
@@ -41,7 +35,7 @@ export const documentOperations = operationProperty(
 			action: 'Delete a document',
 			description: 'Delete a document; a document still out for signing is cancelled first',
 			method: 'DELETE',
-			preSend: [checkDocumentId],
+			path: '/documents/{documentId}',
 			postReceive: [deletedResult('documentId')],
 		}),
 		operation({
@@ -50,7 +44,7 @@ export const documentOperations = operationProperty(
 			action: 'Get a document',
 			description: 'Get a document with its status and signers',
 			method: 'GET',
-			preSend: [checkDocumentId],
+			path: '/documents/{documentId}',
 			postReceive: [simplifyTo(SIMPLE_FIELDS)],
 		}),
 		operation({
@@ -59,7 +53,7 @@ export const documentOperations = operationProperty(
 			action: 'Get many documents',
 			description: 'List documents, newest first',
 			method: 'GET',
-			url: '/documents',
+			path: '/documents',
 			preSend: [checkListFilters],
 			postReceive: [simplifyTo(SIMPLE_FIELDS)],
 		}),
@@ -77,7 +71,6 @@ export const documentFields: INodeProperties[] = [
 		idPlaceholder: 'doc_8f3k2j',
 		url: { placeholder: 'https://app.example.com/sign/doc_8f3k2j', pathSegment: 'documents|sign' },
 		displayOptions: showFor('document', ['get', 'delete']),
-		urlPath: (id) => `=/documents/${id}`,
 	}),
 	...returnAllAndLimit('document', 'getAll'),
 	{

@@ -1,6 +1,5 @@
 import type { IExecuteSingleFunctions, IHttpRequestOptions, INodeProperties } from 'n8n-workflow';
 
-import { deferErrors } from '../../../shared/transport';
 import { eventLabel, EXPORT_FORMATS, WEBHOOK_EVENTS } from '../../../shared/vocabulary';
 import { returnAllAndLimit, showFor } from '../../shared/fields';
 import { operation, operationProperty } from '../../shared/operation';
@@ -8,18 +7,18 @@ import { binaryFromResponse } from '../../shared/postReceive';
 import { invalid, optionalDate, requireText } from '../../shared/validation';
 
 /** From/To of every report, sent as ISO timestamps; From must not be after To. */
-const sendDateRange = deferErrors(async function (this: IExecuteSingleFunctions, options: IHttpRequestOptions) {
+const sendDateRange = async function (this: IExecuteSingleFunctions, options: IHttpRequestOptions) {
 	const from = optionalDate(this, 'From', this.getNodeParameter('from', ''));
 	const to = optionalDate(this, 'To', this.getNodeParameter('to', ''));
 	if (from && to && from > to) throw invalid(this, 'From', 'must not be after To');
 	options.qs = { ...(options.qs ?? {}), ...(from ? { from } : {}), ...(to ? { to } : {}) };
 	return options;
-});
+};
 
-const checkBinaryProperty = deferErrors(async function (this: IExecuteSingleFunctions, options: IHttpRequestOptions) {
+const checkBinaryProperty = async function (this: IExecuteSingleFunctions, options: IHttpRequestOptions) {
 	requireText(this, 'Put Output File in Field', this.getNodeParameter('binaryPropertyName', ''));
 	return options;
-});
+};
 
 export const reportOperations = operationProperty(
 	'report',
@@ -30,7 +29,7 @@ export const reportOperations = operationProperty(
 			action: 'Get the audit log',
 			description: 'Who did what and when, newest first',
 			method: 'GET',
-			url: '/reports/audit-log',
+			path: '/reports/audit-log',
 			preSend: [sendDateRange],
 		}),
 		operation({
@@ -39,7 +38,7 @@ export const reportOperations = operationProperty(
 			action: 'Export documents as a file',
 			description: 'Download the documents of a period as a CSV or JSON file',
 			method: 'GET',
-			url: '/reports/export',
+			path: '/reports/export',
 			preSend: [sendDateRange, checkBinaryProperty],
 			postReceive: [binaryFromResponse('binaryPropertyName', 'export')],
 			binaryResponse: true,
@@ -50,7 +49,7 @@ export const reportOperations = operationProperty(
 			action: 'Get usage statistics',
 			description: 'Documents created, completed and declined, reminders and signatures in a period',
 			method: 'GET',
-			url: '/reports/usage',
+			path: '/reports/usage',
 			preSend: [sendDateRange],
 		}),
 	],

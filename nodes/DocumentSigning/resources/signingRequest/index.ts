@@ -1,14 +1,13 @@
 import type { IDataObject, IExecuteSingleFunctions, IHttpRequestOptions, INodeProperties } from 'n8n-workflow';
 
-import { deferErrors } from '../../../shared/transport';
 import { extraBodyFieldsOption, resourceLocator, showFor, signersField, simplifyField } from '../../shared/fields';
 import { operation, operationProperty } from '../../shared/operation';
 import { simplifyTo } from '../../shared/postReceive';
-import { compact, invalid, optionalDate, readSigners, requireId, requireText, withExtraBodyFields } from '../../shared/validation';
+import { compact, invalid, optionalDate, readSigners, requireId, withExtraBodyFields } from '../../shared/validation';
 
 const SIMPLE_FIELDS = ['id', 'document_id', 'status', 'signers', 'reminders_sent', 'last_reminded_at', 'expires_at'];
 
-const buildRequestBody = deferErrors(async function (this: IExecuteSingleFunctions, options: IHttpRequestOptions) {
+const buildRequestBody = async function (this: IExecuteSingleFunctions, options: IHttpRequestOptions) {
 	const documentId = requireId(this, 'documentId', 'Document');
 	const additional = this.getNodeParameter('additionalFields', {}) as IDataObject;
 	const expiresAt = optionalDate(this, 'Additional Fields › Expires At', additional.expires_at);
@@ -21,19 +20,13 @@ const buildRequestBody = deferErrors(async function (this: IExecuteSingleFunctio
 	});
 	options.body = withExtraBodyFields(this, body, additional.extraBodyFields);
 	return options;
-});
+};
 
-const checkRequestId = deferErrors(async function (this: IExecuteSingleFunctions, options: IHttpRequestOptions) {
-	const id = requireText(this, 'Signing Request ID', this.getNodeParameter('signingRequestId', ''));
-	if (/[/?#\s]/.test(id)) throw invalid(this, 'Signing Request ID', `"${id}" is not a valid ID`);
-	return options;
-});
-
-const buildReminderBody = deferErrors(async function (this: IExecuteSingleFunctions, options: IHttpRequestOptions) {
+const buildReminderBody = async function (this: IExecuteSingleFunctions, options: IHttpRequestOptions) {
 	const reminder = this.getNodeParameter('reminderOptions', {}) as IDataObject;
 	options.body = withExtraBodyFields(this, compact({ message: reminder.message }), reminder.extraBodyFields);
 	return options;
-});
+};
 
 export const signingRequestOperations = operationProperty(
 	'signingRequest',
@@ -44,7 +37,7 @@ export const signingRequestOperations = operationProperty(
 			action: 'Send a document for signing',
 			description: 'Send a draft document to its signers',
 			method: 'POST',
-			url: '/signatures/request',
+			path: '/signatures/request',
 			preSend: [buildRequestBody],
 		}),
 		operation({
@@ -53,8 +46,7 @@ export const signingRequestOperations = operationProperty(
 			action: 'Get the status of a signing request',
 			description: 'Get where a signing request stands and which signers have signed',
 			method: 'GET',
-			url: '=/signatures/{{ encodeURIComponent($parameter.signingRequestId) }}',
-			preSend: [checkRequestId],
+			path: '/signatures/{signingRequestId}',
 			postReceive: [simplifyTo(SIMPLE_FIELDS)],
 		}),
 		operation({
@@ -63,8 +55,8 @@ export const signingRequestOperations = operationProperty(
 			action: 'Send a reminder for a signing request',
 			description: 'Remind every signer who has not signed yet',
 			method: 'POST',
-			url: '=/signatures/{{ encodeURIComponent($parameter.signingRequestId) }}/remind',
-			preSend: [checkRequestId, buildReminderBody],
+			path: '/signatures/{signingRequestId}/remind',
+			preSend: [buildReminderBody],
 		}),
 	],
 	'create',

@@ -1,11 +1,10 @@
 import type { IDataObject, IExecuteSingleFunctions, IHttpRequestOptions, INodeProperties } from 'n8n-workflow';
 
-import { deferErrors } from '../../../shared/transport';
 import { ASSIGNABLE_ROLES, TEAM_MEMBER_ROLES, TEAM_MEMBER_STATUSES } from '../../../shared/vocabulary';
 import { extraBodyFieldsOption, resourceLocator, returnAllAndLimit, showFor, simplifyField } from '../../shared/fields';
 import { operation, operationProperty } from '../../shared/operation';
 import { simplifyTo } from '../../shared/postReceive';
-import { compact, invalid, requireEmail, requireId, requireText, withExtraBodyFields } from '../../shared/validation';
+import { compact, invalid, requireEmail, requireText, withExtraBodyFields } from '../../shared/validation';
 
 const SIMPLE_FIELDS = ['id', 'email', 'name', 'role', 'status'];
 const CUSTOM_ROLE = '__custom';
@@ -57,19 +56,18 @@ function chosenRole(context: IExecuteSingleFunctions): string {
 	return custom;
 }
 
-const buildInviteBody = deferErrors(async function (this: IExecuteSingleFunctions, options: IHttpRequestOptions) {
+const buildInviteBody = async function (this: IExecuteSingleFunctions, options: IHttpRequestOptions) {
 	const email = requireEmail(this, 'Email', this.getNodeParameter('email', ''));
 	const additional = this.getNodeParameter('additionalFields', {}) as IDataObject;
 	const body = compact({ email, name: additional.name, role: chosenRole(this) });
 	options.body = withExtraBodyFields(this, body, additional.extraBodyFields);
 	return options;
-});
+};
 
-const buildRoleBody = deferErrors(async function (this: IExecuteSingleFunctions, options: IHttpRequestOptions) {
-	requireId(this, 'teamMemberId', 'Team Member');
+const buildRoleBody = async function (this: IExecuteSingleFunctions, options: IHttpRequestOptions) {
 	options.body = { role: chosenRole(this) };
 	return options;
-});
+};
 
 export const teamMemberOperations = operationProperty(
 	'teamMember',
@@ -80,6 +78,7 @@ export const teamMemberOperations = operationProperty(
 			action: "Change a team member's role",
 			description: 'Give a team member another role',
 			method: 'PUT',
+			path: '/users/{teamMemberId}/role',
 			preSend: [buildRoleBody],
 		}),
 		operation({
@@ -88,7 +87,7 @@ export const teamMemberOperations = operationProperty(
 			action: 'Get many team members',
 			description: 'List the members of the team',
 			method: 'GET',
-			url: '/users',
+			path: '/users',
 			postReceive: [simplifyTo(SIMPLE_FIELDS)],
 		}),
 		operation({
@@ -97,7 +96,7 @@ export const teamMemberOperations = operationProperty(
 			action: 'Invite a team member',
 			description: 'Invite someone to the team by email',
 			method: 'POST',
-			url: '/users/invite',
+			path: '/users/invite',
 			preSend: [buildInviteBody],
 		}),
 	],
@@ -122,7 +121,6 @@ export const teamMemberFields: INodeProperties[] = [
 		searchListMethod: 'searchTeamMembers',
 		idPlaceholder: 'usr_5h1c8v',
 		displayOptions: showFor('teamMember', ['updateRole']),
-		urlPath: (id) => `=/users/${id}/role`,
 	}),
 	...roleFields(['invite', 'updateRole']),
 	{

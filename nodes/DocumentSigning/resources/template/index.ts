@@ -1,10 +1,9 @@
 import type { IDataObject, IExecuteSingleFunctions, IHttpRequestOptions, INodeProperties } from 'n8n-workflow';
 
-import { deferErrors } from '../../../shared/transport';
 import { extraBodyFieldsOption, resourceLocator, returnAllAndLimit, showFor, simplifyField } from '../../shared/fields';
 import { operation, operationProperty } from '../../shared/operation';
 import { simplifyTo } from '../../shared/postReceive';
-import { compact, invalid, readMetadata, requireEmail, requireId, requireText, withExtraBodyFields } from '../../shared/validation';
+import { compact, invalid, readMetadata, requireEmail, requireText, withExtraBodyFields } from '../../shared/validation';
 
 const SIMPLE_FIELDS = ['id', 'name', 'description', 'document_name', 'signer_roles', 'updated_at'];
 
@@ -85,22 +84,21 @@ function templateBody(context: IExecuteSingleFunctions, fields: IDataObject, pre
 	return withExtraBodyFields(context, body, fields.extraBodyFields);
 }
 
-const buildCreateBody = deferErrors(async function (this: IExecuteSingleFunctions, options: IHttpRequestOptions) {
+const buildCreateBody = async function (this: IExecuteSingleFunctions, options: IHttpRequestOptions) {
 	const name = requireText(this, 'Name', this.getNodeParameter('name', ''));
 	const fields = this.getNodeParameter('additionalFields', {}) as IDataObject;
 	options.body = { name, ...templateBody(this, fields, 'Additional Fields') };
 	return options;
-});
+};
 
-const buildUpdateBody = deferErrors(async function (this: IExecuteSingleFunctions, options: IHttpRequestOptions) {
-	requireId(this, 'templateId', 'Template');
+const buildUpdateBody = async function (this: IExecuteSingleFunctions, options: IHttpRequestOptions) {
 	const fields = this.getNodeParameter('updateFields', {}) as IDataObject;
 	const body = templateBody(this, fields, 'Update Fields');
 	if (fields.name !== undefined) body.name = requireText(this, 'Update Fields › Name', fields.name);
 	if (!Object.keys(body).length) throw invalid(this, 'Update Fields', 'add at least one field to change');
 	options.body = body;
 	return options;
-});
+};
 
 export const templateOperations = operationProperty(
 	'template',
@@ -111,7 +109,7 @@ export const templateOperations = operationProperty(
 			action: 'Create a template',
 			description: 'Create a reusable document template',
 			method: 'POST',
-			url: '/templates',
+			path: '/templates',
 			preSend: [buildCreateBody],
 		}),
 		operation({
@@ -120,7 +118,7 @@ export const templateOperations = operationProperty(
 			action: 'Get many templates',
 			description: 'List templates',
 			method: 'GET',
-			url: '/templates',
+			path: '/templates',
 			postReceive: [simplifyTo(SIMPLE_FIELDS)],
 		}),
 		operation({
@@ -129,6 +127,7 @@ export const templateOperations = operationProperty(
 			action: 'Update a template',
 			description: 'Change some fields of a template; the others keep their values',
 			method: 'PUT',
+			path: '/templates/{templateId}',
 			preSend: [buildUpdateBody],
 		}),
 	],
@@ -162,7 +161,6 @@ export const templateFields: INodeProperties[] = [
 		searchListMethod: 'searchTemplates',
 		idPlaceholder: 'tpl_2b7x0d',
 		displayOptions: showFor('template', ['update']),
-		urlPath: (id) => `=/templates/${id}`,
 	}),
 	{
 		displayName: 'Update Fields',

@@ -1,7 +1,6 @@
 import type { IDataObject, IExecuteSingleFunctions, IHttpRequestOptions, INodeProperties } from 'n8n-workflow';
 
-import { deferErrors } from '../../../shared/transport';
-import { ANY_EVENT, eventLabel, WEBHOOK_EVENTS } from '../../../shared/vocabulary';
+import { ANY_EVENT, eventLabel, LIMITS, WEBHOOK_EVENTS } from '../../../shared/vocabulary';
 import { extraBodyFieldsOption, returnAllAndLimit, showFor, simplifyField } from '../../shared/fields';
 import { operation, operationProperty } from '../../shared/operation';
 import { deletedResult, simplifyTo } from '../../shared/postReceive';
@@ -9,7 +8,7 @@ import { compact, invalid, requireText, withExtraBodyFields } from '../../shared
 
 const SIMPLE_FIELDS = ['id', 'url', 'events', 'active', 'description'];
 
-const buildWebhookBody = deferErrors(async function (this: IExecuteSingleFunctions, options: IHttpRequestOptions) {
+const buildWebhookBody = async function (this: IExecuteSingleFunctions, options: IHttpRequestOptions) {
 	const url = requireText(this, 'URL', this.getNodeParameter('url', ''));
 	let parsed: URL;
 	try {
@@ -21,8 +20,8 @@ const buildWebhookBody = deferErrors(async function (this: IExecuteSingleFunctio
 	const events = this.getNodeParameter('events', []) as string[];
 	if (!events.length) throw invalid(this, 'Events', 'choose at least one event');
 	const additional = this.getNodeParameter('additionalFields', {}) as IDataObject;
-	if (typeof additional.secret === 'string' && additional.secret && additional.secret.length < 32) {
-		throw invalid(this, 'Additional Fields › Secret', 'must be at least 32 characters long');
+	if (typeof additional.secret === 'string' && additional.secret && additional.secret.length < LIMITS.minWebhookSecretLength) {
+		throw invalid(this, 'Additional Fields › Secret', `must be at least ${LIMITS.minWebhookSecretLength} characters long`);
 	}
 	const body = compact({
 		url,
@@ -32,25 +31,8 @@ const buildWebhookBody = deferErrors(async function (this: IExecuteSingleFunctio
 	});
 	options.body = withExtraBodyFields(this, body, additional.extraBodyFields);
 	return options;
-});
+};
 
-function checkId(context: IExecuteSingleFunctions, parameter: string, displayName: string): void {
-	const id = requireText(context, displayName, context.getNodeParameter(parameter, ''));
-	if (/[/?#\s]/.test(id)) throw invalid(context, displayName, `"${id}" is not a valid ID`);
-}
-
-const checkWebhookId = deferErrors(async function (this: IExecuteSingleFunctions, options: IHttpRequestOptions) {
-	checkId(this, 'webhookId', 'Webhook ID');
-	return options;
-});
-
-const checkDeliveryIds = deferErrors(async function (this: IExecuteSingleFunctions, options: IHttpRequestOptions) {
-	checkId(this, 'webhookId', 'Webhook ID');
-	checkId(this, 'deliveryId', 'Delivery ID');
-	return options;
-});
-
-const DELIVERY_URL = '=/webhooks/{{ encodeURIComponent($parameter.webhookId) }}/deliveries/{{ encodeURIComponent($parameter.deliveryId) }}';
 
 export const webhookOperations = operationProperty(
 	'webhook',
@@ -61,7 +43,7 @@ export const webhookOperations = operationProperty(
 			action: 'Create a webhook',
 			description: 'Have the service call a URL when events happen. To start a workflow on events, use the Document Signing Trigger instead.',
 			method: 'POST',
-			url: '/webhooks',
+			path: '/webhooks',
 			preSend: [buildWebhookBody],
 		}),
 		operation({
@@ -70,8 +52,7 @@ export const webhookOperations = operationProperty(
 			action: 'Delete a webhook',
 			description: 'Stop sending events to a webhook',
 			method: 'DELETE',
-			url: '=/webhooks/{{ encodeURIComponent($parameter.webhookId) }}',
-			preSend: [checkWebhookId],
+			path: '/webhooks/{webhookId}',
 			postReceive: [deletedResult('webhookId')],
 		}),
 		operation({
@@ -81,8 +62,7 @@ export const webhookOperations = operationProperty(
 			description:
 				'Claim a delivery as processed: only the first claim succeeds (a repeat fails with HTTP 409), so a delivery received twice is processed once. The Document Signing Trigger does this by itself.',
 			method: 'POST',
-			url: `${DELIVERY_URL}/acknowledge`,
-			preSend: [checkDeliveryIds],
+			path: '/webhooks/{webhookId}/deliveries/{deliveryId}/acknowledge',
 		}),
 		operation({
 			name: 'Get Delivery',
@@ -90,8 +70,7 @@ export const webhookOperations = operationProperty(
 			action: 'Get a webhook delivery',
 			description: 'Get the status of one delivery: pending, received, failed or acknowledged',
 			method: 'GET',
-			url: DELIVERY_URL,
-			preSend: [checkDeliveryIds],
+			path: '/webhooks/{webhookId}/deliveries/{deliveryId}',
 		}),
 		operation({
 			name: 'Get Many',
@@ -99,7 +78,7 @@ export const webhookOperations = operationProperty(
 			action: 'Get many webhooks',
 			description: 'List the configured webhooks',
 			method: 'GET',
-			url: '/webhooks',
+			path: '/webhooks',
 			postReceive: [simplifyTo(SIMPLE_FIELDS)],
 		}),
 	],

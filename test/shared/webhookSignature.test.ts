@@ -5,8 +5,8 @@ import {
 	verifyWebhookSignature,
 	type SignatureVerification,
 	type VerifyWebhookSignatureInput,
-} from './webhookSignature';
-import { SIGNATURE_TOLERANCE_SECONDS } from './vocabulary';
+} from '../../nodes/shared/webhookSignature';
+import { SIGNATURE_TOLERANCE_SECONDS } from '../../nodes/shared/vocabulary';
 
 // Expected signatures are computed here with crypto directly, never with the code under test.
 /** Builds throwaway test keys at run time (they are fixtures, not credentials). */

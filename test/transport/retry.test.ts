@@ -1,6 +1,6 @@
 import type { IN8nHttpFullResponse } from 'n8n-workflow';
 
-import { backoffMs, rateLimitPaceMs, rateLimitWaitMs, RETRY_POLICY, retryAfterMs } from '../../nodes/shared/transport';
+import { backoffMs, rateLimitPaceMs, rateLimitWaitMs, RETRY_POLICY, retryAfterMs } from '../../nodes/shared/transport/retry';
 
 const answer = (headers: Record<string, string>): IN8nHttpFullResponse => ({ body: {}, headers, statusCode: 429, statusMessage: 'Too Many Requests' });
 

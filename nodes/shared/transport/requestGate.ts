@@ -1,4 +1,4 @@
-import { sleep } from 'n8n-workflow';
+import { CancelledError, cancellableSleep, throwIfCancelled } from './wait';
 
 /** Each request the service lets through shortens the spacing between starts this much… */
 const PACE_DECAY = 0.95;
@@ -10,7 +10,8 @@ const MIN_PACE_MS = 1;
 const MAX_PACE_MS = 1_000;
 
 /**
- * Bounds concurrency per service address and holds everyone back while a 429 asks to wait.
+ * Bounds concurrency per credential (one API key at one service) and holds its requests back while a
+ * 429 asks to wait.
  *
  * When the wait ends, the waiting requests do not all start at once: a rate limit that refills one
  * request at a time would admit one and refuse the rest, which only earns more 429s. They start one
@@ -34,12 +35,18 @@ export class RequestGate {
 
 	constructor(private readonly limit: number) {}
 
-	/** Waits for a place; resolves with the start time (epoch ms), for `rateLimited`. */
-	async acquire(): Promise<number> {
+	/**
+	 * Waits for a place; resolves with the start time (epoch ms), for `rateLimited`. Rejects with
+	 * CancelledError when `signal` aborts, and with GateDeadlineError when no place can be had
+	 * before `deadline` (epoch ms) because a 429's pause lasts longer.
+	 */
+	async acquire({ signal, deadline = Number.POSITIVE_INFINITY }: { signal?: AbortSignal; deadline?: number } = {}): Promise<number> {
 		for (;;) {
+			throwIfCancelled(signal);
 			const pause = this.nextStartAt - Date.now();
 			if (pause > 0) {
-				await sleep(Math.ceil(pause));
+				if (this.nextStartAt > deadline) throw new GateDeadlineError(this.nextStartAt);
+				await cancellableSleep(Math.ceil(pause), signal);
 				continue;
 			}
 			if (this.active < this.limit) {
@@ -48,8 +55,25 @@ export class RequestGate {
 				if (this.paceMs > 0) this.nextStartAt = now + this.paceMs;
 				return now;
 			}
-			await new Promise<void>((resolve) => this.waiting.push(resolve));
+			await this.queueUp(signal);
 		}
+	}
+
+	/** Waits until a place frees up (or the signal aborts, leaving the queue). */
+	private async queueUp(signal: AbortSignal | undefined): Promise<void> {
+		await new Promise<void>((resolve, reject) => {
+			const wake = () => {
+				signal?.removeEventListener('abort', onAbort);
+				resolve();
+			};
+			const onAbort = () => {
+				const index = this.waiting.indexOf(wake);
+				if (index >= 0) this.waiting.splice(index, 1);
+				reject(new CancelledError());
+			};
+			this.waiting.push(wake);
+			signal?.addEventListener('abort', onAbort, { once: true });
+		});
 	}
 
 	/** A request ended (whatever its outcome): its place goes to the next one waiting. */
@@ -85,5 +109,12 @@ export class RequestGate {
 	/** The current spacing between starts, in ms (0: none). */
 	get spacingMs(): number {
 		return this.paceMs;
+	}
+}
+
+/** A 429's pause would outlast the request's own time budget. */
+export class GateDeadlineError extends Error {
+	constructor(readonly resumesAt: number) {
+		super('The service asked to wait longer than this request may wait');
 	}
 }

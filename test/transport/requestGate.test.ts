@@ -1,4 +1,4 @@
-import { RequestGate } from './requestGate';
+import { RequestGate } from '../../nodes/shared/transport/requestGate';
 
 /** The clock is jest's: start times are exact, so spacing can be asserted without timing noise. */
 beforeEach(() => jest.useFakeTimers({ now: 1_000_000 }));

@@ -1,0 +1,109 @@
+import type { DeclarativeRestApiSettings, IExecutePaginationFunctions, IN8nHttpFullResponse, INodeExecutionData } from 'n8n-workflow';
+
+import { MAX_PAGE_SIZE } from '../../shared/vocabulary';
+import { checkAnswer, deriveIdempotencyKey, safeRequestSettings, sendWithRetries, serviceClient, toNodeError, walkPages } from '../../shared/transport';
+import { headerValue } from '../../shared/transport/headers';
+import type { PageRequest } from '../../shared/transport/pageWalk';
+import { extractRecords } from '../../shared/transport/listPages';
+import { deferredError } from './deferredErrors';
+
+/**
+ * `requestOperations.pagination` of the action node. n8n's routing engine starts every item's
+ * request at once and has no retry hook of its own; given as a function, this hook owns the
+ * request loop. So every operation's request passes here: input errors held back by preSend,
+ * the credential's origin, the Idempotency-Key, retries, error mapping and every page of a list.
+ */
+
+function listSettings(context: IExecutePaginationFunctions): { limit?: number } | undefined {
+	const returnAll = context.getNodeParameter('returnAll', false) as boolean;
+	if (returnAll) return {};
+	const limit = Number(context.getNodeParameter('limit', 0));
+	return limit > 0 ? { limit } : undefined;
+}
+
+export async function executeRoutedRequest(
+	this: IExecutePaginationFunctions,
+	requestData: DeclarativeRestApiSettings.ResultOptions,
+): Promise<INodeExecutionData[]> {
+	const itemIndex = this.getItemIndex();
+	const node = this.getNode();
+	const pair = (items: INodeExecutionData[]) => items.map((item) => ({ ...item, pairedItem: { item: itemIndex } }));
+
+	try {
+		const inputError = deferredError(requestData.options);
+		if (inputError) throw inputError;
+
+		const client = await serviceClient(this);
+		const options = requestData.options;
+		const method = String(options.method ?? 'GET').toUpperCase();
+		Object.assign(options, { ignoreHttpStatusErrors: true }, safeRequestSettings(client.allowedDomains));
+		options.headers = options.headers ?? {};
+		// The path comes from the node's own description; anything absolute must still be the service's.
+		if (options.url && !options.url.startsWith('/')) options.url = client.origin.followable(options.url, client.origin.baseUrl, 'a request URL');
+		const idempotencyKey = headerValue(options.headers, 'idempotency-key');
+		if (method === 'POST' && !idempotencyKey) {
+			const runIndex = this.evaluateExpression('{{ $runIndex }}', itemIndex) as number;
+			options.headers['Idempotency-Key'] = deriveIdempotencyKey(this.getExecutionId(), this.getWorkflow().id, node.id ?? node.name, runIndex, itemIndex);
+		}
+
+		const list = listSettings(this);
+		const expectJson = options.encoding !== 'arraybuffer' && method !== 'DELETE';
+		const observed = { retriedAfterLostAnswer: false };
+		let lastAnswer: IN8nHttpFullResponse | undefined;
+		// The first output step checks every answer before the operation's own steps see it.
+		requestData.postReceive.unshift({
+			data: { parameterValue: undefined },
+			actions: [
+				async function checkStatus(items, response) {
+					// A DELETE whose first attempt went through but whose answer was lost finds nothing the
+					// second time: that is the outcome the user asked for. Never after a 5xx: that attempt failed.
+					const deletedEarlier = method === 'DELETE' && response.statusCode === 404 && observed.retriedAfterLostAnswer;
+					if (!deletedEarlier) checkAnswer(response, { expectJson });
+					lastAnswer = response;
+					return list ? extractRecords(response.body).map((json) => ({ json })) : items;
+				},
+			],
+		});
+
+		const settings = {
+			node,
+			gateKey: client.gateKey,
+			// Every POST carries an Idempotency-Key (above), so every request is safe to repeat.
+			idempotent: true,
+			itemIndex,
+			abortSignal: this.getExecutionCancelSignal?.(),
+			observed,
+		};
+		const send = async () => await this.makeRoutingRequest(requestData);
+		if (!list) return pair(await sendWithRetries(settings, send));
+
+		const query = { ...(options.qs ?? {}) };
+		const path = options.url;
+		const pageSize = Math.min(MAX_PAGE_SIZE, list.limit ?? MAX_PAGE_SIZE);
+		const items = await walkPages<INodeExecutionData>({
+			origin: client.origin,
+			limit: list.limit,
+			pageSize,
+			fetchPage: async (request: PageRequest) => {
+				if (request.url) {
+					// The next link carries the whole query.
+					options.url = request.url;
+					options.qs = {};
+				} else {
+					options.url = path;
+					options.qs = { ...query, limit: pageSize, ...(request.cursor !== undefined ? { cursor: request.cursor } : {}), ...(request.page !== undefined ? { page: request.page } : {}) };
+				}
+				const pageItems = await sendWithRetries(settings, send);
+				const answer = lastAnswer as IN8nHttpFullResponse;
+				return { answer, requestUrl: request.url ?? client.origin.urlOf(String(path ?? '')), items: pageItems };
+			},
+		});
+		return pair(items);
+	} catch (error) {
+		const nodeError = toNodeError(node, error, itemIndex);
+		if (this.continueOnFail()) {
+			return [{ json: { error: nodeError.message }, error: nodeError, pairedItem: { item: itemIndex } }];
+		}
+		throw nodeError;
+	}
+}

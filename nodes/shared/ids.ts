@@ -1,0 +1,31 @@
+/**
+ * Identifiers as the service may send them: opaque strings (`doc_8f3k2j`) or JSON numbers
+ * (`1004`). Inside the package every id is handled as its text; paths always encode it.
+ */
+
+/** The text of an id of any JSON scalar type, or undefined when `value` is not a usable id. */
+export function idText(value: unknown): string | undefined {
+	if (typeof value === 'string') return value.trim() === '' ? undefined : value;
+	if (typeof value === 'number') return Number.isFinite(value) ? String(value) : undefined;
+	if (typeof value === 'bigint') return value.toString();
+	return undefined;
+}
+
+/**
+ * Why `id` cannot name a record in a path, or undefined when it can. `.` and `..` would be
+ * normalised away by URL handling (Get Document `.` would read the list), and `/ ? #` or
+ * whitespace would change the path itself.
+ */
+export function idProblem(id: string): string | undefined {
+	return id === '.' || id === '..' || /[/?#\\\s]/.test(id) ? `"${id}" is not a valid ID` : undefined;
+}
+
+export const ID_HINT = 'An ID has no spaces, "/", "\\", "?" or "#", and is not "." or "..".';
+
+/** apiPath`/webhooks/${id}/deliveries/${deliveryId}`: every interpolated id is encoded. */
+export function apiPath(strings: TemplateStringsArray, ...ids: Array<string | number>): string {
+	return strings.reduce((path, text, index) => path + text + (index < ids.length ? encodeURIComponent(String(ids[index])) : ''), '');
+}
+
+/** idProblem as the pattern the editor checks a typed ID against (n8n anchors it at both ends). */
+export const ID_PATTERN = '(?!\\.{1,2}$)[^/?#\\\\\\s]+';

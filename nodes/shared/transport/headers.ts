@@ -1,0 +1,51 @@
+/** The one case-insensitive header reader every part of the package uses. */
+
+export type HeaderBag = Record<string, unknown> | undefined | null;
+
+/**
+ * The value of header `name` (any case), or undefined when absent or empty. Repeated headers
+ * (arrays) are joined with ", " as HTTP itself would fold them.
+ */
+export function headerValue(headers: HeaderBag, name: string): string | undefined {
+	const wanted = name.toLowerCase();
+	for (const [key, value] of Object.entries(headers ?? {})) {
+		if (key.toLowerCase() !== wanted) continue;
+		if (value === undefined || value === null) return undefined;
+		const text = Array.isArray(value) ? value.map(String).join(', ') : String(value);
+		return text === '' ? undefined : text;
+	}
+	return undefined;
+}
+
+/** A copy of `headers` without the named ones (any case). */
+export function withoutHeaders<T>(headers: Record<string, T> | undefined, names: string[]): Record<string, T> {
+	const drop = new Set(names.map((name) => name.toLowerCase()));
+	const copy: Record<string, T> = {};
+	for (const [key, value] of Object.entries(headers ?? {})) {
+		if (!drop.has(key.toLowerCase())) copy[key] = value;
+	}
+	return copy;
+}
+
+/** `attachment; filename="a.csv"` or `filename*=UTF-8''a%20b.csv` → the file name. */
+export function fileNameFromDisposition(disposition: string | undefined): string | undefined {
+	if (!disposition) return undefined;
+	const extended = /filename\*\s*=\s*(?:[\w-]+'[\w-]*')?([^;]+)/i.exec(disposition);
+	if (extended) {
+		try {
+			const name = decodeURIComponent(extended[1].trim().replace(/^"|"$/g, ''));
+			if (name) return baseName(name);
+		} catch {
+			// fall through to the plain form
+		}
+	}
+	const plain = /filename\s*=\s*("([^"]*)"|[^;]+)/i.exec(disposition);
+	const name = plain ? (plain[2] ?? plain[1]).trim() : undefined;
+	return name ? baseName(name) : undefined;
+}
+
+/** A file name never carries a folder: "../../x.pdf" → "x.pdf". */
+function baseName(name: string): string | undefined {
+	const last = name.split(/[\\/]/).pop()?.trim();
+	return last && last !== '.' && last !== '..' ? last : undefined;
+}

@@ -1,0 +1,178 @@
+import { createHash } from 'crypto';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	IExecuteSingleFunctions,
+	IHookFunctions,
+	IHttpRequestMethods,
+	IHttpRequestOptions,
+	ILoadOptionsFunctions,
+	IN8nHttpFullResponse,
+	IWebhookFunctions,
+} from 'n8n-workflow';
+
+import { MAX_PAGE_SIZE } from '../vocabulary';
+import { HttpStatusError, isHtml, ServiceBehaviourError, toNodeError } from './errors';
+import { headerValue } from './headers';
+import { extractRecords, findNextPage } from './listPages';
+import { pageToken, readPageToken, walkPages, type PageRequest } from './pageWalk';
+import { sendWithRetries } from './retry';
+import { allowedDomainsFor, credentialKey, CREDENTIAL_TYPE, readCredentials, ServiceOrigin, type ServiceCredentials } from './service';
+
+/**
+ * Requests the package makes itself (outside n8n's routing engine): the trigger's webhook lifecycle,
+ * its claims, the list searches and downloads. The action node's operations go through the routing
+ * engine instead (nodes/DocumentSigning/shared/routedRequest.ts); both share the checks below.
+ */
+
+export type ApiContext = IHookFunctions | IWebhookFunctions | ILoadOptionsFunctions | IExecuteSingleFunctions | IExecuteFunctions;
+
+/** The same execution, node, run and item always give the same key, so a repeat is recognised. */
+export function deriveIdempotencyKey(...parts: Array<string | number | undefined>): string {
+	return 'n8n-' + createHash('sha256').update(parts.map((part) => String(part ?? '')).join('\u0000')).digest('hex').slice(0, 40);
+}
+
+/** Request settings every request of the package carries, whichever path it takes. */
+export function safeRequestSettings(allowedDomains: string | undefined): Partial<IHttpRequestOptions> {
+	return {
+		// Redirects are never followed: a redirect to another origin would carry the key there.
+		disableFollowRedirect: true,
+		...({ sendCredentialsOnCrossOriginRedirect: false } as object),
+		...(allowedDomains ? ({ allowedDomains } as object) : {}),
+	};
+}
+
+/**
+ * Refuses answers the package cannot use: error statuses (thrown as HttpStatusError for the retry
+ * policy), redirects, and text where JSON was expected (a proxy's page, a cut-off body).
+ */
+export function checkAnswer(response: IN8nHttpFullResponse, { expectJson, answerStatuses = [] }: { expectJson: boolean; answerStatuses?: number[] }): void {
+	const status = response.statusCode;
+	if (answerStatuses.includes(status)) return;
+	if (status >= 400) throw new HttpStatusError(response);
+	if (status >= 300) {
+		const location = headerValue(response.headers, 'location');
+		throw new ServiceBehaviourError(
+			`The service answered with a redirect (HTTP ${status})${location ? ` to ${location.slice(0, 200)}` : ''}; it was not followed`,
+			'Redirects are never followed, so the API key cannot be carried to another address. Check the Base URL in the credentials (for example https:// instead of http://, or the /v1 at its end).',
+			String(status),
+		);
+	}
+	if (expectJson && typeof response.body === 'string' && response.body.trim() !== '') {
+		const page = isHtml(response.body, headerValue(response.headers, 'content-type'));
+		throw new ServiceBehaviourError(
+			page
+				? `The service answered HTTP ${status} with a web page instead of an API response`
+				: `The service answered HTTP ${status} with a body that is not valid JSON`,
+			page
+				? 'Such pages come from a proxy, gateway or login page in front of the API, or from a Base URL that points at a website. Check the Base URL in the credentials.'
+				: 'The answer may have been cut off on its way. Try again; if it keeps happening, the service is probably having trouble.',
+			String(status),
+		);
+	}
+}
+
+export interface ServiceClient {
+	credentials: ServiceCredentials;
+	origin: ServiceOrigin;
+	gateKey: string;
+	allowedDomains?: string;
+}
+
+export async function serviceClient(context: ApiContext): Promise<ServiceClient> {
+	const credentials = readCredentials(await context.getCredentials(CREDENTIAL_TYPE));
+	const origin = new ServiceOrigin(credentials.baseUrl, context.getNode());
+	return { credentials, origin, gateKey: credentialKey(credentials, origin), allowedDomains: allowedDomainsFor(credentials, origin) };
+}
+
+export interface ApiRequestOptions {
+	qs?: IDataObject;
+	body?: IDataObject;
+	/** Makes a POST safe to retry: the service answers a repeat with the first result. */
+	idempotencyKey?: string;
+	/** Error statuses the caller reads as answers (returned, not thrown, never retried). */
+	answerStatuses?: number[];
+	/** One attempt only, given up after this many ms (for checks that must not hold anything up). */
+	singleAttemptTimeoutMs?: number;
+	/** The answer's body as bytes (a file), not JSON. */
+	binary?: boolean;
+	abortSignal?: AbortSignal;
+	/** Already loaded for this context (saves decrypting the credential again). */
+	client?: ServiceClient;
+}
+
+/**
+ * One request with the retry policy; returns the full answer (2xx, or one of `answerStatuses`).
+ * `target` is a path under the Base URL (`/webhooks`) or an absolute URL, which must be on the
+ * credential's origin.
+ */
+export async function apiRequest(context: ApiContext, method: IHttpRequestMethods, target: string, options: ApiRequestOptions = {}): Promise<IN8nHttpFullResponse> {
+	const node = context.getNode();
+	const client = options.client ?? (await serviceClient(context));
+	const url = target.startsWith('/') ? client.origin.urlOf(target) : client.origin.followable(target, client.origin.baseUrl, 'a link');
+	const headers: IDataObject = { Accept: options.binary ? '*/*' : 'application/json' };
+	if (options.idempotencyKey) headers['Idempotency-Key'] = options.idempotencyKey;
+	const request: IHttpRequestOptions = {
+		method,
+		url,
+		qs: options.qs,
+		body: options.body,
+		headers,
+		returnFullResponse: true,
+		ignoreHttpStatusErrors: true,
+		...(options.binary ? { encoding: 'arraybuffer', json: false } : { json: true }),
+		...(options.singleAttemptTimeoutMs ? { timeout: options.singleAttemptTimeoutMs } : {}),
+		...safeRequestSettings(client.allowedDomains),
+	};
+	const send = async () => {
+		const response = (await context.helpers.httpRequestWithAuthentication.call(context, CREDENTIAL_TYPE, request)) as IN8nHttpFullResponse;
+		checkAnswer(response, { expectJson: !options.binary && method !== 'DELETE', answerStatuses: options.answerStatuses });
+		return response;
+	};
+	if (options.singleAttemptTimeoutMs) {
+		try {
+			return await send();
+		} catch (error) {
+			throw toNodeError(node, error);
+		}
+	}
+	const idempotent = method !== 'POST' && method !== 'PATCH' ? true : Boolean(options.idempotencyKey);
+	return await sendWithRetries({ node, gateKey: client.gateKey, idempotent, abortSignal: options.abortSignal }, send);
+}
+
+async function fetchListPage(context: ApiContext, client: ServiceClient, path: string, qs: IDataObject, request: PageRequest) {
+	if (request.url) {
+		return { answer: await apiRequest(context, 'GET', request.url, { client }), requestUrl: request.url };
+	}
+	const query: IDataObject = { ...qs };
+	if (request.cursor !== undefined) query.cursor = request.cursor;
+	if (request.page !== undefined) query.page = request.page;
+	const answer = await apiRequest(context, 'GET', path, { client, qs: query });
+	return { answer, requestUrl: client.origin.urlOf(path) };
+}
+
+/** One page of a list and the token of the next one (for the list searches). */
+export async function apiRequestPage(
+	context: ApiContext,
+	path: string,
+	qs: IDataObject,
+	token?: string,
+): Promise<{ records: IDataObject[]; nextToken?: string }> {
+	const client = await serviceClient(context);
+	const request = token ? readPageToken(token, client.origin) : {};
+	const pageSize = Number(qs.limit ?? MAX_PAGE_SIZE);
+	const { answer, requestUrl } = await fetchListPage(context, client, path, { limit: pageSize, ...qs }, request);
+	const records = extractRecords(answer.body);
+	const next = findNextPage(answer, request.page ?? 1, records.length, pageSize);
+	return { records, nextToken: next ? pageToken(next, client.origin, requestUrl) : undefined };
+}
+
+/** Every record of a list, page after page, within the page walk's bounds. */
+export async function apiRequestAllRecords(context: ApiContext, path: string, qs: IDataObject = {}): Promise<IDataObject[]> {
+	const client = await serviceClient(context);
+	return await walkPages({
+		origin: client.origin,
+		pageSize: MAX_PAGE_SIZE,
+		fetchPage: async (request) => await fetchListPage(context, client, path, { limit: MAX_PAGE_SIZE, ...qs }, request),
+	});
+}

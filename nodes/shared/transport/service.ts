@@ -1,0 +1,126 @@
+import { createHash } from 'crypto';
+import type { ICredentialDataDecryptedObject, INode } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import { ServiceBehaviourError } from './errors';
+
+/**
+ * Where the package may send the API key: the credential's origin (scheme, host and port) and
+ * nothing else. Every URL the package requests is resolved and checked here first, whatever its
+ * source: a path of ours, a next-page link from the service, or a page token from the editor.
+ */
+
+export const CREDENTIAL_TYPE = 'documentSigningApi';
+
+export interface ServiceCredentials {
+	baseUrl: string;
+	apiKey: string;
+	/** n8n's credential-level restriction ("Allowed HTTP Request Domains"), when set to a list. */
+	allowedDomainsMode?: string;
+	allowedDomains?: string;
+}
+
+export function readCredentials(data: ICredentialDataDecryptedObject): ServiceCredentials {
+	return {
+		baseUrl: String(data.baseUrl ?? ''),
+		apiKey: String(data.apiKey ?? ''),
+		allowedDomainsMode: typeof data.allowedHttpRequestDomains === 'string' ? data.allowedHttpRequestDomains : undefined,
+		allowedDomains: typeof data.allowedDomains === 'string' ? data.allowedDomains : undefined,
+	};
+}
+
+export class ServiceOrigin {
+	/** `https://api.example.com` (no trailing slash, default port dropped). */
+	readonly origin: string;
+
+	/** The Base URL without trailing slashes, e.g. `https://api.example.com/v1`. */
+	readonly baseUrl: string;
+
+	/** The Base URL's path, e.g. `/v1` ('' at the root). */
+	readonly basePath: string;
+
+	constructor(baseUrl: string, node: INode) {
+		let parsed: URL;
+		try {
+			parsed = new URL(baseUrl.trim());
+		} catch {
+			throw new NodeOperationError(node, 'The Base URL in the credentials is not a valid URL', {
+				description: 'Enter the API address from your account settings, e.g. https://api.example.com/v1',
+			});
+		}
+		if (!/^https?:$/.test(parsed.protocol) || parsed.username || parsed.password) {
+			throw new NodeOperationError(node, 'The Base URL in the credentials must be an http:// or https:// address without a user name', {
+				description: 'Enter the API address from your account settings, e.g. https://api.example.com/v1',
+			});
+		}
+		this.origin = parsed.origin;
+		this.basePath = parsed.pathname.replace(/\/+$/, '');
+		this.baseUrl = `${this.origin}${this.basePath}`;
+	}
+
+	/** `/documents` → `https://api.example.com/v1/documents`. */
+	urlOf(path: string): string {
+		return `${this.baseUrl}${path.startsWith('/') ? path : `/${path}`}`;
+	}
+
+	isOwn(url: string): boolean {
+		try {
+			return new URL(url).origin === this.origin;
+		} catch {
+			return false;
+		}
+	}
+
+	/**
+	 * A link the service gave (absolute, or relative to `from`) as an absolute URL on this origin;
+	 * a link to anywhere else is refused before anything is sent there.
+	 */
+	followable(link: string, from: string, what: string): string {
+		let url: URL;
+		try {
+			url = new URL(link, from);
+		} catch {
+			throw new ServiceBehaviourError(`The service gave ${what} that is not a valid URL`, `The link was "${link.slice(0, 200)}".`);
+		}
+		if (url.origin !== this.origin) {
+			throw new ServiceBehaviourError(
+				`The service gave ${what} on another origin (${url.origin}); it was not followed`,
+				`The API key is only ever sent to the credential's Base URL origin, ${this.origin}. Nothing was sent to ${url.origin}. If the service really moved, change the Base URL in the credentials.`,
+			);
+		}
+		return url.toString();
+	}
+
+	/** A page token's path as an absolute URL under the Base URL, or undefined when it is not one. */
+	underBase(pathAndQuery: string): string | undefined {
+		if (!pathAndQuery.startsWith('/') || pathAndQuery.startsWith('//')) return undefined;
+		let url: URL;
+		try {
+			url = new URL(pathAndQuery, this.origin);
+		} catch {
+			return undefined;
+		}
+		if (url.origin !== this.origin || !`${url.pathname}/`.startsWith(`${this.basePath}/`)) return undefined;
+		return url.toString();
+	}
+}
+
+/**
+ * n8n's credential-level domain restriction, as its routing engine applies it to a node's own Base
+ * URL: in "Specific Domains" mode the listed domains plus the Base URL's own host (every request
+ * here stays on that host anyway). Passed on with each request so n8n checks every hop.
+ */
+export function allowedDomainsFor(credentials: ServiceCredentials, origin: ServiceOrigin): string | undefined {
+	if (credentials.allowedDomainsMode !== 'domains') return undefined;
+	const ownHost = new URL(origin.origin).hostname.toLowerCase();
+	const listed = (credentials.allowedDomains ?? '').trim();
+	return listed ? `${ownHost}, ${listed}` : ownHost;
+}
+
+/**
+ * One rate-limit domain: the same key at the same service. Hashed so the key never sits in memory
+ * as a map key or shows in a heap dump's strings any more than n8n itself keeps it.
+ */
+export function credentialKey(credentials: ServiceCredentials, origin: ServiceOrigin): string {
+	return createHash('sha256').update(`${origin.origin}\u0000${credentials.apiKey}`).digest('hex');
+}
