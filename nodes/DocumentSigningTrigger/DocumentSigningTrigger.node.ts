@@ -9,9 +9,10 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
+import { CREDENTIAL_TYPE } from '../shared/transport';
 import { ANY_EVENT, eventLabel, SIGNATURE_TOLERANCE_SECONDS, WEBHOOK_EVENTS } from '../shared/vocabulary';
 import { passClaimedDeliveries } from './claim';
-import { receiveDelivery } from './delivery';
+import { MAX_SIGNATURE_TOLERANCE_SECONDS, receiveDelivery } from './delivery';
 import { checkExists, create, deleteWebhook } from './registration';
 
 const EVENT_DESCRIPTIONS: Record<string, string> = {
@@ -40,7 +41,7 @@ export class DocumentSigningTrigger implements INodeType {
 		defaults: { name: 'Document Signing Trigger' },
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: 'documentSigningApi', required: true }],
+		credentials: [{ name: CREDENTIAL_TYPE, required: true }],
 		webhooks: [
 			{
 				name: 'default',
@@ -65,6 +66,22 @@ export class DocumentSigningTrigger implements INodeType {
 				],
 			},
 			{
+				displayName: 'Verify Signatures',
+				name: 'verifySignature',
+				type: 'boolean',
+				default: true,
+				description:
+					"Whether to accept only deliveries signed with this webhook's secret. Turn off only for a service that does not sign its deliveries.",
+			},
+			{
+				displayName:
+					'Deliveries are not verified: anyone who learns this workflow\'s webhook URL can start it with made-up events. Turn this off only for a service that does not sign deliveries, and keep the URL private.',
+				name: 'unverifiedNotice',
+				type: 'notice',
+				default: '',
+				displayOptions: { show: { verifySignature: [false] } },
+			},
+			{
 				displayName: 'Options',
 				name: 'options',
 				type: 'collection',
@@ -82,9 +99,9 @@ export class DocumentSigningTrigger implements INodeType {
 						displayName: 'Signature Tolerance (Seconds)',
 						name: 'signatureToleranceSeconds',
 						type: 'number',
-						typeOptions: { minValue: 1 },
+						typeOptions: { minValue: 1, maxValue: MAX_SIGNATURE_TOLERANCE_SECONDS },
 						default: SIGNATURE_TOLERANCE_SECONDS,
-						description: "How far a delivery's signed time may be from n8n's clock before it is refused",
+						description: "How far a delivery's signed time may be from n8n's clock before it is refused (at most one hour)",
 					},
 				],
 			},

@@ -1,29 +1,31 @@
-import { randomBytes } from 'crypto';
 import type { IDataObject, IHookFunctions, INode } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { apiRequest, apiRequestAllRecords, deriveIdempotencyKey } from '../shared/transport';
+import { apiPath, idText } from '../shared/ids';
+import { apiRequest, apiRequestAllRecords, deriveIdempotencyKey, serviceClient, type ServiceClient } from '../shared/transport';
 import { ANY_EVENT, WEBHOOK_EVENTS } from '../shared/vocabulary';
-import { forgetRegistration, readRegistration, triggerStaticData, type TriggerStaticData } from './staticData';
+import { derivedSecret, keyCheck, newNonce, sealSecret, type SecretScope } from './secret';
+import { forgetRegistration, readRegistration, saveRegistration, triggerStaticData } from './staticData';
 
 /**
  * The trigger's webhook lifecycle: checkExists / create / delete.
  *
- * Invariant: at most one webhook on the service points at this node's URL, and when the workflow
- * is inactive none does. The URL n8n gives a trigger (`<base>/webhook/<node webhookId>/webhook`)
- * holds the node's own webhookId, a UUID n8n assigns per node and refuses to share between two
- * active workflows, so a service webhook with exactly this URL can only have been made by this node.
+ * Invariant: at most one webhook on the service points at this node's production URL, and when
+ * the workflow is inactive none does; nothing this node creates outlives a failed activation.
  *
- * Decision on a webhook left over from an earlier activation whose static data was lost (n8n
- * stopped after the service created it but before the static data was saved, the workflow was
- * imported, …): its secret is gone (the service shows it only in the creation response), so it
- * cannot be adopted. `create` therefore deletes every service webhook whose URL is exactly this
- * node's URL, plus any webhook this node remembers replacing, before registering a fresh one.
- * `delete` does the same sweep, so a deactivation never leaves one behind either.
+ * Ownership is decided by URL only: the URL n8n gives a trigger
+ * (`<base>/webhook/<node webhookId>/webhook`) holds the node's own webhookId, which n8n refuses to
+ * share between two active workflows, so a service webhook with exactly this URL can only be this
+ * node's. A stored id is never deleted on its own word: static data travels with copies of a
+ * workflow (a database restored to staging, `n8n export`/`import`, the public API), and a copy must
+ * never delete the original's webhook. A stored registration whose URL is not this instance's is
+ * forgotten and logged, never deleted.
+ *
+ * A webhook left over from an earlier activation whose static data was lost (n8n stopped after the
+ * service created it but before the static data was saved) has a secret nobody knows any more, so
+ * it cannot be adopted: `create` first deletes every webhook whose URL is exactly this node's, and
+ * `delete` does the same sweep.
  */
-
-/** Bytes of randomness in a generated secret (hex-encoded: 64 characters, within the 32–256 the service accepts). */
-const SECRET_BYTES = 32;
 
 /** The chosen events as the service stores them: sorted, unique, or just `*` when Any Event is among them. */
 export function selectedEvents(context: { getNodeParameter(name: string, fallback: unknown): unknown }): string[] {
@@ -39,16 +41,27 @@ function sameEvents(a: unknown, b: string[]): boolean {
 	return left.length === b.length && left.every((event, index) => event === b[index]);
 }
 
+/** URLs compared as URLs (case of scheme and host, default ports), not as text. */
+export function sameUrl(a: unknown, b: string): boolean {
+	if (typeof a !== 'string') return false;
+	try {
+		return new URL(a).href === new URL(b).href;
+	} catch {
+		return false;
+	}
+}
+
 function productionUrl(context: IHookFunctions): string {
 	const url = context.getNodeWebhookUrl('default');
 	if (!url) throw new NodeOperationError(context.getNode(), 'n8n did not give this trigger a webhook URL');
 	return url;
 }
 
+/** The record in a create answer: the body itself, or under `data`. */
 function recordOf(body: unknown): IDataObject {
-	if (typeof body !== 'object' || body === null) return {};
+	if (typeof body !== 'object' || body === null || Array.isArray(body)) return {};
 	const record = body as IDataObject;
-	if (typeof record.id === 'string') return record;
+	if (idText(record.id) !== undefined) return record;
 	const wrapped = record.data;
 	return typeof wrapped === 'object' && wrapped !== null && !Array.isArray(wrapped) ? (wrapped as IDataObject) : record;
 }
@@ -63,61 +76,80 @@ function isNotFound(error: unknown): boolean {
 	return String((error as { httpCode?: unknown })?.httpCode ?? '') === '404';
 }
 
+export function secretScope(context: IHookFunctions, client: ServiceClient, nonce: string): SecretScope {
+	const node = context.getNode();
+	return { apiKey: client.credentials.apiKey, workflowId: String(context.getWorkflow().id ?? ''), nodeId: node.id ?? node.name, nonce };
+}
+
 /** Removes one webhook from the service; one that is already gone (404) counts as removed. */
-async function removeServiceWebhook(context: IHookFunctions, id: string): Promise<void> {
+async function removeServiceWebhook(context: IHookFunctions, client: ServiceClient, id: string): Promise<void> {
 	try {
-		await apiRequest(context, 'DELETE', `/webhooks/${encodeURIComponent(id)}`);
+		await apiRequest(context, 'DELETE', apiPath`/webhooks/${id}`, { client });
 	} catch (error) {
 		if (isNotFound(error)) return;
 		throw asNodeError(context.getNode(), error);
 	}
 }
 
-async function listServiceWebhooks(context: IHookFunctions): Promise<IDataObject[]> {
-	return await apiRequestAllRecords(context, '/webhooks');
-}
-
-/**
- * Deletes the webhooks this node is responsible for: the ones it remembers (current and replaced)
- * and every service webhook pointing at exactly its URL. Throws on any failure other than 404.
- */
-async function removeOwnWebhooks(context: IHookFunctions, data: TriggerStaticData, url: string): Promise<void> {
-	const remembered = new Set<string>(data.staleWebhookIds ?? []);
-	if (data.webhookId) remembered.add(data.webhookId);
-	for (const id of remembered) await removeServiceWebhook(context, id);
-	// The sweep by URL catches registrations the static data never heard of. The stored URL counts
-	// too: it differs from the current one when n8n's public address changed since activation.
-	const ownUrls = new Set([url, ...(data.webhookUrl ? [data.webhookUrl] : [])]);
-	for (const webhook of await listServiceWebhooks(context)) {
-		if (typeof webhook.id !== 'string' || remembered.has(webhook.id)) continue;
-		if (typeof webhook.url === 'string' && ownUrls.has(webhook.url)) await removeServiceWebhook(context, webhook.id);
+/** Deletes every service webhook whose URL is exactly `url`; throws on any failure but 404. */
+async function sweep(context: IHookFunctions, client: ServiceClient, url: string): Promise<void> {
+	for (const webhook of await apiRequestAllRecords(context, '/webhooks')) {
+		const id = idText(webhook.id);
+		if (id !== undefined && sameUrl(webhook.url, url)) await removeServiceWebhook(context, client, id);
 	}
 }
 
-/** True only if the stored webhook still exists on the service with this URL and these events. */
+/** After a failed activation: removes what it may have created, and never hides the first failure. */
+async function cleanUpAfterFailure(context: IHookFunctions, client: ServiceClient, url: string, createdId?: string): Promise<void> {
+	try {
+		if (createdId !== undefined) await removeServiceWebhook(context, client, createdId);
+		await sweep(context, client, url);
+	} catch (cleanupError) {
+		context.logger.warn('Document Signing Trigger could not remove the webhook of a failed activation; the next activation or deactivation removes it', {
+			error: (cleanupError as Error).message,
+		});
+	}
+}
+
+/** Logs (never deletes) a stored registration that belongs to another n8n address. */
+function forgetForeign(context: IHookFunctions, stored: { id: string; url: string }, url: string): void {
+	context.logger.warn(
+		"Document Signing Trigger: the stored webhook registration points at another address (a copied workflow, or n8n's public URL changed); forgotten, not deleted. If it is an old registration of this workflow, delete it with Document Signing › Webhook › Delete",
+		{ webhookId: stored.id, storedOrigin: safeOrigin(stored.url), currentOrigin: safeOrigin(url) },
+	);
+}
+
+function safeOrigin(url: string): string {
+	try {
+		return new URL(url).origin;
+	} catch {
+		return '(not a URL)';
+	}
+}
+
+/** True only if the stored webhook still exists on the service with this URL, these events and this key. */
 export async function checkExists(this: IHookFunctions): Promise<boolean> {
 	const data = triggerStaticData(this);
 	const stored = readRegistration(data);
+	const url = productionUrl(this);
 	if (!stored) {
 		forgetRegistration(data);
 		return false;
 	}
-	const url = productionUrl(this);
+	if (!sameUrl(stored.url, url)) {
+		forgetForeign(this, stored, url);
+		forgetRegistration(data);
+		return false;
+	}
+	const client = await serviceClient(this);
 	const events = selectedEvents(this);
-	const onService = (await listServiceWebhooks(this)).find((webhook) => webhook.id === stored.id);
-	if (
-		onService &&
-		onService.active !== false &&
-		onService.url === url &&
-		stored.url === url &&
-		sameEvents(onService.events, events) &&
-		sameEvents(stored.events, events)
-	) {
+	const keyUnchanged = stored.keyCheck === keyCheck(secretScope(this, client, stored.secretNonce));
+	const onService = (await apiRequestAllRecords(this, '/webhooks')).find((webhook) => idText(webhook.id) === stored.id);
+	if (onService && onService.active !== false && sameUrl(onService.url, url) && sameEvents(onService.events, events) && sameEvents(stored.events, events) && keyUnchanged) {
 		return true;
 	}
-	// Stale: forget it so `create` runs. A webhook that still exists but no longer fits (other
-	// events, other n8n address) is remembered for `create` to remove; checkExists deletes nothing.
-	if (onService) data.staleWebhookIds = [...new Set([...(data.staleWebhookIds ?? []), stored.id])];
+	// Stale (other events, another key, gone): forget it so `create` runs; its sweep removes the
+	// old webhook, which has exactly this URL. checkExists itself deletes nothing.
 	forgetRegistration(data);
 	return false;
 }
@@ -140,44 +172,60 @@ export async function create(this: IHookFunctions): Promise<boolean> {
 		});
 	}
 
-	await removeOwnWebhooks(this, data, url);
+	const stored = readRegistration(data);
+	if (stored && !sameUrl(stored.url, url)) forgetForeign(this, stored, url);
+	const client = await serviceClient(this);
+	await sweep(this, client, url);
 	forgetRegistration(data);
-	delete data.staleWebhookIds;
-	// Version 0.1's delivery-id guard; repeats are now settled at the service (claim.ts).
-	delete data.recentDeliveries;
 
-	const secret = randomBytes(SECRET_BYTES).toString('hex');
+	const nonce = newNonce();
+	const scope = secretScope(this, client, nonce);
+	const secret = derivedSecret(scope);
 	const workflow = this.getWorkflow();
-	// The same attempt (same secret) always carries the same key, so a create the transport retries
+	// The same attempt (same nonce) always carries the same key, so a create the transport retries
 	// after a lost answer is recognised by the service and never makes a second webhook.
-	const idempotencyKey = deriveIdempotencyKey('trigger-create', workflow.id, node.id ?? node.name, url, events.join(','), secret);
-	const response = await apiRequest(this, 'POST', '/webhooks', {
-		body: {
+	const idempotencyKey = deriveIdempotencyKey('trigger-create', workflow.id, node.id ?? node.name, url, events.join(','), nonce);
+	let createdId: string | undefined;
+	try {
+		const response = await apiRequest(this, 'POST', '/webhooks', {
+			client,
+			body: { url, events, secret, description: `n8n workflow ${workflow.name ?? workflow.id ?? ''}`.trim().slice(0, 200) },
+			idempotencyKey,
+		});
+		const created = recordOf(response.body);
+		createdId = idText(created.id);
+		if (createdId === undefined) {
+			throw new NodeOperationError(node, 'The service did not return an ID for the new webhook', {
+				description: 'The webhook it may have created was removed again. Check that the Base URL points at the signing service.',
+			});
+		}
+		// The service echoes the secret it stored; it is ours unless it chose its own.
+		const issued = typeof created.secret === 'string' && created.secret !== '' && created.secret !== secret ? created.secret : undefined;
+		saveRegistration(data, {
+			id: createdId,
 			url,
 			events,
-			secret,
-			description: `n8n workflow ${workflow.name ?? workflow.id ?? ''}`.trim().slice(0, 200),
-		},
-		idempotencyKey,
-	});
-	const created = recordOf(response.body);
-	if (typeof created.id !== 'string' || created.id === '') {
-		throw new NodeOperationError(node, 'The service did not return an ID for the new webhook');
+			secretNonce: nonce,
+			sealedSecret: issued ? sealSecret(issued, scope) : undefined,
+			keyCheck: keyCheck(scope),
+		});
+		return true;
+	} catch (error) {
+		forgetRegistration(data);
+		// The service may have created the webhook although its answer never arrived or was unusable.
+		await cleanUpAfterFailure(this, client, url, createdId);
+		throw asNodeError(node, error);
 	}
-	data.webhookId = created.id;
-	data.webhookUrl = url;
-	data.webhookEvents = events;
-	// The service echoes the secret it stored; it is ours unless it chose to replace it.
-	data.webhookSecret = typeof created.secret === 'string' && created.secret !== '' ? created.secret : secret;
-	return true;
 }
 
-/** Removes the webhook (a 404 means already removed) and forgets it; any other failure is thrown. */
+/** Removes this node's webhook (a 404 means already removed); any other failure is thrown. */
 export async function deleteWebhook(this: IHookFunctions): Promise<boolean> {
 	const data = triggerStaticData(this);
 	const url = productionUrl(this);
-	await removeOwnWebhooks(this, data, url);
+	const stored = readRegistration(data);
+	if (stored && !sameUrl(stored.url, url)) forgetForeign(this, stored, url);
+	const client = await serviceClient(this);
+	await sweep(this, client, url);
 	forgetRegistration(data);
-	delete data.staleWebhookIds;
 	return true;
 }

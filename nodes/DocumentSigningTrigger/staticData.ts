@@ -6,31 +6,35 @@ import type { IDataObject, IExecuteFunctions, IHookFunctions, IWebhookFunctions 
  *
  * ```
  * {
- *   webhookId: 'wh_…',                 // the service webhook this node registered
+ *   webhookId: 'wh_…' | '1004',        // the service webhook this node registered (as text)
  *   webhookUrl: 'https://…/webhook/<uuid>/webhook',
  *   webhookEvents: ['document.completed'] | ['*'],   // sorted, as registered
- *   webhookSecret: '<64 hex chars>',   // signs deliveries; the service shows it only once
- *   staleWebhookIds?: ['wh_…'],        // replaced registrations `create` still has to remove
+ *   secretNonce: '<32 hex chars>',     // with the credential's key, gives the webhook's secret
+ *   sealedSecret?: '<base64>',         // a secret the service chose itself, encrypted with that key
+ *   keyCheck: '<16 hex chars>',        // tells whether the credential's key changed since then
  * }
  * ```
  *
- * Written only by the lifecycle methods (in the main process) and read by every process. Nothing
- * about deliveries is kept here or in memory: repeats are settled at the service (see claim.ts).
- * (Version 0.1 kept `recentDeliveries` here; `create` drops that leftover.)
+ * No secret is readable here (n8n's public API returns static data to anyone who may read the
+ * workflow): see secret.ts. Written only by the lifecycle methods (in the main process) and read
+ * by every process. Nothing about deliveries is kept here (see claim.ts and recentDeliveries.ts).
  */
 export interface TriggerStaticData extends IDataObject {
 	webhookId?: string;
 	webhookUrl?: string;
 	webhookEvents?: string[];
-	webhookSecret?: string;
-	staleWebhookIds?: string[];
+	secretNonce?: string;
+	sealedSecret?: string;
+	keyCheck?: string;
 }
 
 export interface Registration {
 	id: string;
 	url: string;
 	events: string[];
-	secret: string;
+	secretNonce: string;
+	sealedSecret?: string;
+	keyCheck?: string;
 }
 
 export function triggerStaticData(context: IHookFunctions | IWebhookFunctions | IExecuteFunctions): TriggerStaticData {
@@ -39,18 +43,34 @@ export function triggerStaticData(context: IHookFunctions | IWebhookFunctions | 
 
 /** The stored registration, or undefined when any part of it is missing. */
 export function readRegistration(data: TriggerStaticData): Registration | undefined {
-	const { webhookId, webhookUrl, webhookEvents, webhookSecret } = data;
+	const { webhookId, webhookUrl, webhookEvents, secretNonce, sealedSecret, keyCheck } = data;
 	if (typeof webhookId !== 'string' || !webhookId) return undefined;
 	if (typeof webhookUrl !== 'string' || !webhookUrl) return undefined;
 	if (!Array.isArray(webhookEvents) || webhookEvents.length === 0) return undefined;
-	if (typeof webhookSecret !== 'string' || !webhookSecret) return undefined;
-	return { id: webhookId, url: webhookUrl, events: webhookEvents.map(String), secret: webhookSecret };
+	if (typeof secretNonce !== 'string' || !secretNonce) return undefined;
+	return {
+		id: webhookId,
+		url: webhookUrl,
+		events: webhookEvents.map(String),
+		secretNonce,
+		sealedSecret: typeof sealedSecret === 'string' && sealedSecret ? sealedSecret : undefined,
+		keyCheck: typeof keyCheck === 'string' ? keyCheck : undefined,
+	};
 }
 
-/** Forgets the registration; the list of stale IDs stays. */
+export function saveRegistration(data: TriggerStaticData, registration: Registration): void {
+	forgetRegistration(data);
+	data.webhookId = registration.id;
+	data.webhookUrl = registration.url;
+	data.webhookEvents = registration.events;
+	data.secretNonce = registration.secretNonce;
+	if (registration.sealedSecret) data.sealedSecret = registration.sealedSecret;
+	if (registration.keyCheck) data.keyCheck = registration.keyCheck;
+}
+
+/** Forgets the registration, and anything an earlier build of the package kept. */
 export function forgetRegistration(data: TriggerStaticData): void {
-	delete data.webhookId;
-	delete data.webhookUrl;
-	delete data.webhookEvents;
-	delete data.webhookSecret;
+	for (const key of ['webhookId', 'webhookUrl', 'webhookEvents', 'secretNonce', 'sealedSecret', 'keyCheck', 'webhookSecret', 'staleWebhookIds', 'recentDeliveries']) {
+		delete data[key];
+	}
 }

@@ -39,15 +39,11 @@ const CONTRACT_ENDPOINTS: Array<[string, string, string, string]> = [
 	['webhook', 'acknowledgeDelivery', 'POST', '/webhooks/{id}/deliveries/{id}/acknowledge'],
 ];
 
-/** The path an operation requests: its own url, or the url of the ID parameter shown for it. */
+/** The path an operation requests: its own path template, ID parameters written `{id}`. */
 function pathOf(resource: string, operation: string): string | undefined {
-	const own = operationsOf(resource).find((o) => o.value === operation)?.routing?.request?.url;
-	const idParameter = description.properties.find(
-		(p: INodeProperties) =>
-			p.routing?.request?.url && p.displayOptions?.show?.resource?.includes(resource) && p.displayOptions?.show?.operation?.includes(operation),
-	);
-	const raw = idParameter?.routing?.request?.url ?? own;
-	return raw?.replace(/^=/, '').replace(/\{\{[^}]*\}\}/g, '{id}');
+	return operationsOf(resource)
+		.find((o) => o.value === operation)
+		?.routing?.request?.url?.replace(/\{\w+\}/g, '{id}');
 }
 
 test.each([...SEED_ENDPOINTS, ...CONTRACT_ENDPOINTS])('%s / %s sends %s %s', (resource, operation, method, path) => {

@@ -1,3 +1,4 @@
+import nock from 'nock';
 /**
  * Deliveries into the trigger's webhook(), through n8n-core's WebhookContext.
  *
@@ -5,6 +6,7 @@
  * n8n's webhook endpoint: it keeps the exact bytes and headers it got, hands them to the node and
  * answers the sandbox with what n8n would answer. Recorded requests are then replayed and forged.
  */
+import { webhookSecret } from '../../reliability/lib';
 import http from 'http';
 import type { AddressInfo } from 'net';
 import type { IDataObject } from 'n8n-workflow';
@@ -88,7 +90,8 @@ async function activeTrigger(events: string[], options: IDataObject = {}) {
 	receiver.hosts.set(host.nodeWebhookId, host);
 	await host.activate();
 	expect(sandbox.store.webhooksOf(apiKey)).toHaveLength(1);
-	return { host, apiKey, secret: String(host.nodeStaticData.webhookSecret) };
+	const webhookId = String(host.nodeStaticData.webhookId);
+	return { host, apiKey, secret: String(webhookSecret(sandbox, apiKey, webhookId)) };
 }
 
 /** Creates and sends a document: the service emits document.created, signature.requested, document.sent. */
@@ -273,14 +276,14 @@ describe('a real delivery from the sandbox', () => {
 		const registration = structuredClone(host.savedStaticData);
 
 		// Another n8n process (or the same one restarted): same database, nothing else shared.
-		const other = new TriggerHost({ baseUrl: sandbox.baseUrl, apiKey, webhookBaseUrl: receiver.webhookBaseUrl, events: ['document.sent'] });
+		const other = new TriggerHost({ baseUrl: sandbox.baseUrl, apiKey, webhookBaseUrl: receiver.webhookBaseUrl, events: ['document.sent'], workflowId: host.workflowId, nodeWebhookId: host.nodeWebhookId });
 		other.savedStaticData = structuredClone(host.savedStaticData);
 		const outcome = await other.receive({ headers: original.headers, rawBody: original.rawBody });
 		expect(outcome.started).toBe(true);
 		expect((await outcome.execution!).items).toEqual([]);
 		// No request wrote anything to the workflow's static data.
 		expect(host.savedStaticData).toEqual(registration);
-		expect(Object.keys(host.nodeStaticData).sort()).toEqual(['webhookEvents', 'webhookId', 'webhookSecret', 'webhookUrl']);
+		expect(Object.keys(host.nodeStaticData).sort()).toEqual(['keyCheck', 'secretNonce', 'webhookEvents', 'webhookId', 'webhookUrl']);
 	});
 
 	it('a retry (attempt 2+) of a delivery already claimed is answered 2xx with no execution; first attempts are never checked', async () => {
@@ -380,6 +383,13 @@ describe('a real delivery from the sandbox', () => {
 });
 
 describe('when the claim cannot be made', () => {
+	/** The key was revoked at the service after activation: the claim is answered 401. */
+	const refuseClaims = () =>
+		nock(sandbox.origin, { allowUnmocked: true })
+			.post(/\/v1\/webhooks\/[^/]+\/deliveries\/[^/]+\/acknowledge$/)
+			.reply(401, { error: { code: 'unauthorized', message: 'The API key was revoked' } });
+	afterEach(() => nock.cleanAll());
+
 	it('a service that does not know the delivery (404): the event is passed on anyway, at least once', async () => {
 		const { host, secret } = await activeTrigger(['document.completed']);
 		// Signed correctly, but the service never made this delivery (nor webhook wh_test).
@@ -392,7 +402,7 @@ describe('when the claim cannot be made', () => {
 
 	it('a refused key (401): the execution fails with the service message, retryable from n8n, nothing passed on', async () => {
 		const { host, apiKey } = await activeTrigger(['document.sent']);
-		host.credentials = { ...host.credentials, apiKey: 'sk_revoked_00000000000000000000000000000000' };
+		refuseClaims();
 		await sendDocument(apiKey);
 		await host.idle();
 
@@ -400,8 +410,8 @@ describe('when the claim cannot be made', () => {
 		expect(execution.items).toEqual([]);
 		expect(execution.error).toBeDefined();
 		expect(execution.error!.httpCode).toBe('401');
-		expect(execution.error!.message).not.toContain('sk_revoked');
-		expect(JSON.stringify(execution.error)).not.toContain('sk_revoked_00000000000000000000000000000000');
+		expect(execution.error!.message).toBe('The API key was revoked');
+		expect(JSON.stringify(execution.error)).not.toContain(apiKey);
 		// Unclaimed: a retry of this execution (or a later copy) can still claim it.
 		expect(sandbox.deliveryRecord(String(execution.received[0].json.deliveryId))?.status).toBe('received');
 	});
@@ -417,15 +427,15 @@ describe('when the claim cannot be made', () => {
 		});
 		receiver.hosts.set(host.nodeWebhookId, host);
 		await host.activate();
-		host.credentials = { ...host.credentials, apiKey: 'sk_revoked_00000000000000000000000000000000' };
+		refuseClaims();
 		await sendDocument(apiKey);
 		await host.idle();
 
 		const [execution] = host.executions;
 		expect(execution.error).toBeUndefined();
 		expect(execution.items).toHaveLength(1);
-		expect(execution.items[0].json).toMatchObject({ event: 'document.sent', claimError: expect.any(String) });
-		expect(String(execution.items[0].json.claimError)).not.toContain('sk_revoked');
+		expect(execution.items[0].json).toMatchObject({ event: 'document.sent', claimError: 'The API key was revoked' });
+		expect(String(execution.items[0].json.claimError)).not.toContain(apiKey);
 	});
 });
 

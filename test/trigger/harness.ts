@@ -117,12 +117,15 @@ export interface TriggerHostOptions {
 	savesStaticDataWhenExecutionStarts?: boolean;
 	/** The trigger node's Continue On Fail setting. */
 	continueOnFail?: boolean;
+	/** The same workflow in another n8n process: pass the first host's ids. */
+	workflowId?: string;
+	nodeWebhookId?: string;
 }
 
 /** One workflow holding one Document Signing Trigger, and the bits of n8n that host it. */
 export class TriggerHost {
-	readonly workflowId = `wf-${randomUUID().slice(0, 8)}`;
-	readonly nodeWebhookId = randomUUID();
+	readonly workflowId: string;
+	readonly nodeWebhookId: string;
 	/** What n8n has saved in its database for this workflow. */
 	savedStaticData: IDataObject = {};
 	parameters: IDataObject;
@@ -137,6 +140,8 @@ export class TriggerHost {
 	private readonly running = new Set<Promise<TriggerExecution>>();
 
 	constructor(options: TriggerHostOptions) {
+		this.workflowId = options.workflowId ?? `wf-${randomUUID().slice(0, 8)}`;
+		this.nodeWebhookId = options.nodeWebhookId ?? randomUUID();
 		this.savesStaticDataWhenExecutionStarts = options.savesStaticDataWhenExecutionStarts ?? false;
 		this.continueOnFail = options.continueOnFail ?? false;
 		this.parameters = { events: options.events, options: options.options ?? {} };

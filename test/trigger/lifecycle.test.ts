@@ -2,6 +2,7 @@
  * The trigger's webhook lifecycle (checkExists / create / delete) against the real sandbox, run
  * through n8n-core's HookContext the way n8n activates and deactivates a workflow.
  */
+import { webhookSecret } from '../../reliability/lib';
 import nock from 'nock';
 
 import { RETRY_POLICY } from '../../nodes/shared/transport';
@@ -78,7 +79,10 @@ describe('activation', () => {
 		expect(stored.webhookId).toBe(webhooks[0].id);
 		expect(stored.webhookUrl).toBe(host.webhookUrl);
 		expect(stored.webhookEvents).toEqual(['document.completed', 'document.signed']);
-		expect(String(stored.webhookSecret)).toMatch(/^[0-9a-f]{64}$/);
+		// No secret in static data (n8n's public API shows it): a nonce, from which the credential's key derives it.
+		expect(stored.webhookSecret).toBeUndefined();
+		expect(String(stored.secretNonce)).toMatch(/^[0-9a-f]{32}$/);
+		expect(JSON.stringify(stored)).not.toContain(String(webhookSecret(sandbox, apiKey, webhooks[0].id)));
 	});
 
 	it('subscribes to "*" when Any Event is chosen (other choices are then redundant)', async () => {
@@ -175,7 +179,7 @@ describe('activation', () => {
 		expect(webhooks.filter((webhook) => webhook.url === host.webhookUrl)).toHaveLength(1);
 	});
 
-	it("removes the old webhook when n8n's public address changed between activations", async () => {
+	it("when n8n's public address changed, the old registration is forgotten, never deleted (it may be another n8n's)", async () => {
 		const { host, apiKey } = newHost(['document.completed']);
 		await host.activate();
 		const old = webhooksOnService(apiKey)[0];
@@ -184,9 +188,11 @@ describe('activation', () => {
 		await host.activate({ activation: 'init' });
 
 		const webhooks = webhooksOnService(apiKey);
-		expect(webhooks).toHaveLength(1);
-		expect(webhooks[0].id).not.toBe(old.id);
-		expect(webhooks[0].url).toBe('https://n8n.example.com/webhook/' + host.nodeWebhookId + '/webhook');
+		expect(webhooks.map((webhook) => webhook.url).sort()).toEqual([old.url, 'https://n8n.example.com/webhook/' + host.nodeWebhookId + '/webhook'].sort());
+		expect(host.nodeStaticData.webhookUrl).toBe('https://n8n.example.com/webhook/' + host.nodeWebhookId + '/webhook');
+		// Deactivating here removes this address's webhook only.
+		await host.deactivate();
+		expect(webhooksOnService(apiKey).map((webhook) => webhook.id)).toEqual([old.id]);
 	});
 
 	it('refuses to activate without any event and registers nothing', async () => {
@@ -206,7 +212,7 @@ describe('deactivation', () => {
 
 		expect(webhooksOnService(apiKey)).toHaveLength(0);
 		expect(host.nodeStaticData.webhookId).toBeUndefined();
-		expect(host.nodeStaticData.webhookSecret).toBeUndefined();
+		expect(host.nodeStaticData.secretNonce).toBeUndefined();
 	});
 
 	it('treats a 404 from the service as already removed', async () => {

@@ -72,7 +72,9 @@ export function operation({ name, value, action, description, method, path, preS
 		routing: {
 			request: {
 				method,
-				url: path.replace(PLACEHOLDER, ''),
+				// The template itself (not an expression): fillPath sets the real path before sending,
+				// and the description shows which path each operation requests.
+				url: path,
 				...(binaryResponse ? { encoding: 'arraybuffer', json: false } : {}),
 			},
 			send: { paginate: true, ...(steps.length ? { preSend: steps } : {}) },

@@ -73,7 +73,6 @@ export async function walkPages<T = IDataObject>({ origin, limit, pageSize, maxP
 	const seenNext = new Set<string>();
 	let request: PageRequest = {};
 	let guessedRequest = false;
-	let fullPage = pageSize;
 	for (let pages = 1; ; pages++) {
 		const { answer, requestUrl, items } = await fetchPage(request);
 		const page = extractRecords(answer.body);
@@ -94,9 +93,7 @@ export async function walkPages<T = IDataObject>({ origin, limit, pageSize, maxP
 				`Stopped after ${pages} requests so that no record is returned twice (${records.length} distinct records were read). Narrow the list with filters, or ask the service's support about paging.`,
 			);
 		}
-		// A service that serves fewer records than asked (a lower page-size cap) sets what "full" means.
-		if (pages === 1 && page.length > 0) fullPage = Math.min(pageSize, page.length);
-		const next = findNextPage(answer, request.page ?? 1, page.length, fullPage);
+		const next = findNextPage(answer, request.page ?? 1, page.length, pageSize);
 		if (!next) return records;
 		if (pages >= maxPages) {
 			throw new ServiceBehaviourError(
