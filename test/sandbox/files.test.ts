@@ -5,10 +5,14 @@
  * with pdf-lib and their text read from the content streams.
  */
 import type { AxiosInstance, AxiosResponse } from 'axios';
+import { mkdtempSync, rmSync } from 'fs';
+import { tmpdir } from 'os';
+import { join } from 'path';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { crc32, deflateSync } from 'zlib';
 
 import { AuditTrailSchema, DocumentListSchema, DocumentSchema, type DocumentRecord, type ErrorBody } from '../../contract';
+import { startSandbox } from '../../sandbox';
 import { signedCopy } from '../../sandbox/pdf';
 import { admin, api, documentBody, expectError, expectSchema, useSandbox } from './helpers';
 import { readPdf } from './pdfText';
@@ -444,5 +448,31 @@ describe('fileLinks option', () => {
 		const fetched = (await client.get(`/documents/${document.id}`)).data;
 		expect(fetched).not.toHaveProperty('files');
 		expect(fetched).not.toHaveProperty('audit_trail_url');
+	});
+});
+
+describe('with --data-file', () => {
+	it('keeps the upload across a restart, and the signed copy comes out the same', async () => {
+		const directory = mkdtempSync(join(tmpdir(), 'sandbox-files-'));
+		const dataFile = join(directory, 'data.json');
+		try {
+			const first = await startSandbox({ dataFile });
+			const original = png(20, 20);
+			const document = await createDocument(api(first), { name: 'photo.png', file: fileBody(original, 'image/png') });
+			for (const signer of document.signers) first.actAsSigner(document.id, signer.id, 'sign');
+			const signed = (await first.documentFile(document.id, 'signed')).data;
+			await first.close();
+
+			const second = await startSandbox({ dataFile });
+			try {
+				const client = api(second);
+				expect((await download(client, `/documents/${document.id}/file`)).data.equals(original)).toBe(true);
+				expect((await download(client, `/documents/${document.id}/file?version=signed`)).data.equals(signed)).toBe(true);
+			} finally {
+				await second.close();
+			}
+		} finally {
+			rmSync(directory, { recursive: true, force: true });
+		}
 	});
 });
