@@ -60,6 +60,7 @@ export const ERROR_CODES = [
 	'conflict',
 	'idempotency_conflict',
 	'already_acknowledged',
+	'document_not_completed',
 	'payload_too_large',
 	'rate_limited',
 	'internal_error',
@@ -81,6 +82,14 @@ export type AuditEvent = (typeof AUDIT_EVENTS)[number];
 
 export const AUDIT_ACTOR_TYPES = ['user', 'signer', 'api_key', 'system'] as const;
 
+
+/** `version` of GET /documents/{id}/file. */
+export const DOCUMENT_FILE_VERSIONS = ['original', 'signed'] as const;
+export type DocumentFileVersion = (typeof DOCUMENT_FILE_VERSIONS)[number];
+
+/** `format` of GET /documents/{id}/audit-trail. */
+export const AUDIT_TRAIL_FORMATS = ['pdf', 'json'] as const;
+export type AuditTrailFormat = (typeof AUDIT_TRAIL_FORMATS)[number];
 
 /** Columns of GET /reports/export, in order (CSV header and JSON row keys). */
 export const EXPORT_COLUMNS = [
@@ -199,6 +208,14 @@ export const FileInfoSchema = z
 	})
 	.strict();
 
+/** Download links of a document (sandbox option `fileLinks`); absolute URLs that still need the API key. */
+export const DocumentFilesSchema = z
+	.object({
+		original: z.object({ url: z.string().url() }).strict(),
+		signed: z.object({ url: z.string().url() }).strict().nullable(),
+	})
+	.strict();
+
 export const DocumentSchema = z
 	.object({
 		id: idOf(ID_PREFIXES.document),
@@ -215,6 +232,9 @@ export const DocumentSchema = z
 		created_at: timestamp,
 		updated_at: timestamp,
 		completed_at: nullableTimestamp,
+		/** Only when the service puts download links into records (sandbox option `fileLinks`). */
+		files: DocumentFilesSchema.optional(),
+		audit_trail_url: z.string().url().optional(),
 	})
 	.strict();
 
@@ -329,6 +349,16 @@ export const AuditLogEntrySchema = z
 		ip: z.string().nullable(),
 		details: z.record(z.unknown()),
 		created_at: timestamp,
+	})
+	.strict();
+
+/** GET /documents/{id}/audit-trail?format=json: the document's audit-log entries, oldest first. */
+export const AuditTrailSchema = z
+	.object({
+		document_id: idOf(ID_PREFIXES.document),
+		document_name: z.string(),
+		status: z.enum(DOCUMENT_STATUSES),
+		events: z.array(AuditLogEntrySchema),
 	})
 	.strict();
 
@@ -669,6 +699,18 @@ export const ExportQuerySchema = z
 	})
 	.passthrough();
 
+export const DocumentFileQuerySchema = z
+	.object({
+		version: z.enum(DOCUMENT_FILE_VERSIONS).optional(),
+	})
+	.passthrough();
+
+export const AuditTrailQuerySchema = z
+	.object({
+		format: z.enum(AUDIT_TRAIL_FORMATS).optional(),
+	})
+	.passthrough();
+
 // ---------------------------------------------------------------------------------------------
 // Inferred types
 // ---------------------------------------------------------------------------------------------
@@ -687,6 +729,8 @@ export type AuditActor = z.infer<typeof AuditActorSchema>;
 export type AuditLogEntry = z.infer<typeof AuditLogEntrySchema>;
 export type UsageReport = z.infer<typeof UsageReportSchema>;
 export type ExportRow = z.infer<typeof ExportRowSchema>;
+export type DocumentFiles = z.infer<typeof DocumentFilesSchema>;
+export type AuditTrail = z.infer<typeof AuditTrailSchema>;
 export type ErrorBody = z.infer<typeof ErrorBodySchema>;
 export type WebhookDeliveryBody = z.infer<typeof WebhookDeliveryBodySchema>;
 export type WebhookDelivery = z.infer<typeof WebhookDeliverySchema>;
@@ -714,3 +758,5 @@ export type ListUsersQuery = z.infer<typeof ListUsersQuerySchema>;
 export type UsageReportQuery = z.infer<typeof UsageReportQuerySchema>;
 export type AuditLogQuery = z.infer<typeof AuditLogQuerySchema>;
 export type ExportQuery = z.infer<typeof ExportQuerySchema>;
+export type DocumentFileQuery = z.infer<typeof DocumentFileQuerySchema>;
+export type AuditTrailQuery = z.infer<typeof AuditTrailQuerySchema>;

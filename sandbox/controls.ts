@@ -1,5 +1,6 @@
 /** The programmatic face of a running sandbox (returned by startSandbox). */
-import type { DocumentRecord, WebhookDelivery } from '../contract';
+import type { DocumentFileVersion, DocumentRecord, WebhookDelivery } from '../contract';
+import type { DocumentFile } from './files';
 import type { RuntimeConfig, RuntimeConfigPatch } from './options';
 import type { SandboxStats } from './stats';
 import type { Store } from './store';
@@ -51,6 +52,11 @@ export interface Sandbox {
 	 * state machine's other rules (order, state). Returns the document afterwards.
 	 */
 	actAsSigner(documentId: string, signerId: string, action: SignerAction, reason?: string): DocumentRecord;
+	/**
+	 * The bytes GET /documents/{id}/file?version= answers (any account's document), with its
+	 * content type and file name. Rejects with the API's error: 404 unknown, 409 not completed.
+	 */
+	documentFile(documentId: string, version?: DocumentFileVersion): Promise<DocumentFile>;
 	/** Deletes all data (the demo account is recreated), deliveries, statistics and the clock offset. */
 	reset(): void;
 	close(): Promise<void>;

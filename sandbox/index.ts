@@ -9,3 +9,4 @@ export type { SandboxStats } from './stats';
 export type { DeliveryAttempt, WebhookRetryOptions } from './webhooks';
 export type { RateLimitOptions } from './rateLimit';
 export { DEMO_API_KEY, DEMO_ACCOUNT_ID, DEMO_OWNER_EMAIL } from './store';
+export type { DocumentFile } from './files';

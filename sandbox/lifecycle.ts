@@ -71,6 +71,7 @@ export class Lifecycle {
 			seq: this.store.nextSeq(),
 			accountId,
 			signerSecrets: {},
+			...(input.file ? { fileData: input.file.data } : {}),
 			record: {
 				id,
 				name: input.name,

@@ -22,6 +22,8 @@ export interface SandboxOptions {
 	dataFile?: string;
 	/** Origin used in signing URLs when clients reach the sandbox through another address. */
 	publicOrigin?: string;
+	/** Document records carry download links (`files`, `audit_trail_url`); default false. */
+	fileLinks?: boolean;
 }
 
 /** What configure() and PUT /__sandbox/config may change at run time. */
@@ -32,6 +34,7 @@ export interface RuntimeConfig {
 	connectionResetRate: number;
 	webhookRetry: WebhookRetryOptions;
 	publicOrigin: string | null;
+	fileLinks: boolean;
 }
 
 export type RuntimeConfigPatch = Partial<Omit<RuntimeConfig, 'webhookRetry'>> & {
@@ -66,6 +69,7 @@ export const RuntimeConfigPatchSchema = z
 			.regex(/^https?:\/\/[^/?#\s]+$/, { message: 'must be an origin such as http://localhost:4010' })
 			.nullable()
 			.optional(),
+		fileLinks: z.boolean().optional(),
 	})
 	.strict();
 
@@ -77,6 +81,7 @@ export function initialConfig(options: SandboxOptions): RuntimeConfig {
 		connectionResetRate: options.connectionResetRate ?? 0,
 		webhookRetry: options.webhookRetry ?? {},
 		publicOrigin: options.publicOrigin?.replace(/\/+$/, '') ?? null,
+		fileLinks: options.fileLinks ?? false,
 	});
 	return applyPatch(
 		{
@@ -86,6 +91,7 @@ export function initialConfig(options: SandboxOptions): RuntimeConfig {
 			connectionResetRate: 0,
 			webhookRetry: { ...DEFAULT_WEBHOOK_RETRY },
 			publicOrigin: null,
+			fileLinks: false,
 		},
 		patch,
 	);
@@ -100,5 +106,6 @@ export function applyPatch(config: RuntimeConfig, patch: RuntimeConfigPatch): Ru
 		connectionResetRate: patch.connectionResetRate ?? config.connectionResetRate,
 		webhookRetry: { ...config.webhookRetry, ...(patch.webhookRetry ?? {}) },
 		publicOrigin: patch.publicOrigin !== undefined ? patch.publicOrigin : config.publicOrigin,
+		fileLinks: patch.fileLinks ?? config.fileLinks,
 	};
 }

@@ -11,12 +11,13 @@
 import http, { type IncomingMessage, type ServerResponse } from 'http';
 import type { AddressInfo } from 'net';
 
-import { LIMITS } from '../contract';
+import { LIMITS, type DocumentFileVersion } from '../contract';
 import { handleApi, type ApiDeps } from './api';
 import { Clock } from './clock';
 import type { ApiHandler, Services } from './context';
 import type { Sandbox, SignerAction } from './controls';
 import { EventBus } from './events';
+import { documentFile } from './files';
 import { ApiError, errorReply, notFound, parseTarget, sendReply } from './http';
 import { IdempotencyStore } from './idempotency';
 import { newId } from './ids';
@@ -27,6 +28,7 @@ import { RateLimiter } from './rateLimit';
 import { Router } from './router';
 import { handleAdmin } from './routes/admin';
 import { documentRoutes } from './routes/documents';
+import { fileRoutes } from './routes/files';
 import { reportRoutes } from './routes/reports';
 import { signatureRoutes } from './routes/signatures';
 import { handleSigning } from './routes/signing';
@@ -53,6 +55,7 @@ export function apiRouter(): Router<ApiHandler> {
 	userRoutes(router);
 	webhookRoutes(router);
 	reportRoutes(router);
+	fileRoutes(router);
 	return router;
 }
 
@@ -191,6 +194,11 @@ export async function startSandbox(options: StartOptions = {}): Promise<Sandbox>
 			else if (action === 'sign') lifecycle.sign(row, signerId, ip, { skipAuthentication: true });
 			else lifecycle.decline(row, signerId, reason ?? 'Declined', ip, { skipAuthentication: true });
 			return structuredClone(row.record);
+		},
+		async documentFile(documentId: string, version: DocumentFileVersion = 'original') {
+			const row = store.findDocument(documentId);
+			if (!row) throw notFound('document');
+			return documentFile(row, store.account(row.accountId), version);
 		},
 		reset() {
 			store.reset();

@@ -40,6 +40,8 @@ export interface Row<T> {
 export interface DocumentRow extends Row<DocumentRecord> {
 	accountId: string;
 	signerSecrets: Record<string, SignerSecrets>;
+	/** The uploaded file's bytes as sent (base64), for GET /documents/{id}/file; never in a response. */
+	fileData?: string;
 }
 
 export interface WebhookRow extends Row<WebhookRecord> {

@@ -5,6 +5,7 @@
 import type { IncomingMessage, ServerResponse } from 'http';
 import { z } from 'zod';
 
+import { DocumentFileQuerySchema } from '../../contract';
 import { signWebhookPayload } from '../../nodes/shared/webhookSignature';
 import type { Sandbox } from '../controls';
 import { ApiError, errorReply, readBody, sendReply, type Reply, type RequestTarget } from '../http';
@@ -12,6 +13,7 @@ import { newId } from '../ids';
 import { RuntimeConfigPatchSchema } from '../options';
 import { Router } from '../router';
 import { validate } from '../validation';
+import { fileReply } from './files';
 
 const ADMIN_BODY_LIMIT = 1024 * 1024;
 
@@ -52,6 +54,7 @@ const routes = new Router<AdminHandler>()
 				'GET|POST /__sandbox/clock {advance_seconds}',
 				'POST /__sandbox/signature {secret, body, timestamp?}',
 				'POST /__sandbox/documents/:documentId/signers/:signerId/(view|sign|decline) {reason?}',
+				'GET /__sandbox/documents/:documentId/file?version=original|signed',
 			],
 		},
 	}))
@@ -118,6 +121,12 @@ const routes = new Router<AdminHandler>()
 		if (action === 'decline' && !reason) throw new ApiError(400, 'validation_error', 'reason is required to decline', 'reason');
 		return { status: 200, body: sandbox.actAsSigner(params.documentId, params.signerId, action, reason) };
 	});
+
+// The same bytes and headers as GET /v1/documents/:id/file, without a key (any account).
+routes.add('GET', '/__sandbox/documents/:documentId/file', async ({ sandbox, params, query }) => {
+	const { version } = validate(DocumentFileQuerySchema, query, 'query');
+	return fileReply(await sandbox.documentFile(params.documentId, version ?? 'original'));
+});
 
 export async function handleAdmin(req: IncomingMessage, res: ServerResponse, target: RequestTarget, sandbox: Sandbox): Promise<void> {
 	const requestId = newId('request');

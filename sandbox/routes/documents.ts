@@ -7,6 +7,7 @@ import {
 	type TemplateRecord,
 } from '../../contract';
 import { created, noContent, ok, type ApiContext, type ApiHandler } from '../context';
+import { presentDocument } from '../files';
 import { ApiError, notFound } from '../http';
 import { paginate } from '../pagination';
 import type { Router } from '../router';
@@ -40,6 +41,10 @@ function templateSigners(given: SignerInput[] | undefined, template: TemplateRec
 		.map((role) => ({ email: role.email as string, name: role.name as string, order: role.order }));
 	return [...filled, ...fixedSigners];
 }
+
+/** The record as the API answers it (download links when the `fileLinks` option is on). */
+export const present = (ctx: ApiContext, record: DocumentRecord) =>
+	presentDocument(record, ctx.account.id, { fileLinks: ctx.services.config().fileLinks, origin: ctx.services.signingOrigin() });
 
 export function documentOf(ctx: ApiContext, id: string, field?: string): DocumentRow {
 	const row = ctx.account.documents.get(id);
@@ -85,7 +90,7 @@ const createDocument: ApiHandler = {
 			},
 			ctx.by,
 		);
-		return created(structuredClone(row.record));
+		return created(present(ctx, row.record));
 	},
 };
 
@@ -105,13 +110,14 @@ const listDocuments: ApiHandler = {
 				(before === undefined || createdMs < before)
 			);
 		};
-		return ok(paginate('documents', ctx.account.documents.values(), query, matches));
+		const page = paginate('documents', ctx.account.documents.values(), query, matches);
+		return ok({ ...page, data: page.data.map((record) => present(ctx, record)) });
 	},
 };
 
 const getDocument: ApiHandler = {
 	permission: 'read',
-	handle: (ctx) => ok(structuredClone(documentOf(ctx, ctx.params.id).record)),
+	handle: (ctx) => ok(present(ctx, documentOf(ctx, ctx.params.id).record)),
 };
 
 const deleteDocument: ApiHandler = {
