@@ -1,6 +1,7 @@
 /** Options of startSandbox() and the subset that can be changed while running. */
 import { z } from 'zod';
 
+import { dialectSpecString, DialectSpecSchema, parseDialect, type Dialect, type DialectSpec } from './dialects';
 import type { RateLimitOptions } from './rateLimit';
 import { DEFAULT_WEBHOOK_RETRY, type WebhookRetryOptions } from './webhooks';
 
@@ -22,6 +23,8 @@ export interface SandboxOptions {
 	dataFile?: string;
 	/** Origin used in signing URLs when clients reach the sandbox through another address. */
 	publicOrigin?: string;
+	/** Dialect spec (`'numeric-ids+items-links'`) or axes over the default (sandbox/dialects.ts). */
+	dialect?: DialectSpec;
 }
 
 /** What configure() and PUT /__sandbox/config may change at run time. */
@@ -32,10 +35,16 @@ export interface RuntimeConfig {
 	connectionResetRate: number;
 	webhookRetry: WebhookRetryOptions;
 	publicOrigin: string | null;
+	/** The resolved dialect (every axis). */
+	dialect: Dialect;
+	/** How it was asked for: preset names joined by `+`, or the JSON of the axes that differ. */
+	dialectSpec: string;
 }
 
-export type RuntimeConfigPatch = Partial<Omit<RuntimeConfig, 'webhookRetry'>> & {
+export type RuntimeConfigPatch = Partial<Omit<RuntimeConfig, 'webhookRetry' | 'dialect' | 'dialectSpec'>> & {
 	webhookRetry?: Partial<WebhookRetryOptions>;
+	/** Replaces the dialect: a spec string or axes over the default. */
+	dialect?: DialectSpec;
 };
 
 const probability = z.number().min(0).max(1);
@@ -66,10 +75,20 @@ export const RuntimeConfigPatchSchema = z
 			.regex(/^https?:\/\/[^/?#\s]+$/, { message: 'must be an origin such as http://localhost:4010' })
 			.nullable()
 			.optional(),
+		dialect: DialectSpecSchema.optional(),
 	})
-	.strict();
+	.strict()
+	.superRefine((patch, ctx) => {
+		if (patch.dialect === undefined) return;
+		try {
+			parseDialect(patch.dialect as DialectSpec);
+		} catch (error) {
+			ctx.addIssue({ code: 'custom', path: ['dialect'], message: (error as Error).message });
+		}
+	});
 
 export function initialConfig(options: SandboxOptions): RuntimeConfig {
+	parseDialect(options.dialect); // throws a clear error naming the valid dialects
 	const patch = RuntimeConfigPatchSchema.parse({
 		rateLimit: options.rateLimit ?? null,
 		failureRate: options.failureRate ?? 0,
@@ -77,6 +96,7 @@ export function initialConfig(options: SandboxOptions): RuntimeConfig {
 		connectionResetRate: options.connectionResetRate ?? 0,
 		webhookRetry: options.webhookRetry ?? {},
 		publicOrigin: options.publicOrigin?.replace(/\/+$/, '') ?? null,
+		dialect: options.dialect ?? 'default',
 	});
 	return applyPatch(
 		{
@@ -86,6 +106,8 @@ export function initialConfig(options: SandboxOptions): RuntimeConfig {
 			connectionResetRate: 0,
 			webhookRetry: { ...DEFAULT_WEBHOOK_RETRY },
 			publicOrigin: null,
+			dialect: parseDialect(undefined),
+			dialectSpec: 'default',
 		},
 		patch,
 	);
@@ -100,5 +122,12 @@ export function applyPatch(config: RuntimeConfig, patch: RuntimeConfigPatch): Ru
 		connectionResetRate: patch.connectionResetRate ?? config.connectionResetRate,
 		webhookRetry: { ...config.webhookRetry, ...(patch.webhookRetry ?? {}) },
 		publicOrigin: patch.publicOrigin !== undefined ? patch.publicOrigin : config.publicOrigin,
+		...dialectOf(config, patch),
 	};
+}
+
+function dialectOf(config: RuntimeConfig, patch: RuntimeConfigPatch): Pick<RuntimeConfig, 'dialect' | 'dialectSpec'> {
+	if (patch.dialect === undefined) return { dialect: config.dialect, dialectSpec: config.dialectSpec };
+	const dialect = parseDialect(patch.dialect);
+	return { dialect, dialectSpec: dialectSpecString(patch.dialect, dialect) };
 }

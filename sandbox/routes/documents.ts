@@ -8,7 +8,7 @@ import {
 } from '../../contract';
 import { created, noContent, ok, type ApiContext, type ApiHandler } from '../context';
 import { ApiError, notFound } from '../http';
-import { paginate } from '../pagination';
+import { listReply } from '../pagination';
 import type { Router } from '../router';
 import type { DocumentRow } from '../store';
 import { validateBody, validateQuery } from '../validation';
@@ -105,7 +105,7 @@ const listDocuments: ApiHandler = {
 				(before === undefined || createdMs < before)
 			);
 		};
-		return ok(paginate('documents', ctx.account.documents.values(), query, matches));
+		return listReply(ctx, 'documents', ctx.account.documents.values(), query, matches);
 	},
 };
 

@@ -2,8 +2,8 @@
 import { CreateWebhookBodySchema, ListWebhooksQuerySchema, type WebhookRecord } from '../../contract';
 import { created, noContent, ok, type ApiContext, type ApiHandler } from '../context';
 import { notFound } from '../http';
-import { newId, randomToken } from '../ids';
-import { paginate } from '../pagination';
+import { randomToken } from '../ids';
+import { listReply } from '../pagination';
 import type { Router } from '../router';
 import { validateBody, validateQuery } from '../validation';
 
@@ -11,7 +11,7 @@ const listWebhooks: ApiHandler = {
 	permission: 'read',
 	handle(ctx) {
 		const query = validateQuery(ListWebhooksQuerySchema, ctx.query);
-		return ok(paginate('webhooks', ctx.account.webhooks.values(), query));
+		return listReply(ctx, 'webhooks', ctx.account.webhooks.values(), query);
 	},
 };
 
@@ -20,7 +20,7 @@ const createWebhook: ApiHandler = {
 	handle(ctx) {
 		const body = validateBody(CreateWebhookBodySchema, ctx.body);
 		const record: WebhookRecord = {
-			id: newId('webhook'),
+			id: ctx.services.store.newId('webhook'),
 			url: body.url,
 			events: [...body.events],
 			description: body.description ?? null,
@@ -28,7 +28,9 @@ const createWebhook: ApiHandler = {
 			created_at: ctx.services.clock.iso(),
 		};
 		// 32 random bytes: the same strength as an HMAC-SHA256 key should have.
-		const secret = body.secret ?? `whsec_${randomToken(32)}`;
+		// The server-secret dialect ignores the client's secret and always issues its own.
+		const clientSecret = ctx.dialect.webhookSecret === 'client' ? body.secret : undefined;
+		const secret = clientSecret ?? `whsec_${randomToken(32)}`;
 		ctx.account.webhooks.set(record.id, { seq: ctx.services.store.nextSeq(), record, secret });
 		ctx.services.events.emit({
 			accountId: ctx.account.id,
@@ -72,8 +74,9 @@ const getDelivery: ApiHandler = {
 };
 
 const acknowledgeDelivery: ApiHandler = {
-	// Claims a delivery as processed: changes no content, so any key of the account may.
-	permission: 'read',
+	// Claiming a delivery makes the service stop retrying it, so a key that could claim could make a
+	// receiver drop real events: the same permission as managing webhooks (whoever registered it claims).
+	permission: 'manage_account',
 	handle: (ctx) => ok(ctx.services.dispatcher.acknowledge(ctx.account.id, webhookIdOf(ctx), ctx.params.deliveryId)),
 };
 
