@@ -17,7 +17,7 @@ import { Clock } from './clock';
 import type { ApiHandler, Services } from './context';
 import type { Sandbox, SignerAction } from './controls';
 import { EventBus } from './events';
-import { dialectErrorReply } from './dialects';
+import { dialectErrorReply, parseDialect } from './dialects';
 import { ApiError, notFound, parseTarget, sendReply } from './http';
 import { IdempotencyStore } from './idempotency';
 import { newId } from './ids';
@@ -164,6 +164,7 @@ export async function startSandbox(options: StartOptions = {}): Promise<Sandbox>
 			return { apiKey: row.key, userId: row.userId, role: row.role };
 		},
 		configure(patch: RuntimeConfigPatch) {
+			if (patch.dialect !== undefined) parseDialect(patch.dialect); // a clear error for an unknown name
 			config = applyPatch(config, RuntimeConfigPatchSchema.parse(patch));
 			if (patch.rateLimit !== undefined) limiter.configure(config.rateLimit);
 			return structuredClone(config);

@@ -15,10 +15,18 @@ const listWebhooks: ApiHandler = {
 	},
 };
 
+/** The server-secret dialect ignores the client's `secret` altogether (not even validated). */
+function withoutIgnoredSecret(ctx: ApiContext): unknown {
+	if (ctx.dialect.webhookSecret !== 'server' || ctx.body === null || typeof ctx.body !== 'object' || Array.isArray(ctx.body)) return ctx.body;
+	const rest: Record<string, unknown> = { ...(ctx.body as Record<string, unknown>) };
+	delete rest.secret;
+	return rest;
+}
+
 const createWebhook: ApiHandler = {
 	permission: 'manage_account',
 	handle(ctx) {
-		const body = validateBody(CreateWebhookBodySchema, ctx.body);
+		const body = validateBody(CreateWebhookBodySchema, withoutIgnoredSecret(ctx));
 		const record: WebhookRecord = {
 			id: ctx.services.store.newId('webhook'),
 			url: body.url,
@@ -28,9 +36,7 @@ const createWebhook: ApiHandler = {
 			created_at: ctx.services.clock.iso(),
 		};
 		// 32 random bytes: the same strength as an HMAC-SHA256 key should have.
-		// The server-secret dialect ignores the client's secret and always issues its own.
-		const clientSecret = ctx.dialect.webhookSecret === 'client' ? body.secret : undefined;
-		const secret = clientSecret ?? `whsec_${randomToken(32)}`;
+		const secret = body.secret ?? `whsec_${randomToken(32)}`;
 		ctx.account.webhooks.set(record.id, { seq: ctx.services.store.nextSeq(), record, secret });
 		ctx.services.events.emit({
 			accountId: ctx.account.id,
