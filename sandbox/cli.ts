@@ -64,7 +64,7 @@ async function main(): Promise<void> {
 	console.log(`Document signing sandbox
   Base URL:       ${sandbox.baseUrl}
   Demo API key:   ${sandbox.apiKey}
-  Signing pages:  ${sandbox.config().publicOrigin ?? sandbox.origin}/sign/<documentId>
+  Signing pages:  ${sandbox.config().publicOrigin ?? sandbox.origin}/sign/<documentId>?token=… (a document's signing_url)
   Admin:          ${sandbox.origin}/__sandbox
   Dialect:        ${sandbox.config().dialectSpec}${sandbox.config().dialectSpec === 'default' ? '' : ` ${JSON.stringify(sandbox.config().dialect)}`}
 ${dataFile ? `  Data file:      ${dataFile}\n` : ''}Press Ctrl+C to stop.`);
