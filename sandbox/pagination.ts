@@ -134,8 +134,8 @@ export function listReply<T>(
 
 	if (dialect.listEnvelope === 'page-numbers') {
 		const perPage = Math.min(pageParam(ctx, 'per_page', MAX_PAGE_SIZE) ?? query.limit ?? DEFAULT_PAGE_SIZE, dialect.maxPageSize);
-		const asked = pageParam(ctx, 'page', 1_000_000_000) ?? 1;
-		const page = ignorePaging ? 1 : asked;
+		// A service that ignores paging never looks at `page`, so a bad one is no 400 either.
+		const page = ignorePaging ? 1 : (pageParam(ctx, 'page', 1_000_000_000) ?? 1);
 		const matches = [...rows].sort((a, b) => b.seq - a.seq).filter((row) => filter(row.record));
 		const total = matches.length;
 		return {

@@ -340,6 +340,11 @@ export class Store {
 		for (const saved of snapshot.accounts) {
 			const account = emptyAccount(saved.id, saved.createdAt);
 			for (const row of saved.documents) {
+				if (row.pageToken === undefined && !row.record.signing_url.includes('?')) {
+					// Data files from before the overview page needed a token.
+					row.pageToken = randomToken();
+					row.record.signing_url = `${row.record.signing_url}?token=${row.pageToken}`;
+				}
 				account.documents.set(row.record.id, row);
 				this.documentAccounts.set(row.record.id, account.id);
 				if (row.record.status === 'pending' && row.record.expires_at) this.expirable.add(row.record.id);

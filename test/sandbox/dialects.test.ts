@@ -322,6 +322,11 @@ describe('paging: ignored', () => {
 		expect(again).toEqual(first);
 		expect(first.data.map((record: { id: unknown }) => record.id)).toEqual(ids.slice(0, 5));
 		expect(first.has_more).toBe(true);
+		// Ignored means not even looked at: a cursor that is not one is no 400.
+		expect((await client.get('/documents', { params: { limit: 5, cursor: 'not-a-cursor' } })).data).toEqual(first);
+		sandbox.configure({ dialect: 'ignores-paging+page-numbers' });
+		const numbered = (await client.get('/documents', { params: { limit: 5, page: 0 } })).data;
+		expect(numbered).toMatchObject({ page: 1, per_page: 5, total: 12, total_pages: 3 });
 	});
 });
 

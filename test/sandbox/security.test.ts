@@ -1,5 +1,10 @@
 /** Fixes from the security review: admin signature input, cursor binding, the overview page's token. */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'fs';
+import { tmpdir } from 'os';
+import path from 'path';
+
 import { DocumentListSchema } from '../../contract';
+import { startSandbox } from '../../sandbox';
 import { admin, api, documentBody, expectError, expectSchema, getPage, useSandbox } from './helpers';
 
 const sandbox = useSandbox();
@@ -71,5 +76,37 @@ describe("the document's signing_url (overview page) needs the document's token"
 		const second = (await api(sandbox()).post('/documents', documentBody())).data;
 		const token = new URL(first.signing_url).searchParams.get('token');
 		expect((await getPage(`${sandbox().origin}/sign/${second.id}?token=${token}`)).status).toBe(403);
+	});
+});
+
+describe('data files', () => {
+	const directory = mkdtempSync(path.join(tmpdir(), 'sandbox-security-'));
+	afterAll(() => rmSync(directory, { recursive: true, force: true }));
+
+	it("keep the overview token; a file from before it gets one; numeric ids continue after a restart", async () => {
+		const dataFile = path.join(directory, 'data.json');
+		const first = await startSandbox({ dataFile, dialect: 'numeric-ids' });
+		const kept = (await api(first).post('/documents', documentBody())).data;
+		const old = (await api(first).post('/documents', documentBody())).data;
+		await first.close();
+
+		// Make `old` look like it was saved before documents had a page token.
+		const snapshot = JSON.parse(readFileSync(dataFile, 'utf8'));
+		const row = snapshot.accounts.flatMap((account: { documents: Array<{ record: { id: string; signing_url: string }; pageToken?: string }> }) => account.documents).find((candidate: { record: { id: string } }) => candidate.record.id === String(old.id));
+		delete row.pageToken;
+		row.record.signing_url = row.record.signing_url.split('?')[0];
+		writeFileSync(dataFile, JSON.stringify(snapshot));
+
+		const second = await startSandbox({ dataFile, dialect: 'numeric-ids' });
+		try {
+			expect((await getPage(kept.signing_url.replace(first.origin, second.origin))).status).toBe(200);
+			const upgraded = (await api(second).get(`/documents/${old.id}`)).data;
+			expect(upgraded.signing_url).toMatch(/\?token=[\w-]{20,}$/);
+			expect((await getPage(upgraded.signing_url.replace(first.origin, second.origin))).status).toBe(200);
+			const next = (await api(second).post('/documents', documentBody())).data;
+			expect(next.id).toBeGreaterThan(old.signers[old.signers.length - 1].id);
+		} finally {
+			await second.close();
+		}
 	});
 });
