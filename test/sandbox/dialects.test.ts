@@ -8,7 +8,10 @@ import http from 'http';
 import { verifyWebhookSignature } from '../../nodes/shared/webhookSignature';
 import { startSandbox, type Sandbox } from '../../sandbox';
 import { DEFAULT_DIALECT, DIALECT_NAMES, DIALECT_PRESETS, parseDialect, type Dialect, type ListEnvelope } from '../../sandbox/dialects';
-import { admin, api, documentBody, expectError, startReceiver, waitFor, type Receiver } from './helpers';
+import { admin, api, documentBody, expectError, startReceiver, useSandbox, waitFor, type Receiver } from './helpers';
+
+/** useSandbox passes every start option on, the dialect included. */
+const fileSandbox = useSandbox({ dialect: 'numeric-ids+items-links', rateLimit: null });
 
 const sandboxes: Sandbox[] = [];
 const receivers: Receiver[] = [];
@@ -197,6 +200,13 @@ describe('parseDialect and presets', () => {
 });
 
 describe('choosing the dialect', () => {
+	it('useSandbox({ dialect }) starts the sandbox in that dialect', async () => {
+		expect(fileSandbox().config().dialectSpec).toBe('numeric-ids+items-links');
+		const document = (await api(fileSandbox()).post('/documents', documentBody())).data;
+		expect(typeof document.id).toBe('number');
+		expect((await api(fileSandbox()).get('/documents')).data.items[0].id).toBe(document.id);
+	});
+
 	it('startSandbox({dialect}), sandbox.config(), configure(), reset() keeps it', async () => {
 		const sandbox = await start('numeric-ids+items-links');
 		expect(sandbox.config()).toMatchObject({ dialectSpec: 'numeric-ids+items-links', dialect: { ...DEFAULT_DIALECT, ids: 'numeric', listEnvelope: 'items-links' } });
