@@ -11,8 +11,9 @@ import type { IncomingMessage, ServerResponse } from 'http';
 import { LIMITS } from '../contract';
 import { IDEMPOTENCY_KEY_HEADER } from '../nodes/shared/vocabulary';
 import type { ApiContext, ApiHandler, Services } from './context';
+import { dialectErrorReply, dialectReply, stringIds } from './dialects';
 import { decideFault } from './faults';
-import { ApiError, clientIp, errorReply, readBody, sendReply, sendReplyWhileDraining, type Reply, type RequestTarget } from './http';
+import { ApiError, clientIp, readBody, sendReply, sendReplyWhileDraining, type Reply, type RequestTarget } from './http';
 import { newId } from './ids';
 import { requestFingerprint, type IdempotencyStore } from './idempotency';
 import { allowed } from './permissions';
@@ -36,11 +37,14 @@ export async function handleApi(req: IncomingMessage, res: ServerResponse, targe
 	const { services, stats } = deps;
 	const requestId = newId('request');
 	const headers: Record<string, string> = { 'X-Request-Id': requestId };
+	// One dialect for the whole request, even if it is switched meanwhile.
+	const dialect = services.config().dialect;
+	const errorReply = (error: ApiError) => dialectErrorReply(error, requestId, dialect);
 	const send = (reply: Reply) => {
 		stats.status(reply.status);
 		sendReply(res, reply, headers);
 	};
-	const fail = (error: ApiError) => send(errorReply(error, requestId));
+	const fail = (error: ApiError) => send(errorReply(error));
 	stats.requests++;
 
 	// 1. Injected faults happen before anything is read or changed.
@@ -62,7 +66,9 @@ export async function handleApi(req: IncomingMessage, res: ServerResponse, targe
 
 	// 2. Route.
 	const method = req.method ?? 'GET';
-	const resolution = deps.router.resolve(method, target.segments);
+	const resolution = withoutDeliveryEndpoints(dialect.deliveryEndpoints, target.segments)
+		? ({ kind: 'not_found' } as const)
+		: deps.router.resolve(method, target.segments);
 	if (resolution.kind !== 'found') {
 		stats.route('unmatched');
 		req.resume();
@@ -116,7 +122,7 @@ export async function handleApi(req: IncomingMessage, res: ServerResponse, targe
 		if (result.kind === 'too_large') {
 			stats.status(413);
 			const error = new ApiError(413, 'payload_too_large', `Request body over ${LIMITS.maxBodyBytes} bytes`);
-			sendReplyWhileDraining(req, res, errorReply(error, requestId), headers);
+			sendReplyWhileDraining(req, res, errorReply(error), headers);
 			return;
 		}
 		raw = result.raw;
@@ -133,15 +139,21 @@ export async function handleApi(req: IncomingMessage, res: ServerResponse, targe
 				account,
 				key,
 				params,
+				pathname: target.pathname,
 				query: target.query,
-				body: method === 'POST' || method === 'PUT' ? parseJson(raw) : undefined,
+				dialect,
+				body: method === 'POST' || method === 'PUT' ? requestBody(parseJson(raw), dialect.ids) : undefined,
 				by: { actor: { type: 'api_key', email: user?.email ?? null }, ip: clientIp(req) },
 			};
-			return await route.handler.handle(ctx);
+			let reply = await route.handler.handle(ctx);
+			if (method === 'DELETE' && reply.status === 204 && dialect.deleteAnswer === 200) {
+				reply = { status: 200, headers: reply.headers, body: { id: params.id, deleted: true } };
+			}
+			return dialectReply(reply, dialect);
 		} catch (error) {
-			if (error instanceof ApiError) return errorReply(error, requestId);
+			if (error instanceof ApiError) return errorReply(error);
 			deps.onError(error);
-			return errorReply(new ApiError(500, 'internal_error', 'The sandbox failed unexpectedly'), requestId);
+			return errorReply(new ApiError(500, 'internal_error', 'The sandbox failed unexpectedly'));
 		}
 	};
 
@@ -171,6 +183,16 @@ export async function handleApi(req: IncomingMessage, res: ServerResponse, targe
 
 	// 8. Handler.
 	send(await execute());
+}
+
+/** With numeric ids, the numbers a client sends back (`document_id: 1004`) become the stored decimal strings. */
+function requestBody(body: unknown, ids: 'prefixed' | 'numeric'): unknown {
+	return ids === 'numeric' ? stringIds(body) : body;
+}
+
+/** `/v1/webhooks/{id}/deliveries/…` when the dialect has no delivery endpoints: no such route. */
+function withoutDeliveryEndpoints(enabled: boolean, segments: string[]): boolean {
+	return !enabled && segments.length >= 5 && segments[1] === 'webhooks' && segments[3] === 'deliveries';
 }
 
 /** Empty body = `{}` (bodies are optional on some POSTs); a UTF-8 BOM is tolerated. */

@@ -6,9 +6,11 @@
  *   --rate-limit N    / SANDBOX_RATE_LIMIT    requests per second per key (burst N)
  *   --failure-rate X  / SANDBOX_FAILURE_RATE  0..1, injected 500/503 on /v1
  *   --public-origin U / SANDBOX_PUBLIC_ORIGIN origin written into signing URLs
+ *   --dialect SPEC    / SANDBOX_DIALECT       e.g. numeric-ids+items-links (docs/api-contract.md, "Dialects")
  */
 import { parseArgs } from 'util';
 
+import { DIALECT_NAMES, parseDialect } from './dialects';
 import { startSandbox } from './index';
 
 const DEFAULT_PORT = 4010;
@@ -30,12 +32,14 @@ async function main(): Promise<void> {
 			'rate-limit': { type: 'string' },
 			'failure-rate': { type: 'string' },
 			'public-origin': { type: 'string' },
+			dialect: { type: 'string' },
 			help: { type: 'boolean', short: 'h' },
 		},
 		strict: true,
 	});
 	if (values.help) {
-		console.log('Usage: npm run sandbox -- [--port 4010] [--data-file FILE] [--rate-limit N] [--failure-rate X] [--public-origin URL]');
+		console.log('Usage: npm run sandbox -- [--port 4010] [--data-file FILE] [--rate-limit N] [--failure-rate X] [--public-origin URL] [--dialect NAME[+NAME…]]');
+		console.log(`Dialects: ${DIALECT_NAMES.join(', ')}`);
 		return;
 	}
 
@@ -44,6 +48,8 @@ async function main(): Promise<void> {
 	const failureRate = numberOption('--failure-rate', values['failure-rate'] ?? process.env.SANDBOX_FAILURE_RATE, 0, 1);
 	const dataFile = values['data-file'] ?? process.env.SANDBOX_DATA_FILE ?? undefined;
 	const publicOrigin = values['public-origin'] ?? process.env.SANDBOX_PUBLIC_ORIGIN ?? undefined;
+	const dialect = values.dialect ?? process.env.SANDBOX_DIALECT ?? undefined;
+	parseDialect(dialect); // an unknown name stops here with the list of valid ones
 
 	const sandbox = await startSandbox({
 		port,
@@ -51,14 +57,16 @@ async function main(): Promise<void> {
 		rateLimit: rate === undefined ? null : { requestsPerSecond: rate },
 		failureRate,
 		publicOrigin: publicOrigin || undefined,
+		dialect: dialect || undefined,
 		onError: (error) => console.error('[sandbox] internal error:', error),
 	});
 
 	console.log(`Document signing sandbox
   Base URL:       ${sandbox.baseUrl}
   Demo API key:   ${sandbox.apiKey}
-  Signing pages:  ${sandbox.config().publicOrigin ?? sandbox.origin}/sign/<documentId>
+  Signing pages:  ${sandbox.config().publicOrigin ?? sandbox.origin}/sign/<documentId>?token=… (a document's signing_url)
   Admin:          ${sandbox.origin}/__sandbox
+  Dialect:        ${sandbox.config().dialectSpec}${sandbox.config().dialectSpec === 'default' ? '' : ` ${JSON.stringify(sandbox.config().dialect)}`}
 ${dataFile ? `  Data file:      ${dataFile}\n` : ''}Press Ctrl+C to stop.`);
 
 	let stopping = false;

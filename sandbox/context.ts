@@ -1,5 +1,6 @@
 /** Shared types wiring the sandbox's parts together. */
 import type { Clock } from './clock';
+import type { Dialect } from './dialects';
 import type { EventBus } from './events';
 import type { Reply } from './http';
 import type { ActedBy, Lifecycle } from './lifecycle';
@@ -25,7 +26,11 @@ export interface ApiContext {
 	account: Account;
 	key: ApiKeyRow;
 	params: Record<string, string>;
+	/** The request's path (`/v1/documents`), for the next-page URLs of some dialects. */
+	pathname: string;
 	query: Record<string, string | string[]>;
+	/** The dialect in force when the request arrived. */
+	dialect: Dialect;
 	/** Parsed JSON body ({} when empty); undefined for GET and DELETE. */
 	body: unknown;
 	by: ActedBy;

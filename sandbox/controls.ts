@@ -32,7 +32,7 @@ export interface Sandbox {
 	createAccount(): { accountId: string; apiKey: string };
 	/** Another key for an account, acting as a new active member with `role` (for 403 tests). */
 	createApiKey(accountId: string, role: 'admin' | 'member' | 'viewer'): { apiKey: string; userId: string; role: string };
-	/** Changes run-time options (rate limit, failure injection, webhook retry, public origin). */
+	/** Changes run-time options (rate limit, failure injection, webhook retry, public origin, dialect). */
 	configure(patch: RuntimeConfigPatch): RuntimeConfig;
 	config(): RuntimeConfig;
 	stats(): SandboxStats;

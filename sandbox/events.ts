@@ -5,7 +5,6 @@
 import type { AuditActor, AuditEvent, WebhookDeliveryBody } from '../contract';
 import { WEBHOOK_EVENTS, type WebhookEvent } from '../nodes/shared/vocabulary';
 import type { Clock } from './clock';
-import { newId } from './ids';
 import type { Store } from './store';
 import type { WebhookDispatcher } from './webhooks';
 
@@ -37,7 +36,7 @@ export class EventBus {
 		account.audit.push({
 			seq: this.store.nextSeq(),
 			record: {
-				id: newId('auditEntry'),
+				id: this.store.newId('auditEntry'),
 				event: input.event,
 				actor: { ...input.actor },
 				document_id: input.documentId,

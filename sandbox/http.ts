@@ -78,11 +78,11 @@ export function sendReplyWhileDraining(
 		sendReply(res, reply, extraHeaders);
 		return;
 	}
-	const payload = JSON.stringify(reply.body);
+	const payload = reply.raw ? reply.raw.data : JSON.stringify(reply.body);
 	res.writeHead(reply.status, {
 		...extraHeaders,
 		...(reply.headers ?? {}),
-		'Content-Type': 'application/json; charset=utf-8',
+		'Content-Type': reply.raw ? reply.raw.contentType : 'application/json; charset=utf-8',
 		'Content-Length': String(Buffer.byteLength(payload)),
 	});
 	res.write(payload);

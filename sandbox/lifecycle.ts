@@ -19,7 +19,7 @@ import type { SigningRequestStatus } from '../nodes/shared/vocabulary';
 import type { Clock } from './clock';
 import { EventBus, SYSTEM_ACTOR } from './events';
 import { ApiError, conflict } from './http';
-import { newId, randomDigits, randomToken } from './ids';
+import { randomDigits, randomToken } from './ids';
 import type { DocumentRow, SignerSecrets, Store } from './store';
 
 /** Who did something, for the audit log. */
@@ -66,18 +66,21 @@ export class Lifecycle {
 
 	create(accountId: string, input: NewDocument, by: ActedBy): DocumentRow {
 		const now = this.clock.iso();
-		const id = newId('document');
+		const id = this.store.newId('document');
+		// The overview page lists every signer's own link, so it needs a token of its own.
+		const pageToken = randomToken();
 		const row: DocumentRow = {
 			seq: this.store.nextSeq(),
 			accountId,
 			signerSecrets: {},
 			...(input.file ? { fileData: input.file.data } : {}),
+			pageToken,
 			record: {
 				id,
 				name: input.name,
 				status: 'draft',
 				signers: [],
-				signing_url: `${this.signingOrigin()}/sign/${id}`,
+				signing_url: `${this.signingOrigin()}/sign/${id}?token=${pageToken}`,
 				signature_request_id: null,
 				message: input.message,
 				expires_at: input.expiresAt,
@@ -126,7 +129,7 @@ export class Lifecycle {
 	private replaceSigners(row: DocumentRow, inputs: SignerInput[]): void {
 		row.signerSecrets = {};
 		row.record.signers = inputs.map((input) => {
-			const id = newId('signer');
+			const id = this.store.newId('signer');
 			const authentication = input.authentication ?? 'none';
 			const secrets: SignerSecrets = {
 				token: randomToken(),
@@ -156,7 +159,7 @@ export class Lifecycle {
 		const account = this.store.account(row.accountId);
 		const now = this.clock.iso();
 		const request: SigningRequestRecord = {
-			id: newId('signingRequest'),
+			id: this.store.newId('signingRequest'),
 			document_id: row.record.id,
 			status: 'pending',
 			signers: [],

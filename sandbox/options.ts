@@ -1,6 +1,7 @@
 /** Options of startSandbox() and the subset that can be changed while running. */
 import { z } from 'zod';
 
+import { dialectSpecString, DialectSpecSchema, parseDialect, type Dialect, type DialectSpec } from './dialects';
 import type { RateLimitOptions } from './rateLimit';
 import { DEFAULT_WEBHOOK_RETRY, type WebhookRetryOptions } from './webhooks';
 
@@ -24,6 +25,8 @@ export interface SandboxOptions {
 	publicOrigin?: string;
 	/** Document records carry download links (`files`, `audit_trail_url`); default false. */
 	fileLinks?: boolean;
+	/** Dialect spec (`'numeric-ids+items-links'`) or axes over the default (sandbox/dialects.ts). */
+	dialect?: DialectSpec;
 }
 
 /** What configure() and PUT /__sandbox/config may change at run time. */
@@ -35,10 +38,16 @@ export interface RuntimeConfig {
 	webhookRetry: WebhookRetryOptions;
 	publicOrigin: string | null;
 	fileLinks: boolean;
+	/** The resolved dialect (every axis). */
+	dialect: Dialect;
+	/** How it was asked for: preset names joined by `+`, or the JSON of the axes that differ. */
+	dialectSpec: string;
 }
 
-export type RuntimeConfigPatch = Partial<Omit<RuntimeConfig, 'webhookRetry'>> & {
+export type RuntimeConfigPatch = Partial<Omit<RuntimeConfig, 'webhookRetry' | 'dialect' | 'dialectSpec'>> & {
 	webhookRetry?: Partial<WebhookRetryOptions>;
+	/** Replaces the dialect: a spec string or axes over the default. */
+	dialect?: DialectSpec;
 };
 
 const probability = z.number().min(0).max(1);
@@ -70,10 +79,20 @@ export const RuntimeConfigPatchSchema = z
 			.nullable()
 			.optional(),
 		fileLinks: z.boolean().optional(),
+		dialect: DialectSpecSchema.optional(),
 	})
-	.strict();
+	.strict()
+	.superRefine((patch, ctx) => {
+		if (patch.dialect === undefined) return;
+		try {
+			parseDialect(patch.dialect as DialectSpec);
+		} catch (error) {
+			ctx.addIssue({ code: 'custom', path: ['dialect'], message: (error as Error).message });
+		}
+	});
 
 export function initialConfig(options: SandboxOptions): RuntimeConfig {
+	parseDialect(options.dialect); // throws a clear error naming the valid dialects
 	const patch = RuntimeConfigPatchSchema.parse({
 		rateLimit: options.rateLimit ?? null,
 		failureRate: options.failureRate ?? 0,
@@ -82,6 +101,7 @@ export function initialConfig(options: SandboxOptions): RuntimeConfig {
 		webhookRetry: options.webhookRetry ?? {},
 		publicOrigin: options.publicOrigin?.replace(/\/+$/, '') ?? null,
 		fileLinks: options.fileLinks ?? false,
+		dialect: options.dialect ?? 'default',
 	});
 	return applyPatch(
 		{
@@ -92,6 +112,8 @@ export function initialConfig(options: SandboxOptions): RuntimeConfig {
 			webhookRetry: { ...DEFAULT_WEBHOOK_RETRY },
 			publicOrigin: null,
 			fileLinks: false,
+			dialect: parseDialect(undefined),
+			dialectSpec: 'default',
 		},
 		patch,
 	);
@@ -107,5 +129,12 @@ export function applyPatch(config: RuntimeConfig, patch: RuntimeConfigPatch): Ru
 		webhookRetry: { ...config.webhookRetry, ...(patch.webhookRetry ?? {}) },
 		publicOrigin: patch.publicOrigin !== undefined ? patch.publicOrigin : config.publicOrigin,
 		fileLinks: patch.fileLinks ?? config.fileLinks,
+		...dialectOf(config, patch),
 	};
+}
+
+function dialectOf(config: RuntimeConfig, patch: RuntimeConfigPatch): Pick<RuntimeConfig, 'dialect' | 'dialectSpec'> {
+	if (patch.dialect === undefined) return { dialect: config.dialect, dialectSpec: config.dialectSpec };
+	const dialect = parseDialect(patch.dialect);
+	return { dialect, dialectSpec: dialectSpecString(patch.dialect, dialect) };
 }

@@ -1,13 +1,24 @@
 /**
- * Cursor pagination shared by every list endpoint (docs/api-contract.md, "Lists and pagination").
+ * Pagination shared by every list endpoint (docs/api-contract.md, "Lists and pagination" and
+ * "Dialects").
  *
  * Lists are newest first. The cursor encodes the creation sequence number of the last record
  * served, and the next page continues strictly below it. Records created meanwhile get higher
  * numbers, so they never shift later pages (an offset would repeat or skip records).
+ *
+ * A cursor is bound to its list and to the account it was issued to: it carries a MAC (keyed by
+ * a secret of this sandbox) over the account, the list and the position, so a cursor from another
+ * list or account, or one not issued here, is a 400 naming `cursor`.
+ *
+ * The dialect decides the envelope (`{data, has_more, next_cursor}` by default; a Link header,
+ * next URLs, page numbers, …), whether paging parameters are honoured, and a page-size cap.
  */
+import { createHmac, timingSafeEqual } from 'crypto';
+
 import type { ListPage } from '../contract';
-import { DEFAULT_PAGE_SIZE } from '../nodes/shared/vocabulary';
-import { ApiError } from './http';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../nodes/shared/vocabulary';
+import type { ApiContext } from './context';
+import { ApiError, type Reply } from './http';
 import type { Row } from './store';
 
 interface CursorPayload {
@@ -17,15 +28,31 @@ interface CursorPayload {
 	s: number;
 }
 
-export function encodeCursor(kind: string, seq: number): string {
-	return Buffer.from(JSON.stringify({ k: kind, s: seq } satisfies CursorPayload), 'utf8').toString('base64url');
+/** Who a cursor is for: the sandbox's cursor secret and the account it is issued to. */
+export interface CursorScope {
+	secret: Buffer;
+	accountId: string;
 }
 
-function decodeCursor(kind: string, cursor: string): number {
+function mac(scope: CursorScope, payload: string): Buffer {
+	return createHmac('sha256', scope.secret).update(`${scope.accountId}\n${payload}`).digest().subarray(0, 16);
+}
+
+export function encodeCursor(scope: CursorScope, kind: string, seq: number): string {
+	const payload = Buffer.from(JSON.stringify({ k: kind, s: seq } satisfies CursorPayload), 'utf8').toString('base64url');
+	return `${payload}.${mac(scope, payload).toString('base64url')}`;
+}
+
+function decodeCursor(scope: CursorScope, kind: string, cursor: string): number {
 	try {
-		const payload = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Partial<CursorPayload>;
-		if (payload && payload.k === kind && Number.isSafeInteger(payload.s) && (payload.s as number) >= 0) {
-			return payload.s as number;
+		const [payload, signature, extra] = cursor.split('.');
+		const given = Buffer.from(signature ?? '', 'base64url');
+		const expected = mac(scope, payload);
+		if (extra === undefined && given.length === expected.length && timingSafeEqual(given, expected)) {
+			const decoded = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Partial<CursorPayload>;
+			if (decoded && decoded.k === kind && Number.isSafeInteger(decoded.s) && (decoded.s as number) >= 0) {
+				return decoded.s as number;
+			}
 		}
 	} catch {
 		// fall through to the error below
@@ -33,14 +60,16 @@ function decodeCursor(kind: string, cursor: string): number {
 	throw new ApiError(400, 'validation_error', 'cursor is not a cursor returned by this list', 'cursor');
 }
 
+/** One page in the contract's shape: `{ data, has_more, next_cursor }`. */
 export function paginate<T>(
+	scope: CursorScope,
 	kind: string,
 	rows: Iterable<Row<T>>,
 	query: { limit?: number; cursor?: string },
 	filter: (record: T) => boolean = () => true,
 ): ListPage<T> {
 	const limit = query.limit ?? DEFAULT_PAGE_SIZE;
-	const after = query.cursor === undefined ? Number.POSITIVE_INFINITY : decodeCursor(kind, query.cursor);
+	const after = query.cursor === undefined ? Number.POSITIVE_INFINITY : decodeCursor(scope, kind, query.cursor);
 
 	const candidates = [...rows].filter((row) => row.seq < after).sort((a, b) => b.seq - a.seq);
 	const page: Array<Row<T>> = [];
@@ -56,6 +85,86 @@ export function paginate<T>(
 	return {
 		data: page.map((row) => structuredClone(row.record)),
 		has_more: hasMore,
-		next_cursor: hasMore ? encodeCursor(kind, page[page.length - 1].seq) : null,
+		next_cursor: hasMore ? encodeCursor(scope, kind, page[page.length - 1].seq) : null,
 	};
+}
+
+const PAGE_NUMBER = /^[1-9]\d{0,8}$/;
+
+function single(value: string | string[] | undefined): string | undefined {
+	return Array.isArray(value) ? value[value.length - 1] : value;
+}
+
+/** `page` / `per_page` of the page-numbers dialect (the schemas let unknown parameters through). */
+function pageParam(ctx: ApiContext, name: 'page' | 'per_page', max: number): number | undefined {
+	const raw = single(ctx.query[name]);
+	if (raw === undefined) return undefined;
+	const value = PAGE_NUMBER.test(raw) ? Number(raw) : NaN;
+	if (!(value >= 1 && value <= max)) {
+		throw new ApiError(400, 'validation_error', `${name} must be an integer from 1 to ${max}`, name);
+	}
+	return value;
+}
+
+/** The absolute URL of this list with `changes` applied to the query (other filters kept). */
+function listUrl(ctx: ApiContext, changes: Record<string, string>): string {
+	const params = new URLSearchParams();
+	for (const [key, value] of Object.entries(ctx.query)) {
+		if (key in changes || key === 'cursor' || key === 'page' || key === 'per_page' || key === 'limit') continue;
+		for (const item of Array.isArray(value) ? value : [value]) params.append(key, item);
+	}
+	for (const [key, value] of Object.entries(changes)) params.set(key, value);
+	return `${ctx.services.signingOrigin()}${ctx.pathname}?${params.toString()}`;
+}
+
+/**
+ * A list answer in the caller's dialect. `query` is the validated `limit`/`cursor`; `filter`
+ * selects records (the filters in the query).
+ */
+export function listReply<T>(
+	ctx: ApiContext,
+	kind: string,
+	rows: Iterable<Row<T>>,
+	query: { limit?: number; cursor?: string },
+	filter: (record: T) => boolean = () => true,
+): Reply {
+	const { dialect } = ctx;
+	const scope: CursorScope = { secret: ctx.services.store.cursorSecret, accountId: ctx.account.id };
+	const ignorePaging = dialect.paging === 'ignored';
+
+	if (dialect.listEnvelope === 'page-numbers') {
+		const perPage = Math.min(pageParam(ctx, 'per_page', MAX_PAGE_SIZE) ?? query.limit ?? DEFAULT_PAGE_SIZE, dialect.maxPageSize);
+		// A service that ignores paging never looks at `page`, so a bad one is no 400 either.
+		const page = ignorePaging ? 1 : (pageParam(ctx, 'page', 1_000_000_000) ?? 1);
+		const matches = [...rows].sort((a, b) => b.seq - a.seq).filter((row) => filter(row.record));
+		const total = matches.length;
+		return {
+			status: 200,
+			body: {
+				data: matches.slice((page - 1) * perPage, page * perPage).map((row) => structuredClone(row.record)),
+				page,
+				per_page: perPage,
+				total,
+				total_pages: Math.ceil(total / perPage),
+			},
+		};
+	}
+
+	const limit = Math.min(query.limit ?? DEFAULT_PAGE_SIZE, dialect.maxPageSize);
+	const result = paginate(scope, kind, rows, { limit, cursor: ignorePaging ? undefined : query.cursor }, filter);
+	const next = result.next_cursor === null ? null : listUrl(ctx, { limit: String(limit), cursor: result.next_cursor });
+	switch (dialect.listEnvelope) {
+		case 'link-header':
+			return { status: 200, body: result.data, headers: next === null ? {} : { Link: `<${next}>; rel="next"` } };
+		case 'results-next':
+			return { status: 200, body: { results: result.data, next } };
+		case 'next-url':
+			return { status: 200, body: { data: result.data, has_more: result.has_more, next_url: next } };
+		case 'items-links':
+			return { status: 200, body: { items: result.data, links: { next } } };
+		case 'meta-cursor':
+			return { status: 200, body: { data: result.data, meta: { next_cursor: result.next_cursor } } };
+		default:
+			return { status: 200, body: result };
+	}
 }

@@ -17,8 +17,9 @@ import { Clock } from './clock';
 import type { ApiHandler, Services } from './context';
 import type { Sandbox, SignerAction } from './controls';
 import { EventBus } from './events';
+import { dialectErrorReply, parseDialect } from './dialects';
 import { documentFile } from './files';
-import { ApiError, errorReply, notFound, parseTarget, sendReply } from './http';
+import { ApiError, notFound, parseTarget, sendReply } from './http';
 import { IdempotencyStore } from './idempotency';
 import { newId } from './ids';
 import { Lifecycle } from './lifecycle';
@@ -75,6 +76,7 @@ export async function startSandbox(options: StartOptions = {}): Promise<Sandbox>
 	const store = new Store(
 		() => clock.iso(),
 		() => persistence?.scheduleSave(),
+		() => config.dialect.ids,
 	);
 	if (options.dataFile) {
 		persistence = new Persistence(options.dataFile, store);
@@ -82,7 +84,7 @@ export async function startSandbox(options: StartOptions = {}): Promise<Sandbox>
 	}
 
 	let origin = '';
-	const dispatcher = new WebhookDispatcher(store, () => config.webhookRetry, clock);
+	const dispatcher = new WebhookDispatcher(store, () => config.webhookRetry, clock, () => config.dialect);
 	const events = new EventBus(store, clock, dispatcher);
 	const signingOrigin = () => config.publicOrigin ?? origin;
 	const lifecycle = new Lifecycle(store, clock, events, signingOrigin);
@@ -92,12 +94,15 @@ export async function startSandbox(options: StartOptions = {}): Promise<Sandbox>
 	const idempotency = new IdempotencyStore(() => clock.now(), LIMITS.idempotencyWindowSeconds * 1000);
 	const apiDeps: ApiDeps = { router: apiRouter(), services, stats, limiter, idempotency, onError };
 
+	/** Errors outside /v1 and /__sandbox (unknown paths, the catch-all) use the dialect's error body too. */
+	const apiErrorReply = (error: ApiError) => dialectErrorReply(error, newId('request'), config.dialect);
+
 	const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
 		const target = parseTarget(req.url);
 		if (!target) {
 			req.resume();
 			// Undecodable or absolute-form targets cannot name any resource here.
-			sendReply(res, errorReply(new ApiError(404, 'not_found', 'No such path'), newId('request')));
+			sendReply(res, apiErrorReply(new ApiError(404, 'not_found', 'No such path')));
 			return;
 		}
 		const first = target.segments[0];
@@ -112,14 +117,14 @@ export async function startSandbox(options: StartOptions = {}): Promise<Sandbox>
 			sendReply(res, { status: 200, body: { service: 'document-signing sandbox', base_url: `${origin}/v1`, admin: `${origin}/__sandbox` } });
 			return;
 		}
-		sendReply(res, errorReply(new ApiError(404, 'not_found', `No route ${req.method} ${target.pathname}`), newId('request')));
+		sendReply(res, apiErrorReply(new ApiError(404, 'not_found', `No route ${req.method} ${target.pathname}`)));
 	};
 
 	const server = http.createServer((req, res) => {
 		handle(req, res).catch((error) => {
 			onError(error);
 			if (!res.headersSent) {
-				sendReply(res, errorReply(new ApiError(500, 'internal_error', 'The sandbox failed unexpectedly'), newId('request')));
+				sendReply(res, apiErrorReply(new ApiError(500, 'internal_error', 'The sandbox failed unexpectedly')));
 			} else {
 				res.destroy();
 			}
@@ -162,6 +167,7 @@ export async function startSandbox(options: StartOptions = {}): Promise<Sandbox>
 			return { apiKey: row.key, userId: row.userId, role: row.role };
 		},
 		configure(patch: RuntimeConfigPatch) {
+			if (patch.dialect !== undefined) parseDialect(patch.dialect); // a clear error for an unknown name
 			config = applyPatch(config, RuntimeConfigPatchSchema.parse(patch));
 			if (patch.rateLimit !== undefined) limiter.configure(config.rateLimit);
 			return structuredClone(config);

@@ -6,6 +6,8 @@
  * (`seq`, used for newest-first ordering and cursors) and any internal secrets that must never
  * appear in a response (signing tokens, simulated one-time codes, webhook secrets).
  */
+import { randomBytes } from 'crypto';
+
 import type {
 	AuditLogEntry,
 	DocumentRecord,
@@ -15,7 +17,7 @@ import type {
 	WebhookRecord,
 } from '../contract';
 import type { TeamMemberRole } from '../nodes/shared/vocabulary';
-import { newId, randomToken } from './ids';
+import { newId, randomToken, type IdKind } from './ids';
 
 /** The demo account's key: fixed and documented so `npm run sandbox` users can paste it once. */
 export const DEMO_API_KEY = 'sk_sandbox_demo_00000000000000000000000000000000';
@@ -39,6 +41,8 @@ export interface Row<T> {
 
 export interface DocumentRow extends Row<DocumentRecord> {
 	accountId: string;
+	/** The token in the document's own `signing_url` (the overview page); absent in old data files. */
+	pageToken?: string;
 	signerSecrets: Record<string, SignerSecrets>;
 	/** The uploaded file's bytes as sent (base64), for GET /documents/{id}/file; never in a response. */
 	fileData?: string;
@@ -71,6 +75,8 @@ export interface Account {
 export interface StoreSnapshot {
 	version: 1;
 	seq: number;
+	/** The last numeric id issued (dialect `ids: 'numeric'`); absent in older files. */
+	numericSeq?: number;
 	keys: ApiKeyRow[];
 	accounts: Array<{
 		id: string;
@@ -102,8 +108,14 @@ function newestFirst<T>(rows: Iterable<Row<T>>): T[] {
 	return [...rows].sort((a, b) => b.seq - a.seq).map((row) => structuredClone(row.record));
 }
 
+/** Numeric ids (dialect `ids: 'numeric'`) start after this. */
+const FIRST_NUMERIC_ID = 1000;
+
 export class Store {
 	private seq = 0;
+	private numericSeq = FIRST_NUMERIC_ID;
+	/** Secret that signs list cursors, so a cursor not issued here is refused. */
+	readonly cursorSecret = randomBytes(32);
 	readonly accounts = new Map<string, Account>();
 	private readonly keys = new Map<string, ApiKeyRow>();
 	/** Signing pages carry only a document id, so they need a way back to the account. */
@@ -114,12 +126,20 @@ export class Store {
 	constructor(
 		private readonly nowIso: () => string,
 		private readonly onChange: () => void = () => undefined,
+		/** How new resource ids look (the dialect's `ids` axis), read at each creation. */
+		private readonly idStyle: () => 'prefixed' | 'numeric' = () => 'prefixed',
 	) {
 		this.seedDemo();
 	}
 
 	nextSeq(): number {
 		return ++this.seq;
+	}
+
+	/** A new resource id: `doc_…` (prefixed) or sequential decimal digits (numeric, unique across kinds). */
+	newId(kind: Exclude<IdKind, 'request'>): string {
+		if (this.idStyle() === 'numeric') return String(++this.numericSeq);
+		return newId(kind);
 	}
 
 	/** Called by every mutation so persistence can schedule a save. */
@@ -173,7 +193,7 @@ export class Store {
 	): TeamMemberRecord {
 		const now = this.nowIso();
 		const record: TeamMemberRecord = {
-			id: newId('user'),
+			id: this.newId('user'),
 			email: input.email,
 			name: input.name,
 			role: input.role,
@@ -293,6 +313,7 @@ export class Store {
 		return structuredClone({
 			version: 1 as const,
 			seq: this.seq,
+			numericSeq: this.numericSeq,
 			keys: [...this.keys.values()],
 			accounts: [...this.accounts.values()].map((account) => ({
 				id: account.id,
@@ -316,10 +337,16 @@ export class Store {
 		this.documentAccounts.clear();
 		this.expirable.clear();
 		this.seq = snapshot.seq;
+		this.numericSeq = Math.max(this.numericSeq, snapshot.numericSeq ?? FIRST_NUMERIC_ID);
 		for (const key of snapshot.keys) this.keys.set(key.key, key);
 		for (const saved of snapshot.accounts) {
 			const account = emptyAccount(saved.id, saved.createdAt);
 			for (const row of saved.documents) {
+				if (row.pageToken === undefined && !row.record.signing_url.includes('?')) {
+					// Data files from before the overview page needed a token.
+					row.pageToken = randomToken();
+					row.record.signing_url = `${row.record.signing_url}?token=${row.pageToken}`;
+				}
 				account.documents.set(row.record.id, row);
 				this.documentAccounts.set(row.record.id, account.id);
 				if (row.record.status === 'pending' && row.record.expires_at) this.expirable.add(row.record.id);

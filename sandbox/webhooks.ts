@@ -21,8 +21,8 @@ import { LIMITS, type WebhookDelivery, type WebhookDeliveryBody } from '../contr
 import { DELIVERY_ATTEMPT_HEADER, DELIVERY_ID_HEADER, EVENT_HEADER, SIGNATURE_HEADER, type WebhookEvent } from '../nodes/shared/vocabulary';
 import { signWebhookPayload } from '../nodes/shared/webhookSignature';
 import { Clock } from './clock';
+import { DEFAULT_DIALECT, numericIds, type Dialect } from './dialects';
 import { ApiError, notFound } from './http';
-import { newId } from './ids';
 import type { Store, WebhookRow } from './store';
 
 export interface WebhookRetryOptions {
@@ -102,6 +102,8 @@ export class WebhookDispatcher {
 		private readonly retry: () => WebhookRetryOptions,
 		/** The business clock: the records' timestamps and the acknowledgement window. */
 		private readonly clock: Pick<Clock, 'now' | 'iso'> = new Clock(),
+		/** The dialect's delivery axes: numeric ids in bodies, whether deliveries are signed. */
+		private readonly dialect: () => Pick<Dialect, 'ids' | 'deliverySignature'> = () => DEFAULT_DIALECT,
 	) {}
 
 	/** Queues `event` for every active webhook of the account subscribed to it (or to `*`). */
@@ -111,7 +113,7 @@ export class WebhookDispatcher {
 		if (!account) return;
 		for (const webhook of account.webhooks.values()) {
 			if (!subscribed(webhook, event)) continue;
-			const id = newId('delivery');
+			const id = this.store.newId('delivery');
 			const body: WebhookDeliveryBody = { id, event, created_at: createdAt, webhook_id: webhook.record.id, data };
 			const delivery: PendingDelivery = {
 				id,
@@ -119,7 +121,7 @@ export class WebhookDispatcher {
 				webhookId: webhook.record.id,
 				event,
 				url: webhook.record.url,
-				body: JSON.stringify(body),
+				body: JSON.stringify(this.dialect().ids === 'numeric' ? numericIds(body) : body),
 				attempts: 0,
 			};
 			if (this.pending.size >= MAX_PENDING_DELIVERIES) {
@@ -311,7 +313,10 @@ export class WebhookDispatcher {
 			const url = new URL(delivery.url);
 			const transport = url.protocol === 'https:' ? https : http;
 			// Transport time, not the business clock: receivers compare `t` with their own clock.
-			const header = signWebhookPayload(webhook.secret, Math.floor(Date.now() / 1000), delivery.body);
+			const header =
+				this.dialect().deliverySignature === 'none'
+					? undefined
+					: signWebhookPayload(webhook.secret, Math.floor(Date.now() / 1000), delivery.body);
 			request = transport.request(url, {
 				method: 'POST',
 				agent: url.protocol === 'https:' ? this.httpsAgent : this.httpAgent,
@@ -319,7 +324,7 @@ export class WebhookDispatcher {
 					'Content-Type': 'application/json',
 					'Content-Length': String(Buffer.byteLength(delivery.body)),
 					'User-Agent': 'document-signing-sandbox-webhooks/1',
-					[SIGNATURE_HEADER]: header,
+					...(header === undefined ? {} : { [SIGNATURE_HEADER]: header }),
 					[DELIVERY_ID_HEADER]: delivery.id,
 					[EVENT_HEADER]: delivery.event,
 					[DELIVERY_ATTEMPT_HEADER]: String(attemptNumber),

@@ -32,7 +32,12 @@ const SignatureSchema = z
 	.object({
 		secret: z.string().min(1),
 		body: z.string(),
-		timestamp: z.number().int().min(0).optional(),
+		timestamp: z
+			.number({ invalid_type_error: 'must be a number (Unix seconds)' })
+			.refine((value) => Number.isSafeInteger(value) && value >= 0, {
+				message: 'must be a non-negative safe integer (Unix seconds)',
+			})
+			.optional(),
 	})
 	.strict();
 const SignerActionSchema = z.object({ reason: z.string().trim().min(1).max(2000).optional() }).strict();

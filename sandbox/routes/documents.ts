@@ -9,7 +9,7 @@ import {
 import { created, noContent, ok, type ApiContext, type ApiHandler } from '../context';
 import { presentDocument } from '../files';
 import { ApiError, notFound } from '../http';
-import { paginate } from '../pagination';
+import { listReply } from '../pagination';
 import type { Router } from '../router';
 import type { DocumentRow } from '../store';
 import { validateBody, validateQuery } from '../validation';
@@ -110,8 +110,7 @@ const listDocuments: ApiHandler = {
 				(before === undefined || createdMs < before)
 			);
 		};
-		const page = paginate('documents', ctx.account.documents.values(), query, matches);
-		return ok({ ...page, data: page.data.map((record) => present(ctx, record)) });
+		return listReply(ctx, 'documents', [...ctx.account.documents.values()].map((row) => ({ ...row, record: present(ctx, row.record) })), query, matches);
 	},
 };
 

@@ -12,7 +12,7 @@ import {
 } from '../../contract';
 import { ok, type ApiContext, type ApiHandler } from '../context';
 import { ApiError } from '../http';
-import { paginate } from '../pagination';
+import { listReply } from '../pagination';
 import type { Router } from '../router';
 import { validateQuery } from '../validation';
 
@@ -81,7 +81,7 @@ const auditLog: ApiHandler = {
 			(range === undefined || inRange(entry.created_at, range)) &&
 			(query.document_id === undefined || entry.document_id === query.document_id) &&
 			(query.event === undefined || entry.event === query.event);
-		return ok(paginate('audit-log', ctx.account.audit, query, matches));
+		return listReply(ctx, 'audit-log', ctx.account.audit, query, matches);
 	},
 };
 

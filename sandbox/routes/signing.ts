@@ -1,7 +1,7 @@
 /**
  * The signing pages under /sign (no API key: a signer is identified by the token in their link).
  *
- *   GET  /sign/{doc}                       overview: signers and their links
+ *   GET  /sign/{doc}?token=…               overview: signers and their links (the document's token)
  *   GET  /sign/{doc}/{signer}?token=…      the signer's page (opening it marks them `viewed`)
  *   POST /sign/{doc}/{signer}/eid          national e-ID, step 1: personal code
  *   POST /sign/{doc}/{signer}/eid/confirm  national e-ID, step 2: confirm
@@ -206,6 +206,11 @@ export async function handleSigning(req: IncomingMessage, res: ServerResponse, t
 		return routeKey;
 	}
 	if (resolution.route.handler.kind === 'overview') {
+		// The overview links to every signer's own page, so it needs the document's token.
+		if (!row.pageToken || !tokenMatches(row.pageToken, firstValue(target.query.token))) {
+			send(res, { status: 403, html: messagePage('Link not valid', 'This signing link is not valid. Use the link you received.') });
+			return routeKey;
+		}
 		send(res, { status: 200, html: overviewPage(row.record, row.signerSecrets) });
 		return routeKey;
 	}

@@ -9,8 +9,7 @@ import {
 } from '../../contract';
 import { created, ok, type ApiHandler } from '../context';
 import { notFound } from '../http';
-import { newId } from '../ids';
-import { paginate } from '../pagination';
+import { listReply } from '../pagination';
 import type { Router } from '../router';
 import { validateBody, validateQuery } from '../validation';
 
@@ -33,7 +32,7 @@ const listTemplates: ApiHandler = {
 			needle === undefined ||
 			template.name.toLowerCase().includes(needle) ||
 			(template.description ?? '').toLowerCase().includes(needle);
-		return ok(paginate('templates', ctx.account.templates.values(), query, matches));
+		return listReply(ctx, 'templates', ctx.account.templates.values(), query, matches);
 	},
 };
 
@@ -43,7 +42,7 @@ const createTemplate: ApiHandler = {
 		const body = validateBody(CreateTemplateBodySchema, ctx.body);
 		const now = ctx.services.clock.iso();
 		const record: TemplateRecord = {
-			id: newId('template'),
+			id: ctx.services.store.newId('template'),
 			name: body.name,
 			description: body.description ?? null,
 			document_name: body.document_name ?? null,

@@ -2,7 +2,7 @@
 import { ChangeRoleBodySchema, InviteUserBodySchema, ListUsersQuerySchema, type TeamMemberRecord } from '../../contract';
 import { created, ok, type ApiHandler } from '../context';
 import { conflict, notFound } from '../http';
-import { paginate } from '../pagination';
+import { listReply } from '../pagination';
 import type { Router } from '../router';
 import { validateBody, validateQuery } from '../validation';
 
@@ -17,7 +17,7 @@ const listUsers: ApiHandler = {
 			(needle === undefined ||
 				user.email.toLowerCase().includes(needle) ||
 				(user.name ?? '').toLowerCase().includes(needle));
-		return ok(paginate('users', ctx.account.users.values(), query, matches));
+		return listReply(ctx, 'users', ctx.account.users.values(), query, matches);
 	},
 };
 

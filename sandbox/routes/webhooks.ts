@@ -2,8 +2,8 @@
 import { CreateWebhookBodySchema, ListWebhooksQuerySchema, type WebhookRecord } from '../../contract';
 import { created, noContent, ok, type ApiContext, type ApiHandler } from '../context';
 import { notFound } from '../http';
-import { newId, randomToken } from '../ids';
-import { paginate } from '../pagination';
+import { randomToken } from '../ids';
+import { listReply } from '../pagination';
 import type { Router } from '../router';
 import { validateBody, validateQuery } from '../validation';
 
@@ -11,16 +11,24 @@ const listWebhooks: ApiHandler = {
 	permission: 'read',
 	handle(ctx) {
 		const query = validateQuery(ListWebhooksQuerySchema, ctx.query);
-		return ok(paginate('webhooks', ctx.account.webhooks.values(), query));
+		return listReply(ctx, 'webhooks', ctx.account.webhooks.values(), query);
 	},
 };
+
+/** The server-secret dialect ignores the client's `secret` altogether (not even validated). */
+function withoutIgnoredSecret(ctx: ApiContext): unknown {
+	if (ctx.dialect.webhookSecret !== 'server' || ctx.body === null || typeof ctx.body !== 'object' || Array.isArray(ctx.body)) return ctx.body;
+	const rest: Record<string, unknown> = { ...(ctx.body as Record<string, unknown>) };
+	delete rest.secret;
+	return rest;
+}
 
 const createWebhook: ApiHandler = {
 	permission: 'manage_account',
 	handle(ctx) {
-		const body = validateBody(CreateWebhookBodySchema, ctx.body);
+		const body = validateBody(CreateWebhookBodySchema, withoutIgnoredSecret(ctx));
 		const record: WebhookRecord = {
-			id: newId('webhook'),
+			id: ctx.services.store.newId('webhook'),
 			url: body.url,
 			events: [...body.events],
 			description: body.description ?? null,
@@ -72,8 +80,9 @@ const getDelivery: ApiHandler = {
 };
 
 const acknowledgeDelivery: ApiHandler = {
-	// Claims a delivery as processed: changes no content, so any key of the account may.
-	permission: 'read',
+	// Claiming a delivery makes the service stop retrying it, so a key that could claim could make a
+	// receiver drop real events: the same permission as managing webhooks (whoever registered it claims).
+	permission: 'manage_account',
 	handle: (ctx) => ok(ctx.services.dispatcher.acknowledge(ctx.account.id, webhookIdOf(ctx), ctx.params.deliveryId)),
 };
 

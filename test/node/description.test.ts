@@ -1,6 +1,6 @@
 import { readFileSync } from 'fs';
 import { join } from 'path';
-import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
+import type { INodePropertyOptions } from 'n8n-workflow';
 
 import { DocumentSigningApi } from '../../credentials/DocumentSigningApi.credentials';
 import { DocumentSigning } from '../../nodes/DocumentSigning/DocumentSigning.node';

@@ -304,11 +304,19 @@ describe('acknowledging a delivery (POST /webhooks/{id}/deliveries/{delivery_id}
 		expect((await client.post(path(webhook.id, deliveryId))).status).toBe(200);
 	});
 
-	it('any key of the account may acknowledge (a viewer too); a delivery older than 24 hours cannot be', async () => {
+	it('acknowledging needs manage_account (viewer and member: 403, admin: 200; GET stays readable by all); a delivery older than 24 hours cannot be', async () => {
 		const { client, apiKey, webhook, deliveryId } = await oneDelivery();
 		const accountId = sandbox().store.accountIdOf(apiKey)!;
 		const viewer = api(sandbox(), sandbox().createApiKey(accountId, 'viewer').apiKey);
-		expect((await viewer.post(path(webhook.id, deliveryId))).status).toBe(200);
+		const member = api(sandbox(), sandbox().createApiKey(accountId, 'member').apiKey);
+		const adminKey = api(sandbox(), sandbox().createApiKey(accountId, 'admin').apiKey);
+		expectError(await viewer.post(path(webhook.id, deliveryId)), 403, 'forbidden');
+		expectError(await member.post(path(webhook.id, deliveryId)), 403, 'forbidden');
+		expect(sandbox().deliveryRecord(deliveryId)?.acknowledged_at).toBeNull();
+		for (const reader of [viewer, member]) {
+			expect((await reader.get(`/webhooks/${webhook.id}/deliveries/${deliveryId}`)).status).toBe(200);
+		}
+		expect((await adminKey.post(path(webhook.id, deliveryId))).status).toBe(200);
 
 		await client.post('/documents', documentBody());
 		await sandbox().flushDeliveries();

@@ -1,0 +1,243 @@
+/**
+ * Dialects: switches among plausible answers to what the real service's documentation leaves
+ * open ("not shown"), so the node's suites can run against each (docs/api-contract.md,
+ * "Dialects"). The default dialect is the contract exactly as written.
+ *
+ * A dialect is an object of independent axes. Presets name common variants; a spec string is one
+ * preset or several joined by `+`, applied left to right over the default
+ * (`numeric-ids+items-links`). A spec may also be a JSON object of axes (`{"maxPageSize":10}`).
+ */
+import { STATUS_CODES } from 'http';
+import { z } from 'zod';
+
+import { MAX_PAGE_SIZE } from '../nodes/shared/vocabulary';
+import type { ApiError, Reply } from './http';
+import { errorBody } from './http';
+
+export type ListEnvelope = 'cursor' | 'link-header' | 'results-next' | 'next-url' | 'items-links' | 'meta-cursor' | 'page-numbers';
+export type ErrorBodyStyle = 'contract' | 'message' | 'errors' | 'text' | 'html';
+
+export interface Dialect {
+	/** 'prefixed': `doc_…` strings; 'numeric': every resource id is a JSON number (paths take the decimal form). */
+	ids: 'prefixed' | 'numeric';
+	/** The shape of every list answer. */
+	listEnvelope: ListEnvelope;
+	/** 'ignored': cursor/page/next-URL offsets are ignored; every answer is the first page (still saying there is more). */
+	paging: 'honoured' | 'ignored';
+	/** A `limit` above this is served as this many records (no 400). */
+	maxPageSize: number;
+	/** 'server': the client's `secret` is ignored; the service issues its own `whsec_…`. */
+	webhookSecret: 'client' | 'server';
+	/** false: GET/acknowledge of a webhook delivery do not exist (404 like any unknown route). */
+	deliveryEndpoints: boolean;
+	/** 'none': deliveries carry no X-Signature header. */
+	deliverySignature: 'v1' | 'none';
+	/** The body of every /v1 error answer. */
+	errorBody: ErrorBodyStyle;
+	/** 200: DELETE answers `{ id, deleted: true }` instead of 204. */
+	deleteAnswer: 204 | 200;
+}
+
+export const DEFAULT_DIALECT: Readonly<Dialect> = Object.freeze({
+	ids: 'prefixed',
+	listEnvelope: 'cursor',
+	paging: 'honoured',
+	maxPageSize: MAX_PAGE_SIZE,
+	webhookSecret: 'client',
+	deliveryEndpoints: true,
+	deliverySignature: 'v1',
+	errorBody: 'contract',
+	deleteAnswer: 204,
+});
+
+export const DIALECT_PRESETS: Record<string, Partial<Dialect>> = {
+	default: {},
+	'numeric-ids': { ids: 'numeric' },
+	'link-header': { listEnvelope: 'link-header' },
+	'results-next': { listEnvelope: 'results-next' },
+	'next-url': { listEnvelope: 'next-url' },
+	'items-links': { listEnvelope: 'items-links' },
+	'meta-cursor': { listEnvelope: 'meta-cursor' },
+	'page-numbers': { listEnvelope: 'page-numbers' },
+	'ignores-paging': { paging: 'ignored' },
+	'page-cap': { maxPageSize: 25 },
+	'server-secret': { webhookSecret: 'server' },
+	'no-delivery-endpoints': { deliveryEndpoints: false },
+	unsigned: { deliverySignature: 'none' },
+	'error-message': { errorBody: 'message' },
+	'error-errors': { errorBody: 'errors' },
+	'error-text': { errorBody: 'text' },
+	'error-html': { errorBody: 'html' },
+	'delete-200': { deleteAnswer: 200 },
+	minimal: { deliveryEndpoints: false, deliverySignature: 'none', errorBody: 'message', deleteAnswer: 200 },
+};
+
+export const DIALECT_NAMES: readonly string[] = Object.freeze(Object.keys(DIALECT_PRESETS));
+
+export const DialectSchema = z
+	.object({
+		ids: z.enum(['prefixed', 'numeric']),
+		listEnvelope: z.enum(['cursor', 'link-header', 'results-next', 'next-url', 'items-links', 'meta-cursor', 'page-numbers']),
+		paging: z.enum(['honoured', 'ignored']),
+		maxPageSize: z.number().int().min(1).max(MAX_PAGE_SIZE),
+		webhookSecret: z.enum(['client', 'server']),
+		deliveryEndpoints: z.boolean(),
+		deliverySignature: z.enum(['v1', 'none']),
+		errorBody: z.enum(['contract', 'message', 'errors', 'text', 'html']),
+		deleteAnswer: z.union([z.literal(204), z.literal(200)]),
+	})
+	.strict();
+
+export const PartialDialectSchema = DialectSchema.partial();
+
+/** What configure() / PUT /__sandbox/config accept for `dialect`. */
+export const DialectSpecSchema = z.union([z.string().max(1000), PartialDialectSchema]);
+
+export type DialectSpec = string | Partial<Dialect>;
+
+/**
+ * Resolves a spec to a complete dialect. Unknown preset names and invalid axes throw an Error
+ * whose message lists what is valid.
+ */
+export function parseDialect(spec: DialectSpec | undefined): Dialect {
+	if (spec === undefined) return { ...DEFAULT_DIALECT };
+	if (typeof spec !== 'string') return overDefault(spec);
+	const text = spec.trim();
+	if (text === '') return { ...DEFAULT_DIALECT };
+	if (text.startsWith('{')) {
+		let parsed: unknown;
+		try {
+			parsed = JSON.parse(text);
+		} catch {
+			throw new Error(`Dialect spec "${text}" is not valid JSON`);
+		}
+		return overDefault(parsed as Partial<Dialect>);
+	}
+	let dialect: Dialect = { ...DEFAULT_DIALECT };
+	for (const raw of text.split('+')) {
+		const name = raw.trim();
+		const preset = Object.prototype.hasOwnProperty.call(DIALECT_PRESETS, name) ? DIALECT_PRESETS[name] : undefined;
+		if (!preset) throw new Error(`Unknown dialect "${name}"; valid dialects: ${DIALECT_NAMES.join(', ')} (combine with +)`);
+		dialect = { ...dialect, ...preset };
+	}
+	return dialect;
+}
+
+function overDefault(partial: Partial<Dialect>): Dialect {
+	const result = PartialDialectSchema.safeParse(partial);
+	if (!result.success) {
+		const issues = result.error.issues.map((issue) => `${issue.path.join('.') || 'dialect'}: ${issue.message}`).join('; ');
+		throw new Error(`Invalid dialect: ${issues}; axes: ${Object.keys(DEFAULT_DIALECT).join(', ')}`);
+	}
+	return { ...DEFAULT_DIALECT, ...(result.data as Partial<Dialect>) };
+}
+
+/** The spec string shown in config: the preset names as given, or the JSON of the differing axes. */
+export function dialectSpecString(spec: DialectSpec | undefined, dialect: Dialect): string {
+	if (typeof spec === 'string' && spec.trim() !== '' && !spec.trim().startsWith('{')) {
+		return spec
+			.split('+')
+			.map((name) => name.trim())
+			.join('+');
+	}
+	const differing: Partial<Record<keyof Dialect, unknown>> = {};
+	for (const axis of Object.keys(DEFAULT_DIALECT) as Array<keyof Dialect>) {
+		if (dialect[axis] !== DEFAULT_DIALECT[axis]) differing[axis] = dialect[axis];
+	}
+	return Object.keys(differing).length === 0 ? 'default' : JSON.stringify(differing);
+}
+
+// --- error bodies ------------------------------------------------------------------------------
+
+function escapeHtml(value: string): string {
+	return value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+}
+
+/** An API error as the dialect writes it. Status and headers (Retry-After, Allow, …) never change. */
+export function dialectErrorReply(error: ApiError, requestId: string, dialect: Pick<Dialect, 'errorBody'>): Reply {
+	const headers = error.headers;
+	switch (dialect.errorBody) {
+		case 'message':
+			return { status: error.status, headers, body: { message: error.message, code: error.code } };
+		case 'errors':
+			return { status: error.status, headers, body: { errors: [{ code: error.code, message: error.message, field: error.field ?? null }] } };
+		case 'text':
+			return { status: error.status, headers, raw: { contentType: 'text/plain; charset=utf-8', data: `${error.message}\n` } };
+		case 'html': {
+			const title = `${error.status} ${STATUS_CODES[error.status] ?? 'Error'}`;
+			const html = `<!DOCTYPE html>
+<html>
+<head><title>${escapeHtml(title)}</title></head>
+<body>
+<center><h1>${escapeHtml(title)}</h1></center>
+<p>${escapeHtml(error.message)}</p>
+<hr><center>nginx</center>
+</body>
+</html>
+`;
+			return { status: error.status, headers, raw: { contentType: 'text/html', data: html } };
+		}
+		default:
+			return { status: error.status, headers, body: errorBody(error, requestId) };
+	}
+}
+
+// --- numeric identifiers -------------------------------------------------------------------------
+
+const DECIMAL = /^[1-9]\d{0,14}$/;
+
+function isIdKey(key: string): 'one' | 'many' | false {
+	if (key === 'id' || key.endsWith('_id')) return key === 'request_id' ? false : 'one';
+	if (key.endsWith('_ids')) return 'many';
+	return false;
+}
+
+const toNumber = (value: unknown): unknown => (typeof value === 'string' && DECIMAL.test(value) ? Number(value) : value);
+
+/**
+ * Copies `value` with every decimal-string identifier (fields `id`, `…_id`, `…_ids`) turned into a
+ * JSON number. `metadata` (the client's own strings) is left alone; so are non-decimal ids
+ * (request ids, ids created before the dialect was switched).
+ */
+export function numericIds(value: unknown): unknown {
+	if (Array.isArray(value)) return value.map(numericIds);
+	if (value === null || typeof value !== 'object') return value;
+	const out: Record<string, unknown> = {};
+	for (const [key, field] of Object.entries(value as Record<string, unknown>)) {
+		const kind = isIdKey(key);
+		if (key === 'metadata') out[key] = field;
+		else if (kind === 'one') out[key] = toNumber(field);
+		else if (kind === 'many' && Array.isArray(field)) out[key] = field.map(toNumber);
+		else out[key] = numericIds(field);
+	}
+	return out;
+}
+
+/**
+ * The inverse, for request bodies: a client in the numeric dialect sends the numbers it received
+ * (`document_id: 1004`, `signer_ids: [1007]`); the sandbox keeps ids as decimal strings.
+ */
+export function stringIds(value: unknown): unknown {
+	if (Array.isArray(value)) return value.map(stringIds);
+	if (value === null || typeof value !== 'object') return value;
+	const out: Record<string, unknown> = {};
+	for (const [key, field] of Object.entries(value as Record<string, unknown>)) {
+		const kind = isIdKey(key);
+		const text = (item: unknown) => (typeof item === 'number' && Number.isSafeInteger(item) && item > 0 ? String(item) : item);
+		if (key === 'metadata') out[key] = field;
+		else if (kind === 'one') out[key] = text(field);
+		else if (kind === 'many' && Array.isArray(field)) out[key] = field.map(text);
+		else out[key] = stringIds(field);
+	}
+	return out;
+}
+
+/** Applies the output-side axes (ids) to a successful reply's JSON. */
+export function dialectReply(reply: Reply, dialect: Dialect): Reply {
+	if (dialect.ids !== 'numeric') return reply;
+	if (reply.body !== undefined) return { ...reply, body: numericIds(reply.body) };
+	if (reply.raw && reply.raw.contentType.startsWith('application/json') && typeof reply.raw.data === 'string') {
+		return { ...reply, raw: { ...reply.raw, data: JSON.stringify(numericIds(JSON.parse(reply.raw.data))) } };
+	}
+	return reply;
+}

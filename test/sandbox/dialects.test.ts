@@ -1,0 +1,715 @@
+/**
+ * Dialects (docs/api-contract.md, "Dialects"): each axis value's wire shape, with a real HTTP
+ * client against startSandbox.
+ */
+import axios, { type AxiosInstance, type AxiosResponse } from 'axios';
+import http from 'http';
+
+import { verifyWebhookSignature } from '../../nodes/shared/webhookSignature';
+import { startSandbox, type Sandbox } from '../../sandbox';
+import { DEFAULT_DIALECT, DIALECT_NAMES, DIALECT_PRESETS, parseDialect, type Dialect, type ListEnvelope } from '../../sandbox/dialects';
+import { admin, api, documentBody, expectError, startReceiver, useSandbox, waitFor, type Receiver } from './helpers';
+
+/** useSandbox passes every start option on, the dialect included. */
+const fileSandbox = useSandbox({ dialect: 'numeric-ids+items-links', rateLimit: null });
+
+const sandboxes: Sandbox[] = [];
+const receivers: Receiver[] = [];
+afterAll(async () => {
+	await Promise.all([...sandboxes.map((sandbox) => sandbox.close()), ...receivers.map((receiver) => receiver.close())]);
+});
+
+async function start(dialect: string | Partial<Dialect>, options: Parameters<typeof startSandbox>[0] = {}): Promise<Sandbox> {
+	const sandbox = await startSandbox({ dialect, onError: (error) => console.error(error), ...options });
+	sandboxes.push(sandbox);
+	return sandbox;
+}
+
+async function receiver(): Promise<Receiver> {
+	const started = await startReceiver();
+	receivers.push(started);
+	return started;
+}
+
+/** A new account with `count` documents (every third a draft); returns its client and ids newest first. */
+async function accountWith(sandbox: Sandbox, count: number): Promise<{ client: AxiosInstance; ids: unknown[]; apiKey: string }> {
+	const { apiKey } = sandbox.createAccount();
+	const client = api(sandbox, apiKey);
+	const ids: unknown[] = [];
+	for (let i = 0; i < count; i++) {
+		const body = i % 3 === 0 ? { name: `draft-${i}.pdf`, draft: true } : documentBody({ name: `Contract-${i}.pdf` });
+		const response = await client.post('/documents', body);
+		expect(response.status).toBe(201);
+		ids.push(response.data.id);
+	}
+	return { client, ids: ids.reverse(), apiKey };
+}
+
+/** GET of an absolute next URL with the same key. */
+function follow(client: AxiosInstance, url: string): Promise<AxiosResponse> {
+	return client.get(url, { baseURL: undefined });
+}
+
+interface Walked {
+	ids: unknown[];
+	sizes: number[];
+	/** The next link / cursor / page of each page (null on the last). */
+	nexts: Array<string | number | null>;
+}
+
+/**
+ * Walks a list to the end the way a client of `envelope` would, checking the shape of every page.
+ * Stops after `maxPages` (for the ignores-paging dialect, which never ends).
+ */
+async function walk(envelope: ListEnvelope, client: AxiosInstance, path: string, params: Record<string, string | number>, maxPages = 50): Promise<Walked> {
+	const walked: Walked = { ids: [], sizes: [], nexts: [] };
+	let response = await client.get(path, { params });
+	for (let page = 1; page <= maxPages; page++) {
+		expect(response.status).toBe(200);
+		const body = response.data;
+		let records: Array<{ id: unknown }>;
+		let next: string | number | null;
+		switch (envelope) {
+			case 'cursor':
+				expect(Object.keys(body).sort()).toEqual(['data', 'has_more', 'next_cursor']);
+				expect(body.has_more).toBe(body.next_cursor !== null);
+				records = body.data;
+				next = body.next_cursor;
+				break;
+			case 'link-header': {
+				expect(Array.isArray(body)).toBe(true);
+				records = body;
+				const link = response.headers.link as string | undefined;
+				if (link === undefined) next = null;
+				else {
+					const match = /^<([^>]+)>; rel="next"$/.exec(link);
+					expect(match).not.toBeNull();
+					next = match![1];
+				}
+				break;
+			}
+			case 'results-next':
+				expect(Object.keys(body).sort()).toEqual(['next', 'results']);
+				records = body.results;
+				next = body.next;
+				break;
+			case 'next-url':
+				expect(Object.keys(body).sort()).toEqual(['data', 'has_more', 'next_url']);
+				expect(body.has_more).toBe(body.next_url !== null);
+				records = body.data;
+				next = body.next_url;
+				break;
+			case 'items-links':
+				expect(Object.keys(body).sort()).toEqual(['items', 'links']);
+				expect(Object.keys(body.links)).toEqual(['next']);
+				records = body.items;
+				next = body.links.next;
+				break;
+			case 'meta-cursor':
+				expect(Object.keys(body).sort()).toEqual(['data', 'meta']);
+				expect(Object.keys(body.meta)).toEqual(['next_cursor']);
+				records = body.data;
+				next = body.meta.next_cursor;
+				break;
+			case 'page-numbers':
+				expect(Object.keys(body).sort()).toEqual(['data', 'page', 'per_page', 'total', 'total_pages']);
+				records = body.data;
+				next = body.page < body.total_pages ? body.page + 1 : null;
+				break;
+		}
+		walked.ids.push(...records.map((record) => record.id));
+		walked.sizes.push(records.length);
+		walked.nexts.push(next);
+		if (next === null || page === maxPages) return walked;
+		if (typeof next === 'string' && /^https?:/.test(next)) {
+			response = await follow(client, next);
+		} else if (envelope === 'page-numbers') {
+			response = await client.get(path, { params: { ...params, page: next } });
+		} else {
+			response = await client.get(path, { params: { ...params, cursor: next } });
+		}
+	}
+	return walked;
+}
+
+const ENVELOPES: ListEnvelope[] = ['cursor', 'link-header', 'results-next', 'next-url', 'items-links', 'meta-cursor', 'page-numbers'];
+
+// ---------------------------------------------------------------------------------------------
+
+describe('parseDialect and presets', () => {
+	it('names exactly the documented presets, and each parses to a complete dialect', () => {
+		expect([...DIALECT_NAMES].sort()).toEqual(
+			[
+				'default',
+				'numeric-ids',
+				'link-header',
+				'results-next',
+				'next-url',
+				'items-links',
+				'meta-cursor',
+				'page-numbers',
+				'ignores-paging',
+				'page-cap',
+				'server-secret',
+				'no-delivery-endpoints',
+				'unsigned',
+				'error-message',
+				'error-errors',
+				'error-text',
+				'error-html',
+				'delete-200',
+				'minimal',
+			].sort(),
+		);
+		for (const name of DIALECT_NAMES) {
+			const dialect = parseDialect(name);
+			expect(Object.keys(dialect).sort()).toEqual(Object.keys(DEFAULT_DIALECT).sort());
+			expect(dialect).toEqual({ ...DEFAULT_DIALECT, ...DIALECT_PRESETS[name] });
+		}
+		expect(parseDialect(undefined)).toEqual(DEFAULT_DIALECT);
+		expect(parseDialect('default')).toEqual(DEFAULT_DIALECT);
+		expect(parseDialect('page-cap').maxPageSize).toBe(25);
+		expect(parseDialect('minimal')).toEqual({
+			...DEFAULT_DIALECT,
+			deliveryEndpoints: false,
+			deliverySignature: 'none',
+			errorBody: 'message',
+			deleteAnswer: 200,
+		});
+	});
+
+	it('composes with + left to right over the default', () => {
+		expect(parseDialect('numeric-ids+items-links')).toEqual({ ...DEFAULT_DIALECT, ids: 'numeric', listEnvelope: 'items-links' });
+		expect(parseDialect('error-text+error-html').errorBody).toBe('html');
+		expect(parseDialect('error-html+error-text').errorBody).toBe('text');
+		expect(parseDialect('minimal+error-errors')).toEqual({ ...parseDialect('minimal'), errorBody: 'errors' });
+		expect(parseDialect('error-errors+minimal').errorBody).toBe('message');
+		expect(parseDialect(' numeric-ids + page-cap ')).toEqual({ ...DEFAULT_DIALECT, ids: 'numeric', maxPageSize: 25 });
+		expect(parseDialect({ maxPageSize: 10, ids: 'numeric' })).toEqual({ ...DEFAULT_DIALECT, maxPageSize: 10, ids: 'numeric' });
+		expect(parseDialect('{"listEnvelope":"link-header"}')).toEqual({ ...DEFAULT_DIALECT, listEnvelope: 'link-header' });
+	});
+
+	it('refuses unknown names and invalid axes with the valid ones listed', () => {
+		expect(() => parseDialect('numeric-ids+bogus')).toThrow(/Unknown dialect "bogus"; valid dialects: default, numeric-ids, .*minimal/);
+		expect(() => parseDialect('numeric-ids+')).toThrow(/Unknown dialect ""/);
+		expect(() => parseDialect({ ids: 'uuid' } as never)).toThrow(/Invalid dialect: ids/);
+		expect(() => parseDialect({ colour: 'red' } as never)).toThrow(/Invalid dialect/);
+		expect(() => parseDialect({ maxPageSize: 0 })).toThrow(/maxPageSize/);
+		expect(() => parseDialect('{nope')).toThrow(/not valid JSON/);
+	});
+});
+
+describe('choosing the dialect', () => {
+	it('useSandbox({ dialect }) starts the sandbox in that dialect', async () => {
+		expect(fileSandbox().config().dialectSpec).toBe('numeric-ids+items-links');
+		const document = (await api(fileSandbox()).post('/documents', documentBody())).data;
+		expect(typeof document.id).toBe('number');
+		expect((await api(fileSandbox()).get('/documents')).data.items[0].id).toBe(document.id);
+	});
+
+	it('startSandbox({dialect}), sandbox.config(), configure(), reset() keeps it', async () => {
+		const sandbox = await start('numeric-ids+items-links');
+		expect(sandbox.config()).toMatchObject({ dialectSpec: 'numeric-ids+items-links', dialect: { ...DEFAULT_DIALECT, ids: 'numeric', listEnvelope: 'items-links' } });
+		expect(sandbox.configure({ dialect: { errorBody: 'text' } })).toMatchObject({
+			dialectSpec: '{"errorBody":"text"}',
+			dialect: { ...DEFAULT_DIALECT, errorBody: 'text' },
+		});
+		expect(() => sandbox.configure({ dialect: 'bogus' })).toThrow(/Unknown dialect "bogus"; valid dialects/);
+		sandbox.configure({ dialect: 'link-header' });
+		sandbox.configure({ failureRate: 0 });
+		sandbox.reset();
+		expect(sandbox.config()).toMatchObject({ dialectSpec: 'link-header', dialect: { listEnvelope: 'link-header' } });
+		await expect(startSandbox({ dialect: 'nope' })).rejects.toThrow(/Unknown dialect "nope"/);
+	});
+
+	it('GET/PUT /__sandbox/config show and switch it (spec string or object); admin errors keep the admin format', async () => {
+		const sandbox = await start('error-html');
+		const control = admin(sandbox);
+		expect((await control.get('/config')).data).toMatchObject({ dialectSpec: 'error-html', dialect: { errorBody: 'html' } });
+		const put = await control.put('/config', { dialect: 'page-numbers+delete-200' });
+		expect(put.status).toBe(200);
+		expect(put.data).toMatchObject({ dialectSpec: 'page-numbers+delete-200', dialect: { listEnvelope: 'page-numbers', deleteAnswer: 200, errorBody: 'contract' } });
+		expect((await control.put('/config', { dialect: { ids: 'numeric' } })).data).toMatchObject({ dialectSpec: '{"ids":"numeric"}', dialect: { ids: 'numeric' } });
+		expect((await control.get('/config')).data.dialect.ids).toBe('numeric');
+
+		await control.put('/config', { dialect: 'error-text' });
+		const bad = await control.put('/config', { dialect: 'bogus' });
+		expectError(bad, 400, 'validation_error', 'dialect');
+		expect(bad.data.error.message).toMatch(/valid dialects: default, numeric-ids/);
+		expectError(await control.put('/config', { dialect: { ids: 'uuid' } }), 400, 'validation_error');
+		expect((await control.get('/config')).data.dialectSpec).toBe('error-text');
+	});
+});
+
+// ---------------------------------------------------------------------------------------------
+
+describe('listEnvelope', () => {
+	describe.each(ENVELOPES)('%s', (envelope) => {
+		let sandbox: Sandbox;
+		let account: { client: AxiosInstance; ids: unknown[] };
+		beforeAll(async () => {
+			sandbox = await start({ listEnvelope: envelope });
+			account = await accountWith(sandbox, 60);
+		});
+
+		it('walking every page with limit 25 returns every record exactly once, newest first', async () => {
+			const { ids, sizes } = await walk(envelope, account.client, '/documents', { limit: 25 });
+			expect(sizes).toEqual([25, 25, 10]);
+			expect(ids).toEqual(account.ids);
+		});
+
+		it('keeps the filters across pages', async () => {
+			const { ids } = await walk(envelope, account.client, '/documents', { status: 'draft', limit: 7 });
+			const drafts = (await account.client.get('/documents', { params: { status: 'draft', limit: 100 } })).data;
+			expect(ids).toHaveLength(20);
+			const all = Array.isArray(drafts) ? drafts : (drafts.data ?? drafts.results ?? drafts.items);
+			expect(ids).toEqual(all.map((record: { id: unknown }) => record.id));
+		});
+
+		it('every list endpoint answers in the envelope', async () => {
+			const { client } = account;
+			expect((await client.post('/templates', { name: 'T' })).status).toBe(201);
+			expect((await client.post('/webhooks', { url: 'http://127.0.0.1:9/hook', events: ['*'] })).status).toBe(201);
+			for (const path of ['/documents', '/templates', '/users', '/webhooks', '/reports/audit-log']) {
+				const { ids } = await walk(envelope, client, path, { limit: 100 });
+				expect(ids.length).toBeGreaterThan(0);
+			}
+		});
+
+		if (envelope !== 'cursor' && envelope !== 'meta-cursor' && envelope !== 'page-numbers') {
+			it('next links are absolute URLs on the origin the client reached (or publicOrigin) with the same path, filters, cursor and limit', async () => {
+				const { nexts } = await walk(envelope, account.client, '/documents', { q: 'contract', limit: 10 }, 1);
+				const next = new URL(nexts[0] as string);
+				expect(`${next.origin}${next.pathname}`).toBe(`${sandbox.origin}/v1/documents`);
+				expect(next.searchParams.get('q')).toBe('contract');
+				expect(next.searchParams.get('limit')).toBe('10');
+				expect(next.searchParams.get('cursor')).toBeTruthy();
+
+				sandbox.configure({ publicOrigin: 'http://sandbox.test:4010' });
+				try {
+					const { nexts: publicNexts } = await walk(envelope, account.client, '/documents', { limit: 10 }, 1);
+					expect(publicNexts[0]).toMatch(/^http:\/\/sandbox\.test:4010\/v1\/documents\?/);
+				} finally {
+					sandbox.configure({ publicOrigin: null });
+				}
+			});
+		}
+	});
+
+	it('page-numbers: page/per_page/total/total_pages; per_page is accepted for limit; a bad page is a 400', async () => {
+		const sandbox = await start('page-numbers');
+		const { client, ids } = await accountWith(sandbox, 60);
+		const second = (await client.get('/documents', { params: { page: 2, limit: 25 } })).data;
+		expect(second).toMatchObject({ page: 2, per_page: 25, total: 60, total_pages: 3 });
+		expect(second.data.map((record: { id: unknown }) => record.id)).toEqual(ids.slice(25, 50));
+		const perPage = (await client.get('/documents', { params: { page: 3, per_page: 20 } })).data;
+		expect(perPage).toMatchObject({ page: 3, per_page: 20, total: 60, total_pages: 3 });
+		expect(perPage.data.map((record: { id: unknown }) => record.id)).toEqual(ids.slice(40, 60));
+		expect((await client.get('/documents', { params: { page: 9 } })).data).toMatchObject({ data: [], page: 9, total: 60 });
+		expectError(await client.get('/documents', { params: { page: 0 } }), 400, 'validation_error', 'page');
+		expectError(await client.get('/documents', { params: { page: 'x' } }), 400, 'validation_error', 'page');
+		expectError(await client.get('/documents', { params: { per_page: 101 } }), 400, 'validation_error', 'per_page');
+	});
+});
+
+describe('paging: ignored', () => {
+	it.each(ENVELOPES)('%s: every request answers page one and still says there is more', async (envelope) => {
+		const sandbox = await start({ paging: 'ignored', listEnvelope: envelope });
+		const { client, ids } = await accountWith(sandbox, 30);
+		const walked = await walk(envelope, client, '/documents', { limit: 10 }, 3);
+		expect(walked.sizes).toEqual([10, 10, 10]);
+		expect(walked.ids).toEqual([...ids.slice(0, 10), ...ids.slice(0, 10), ...ids.slice(0, 10)]);
+		// The same next cursor / URL / page number every time: it never progresses.
+		expect(walked.nexts[0]).not.toBeNull();
+		expect(new Set(walked.nexts).size).toBe(1);
+	});
+
+	it("the 'ignores-paging' preset; limit still applies", async () => {
+		const sandbox = await start('ignores-paging');
+		const { client, ids } = await accountWith(sandbox, 12);
+		const first = (await client.get('/documents', { params: { limit: 5 } })).data;
+		const again = (await client.get('/documents', { params: { limit: 5, cursor: first.next_cursor } })).data;
+		expect(again).toEqual(first);
+		expect(first.data.map((record: { id: unknown }) => record.id)).toEqual(ids.slice(0, 5));
+		expect(first.has_more).toBe(true);
+		// Ignored means not even looked at: a cursor that is not one is no 400.
+		expect((await client.get('/documents', { params: { limit: 5, cursor: 'not-a-cursor' } })).data).toEqual(first);
+		sandbox.configure({ dialect: 'ignores-paging+page-numbers' });
+		const numbered = (await client.get('/documents', { params: { limit: 5, page: 0 } })).data;
+		expect(numbered).toMatchObject({ page: 1, per_page: 5, total: 12, total_pages: 3 });
+	});
+});
+
+describe('maxPageSize', () => {
+	it.each(ENVELOPES)("'page-cap' with %s: limit above 25 is served as 25 (no 400) and paging continues correctly", async (envelope) => {
+		const sandbox = await start(`page-cap+${envelope === 'cursor' ? 'default' : envelope}`);
+		const { client, ids } = await accountWith(sandbox, 60);
+		const { ids: walked, sizes } = await walk(envelope, client, '/documents', { limit: 100 });
+		expect(sizes).toEqual([25, 25, 10]);
+		expect(walked).toEqual(ids);
+		const small = await walk(envelope, client, '/documents', { limit: 20 });
+		expect(small.sizes).toEqual([20, 20, 20]);
+		expectError(await client.get('/documents', { params: { limit: 101 } }), 400, 'validation_error', 'limit');
+	});
+
+	it('the default page size (20) is under the cap and stays', async () => {
+		const sandbox = await start({ maxPageSize: 10 });
+		const { client } = await accountWith(sandbox, 25);
+		expect((await client.get('/documents')).data.data).toHaveLength(10);
+	});
+});
+
+// ---------------------------------------------------------------------------------------------
+
+/** Every `id`, `…_id` and `…_ids` in `value` (outside metadata) is a number (or null). */
+function expectNumericIds(value: unknown, path = '$'): number {
+	let count = 0;
+	if (Array.isArray(value)) {
+		value.forEach((item, index) => (count += expectNumericIds(item, `${path}[${index}]`)));
+		return count;
+	}
+	if (value === null || typeof value !== 'object') return 0;
+	for (const [key, field] of Object.entries(value)) {
+		if (key === 'metadata' || key === 'request_id') continue;
+		if (key === 'id' || key.endsWith('_id')) {
+			if (field !== null) {
+				if (typeof field !== 'number') throw new Error(`${path}.${key} is ${JSON.stringify(field)}, not a number`);
+				expect(Number.isSafeInteger(field)).toBe(true);
+				count++;
+			}
+		} else if (key.endsWith('_ids') && Array.isArray(field)) {
+			for (const item of field) expect(typeof item).toBe('number');
+			count += field.length;
+		} else {
+			count += expectNumericIds(field, `${path}.${key}`);
+		}
+	}
+	return count;
+}
+
+describe("ids: 'numeric'", () => {
+	let sandbox: Sandbox;
+	beforeAll(async () => {
+		sandbox = await start('numeric-ids', { webhookRetry: { baseDelayMs: 20, maxAttempts: 2, timeoutMs: 5000 } });
+	});
+
+	it('records, nested references and paths use numbers; account isolation holds', async () => {
+		const client = api(sandbox);
+		const template = (await client.post('/templates', { name: 'NDA', signer_roles: [{ role: 'client' }] })).data;
+		expect(typeof template.id).toBe('number');
+		expect(template.id).toBeGreaterThan(1000);
+
+		const document = await client.post('/documents', {
+			template_id: template.id,
+			name: 'nda.pdf',
+			signers: [{ email: 'ann@example.com', name: 'Ann' }],
+			metadata: { customer_id: '12345' },
+		});
+		expect(document.status).toBe(201);
+		expect(expectNumericIds(document.data)).toBeGreaterThanOrEqual(4); // id, template_id, signature_request_id, signer id
+		expect(document.data.template_id).toBe(template.id);
+		expect(document.data.metadata).toEqual({ customer_id: '12345' });
+		expect(typeof document.data.signature_request_id).toBe('number');
+		expect(document.data.signing_url).toContain(`/sign/${document.data.id}?token=`);
+
+		const fetched = await client.get(`/documents/${document.data.id}`);
+		expect(fetched.status).toBe(200);
+		expect(fetched.data).toEqual(document.data);
+		const request = (await client.get(`/signatures/${document.data.signature_request_id}`)).data;
+		expect(request.document_id).toBe(document.data.id);
+		expectNumericIds(request);
+
+		const remind = await client.post(`/signatures/${document.data.signature_request_id}/remind`, { signer_ids: [document.data.signers[0].id] });
+		expect(remind.status).toBe(200);
+		expectNumericIds(remind.data);
+
+		const draft = (await client.post('/documents', { name: 'draft.pdf', draft: true })).data;
+		const sent = await client.post('/signatures/request', { document_id: draft.id, signers: [{ email: 'bob@example.com', name: 'Bob' }] });
+		expect(sent.status).toBe(201);
+		expect(sent.data.document_id).toBe(draft.id);
+
+		// The ids are unique across kinds and sequential.
+		const all = [template.id, document.data.id, document.data.signature_request_id, document.data.signers[0].id, draft.id];
+		expect(new Set(all).size).toBe(all.length);
+
+		const other = api(sandbox, sandbox.createAccount().apiKey);
+		expectError(await other.get(`/documents/${document.data.id}`), 404, 'not_found');
+		expectError(await other.get(`/signatures/${document.data.signature_request_id}`), 404, 'not_found');
+		expectError(await other.delete(`/documents/${document.data.id}`), 404, 'not_found');
+		// Errors keep their string request ids.
+		const missing = await client.get('/documents/999999');
+		expectError(missing, 404, 'not_found');
+		expect(missing.data.error.request_id).toMatch(/^req_/);
+
+		for (const path of ['/documents', '/templates', '/users', '/reports/audit-log']) {
+			const list = await client.get(path, { params: { limit: 100 } });
+			expect(list.status).toBe(200);
+			expect(expectNumericIds(list.data)).toBeGreaterThan(0);
+			expect(list.data.next_cursor === null || typeof list.data.next_cursor === 'string').toBe(true);
+		}
+		const audit = (await client.get('/reports/audit-log', { params: { document_id: String(document.data.id), limit: 100 } })).data.data;
+		expect(audit.length).toBeGreaterThan(0);
+		for (const entry of audit) expect(entry.document_id).toBe(document.data.id);
+		const templateEvent = (await client.get('/reports/audit-log', { params: { event: 'template.created' } })).data.data[0];
+		expect(templateEvent.details.template_id).toBe(template.id);
+
+		const exported = await client.get('/reports/export', { params: { format: 'json' } });
+		expect(exported.status).toBe(200);
+		expectNumericIds(exported.data);
+		expect(exported.data.some((row: { id: unknown }) => row.id === document.data.id)).toBe(true);
+	});
+
+	it('delivery bodies, X-Delivery-Id and the delivery endpoints use numbers', async () => {
+		const { apiKey } = sandbox.createAccount();
+		const client = api(sandbox, apiKey);
+		const target = await receiver();
+		const webhook = (await client.post('/webhooks', { url: target.url, events: ['document.created'] })).data;
+		expect(typeof webhook.id).toBe('number');
+		const document = (await client.post('/documents', documentBody())).data;
+		await sandbox.flushDeliveries();
+		expect(target.requests).toHaveLength(1);
+		const [request] = target.requests;
+		const body = JSON.parse(request.rawBody.toString('utf8'));
+		expect(expectNumericIds(body)).toBeGreaterThanOrEqual(5);
+		expect(body.webhook_id).toBe(webhook.id);
+		expect(body.data.document.id).toBe(document.id);
+		expect(request.headers['x-delivery-id']).toBe(String(body.id));
+		expect(verifyWebhookSignature({ header: request.headers['x-signature'], rawBody: request.rawBody, secret: webhook.secret, nowSeconds: Math.floor(Date.now() / 1000) }).valid).toBe(true);
+
+		const record = await client.get(`/webhooks/${webhook.id}/deliveries/${body.id}`);
+		expect(record.status).toBe(200);
+		expect(record.data).toMatchObject({ id: body.id, webhook_id: webhook.id });
+		const acknowledged = await client.post(`/webhooks/${webhook.id}/deliveries/${body.id}/acknowledge`);
+		expect(acknowledged.status).toBe(200);
+		expect(acknowledged.data).toMatchObject({ id: body.id, status: 'acknowledged' });
+		const other = api(sandbox, sandbox.createAccount().apiKey);
+		expectError(await other.get(`/webhooks/${webhook.id}/deliveries/${body.id}`), 404, 'not_found');
+	});
+
+	it('the signing pages take the decimal ids', async () => {
+		const document = (await api(sandbox).post('/documents', documentBody())).data;
+		expect((await fetch(document.signing_url)).status).toBe(200);
+		expect((await fetch(document.signers[0].signing_url)).status).toBe(200);
+		expect(sandbox.actAsSigner(String(document.id), String(document.signers[0].id), 'sign').signers[0].status).toBe('signed');
+	});
+});
+
+// ---------------------------------------------------------------------------------------------
+
+describe('webhook secrets and signatures', () => {
+	const now = () => Math.floor(Date.now() / 1000);
+
+	it("webhookSecret 'server': the client's secret is ignored; the issued whsec_… signs", async () => {
+		const sandbox = await start('server-secret');
+		const client = api(sandbox);
+		const target = await receiver();
+		const created = await client.post('/webhooks', { url: target.url, events: ['document.created'], secret: 'my-own-secret-0123456789-0123456789-abcdef' });
+		expect(created.status).toBe(201);
+		expect(created.data.secret).toMatch(/^whsec_[\w-]{40,}$/);
+		await client.post('/documents', documentBody());
+		await sandbox.flushDeliveries();
+		const [request] = target.requests;
+		const check = (secret: string) => verifyWebhookSignature({ header: request.headers['x-signature'], rawBody: request.rawBody, secret, nowSeconds: now() });
+		expect(check(created.data.secret).valid).toBe(true);
+		expect(check('my-own-secret-0123456789-0123456789-abcdef').valid).toBe(false);
+		// Ignored altogether: a secret the contract would refuse is not even validated.
+		const short = await client.post('/webhooks', { url: target.url, events: ['document.created'], secret: 'x' });
+		expect(short.status).toBe(201);
+		expect(short.data.secret).toMatch(/^whsec_/);
+	});
+
+	it("webhookSecret 'client' (default) signs with the client's secret", async () => {
+		const sandbox = await start('default');
+		const target = await receiver();
+		const created = await api(sandbox).post('/webhooks', { url: target.url, events: ['document.created'], secret: 'my-own-secret-0123456789-0123456789-abcdef' });
+		expect(created.data.secret).toBe('my-own-secret-0123456789-0123456789-abcdef');
+		await api(sandbox).post('/documents', documentBody());
+		await sandbox.flushDeliveries();
+		expect(verifyWebhookSignature({ header: target.requests[0].headers['x-signature'], rawBody: target.requests[0].rawBody, secret: 'my-own-secret-0123456789-0123456789-abcdef', nowSeconds: now() }).valid).toBe(true);
+	});
+
+	it("deliverySignature 'none': no X-Signature header, everything else as usual", async () => {
+		const sandbox = await start('unsigned');
+		const target = await receiver();
+		await api(sandbox).post('/webhooks', { url: target.url, events: ['document.created'] });
+		await api(sandbox).post('/documents', documentBody());
+		await sandbox.flushDeliveries();
+		expect(target.requests).toHaveLength(1);
+		expect(target.requests[0].headers['x-signature']).toBeUndefined();
+		expect(target.requests[0].headers['x-delivery-id']).toMatch(/^dlv_/);
+		expect(target.requests[0].headers['x-event']).toBe('document.created');
+	});
+});
+
+describe('deliveryEndpoints: false', () => {
+	it('GET of a delivery and acknowledge are 404 not_found like an unknown route', async () => {
+		const sandbox = await start('no-delivery-endpoints');
+		const client = api(sandbox);
+		const target = await receiver();
+		const webhook = (await client.post('/webhooks', { url: target.url, events: ['document.created'] })).data;
+		await client.post('/documents', documentBody());
+		await sandbox.flushDeliveries();
+		const deliveryId = target.requests[0].headers['x-delivery-id'] as string;
+		const base = `/webhooks/${webhook.id}/deliveries/${deliveryId}`;
+		for (const response of [await client.get(base), await client.post(`${base}/acknowledge`), await client.get(`${base}/acknowledge`)]) {
+			expectError(response, 404, 'not_found');
+			expect(response.data.error.message).toMatch(/^No route/);
+		}
+		// With the endpoints, GET …/acknowledge is a 405.
+		sandbox.configure({ dialect: 'default' });
+		expect((await client.get(`${base}/acknowledge`)).status).toBe(405);
+		expect((await client.get(base)).status).toBe(200);
+	});
+});
+
+// ---------------------------------------------------------------------------------------------
+
+describe('errorBody', () => {
+	/** Error answers of several kinds: 400, 401, 404 (route and record), 405, 413, 429. */
+	async function errors(sandbox: Sandbox): Promise<Record<string, AxiosResponse>> {
+		const client = api(sandbox);
+		const noKey = api(sandbox, null);
+		const raw = axios.create({ baseURL: sandbox.origin, validateStatus: () => true, httpAgent: new http.Agent({ keepAlive: false }) });
+		const out: Record<string, AxiosResponse> = {
+			validation: await client.post('/documents', { name: '' }),
+			unauthorized: await noKey.get('/documents'),
+			route: await client.get('/nothing-here'),
+			record: await client.get('/documents/doc_missing'),
+			method: await client.put('/documents'),
+			tooLarge: await client.post('/documents', { name: 'x'.repeat(30 * 1024 * 1024) }),
+			outside: await raw.get('/elsewhere'),
+		};
+		sandbox.configure({ rateLimit: { requestsPerSecond: 0.001, burst: 1 } });
+		await client.get('/users');
+		out.rateLimited = await client.get('/users');
+		sandbox.configure({ rateLimit: null });
+		return out;
+	}
+
+	const expectedStatus: Record<string, number> = { validation: 400, unauthorized: 401, route: 404, record: 404, method: 405, tooLarge: 413, outside: 404, rateLimited: 429 };
+
+	function statusesAndHeaders(all: Record<string, AxiosResponse>) {
+		for (const [kind, response] of Object.entries(all)) expect([kind, response.status]).toEqual([kind, expectedStatus[kind]]);
+		expect(all.rateLimited.headers['retry-after']).toMatch(/^\d+$/);
+		expect(all.unauthorized.headers['www-authenticate']).toBe('Bearer');
+		expect(all.method.headers.allow).toContain('GET');
+	}
+
+	it("'contract' (default): {error:{code,message,field,request_id}}", async () => {
+		const all = await errors(await start('default'));
+		statusesAndHeaders(all);
+		for (const response of Object.values(all)) expect(Object.keys(response.data)).toEqual(['error']);
+		expect(all.validation.data.error).toMatchObject({ code: 'validation_error', field: 'name' });
+	});
+
+	it("'message': {message, code}", async () => {
+		const all = await errors(await start('error-message'));
+		statusesAndHeaders(all);
+		for (const response of Object.values(all)) {
+			expect(response.headers['content-type']).toMatch(/^application\/json/);
+			expect(Object.keys(response.data).sort()).toEqual(['code', 'message']);
+			expect(typeof response.data.message).toBe('string');
+		}
+		expect(all.validation.data.code).toBe('validation_error');
+		expect(all.rateLimited.data.code).toBe('rate_limited');
+		expect(all.unauthorized.data).toEqual({ code: 'unauthorized', message: 'Missing API key: send Authorization: Bearer <key>' });
+	});
+
+	it("'errors': {errors: [{code, message, field}]}", async () => {
+		const all = await errors(await start('error-errors'));
+		statusesAndHeaders(all);
+		for (const response of Object.values(all)) {
+			expect(response.headers['content-type']).toMatch(/^application\/json/);
+			expect(Object.keys(response.data)).toEqual(['errors']);
+			expect(response.data.errors).toHaveLength(1);
+			expect(Object.keys(response.data.errors[0]).sort()).toEqual(['code', 'field', 'message']);
+		}
+		expect(all.validation.data.errors[0]).toMatchObject({ code: 'validation_error', field: 'name' });
+		expect(all.route.data.errors[0]).toMatchObject({ code: 'not_found', field: null });
+	});
+
+	it("'text': text/plain with the message", async () => {
+		const all = await errors(await start('error-text'));
+		statusesAndHeaders(all);
+		for (const response of Object.values(all)) {
+			expect(response.headers['content-type']).toMatch(/^text\/plain/);
+			expect(typeof response.data).toBe('string');
+		}
+		expect(all.unauthorized.data.trim()).toBe('Missing API key: send Authorization: Bearer <key>');
+		expect(all.rateLimited.data).toMatch(/Too many requests/);
+		expect(all.record.data).toMatch(/No such document/);
+	});
+
+	it("'html': a reverse proxy's page with the status line and the message", async () => {
+		const all = await errors(await start('error-html'));
+		statusesAndHeaders(all);
+		for (const [kind, response] of Object.entries(all)) {
+			expect(response.headers['content-type']).toMatch(/^text\/html/);
+			expect(response.data).toMatch(/^<!DOCTYPE html>/);
+			expect(response.data).toContain(`<title>${expectedStatus[kind]} ${http.STATUS_CODES[expectedStatus[kind]]}</title>`);
+			expect(response.data).toContain('<center>nginx</center>');
+		}
+		expect(all.rateLimited.data).toContain('<h1>429 Too Many Requests</h1>');
+		expect(all.unauthorized.data).toContain('Missing API key: send Authorization: Bearer &lt;key&gt;');
+	});
+
+	it('admin routes keep their own JSON format in every dialect', async () => {
+		const sandbox = await start('error-text');
+		expectError(await admin(sandbox).put('/config', { failureRate: 7 }), 400, 'validation_error', 'failureRate');
+		expectError(await admin(sandbox).get('/nothing'), 404, 'not_found');
+	});
+});
+
+describe('deleteAnswer', () => {
+	it('200: DELETE answers { id, deleted: true } (numbers with numeric ids)', async () => {
+		const sandbox = await start('delete-200');
+		const client = api(sandbox);
+		const document = (await client.post('/documents', documentBody())).data;
+		const deleted = await client.delete(`/documents/${document.id}`);
+		expect(deleted.status).toBe(200);
+		expect(deleted.data).toEqual({ id: document.id, deleted: true });
+		expectError(await client.get(`/documents/${document.id}`), 404, 'not_found');
+		const webhook = (await client.post('/webhooks', { url: 'http://127.0.0.1:9/hook', events: ['*'] })).data;
+		expect((await client.delete(`/webhooks/${webhook.id}`)).data).toEqual({ id: webhook.id, deleted: true });
+		expectError(await client.delete(`/webhooks/${webhook.id}`), 404, 'not_found');
+
+		sandbox.configure({ dialect: 'numeric-ids+delete-200' });
+		const numeric = (await client.post('/documents', documentBody())).data;
+		expect((await client.delete(`/documents/${numeric.id}`)).data).toEqual({ id: numeric.id, deleted: true });
+		expect(typeof numeric.id).toBe('number');
+	});
+
+	it('204 (default): no body', async () => {
+		const sandbox = await start('default');
+		const document = (await api(sandbox).post('/documents', documentBody())).data;
+		const deleted = await api(sandbox).delete(`/documents/${document.id}`);
+		expect(deleted.status).toBe(204);
+		expect(deleted.data).toBe('');
+	});
+});
+
+describe('every preset keeps the rest of the service working', () => {
+	it.each(DIALECT_NAMES)('%s: create, fetch, list, sign, deliver, delete, validate, idempotency', async (name) => {
+		const sandbox = await start(name, { webhookRetry: { baseDelayMs: 20, maxAttempts: 2, timeoutMs: 5000 } });
+		const client = api(sandbox);
+		const target = await receiver();
+		expect((await client.post('/webhooks', { url: target.url, events: ['document.completed'] })).status).toBe(201);
+		const headers = { 'Idempotency-Key': `k-${name}` };
+		const created = await client.post('/documents', documentBody(), { headers });
+		expect(created.status).toBe(201);
+		const replay = await client.post('/documents', documentBody(), { headers });
+		expect(replay.data).toEqual(created.data);
+		expect(replay.headers['idempotent-replayed']).toBe('true');
+		const document = created.data;
+		expect((await client.get(`/documents/${document.id}`)).data.id).toBe(document.id);
+		const list = (await client.get('/documents')).data;
+		expect(JSON.stringify(list)).toContain(JSON.stringify(document.id));
+		expect((await client.post('/documents', { name: 'x.pdf', signers: 'nope' })).status).toBe(400);
+
+		for (const signer of document.signers) sandbox.actAsSigner(String(document.id), String(signer.id), 'sign');
+		expect((await client.get(`/documents/${document.id}`)).data.status).toBe('completed');
+		await waitFor(() => target.requests.length === 1 || undefined, 'the completed delivery');
+		const deleted = await client.delete(`/documents/${document.id}`);
+		expect(deleted.status).toBe(parseDialect(name).deleteAnswer);
+	});
+});
