@@ -4,7 +4,7 @@ import { apiPath, idText } from '../shared/ids';
 import { apiRequest, CREDENTIAL_TYPE } from '../shared/transport';
 import { headerValue, withoutHeaders } from '../shared/transport/headers';
 import { ANY_EVENT, DELIVERY_ATTEMPT_HEADER, DELIVERY_ID_HEADER, SIGNATURE_HEADER, SIGNATURE_TOLERANCE_SECONDS } from '../shared/vocabulary';
-import { verifyWebhookSignature } from '../shared/webhookSignature';
+import { verifyWebhookSignature, type SignatureFailureReason } from '../shared/webhookSignature';
 import { wasProcessed, scopeKey } from './recentDeliveries';
 import { selectedEvents } from './registration';
 import { derivedSecret, keyCheck, openSealedSecret, type SecretScope } from './secret';
@@ -32,6 +32,16 @@ import { readRegistration, triggerStaticData, type Registration } from './static
 export const CLAIM_CHECK_TIMEOUT_MS = 2000;
 /** Signature Tolerance is capped, so the replay window can never be turned off by a large value. */
 export const MAX_SIGNATURE_TOLERANCE_SECONDS = 3600;
+
+/** Why a delivery was refused, as the warning in n8n's log says it (never the secret). */
+const REFUSAL_REASONS: Record<SignatureFailureReason, string> = {
+	missing_header: 'missing X-Signature header (if the service does not sign deliveries, turn off Verify Signatures)',
+	malformed_header: 'malformed X-Signature header',
+	unsupported_scheme: 'X-Signature has no v1 signature',
+	stale_timestamp: "the signed time is too far from n8n's clock (check both clocks, or Signature Tolerance)",
+	empty_body: 'empty body',
+	signature_mismatch: "the signature does not match this webhook's secret",
+};
 
 interface TriggerOptions {
 	includeHeaders?: boolean;
@@ -109,8 +119,8 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 		});
 		if (!verification.valid) {
 			const why = keyChanged
-				? `${verification.reason}; the credential's API key changed since the webhook was registered: deactivate and activate the workflow`
-				: verification.reason;
+				? `${REFUSAL_REASONS[verification.reason]}; the credential's API key changed since the webhook was registered: deactivate and activate the workflow`
+				: REFUSAL_REASONS[verification.reason];
 			return refuse(this, 401, 'invalid_signature', `The delivery's signature is not valid (${verification.reason})`, why);
 		}
 		signedAt = verification.timestamp;

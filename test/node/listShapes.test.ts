@@ -1,5 +1,6 @@
 import nock from 'nock';
 
+import { DIALECT_NAMES, parseDialect, startSandbox, type Sandbox } from '../../sandbox';
 import { runDocumentSigning } from '../helpers/n8nWorkflow';
 
 /**
@@ -149,4 +150,68 @@ test('one input item per list: every output item is paired with the item that as
 		['tpl_a2', { item: 0 }],
 		['tpl_b1', { item: 1 }],
 	]);
+});
+
+/**
+ * The same, against the sandbox in every dialect: 130 documents read whole and by Limit. Every
+ * record comes back once, a Limit gives exactly that many distinct records in at most
+ * ceil(limit / page size) + 2 requests, and a service that ignores paging is named, not looped on.
+ */
+describe.each(DIALECT_NAMES)('list shapes of the %s dialect', (dialectName) => {
+	const dialect = parseDialect(dialectName);
+	let sandbox: Sandbox;
+	let apiKey: string;
+	const TOTAL = 130;
+	const listRequests = () => sandbox.stats().routes['GET /v1/documents'] ?? 0;
+	const read = (extra: Record<string, unknown>) =>
+		runDocumentSigning({ parameters: { resource: 'document', operation: 'getAll', simplify: false, ...extra }, credentials: { baseUrl: sandbox.baseUrl, apiKey } });
+
+	beforeAll(async () => {
+		nock.enableNetConnect('127.0.0.1');
+		sandbox = await startSandbox({ port: 0, dialect: dialectName });
+		apiKey = sandbox.createAccount().apiKey;
+		for (let i = 0; i < TOTAL; i++) {
+			const response = await fetch(`${sandbox.baseUrl}/documents`, {
+				method: 'POST',
+				headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
+				body: JSON.stringify({ name: `d${i}.pdf`, draft: true }),
+			});
+			expect(response.status).toBe(201);
+		}
+	});
+	afterAll(async () => {
+		await sandbox.close();
+		nock.disableNetConnect();
+	});
+
+	test('Return All: every record once, or a clear error when the service ignores paging', async () => {
+		const before = listRequests();
+		const result = await read({ returnAll: true });
+		if (dialect.paging === 'ignored') {
+			expect(result.items).toEqual([]);
+			expect(result.error?.message).toMatch(/already (sent|given)/);
+			expect(listRequests() - before).toBe(2);
+			return;
+		}
+		expect(result.error).toBeUndefined();
+		const ids = result.items.map((item) => String(item.json.id));
+		expect(ids).toHaveLength(TOTAL);
+		expect(new Set(ids).size).toBe(TOTAL);
+		expect(listRequests() - before).toBeLessThanOrEqual(Math.ceil(TOTAL / Math.min(100, dialect.maxPageSize)) + 2);
+	});
+
+	test('Limit 60 gives 60 distinct records in at most ceil(60 / page size) + 2 requests', async () => {
+		const before = listRequests();
+		const result = await read({ returnAll: false, limit: 60 });
+		const perPage = Math.min(60, dialect.maxPageSize);
+		expect(listRequests() - before).toBeLessThanOrEqual(Math.ceil(60 / perPage) + 2);
+		if (dialect.paging === 'ignored' && dialect.maxPageSize < 60) {
+			expect(result.error?.message).toMatch(/already (sent|given)/);
+			return;
+		}
+		expect(result.error).toBeUndefined();
+		const ids = result.items.map((item) => String(item.json.id));
+		expect(ids).toHaveLength(60);
+		expect(new Set(ids).size).toBe(60);
+	});
 });

@@ -7,64 +7,11 @@ import nock from 'nock';
  * answers the sandbox with what n8n would answer. Recorded requests are then replayed and forged.
  */
 import { webhookSecret } from '../../reliability/lib';
-import http from 'http';
-import type { AddressInfo } from 'net';
 import type { IDataObject } from 'n8n-workflow';
 
 import { signWebhookPayload } from '../../nodes/shared/webhookSignature';
 import { startSandbox, type Sandbox } from '../../sandbox';
-import { TriggerHost, type DeliveryOutcome, type IncomingDelivery } from './harness';
-
-interface Received extends IncomingDelivery {
-	outcome: DeliveryOutcome;
-}
-
-/** n8n's stand-in: routes /webhook/<node webhookId>/webhook to the host that owns it. */
-class Receiver {
-	private server!: http.Server;
-	readonly hosts = new Map<string, TriggerHost>();
-	readonly received: Received[] = [];
-	/** Answer this status after the node processed the request (imitates a lost answer). */
-	answerOverride: ((request: Received) => number | undefined) | undefined;
-
-	async start(): Promise<void> {
-		this.server = http.createServer((req, res) => {
-			const chunks: Buffer[] = [];
-			req.on('data', (chunk: Buffer) => chunks.push(chunk));
-			req.on('end', () => {
-				void this.handle(req, Buffer.concat(chunks), res);
-			});
-		});
-		await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-	}
-
-	get webhookBaseUrl(): string {
-		return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/webhook`;
-	}
-
-	private async handle(req: http.IncomingMessage, rawBody: Buffer, res: http.ServerResponse): Promise<void> {
-		const nodeWebhookId = /^\/webhook\/([^/]+)\/webhook$/.exec(req.url ?? '')?.[1];
-		const host = nodeWebhookId ? this.hosts.get(nodeWebhookId) : undefined;
-		if (!host) {
-			res.writeHead(404).end();
-			return;
-		}
-		try {
-			const delivery: IncomingDelivery = { headers: { ...req.headers }, rawBody };
-			const outcome = await host.receive(delivery);
-			const received = { ...delivery, outcome };
-			this.received.push(received);
-			const status = this.answerOverride?.(received) ?? outcome.status;
-			res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(outcome.body ?? {}));
-		} catch (error) {
-			res.writeHead(500, { 'Content-Type': 'application/json' }).end(JSON.stringify({ error: String(error) }));
-		}
-	}
-
-	async close(): Promise<void> {
-		await new Promise<void>((resolve) => this.server.close(() => resolve()));
-	}
-}
+import { Receiver, TriggerHost, type IncomingDelivery } from './harness';
 
 let sandbox: Sandbox;
 const receiver = new Receiver();

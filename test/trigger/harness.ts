@@ -22,6 +22,8 @@
  * - with responseMode onReceived n8n answers before the execution runs: `receive()` answers at
  *   once and the execution runs on; `idle()` waits for every execution started so far.
  */
+import http from 'http';
+import type { AddressInfo } from 'net';
 import { randomUUID } from 'crypto';
 import { HookContext, WebhookContext, WorkflowExecute } from 'n8n-core';
 import {
@@ -324,4 +326,71 @@ export class TriggerHost {
 		return this.executions.filter((execution) => execution.items.length > 0);
 	}
 
+}
+
+export interface Received extends IncomingDelivery {
+	outcome: DeliveryOutcome;
+}
+
+/** n8n's stand-in: routes /webhook/<node webhookId>/webhook to the host that owns it. */
+export class Receiver {
+	private server!: http.Server;
+	readonly hosts = new Map<string, TriggerHost>();
+	readonly received: Received[] = [];
+	/** Answer this status after the node processed the request (imitates a lost answer). */
+	answerOverride: ((request: Received) => number | undefined) | undefined;
+
+	async start(): Promise<void> {
+		this.server = http.createServer((req, res) => {
+			const chunks: Buffer[] = [];
+			req.on('data', (chunk: Buffer) => chunks.push(chunk));
+			req.on('end', () => {
+				void this.handle(req, Buffer.concat(chunks), res);
+			});
+		});
+		await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+	}
+
+	get webhookBaseUrl(): string {
+		return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/webhook`;
+	}
+
+	private async handle(req: http.IncomingMessage, rawBody: Buffer, res: http.ServerResponse): Promise<void> {
+		const nodeWebhookId = /^\/webhook\/([^/]+)\/webhook$/.exec(req.url ?? '')?.[1];
+		const host = nodeWebhookId ? this.hosts.get(nodeWebhookId) : undefined;
+		if (!host) {
+			res.writeHead(404).end();
+			return;
+		}
+		try {
+			const delivery: IncomingDelivery = { headers: { ...req.headers }, rawBody };
+			const outcome = await host.receive(delivery);
+			const received = { ...delivery, outcome };
+			this.received.push(received);
+			const status = this.answerOverride?.(received) ?? outcome.status;
+			res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(outcome.body ?? {}));
+		} catch (error) {
+			res.writeHead(500, { 'Content-Type': 'application/json' }).end(JSON.stringify({ error: String(error) }));
+		}
+	}
+
+	async close(): Promise<void> {
+		await new Promise<void>((resolve) => this.server.close(() => resolve()));
+	}
+}
+
+/** Collects what n8n's logger receives at warning level (the nodes log through n8n-core's Logger). */
+export function captureWarnings(): { messages: string[]; metadata: unknown[]; restore: () => void } {
+	// n8n-core's own copies of the DI container and Logger (it ships them nested), as the nodes see them.
+	const fromCore = (name: string) => require(require.resolve(name, { paths: [require.resolve('n8n-core')] })) as Record<string, never>;
+	const { Container } = fromCore('@n8n/di') as unknown as { Container: { get<T>(type: unknown): T } };
+	const { Logger } = fromCore('@n8n/backend-common') as unknown as { Logger: unknown };
+	const logger = Container.get<{ warn: (message: string, meta?: unknown) => void }>(Logger);
+	const messages: string[] = [];
+	const metadata: unknown[] = [];
+	const spy = jest.spyOn(logger, 'warn').mockImplementation((message: string, meta?: unknown) => {
+		messages.push(message);
+		metadata.push(meta);
+	});
+	return { messages, metadata, restore: () => spy.mockRestore() };
 }

@@ -72,6 +72,17 @@ export function isHtml(body: unknown, contentType?: string): boolean {
 	return (typeof body === 'string' && HTML.test(body)) || /\btext\/html\b/i.test(contentType ?? '');
 }
 
+/** The words a person would read on an HTML page, briefly. */
+function htmlText(html: string): string {
+	return html
+		.replace(/<(script|style|head)[\s\S]*?<\/\1>/gi, ' ')
+		.replace(/<[^>]*>/g, ' ')
+		.replace(/&nbsp;/g, ' ')
+		.replace(/\s+/g, ' ')
+		.trim()
+		.slice(0, 300);
+}
+
 function htmlTitle(html: string): string | undefined {
 	const title = /<title[^>]*>([^<]{1,200})<\/title>/i.exec(html) ?? /<h1[^>]*>([^<]{1,200})<\/h1>/i.exec(html);
 	return title ? title[1].replace(/\s+/g, ' ').trim() : undefined;
@@ -129,14 +140,15 @@ function statusError(node: INode, response: IN8nHttpFullResponse, itemIndex?: nu
 	const body = readableBody(response.body);
 	const contentType = headerValue(response.headers, 'content-type');
 	if (isHtml(body, contentType)) {
-		const title = typeof body === 'string' ? htmlTitle(body) : undefined;
+		const page = typeof body === 'string' ? body : '';
+		const title = htmlTitle(page);
+		const words = htmlText(page);
 		return new NodeApiError(
 			node,
 			{ message: `HTTP ${statusCode}` },
 			{
 				message: `The service answered HTTP ${statusCode} with a web page${title ? ` ("${title}")` : ''} instead of an API response`,
-				description:
-					'Such pages come from a proxy, load balancer or gateway in front of the API, or from a Base URL that points at a website. Check the Base URL in the credentials; if it is right, the service is probably having trouble.',
+				description: `${words ? `The page says: "${words}". ` : ''}Such pages come from a proxy, load balancer or gateway in front of the API, or from a Base URL that points at a website. Check the Base URL in the credentials; if it is right, the service is probably having trouble.`,
 				httpCode: String(statusCode),
 				itemIndex,
 			},

@@ -1,3 +1,4 @@
+import { createHash } from 'crypto';
 import type { IDataObject } from 'n8n-workflow';
 
 import { idText } from '../ids';
@@ -118,17 +119,34 @@ export async function walkPages<T = IDataObject>({ origin, limit, pageSize, maxP
  * Page tokens of the list searches (sent to the editor and back). They carry a cursor, a page
  * number, or a path under the Base URL — never a whole URL — and are checked again when they return.
  */
-export function pageToken(next: NextPage, origin: ServiceOrigin, requestUrl: string): string {
+export function pageToken(next: NextPage, origin: ServiceOrigin, requestUrl: string, lastRecord?: IDataObject): string {
 	const { request } = requestFor(next, origin, requestUrl);
+	// The last record served, so the next page can tell when the service ignores paging.
+	const after = lastRecord ? { after: shortHash(recordKey(lastRecord)) } : {};
 	if (request.url) {
 		const url = new URL(request.url);
-		return JSON.stringify({ path: `${url.pathname}${url.search}` });
+		return JSON.stringify({ path: `${url.pathname}${url.search}`, ...after });
 	}
-	return JSON.stringify(request.cursor !== undefined ? { cursor: request.cursor } : { page: request.page });
+	return JSON.stringify({ ...(request.cursor !== undefined ? { cursor: request.cursor } : { page: request.page }), ...after });
+}
+
+export function shortHash(text: string): string {
+	return createHash('sha256').update(text).digest('hex').slice(0, 16);
+}
+
+/** A page of a list search must not repeat the record the previous page ended with. */
+export function checkNotRepeated(records: IDataObject[], request: PageRequest & { after?: string }): void {
+	if (request.after === undefined) return;
+	if (records.some((record) => shortHash(recordKey(record)) === request.after)) {
+		throw new ServiceBehaviourError(
+			`The service answered ${describeNext(request)} with records it had already sent; it seems to ignore ${ignoredParameter(request)}`,
+			'The list shows the first page only. Search by name to find other records.',
+		);
+	}
 }
 
 /** A page token back from the editor, or an error when it is not one this package would make. */
-export function readPageToken(token: string, origin: ServiceOrigin): PageRequest {
+export function readPageToken(token: string, origin: ServiceOrigin): PageRequest & { after?: string } {
 	let parsed: unknown;
 	try {
 		parsed = JSON.parse(token);
@@ -136,12 +154,16 @@ export function readPageToken(token: string, origin: ServiceOrigin): PageRequest
 		parsed = undefined;
 	}
 	const value = (typeof parsed === 'object' && parsed !== null ? parsed : {}) as Record<string, unknown>;
-	const keys = Object.keys(value);
-	if (keys.length === 1 && typeof value.cursor === 'string') return { cursor: value.cursor };
-	if (keys.length === 1 && Number.isSafeInteger(value.page) && (value.page as number) > 1) return { page: value.page as number };
-	if (keys.length === 1 && typeof value.path === 'string') {
-		const url = origin.underBase(value.path);
-		if (url) return { url };
+	const { after, ...rest } = value;
+	const keys = Object.keys(rest);
+	const seen = typeof after === 'string' && /^[0-9a-f]{16}$/.test(after) ? { after } : {};
+	if (after === undefined || seen.after !== undefined) {
+		if (keys.length === 1 && typeof rest.cursor === 'string') return { cursor: rest.cursor, ...seen };
+		if (keys.length === 1 && Number.isSafeInteger(rest.page) && (rest.page as number) > 1) return { page: rest.page as number, ...seen };
+		if (keys.length === 1 && typeof rest.path === 'string') {
+			const url = origin.underBase(rest.path);
+			if (url) return { url, ...seen };
+		}
 	}
 	throw new ServiceBehaviourError('The list page token is not valid', 'Reload the list to start from its first page.');
 }

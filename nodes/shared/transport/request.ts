@@ -15,7 +15,7 @@ import { MAX_PAGE_SIZE } from '../vocabulary';
 import { HttpStatusError, isHtml, ServiceBehaviourError, toNodeError } from './errors';
 import { headerValue } from './headers';
 import { extractRecords, findNextPage } from './listPages';
-import { pageToken, readPageToken, walkPages, type PageRequest } from './pageWalk';
+import { checkNotRepeated, pageToken, readPageToken, walkPages, type PageRequest } from './pageWalk';
 import { sendWithRetries } from './retry';
 import { allowedDomainsFor, credentialKey, CREDENTIAL_TYPE, readCredentials, ServiceOrigin, type ServiceCredentials } from './service';
 
@@ -163,8 +163,9 @@ export async function apiRequestPage(
 	const pageSize = Number(qs.limit ?? MAX_PAGE_SIZE);
 	const { answer, requestUrl } = await fetchListPage(context, client, path, { limit: pageSize, ...qs }, request);
 	const records = extractRecords(answer.body);
+	checkNotRepeated(records, request);
 	const next = findNextPage(answer, request.page ?? 1, records.length, pageSize);
-	return { records, nextToken: next ? pageToken(next, client.origin, requestUrl) : undefined };
+	return { records, nextToken: next ? pageToken(next, client.origin, requestUrl, records[records.length - 1]) : undefined };
 }
 
 /** Every record of a list, page after page, within the page walk's bounds. */
