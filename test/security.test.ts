@@ -1,0 +1,822 @@
+/**
+ * The security review's findings, one `describe` each, asserting the FIXED behaviour. Every row's
+ * first comment says what the code before the rewrite did (each test would have failed on it).
+ *
+ * Servers listen on 127.0.0.1 only. "Another origin" is a nock interceptor on a fake host
+ * (http://evil.test) that must still be pending afterwards (nothing was sent there), or a second
+ * counting server on another port.
+ */
+import { createHash, createHmac, randomUUID } from 'crypto';
+import http from 'http';
+import type { AddressInfo } from 'net';
+import nock from 'nock';
+import type { IDataObject, INode } from 'n8n-workflow';
+
+import { webhookSecret } from '../reliability/lib';
+import { searchDocuments } from '../nodes/DocumentSigning/listSearch';
+import { HttpStatusError, RETRY_POLICY, ServiceOrigin, sendWithRetries } from '../nodes/shared/transport';
+import { safeRequestSettings } from '../nodes/shared/transport/request';
+import { allowedDomainsFor, credentialKey, readCredentials } from '../nodes/shared/transport/service';
+import { signWebhookPayload } from '../nodes/shared/webhookSignature';
+import { startSandbox, type Sandbox } from '../sandbox';
+import { startCountingServer, type RecordedRequest, type ServerAnswer } from './helpers/countingServer';
+import { loadOptionsContext, runDocumentSigning } from './helpers/n8nWorkflow';
+import { TriggerHost, type DeliveryOutcome, type IncomingDelivery } from './trigger/harness';
+
+const EVIL = 'http://evil.test';
+const ORIGIN = 'http://signing.test';
+const API_KEY = 'sk_live_security_review_0123456789';
+
+let sandbox: Sandbox;
+const savedPolicy = { ...RETRY_POLICY };
+
+beforeAll(async () => {
+	nock.disableNetConnect();
+	nock.enableNetConnect('127.0.0.1');
+	// The policy's shape is under test, not its seconds: quick backoff for 5xx and resets.
+	Object.assign(RETRY_POLICY, { baseDelayMs: 1, maxDelayMs: 2 });
+	sandbox = await startSandbox({ port: 0, host: '127.0.0.1', webhookRetry: { baseDelayMs: 5, maxAttempts: 2, timeoutMs: 5000 } });
+});
+
+afterAll(async () => {
+	Object.assign(RETRY_POLICY, savedPolicy);
+	nock.cleanAll();
+	nock.enableNetConnect();
+	await sandbox.close();
+});
+
+afterEach(() => {
+	jest.restoreAllMocks();
+	nock.cleanAll();
+});
+
+/** An interceptor on another origin that must never be used; `isDone()` stays false. */
+function trap(origin = EVIL) {
+	return nock(origin).persist().get(/.*/).reply(200, { stolen: true }).post(/.*/).reply(200, { stolen: true }).delete(/.*/).reply(200, { stolen: true });
+}
+
+function expectNoKey(error: { message?: string; description?: string; stack?: string } | undefined | null) {
+	expect(`${error?.message} ${error?.description} ${error?.stack}`).not.toContain(API_KEY);
+}
+
+async function withCountingServer<T>(respond: (request: RecordedRequest) => ServerAnswer, run: (server: Awaited<ReturnType<typeof startCountingServer>>) => Promise<T>): Promise<T> {
+	const server = await startCountingServer(respond);
+	try {
+		return await run(server);
+	} finally {
+		await server.close();
+	}
+}
+
+/** The Logger n8n-core's contexts use (its own copy of @n8n/backend-common), with `warn` captured. */
+function captureWarnings(): jest.SpyInstance {
+	const logger = loadOptionsContext({ baseUrl: 'http://127.0.0.1:9/v1', apiKey: 'unused' }).logger;
+	return jest.spyOn(logger, 'warn').mockImplementation(() => undefined);
+}
+
+const warned = (spy: jest.SpyInstance) => spy.mock.calls.map((call) => [String(call[0]), call[1] as IDataObject | undefined] as const);
+
+// ---------------------------------------------------------------------------------------------
+
+describe('1. HIGH: crafted list-search page tokens', () => {
+	const docs = (from: number, count: number) => Array.from({ length: count }, (_, i) => ({ id: `doc_${from + i}`, name: `d${from + i}.pdf` }));
+	let serverBase = '';
+
+	// Old: a token {"kind":"url","url":…} was requested as is, with the API key, wherever it pointed.
+	test.each([
+		['an absolute URL on another origin', JSON.stringify({ url: `${EVIL}/steal` })],
+		['a protocol-relative path', JSON.stringify({ path: '//evil.test/x' })],
+		['a path outside the Base URL path', JSON.stringify({ path: '/other-prefix/x' })],
+		['a path that climbs out of the Base URL path', JSON.stringify({ path: '/v1/../admin/keys' })],
+		['a path that only starts like the Base URL path', JSON.stringify({ path: '/v1evil/x' })],
+		['a path that climbs out with encoded dots', JSON.stringify({ path: '/v1/%2e%2e/admin' })],
+		['a backslash path (read as protocol-relative)', JSON.stringify({ path: '/\\evil.test/x' })],
+		['a path with a tab before a second slash', JSON.stringify({ path: '/\t/evil.test/x' })],
+		['the legacy url token', JSON.stringify({ kind: 'url', url: EVIL })],
+		['a path with a second key', JSON.stringify({ path: '/v1/documents', url: `${EVIL}/steal` })],
+		['not JSON', 'http://evil.test/steal'],
+	])('%s is refused with a clear error and nothing is sent anywhere', async (_title, token) => {
+		const evil = trap();
+		await withCountingServer(
+			() => ({ status: 200, body: { data: docs(0, 1) } }),
+			async (server) => {
+				const context = loadOptionsContext({ baseUrl: server.baseUrl, apiKey: API_KEY });
+				const failure = await searchDocuments.call(context, undefined, token).then(
+					() => undefined,
+					(error: Error & { description?: string }) => error,
+				);
+				expect(failure?.message).toBe('The list page token is not valid');
+				expect(failure?.description).toMatch(/Reload the list/);
+				expectNoKey(failure);
+				expect(server.requests).toEqual([]);
+			},
+		);
+		expect(evil.isDone()).toBe(false);
+		expect(nock.pendingMocks().some((mock) => mock.includes('evil.test'))).toBe(true);
+	});
+
+	// Old: tokens were whatever the first page gave (a whole URL included); these must keep working.
+	test('genuine tokens from a first page still work: cursor, page number and a same-origin next link', async () => {
+		let style: 'cursor' | 'page' | 'link' = 'cursor';
+		await withCountingServer(
+			(request) => {
+				const url = new URL(request.url, 'http://127.0.0.1');
+				if (style === 'cursor') {
+					return url.searchParams.get('cursor') === 'c2'
+						? { status: 200, body: { data: docs(50, 2), has_more: false } }
+						: { status: 200, body: { data: docs(0, 50), has_more: true, next_cursor: 'c2' } };
+				}
+				if (style === 'page') {
+					const page = Number(url.searchParams.get('page') ?? 1);
+					return { status: 200, body: { data: docs((page - 1) * 50, page === 3 ? 1 : 50), page, total_pages: 3 } };
+				}
+				if (url.searchParams.get('after') === 'doc_49') return { status: 200, body: { data: docs(50, 1) } };
+				return { status: 200, body: { data: docs(0, 50) }, headers: { link: `<${serverBase}/documents?after=doc_49&limit=50>; rel="next"` } };
+			},
+			async (server) => {
+				serverBase = server.baseUrl;
+				const context = () => loadOptionsContext({ baseUrl: server.baseUrl, apiKey: API_KEY });
+
+				const first = await searchDocuments.call(context(), undefined);
+				expect(JSON.parse(first.paginationToken!)).toEqual({ cursor: 'c2' });
+				const second = await searchDocuments.call(context(), undefined, first.paginationToken);
+				expect(second.results.map((result) => result.value)).toEqual(['doc_50', 'doc_51']);
+				expect(second.paginationToken).toBeUndefined();
+
+				style = 'page';
+				const p1 = await searchDocuments.call(context(), undefined);
+				expect(JSON.parse(p1.paginationToken!)).toEqual({ page: 2 });
+				const p2 = await searchDocuments.call(context(), undefined, p1.paginationToken);
+				expect(JSON.parse(p2.paginationToken!)).toEqual({ page: 3 });
+				expect((await searchDocuments.call(context(), undefined, p2.paginationToken)).results.map((result) => result.value)).toEqual(['doc_100']);
+
+				style = 'link';
+				const l1 = await searchDocuments.call(context(), undefined);
+				// The token holds a path under the Base URL, never a whole URL.
+				expect(JSON.parse(l1.paginationToken!)).toEqual({ path: '/v1/documents?after=doc_49&limit=50' });
+				const l2 = await searchDocuments.call(context(), undefined, l1.paginationToken);
+				expect(l2.results.map((result) => result.value)).toEqual(['doc_50']);
+				expect(server.requests.at(-1)?.url).toBe('/v1/documents?after=doc_49&limit=50');
+				expect(server.requests.every((request) => request.headers.authorization === `Bearer ${API_KEY}`)).toBe(true);
+			},
+		);
+	});
+
+	// Old: direct requests carried no allowedDomains, so n8n's credential restriction never applied to them.
+	test("n8n's domain restriction: direct requests carry allowedDomains with the Base URL's own host", () => {
+		const node = { name: 'Document Signing' } as INode;
+		const restricted = readCredentials({ baseUrl: 'https://API.Signing.test:8443/v1', apiKey: API_KEY, allowedHttpRequestDomains: 'domains', allowedDomains: 'example.org' });
+		const origin = new ServiceOrigin(restricted.baseUrl, node);
+		const allowed = allowedDomainsFor(restricted, origin);
+		expect(allowed).toBe('api.signing.test, example.org');
+		expect(safeRequestSettings(allowed)).toMatchObject({ allowedDomains: 'api.signing.test, example.org', disableFollowRedirect: true, sendCredentialsOnCrossOriginRedirect: false });
+
+		const onlyOwn = readCredentials({ baseUrl: 'https://api.signing.test/v1', apiKey: API_KEY, allowedHttpRequestDomains: 'domains', allowedDomains: '  ' });
+		expect(allowedDomainsFor(onlyOwn, new ServiceOrigin(onlyOwn.baseUrl, node))).toBe('api.signing.test');
+		const unrestricted = readCredentials({ baseUrl: 'https://api.signing.test/v1', apiKey: API_KEY, allowedHttpRequestDomains: 'all' });
+		expect(allowedDomainsFor(unrestricted, new ServiceOrigin(unrestricted.baseUrl, node))).toBeUndefined();
+		expect(safeRequestSettings(undefined)).not.toHaveProperty('allowedDomains');
+	});
+
+	test('a restricted credential still reaches its own Base URL through n8n (its own host is allowed)', async () => {
+		await withCountingServer(
+			() => ({ status: 200, body: { data: docs(0, 1) } }),
+			async (server) => {
+				const credentials = { baseUrl: server.baseUrl, apiKey: API_KEY, allowedHttpRequestDomains: 'domains', allowedDomains: 'example.org' };
+				const result = await searchDocuments.call(loadOptionsContext(credentials), undefined);
+				expect(result.results.map((entry) => entry.value)).toEqual(['doc_0']);
+				expect(server.requests).toHaveLength(1);
+			},
+		);
+	});
+});
+
+// ---------------------------------------------------------------------------------------------
+
+describe('2. MEDIUM: the key never follows cross-origin links or redirects', () => {
+	const docs = (from: number, count: number) => Array.from({ length: count }, (_, i) => ({ id: `doc_${from + i}` }));
+	const getAll = (baseUrl = `${ORIGIN}/v1`) =>
+		runDocumentSigning({ parameters: { resource: 'document', operation: 'getAll', returnAll: true, simplify: false }, credentials: { baseUrl, apiKey: API_KEY } });
+	const getDocument = () =>
+		runDocumentSigning({
+			parameters: { resource: 'document', operation: 'get', documentId: { __rl: true, mode: 'id', value: 'doc_1' }, simplify: false },
+			credentials: { baseUrl: `${ORIGIN}/v1`, apiKey: API_KEY },
+		});
+
+	// Old: Get Many followed any rel=next link, sending the API key to whatever host it named.
+	test('a Link rel=next to another origin: the item fails naming that origin, which received nothing', async () => {
+		const evil = trap();
+		const own = nock(ORIGIN).get('/v1/documents').query(true).reply(200, { data: docs(0, 100) }, { Link: `<${EVIL}/v1/documents?page=2>; rel="next"` });
+		const result = await getAll();
+		expect(own.isDone()).toBe(true);
+		expect(result.items).toEqual([]);
+		expect(result.error?.message).toContain('another origin (http://evil.test)');
+		expect(result.error?.description).toMatch(/Nothing was sent to http:\/\/evil\.test/);
+		expectNoKey(result.error);
+		expect(JSON.stringify(result.run.data)).not.toContain(API_KEY);
+		expect(evil.isDone()).toBe(false);
+	});
+
+	// Old: a body `next` URL was followed wherever it pointed.
+	test('a body next URL to another origin: refused, nothing sent there', async () => {
+		const evil = trap();
+		nock(ORIGIN).get('/v1/documents').query(true).reply(200, { data: docs(0, 3), next: `${EVIL}/v1/documents?cursor=x` });
+		const result = await getAll();
+		expect(result.error?.message).toContain('another origin (http://evil.test)');
+		expectNoKey(result.error);
+		expect(evil.isDone()).toBe(false);
+	});
+
+	// Old: only the host was compared (or nothing), so https → http on the same host sent the key in clear.
+	test('an https → http downgrade on the same host is another origin: refused, nothing sent over http', async () => {
+		const plain = trap(ORIGIN.replace('https:', 'http:'));
+		nock('https://signing.test').get('/v1/documents').query(true).reply(200, { data: docs(0, 3) }, { Link: '<http://signing.test/v1/documents?page=2>; rel="next"' });
+		const result = await getAll('https://signing.test/v1');
+		expect(result.error?.message).toContain('another origin (http://signing.test)');
+		expectNoKey(result.error);
+		expect(plain.isDone()).toBe(false);
+	});
+
+	test('a second counting server on another port is another origin too', async () => {
+		await withCountingServer(
+			() => ({ status: 200, body: { data: [{ id: 'stolen' }] } }),
+			async (other) => {
+				const otherOrigin = new URL(other.baseUrl).origin;
+				await withCountingServer(
+					() => ({ status: 200, body: { data: docs(0, 2), next: `${other.baseUrl}/documents?cursor=2` } }),
+					async (own) => {
+						const result = await getAll(own.baseUrl);
+						expect(result.error?.message).toContain(`another origin (${otherOrigin})`);
+						expect(own.requests).toHaveLength(1);
+						expect(other.requests).toEqual([]);
+					},
+				);
+			},
+		);
+	});
+
+	// Old: n8n's request helper followed redirects and carried the Authorization header along.
+	test('a 307 redirect to another origin on Document › Get: error, nothing sent there', async () => {
+		const evil = trap();
+		nock(ORIGIN).get('/v1/documents/doc_1').reply(307, '', { Location: `${EVIL}/steal` });
+		const result = await getDocument();
+		expect(result.items).toEqual([]);
+		expect(result.error?.message).toMatch(/redirect \(HTTP 307\).*it was not followed/);
+		expect(result.error?.message).toContain('http://evil.test/steal');
+		expectNoKey(result.error);
+		expect(evil.isDone()).toBe(false);
+	});
+
+	// Old: same-origin redirects were followed (n8n's default).
+	test('a same-origin 302 is refused too (redirects are never followed)', async () => {
+		nock(ORIGIN).get('/v1/documents/doc_1').reply(302, '', { Location: `${ORIGIN}/v1/documents/doc_2` });
+		const target = nock(ORIGIN).get('/v1/documents/doc_2').reply(200, { id: 'doc_2' });
+		const result = await getDocument();
+		expect(result.error?.message).toMatch(/redirect \(HTTP 302\)/);
+		expect(result.error?.httpCode).toBe('302');
+		expectNoKey(result.error);
+		expect(target.isDone()).toBe(false);
+	});
+});
+
+// ---------------------------------------------------------------------------------------------
+
+describe("3. MEDIUM: one credential's 429 never stalls another", () => {
+	const getAs = (baseUrl: string, apiKey: string, id: string) =>
+		runDocumentSigning({
+			parameters: { resource: 'document', operation: 'get', documentId: { __rl: true, mode: 'id', value: id }, simplify: false },
+			credentials: { baseUrl, apiKey },
+		});
+
+	// Old: one gate per Base URL, so key B waited out key A's Retry-After.
+	// Key A's request runs in the transport's retry loop with key A's own gate key (exactly what the
+	// node uses for that credential) and a Retry-After of 60 s, so the ordering is deterministic:
+	// B completes while A is still waiting, then A is cancelled. With one gate per Base URL, B would
+	// sit behind A's pause and this test would time out.
+	test("while key A waits out a 429, key B's request on the same service completes", async () => {
+		const keyA = `sk_a_${randomUUID()}`;
+		const keyB = `sk_b_${randomUUID()}`;
+		await withCountingServer(
+			(request) =>
+				request.headers.authorization === `Bearer ${keyA}`
+					? { status: 429, headers: { 'retry-after': '60' }, body: { error: { code: 'rate_limited', message: 'Too many requests' } } }
+					: { status: 200, body: { id: request.url.split('/').pop() } },
+			async (server) => {
+				const node = { name: 'Document Signing' } as INode;
+				const gateKeyA = credentialKey(readCredentials({ baseUrl: server.baseUrl, apiKey: keyA }), new ServiceOrigin(server.baseUrl, node));
+				const controller = new AbortController();
+				let aRefused = false;
+				const sendA = async () => {
+					const response = await fetch(`${server.baseUrl}/documents/doc_a`, { headers: { Authorization: `Bearer ${keyA}` } });
+					const body = (await response.json()) as IDataObject;
+					aRefused = response.status === 429;
+					if (response.status >= 400) throw new HttpStatusError({ statusCode: response.status, headers: Object.fromEntries(response.headers), body });
+					return body;
+				};
+				let aSettled = false;
+				const a = sendWithRetries({ node, gateKey: gateKeyA, idempotent: true, abortSignal: controller.signal }, sendA).finally(() => {
+					aSettled = true;
+				});
+				a.catch(() => undefined);
+				// Until A's 429 has been received and A is waiting (the retry loop records the pause at once).
+				while (!aRefused) await new Promise((resolve) => setTimeout(resolve, 10));
+				await new Promise((resolve) => setTimeout(resolve, 50));
+
+				const b = await getAs(server.baseUrl, keyB, 'doc_b');
+				expect(b.error).toBeUndefined();
+				expect(b.items[0].json).toMatchObject({ id: 'doc_b' });
+				// B is done while A is still waiting for its 429 to pass.
+				expect(aSettled).toBe(false);
+				expect(server.requests.map((request) => (request.headers.authorization === `Bearer ${keyA}` ? 'A' : 'B'))).toEqual(['A', 'B']);
+
+				controller.abort();
+				await expect(a).rejects.toThrow(/cancelled/);
+			},
+		);
+	}, 15_000);
+
+	// Through the node end to end: A's request is answered once its Retry-After has passed.
+	test('key A through the node succeeds after waiting out Retry-After: 5', async () => {
+		const keyA = `sk_a2_${randomUUID()}`;
+		let seen = 0;
+		await withCountingServer(
+			() =>
+				++seen === 1
+					? { status: 429, headers: { 'retry-after': '5' }, body: { error: { code: 'rate_limited', message: 'Too many requests' } } }
+					: { status: 200, body: { id: 'doc_a' } },
+			async (server) => {
+				const result = await getAs(server.baseUrl, keyA, 'doc_a');
+				expect(result.error).toBeUndefined();
+				expect(result.items[0].json).toMatchObject({ id: 'doc_a' });
+				expect(server.requests).toHaveLength(2);
+			},
+		);
+	}, 15_000);
+
+	// Old: a long Retry-After was honoured (the request sat there for an hour).
+	test('Retry-After: 3600 fails at once, saying it asked to wait too long', async () => {
+		await withCountingServer(
+			() => ({ status: 429, headers: { 'retry-after': '3600' }, body: { error: { code: 'rate_limited', message: 'Too many requests' } } }),
+			async (server) => {
+				const result = await getAs(server.baseUrl, `sk_c_${randomUUID()}`, 'doc_c');
+				expect(result.error?.httpCode).toBe('429');
+				expect(`${result.error?.message} ${result.error?.description}`).toMatch(/asked to wait 3600 s, more than the 120 s/);
+				expect(server.requests).toHaveLength(1);
+			},
+		);
+	});
+
+	// Old: 429s were retried a fixed number of times whatever they asked, with no bound on the total wait.
+	test('429s that never end give up once the total wait would pass maxTotalWaitMs', async () => {
+		const saved = RETRY_POLICY.maxTotalWaitMs;
+		RETRY_POLICY.maxTotalWaitMs = 1_500;
+		try {
+			await withCountingServer(
+				() => ({ status: 429, headers: { 'retry-after': '1' }, body: { error: { code: 'rate_limited', message: 'Too many requests' } } }),
+				async (server) => {
+					const result = await getAs(server.baseUrl, `sk_d_${randomUUID()}`, 'doc_d');
+					expect(result.error?.httpCode).toBe('429');
+					expect(result.error?.description).toMatch(/beyond this request's limit of 1.5 s in all/);
+					expect(server.requests.length).toBeGreaterThanOrEqual(1);
+					expect(server.requests.length).toBeLessThanOrEqual(2);
+				},
+			);
+		} finally {
+			RETRY_POLICY.maxTotalWaitMs = saved;
+		}
+	}, 10_000);
+
+	// Old: the wait for a 429 could not be cancelled (n8n's sleep is not abortable).
+	test('an aborted execution stops waiting out a long 429 at once', async () => {
+		const controller = new AbortController();
+		let attempts = 0;
+		const send = async () => {
+			attempts++;
+			if (attempts === 1) setTimeout(() => controller.abort(), 100);
+			throw new HttpStatusError({ statusCode: 429, headers: { 'retry-after': '60' }, body: { message: 'slow down' } });
+		};
+		const started = Date.now();
+		const outcome = sendWithRetries({ node: { name: 'Document Signing' } as INode, gateKey: `cancel-${randomUUID()}`, idempotent: true, abortSignal: controller.signal }, send);
+		await expect(outcome).rejects.toThrow(/cancelled/);
+		expect(Date.now() - started).toBeLessThan(5_000);
+		expect(attempts).toBe(1);
+	}, 10_000);
+
+	// Old: no bound on a request's whole life (429 after 429 could hold it forever).
+	test('RETRY_POLICY.maxTotalWaitMs is finite', () => {
+		expect(Number.isFinite(savedPolicy.maxTotalWaitMs)).toBe(true);
+		expect(savedPolicy.maxTotalWaitMs).toBeGreaterThan(0);
+		expect(savedPolicy.maxRetryAfterMs).toBeLessThanOrEqual(savedPolicy.maxTotalWaitMs);
+	});
+});
+
+// ---------------------------------------------------------------------------------------------
+
+/** n8n's stand-in: routes /webhook/<node webhookId>/webhook to the host that owns it (as in deliveries.test.ts). */
+class Receiver {
+	private server!: http.Server;
+	readonly hosts = new Map<string, TriggerHost>();
+	readonly outcomes: DeliveryOutcome[] = [];
+
+	async start(): Promise<void> {
+		this.server = http.createServer((req, res) => {
+			const chunks: Buffer[] = [];
+			req.on('data', (chunk: Buffer) => chunks.push(chunk));
+			req.on('end', () => void this.handle(req, Buffer.concat(chunks), res));
+		});
+		await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+	}
+
+	get webhookBaseUrl(): string {
+		return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/webhook`;
+	}
+
+	private async handle(req: http.IncomingMessage, rawBody: Buffer, res: http.ServerResponse): Promise<void> {
+		const host = this.hosts.get(/^\/webhook\/([^/]+)\/webhook$/.exec(req.url ?? '')?.[1] ?? '');
+		if (!host) {
+			res.writeHead(404).end();
+			return;
+		}
+		try {
+			const outcome = await host.receive({ headers: { ...req.headers }, rawBody });
+			this.outcomes.push(outcome);
+			res.writeHead(outcome.status, { 'Content-Type': 'application/json' }).end(JSON.stringify(outcome.body ?? {}));
+		} catch (error) {
+			res.writeHead(500).end(JSON.stringify({ error: String(error) }));
+		}
+	}
+
+	async close(): Promise<void> {
+		await new Promise<void>((resolve) => this.server.close(() => resolve()));
+	}
+}
+
+async function sendDocument(apiKey: string): Promise<void> {
+	const response = await fetch(`${sandbox.baseUrl}/documents`, {
+		method: 'POST',
+		headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
+		body: JSON.stringify({ name: 'contract.pdf', signers: [{ email: 'ada@example.com', name: 'Ada Lovelace' }] }),
+	});
+	expect(response.status).toBe(201);
+	await sandbox.flushDeliveries();
+}
+
+const nowSeconds = () => Math.floor(Date.now() / 1000);
+let deliverySeq = 0;
+
+function signed(secret: string, webhookId: string, t = nowSeconds(), event = 'document.completed'): IncomingDelivery {
+	const raw = JSON.stringify({
+		id: `dlv_sec${Date.now().toString(36)}${(deliverySeq++).toString(36)}`,
+		event,
+		created_at: new Date().toISOString(),
+		webhook_id: webhookId,
+		data: { document: { id: 'doc_sec', name: 'contract.pdf', status: 'completed' } },
+	});
+	return { headers: { 'content-type': 'application/json', 'x-signature': signWebhookPayload(secret, t, raw) }, rawBody: Buffer.from(raw) };
+}
+
+describe("4. MEDIUM: a copied workflow never deletes the original's webhook", () => {
+	const receiverA = new Receiver();
+	const receiverB = new Receiver();
+
+	beforeAll(async () => {
+		await receiverA.start();
+		await receiverB.start();
+	});
+	afterAll(async () => {
+		await receiverA.close();
+		await receiverB.close();
+	});
+
+	// Old: B's activation deleted the webhook id found in its (copied) static data: A's webhook.
+	test('instance B activated from a copy of A\'s static data: both webhooks live, each instance runs one execution per event', async () => {
+		const { apiKey } = sandbox.createAccount();
+		const a = new TriggerHost({ baseUrl: sandbox.baseUrl, apiKey, webhookBaseUrl: receiverA.webhookBaseUrl, events: ['document.sent'] });
+		receiverA.hosts.set(a.nodeWebhookId, a);
+		await a.activate();
+		const aWebhookId = String(a.nodeStaticData.webhookId);
+
+		const b = new TriggerHost({
+			baseUrl: sandbox.baseUrl,
+			apiKey,
+			webhookBaseUrl: receiverB.webhookBaseUrl,
+			events: ['document.sent'],
+			workflowId: a.workflowId,
+			nodeWebhookId: a.nodeWebhookId,
+		});
+		b.savedStaticData = structuredClone(a.savedStaticData);
+		receiverB.hosts.set(b.nodeWebhookId, b);
+		const warnings = captureWarnings();
+		await b.activate();
+
+		// A's registration was forgotten by B and logged, never deleted.
+		const foreign = warned(warnings).filter(([message]) => /points at another address.*forgotten, not deleted/.test(message));
+		expect(foreign).toHaveLength(1);
+		expect(foreign[0][1]).toMatchObject({ webhookId: aWebhookId, storedOrigin: new URL(receiverA.webhookBaseUrl).origin, currentOrigin: new URL(receiverB.webhookBaseUrl).origin });
+
+		const bWebhookId = String(b.nodeStaticData.webhookId);
+		expect(bWebhookId).not.toBe(aWebhookId);
+		expect(sandbox.store.webhooksOf(apiKey).map((webhook) => [webhook.id, webhook.url]).sort()).toEqual(
+			[
+				[aWebhookId, a.webhookUrl],
+				[bWebhookId, b.webhookUrl],
+			].sort(),
+		);
+		expect(await a.runHook('checkExists')).toBe(true);
+		expect(await b.runHook('checkExists')).toBe(true);
+
+		await sendDocument(apiKey);
+		await a.idle();
+		await b.idle();
+		expect(a.executions).toHaveLength(1);
+		expect(b.executions).toHaveLength(1);
+		expect(a.processed.map((execution) => execution.items[0].json.webhookId)).toEqual([aWebhookId]);
+		expect(b.processed.map((execution) => execution.items[0].json.webhookId)).toEqual([bWebhookId]);
+
+		// Deactivating B removes B's webhook only.
+		await b.deactivate();
+		expect(sandbox.store.webhooksOf(apiKey).map((webhook) => webhook.id)).toEqual([aWebhookId]);
+		expect(await a.runHook('checkExists')).toBe(true);
+		expect(a.nodeStaticData.webhookId).toBe(aWebhookId);
+	}, 20_000);
+
+	// Old: deactivate deleted the stored id whatever URL it was registered for.
+	test('deactivating an instance whose stored registration is on another origin forgets it (logged) and deletes nothing', async () => {
+		const { apiKey } = sandbox.createAccount();
+		const a = new TriggerHost({ baseUrl: sandbox.baseUrl, apiKey, webhookBaseUrl: receiverA.webhookBaseUrl, events: ['document.completed'] });
+		await a.activate();
+		const copy = new TriggerHost({
+			baseUrl: sandbox.baseUrl,
+			apiKey,
+			webhookBaseUrl: receiverB.webhookBaseUrl,
+			events: ['document.completed'],
+			workflowId: a.workflowId,
+			nodeWebhookId: a.nodeWebhookId,
+		});
+		copy.savedStaticData = structuredClone(a.savedStaticData);
+		const warnings = captureWarnings();
+		await copy.deactivate();
+		expect(warned(warnings).some(([message]) => /another address.*forgotten, not deleted/.test(message))).toBe(true);
+		expect(copy.nodeStaticData.webhookId).toBeUndefined();
+		expect(sandbox.store.webhooksOf(apiKey).map((webhook) => webhook.id)).toEqual([a.nodeStaticData.webhookId]);
+		expect(await a.runHook('checkExists')).toBe(true);
+	});
+});
+
+// ---------------------------------------------------------------------------------------------
+
+describe('5. LOW: ids "." and ".." are refused before any request', () => {
+	const rl = (value: string) => ({ __rl: true, mode: 'id', value });
+	const byId = '={{ $json.id }}';
+	const cases: Array<[string, Record<string, unknown>, string]> = [
+		['Document › Get', { resource: 'document', operation: 'get', documentId: rl(byId) }, 'Document'],
+		['Document › Delete', { resource: 'document', operation: 'delete', documentId: rl(byId) }, 'Document'],
+		['Signing Request › Create', { resource: 'signingRequest', operation: 'create', documentId: rl(byId) }, 'Document'],
+		['Signing Request › Get Status', { resource: 'signingRequest', operation: 'getStatus', signingRequestId: byId }, 'Signing Request ID'],
+		['Signing Request › Remind', { resource: 'signingRequest', operation: 'remind', signingRequestId: byId }, 'Signing Request ID'],
+		['Template › Update', { resource: 'template', operation: 'update', templateId: rl(byId), updateFields: { name: 'NDA' } }, 'Template'],
+		['Team Member › Update Role', { resource: 'teamMember', operation: 'updateRole', teamMemberId: rl(byId), role: 'admin' }, 'Team Member'],
+		['Webhook › Delete', { resource: 'webhook', operation: 'delete', webhookId: byId }, 'Webhook ID'],
+		['Webhook › Get Delivery (webhook)', { resource: 'webhook', operation: 'getDelivery', webhookId: byId, deliveryId: 'dlv_1' }, 'Webhook ID'],
+		['Webhook › Get Delivery (delivery)', { resource: 'webhook', operation: 'getDelivery', webhookId: 'wh_1', deliveryId: byId }, 'Delivery ID'],
+		['Webhook › Acknowledge Delivery (webhook)', { resource: 'webhook', operation: 'acknowledgeDelivery', webhookId: byId, deliveryId: 'dlv_1' }, 'Webhook ID'],
+		['Webhook › Acknowledge Delivery (delivery)', { resource: 'webhook', operation: 'acknowledgeDelivery', webhookId: 'wh_1', deliveryId: byId }, 'Delivery ID'],
+	];
+	const table = cases.flatMap(([title, parameters, label]) => ['.', '..'].map((id) => [title, id, parameters, label] as const));
+
+	let server: Awaited<ReturnType<typeof startCountingServer>>;
+	beforeAll(async () => {
+		server = await startCountingServer((request) => ({ status: request.method === 'DELETE' ? 204 : 200, body: { id: 1004, name: 'x.pdf' } }));
+	});
+	afterAll(async () => await server.close());
+	beforeEach(() => {
+		server.requests.length = 0;
+	});
+
+	// Old: `.`/`..` were encoded as themselves and normalised away (Get Document "." read the list; ".." another resource).
+	test.each(table)('%s with id "%s" → an error naming the parameter, nothing sent', async (_title, id, parameters, label) => {
+		const result = await runDocumentSigning({ parameters: parameters as never, items: [{ json: { id } }], credentials: { baseUrl: server.baseUrl, apiKey: API_KEY } });
+		expect(result.error?.message).toBe(`${label}: "${id}" is not a valid ID`);
+		expect(server.requests).toEqual([]);
+	});
+
+	// Old: a JSON number from an expression was refused as "not a string" or sent as "[object]"-like text.
+	test.each([
+		['Document › Get', { resource: 'document', operation: 'get', documentId: rl(byId), simplify: false }, 'GET', '/v1/documents/1004'],
+		['Webhook › Delete', { resource: 'webhook', operation: 'delete', webhookId: byId }, 'DELETE', '/v1/webhooks/1004'],
+		['Webhook › Get Delivery', { resource: 'webhook', operation: 'getDelivery', webhookId: byId, deliveryId: '={{ $json.id + 1 }}' }, 'GET', '/v1/webhooks/1004/deliveries/1005'],
+	])('a numeric id works: %s', async (_title, parameters, method, path) => {
+		const result = await runDocumentSigning({ parameters: parameters as never, items: [{ json: { id: 1004 } }], credentials: { baseUrl: server.baseUrl, apiKey: API_KEY } });
+		expect(result.error).toBeUndefined();
+		expect(result.items).toHaveLength(1);
+		expect(server.requests.map((request) => [request.method, request.url])).toEqual([[method, path]]);
+	});
+});
+
+// ---------------------------------------------------------------------------------------------
+
+describe('6. LOW: DELETE after a lost answer', () => {
+	const deleteDocument = (baseUrl: string) =>
+		runDocumentSigning({ parameters: { resource: 'document', operation: 'delete', documentId: { __rl: true, mode: 'id', value: 'doc_1' } }, credentials: { baseUrl, apiKey: API_KEY } });
+	const notFound = { status: 404, body: { error: { code: 'not_found', message: 'No such document' } } };
+
+	// Old: any 404 after a retry counted as "deleted", even when the first attempt was a 503 (which deleted nothing).
+	test('503 then 404 fails with the 404, not "deleted"', async () => {
+		const answers: ServerAnswer[] = [{ status: 503, body: { error: { code: 'unavailable', message: 'down' } } }, notFound];
+		await withCountingServer(
+			() => answers.shift() ?? { status: 500 },
+			async (server) => {
+				const result = await deleteDocument(server.baseUrl);
+				expect(result.items).toEqual([]);
+				expect(result.error?.httpCode).toBe('404');
+				expect(result.error?.message).toBe('No such document');
+				expect(server.requests.map((request) => request.method)).toEqual(['DELETE', 'DELETE']);
+			},
+		);
+	});
+
+	test('connection reset after sending, then 404 on the retry → { id, deleted: true }', async () => {
+		const answers: ServerAnswer[] = [{ reset: true }, notFound];
+		await withCountingServer(
+			() => answers.shift() ?? { status: 500 },
+			async (server) => {
+				const result = await deleteDocument(server.baseUrl);
+				expect(result.error).toBeUndefined();
+				expect(result.items.map((item) => item.json)).toEqual([{ id: 'doc_1', deleted: true }]);
+				expect(server.requests.map((request) => request.method)).toEqual(['DELETE', 'DELETE']);
+			},
+		);
+	});
+});
+
+// ---------------------------------------------------------------------------------------------
+
+/** Every string anywhere in `value`. */
+function strings(value: unknown): string[] {
+	if (typeof value === 'string') return [value];
+	if (Array.isArray(value)) return value.flatMap(strings);
+	if (typeof value === 'object' && value !== null) return [...Object.keys(value), ...Object.values(value).flatMap(strings)];
+	return [];
+}
+
+describe('7. LOW: the webhook secret is not readable from static data', () => {
+	async function activated() {
+		const { apiKey } = sandbox.createAccount();
+		const host = new TriggerHost({ baseUrl: sandbox.baseUrl, apiKey, webhookBaseUrl: 'http://127.0.0.1:5678/webhook', events: ['document.completed'] });
+		await host.activate();
+		const webhookId = String(host.nodeStaticData.webhookId);
+		const secret = webhookSecret(sandbox, apiKey, webhookId);
+		expect(secret).toBeTruthy();
+		return { host, apiKey, webhookId, secret: secret! };
+	}
+
+	// Old: static data held `webhookSecret` in clear (readable through n8n's public API).
+	test('static data holds neither the stored secret nor any 64-hex value', async () => {
+		const { host, secret } = await activated();
+		const all = strings(host.savedStaticData);
+		expect(all.length).toBeGreaterThan(0);
+		expect(all.filter((text) => text.includes(secret))).toEqual([]);
+		expect(all.filter((text) => /[0-9a-f]{64}/i.test(text))).toEqual([]);
+		expect(JSON.stringify(host.savedStaticData)).not.toContain(secret);
+	});
+
+	// Old: the secret was in static data, so a reader could sign deliveries.
+	test('deliveries signed with secrets derived from static data alone are refused 401', async () => {
+		const { host, webhookId } = await activated();
+		const data = host.nodeStaticData;
+		const nonce = String(data.secretNonce);
+		const hmac = (key: string, text: string) => createHmac('sha256', key).update(text).digest('hex');
+		const guesses = [
+			nonce,
+			hmac(nonce, ''),
+			hmac(nonce, host.workflowId),
+			hmac(nonce, ['n8n-nodes-document-signing', 'webhook-secret', host.workflowId, 'trigger-node', nonce].join('\u0000')),
+			hmac('', ['n8n-nodes-document-signing', 'webhook-secret', host.workflowId, 'trigger-node', nonce].join('\u0000')),
+			createHash('sha256').update(nonce).digest('hex'),
+			String(data.keyCheck),
+			webhookId,
+			...strings(data),
+		];
+		for (const guess of guesses) {
+			const outcome = await host.receive(signed(guess, webhookId));
+			expect([guess, outcome.status, outcome.started]).toEqual([guess, 401, false]);
+		}
+		expect(host.executions).toHaveLength(0);
+	});
+
+	// Old: another process read the secret from static data; now it recomputes it from the credential.
+	test('another process with a copy of the static data and the same credential verifies; with another key it refuses with a clear warning', async () => {
+		const { host, apiKey, webhookId, secret } = await activated();
+		const sibling = (key: string) => {
+			const other = new TriggerHost({
+				baseUrl: sandbox.baseUrl,
+				apiKey: key,
+				webhookBaseUrl: host.webhookBaseUrl,
+				events: ['document.completed'],
+				workflowId: host.workflowId,
+				nodeWebhookId: host.nodeWebhookId,
+			});
+			other.savedStaticData = structuredClone(host.savedStaticData);
+			return other;
+		};
+
+		const same = sibling(apiKey);
+		const accepted = await same.receive(signed(secret, webhookId));
+		expect(accepted.status).toBe(200);
+		expect(accepted.started).toBe(true);
+		expect((await accepted.execution!).received).toHaveLength(1);
+
+		const warnings = captureWarnings();
+		const otherKey = sibling('sk_another_key_entirely_0000000000');
+		const refused = await otherKey.receive(signed(secret, webhookId));
+		expect(refused.status).toBe(401);
+		expect(refused.started).toBe(false);
+		const reasons = warned(warnings).map(([message]) => message);
+		expect(reasons.some((message) => /refused a delivery.*API key changed since the webhook was registered/.test(message))).toBe(true);
+		expect(reasons.join('\n')).not.toContain(secret);
+		await same.idle();
+	});
+});
+
+// ---------------------------------------------------------------------------------------------
+
+describe('7b. LOW: a secret the service chose itself is sealed, not stored', () => {
+	// Old: the service's own secret was stored in static data as is.
+	test('static data holds only a sealed copy; this credential verifies with it, another key cannot open it', async () => {
+		const serviceSecret = 'svc_chosen_secret_' + 'f'.repeat(40);
+		let registered: IDataObject = {};
+		nock(ORIGIN)
+			.get('/v1/webhooks')
+			.query(true)
+			.reply(200, { data: [] })
+			.post('/v1/webhooks', (body: IDataObject) => {
+				registered = body;
+				return true;
+			})
+			.reply(201, () => ({ id: 'wh_svc', url: registered.url, events: registered.events, secret: serviceSecret, active: true }));
+		nock(ORIGIN).persist().post(/\/v1\/webhooks\/wh_svc\/deliveries\/[^/]+\/acknowledge/).reply(200, { status: 'acknowledged' });
+		const host = new TriggerHost({ baseUrl: `${ORIGIN}/v1`, apiKey: API_KEY, webhookBaseUrl: 'http://127.0.0.1:5678/webhook', events: ['document.completed'] });
+		await host.activate();
+		expect(registered.secret).not.toBe(serviceSecret);
+		expect(host.nodeStaticData).toMatchObject({ webhookId: 'wh_svc', sealedSecret: expect.any(String) });
+		expect(JSON.stringify(host.savedStaticData)).not.toContain(serviceSecret);
+		expect(strings(host.savedStaticData).filter((text) => /[0-9a-f]{64}/i.test(text))).toEqual([]);
+
+		const accepted = await host.receive(signed(serviceSecret, 'wh_svc'));
+		expect(accepted.status).toBe(200);
+		expect(accepted.started).toBe(true);
+		await host.idle();
+
+		const otherKey = new TriggerHost({
+			baseUrl: `${ORIGIN}/v1`,
+			apiKey: 'sk_another_key_entirely_1111111111',
+			webhookBaseUrl: host.webhookBaseUrl,
+			events: ['document.completed'],
+			workflowId: host.workflowId,
+			nodeWebhookId: host.nodeWebhookId,
+		});
+		otherKey.savedStaticData = structuredClone(host.savedStaticData);
+		expect((await otherKey.receive(signed(serviceSecret, 'wh_svc'))).status).toBe(401);
+	});
+});
+
+describe('8. LOW: Signature Tolerance is capped', () => {
+	// Old: the tolerance was used as given, so 1e12 s turned replay protection off.
+	test('with 1e12 s, a correctly signed 2-hour-old delivery is refused 401; a 30-minute-old one is accepted', async () => {
+		const { apiKey } = sandbox.createAccount();
+		const host = new TriggerHost({
+			baseUrl: sandbox.baseUrl,
+			apiKey,
+			webhookBaseUrl: 'http://127.0.0.1:5678/webhook',
+			events: ['document.completed'],
+			options: { signatureToleranceSeconds: 1e12 },
+		});
+		await host.activate();
+		const webhookId = String(host.nodeStaticData.webhookId);
+		const secret = webhookSecret(sandbox, apiKey, webhookId)!;
+
+		const old = await host.receive(signed(secret, webhookId, nowSeconds() - 2 * 3600));
+		expect(old.status).toBe(401);
+		expect(old.started).toBe(false);
+		expect(old.body).toMatchObject({ error: { code: 'invalid_signature' } });
+
+		const recent = await host.receive(signed(secret, webhookId, nowSeconds() - 30 * 60));
+		expect(recent.status).toBe(200);
+		expect(recent.started).toBe(true);
+		await host.idle();
+		expect(host.executions).toHaveLength(1);
+	});
+});
+
+// ---------------------------------------------------------------------------------------------
+
+test('forged deliveries are covered elsewhere (no rows here)', () => {
+	// - test/trigger/deliveries.test.ts › "forged and invalid deliveries": missing/empty/malformed
+	//   header, wrong secret, tampered body and timestamp, stale and future timestamps, other schemes,
+	//   wrong length, empty or missing body → 401, no execution, nothing saved; the X-Event header is
+	//   never trusted; refusals while no webhook is registered; "options" (tolerance); replays.
+	// - test/shared/webhookSignature.test.ts: signWebhookPayload / verifyWebhookSignature units.
+	// - reliability/reliability.reliability.test.ts (test 3), e2e/trigger.e2e.test.ts and
+	//   e2e/queue/queue-mode.queue.test.ts: forged deliveries against a real n8n (not run here).
+	expect(true).toBe(true);
+});
