@@ -138,22 +138,22 @@ describe('1. HIGH: crafted list-search page tokens', () => {
 				const context = () => loadOptionsContext({ baseUrl: server.baseUrl, apiKey: API_KEY });
 
 				const first = await searchDocuments.call(context(), undefined);
-				expect(JSON.parse(first.paginationToken!)).toEqual({ cursor: 'c2' });
+				expect(JSON.parse(first.paginationToken!)).toEqual({ cursor: 'c2', after: expect.stringMatching(/^[0-9a-f]{16}$/) });
 				const second = await searchDocuments.call(context(), undefined, first.paginationToken);
 				expect(second.results.map((result) => result.value)).toEqual(['doc_50', 'doc_51']);
 				expect(second.paginationToken).toBeUndefined();
 
 				style = 'page';
 				const p1 = await searchDocuments.call(context(), undefined);
-				expect(JSON.parse(p1.paginationToken!)).toEqual({ page: 2 });
+				expect(JSON.parse(p1.paginationToken!)).toEqual({ page: 2, after: expect.any(String) });
 				const p2 = await searchDocuments.call(context(), undefined, p1.paginationToken);
-				expect(JSON.parse(p2.paginationToken!)).toEqual({ page: 3 });
+				expect(JSON.parse(p2.paginationToken!)).toEqual({ page: 3, after: expect.any(String) });
 				expect((await searchDocuments.call(context(), undefined, p2.paginationToken)).results.map((result) => result.value)).toEqual(['doc_100']);
 
 				style = 'link';
 				const l1 = await searchDocuments.call(context(), undefined);
 				// The token holds a path under the Base URL, never a whole URL.
-				expect(JSON.parse(l1.paginationToken!)).toEqual({ path: '/v1/documents?after=doc_49&limit=50' });
+				expect(JSON.parse(l1.paginationToken!)).toEqual({ path: '/v1/documents?after=doc_49&limit=50', after: expect.any(String) });
 				const l2 = await searchDocuments.call(context(), undefined, l1.paginationToken);
 				expect(l2.results.map((result) => result.value)).toEqual(['doc_50']);
 				expect(server.requests.at(-1)?.url).toBe('/v1/documents?after=doc_49&limit=50');
