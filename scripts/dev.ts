@@ -298,7 +298,7 @@ n8n               ${n8n.baseUrl}
 
 Sandbox API       ${sandbox.baseUrl}
   demo API key    ${sandbox.apiKey}
-  signing pages   ${sandbox.config().publicOrigin ?? sandbox.origin}/sign/<documentId>
+  signing pages   each document's signing_url (${sandbox.config().publicOrigin ?? sandbox.origin}/sign/<documentId>?token=…)
   admin           ${sandbox.origin}/__sandbox
   data file       ${path.relative(ROOT, sandboxDataFile) || sandboxDataFile}
 

@@ -28,6 +28,7 @@
  * Needs the package built (`npm run build`); Redis and PostgreSQL are installed (Debian packages)
  * and started by scripts/redis.sh and scripts/postgres.sh. Run: `npx jest -c e2e/queue/jest.config.js`.
  */
+import { webhookSecret } from '../../reliability/lib';
 import { randomUUID } from 'node:crypto';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -340,8 +341,10 @@ describe('queue mode: main + 2 workers + webhook processor, Redis, PostgreSQL', 
 		// What the webhook processor will read: the static data the main process saved at activation.
 		const stored = (await cluster.storedStaticData(triggerWorkflowId))[TRIGGER_KEY] as Record<string, any>;
 		expect(stored).toMatchObject({ webhookId: serviceWebhookId, webhookUrl: webhooks[0].url, webhookEvents: ['document.signed'] });
-		expect(stored.webhookSecret).toMatch(/^[0-9a-f]{64}$/);
-		secret = stored.webhookSecret;
+		// No secret in the database: the nonce and the credential's key give it (secret.ts).
+		expect(stored.webhookSecret).toBeUndefined();
+		expect(stored.secretNonce).toMatch(/^[0-9a-f]{32}$/);
+		secret = webhookSecret(sandbox, apiKey, String(serviceWebhookId))!;
 	});
 
 	it('200 signing events through the webhook processor: each delivery executed exactly once, across the workers', async () => {
@@ -467,8 +470,8 @@ describe('queue mode: main + 2 workers + webhook processor, Redis, PostgreSQL', 
 		it('the database after the 200 events: the registration only, nothing about deliveries', async () => {
 			const stored = (await cluster.storedStaticData(triggerWorkflowId))[TRIGGER_KEY] as Record<string, any>;
 			report('static data after the events', Object.keys(stored).sort());
-			expect(Object.keys(stored).sort()).toEqual(['webhookEvents', 'webhookId', 'webhookSecret', 'webhookUrl']);
-			expect(stored.webhookSecret).toBe(secret);
+			expect(Object.keys(stored).sort()).toEqual(['keyCheck', 'secretNonce', 'webhookEvents', 'webhookId', 'webhookUrl']);
+			expect(JSON.stringify(stored)).not.toContain(secret);
 		});
 
 		it('to the same webhook processor, one after the other: the repeat starts an execution that goes no further', async () => {
@@ -583,7 +586,7 @@ describe('queue mode: main + 2 workers + webhook processor, Redis, PostgreSQL', 
 
 		const stored = (await cluster.storedStaticData(triggerWorkflowId))[TRIGGER_KEY] as Record<string, any>;
 		expect(stored.webhookId).toBeUndefined();
-		expect(stored.webhookSecret).toBeUndefined();
+		expect(stored.secretNonce).toBeUndefined();
 
 		const { body } = unknownDelivery('after');
 		expect((await deliver(cluster.productionWebhookUrl(webhookPath()), body)).status).toBe(404);
