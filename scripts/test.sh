@@ -5,6 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/ensure-deps.sh
 npm run --silent lint
+npm run --silent lint:workflows
 npm run --silent typecheck
 npm run --silent build
 
