@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
-# `npm test`: every check, from a fresh clone. Installs what is missing, then lint, type check,
-# build, the unit/contract/routing-engine suite and the real-n8n suite.
+# `npm test`: every check, from a fresh clone. Installs what is missing, then lint (code and GitHub
+# workflows), type check, build, n8n's community-package scan of the source and the packed package,
+# the unit/contract/routing-engine suite and the real-n8n suite.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/ensure-deps.sh
 npm run --silent lint
+npm run --silent lint:workflows
 npm run --silent typecheck
 npm run --silent build
+npm run --silent scan
 
 reports=$(mktemp -d)
 status=0

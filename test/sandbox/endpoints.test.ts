@@ -18,6 +18,7 @@ import {
 	EXPORT_COLUMNS,
 } from '../../contract';
 import { DEMO_OWNER_EMAIL } from '../../sandbox';
+import { expectResponseMatchesOpenApi } from '../helpers/openapi';
 import { api, documentBody, expectError, expectSchema, useSandbox } from './helpers';
 
 const sandbox = useSandbox();
@@ -33,6 +34,7 @@ describe('documents', () => {
 		const file = { content_type: 'application/pdf', data: Buffer.from('%PDF-1.7 test').toString('base64') };
 		const response = await client.post('/documents', documentBody({ message: 'Please sign', metadata: { deal: '42' }, file }));
 		expect(response.status).toBe(201);
+		expectResponseMatchesOpenApi(response);
 		const document = expectSchema(DocumentSchema, response.data);
 		expect(document).toMatchObject({
 			name: 'contract.pdf',
@@ -65,6 +67,7 @@ describe('documents', () => {
 
 		const list = await client.get('/documents');
 		expect(list.status).toBe(200);
+		expectResponseMatchesOpenApi(list);
 		expect(expectSchema(DocumentListSchema, list.data).data.map((document) => document.id)).toEqual([created.id]);
 
 		const one = await client.get(`/documents/${created.id}`);
@@ -73,6 +76,8 @@ describe('documents', () => {
 
 		const removed = await client.delete(`/documents/${created.id}`);
 		expect(removed.status).toBe(204);
+		expectResponseMatchesOpenApi(removed);
+		expectResponseMatchesOpenApi(await client.get(`/documents/${created.id}`));
 		expect(removed.data).toBe('');
 		expectError(await client.get(`/documents/${created.id}`), 404, 'not_found');
 		expectError(await client.delete(`/documents/${created.id}`), 404, 'not_found');
@@ -121,6 +126,7 @@ describe('signing requests', () => {
 			message: 'Over to you',
 		});
 		expect(response.status).toBe(201);
+		expectResponseMatchesOpenApi(response);
 		const request = expectSchema(SigningRequestSchema, response.data);
 		expect(request).toMatchObject({ document_id: draft.id, status: 'pending', message: 'Over to you', reminders_sent: 0 });
 		expect(request.signers.map((signer) => signer.email)).toEqual(['carol@example.com']);
@@ -147,6 +153,8 @@ describe('signing requests', () => {
 
 		const reminded = await client.post(`/signatures/${id}/remind`);
 		expect(reminded.status).toBe(200);
+		expectResponseMatchesOpenApi(reminded);
+		expectResponseMatchesOpenApi(fetched);
 		const afterOne = expectSchema(SigningRequestSchema, reminded.data);
 		expect(afterOne.reminders_sent).toBe(1);
 		expect(afterOne.last_reminded_at).not.toBeNull();
@@ -181,6 +189,7 @@ describe('templates', () => {
 			signer_roles: [{ role: 'Employer' }, { role: 'Employee' }],
 		});
 		expect(createdResponse.status).toBe(201);
+		expectResponseMatchesOpenApi(createdResponse);
 		const created = expectSchema(TemplateSchema, createdResponse.data);
 		expect(created.signer_roles).toEqual([
 			{ role: 'Employer', order: 1, email: null, name: null },
@@ -190,10 +199,12 @@ describe('templates', () => {
 
 		const list = await client.get('/templates', { params: { q: 'employ' } });
 		expect(list.status).toBe(200);
+		expectResponseMatchesOpenApi(list);
 		expect(expectSchema(TemplateListSchema, list.data).data.map((template) => template.id)).toEqual([created.id]);
 
 		const updated = await client.put(`/templates/${created.id}`, { description: null, message: 'Hello' });
 		expect(updated.status).toBe(200);
+		expectResponseMatchesOpenApi(updated);
 		expect(expectSchema(TemplateSchema, updated.data)).toMatchObject({
 			name: 'Employment contract',
 			description: null,
@@ -243,6 +254,7 @@ describe('team members', () => {
 
 		const invited = await client.post('/users/invite', { email: 'dana@example.com', name: 'Dana' });
 		expect(invited.status).toBe(201);
+		expectResponseMatchesOpenApi(invited);
 		const member = expectSchema(TeamMemberSchema, invited.data);
 		expect(member).toMatchObject({ email: 'dana@example.com', role: 'member', status: 'invited' });
 		expect(member.invited_at).not.toBeNull();
@@ -250,6 +262,8 @@ describe('team members', () => {
 
 		const changed = await client.put(`/users/${member.id}/role`, { role: 'admin' });
 		expect(changed.status).toBe(200);
+		expectResponseMatchesOpenApi(changed);
+		expectResponseMatchesOpenApi(await client.get('/users'));
 		expect(expectSchema(TeamMemberSchema, changed.data).role).toBe('admin');
 
 		expectError(await client.put(`/users/${owner.id}/role`, { role: 'viewer' }), 409, 'conflict');
@@ -273,6 +287,7 @@ describe('webhooks', () => {
 		const { client } = freshClient();
 		const generated = await client.post('/webhooks', { url: 'https://example.com/hook', events: ['document.completed'] });
 		expect(generated.status).toBe(201);
+		expectResponseMatchesOpenApi(generated);
 		const first = expectSchema(WebhookWithSecretSchema, generated.data);
 		expect(first.secret).toMatch(/^whsec_/);
 		expect(first.active).toBe(true);
@@ -286,6 +301,7 @@ describe('webhooks', () => {
 
 		const list = await client.get('/webhooks');
 		expect(list.status).toBe(200);
+		expectResponseMatchesOpenApi(list);
 		const page = expectSchema(WebhookListSchema, list.data);
 		expect(page.data.map((webhook) => webhook.id)).toEqual([second.id, first.id]);
 		expect(JSON.stringify(list.data)).not.toContain('secret');
@@ -306,6 +322,7 @@ describe('reports', () => {
 
 		const response = await client.get('/reports/usage');
 		expect(response.status).toBe(200);
+		expectResponseMatchesOpenApi(response);
 		expect(expectSchema(UsageReportSchema, response.data)).toMatchObject({
 			documents_created: 3,
 			signing_requests_sent: 2,
@@ -325,6 +342,7 @@ describe('reports', () => {
 
 		const response = await client.get('/reports/audit-log', { params: { document_id: document.id } });
 		expect(response.status).toBe(200);
+		expectResponseMatchesOpenApi(response);
 		const entries = expectSchema(AuditLogListSchema, response.data).data;
 		expect(entries.map((entry) => entry.event)).toEqual(['document.sent', 'signature.requested', 'document.created']);
 		expect(entries[0].actor.type).toBe('api_key');
@@ -339,6 +357,7 @@ describe('reports', () => {
 
 		const csv = await client.get('/reports/export', { params: { from: '2000-01-01', to: '2999-12-31' }, responseType: 'text' });
 		expect(csv.status).toBe(200);
+		expectResponseMatchesOpenApi(csv);
 		expect(csv.headers['content-type']).toMatch(/^text\/csv/);
 		expect(csv.headers['content-disposition']).toBe('attachment; filename="documents-2000-01-01-2999-12-31.csv"');
 		const lines = (csv.data as string).trimEnd().split('\r\n');
@@ -350,6 +369,7 @@ describe('reports', () => {
 
 		const json = await client.get('/reports/export', { params: { format: 'json' } });
 		expect(json.status).toBe(200);
+		expectResponseMatchesOpenApi(json);
 		expect(json.headers['content-type']).toMatch(/^application\/json/);
 		expect(json.headers['content-disposition']).toMatch(/^attachment; filename="documents-\d{4}-\d{2}-\d{2}-\d{4}-\d{2}-\d{2}\.json"$/);
 		const rows = expectSchema(ExportJsonSchema, json.data);

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'net';
 
 import { DocumentSchema, WebhookDeliveryBodySchema, WebhookDeliverySchema, WebhookWithSecretSchema, type WebhookDeliveryBody } from '../../contract';
 import { verifyWebhookSignature } from '../../nodes/shared/webhookSignature';
+import { expectResponseMatchesOpenApi } from '../helpers/openapi';
 import { api, documentBody, expectError, expectSchema, startReceiver, useSandbox, waitFor, type Receiver } from './helpers';
 
 const sandbox = useSandbox({ webhookRetry: { baseDelayMs: 20, maxAttempts: 3, timeoutMs: 5000 } });
@@ -238,6 +239,7 @@ describe('acknowledging a delivery (POST /webhooks/{id}/deliveries/{delivery_id}
 		const { client, webhook, deliveryId } = await oneDelivery();
 		const before = await client.get(`/webhooks/${webhook.id}/deliveries/${deliveryId}`);
 		expect(before.status).toBe(200);
+		expectResponseMatchesOpenApi(before);
 		expect(expectSchema(WebhookDeliverySchema, before.data)).toMatchObject({ id: deliveryId, status: 'received', attempts: 1, acknowledged_at: null });
 
 		const first = await client.post(path(webhook.id, deliveryId));
@@ -249,6 +251,8 @@ describe('acknowledging a delivery (POST /webhooks/{id}/deliveries/{delivery_id}
 
 		const again = await client.post(path(webhook.id, deliveryId));
 		expectError(again, 409, 'already_acknowledged');
+		expectResponseMatchesOpenApi(first);
+		expectResponseMatchesOpenApi(again);
 		expect((await client.get(`/webhooks/${webhook.id}/deliveries/${deliveryId}`)).data).toEqual(record);
 		expect(again.data.error.message).toContain(record.acknowledged_at);
 		expect(sandbox().stats().deliveries.acknowledged).toBeGreaterThanOrEqual(1);
