@@ -495,8 +495,9 @@ export class N8nInstance {
 			N8N_REINSTALL_MISSING_PACKAGES: 'false',
 			EXTERNAL_FRONTEND_HOOKS_URLS: '',
 			N8N_PUBLIC_API_SWAGGERUI_DISABLED: 'true',
-			// Its system task fetches a catalogue from n8n's servers every start.
-			N8N_DISABLED_MODULES: 'mcp-registry',
+			// Its system task fetches a catalogue from n8n's servers every start (2.x; 1.x has no such
+			// module and refuses to start when an unknown one is named).
+			...(this.host.generation === 2 ? { N8N_DISABLED_MODULES: 'mcp-registry' } : {}),
 			// The package under test is a community package: keep loading them on.
 			N8N_COMMUNITY_PACKAGES_ENABLED: 'true',
 			// Unverified packages (this one) load today by default; n8n warns the default will flip.
@@ -732,15 +733,24 @@ export class N8nInstance {
 		});
 
 		const deadline = Date.now() + timeoutMs;
+		let readyPath = '/healthz/readiness';
 		for (;;) {
 			if (exited) this.fail(`n8n start ended before it was ready (${exited})`);
 			if (Date.now() > deadline) {
 				await this.stop();
-				this.fail(`n8n was not ready within ${timeoutMs} ms (${this.baseUrl}/healthz/readiness)`);
+				this.fail(`n8n was not ready within ${timeoutMs} ms (${this.baseUrl}/healthz/readiness${readyPath === '/healthz/readiness' ? '' : ', then ' + readyPath})`);
 			}
 			try {
-				const response = await fetch(`${this.baseUrl}/healthz/readiness`, { signal: AbortSignal.timeout(2_000) });
-				if (response.ok) break;
+				const response = await fetch(`${this.baseUrl}${readyPath}`, { signal: AbortSignal.timeout(2_000) });
+				if (response.ok) {
+					// 1.x answers readiness before it mounts its REST API (owner setup would be a 404):
+					// wait for /rest/settings too.
+					if (this.host.generation === 1 && readyPath === '/healthz/readiness') {
+						readyPath = '/rest/settings';
+						continue;
+					}
+					break;
+				}
 			} catch {
 				// not listening yet
 			}
@@ -763,10 +773,25 @@ export class N8nInstance {
 		} catch {
 			// no output yet
 		}
-		const problem = output
-			.split('\n')
-			.find((line) => line.includes(`"${PACKAGE_NAME}"`) && /Failed to load package|Skipping package/.test(line));
+		const problem =
+			output
+				.split('\n')
+				.find((line) => line.includes(`"${PACKAGE_NAME}"`) && /Failed to load package|Skipping package/.test(line)) ??
+			(this.host.generation === 1 ? this.packageLoadProblems()[0] : undefined);
 		if (problem) this.fail(`n8n did not load ${PACKAGE_NAME} from ${this.packageInstallDir}:\n${problem}`);
+	}
+
+	/**
+	 * Warnings and errors in n8n's log (JSON lines) that name this package or its install folder:
+	 * what n8n logs when it cannot load the package or one of its nodes or credentials. 2.x names
+	 * the package ("Failed to load package"); 1.x logs the loader's error message alone, which
+	 * names the file it could not load.
+	 */
+	packageLoadProblems(): string[] {
+		return parseLogLines(readIfExists(this.logFile))
+			.filter((entry) => entry.level === 'error' || entry.level === 'warn')
+			.map((entry) => `${entry.level}: ${String(entry.message)} ${JSON.stringify(entry.metadata ?? {})}`)
+			.filter((line) => line.includes(PACKAGE_NAME) || line.includes(this.packageInstallDir));
 	}
 
 	private async signIn(): Promise<void> {
