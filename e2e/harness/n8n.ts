@@ -7,7 +7,7 @@
  * `n8n-nodes-document-signing.documentSigningTrigger`).
  *
  * Hosts (see N8N_HOSTS): generation 2 (default; n8n 2.41.1 of e2e/n8n-host) and generation 1
- * (n8n 1.123.x of e2e/n8n-host-1x). Every method below works on both; where the two differ (2.x
+ * (n8n 1.123.x of e2e/n8n-host-1x; host `1.85`: n8n 1.85.4, the package's floor). Every method below works on both; where the two differ (2.x
  * "publishes" a workflow, 1.x activates it) the harness takes the host's way and returns the same
  * shapes.
  *
@@ -55,6 +55,8 @@ const HOST_SCRIPT = path.join(REPO_ROOT, 'scripts', 'n8n-host.sh');
 export const N8N_HOSTS = {
 	'2': { generation: 2, folder: 'e2e/n8n-host' },
 	'1': { generation: 1, folder: 'e2e/n8n-host-1x' },
+	/** The package's floor: n8n 1.85.4, on Node 22. */
+	'1.85': { generation: 1, folder: 'e2e/n8n-host-1.85' },
 } as const satisfies Record<string, { generation: N8nGeneration; folder: string }>;
 export type N8nHostId = keyof typeof N8N_HOSTS;
 export type N8nGeneration = 1 | 2;
@@ -326,6 +328,27 @@ function parseLogLines(text: string): Array<{ level?: string; message?: unknown;
 		}
 	}
 	return entries;
+}
+
+/** The last pretty-printed JSON object in `text` (from a line `{` to a line `}`) that is run data. */
+function plainRunData(text: string): RunData | undefined {
+	const lines = text.split('\n');
+	let found: RunData | undefined;
+	for (let start = 0; start < lines.length; start++) {
+		if (lines[start] !== '{') continue;
+		for (let end = start + 1; end < lines.length; end++) {
+			if (lines[end] !== '}') continue;
+			try {
+				const candidate = JSON.parse(lines.slice(start, end + 1).join('\n')) as RunData;
+				if (candidate?.data?.resultData?.runData) found = candidate;
+			} catch {
+				// not JSON
+			}
+			start = end;
+			break;
+		}
+	}
+	return found;
 }
 
 /** Output items (json) of a node's first run and first output in run data. */
@@ -664,6 +687,8 @@ export class N8nInstance {
 				// another message
 			}
 		}
+		// n8n 1.85 prints it as plain pretty-printed JSON instead (a line "{" ... a line "}").
+		run ??= plainRunData(result.stdout);
 		if (!run) {
 			this.fail(
 				`\`n8n execute --id=${workflowId}\` printed no run data (exit ${result.code ?? result.signal})\n` +
@@ -806,10 +831,17 @@ export class N8nInstance {
 		if (!cookie) this.fail('owner setup / login set no n8n-auth cookie');
 		this.authCookie = cookie.split(';')[0];
 		if (!this.apiKey) {
-			const scopes = await this.rest<string[]>('GET', '/rest/api-keys/scopes');
+			// API key scopes came with n8n 1.9x: 1.85 has no /scopes (and its keys may do everything).
+			const scopesResponse = await this.fetchRaw('GET', '/rest/api-keys/scopes');
+			const scopes =
+				scopesResponse.status === 404
+					? undefined
+					: scopesResponse.ok
+						? ((await scopesResponse.json()) as { data: string[] }).data
+						: this.fail(`GET /rest/api-keys/scopes: HTTP ${scopesResponse.status} ${await scopesResponse.text()}`);
 			const key = await this.rest<{ rawApiKey: string }>('POST', '/rest/api-keys', {
 				label: `e2e harness ${new Date().toISOString()}`,
-				scopes,
+				...(scopes ? { scopes } : {}),
 				expiresAt: null,
 			});
 			this.apiKey = key.rawApiKey;
@@ -989,6 +1021,20 @@ export class N8nInstance {
 		if (query.workflowId) params.set('workflowId', query.workflowId);
 		if (query.status) params.set('status', query.status);
 		const body = await this.api<{ data: Execution[] }>('GET', `/executions?${params.toString()}`);
+		// n8n 1.85's public API has no `status`: derived from `finished`, `stoppedAt`, `waitTill`
+		// and the run data's error (without run data a stopped, unfinished execution is `error`).
+		for (const execution of body.data) {
+			if (execution.status !== undefined) continue;
+			execution.status = execution.data?.resultData?.error
+				? 'error'
+				: execution.finished
+					? 'success'
+					: execution.waitTill
+						? 'waiting'
+						: execution.stoppedAt
+							? 'error'
+							: 'running';
+		}
 		return body.data;
 	}
 
