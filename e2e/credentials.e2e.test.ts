@@ -44,13 +44,7 @@ afterAll(async () => {
 
 /** What the editor does when Test is pressed in the dialog of a saved credential. */
 async function testSaved(id: string, edit: Record<string, unknown> = {}): Promise<TestResult> {
-	const stored = await n8n.rest<{ id: string; name: string; type: string; data: Record<string, unknown> }>(
-		'GET',
-		`/rest/credentials/${id}?includeData=true`,
-	);
-	return await n8n.rest<TestResult>('POST', '/rest/credentials/test', {
-		credentials: { id: stored.id, name: stored.name, type: stored.type, data: { ...stored.data, ...edit } },
-	});
+	return await n8n.testCredential(id, edit);
 }
 
 function usersRequests(): number {

@@ -1,6 +1,6 @@
 /* global module, __dirname */
 /**
- * End-to-end tests against a real n8n (the pinned one of e2e/n8n-host, installed on demand by
+ * End-to-end tests against a real n8n (the pinned ones of e2e/n8n-host*, installed on demand by
  * scripts/n8n-host.sh). They need the package built first (`npm run build`): n8n loads dist/.
  * Run with `npx jest -c e2e/jest.config.js`.
  */
@@ -9,10 +9,10 @@ module.exports = {
 	testEnvironment: 'node',
 	roots: ['<rootDir>'],
 	testMatch: ['**/*.e2e.test.ts'],
-	modulePathIgnorePatterns: ['<rootDir>/n8n-host/'],
-	testPathIgnorePatterns: ['/node_modules/', '<rootDir>/n8n-host/'],
+	modulePathIgnorePatterns: ['<rootDir>/n8n-host[^/]*/'],
+	testPathIgnorePatterns: ['/node_modules/', '<rootDir>/n8n-host[^/]*/'],
 	transform: { '^.+\\.ts$': ['ts-jest', { isolatedModules: true }] },
-	// Installs the n8n host (scripts/n8n-host.sh ensure) before the tests, outside their timeouts.
+	// Installs the n8n hosts (scripts/n8n-host.sh ensure 2 | 1 | 1.85) before the tests, outside their timeouts.
 	globalSetup: '<rootDir>/harness/global-setup.ts',
 	// One n8n at a time on a 2-core machine. Every wait in the harness is bounded well below this.
 	maxWorkers: 1,

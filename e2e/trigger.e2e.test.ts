@@ -28,39 +28,13 @@ import { webhookSecret } from '../reliability/lib';
 import { startSandbox, type DeliveryAttempt, type Sandbox } from '../sandbox';
 import { launchBrowser, signEverySigner, type E2eBrowser, type SignedSigner } from './harness/browser';
 import { CREDENTIAL_TYPE, TRIGGER_NODE_TYPE, createN8n, type Execution, type N8nInstance } from './harness/n8n';
+import { createDocument, triggerItem as triggerItemOf } from './harness/workflows';
 
 const TRIGGER_NAME = 'Document Signing Trigger';
 const EVENTS = ['document.completed', 'document.signed'];
 const ARTIFACTS_DIR =
 	process.env.E2E_ARTIFACTS_DIR ?? path.join(os.tmpdir(), 'n8n-nodes-document-signing-e2e', 'trigger');
-
-interface TriggerItem {
-	event: string;
-	deliveryId: string;
-	timestamp: string;
-	webhookId: string;
-	data: { document?: Record<string, any>; signer?: Record<string, any> };
-}
-
-/** The trigger's one output item of an execution. */
-function triggerItem(execution: Execution): TriggerItem {
-	const runs = execution.data?.resultData.runData[TRIGGER_NAME];
-	const items = runs?.[0]?.data?.main?.[0] ?? [];
-	if (items.length !== 1) throw new Error(`execution ${execution.id}: expected 1 trigger item, got ${items.length}`);
-	return items[0].json as TriggerItem;
-}
-
-async function createDocument(sandbox: Sandbox, apiKey: string, body: Record<string, unknown>): Promise<Record<string, any>> {
-	const response = await fetch(`${sandbox.baseUrl}/documents`, {
-		method: 'POST',
-		headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
-		body: JSON.stringify(body),
-		signal: AbortSignal.timeout(10_000),
-	});
-	const json = (await response.json()) as Record<string, any>;
-	if (response.status !== 201) throw new Error(`POST /documents: HTTP ${response.status} ${JSON.stringify(json)}`);
-	return json;
-}
+const triggerItem = (execution: Execution) => triggerItemOf(execution, TRIGGER_NAME);
 
 describe('Document Signing Trigger in a real n8n, with people signing in Chromium', () => {
 	let sandbox: Sandbox;

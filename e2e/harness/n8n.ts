@@ -1,18 +1,23 @@
 /**
  * Real-n8n harness for the end-to-end tests and `npm run dev`.
  *
- * Runs the pinned n8n of e2e/n8n-host (installed and cached by scripts/n8n-host.sh, with its own
- * Node 24) headless, bound to 127.0.0.1, with this package installed as a community package in a
+ * Runs a pinned n8n (installed and cached by scripts/n8n-host.sh, with its own Node) headless, bound to 127.0.0.1, with this package installed as a community package in a
  * fresh user folder: `<userFolder>/.n8n/nodes/node_modules/n8n-nodes-document-signing`, where n8n
  * finds it at start-up (node types `n8n-nodes-document-signing.documentSigning` and
  * `n8n-nodes-document-signing.documentSigningTrigger`).
  *
+ * Hosts (see N8N_HOSTS): generation 2 (default; n8n 2.41.1 of e2e/n8n-host) and generation 1
+ * (n8n 1.123.x of e2e/n8n-host-1x; host `1.85`: n8n 1.85.4, the package's floor). Every method below works on both; where the two differ (2.x
+ * "publishes" a workflow, 1.x activates it) the harness takes the host's way and returns the same
+ * shapes.
+ *
  *   const n8n = await createN8n({ sandboxBaseUrl });           // prepared, not running
+ *   const old = await createN8n({ sandboxBaseUrl, generation: 1 });  // n8n 1.123.x
  *   await n8n.importCredentials([n8n.documentSigningCredential({ id: 'cred1', apiKey })]);
  *   const id = await n8n.importWorkflow(workflowJson);
  *   const result = await n8n.execute(id);                      // `n8n execute`, no server needed
  *   await n8n.start();                                         // server + owner + API key
- *   await n8n.activate(triggerWorkflowId);                     // publish, wait for the triggers
+ *   await n8n.activate(triggerWorkflowId);                     // 2.x publish / 1.x activate, wait for the triggers
  *   await n8n.dispose();                                       // stop, remove the user folder
  *
  * Every child process runs on the host's Node 24 (also first on PATH: n8n spawns its task runner
@@ -43,18 +48,43 @@ const HOST_SCRIPT = path.join(REPO_ROOT, 'scripts', 'n8n-host.sh');
 // ---------------------------------------------------------------------------------------------
 // Types
 
+/**
+ * The n8n hosts the harness can run, by id: the argument of `scripts/n8n-host.sh ensure <id>`.
+ * `generation` is n8n's major version.
+ */
+export const N8N_HOSTS = {
+	'2': { generation: 2, folder: 'e2e/n8n-host' },
+	'1': { generation: 1, folder: 'e2e/n8n-host-1x' },
+	/** The package's floor: n8n 1.85.4, on Node 22. */
+	'1.85': { generation: 1, folder: 'e2e/n8n-host-1.85' },
+} as const satisfies Record<string, { generation: N8nGeneration; folder: string }>;
+export type N8nHostId = keyof typeof N8N_HOSTS;
+export type N8nGeneration = 1 | 2;
+/** The host of each generation (the newest of that major version). */
+export const DEFAULT_HOST_OF: Record<N8nGeneration, N8nHostId> = { 2: '2', 1: '1' };
+
 export interface N8nHost {
+	/** Which host (N8N_HOSTS key). */
+	id: N8nHostId;
+	/** n8n's major version: 1 or 2. */
+	generation: N8nGeneration;
+	/** n8n's version, e.g. `2.41.1` (from the installed package). */
+	version: string;
 	/** The cached host folder (package.json, node_modules). */
 	dir: string;
-	/** Its node_modules/.bin: `node` (24) and `n8n`. */
+	/** Its node_modules/.bin: `node` (the host's own) and `n8n`. */
 	binDir: string;
-	/** The Node 24 binary every child process runs on. */
+	/** The host's Node binary every child process runs on. */
 	node: string;
 	/** n8n's entry script, run as `<node> <n8nScript> <command>`. */
 	n8nScript: string;
 }
 
 export interface N8nOptions {
+	/** Which n8n: generation 2 (default: n8n 2.41.1) or 1 (n8n 1.123.x). */
+	generation?: N8nGeneration;
+	/** A host by id (N8N_HOSTS); overrides `generation`. */
+	host?: N8nHostId;
 	/**
 	 * Folder whose package.json + dist/ are installed into n8n. Default: N8N_E2E_PACKAGE_DIR if
 	 * set (e.g. an unpacked `npm pack`), else this repository's root.
@@ -196,34 +226,56 @@ export interface ExecutionsQuery {
 // ---------------------------------------------------------------------------------------------
 // Host
 
-let cachedHost: N8nHost | undefined;
+const cachedHosts = new Map<N8nHostId, N8nHost>();
 
-/** Installs the host if needed (3 to 10 minutes the first time) and returns where it is. */
-export function ensureN8nHost(): N8nHost {
-	if (cachedHost) return cachedHost;
+/** The host id of an options object: `host`, else the `generation`'s, else generation 2's. */
+export function hostIdOf(options: Pick<N8nOptions, 'generation' | 'host'> = {}): N8nHostId {
+	const id = options.host ?? DEFAULT_HOST_OF[options.generation ?? 2];
+	if (!id || !(id in N8N_HOSTS)) {
+		throw new Error(`unknown n8n host ${JSON.stringify(options)} (hosts: ${Object.keys(N8N_HOSTS).join(', ')})`);
+	}
+	return id;
+}
+
+/**
+ * Installs a host if needed (3 to 10 minutes the first time) and returns where it is. Takes a
+ * host id or a generation; default generation 2.
+ */
+export function ensureN8nHost(which: N8nHostId | N8nGeneration = '2'): N8nHost {
+	const id: N8nHostId = typeof which === 'number' ? hostIdOf({ generation: which }) : hostIdOf({ host: which });
+	const cached = cachedHosts.get(id);
+	if (cached) return cached;
 	let dir: string;
 	try {
-		dir = execFileSync('bash', [HOST_SCRIPT, 'ensure'], {
+		dir = execFileSync('bash', [HOST_SCRIPT, 'ensure', id], {
 			encoding: 'utf8',
 			stdio: ['ignore', 'pipe', 'inherit'],
 			timeout: 40 * 60_000,
 		}).trim();
 	} catch (error) {
 		throw new Error(
-			`could not install the n8n host with \`scripts/n8n-host.sh ensure\`: ${(error as Error).message}`,
+			`could not install the n8n host with \`scripts/n8n-host.sh ensure ${id}\`: ${(error as Error).message}`,
 		);
 	}
 	const binDir = path.join(dir, 'node_modules', '.bin');
-	const host: N8nHost = {
+	const manifest = path.join(dir, 'node_modules', 'n8n', 'package.json');
+	const partial = {
+		id,
+		generation: N8N_HOSTS[id].generation,
 		dir,
 		binDir,
 		node: path.join(binDir, 'node'),
 		n8nScript: path.join(dir, 'node_modules', 'n8n', 'bin', 'n8n'),
 	};
-	for (const file of [host.node, host.n8nScript]) {
+	for (const file of [partial.node, partial.n8nScript, manifest]) {
 		if (!fs.existsSync(file)) throw new Error(`n8n host ${dir} is incomplete: ${file} is missing`);
 	}
-	cachedHost = host;
+	const { version } = JSON.parse(fs.readFileSync(manifest, 'utf8')) as { version: string };
+	if (Number(version.split('.')[0]) !== partial.generation) {
+		throw new Error(`n8n host ${id} (${dir}) holds n8n ${version}, expected generation ${partial.generation}`);
+	}
+	const host: N8nHost = { ...partial, version };
+	cachedHosts.set(id, host);
 	return host;
 }
 
@@ -276,6 +328,27 @@ function parseLogLines(text: string): Array<{ level?: string; message?: unknown;
 		}
 	}
 	return entries;
+}
+
+/** The last pretty-printed JSON object in `text` (from a line `{` to a line `}`) that is run data. */
+function plainRunData(text: string): RunData | undefined {
+	const lines = text.split('\n');
+	let found: RunData | undefined;
+	for (let start = 0; start < lines.length; start++) {
+		if (lines[start] !== '{') continue;
+		for (let end = start + 1; end < lines.length; end++) {
+			if (lines[end] !== '}') continue;
+			try {
+				const candidate = JSON.parse(lines.slice(start, end + 1).join('\n')) as RunData;
+				if (candidate?.data?.resultData?.runData) found = candidate;
+			} catch {
+				// not JSON
+			}
+			start = end;
+			break;
+		}
+	}
+	return found;
 }
 
 /** Output items (json) of a node's first run and first output in run data. */
@@ -345,7 +418,7 @@ export class N8nInstance {
 
 	/** Prepares an instance (host, user folder, package) without starting the server. */
 	static async create(options: N8nOptions = {}): Promise<N8nInstance> {
-		const host = ensureN8nHost();
+		const host = ensureN8nHost(hostIdOf(options));
 		const ownsUserFolder = options.userFolder === undefined;
 		const userFolder = options.userFolder
 			? path.resolve(options.userFolder)
@@ -355,6 +428,16 @@ export class N8nInstance {
 		const instance = new N8nInstance(host, options, userFolder, ownsUserFolder, port);
 		instance.installPackage();
 		return instance;
+	}
+
+	/** n8n's major version (1 or 2). */
+	get generation(): N8nGeneration {
+		return this.host.generation;
+	}
+
+	/** n8n's version, e.g. `1.123.81`. */
+	get version(): string {
+		return this.host.version;
 	}
 
 	/** Where n8n loads the package from. */
@@ -407,8 +490,9 @@ export class N8nInstance {
 			N8N_LISTEN_ADDRESS: '127.0.0.1',
 			N8N_PORT: String(this.port),
 			N8N_PROTOCOL: 'http',
-			// (WEBHOOK_URL still works in 2.41 but logs a deprecation warning.)
-			N8N_WEBHOOK_URL: `${this.baseUrl}/`,
+			// 2.x reads N8N_WEBHOOK_URL (WEBHOOK_URL still works in 2.41 but logs a deprecation
+			// warning); 1.x reads only WEBHOOK_URL.
+			...(this.host.generation === 1 ? { WEBHOOK_URL: `${this.baseUrl}/` } : { N8N_WEBHOOK_URL: `${this.baseUrl}/` }),
 			N8N_EDITOR_BASE_URL: `${this.baseUrl}/`,
 			N8N_SECURE_COOKIE: 'false',
 			DB_TYPE: 'sqlite',
@@ -434,8 +518,9 @@ export class N8nInstance {
 			N8N_REINSTALL_MISSING_PACKAGES: 'false',
 			EXTERNAL_FRONTEND_HOOKS_URLS: '',
 			N8N_PUBLIC_API_SWAGGERUI_DISABLED: 'true',
-			// Its system task fetches a catalogue from n8n's servers every start.
-			N8N_DISABLED_MODULES: 'mcp-registry',
+			// Its system task fetches a catalogue from n8n's servers every start (2.x; 1.x has no such
+			// module and refuses to start when an unknown one is named).
+			...(this.host.generation === 2 ? { N8N_DISABLED_MODULES: 'mcp-registry' } : {}),
 			// The package under test is a community package: keep loading them on.
 			N8N_COMMUNITY_PACKAGES_ENABLED: 'true',
 			// Unverified packages (this one) load today by default; n8n warns the default will flip.
@@ -602,6 +687,8 @@ export class N8nInstance {
 				// another message
 			}
 		}
+		// n8n 1.85 prints it as plain pretty-printed JSON instead (a line "{" ... a line "}").
+		run ??= plainRunData(result.stdout);
 		if (!run) {
 			this.fail(
 				`\`n8n execute --id=${workflowId}\` printed no run data (exit ${result.code ?? result.signal})\n` +
@@ -619,9 +706,16 @@ export class N8nInstance {
 		};
 	}
 
-	/** `n8n publish:workflow --id` (CLI; takes effect at the next start). */
+	/**
+	 * Marks a workflow active with the CLI (takes effect at the next start): 2.x
+	 * `n8n publish:workflow --id`, 1.x `n8n update:workflow --id --active=true`.
+	 */
 	async publishWithCli(workflowId: string): Promise<void> {
-		await this.runCliOrFail(['publish:workflow', `--id=${workflowId}`]);
+		await this.runCliOrFail(
+			this.host.generation === 1
+				? ['update:workflow', `--id=${workflowId}`, '--active=true']
+				: ['publish:workflow', `--id=${workflowId}`],
+		);
 	}
 
 	// -------------------------------------------------------------------------------------------
@@ -664,15 +758,24 @@ export class N8nInstance {
 		});
 
 		const deadline = Date.now() + timeoutMs;
+		let readyPath = '/healthz/readiness';
 		for (;;) {
 			if (exited) this.fail(`n8n start ended before it was ready (${exited})`);
 			if (Date.now() > deadline) {
 				await this.stop();
-				this.fail(`n8n was not ready within ${timeoutMs} ms (${this.baseUrl}/healthz/readiness)`);
+				this.fail(`n8n was not ready within ${timeoutMs} ms (${this.baseUrl}/healthz/readiness${readyPath === '/healthz/readiness' ? '' : ', then ' + readyPath})`);
 			}
 			try {
-				const response = await fetch(`${this.baseUrl}/healthz/readiness`, { signal: AbortSignal.timeout(2_000) });
-				if (response.ok) break;
+				const response = await fetch(`${this.baseUrl}${readyPath}`, { signal: AbortSignal.timeout(2_000) });
+				if (response.ok) {
+					// 1.x answers readiness before it mounts its REST API (owner setup would be a 404):
+					// wait for /rest/settings too.
+					if (this.host.generation === 1 && readyPath === '/healthz/readiness') {
+						readyPath = '/rest/settings';
+						continue;
+					}
+					break;
+				}
 			} catch {
 				// not listening yet
 			}
@@ -695,10 +798,25 @@ export class N8nInstance {
 		} catch {
 			// no output yet
 		}
-		const problem = output
-			.split('\n')
-			.find((line) => line.includes(`"${PACKAGE_NAME}"`) && /Failed to load package|Skipping package/.test(line));
+		const problem =
+			output
+				.split('\n')
+				.find((line) => line.includes(`"${PACKAGE_NAME}"`) && /Failed to load package|Skipping package/.test(line)) ??
+			(this.host.generation === 1 ? this.packageLoadProblems()[0] : undefined);
 		if (problem) this.fail(`n8n did not load ${PACKAGE_NAME} from ${this.packageInstallDir}:\n${problem}`);
+	}
+
+	/**
+	 * Warnings and errors in n8n's log (JSON lines) that name this package or its install folder:
+	 * what n8n logs when it cannot load the package or one of its nodes or credentials. 2.x names
+	 * the package ("Failed to load package"); 1.x logs the loader's error message alone, which
+	 * names the file it could not load.
+	 */
+	packageLoadProblems(): string[] {
+		return parseLogLines(readIfExists(this.logFile))
+			.filter((entry) => entry.level === 'error' || entry.level === 'warn')
+			.map((entry) => `${entry.level}: ${String(entry.message)} ${JSON.stringify(entry.metadata ?? {})}`)
+			.filter((line) => line.includes(PACKAGE_NAME) || line.includes(this.packageInstallDir));
 	}
 
 	private async signIn(): Promise<void> {
@@ -713,10 +831,17 @@ export class N8nInstance {
 		if (!cookie) this.fail('owner setup / login set no n8n-auth cookie');
 		this.authCookie = cookie.split(';')[0];
 		if (!this.apiKey) {
-			const scopes = await this.rest<string[]>('GET', '/rest/api-keys/scopes');
+			// API key scopes came with n8n 1.9x: 1.85 has no /scopes (and its keys may do everything).
+			const scopesResponse = await this.fetchRaw('GET', '/rest/api-keys/scopes');
+			const scopes =
+				scopesResponse.status === 404
+					? undefined
+					: scopesResponse.ok
+						? ((await scopesResponse.json()) as { data: string[] }).data
+						: this.fail(`GET /rest/api-keys/scopes: HTTP ${scopesResponse.status} ${await scopesResponse.text()}`);
 			const key = await this.rest<{ rawApiKey: string }>('POST', '/rest/api-keys', {
 				label: `e2e harness ${new Date().toISOString()}`,
-				scopes,
+				...(scopes ? { scopes } : {}),
 				expiresAt: null,
 			});
 			this.apiKey = key.rawApiKey;
@@ -748,6 +873,11 @@ export class N8nInstance {
 		return { cookie: this.authCookie, 'browser-id': this.browserId };
 	}
 
+	private requireApiKey(): string {
+		if (!this.apiKey) throw new Error('n8n is not started');
+		return this.apiKey;
+	}
+
 	/** n8n's internal REST API (/rest/...) as the owner; resolves with the response's `data`. */
 	async rest<T = any>(method: string, urlPath: string, body?: unknown): Promise<T> {
 		if (!this.authCookie) throw new Error('n8n is not started');
@@ -759,16 +889,45 @@ export class N8nInstance {
 
 	/** n8n's public API (/api/v1/...) with the instance's API key; resolves with the JSON body. */
 	async api<T = any>(method: string, urlPath: string, body?: unknown): Promise<T> {
-		if (!this.apiKey) throw new Error('n8n is not started');
-		const response = await this.fetchRaw(method, `/api/v1${urlPath}`, body, { 'X-N8N-API-KEY': this.apiKey });
+		const response = await this.fetchRaw(method, `/api/v1${urlPath}`, body, { 'X-N8N-API-KEY': this.requireApiKey() });
 		const text = await response.text();
 		if (!response.ok) this.fail(`${method} /api/v1${urlPath}: HTTP ${response.status} ${text}`);
 		return (text ? JSON.parse(text) : undefined) as T;
 	}
 
-	/** GET /rest/workflows/{id}/publication-status: how far activating the triggers got. */
+	/**
+	 * How far activating the triggers got. 2.x: GET /rest/workflows/{id}/publication-status. 1.x
+	 * has no publication (activation is synchronous): the same shape from the workflow's `active`
+	 * and GET /rest/active-workflows/error/{id} (the last activation error); `published` when
+	 * active, `failed` when the last activation failed, else `not_published`, and one entry in
+	 * `triggers` per Document Signing Trigger or other trigger node, all with the same error.
+	 */
 	async publicationStatus(workflowId: string): Promise<PublicationStatus> {
-		return await this.rest<PublicationStatus>('GET', `/rest/workflows/${workflowId}/publication-status`);
+		if (this.host.generation === 2) {
+			return await this.rest<PublicationStatus>('GET', `/rest/workflows/${workflowId}/publication-status`);
+		}
+		const workflow = await this.rest<{ active: boolean; versionId?: string; nodes: Array<{ id: string; type: string }> }>(
+			'GET',
+			`/rest/workflows/${workflowId}`,
+		);
+		const error = workflow.active
+			? null
+			: await this.rest<string | null>('GET', `/rest/active-workflows/error/${workflowId}`).catch(() => null);
+		const status = workflow.active ? 'published' : error ? 'failed' : 'not_published';
+		const errorMessage = typeof error === 'string' ? error : error ? JSON.stringify(error) : null;
+		return {
+			status,
+			liveVersionId: workflow.active ? (workflow.versionId ?? null) : null,
+			pendingVersionId: null,
+			triggers: workflow.nodes
+				.filter((node) => /trigger|webhook/i.test(node.type) && node.type !== 'n8n-nodes-base.manualTrigger')
+				.map((node) => ({ nodeId: node.id, status: status === 'published' ? 'active' : status, errorMessage })),
+		};
+	}
+
+	/** Whether the workflow is active (2.x: published) with its triggers running. */
+	async isActive(workflowId: string): Promise<boolean> {
+		return (await this.publicationStatus(workflowId)).status === 'published';
 	}
 
 	private async waitForPublication(workflowId: string, timeoutMs: number, what: string): Promise<PublicationStatus> {
@@ -784,15 +943,38 @@ export class N8nInstance {
 	}
 
 	/**
-	 * Activates ("publishes", in n8n 2.x words) a workflow: POST /api/v1/workflows/{id}/publish.
-	 * n8n 2.41 then activates the triggers asynchronously (a publication outbox); this waits until
-	 * that is done and, unless `allowFailure`, fails when a trigger did not activate (the trigger's
-	 * error message is in `triggers[].errorMessage`).
+	 * Activates a workflow and waits until its triggers are active. 2.x ("publish"): POST
+	 * /api/v1/workflows/{id}/publish, after which n8n activates the triggers asynchronously (a
+	 * publication outbox) and this waits for it. 1.x: POST /api/v1/workflows/{id}/activate, which
+	 * answers once the triggers are active (400 with the trigger's error when one fails). Unless
+	 * `allowFailure`, fails when a trigger did not activate (the trigger's error message is in
+	 * `triggers[].errorMessage`).
 	 */
 	async activate(
 		workflowId: string,
 		options: { allowFailure?: boolean; timeoutMs?: number } = {},
 	): Promise<PublicationStatus> {
+		if (this.host.generation === 1) {
+			const response = await this.fetchRaw('POST', `/api/v1/workflows/${workflowId}/activate`, undefined, {
+				'X-N8N-API-KEY': this.requireApiKey(),
+			});
+			const text = await response.text();
+			if (!response.ok && !(response.status === 400 && options.allowFailure)) {
+				this.fail(`activating workflow ${workflowId}: HTTP ${response.status} ${text}`);
+			}
+			const status = await this.publicationStatus(workflowId);
+			if (!response.ok && status.status !== 'published') {
+				const message = (() => {
+					try {
+						return (JSON.parse(text) as { message?: string }).message ?? text;
+					} catch {
+						return text;
+					}
+				})();
+				return { ...status, status: 'failed', triggers: status.triggers.map((t) => ({ ...t, status: 'failed', errorMessage: message })) };
+			}
+			return status;
+		}
 		await this.api('POST', `/workflows/${workflowId}/publish`, {});
 		const status = await this.waitForPublication(workflowId, options.timeoutMs ?? 30_000, 'activation');
 		if (status.status !== 'published' && !options.allowFailure) {
@@ -801,10 +983,33 @@ export class N8nInstance {
 		return status;
 	}
 
-	/** Deactivates ("unpublishes") a workflow and waits until its triggers are removed. */
+	/**
+	 * Deactivates a workflow (2.x: "unpublishes", POST /api/v1/workflows/{id}/unpublish, then waits
+	 * until its triggers are removed; 1.x: POST /api/v1/workflows/{id}/deactivate, synchronous).
+	 */
 	async deactivate(workflowId: string, options: { timeoutMs?: number } = {}): Promise<PublicationStatus> {
+		if (this.host.generation === 1) {
+			await this.api('POST', `/workflows/${workflowId}/deactivate`);
+			return await this.publicationStatus(workflowId);
+		}
 		await this.api('POST', `/workflows/${workflowId}/unpublish`);
 		return await this.waitForPublication(workflowId, options.timeoutMs ?? 30_000, 'deactivation');
+	}
+
+	/**
+	 * The credential's Test button for a saved credential, as the editor calls it (both
+	 * generations): GET /rest/credentials/{id}?includeData=true (the key comes back redacted; n8n
+	 * puts the stored one back before testing), then POST /rest/credentials/test with
+	 * `{ credentials: { id, name, type, data } }`, `data` overlaid with `edit` (what the user typed).
+	 */
+	async testCredential(credentialId: string, edit: Record<string, unknown> = {}): Promise<{ status: 'OK' | 'Error'; message: string }> {
+		const stored = await this.rest<{ id: string; name: string; type: string; data: Record<string, unknown> }>(
+			'GET',
+			`/rest/credentials/${credentialId}?includeData=true`,
+		);
+		return await this.rest('POST', '/rest/credentials/test', {
+			credentials: { id: stored.id, name: stored.name, type: stored.type, data: { ...stored.data, ...edit } },
+		});
 	}
 
 	/** Executions, newest first, with their full run data (GET /api/v1/executions). */
@@ -816,6 +1021,20 @@ export class N8nInstance {
 		if (query.workflowId) params.set('workflowId', query.workflowId);
 		if (query.status) params.set('status', query.status);
 		const body = await this.api<{ data: Execution[] }>('GET', `/executions?${params.toString()}`);
+		// n8n 1.85's public API has no `status`: derived from `finished`, `stoppedAt`, `waitTill`
+		// and the run data's error (without run data a stopped, unfinished execution is `error`).
+		for (const execution of body.data) {
+			if (execution.status !== undefined) continue;
+			execution.status = execution.data?.resultData?.error
+				? 'error'
+				: execution.finished
+					? 'success'
+					: execution.waitTill
+						? 'waiting'
+						: execution.stoppedAt
+							? 'error'
+							: 'running';
+		}
 		return body.data;
 	}
 

@@ -10,7 +10,17 @@ import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
-import { CREDENTIAL_TYPE, NODE_TYPE, newId, type N8nInstance, type NodeRun, type RunData } from './n8n';
+import type { Sandbox } from '../../sandbox';
+import {
+	CREDENTIAL_TYPE,
+	NODE_TYPE,
+	TRIGGER_NODE_TYPE,
+	newId,
+	type Execution,
+	type N8nInstance,
+	type NodeRun,
+	type RunData,
+} from './n8n';
 
 export const EXAMPLES_DIR = path.resolve(__dirname, '..', '..', 'examples');
 
@@ -114,6 +124,17 @@ export function signingNode(
 	});
 }
 
+/** The Document Signing Trigger for `events`; its production webhook path is `<webhookId>/webhook`. */
+export function triggerNode(
+	name: string,
+	options: { events: string[]; credential: CredentialRef; webhookId?: string; options?: Record<string, unknown> },
+): WorkflowNode {
+	return node(name, TRIGGER_NODE_TYPE, 1, { events: options.events, options: options.options ?? {} }, {
+		webhookId: options.webhookId ?? randomUUID(),
+		credentials: credentialsRef(options.credential),
+	});
+}
+
 /** Connects `from` (output 0) to `to` (input 0). */
 export function connect(workflow: Pick<WorkflowJson, 'connections'>, from: string, to: string): void {
 	const outputs = (workflow.connections[from] ??= { main: [[]] });
@@ -185,6 +206,39 @@ export function nodeRuns(run: Pick<RunData, 'data'>, nodeName: string): NodeRun[
 /** The items (json and binary) of a node's first run, first output. */
 export function nodeItems(run: Pick<RunData, 'data'>, nodeName: string, outputIndex = 0): OutputItem[] {
 	return (nodeRuns(run, nodeName)[0].data?.main?.[outputIndex] ?? []) as OutputItem[];
+}
+
+/** One item of the Document Signing Trigger's output. */
+export interface TriggerItem {
+	event: string;
+	deliveryId: string;
+	timestamp: string;
+	webhookId: string;
+	data: { document?: Record<string, any>; signer?: Record<string, any> };
+}
+
+/** The trigger's one output item of an execution (throws unless there is exactly one). */
+export function triggerItem(execution: Execution, triggerName = 'Document Signing Trigger'): TriggerItem {
+	const runs = execution.data?.resultData.runData[triggerName];
+	const items = runs?.[0]?.data?.main?.[0] ?? [];
+	if (items.length !== 1) throw new Error(`execution ${execution.id}: expected 1 trigger item, got ${items.length}`);
+	return items[0].json as TriggerItem;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The sandbox, directly
+
+/** POST /documents on the sandbox's API as `apiKey`'s account (the body as the API takes it). */
+export async function createDocument(sandbox: Sandbox, apiKey: string, body: Record<string, unknown>): Promise<Record<string, any>> {
+	const response = await fetch(`${sandbox.baseUrl}/documents`, {
+		method: 'POST',
+		headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+		body: JSON.stringify(body),
+		signal: AbortSignal.timeout(10_000),
+	});
+	const json = (await response.json()) as Record<string, any>;
+	if (response.status !== 201) throw new Error(`POST /documents: HTTP ${response.status} ${JSON.stringify(json)}`);
+	return json;
 }
 
 // ---------------------------------------------------------------------------------------------
