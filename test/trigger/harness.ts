@@ -382,6 +382,7 @@ export class Receiver {
 /** Collects what n8n's logger receives at warning level (the nodes log through n8n-core's Logger). */
 export function captureWarnings(): { messages: string[]; metadata: unknown[]; restore: () => void } {
 	// n8n-core's own copies of the DI container and Logger (it ships them nested), as the nodes see them.
+	// eslint-disable-next-line @typescript-eslint/no-require-imports -- resolved at run time, from n8n-core's folder
 	const fromCore = (name: string) => require(require.resolve(name, { paths: [require.resolve('n8n-core')] })) as Record<string, never>;
 	const { Container } = fromCore('@n8n/di') as unknown as { Container: { get<T>(type: unknown): T } };
 	const { Logger } = fromCore('@n8n/backend-common') as unknown as { Logger: unknown };

@@ -76,12 +76,8 @@ export class ServiceOrigin {
 	 * a link to anywhere else is refused before anything is sent there.
 	 */
 	followable(link: string, from: string, what: string): string {
-		let url: URL;
-		try {
-			url = new URL(link, from);
-		} catch {
-			throw new ServiceBehaviourError(`The service gave ${what} that is not a valid URL`, `The link was "${link.slice(0, 200)}".`);
-		}
+		const url = parseUrl(link, from);
+		if (!url) throw new ServiceBehaviourError(`The service gave ${what} that is not a valid URL`, `The link was "${link.slice(0, 200)}".`);
 		if (url.origin !== this.origin) {
 			throw new ServiceBehaviourError(
 				`The service gave ${what} on another origin (${url.origin}); it was not followed`,
@@ -94,14 +90,17 @@ export class ServiceOrigin {
 	/** A page token's path as an absolute URL under the Base URL, or undefined when it is not one. */
 	underBase(pathAndQuery: string): string | undefined {
 		if (!pathAndQuery.startsWith('/') || pathAndQuery.startsWith('//')) return undefined;
-		let url: URL;
-		try {
-			url = new URL(pathAndQuery, this.origin);
-		} catch {
-			return undefined;
-		}
-		if (url.origin !== this.origin || !`${url.pathname}/`.startsWith(`${this.basePath}/`)) return undefined;
+		const url = parseUrl(pathAndQuery, this.origin);
+		if (!url || url.origin !== this.origin || !`${url.pathname}/`.startsWith(`${this.basePath}/`)) return undefined;
 		return url.toString();
+	}
+}
+
+function parseUrl(link: string, base?: string): URL | undefined {
+	try {
+		return new URL(link, base);
+	} catch {
+		return undefined;
 	}
 }
 
