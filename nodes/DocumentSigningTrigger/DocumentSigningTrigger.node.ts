@@ -89,6 +89,14 @@ export class DocumentSigningTrigger implements INodeType {
 				default: {},
 				options: [
 					{
+						displayName: 'Attach Signed File',
+						name: 'attachSignedFile',
+						type: 'boolean',
+						default: false,
+						description:
+							'Whether to download the signed PDF when a document is completed and pass it on as binary field "data" (only for the Document Completed event)',
+					},
+					{
 						displayName: 'Include Headers',
 						name: 'includeHeaders',
 						type: 'boolean',

@@ -1,5 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
+import { fetchDocumentFile } from '../shared/documentFiles';
 import { apiPath, idText } from '../shared/ids';
 import { apiRequest, deriveIdempotencyKey, toNodeError } from '../shared/transport';
 import { markProcessed, scopeKey } from './recentDeliveries';
@@ -44,16 +45,37 @@ export async function claimDelivery(context: IExecuteFunctions, webhookId: strin
 	return 'claimed';
 }
 
+/** Attach Signed File: the signed PDF of a completed document, as the item's binary `data`. */
+async function withSignedFile(context: IExecuteFunctions, item: INodeExecutionData): Promise<INodeExecutionData> {
+	const document = (item.json.data as IDataObject | undefined)?.document as IDataObject | undefined;
+	if (item.json.event !== 'document.completed' || !document) return item;
+	const file = await fetchDocumentFile(context, document, 'signed', context.getExecutionCancelSignal?.());
+	const binary = await context.helpers.prepareBinaryData(file.data, file.fileName, file.mimeType);
+	return { ...item, binary: { ...(item.binary ?? {}), data: binary } };
+}
+
 /** The trigger's execute(): passes on the deliveries this execution claimed, drops the others. */
 export async function passClaimedDeliveries(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const items = this.getInputData();
 	const registeredWebhookId = idText((triggerStaticData(this) as IDataObject).webhookId);
 	const memory = scopeKey(this.getWorkflow().id, this.getNode().id);
+	const attachSignedFile = (this.getNodeParameter('options', 0, {}) as IDataObject).attachSignedFile === true;
 	const passed: INodeExecutionData[] = [];
 
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
-		const item = items[itemIndex];
+		let item = items[itemIndex];
 		const pairedItem = { item: itemIndex };
+		// The file first: if it cannot be fetched, the delivery stays unclaimed and the service's retry
+		// gets another chance (a claimed delivery is never sent again).
+		if (attachSignedFile) {
+			try {
+				item = await withSignedFile(this, item);
+			} catch (error) {
+				const nodeError = toNodeError(this.getNode(), error, itemIndex);
+				if (!this.continueOnFail()) throw nodeError;
+				item = { ...item, json: { ...item.json, attachError: nodeError.message } };
+			}
+		}
 		const deliveryId = idText(item.json.deliveryId);
 		// The signed body names its webhook; the stored registration covers a body without one.
 		const webhookId = idText(item.json.webhookId) ?? registeredWebhookId;

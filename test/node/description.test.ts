@@ -37,6 +37,8 @@ const SEED_ENDPOINTS: Array<[string, string, string, string]> = [
 const CONTRACT_ENDPOINTS: Array<[string, string, string, string]> = [
 	['webhook', 'getDelivery', 'GET', '/webhooks/{id}/deliveries/{id}'],
 	['webhook', 'acknowledgeDelivery', 'POST', '/webhooks/{id}/deliveries/{id}/acknowledge'],
+	// Reads the document, then its file through a link in the record or GET /documents/{id}/file.
+	['document', 'download', 'GET', '/documents/{id}'],
 ];
 
 /** The path an operation requests: its own path template, ID parameters written `{id}`. */
@@ -55,7 +57,7 @@ test.each([...SEED_ENDPOINTS, ...CONTRACT_ENDPOINTS])('%s / %s sends %s %s', (re
 	expect(option?.routing?.send?.paginate).toBe(true);
 });
 
-test('there are exactly the seed’s 19 operations and the contract’s 2', () => {
+test('there are exactly the seed’s 19 operations and the contract’s 3', () => {
 	const all = ['document', 'signingRequest', 'template', 'teamMember', 'webhook', 'report'].flatMap((r) => operationsOf(r).map((o) => `${r}/${o.value}`));
 	expect(all.sort()).toEqual([...SEED_ENDPOINTS, ...CONTRACT_ENDPOINTS].map(([r, o]) => `${r}/${o}`).sort());
 });

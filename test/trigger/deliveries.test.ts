@@ -9,6 +9,7 @@ import nock from 'nock';
 import { webhookSecret } from '../../reliability/lib';
 import type { IDataObject } from 'n8n-workflow';
 
+import { RETRY_POLICY } from '../../nodes/shared/transport';
 import { signWebhookPayload } from '../../nodes/shared/webhookSignature';
 import { startSandbox, type Sandbox } from '../../sandbox';
 import { Receiver, TriggerHost, type IncomingDelivery } from './harness';
@@ -55,6 +56,17 @@ async function sendDocument(apiKey: string): Promise<{ id: string }> {
 }
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
+
+/** Makes the transport's retries quick while `run` runs. */
+async function withFastRetries<T>(run: () => Promise<T>): Promise<T> {
+	const saved = { ...RETRY_POLICY };
+	Object.assign(RETRY_POLICY, { baseDelayMs: 1, maxDelayMs: 2 });
+	try {
+		return await run();
+	} finally {
+		Object.assign(RETRY_POLICY, saved);
+	}
+}
 
 function signedDelivery(secret: string, body: object | string, t = nowSeconds()): IncomingDelivery {
 	const raw = typeof body === 'string' ? body : JSON.stringify(body);
@@ -519,6 +531,51 @@ describe('forged and invalid deliveries', () => {
 });
 
 describe('options', () => {
+	const signEveryone = async (apiKey: string, documentId: string) => {
+		const row = sandbox.store.documentsOf(apiKey).find((document) => document.id === documentId)!;
+		for (const signer of row.signers) sandbox.actAsSigner(documentId, signer.id, 'sign');
+		await sandbox.flushDeliveries();
+	};
+
+	it('Attach Signed File: a completed document arrives with its signed PDF as binary "data", byte for byte', async () => {
+		const { host, apiKey } = await activeTrigger(['document.completed', 'document.sent'], { attachSignedFile: true });
+		const { id } = await sendDocument(apiKey);
+		await signEveryone(apiKey, id);
+		await host.idle();
+		const events = host.processed.map((execution) => execution.items[0]);
+		expect(events.map((item) => item.json.event).sort()).toEqual(['document.completed', 'document.sent']);
+		const completed = events.find((item) => item.json.event === 'document.completed')!;
+		const signed = await sandbox.documentFile(id, 'signed');
+		expect(completed.binary?.data.mimeType).toBe('application/pdf');
+		expect(completed.binary?.data.fileName).toBe(signed.fileName);
+		expect(Buffer.from(completed.binary!.data.data, 'base64').equals(signed.data)).toBe(true);
+		// Other events carry no file.
+		expect(events.find((item) => item.json.event === 'document.sent')!.binary).toBeUndefined();
+	});
+
+	it('Attach Signed File: a failed download fails the execution with the service message and leaves the delivery unclaimed', async () => {
+		const { host, apiKey } = await activeTrigger(['document.completed'], { attachSignedFile: true });
+		const { id } = await sendDocument(apiKey);
+		const scope = nock(sandbox.origin, { allowUnmocked: true })
+			.get(/\/v1\/documents\/[^/]+\/file/)
+			.times(20)
+			.reply(503, { error: { code: 'unavailable', message: 'File storage is down' } });
+		try {
+			await withFastRetries(async () => {
+				await signEveryone(apiKey, id);
+				await host.idle();
+			});
+		} finally {
+			nock.cleanAll();
+		}
+		expect(scope.pendingMocks().length).toBeLessThan(20);
+		const failed = host.executions.filter((execution) => execution.error);
+		expect(failed.length).toBeGreaterThan(0);
+		expect(failed[0].error!.message).toBe('File storage is down');
+		expect(host.processed).toHaveLength(0);
+		expect(sandbox.deliveryRecord(String(failed[0].received[0].json.deliveryId))?.status).not.toBe('acknowledged');
+	});
+
 	it('Signature Tolerance (Seconds) narrows and widens the accepted window', async () => {
 		const strict = await activeTrigger(['*'], { signatureToleranceSeconds: 10 });
 		const lenient = await activeTrigger(['*'], { signatureToleranceSeconds: 1000 });

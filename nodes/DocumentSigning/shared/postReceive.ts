@@ -1,5 +1,6 @@
 import type { IDataObject, IExecuteSingleFunctions, IN8nHttpFullResponse, INodeExecutionData, PostReceiveAction } from 'n8n-workflow';
 
+import { fetchDocumentFile, recordOf, type DocumentFileVersion } from '../../shared/documentFiles';
 import { fileNameFromDisposition, headerValue } from '../../shared/transport/headers';
 
 /** Output steps shared by operations: simplifying records, delete results and file downloads. */
@@ -40,5 +41,26 @@ export function binaryFromResponse(binaryPropertyParameter: string, fallbackName
 		const fileName = fileNameFromDisposition(headerValue(response.headers, 'content-disposition')) ?? fallbackName;
 		const binary = await this.helpers.prepareBinaryData(buffer, fileName, mimeType);
 		return [{ json: { fileName, mimeType, fileSize: buffer.length }, binary: { [binaryProperty]: binary } }];
+	};
+}
+
+/**
+ * Document › Download: the routed request read the document (status, links); this step fetches
+ * the chosen file (documentFiles.ts) and outputs it as binary data, with the document's id, name
+ * and status as the item's JSON.
+ */
+export function downloadedFile(versionParameter: string, binaryPropertyParameter: string): PostReceiveAction {
+	return async function (this: IExecuteSingleFunctions, _items: INodeExecutionData[], response: IN8nHttpFullResponse) {
+		const record = recordOf(response.body);
+		const version = this.getNodeParameter(versionParameter, 'signed') as DocumentFileVersion;
+		const binaryProperty = this.getNodeParameter(binaryPropertyParameter, 'data') as string;
+		const file = await fetchDocumentFile(this, record, version, this.getExecutionCancelSignal?.());
+		const binary = await this.helpers.prepareBinaryData(file.data, file.fileName, file.mimeType);
+		return [
+			{
+				json: { id: record.id, name: record.name, status: record.status, version, fileName: file.fileName, mimeType: file.mimeType, fileSize: file.data.length },
+				binary: { [binaryProperty]: binary },
+			},
+		];
 	};
 }

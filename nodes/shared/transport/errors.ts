@@ -175,6 +175,8 @@ export function toNodeError(node: INode, error: unknown, itemIndex?: number): No
 }
 
 export function failureToNodeError(node: INode, failure: Failure, itemIndex?: number): NodeApiError | NodeOperationError {
+	// Already one of n8n's (a nested request of ours failed): passed on as it is.
+	if (failure.kind === 'other' && (failure.error instanceof NodeApiError || failure.error instanceof NodeOperationError)) return failure.error;
 	if (failure.kind === 'status') return statusError(node, failure.response, itemIndex);
 	if (failure.kind === 'network') {
 		return new NodeApiError(

@@ -3,11 +3,16 @@ import type { IExecuteSingleFunctions, IHttpRequestOptions, INodeProperties } fr
 import { DOCUMENT_STATUSES } from '../../../shared/vocabulary';
 import { resourceLocator, returnAllAndLimit, showFor, simplifyField } from '../../shared/fields';
 import { operation, operationProperty } from '../../shared/operation';
-import { deletedResult, simplifyTo } from '../../shared/postReceive';
-import { invalid, optionalDate } from '../../shared/validation';
+import { deletedResult, downloadedFile, simplifyTo } from '../../shared/postReceive';
+import { invalid, optionalDate, requireText } from '../../shared/validation';
 import { buildDocumentBody, documentCreateFields } from './create';
 
 const SIMPLE_FIELDS = ['id', 'name', 'status', 'signers', 'signing_url', 'created_at', 'expires_at', 'completed_at'];
+
+const checkBinaryProperty = async function (this: IExecuteSingleFunctions, options: IHttpRequestOptions) {
+	requireText(this, 'Put Output File in Field', this.getNodeParameter('binaryPropertyName', ''));
+	return options;
+};
 
 const checkListFilters = async function (this: IExecuteSingleFunctions, options: IHttpRequestOptions) {
 	const filters = this.getNodeParameter('filters', {}) as { created_after?: string; created_before?: string };
@@ -37,6 +42,16 @@ export const documentOperations = operationProperty(
 			method: 'DELETE',
 			path: '/documents/{documentId}',
 			postReceive: [deletedResult('documentId')],
+		}),
+		operation({
+			name: 'Download',
+			value: 'download',
+			action: 'Download a document file',
+			description: 'Download the original file, the signed PDF or the audit trail as binary data',
+			method: 'GET',
+			path: '/documents/{documentId}',
+			preSend: [checkBinaryProperty],
+			postReceive: [downloadedFile('version', 'binaryPropertyName')],
 		}),
 		operation({
 			name: 'Get',
@@ -70,8 +85,30 @@ export const documentFields: INodeProperties[] = [
 		searchListMethod: 'searchDocuments',
 		idPlaceholder: 'doc_8f3k2j',
 		url: { placeholder: 'https://app.example.com/sign/doc_8f3k2j', pathSegment: 'documents|sign' },
-		displayOptions: showFor('document', ['get', 'delete']),
+		displayOptions: showFor('document', ['get', 'delete', 'download']),
 	}),
+	{
+		displayName: 'Version',
+		name: 'version',
+		type: 'options',
+		default: 'signed',
+		description: 'Which file of the document to download',
+		displayOptions: showFor('document', ['download']),
+		options: [
+			{ name: 'Audit Trail', value: 'auditTrail', description: 'Who did what and when, as a PDF (available at any time)' },
+			{ name: 'Original', value: 'original', description: 'The file as it was uploaded' },
+			{ name: 'Signed', value: 'signed', description: 'The signed PDF, once every signer has signed' },
+		],
+	},
+	{
+		displayName: 'Put Output File in Field',
+		name: 'binaryPropertyName',
+		type: 'string',
+		default: 'data',
+		required: true,
+		hint: 'The name of the output binary field to put the file in',
+		displayOptions: showFor('document', ['download']),
+	},
 	...returnAllAndLimit('document', 'getAll'),
 	{
 		displayName: 'Filters',
