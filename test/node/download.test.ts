@@ -38,7 +38,7 @@ describe.each(['default', 'numeric-ids+items-links'])('against the sandbox (%s d
 		for (const signer of row.signers) sandbox.actAsSigner(id, signer.id, 'sign');
 	};
 	const download = (documentId: unknown, version: string, extra: Record<string, unknown> = {}) =>
-		runDocumentSigning({ parameters: { resource: 'document', operation: 'download', documentId, version, binaryPropertyName: 'file', ...extra }, credentials });
+		runDocumentSigning({ parameters: { resource: 'document', operation: 'download', documentId: documentId as never, version, binaryPropertyName: 'file', ...extra }, credentials });
 
 	test('Original: the uploaded bytes, with the service file name and type; the JSON keeps id, name and status', async () => {
 		const { id, wireId } = await createDocument();

@@ -5,6 +5,11 @@ import { SIGNER_AUTHENTICATION_METHODS } from '../../shared/vocabulary';
 
 /** Fields that several operations share, defined once. */
 
+/** Options in alphabetical order of their names, as n8n asks (lists built from the vocabulary are not). */
+export function byName<T extends { name: string }>(options: T[]): T[] {
+	return [...options].sort((a, b) => a.name.localeCompare(b.name));
+}
+
 export function showFor(resource: string, operations: string[], extra: IDisplayOptions['show'] = {}): IDisplayOptions {
 	return { show: { resource: [resource], operation: operations, ...extra } };
 }
@@ -78,7 +83,7 @@ export function signersField(
 						type: 'options',
 						default: 'none',
 						description: 'How the signer proves who they are before signing',
-						options: SIGNER_AUTHENTICATION_METHODS.map((value) => ({ name: AUTHENTICATION_LABELS[value], value })),
+						options: byName(SIGNER_AUTHENTICATION_METHODS.map((value) => ({ name: AUTHENTICATION_LABELS[value], value }))),
 					},
 					{
 						displayName: 'Email',

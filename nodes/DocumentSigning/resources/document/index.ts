@@ -1,7 +1,7 @@
 import type { IExecuteSingleFunctions, IHttpRequestOptions, INodeProperties } from 'n8n-workflow';
 
 import { DOCUMENT_STATUSES } from '../../../shared/vocabulary';
-import { resourceLocator, returnAllAndLimit, showFor, simplifyField } from '../../shared/fields';
+import { byName, resourceLocator, returnAllAndLimit, showFor, simplifyField } from '../../shared/fields';
 import { operation, operationProperty } from '../../shared/operation';
 import { deletedResult, downloadedFile, simplifyTo } from '../../shared/postReceive';
 import { invalid, optionalDate, requireText } from '../../shared/validation';
@@ -144,7 +144,7 @@ export const documentFields: INodeProperties[] = [
 				name: 'status',
 				type: 'options',
 				default: 'pending',
-				options: DOCUMENT_STATUSES.map((value) => ({ name: value[0].toUpperCase() + value.slice(1), value })),
+				options: byName(DOCUMENT_STATUSES.map((value) => ({ name: value[0].toUpperCase() + value.slice(1), value }))),
 				routing: { send: { type: 'query', property: 'status' } },
 			},
 		],

@@ -1,7 +1,7 @@
 import type { IExecuteSingleFunctions, IHttpRequestOptions, INodeProperties } from 'n8n-workflow';
 
 import { eventLabel, EXPORT_FORMATS, WEBHOOK_EVENTS } from '../../../shared/vocabulary';
-import { returnAllAndLimit, showFor } from '../../shared/fields';
+import { byName, returnAllAndLimit, showFor } from '../../shared/fields';
 import { operation, operationProperty } from '../../shared/operation';
 import { binaryFromResponse } from '../../shared/postReceive';
 import { invalid, optionalDate, requireText } from '../../shared/validation';
@@ -78,7 +78,7 @@ export const reportFields: INodeProperties[] = [
 		name: 'format',
 		type: 'options',
 		default: 'csv',
-		options: EXPORT_FORMATS.map((value) => ({ name: value.toUpperCase(), value })),
+		options: byName(EXPORT_FORMATS.map((value) => ({ name: value.toUpperCase(), value }))),
 		displayOptions: showFor('report', ['export']),
 		routing: { send: { type: 'query', property: 'format' } },
 	},
@@ -106,7 +106,7 @@ export const reportFields: INodeProperties[] = [
 				name: 'event',
 				type: 'options',
 				default: 'document.created',
-				options: WEBHOOK_EVENTS.map((value) => ({ name: eventLabel(value), value })),
+				options: byName(WEBHOOK_EVENTS.map((value) => ({ name: eventLabel(value), value }))),
 				routing: { send: { type: 'query', property: 'event' } },
 			},
 		],

@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteSingleFunctions, IHttpRequestOptions, INodeProperties } from 'n8n-workflow';
 
 import { ASSIGNABLE_ROLES, TEAM_MEMBER_ROLES, TEAM_MEMBER_STATUSES } from '../../../shared/vocabulary';
-import { extraBodyFieldsOption, resourceLocator, returnAllAndLimit, showFor, simplifyField } from '../../shared/fields';
+import { byName, extraBodyFieldsOption, resourceLocator, returnAllAndLimit, showFor, simplifyField } from '../../shared/fields';
 import { operation, operationProperty } from '../../shared/operation';
 import { simplifyTo } from '../../shared/postReceive';
 import { compact, invalid, requireEmail, requireText, withExtraBodyFields } from '../../shared/validation';
@@ -150,7 +150,7 @@ export const teamMemberFields: INodeProperties[] = [
 				name: 'role',
 				type: 'options',
 				default: 'member',
-				options: TEAM_MEMBER_ROLES.map((value) => ({ name: capitalise(value), value })),
+				options: byName(TEAM_MEMBER_ROLES.map((value) => ({ name: capitalise(value), value }))),
 				routing: { send: { type: 'query', property: 'role' } },
 			},
 			{
@@ -158,7 +158,7 @@ export const teamMemberFields: INodeProperties[] = [
 				name: 'status',
 				type: 'options',
 				default: 'active',
-				options: TEAM_MEMBER_STATUSES.map((value) => ({ name: capitalise(value), value })),
+				options: byName(TEAM_MEMBER_STATUSES.map((value) => ({ name: capitalise(value), value }))),
 				routing: { send: { type: 'query', property: 'status' } },
 			},
 		],

@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteSingleFunctions, IHttpRequestOptions, INodeProperties } from 'n8n-workflow';
 
 import { ANY_EVENT, eventLabel, LIMITS, WEBHOOK_EVENTS } from '../../../shared/vocabulary';
-import { extraBodyFieldsOption, returnAllAndLimit, showFor, simplifyField } from '../../shared/fields';
+import { byName, extraBodyFieldsOption, returnAllAndLimit, showFor, simplifyField } from '../../shared/fields';
 import { operation, operationProperty } from '../../shared/operation';
 import { deletedResult, simplifyTo } from '../../shared/postReceive';
 import { compact, invalid, requireText, withExtraBodyFields } from '../../shared/validation';
@@ -106,7 +106,7 @@ export const webhookFields: INodeProperties[] = [
 		displayOptions: showFor('webhook', ['create']),
 		options: [
 			{ name: 'Any Event', value: ANY_EVENT },
-			...WEBHOOK_EVENTS.map((value) => ({ name: eventLabel(value), value })),
+			...byName(WEBHOOK_EVENTS.map((value) => ({ name: eventLabel(value), value }))),
 		],
 	},
 	{
