@@ -16,6 +16,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
+import { readPdf } from '../test/sandbox/pdfText';
 import { startSandbox, type Sandbox } from '../sandbox';
 import { CREDENTIAL_TYPE, NODE_TYPE, TRIGGER_NODE_TYPE, createN8n, type N8nInstance } from './harness/n8n';
 import { SANDBOX_CREDENTIAL, exampleFiles, importWorkflows, loadExample, nodeItems, type WorkflowJson } from './harness/workflows';
@@ -147,7 +148,7 @@ describe('CRM deal won → create document from a template', () => {
 });
 
 describe('Document completed → notify and archive', () => {
-	it('a document signed by everyone starts it: the message is composed and the record archived', async () => {
+	it('a document signed by everyone starts it: the message is composed, the signed PDF and the audit trail archived', async () => {
 		await n8n.activate(workflowIds.completed);
 		// Activation registered the trigger's webhook with the service.
 		const [webhook] = sandbox.store.webhooksOf(apiKey);
@@ -170,21 +171,26 @@ describe('Document completed → notify and archive', () => {
 		const [execution] = await n8n.waitForExecutions(workflowIds.completed);
 		expect({ status: execution.status, mode: execution.mode }).toEqual({ status: 'success', mode: 'webhook' });
 		const run = { data: execution.data! };
-		const [fetched] = nodeItems(run, 'Get Document').map((item) => item.json);
-		expect(fetched).toMatchObject({ id: created.id, status: 'completed' });
+		const [stored] = sandbox.store.documentsOf(apiKey).filter((doc) => doc.id === created.id);
 		const [notification] = nodeItems(run, 'Compose Notification').map((item) => item.json);
 		expect(notification).toEqual({
 			subject: 'Signed: msa-acme.pdf',
-			text: `"msa-acme.pdf" has been signed by everyone: Jane Doe <jane.doe@acme.example>, Sam Seller <sam@ourco.example>. Completed at ${fetched.completed_at}.`,
+			text: `"msa-acme.pdf" has been signed by everyone: Jane Doe <jane.doe@acme.example>, Sam Seller <sam@ourco.example>. Completed at ${stored.completed_at}.`,
 			document_id: created.id,
 			link: created.signing_url,
 		});
 
-		// The archive: the completed record, as the service has it.
-		const archived = JSON.parse(fs.readFileSync(path.join(archiveDir, `${created.id}.json`), 'utf8'));
-		const [stored] = sandbox.store.documentsOf(apiKey).filter((doc) => doc.id === created.id);
-		expect(archived).toMatchObject({ id: created.id, status: 'completed', completed_at: stored.completed_at });
-		expect(archived.signers.map((signer: any) => signer.status)).toEqual(['signed', 'signed']);
+		// The archive: the signed PDF, byte for byte the service's, a PDF a reader opens with the
+		// signers' names in it; and the audit trail.
+		const archived = fs.readFileSync(path.join(archiveDir, `${created.id}-signed.pdf`));
+		expect(archived.equals((await sandbox.documentFile(created.id, 'signed')).data)).toBe(true);
+		const pdf = await readPdf(archived);
+		const text = pdf.pages.flat().join(' ');
+		expect(text).toContain('Jane Doe');
+		expect(text).toContain('Sam Seller');
+		const trail = fs.readFileSync(path.join(archiveDir, `${created.id}-audit-trail.pdf`));
+		expect(trail.subarray(0, 5).toString()).toBe('%PDF-');
+		expect((await readPdf(trail)).pages.flat().join(' ')).toContain('msa-acme.pdf');
 
 		await n8n.deactivate(workflowIds.completed);
 		expect(sandbox.store.webhooksOf(apiKey)).toEqual([]);

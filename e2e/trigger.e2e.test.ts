@@ -28,7 +28,7 @@ import { webhookSecret } from '../reliability/lib';
 import { startSandbox, type DeliveryAttempt, type Sandbox } from '../sandbox';
 import { launchBrowser, signEverySigner, type E2eBrowser, type SignedSigner } from './harness/browser';
 import { CREDENTIAL_TYPE, TRIGGER_NODE_TYPE, createN8n, type Execution, type N8nInstance } from './harness/n8n';
-import { createDocument, triggerItem as triggerItemOf } from './harness/workflows';
+import { byId, chain, createDocument, manualTrigger, nodeItems, signingNode, triggerItem as triggerItemOf, writeFileNode } from './harness/workflows';
 
 const TRIGGER_NAME = 'Document Signing Trigger';
 const EVENTS = ['document.completed', 'document.signed'];
@@ -46,6 +46,8 @@ describe('Document Signing Trigger in a real n8n, with people signing in Chromiu
 	let serviceWebhookId: string;
 	/** Deliveries to our webhook, by the time the signing test ends. */
 	let completedBody: string;
+	let downloadWorkflowId: string;
+	const filesDir = fs.mkdtempSync(path.join(os.tmpdir(), 'e2e-trigger-files-'));
 
 	const ourDeliveries = (): DeliveryAttempt[] => sandbox.deliveries().filter((d) => d.webhookId === serviceWebhookId);
 	const executions = async (): Promise<Execution[]> => await n8n.executions({ workflowId });
@@ -58,7 +60,7 @@ describe('Document Signing Trigger in a real n8n, with people signing in Chromiu
 		// An account of its own: only this test's webhooks and documents in it.
 		({ apiKey } = sandbox.createAccount());
 
-		n8n = await createN8n({ sandboxBaseUrl: sandbox.baseUrl });
+		n8n = await createN8n({ sandboxBaseUrl: sandbox.baseUrl, env: { N8N_RESTRICT_FILE_ACCESS_TO: filesDir } });
 		const [credentialId] = await n8n.importCredentials([
 			n8n.documentSigningCredential({ apiKey, name: 'Sandbox (trigger e2e)' }),
 		]);
@@ -80,6 +82,16 @@ describe('Document Signing Trigger in a real n8n, with people signing in Chromiu
 			connections: {},
 		});
 		productionUrl = n8n.productionWebhookUrl(`${webhookNodeId}/webhook`);
+		// Document › Download in a workflow: the completed document's signed PDF, written to disk.
+		const credential = { id: credentialId, name: 'Sandbox (trigger e2e)' };
+		downloadWorkflowId = await n8n.importWorkflow(
+			chain('e2e: download the signed PDF', [
+				manualTrigger(),
+				signingNode('Completed Documents', { resource: 'document', operation: 'getAll', returnAll: false, limit: 1, filters: { status: 'completed' } }, { credential }),
+				signingNode('Download Signed', { resource: 'document', operation: 'download', documentId: byId('={{ $json.id }}'), version: 'signed', binaryPropertyName: 'data' }, { credential }),
+				writeFileNode('Write PDF', `=${filesDir}/{{ $json.id }}-signed.pdf`),
+			]),
+		);
 		await n8n.start();
 	});
 
@@ -87,6 +99,7 @@ describe('Document Signing Trigger in a real n8n, with people signing in Chromiu
 		await browser?.close();
 		await n8n?.dispose();
 		await sandbox?.close();
+		fs.rmSync(filesDir, { recursive: true, force: true });
 	});
 
 	it("activating registers exactly one webhook, for n8n's production URL and the chosen events", async () => {
@@ -167,6 +180,16 @@ describe('Document Signing Trigger in a real n8n, with people signing in Chromiu
 		]);
 		expect(items.map((item) => item.deliveryId).sort()).toEqual(attempts.map((a) => a.deliveryId).sort());
 		completedBody = attempts.find((a) => a.event === 'document.completed')!.body;
+	});
+
+	it('Document › Download in a workflow gives the signed PDF of the document the people signed, byte for byte', async () => {
+		const [completed] = sandbox.store.documentsOf(apiKey).filter((document) => document.status === 'completed');
+		const result = await n8n.execute(downloadWorkflowId);
+		expect(result.error).toBeUndefined();
+		const [downloaded] = nodeItems(result.run, 'Download Signed');
+		expect(downloaded.json).toMatchObject({ id: completed.id, status: 'completed', mimeType: 'application/pdf' });
+		const written = fs.readFileSync(path.join(filesDir, `${completed.id}-signed.pdf`));
+		expect(written.equals((await sandbox.documentFile(completed.id, 'signed')).data)).toBe(true);
 	});
 
 	it('forged deliveries to the production URL are answered 401 and start no execution', async () => {

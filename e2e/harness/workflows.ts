@@ -106,6 +106,11 @@ export function readFilesNode(name: string, fileSelector: string): WorkflowNode 
 	return node(name, 'n8n-nodes-base.readWriteFile', 1, { operation: 'read', fileSelector, options: {} });
 }
 
+/** "Read/Write Files from Disk" writing binary field `dataPropertyName` to `fileName` (may be an expression). */
+export function writeFileNode(name: string, fileName: string, dataPropertyName = 'data'): WorkflowNode {
+	return node(name, 'n8n-nodes-base.readWriteFile', 1, { operation: 'write', fileName, dataPropertyName, options: {} });
+}
+
 /** "Extract from File" parsing the CSV in binary field `binaryPropertyName` into one item per row. */
 export function extractCsvNode(name: string, binaryPropertyName = 'data'): WorkflowNode {
 	return node(name, 'n8n-nodes-base.extractFromFile', 1, { operation: 'csv', binaryPropertyName, options: {} });
