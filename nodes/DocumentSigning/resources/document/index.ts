@@ -1,18 +1,13 @@
 import type { IExecuteSingleFunctions, IHttpRequestOptions, INodeProperties } from 'n8n-workflow';
 
 import { DOCUMENT_STATUSES } from '../../../shared/vocabulary';
-import { byName, resourceLocator, returnAllAndLimit, showFor, simplifyField } from '../../shared/fields';
+import { byName, checkOutputFileField, outputFileField, resourceLocator, returnAllAndLimit, showFor, simplifyField } from '../../shared/fields';
 import { operation, operationProperty } from '../../shared/operation';
 import { deletedResult, downloadedFile, simplifyTo } from '../../shared/postReceive';
-import { invalid, optionalDate, requireText } from '../../shared/validation';
+import { invalid, optionalDate } from '../../shared/validation';
 import { buildDocumentBody, documentCreateFields } from './create';
 
 const SIMPLE_FIELDS = ['id', 'name', 'status', 'signers', 'signing_url', 'created_at', 'expires_at', 'completed_at'];
-
-const checkBinaryProperty = async function (this: IExecuteSingleFunctions, options: IHttpRequestOptions) {
-	requireText(this, 'Put Output File in Field', this.getNodeParameter('binaryPropertyName', ''));
-	return options;
-};
 
 const checkListFilters = async function (this: IExecuteSingleFunctions, options: IHttpRequestOptions) {
 	const filters = this.getNodeParameter('filters', {}) as { created_after?: string; created_before?: string };
@@ -50,7 +45,7 @@ export const documentOperations = operationProperty(
 			description: 'Download the original file, the signed PDF or the audit trail as binary data',
 			method: 'GET',
 			path: '/documents/{documentId}',
-			preSend: [checkBinaryProperty],
+			preSend: [checkOutputFileField],
 			postReceive: [downloadedFile('version', 'binaryPropertyName')],
 		}),
 		operation({
@@ -100,15 +95,7 @@ export const documentFields: INodeProperties[] = [
 			{ name: 'Signed', value: 'signed', description: 'The signed PDF, once every signer has signed' },
 		],
 	},
-	{
-		displayName: 'Put Output File in Field',
-		name: 'binaryPropertyName',
-		type: 'string',
-		default: 'data',
-		required: true,
-		hint: 'The name of the output binary field to put the file in',
-		displayOptions: showFor('document', ['download']),
-	},
+	outputFileField('document', ['download']),
 	...returnAllAndLimit('document', 'getAll'),
 	{
 		displayName: 'Filters',

@@ -1,10 +1,10 @@
 import type { IExecuteSingleFunctions, IHttpRequestOptions, INodeProperties } from 'n8n-workflow';
 
 import { eventLabel, EXPORT_FORMATS, WEBHOOK_EVENTS } from '../../../shared/vocabulary';
-import { byName, returnAllAndLimit, showFor } from '../../shared/fields';
+import { byName, checkOutputFileField, outputFileField, returnAllAndLimit, showFor } from '../../shared/fields';
 import { operation, operationProperty } from '../../shared/operation';
 import { binaryFromResponse } from '../../shared/postReceive';
-import { invalid, optionalDate, requireText } from '../../shared/validation';
+import { invalid, optionalDate } from '../../shared/validation';
 
 /** From/To of every report, sent as ISO timestamps; From must not be after To. */
 const sendDateRange = async function (this: IExecuteSingleFunctions, options: IHttpRequestOptions) {
@@ -12,11 +12,6 @@ const sendDateRange = async function (this: IExecuteSingleFunctions, options: IH
 	const to = optionalDate(this, 'To', this.getNodeParameter('to', ''));
 	if (from && to && from > to) throw invalid(this, 'From', 'must not be after To');
 	options.qs = { ...(options.qs ?? {}), ...(from ? { from } : {}), ...(to ? { to } : {}) };
-	return options;
-};
-
-const checkBinaryProperty = async function (this: IExecuteSingleFunctions, options: IHttpRequestOptions) {
-	requireText(this, 'Put Output File in Field', this.getNodeParameter('binaryPropertyName', ''));
 	return options;
 };
 
@@ -39,7 +34,7 @@ export const reportOperations = operationProperty(
 			description: 'Download the documents of a period as a CSV or JSON file',
 			method: 'GET',
 			path: '/reports/export',
-			preSend: [sendDateRange, checkBinaryProperty],
+			preSend: [sendDateRange, checkOutputFileField],
 			postReceive: [binaryFromResponse('binaryPropertyName', 'export')],
 			binaryResponse: true,
 		}),
@@ -82,15 +77,7 @@ export const reportFields: INodeProperties[] = [
 		displayOptions: showFor('report', ['export']),
 		routing: { send: { type: 'query', property: 'format' } },
 	},
-	{
-		displayName: 'Put Output File in Field',
-		name: 'binaryPropertyName',
-		type: 'string',
-		default: 'data',
-		required: true,
-		hint: 'The name of the output binary field to put the file in',
-		displayOptions: showFor('report', ['export']),
-	},
+	outputFileField('report', ['export']),
 	...returnAllAndLimit('report', 'auditLog'),
 	{
 		displayName: 'Filters',
