@@ -77,7 +77,7 @@ test('the role dropdown offers exactly the assignable roles of the contract, plu
 
 test('the webhook event list is the contract’s, plus Any Event', () => {
 	const events = description.properties.find((p) => p.name === 'events');
-	expect((events?.options as INodePropertyOptions[]).map((o) => o.value)).toEqual(['*', ...WEBHOOK_EVENTS]);
+	expect((events?.options as INodePropertyOptions[]).map((o) => o.value).sort()).toEqual(['*', ...WEBHOOK_EVENTS].sort());
 });
 
 test('the codex file names the node and has categories and documentation links', () => {
