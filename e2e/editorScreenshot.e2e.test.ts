@@ -1,0 +1,243 @@
+/**
+ * The README's pictures of the nodes in the n8n editor, taken from a real n8n (the pinned 2.x,
+ * with this package installed as a community package) in headless Chromium (harness/browser.ts).
+ *
+ * One workflow as a user would build it: "Document Signing Trigger" (document.completed) →
+ * "Download Signed PDF" (Document › Download, version Signed), and "Send for Signature"
+ * (Document › Create, two signers) after a manual trigger. The test signs in through n8n's
+ * sign-in form, opens the workflow, checks the canvas (every node, with the package's icon and
+ * its subtitle, and both connections), then opens the nodes' parameter panels by double-clicking
+ * them and checks what they show (credential, Resource, Operation, Version, the signers).
+ *
+ * Pictures: `workflow.png` (the canvas), `node-parameters.png` (Download's parameter panel) and
+ * `create-parameters.png` (Create's). They go to docs/images/ only with E2E_UPDATE_SCREENSHOTS=1;
+ * otherwise to E2E_ARTIFACTS_DIR (default <tmp>/n8n-nodes-document-signing-e2e/editor-screenshot,
+ * replaced on each run), so a CI run leaves the clone clean.
+ *
+ *   npm run build && E2E_UPDATE_SCREENSHOTS=1 npx jest -c e2e/jest.config.js e2e/editorScreenshot.e2e.test.ts
+ *
+ * Stable pictures: a fixed viewport, animations off, the caret hidden, the pointer parked where
+ * it hovers nothing, and transient UI (toasts, "what's new", surveys, the assistant) hidden.
+ *
+ * Needs the package built (`npm run build`) and /usr/bin/chromium (`bash scripts/e2e-prereqs.sh`).
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+import type { Locator, Page } from 'playwright-core';
+
+import { startSandbox, type Sandbox } from '../sandbox';
+import { launchBrowser, type E2eBrowser } from './harness/browser';
+import { NODE_TYPE, TRIGGER_NODE_TYPE, createN8n, newId, type N8nInstance } from './harness/n8n';
+import { byId, connect, manualTrigger, signingNode, triggerNode, type WorkflowJson } from './harness/workflows';
+
+const UPDATE = process.env.E2E_UPDATE_SCREENSHOTS === '1';
+const IMAGES_DIR = path.resolve(__dirname, '..', 'docs', 'images');
+const OUT_DIR = UPDATE
+	? IMAGES_DIR
+	: (process.env.E2E_ARTIFACTS_DIR ?? path.join(os.tmpdir(), 'n8n-nodes-document-signing-e2e', 'editor-screenshot'));
+const VIEWPORT = { width: 1440, height: 900 };
+/** Taller for Create's panel, so every signer fits in it. */
+const TALL_VIEWPORT = { width: 1440, height: 1500 };
+const ZOOM_IN_STEPS = 1;
+
+const TRIGGER = 'Document Signing Trigger';
+const DOWNLOAD = 'Download Signed PDF';
+const MANUAL = 'When clicking ‘Execute workflow’';
+const CREATE = 'Send for Signature';
+const CREDENTIAL = { id: newId(), name: 'Document Signing account' };
+const SIGNERS = [
+	{ authentication: 'national_eid', email: 'ada@example.com', name: 'Ada Lovelace', order: 1 },
+	{ authentication: 'email_otp', email: 'alan@example.com', name: 'Alan Turing', order: 2 },
+];
+
+/** Transient or distracting UI hidden in every picture; animations and transitions off. */
+const STABLE_CSS = `
+	.el-notification, .el-message, [role="alert"].el-notification,
+	[data-test-id="nps-survey-modal"], [data-test-id="version-updates-panel"],
+	[data-test-id="ask-assistant-floating-button"], [data-test-id="ask-assistant-chat"],
+	[data-test-id="ask-assistant-sidebar"], [data-test-id="banner-stack"] { display: none !important; }
+	*, *::before, *::after { transition: none !important; animation: none !important; caret-color: transparent !important; }
+`;
+
+function buildWorkflow(): WorkflowJson {
+	const nodes = [
+		{ ...triggerNode(TRIGGER, { events: ['document.completed'], credential: CREDENTIAL }), position: [0, 0] as [number, number] },
+		{
+			...signingNode(
+				DOWNLOAD,
+				{ resource: 'document', operation: 'download', documentId: byId('={{ $json.data.document.id }}'), version: 'signed' },
+				{ credential: CREDENTIAL },
+			),
+			position: [280, 0] as [number, number],
+		},
+		{ ...manualTrigger(MANUAL), position: [0, 220] as [number, number] },
+		{
+			...signingNode(
+				CREATE,
+				{
+					resource: 'document',
+					operation: 'create',
+					name: 'Master Services Agreement',
+					signers: { signer: SIGNERS },
+					additionalFields: { message: 'Please sign the agreement' },
+				},
+				{ credential: CREDENTIAL },
+			),
+			position: [280, 220] as [number, number],
+		},
+	];
+	const workflow: WorkflowJson = { name: 'Send for signature, archive when signed', nodes, connections: {}, settings: { executionOrder: 'v1' } };
+	connect(workflow, TRIGGER, DOWNLOAD);
+	connect(workflow, MANUAL, CREATE);
+	return workflow;
+}
+
+const canvasNode = (page: Page, name: string): Locator => page.locator(`[data-test-id="canvas-node"][data-node-name="${name}"]`);
+const parameterValue = async (ndv: Locator, parameter: string): Promise<string> =>
+	await ndv.locator(`[data-test-id="parameter-input-${parameter}"] input`).first().inputValue();
+
+/** Parks the pointer over an empty, inert spot so nothing shows a hover state. */
+async function parkPointer(page: Page): Promise<void> {
+	await page.mouse.move(VIEWPORT.width - 5, VIEWPORT.height / 2);
+}
+
+async function screenshot(page: Page, name: string, clip?: { x: number; y: number; width: number; height: number }): Promise<string> {
+	const file = path.join(OUT_DIR, name);
+	await page.screenshot({ path: file, clip, animations: 'disabled', caret: 'hide' });
+	return file;
+}
+
+/** The box of the NDV's parameter panel (n8n gives it the class `node-settings`, no test id), cut below its last parameter. */
+async function parameterPanelClip(ndv: Locator): Promise<{ x: number; y: number; width: number; height: number }> {
+	const panel = await ndv.locator('.node-settings').boundingBox();
+	if (!panel) throw new Error('the parameter panel has no box');
+	const bottom = await ndv
+		.locator('.node-settings [data-test-id="parameter-item"]')
+		.evaluateAll((items) => Math.max(...items.map((item) => item.getBoundingClientRect().bottom)));
+	return { x: panel.x, y: panel.y, width: panel.width, height: Math.min(panel.height, bottom - panel.y + 24) };
+}
+
+/** Opens a node's parameter panel by double-clicking it on the canvas; resolves with the panel. */
+async function openNode(page: Page, name: string): Promise<Locator> {
+	await canvasNode(page, name).dblclick();
+	const ndv = page.locator('[data-test-id="ndv"]');
+	await ndv.locator('[data-test-id="node-parameters"]').waitFor();
+	await ndv.locator('[data-test-id="parameter-input-operation"]').waitFor();
+	await parkPointer(page);
+	return ndv;
+}
+
+async function closeNode(page: Page): Promise<void> {
+	await page.locator('[data-test-id="ndv-close-button"]').click();
+	await page.locator('[data-test-id="ndv"]').waitFor({ state: 'hidden' });
+}
+
+describe('the nodes in the n8n editor (README pictures)', () => {
+	let sandbox: Sandbox;
+	let n8n: N8nInstance;
+	let browser: E2eBrowser;
+	let page: Page;
+
+	beforeAll(async () => {
+		fs.mkdirSync(OUT_DIR, { recursive: true });
+		if (!UPDATE) for (const file of fs.readdirSync(OUT_DIR)) if (file.endsWith('.png')) fs.rmSync(path.join(OUT_DIR, file));
+		sandbox = await startSandbox({ port: 0 });
+		const { apiKey } = sandbox.createAccount();
+		n8n = await createN8n({ sandboxBaseUrl: sandbox.baseUrl, logLevel: 'info' });
+		await n8n.importCredentials([n8n.documentSigningCredential({ ...CREDENTIAL, apiKey })]);
+		const workflowId = await n8n.importWorkflow(buildWorkflow() as unknown as Record<string, unknown>);
+		await n8n.start();
+
+		browser = await launchBrowser({ timeoutMs: 30_000 });
+		page = await browser.newPage();
+		await page.setViewportSize(VIEWPORT);
+		// The sign-in form, as a person signs in.
+		await page.goto(`${n8n.baseUrl}/signin`);
+		await page.locator('[data-test-id="emailOrLdapLoginId"] input').fill(n8n.owner.email);
+		await page.locator('[data-test-id="password"] input').fill(n8n.owner.password);
+		await page.locator('[data-test-id="form-submit-button"]').click();
+		await page.waitForURL((url) => !url.pathname.startsWith('/signin'));
+		await page.goto(`${n8n.baseUrl}/workflow/${workflowId}`);
+		await page.addStyleTag({ content: STABLE_CSS });
+		await page.locator('[data-test-id="canvas-node"]').nth(3).waitFor();
+	});
+
+	afterAll(async () => {
+		await browser?.close();
+		await n8n?.dispose();
+		await sandbox?.close();
+	});
+
+	it('shows the workflow on the canvas with the package’s nodes, icons and subtitles', async () => {
+		await expectVisible(canvasNode(page, TRIGGER));
+		for (const [name, type] of [
+			[TRIGGER, TRIGGER_NODE_TYPE],
+			[DOWNLOAD, NODE_TYPE],
+			[CREATE, NODE_TYPE],
+		] as const) {
+			const node = canvasNode(page, name);
+			expect(await node.getAttribute('data-node-type')).toBe(type);
+			// The package's own icon, served by n8n and loaded (an unknown node type gets a placeholder).
+			const icon = node.locator('img').first();
+			expect(await icon.getAttribute('src')).toBe('/icons/n8n-nodes-document-signing/dist/icons/documentSigning.svg');
+			// Fails (times out) unless the browser loaded the SVG.
+			await page.waitForFunction((img) => {
+				const image = img as unknown as { complete: boolean; naturalWidth: number };
+				return image.complete && image.naturalWidth > 0;
+			}, await icon.elementHandle());
+		}
+		const text = await page.locator('[data-test-id="canvas"]').innerText();
+		for (const shown of [TRIGGER, DOWNLOAD, MANUAL, CREATE, 'document.completed', 'download: document', 'create: document']) {
+			expect(text).toContain(shown);
+		}
+		await expect(page.locator('[data-test-id="edge"]').count()).resolves.toBe(2);
+
+		// Closer than "fit view" (which stops at 100 %), so the nodes read well in the README.
+		for (let step = 0; step < ZOOM_IN_STEPS; step++) await page.locator('[data-test-id="zoom-in-button"]').click();
+		await parkPointer(page);
+		const file = await screenshot(page, 'workflow.png');
+		expect(fs.statSync(file).size).toBeGreaterThan(10_000);
+	});
+
+	it('opens Document › Download in the parameter panel with the credential, Resource, Operation and Version', async () => {
+		const ndv = await openNode(page, DOWNLOAD);
+		expect(await ndv.locator('[data-test-id="node-title-container"]').innerText()).toContain(DOWNLOAD);
+		expect(await parameterValue(ndv, 'resource')).toBe('Document');
+		expect(await parameterValue(ndv, 'operation')).toBe('Download');
+		expect(await parameterValue(ndv, 'version')).toBe('Signed');
+		expect(await ndv.locator('[data-test-id="node-credentials-select"] input').first().inputValue()).toBe(CREDENTIAL.name);
+		expect(await ndv.locator('[data-test-id="parameter-input-documentId"]').innerText()).toContain('$json.data.document.id');
+
+		const file = await screenshot(page, 'node-parameters.png', await parameterPanelClip(ndv));
+		expect(fs.statSync(file).size).toBeGreaterThan(5_000);
+		await closeNode(page);
+	});
+
+	it('opens Document › Create with its two signers', async () => {
+		await page.setViewportSize(TALL_VIEWPORT);
+		const ndv = await openNode(page, CREATE);
+		expect(await parameterValue(ndv, 'resource')).toBe('Document');
+		expect(await parameterValue(ndv, 'operation')).toBe('Create');
+		const panel = ndv.locator('.node-settings');
+		const values = await panel.locator('input').evaluateAll((inputs) => inputs.map((input) => (input as unknown as { value: string }).value));
+		for (const signer of SIGNERS) {
+			expect(values).toContain(signer.name);
+			expect(values).toContain(signer.email);
+			expect(values).toContain(String(signer.order));
+		}
+		expect(values).toContain('National Electronic ID');
+		expect(values).toContain('One-Time Code by Email');
+		expect(values).toContain('Master Services Agreement');
+
+		const file = await screenshot(page, 'create-parameters.png', await parameterPanelClip(ndv));
+		expect(fs.statSync(file).size).toBeGreaterThan(5_000);
+		await closeNode(page);
+		await page.setViewportSize(VIEWPORT);
+	});
+});
+
+async function expectVisible(locator: Locator): Promise<void> {
+	await locator.waitFor({ state: 'visible' });
+}
