@@ -40,6 +40,9 @@ beforeAll(() => {
 		copyFileSync(path.join(root, file), path.join(work, file));
 	}
 	symlinkSync(path.join(root, 'node_modules'), path.join(work, 'node_modules'));
+	// The changelog as it stands right after a release: nothing under Unreleased.
+	const changelog = path.join(work, 'CHANGELOG.md');
+	writeFileSync(changelog, readFileSync(changelog, 'utf8').replace(/## \[Unreleased\]\n[\s\S]*?(?=\n## \[)/, '## [Unreleased]\n'));
 	git('config', 'user.name', 't');
 	git('config', 'user.email', 't@example.com');
 	git('add', '-A');
