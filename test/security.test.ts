@@ -816,7 +816,7 @@ test('forged deliveries are covered elsewhere (no rows here)', () => {
 	//   wrong length, empty or missing body → 401, no execution, nothing saved; the X-Event header is
 	//   never trusted; refusals while no webhook is registered; "options" (tolerance); replays.
 	// - test/shared/webhookSignature.test.ts: signWebhookPayload / verifyWebhookSignature units.
-	// - reliability/reliability.reliability.test.ts (test 3), e2e/trigger.e2e.test.ts and
+	// - reliability/realN8n.reliability.test.ts (test 3), e2e/trigger.e2e.test.ts and
 	//   e2e/queue/queue-mode.queue.test.ts: forged deliveries against a real n8n (not run here).
 	expect(true).toBe(true);
 });

@@ -1,5 +1,5 @@
 /**
- * Every one of the 19 seed endpoints, answered as docs/api-contract.md says: status code and
+ * Every one of the 19 endpoints of the vendor's published API description, answered as docs/api-contract.md says: status code and
  * body validated with the contract's zod schemas.
  */
 import {
