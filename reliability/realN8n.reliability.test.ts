@@ -19,8 +19,10 @@ import { startN8n, type N8nInstance } from '../e2e/harness/n8n';
 import { startSandbox, type Sandbox } from '../sandbox';
 import { badInputCases } from '../test/fixtures/badInputCases';
 import { allExecutions, callWebhook, createCredential, createWorkflow, executionWithData, nodeRun, runOnce, waitForFinished } from '../bench/lib/n8nApi';
-import { chain, codeNode, documentSigningNode, noOpNode, splitItemsNode, triggerNode, webhookNode, type WorkflowJson, type WorkflowNode } from '../bench/lib/workflows';
-import { codeForItems, deliveryBody, nowSeconds, post, printed, sign, summary, webhookSecret } from './lib';
+import { noOpNode, splitItemsNode, webhookNode } from '../bench/lib/workflows';
+import { chain, codeNode, signingNode, triggerNode, type WorkflowJson, type WorkflowNode } from '../e2e/harness/workflows';
+import { webhookSecret } from '../test/helpers/sandbox';
+import { codeForItems, deliveryBody, nowSeconds, post, printed, sign, summary } from './lib';
 
 const sleep = async (ms: number) => await new Promise((resolve) => setTimeout(resolve, ms));
 const suiteStarted = Date.now();
@@ -71,9 +73,10 @@ test('1. bulk: 1,000 creates under 429s, 503s and dropped connections: none lost
 		chain('reliability bulk', [
 			webhookNode(path),
 			splitItemsNode(),
-			documentSigningNode(
+			signingNode(
+				'Document Signing',
 				{ resource: 'document', operation: 'create', name: '={{ $json.name }}', signers: { signer: [{ email: '={{ $json.email }}', name: 'Bulk Signer' }] } },
-				credential,
+				{ credential },
 			),
 		]),
 	);
@@ -123,7 +126,7 @@ test('2. webhook lifecycle: 50 activate/deactivate cycles with restarts: exactly
 	const RESTART_WHILE_ACTIVE = new Set([12, 37]);
 	const RESTART_WHILE_INACTIVE = new Set([25]);
 	const { apiKey, credential } = await account('reliability lifecycle');
-	const trigger = triggerNode(['document.completed', 'document.declined'], credential);
+	const trigger = triggerNode('Document Signing Trigger', { events: ['document.completed', 'document.declined'], credential });
 	const workflowId = await createWorkflow(n8n, chain('reliability lifecycle', [trigger, noOpNode()]));
 	const url = n8n.productionWebhookUrl(`${trigger.webhookId}/webhook`);
 	const ours = () => sandbox.store.webhooksOf(apiKey).filter((webhook) => webhook.url === url);
@@ -196,7 +199,7 @@ test('2. webhook lifecycle: 50 activate/deactivate cycles with restarts: exactly
 
 test('3. forgery: bad deliveries are refused with 401 and start nothing; valid ones are processed once each, repeats never', async () => {
 	const { apiKey, credential } = await account('reliability forgery');
-	const trigger = triggerNode(['document.completed'], credential);
+	const trigger = triggerNode('Document Signing Trigger', { events: ['document.completed'], credential });
 	const workflowId = await createWorkflow(n8n, chain('reliability forgery', [trigger, noOpNode()]));
 	await n8n.activate(workflowId);
 	const [webhook] = sandbox.store.webhooksOf(apiKey);
@@ -323,8 +326,8 @@ test('4. bad input: every kind of the table fails in n8n with its message and se
 	const stamp = Date.now();
 	badInputCases.forEach((testCase, i) => {
 		const hook = webhookNode(`rel-bad-${stamp}-${i}`, `Webhook ${i}`);
-		const items = codeNode(codeForItems(testCase.items ?? [{ json: {} }]), `Items ${i}`);
-		const node = documentSigningNode(testCase.parameters as Record<string, unknown>, credential, `Case ${i}`);
+		const items = codeNode(`Items ${i}`, codeForItems(testCase.items ?? [{ json: {} }]));
+		const node = signingNode(`Case ${i}`, testCase.parameters as Record<string, unknown>, { credential });
 		nodes.push(hook, items, node);
 		connections[hook.name] = { main: [[{ node: items.name, type: 'main', index: 0 }]] };
 		connections[items.name] = { main: [[{ node: node.name, type: 'main', index: 0 }]] };

@@ -28,7 +28,7 @@
  * Needs the package built (`npm run build`); Redis and PostgreSQL are installed (Debian packages)
  * and started by scripts/redis.sh and scripts/postgres.sh. Run: `npx jest -c e2e/queue/jest.config.js`.
  */
-import { webhookSecret } from '../../reliability/lib';
+import { webhookSecret } from '../../test/helpers/sandbox';
 import { randomUUID } from 'node:crypto';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -38,7 +38,8 @@ import * as path from 'node:path';
 
 import { signWebhookPayload } from '../../nodes/shared/webhookSignature';
 import { startSandbox, type DeliveryAttempt, type Sandbox } from '../../sandbox';
-import { CREDENTIAL_TYPE, NODE_TYPE, TRIGGER_NODE_TYPE, type Execution } from '../harness/n8n';
+import { CREDENTIAL_TYPE, NODE_TYPE, type Execution } from '../harness/n8n';
+import { triggerNode } from '../harness/workflows';
 import { startQueueCluster, type QueueCluster, type QueueProcess } from './cluster';
 
 const BULK_ITEMS = 1000;
@@ -257,18 +258,7 @@ describe('queue mode: main + 2 workers + webhook processor, Redis, PostgreSQL', 
 				triggerWorkflowId = await main.importWorkflow({
 					name: 'queue e2e: when a document is signed',
 					settings: { executionOrder: 'v1' },
-					nodes: [
-						{
-							id: randomUUID(),
-							name: TRIGGER_NAME,
-							type: TRIGGER_NODE_TYPE,
-							typeVersion: 1,
-							position: [0, 0],
-							webhookId: triggerWebhookNodeId,
-							parameters: { events: ['document.signed'], options: {} },
-							credentials,
-						},
-					],
+					nodes: [triggerNode(TRIGGER_NAME, { events: ['document.signed'], credential: credentials[CREDENTIAL_TYPE], webhookId: triggerWebhookNodeId })],
 					connections: {},
 				});
 			},

@@ -19,7 +19,7 @@ import {
 } from '../../contract';
 import { DEMO_OWNER_EMAIL } from '../../sandbox';
 import { expectResponseMatchesOpenApi } from '../helpers/openapi';
-import { api, documentBody, expectError, expectSchema, useSandbox } from './helpers';
+import { api, documentBody, expectError, expectSchema, useSandbox } from '../helpers/sandbox';
 
 const sandbox = useSandbox();
 

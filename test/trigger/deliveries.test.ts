@@ -6,24 +6,21 @@ import nock from 'nock';
  * n8n's webhook endpoint: it keeps the exact bytes and headers it got, hands them to the node and
  * answers the sandbox with what n8n would answer. Recorded requests are then replayed and forged.
  */
-import { webhookSecret } from '../../reliability/lib';
+import { useSandbox, webhookSecret } from '../helpers/sandbox';
 import type { IDataObject } from 'n8n-workflow';
 
 import { RETRY_POLICY } from '../../nodes/shared/transport';
 import { signWebhookPayload } from '../../nodes/shared/webhookSignature';
-import { startSandbox, type Sandbox } from '../../sandbox';
 import { Receiver, TriggerHost, type IncomingDelivery } from './harness';
 
-let sandbox: Sandbox;
+const sandbox = useSandbox({ port: 0, host: '127.0.0.1', webhookRetry: { baseDelayMs: 5, maxAttempts: 4, timeoutMs: 5000 } });
 const receiver = new Receiver();
 
 beforeAll(async () => {
-	sandbox = await startSandbox({ port: 0, host: '127.0.0.1', webhookRetry: { baseDelayMs: 5, maxAttempts: 4, timeoutMs: 5000 } });
 	await receiver.start();
 });
 
 afterAll(async () => {
-	await sandbox.close();
 	await receiver.close();
 });
 
@@ -33,25 +30,25 @@ beforeEach(() => {
 });
 
 async function activeTrigger(events: string[], options: IDataObject = {}) {
-	const { apiKey } = sandbox.createAccount();
-	const host = new TriggerHost({ baseUrl: sandbox.baseUrl, apiKey, webhookBaseUrl: receiver.webhookBaseUrl, events, options });
+	const { apiKey } = sandbox().createAccount();
+	const host = new TriggerHost({ baseUrl: sandbox().baseUrl, apiKey, webhookBaseUrl: receiver.webhookBaseUrl, events, options });
 	receiver.hosts.set(host.nodeWebhookId, host);
 	await host.activate();
-	expect(sandbox.store.webhooksOf(apiKey)).toHaveLength(1);
+	expect(sandbox().store.webhooksOf(apiKey)).toHaveLength(1);
 	const webhookId = String(host.nodeStaticData.webhookId);
-	return { host, apiKey, secret: String(webhookSecret(sandbox, apiKey, webhookId)) };
+	return { host, apiKey, secret: String(webhookSecret(sandbox(), apiKey, webhookId)) };
 }
 
 /** Creates and sends a document: the service emits document.created, signature.requested, document.sent. */
 async function sendDocument(apiKey: string): Promise<{ id: string }> {
-	const response = await fetch(`${sandbox.baseUrl}/documents`, {
+	const response = await fetch(`${sandbox().baseUrl}/documents`, {
 		method: 'POST',
 		headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
 		body: JSON.stringify({ name: 'contract.pdf', signers: [{ email: 'ada@example.com', name: 'Ada Lovelace' }] }),
 	});
 	expect(response.status).toBe(201);
 	const document = (await response.json()) as { id: string };
-	await sandbox.flushDeliveries();
+	await sandbox().flushDeliveries();
 	return document;
 }
 
@@ -96,15 +93,15 @@ function deliveryBody(event = 'document.completed', extra: Record<string, unknow
 async function unclaimedDelivery() {
 	const trigger = await activeTrigger(['document.sent']);
 	trigger.host.failStarts = Number.MAX_SAFE_INTEGER;
-	sandbox.configure({ webhookRetry: { maxAttempts: 1 } });
+	sandbox().configure({ webhookRetry: { maxAttempts: 1 } });
 	try {
 		await sendDocument(trigger.apiKey);
 	} finally {
-		sandbox.configure({ webhookRetry: { maxAttempts: 4 } });
+		sandbox().configure({ webhookRetry: { maxAttempts: 4 } });
 		trigger.host.failStarts = 0;
 	}
 	const body = receiver.received[0].rawBody.toString('utf8');
-	expect(sandbox.deliveryRecord(JSON.parse(body).id)?.status).toBe('failed');
+	expect(sandbox().deliveryRecord(JSON.parse(body).id)?.status).toBe('failed');
 	return { ...trigger, body };
 }
 
@@ -117,7 +114,7 @@ describe('a real delivery from the sandbox', () => {
 		await host.idle();
 
 		// The service sends only the subscribed event, answered 2xx on the first attempt.
-		const attempts = sandbox.deliveries().filter((attempt) => attempt.url === host.webhookUrl);
+		const attempts = sandbox().deliveries().filter((attempt) => attempt.url === host.webhookUrl);
 		expect(attempts.map((attempt) => [attempt.event, attempt.attempt, attempt.status])).toEqual([['document.sent', 1, 200]]);
 		expect(receiver.received).toHaveLength(1);
 		expect(Buffer.isBuffer(receiver.received[0].rawBody)).toBe(true);
@@ -140,7 +137,7 @@ describe('a real delivery from the sandbox', () => {
 		expect(item.data).toEqual(body.data);
 		expect(execution.items[0].pairedItem).toEqual({ item: 0 });
 		// The execution claimed it at the service.
-		expect(sandbox.deliveryRecord(body.id)).toMatchObject({ status: 'acknowledged', webhook_id: host.nodeStaticData.webhookId });
+		expect(sandbox().deliveryRecord(body.id)).toMatchObject({ status: 'acknowledged', webhook_id: host.nodeStaticData.webhookId });
 	});
 
 	it('replaying the exact same request (same delivery id): its execution passes nothing on', async () => {
@@ -172,7 +169,7 @@ describe('a real delivery from the sandbox', () => {
 
 		await sendDocument(apiKey);
 		await host.idle();
-		await sandbox.flushDeliveries();
+		await sandbox().flushDeliveries();
 		await host.idle();
 
 		const sentRequests = receiver.received.filter((request) => request.headers['x-event'] === 'document.sent');
@@ -183,7 +180,7 @@ describe('a real delivery from the sandbox', () => {
 		expect(sentRequests.every((request) => request.rawBody.equals(sentRequests[0].rawBody))).toBe(true);
 		expect(host.processed.map((execution) => execution.items[0].json.deliveryId)).toEqual([deliveryId]);
 		expect(host.executions).toHaveLength(sentRequests.length);
-		expect(sandbox.deliveryRecord(deliveryId)?.status).toBe('acknowledged');
+		expect(sandbox().deliveryRecord(deliveryId)?.status).toBe('acknowledged');
 	});
 
 	it('three copies of one delivery arriving at the same time: three executions, one passes it on', async () => {
@@ -209,7 +206,7 @@ describe('a real delivery from the sandbox', () => {
 		await Promise.all(outcomes.map((outcome) => outcome.execution));
 		expect(host.executions).toHaveLength(5);
 		expect(host.processed).toHaveLength(1);
-		expect(sandbox.deliveryRecord(JSON.parse(body).id)?.status).toBe('acknowledged');
+		expect(sandbox().deliveryRecord(JSON.parse(body).id)?.status).toBe('acknowledged');
 	});
 
 	it('a delivery whose execution n8n could not start is processed when the service retries it', async () => {
@@ -218,7 +215,7 @@ describe('a real delivery from the sandbox', () => {
 		await sendDocument(apiKey);
 		await host.idle();
 
-		const attempts = sandbox.deliveries().filter((attempt) => attempt.url === host.webhookUrl);
+		const attempts = sandbox().deliveries().filter((attempt) => attempt.url === host.webhookUrl);
 		expect(attempts.map((attempt) => [attempt.attempt, attempt.status])).toEqual([
 			[1, 500],
 			[2, 200],
@@ -235,7 +232,7 @@ describe('a real delivery from the sandbox', () => {
 		const registration = structuredClone(host.savedStaticData);
 
 		// Another n8n process (or the same one restarted): same database, nothing else shared.
-		const other = new TriggerHost({ baseUrl: sandbox.baseUrl, apiKey, webhookBaseUrl: receiver.webhookBaseUrl, events: ['document.sent'], workflowId: host.workflowId, nodeWebhookId: host.nodeWebhookId });
+		const other = new TriggerHost({ baseUrl: sandbox().baseUrl, apiKey, webhookBaseUrl: receiver.webhookBaseUrl, events: ['document.sent'], workflowId: host.workflowId, nodeWebhookId: host.nodeWebhookId });
 		other.savedStaticData = structuredClone(host.savedStaticData);
 		const outcome = await other.receive({ headers: original.headers, rawBody: original.rawBody });
 		expect(outcome.started).toBe(true);
@@ -247,7 +244,7 @@ describe('a real delivery from the sandbox', () => {
 
 	it('a retry (attempt 2+) of a delivery already claimed is answered 2xx with no execution; first attempts are never checked', async () => {
 		const { host, apiKey, secret } = await activeTrigger(['document.sent']);
-		const checks = () => sandbox.stats().routes['GET /v1/webhooks/:id/deliveries/:deliveryId'] ?? 0;
+		const checks = () => sandbox().stats().routes['GET /v1/webhooks/:id/deliveries/:deliveryId'] ?? 0;
 		const checksBefore = checks();
 		await sendDocument(apiKey);
 		await host.idle();
@@ -280,12 +277,12 @@ describe('a real delivery from the sandbox', () => {
 		};
 
 		// The service is failing: the check gives up at once (no retries), the execution decides.
-		sandbox.configure({ failureRate: 1 });
+		sandbox().configure({ failureRate: 1 });
 		let failedCheck: Awaited<ReturnType<typeof retry>>;
 		try {
 			failedCheck = await retry();
 		} finally {
-			sandbox.configure({ failureRate: 0 });
+			sandbox().configure({ failureRate: 0 });
 		}
 		expect(failedCheck.started).toBe(true);
 
@@ -318,7 +315,7 @@ describe('a real delivery from the sandbox', () => {
 		await sendDocument(apiKey);
 		await host.idle();
 
-		const attempts = sandbox.deliveries().filter((attempt) => attempt.url === host.webhookUrl);
+		const attempts = sandbox().deliveries().filter((attempt) => attempt.url === host.webhookUrl);
 		expect(attempts.map((attempt) => attempt.event).sort()).toEqual(['document.created', 'document.sent', 'signature.requested']);
 		expect(attempts.every((attempt) => attempt.ok && attempt.attempt === 1)).toBe(true);
 		const ignored = receiver.received.filter((request) => !request.outcome.started);
@@ -344,7 +341,7 @@ describe('a real delivery from the sandbox', () => {
 describe('when the claim cannot be made', () => {
 	/** The key was revoked at the service after activation: the claim is answered 401. */
 	const refuseClaims = () =>
-		nock(sandbox.origin, { allowUnmocked: true })
+		nock(sandbox().origin, { allowUnmocked: true })
 			.post(/\/v1\/webhooks\/[^/]+\/deliveries\/[^/]+\/acknowledge$/)
 			.reply(401, { error: { code: 'unauthorized', message: 'The API key was revoked' } });
 	afterEach(() => nock.cleanAll());
@@ -372,13 +369,13 @@ describe('when the claim cannot be made', () => {
 		expect(execution.error!.message).toBe('The API key was revoked');
 		expect(JSON.stringify(execution.error)).not.toContain(apiKey);
 		// Unclaimed: a retry of this execution (or a later copy) can still claim it.
-		expect(sandbox.deliveryRecord(String(execution.received[0].json.deliveryId))?.status).toBe('received');
+		expect(sandbox().deliveryRecord(String(execution.received[0].json.deliveryId))?.status).toBe('received');
 	});
 
 	it('with Continue On Fail the event is passed on with the reason it is unconfirmed', async () => {
-		const { apiKey } = sandbox.createAccount();
+		const { apiKey } = sandbox().createAccount();
 		const host = new TriggerHost({
-			baseUrl: sandbox.baseUrl,
+			baseUrl: sandbox().baseUrl,
 			apiKey,
 			webhookBaseUrl: receiver.webhookBaseUrl,
 			events: ['document.sent'],
@@ -522,8 +519,8 @@ describe('forged and invalid deliveries', () => {
 	});
 
 	it('refuses everything while no secret is stored (the trigger was never activated)', async () => {
-		const { apiKey } = sandbox.createAccount();
-		const inactive = new TriggerHost({ baseUrl: sandbox.baseUrl, apiKey, webhookBaseUrl: receiver.webhookBaseUrl, events: ['*'] });
+		const { apiKey } = sandbox().createAccount();
+		const inactive = new TriggerHost({ baseUrl: sandbox().baseUrl, apiKey, webhookBaseUrl: receiver.webhookBaseUrl, events: ['*'] });
 		const outcome = await inactive.receive(signedDelivery('', deliveryBody()));
 		expect(outcome.status).toBe(401);
 		expect(inactive.executions).toHaveLength(0);
@@ -532,9 +529,9 @@ describe('forged and invalid deliveries', () => {
 
 describe('options', () => {
 	const signEveryone = async (apiKey: string, documentId: string) => {
-		const row = sandbox.store.documentsOf(apiKey).find((document) => document.id === documentId)!;
-		for (const signer of row.signers) sandbox.actAsSigner(documentId, signer.id, 'sign');
-		await sandbox.flushDeliveries();
+		const row = sandbox().store.documentsOf(apiKey).find((document) => document.id === documentId)!;
+		for (const signer of row.signers) sandbox().actAsSigner(documentId, signer.id, 'sign');
+		await sandbox().flushDeliveries();
 	};
 
 	it('Attach Signed File: a completed document arrives with its signed PDF as binary "data", byte for byte', async () => {
@@ -545,7 +542,7 @@ describe('options', () => {
 		const events = host.processed.map((execution) => execution.items[0]);
 		expect(events.map((item) => item.json.event).sort()).toEqual(['document.completed', 'document.sent']);
 		const completed = events.find((item) => item.json.event === 'document.completed')!;
-		const signed = await sandbox.documentFile(id, 'signed');
+		const signed = await sandbox().documentFile(id, 'signed');
 		expect(completed.binary?.data.mimeType).toBe('application/pdf');
 		expect(completed.binary?.data.fileName).toBe(signed.fileName);
 		expect(Buffer.from(completed.binary!.data.data, 'base64').equals(signed.data)).toBe(true);
@@ -556,7 +553,7 @@ describe('options', () => {
 	it('Attach Signed File: a failed download fails the execution with the service message and leaves the delivery unclaimed', async () => {
 		const { host, apiKey } = await activeTrigger(['document.completed'], { attachSignedFile: true });
 		const { id } = await sendDocument(apiKey);
-		const scope = nock(sandbox.origin, { allowUnmocked: true })
+		const scope = nock(sandbox().origin, { allowUnmocked: true })
 			.get(/\/v1\/documents\/[^/]+\/file/)
 			.times(20)
 			.reply(503, { error: { code: 'unavailable', message: 'File storage is down' } });
@@ -573,7 +570,7 @@ describe('options', () => {
 		expect(failed.length).toBeGreaterThan(0);
 		expect(failed[0].error!.message).toBe('File storage is down');
 		expect(host.processed).toHaveLength(0);
-		expect(sandbox.deliveryRecord(String(failed[0].received[0].json.deliveryId))?.status).not.toBe('acknowledged');
+		expect(sandbox().deliveryRecord(String(failed[0].received[0].json.deliveryId))?.status).not.toBe('acknowledged');
 	});
 
 	it('Signature Tolerance (Seconds) narrows and widens the accepted window', async () => {
