@@ -3,7 +3,7 @@
  * parameters of one item): IDs (requireId), the Signers collection (readSigners) within LIMITS,
  * the phone pattern, and metadata (readMetadata) within its key cap.
  */
-import { NodeOperationError, type IExecuteSingleFunctions, type INode, type INodeParameters } from 'n8n-workflow';
+import { NodeOperationError, type IExecuteSingleFunctions, type INode } from 'n8n-workflow';
 
 import { readMetadata, readSigners, requireEmail, requireId } from '../../nodes/DocumentSigning/shared/validation';
 import { ID_HINT } from '../../nodes/shared/ids';
@@ -12,7 +12,7 @@ import { LIMITS } from '../../nodes/shared/vocabulary';
 const node: INode = { id: 'n1', name: 'Document Signing', type: 'n8n-nodes-document-signing.documentSigning', typeVersion: 1, position: [0, 0], parameters: {} };
 
 /** The parts of IExecuteSingleFunctions the checks use: the node, the item index, parameters (resource locators resolved by extractValue). */
-function fakeContext(parameters: INodeParameters, itemIndex = 0): IExecuteSingleFunctions {
+function fakeContext(parameters: Record<string, unknown>, itemIndex = 0): IExecuteSingleFunctions {
 	return {
 		getNode: () => node,
 		getItemIndex: () => itemIndex,
@@ -36,7 +36,7 @@ function failure(run: () => unknown): NodeOperationError {
 
 const byId = (value: unknown) => ({ __rl: true, mode: 'id', value });
 const signer = (overrides: Record<string, unknown> = {}) => ({ email: 'ann@example.com', name: 'Ann Signer', ...overrides });
-const signers = (...entries: Array<Record<string, unknown>>) => readSigners(fakeContext({ signers: { signer: entries } }), { required: true });
+const signers = (...entries: Array<Record<string, unknown>>) => readSigners(fakeContext({ signers: { signer: entries } }), { required: true })!;
 
 describe('requireId', () => {
 	test.each([
@@ -57,7 +57,7 @@ describe('requireId', () => {
 	});
 
 	test.each([['empty', ''], ['blank', '   '], ['missing', undefined]])('%s is refused as empty', (_name, value) => {
-		const parameters: INodeParameters = value === undefined ? {} : { documentId: byId(value) };
+		const parameters: Record<string, unknown> = value === undefined ? {} : { documentId: byId(value) };
 		expect(failure(() => requireId(fakeContext(parameters), 'documentId', 'Document')).message).toBe('Document: must not be empty');
 	});
 

@@ -9,7 +9,7 @@ import type { IN8nHttpFullResponse } from 'n8n-workflow';
 import { HttpStatusError, ServiceBehaviourError } from '../../nodes/shared/transport/errors';
 import { checkAnswer, deriveIdempotencyKey, safeRequestSettings } from '../../nodes/shared/transport/request';
 
-const answer = (statusCode: number, body: unknown = {}, headers: Record<string, string> = {}): IN8nHttpFullResponse => ({ statusCode, body, headers, statusMessage: '' });
+const answer = (statusCode: number, body: unknown = {}, headers: Record<string, string> = {}): IN8nHttpFullResponse => ({ statusCode, body, headers, statusMessage: '' }) as IN8nHttpFullResponse;
 
 function refusal(response: IN8nHttpFullResponse, options: { expectJson: boolean; answerStatuses?: number[] }): unknown {
 	try {
