@@ -82,6 +82,8 @@ test('1. bulk: 1,000 creates under 429s, 503s and dropped connections: none lost
 	);
 	await n8n.activate(workflowId);
 	sandbox.configure({ rateLimit: { requestsPerSecond: 100, burst: 10 }, failureRate: 0.1, failureStatuses: [503], connectionResetRate: 0.03 });
+	// Counts below are differences: nothing of another test's may be pending when they start.
+	await sandbox.flushDeliveries();
 	const before = sandbox.stats();
 	const started = Date.now();
 	let execution;
@@ -263,8 +265,10 @@ test('3. forgery: bad deliveries are refused with 401 and start nothing; valid o
 	];
 	const refused: Array<{ kind: string; status: number }> = [];
 	for (const forgery of forgeries) refused.push({ kind: forgery.kind, status: await forgery.send() });
-	// Give n8n time to start anything it wrongly accepted.
+	// Give n8n time to start anything it wrongly accepted. (The workflow is this test's own, and
+	// the service has made no delivery to its webhook yet: every execution would be a forgery's.)
 	await sleep(2000);
+	await sandbox.flushDeliveries();
 	const afterForgeries = (await allExecutions(n8n, workflowId)).length;
 
 	// Valid deliveries are the service's own: 100 documents, each signed by its one signer.
@@ -292,6 +296,7 @@ test('3. forgery: bad deliveries are refused with 401 and start nothing; valid o
 	}
 	await waitForFinished(n8n, workflowId, VALID + REPEATS, 120_000);
 	await sleep(2000);
+	await sandbox.flushDeliveries();
 	const finalExecutions = await allExecutions(n8n, workflowId, true);
 	const passedOn = finalExecutions.flatMap((execution) => {
 		const items = execution.data?.resultData.runData['Document Signing Trigger']?.[0]?.data?.main?.[0] ?? [];
@@ -335,6 +340,8 @@ test('4. bad input: every kind of the table fails in n8n with its message and se
 	const workflowId = await createWorkflow(n8n, { name: 'reliability bad input', nodes, connections, settings: { executionOrder: 'v1' } });
 	await n8n.activate(workflowId);
 
+	// The service's requests from earlier tests (claims of their deliveries) must not count: none pending.
+	await sandbox.flushDeliveries();
 	const before = sandbox.stats().requests;
 	const results: Array<{ title: string; status?: string; message?: string; httpCode?: string | null; ok: boolean }> = [];
 	for (const [i, testCase] of badInputCases.entries()) {
@@ -359,6 +366,7 @@ test('4. bad input: every kind of the table fails in n8n with its message and se
 			ok: answer === 500 && execution?.status === 'error' && matches && error?.node?.name === `Case ${i}`,
 		});
 	}
+	await sandbox.flushDeliveries();
 	const requests = sandbox.stats().requests - before;
 	await n8n.deactivate(workflowId);
 
