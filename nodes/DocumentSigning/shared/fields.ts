@@ -32,6 +32,44 @@ export function returnAllAndLimit(resource: string, operation: string): INodePro
 	];
 }
 
+/** The output binary field of an operation that returns a file (see postReceive.downloadedFile, binaryFromResponse). */
+export function binaryPropertyField(resource: string, operations: string[]): INodeProperties {
+	return {
+		displayName: 'Put Output File in Field',
+		name: 'binaryPropertyName',
+		type: 'string',
+		default: 'data',
+		required: true,
+		hint: 'The name of the output binary field to put the file in',
+		displayOptions: showFor(resource, operations),
+	};
+}
+
+/** The Filters collection of a list operation, without its options: `{ ...filtersCollection(…), options: [...] }`. */
+export function filtersCollection(resource: string, operation: string): INodeProperties {
+	return {
+		displayName: 'Filters',
+		name: 'filters',
+		type: 'collection',
+		placeholder: 'Add Filter',
+		default: {},
+		displayOptions: showFor(resource, [operation]),
+	};
+}
+
+/** An e-mail address field (required); `description` says where mail goes. */
+export function emailField(description: string): INodeProperties {
+	return {
+		displayName: 'Email',
+		name: 'email',
+		type: 'string',
+		placeholder: 'name@email.com',
+		default: '',
+		required: true,
+		description,
+	};
+}
+
 /** Simplify toggle; the operation's postReceive step reads it (see postReceive.simplifyTo). */
 export function simplifyField(resource: string, operations: string[]): INodeProperties {
 	return {
@@ -80,15 +118,7 @@ export function signersField(
 						description: 'How the signer proves who they are before signing',
 						options: SIGNER_AUTHENTICATION_METHODS.map((value) => ({ name: AUTHENTICATION_LABELS[value], value })),
 					},
-					{
-						displayName: 'Email',
-						name: 'email',
-						type: 'string',
-						placeholder: 'name@email.com',
-						default: '',
-						required: true,
-						description: 'Where the signing invitation is sent',
-					},
+					emailField('Where the signing invitation is sent'),
 					{
 						displayName: 'Name',
 						name: 'name',

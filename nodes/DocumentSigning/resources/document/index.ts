@@ -1,7 +1,7 @@
 import type { IExecuteSingleFunctions, IHttpRequestOptions, INodeProperties } from 'n8n-workflow';
 
 import { DOCUMENT_STATUSES } from '../../../shared/vocabulary';
-import { resourceLocator, returnAllAndLimit, showFor, simplifyField } from '../../shared/fields';
+import { binaryPropertyField, filtersCollection, resourceLocator, returnAllAndLimit, showFor, simplifyField } from '../../shared/fields';
 import { operation, operationProperty } from '../../shared/operation';
 import { deletedResult, downloadedFile, simplifyTo } from '../../shared/postReceive';
 import { invalid, optionalDate, requireText } from '../../shared/validation';
@@ -100,23 +100,10 @@ export const documentFields: INodeProperties[] = [
 			{ name: 'Signed', value: 'signed', description: 'The signed PDF, once every signer has signed' },
 		],
 	},
-	{
-		displayName: 'Put Output File in Field',
-		name: 'binaryPropertyName',
-		type: 'string',
-		default: 'data',
-		required: true,
-		hint: 'The name of the output binary field to put the file in',
-		displayOptions: showFor('document', ['download']),
-	},
+	binaryPropertyField('document', ['download']),
 	...returnAllAndLimit('document', 'getAll'),
 	{
-		displayName: 'Filters',
-		name: 'filters',
-		type: 'collection',
-		placeholder: 'Add Filter',
-		default: {},
-		displayOptions: showFor('document', ['getAll']),
+		...filtersCollection('document', 'getAll'),
 		options: [
 			{
 				displayName: 'Created After',

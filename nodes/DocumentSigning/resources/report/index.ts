@@ -1,7 +1,7 @@
 import type { IExecuteSingleFunctions, IHttpRequestOptions, INodeProperties } from 'n8n-workflow';
 
 import { eventLabel, EXPORT_FORMATS, WEBHOOK_EVENTS } from '../../../shared/vocabulary';
-import { returnAllAndLimit, showFor } from '../../shared/fields';
+import { binaryPropertyField, filtersCollection, returnAllAndLimit, showFor } from '../../shared/fields';
 import { operation, operationProperty } from '../../shared/operation';
 import { binaryFromResponse } from '../../shared/postReceive';
 import { invalid, optionalDate, requireText } from '../../shared/validation';
@@ -82,23 +82,10 @@ export const reportFields: INodeProperties[] = [
 		displayOptions: showFor('report', ['export']),
 		routing: { send: { type: 'query', property: 'format' } },
 	},
-	{
-		displayName: 'Put Output File in Field',
-		name: 'binaryPropertyName',
-		type: 'string',
-		default: 'data',
-		required: true,
-		hint: 'The name of the output binary field to put the file in',
-		displayOptions: showFor('report', ['export']),
-	},
+	binaryPropertyField('report', ['export']),
 	...returnAllAndLimit('report', 'auditLog'),
 	{
-		displayName: 'Filters',
-		name: 'filters',
-		type: 'collection',
-		placeholder: 'Add Filter',
-		default: {},
-		displayOptions: showFor('report', ['auditLog']),
+		...filtersCollection('report', 'auditLog'),
 		options: [
 			{ displayName: 'Document ID', name: 'document_id', type: 'string', default: '', routing: { send: { type: 'query', property: 'document_id' } } },
 			{
