@@ -1,11 +1,13 @@
 /**
- * The trigger's webhook lifecycle (checkExists / create / delete) against the real sandbox, run
- * through n8n-core's HookContext the way n8n activates and deactivates a workflow.
+ * nodes/DocumentSigningTrigger/registration.ts: the trigger's webhook lifecycle (checkExists /
+ * create / delete) against the real sandbox, run through n8n-core's HookContext the way n8n
+ * activates and deactivates a workflow.
  */
-import { useSandbox, webhookSecret } from '../helpers/sandbox';
 import nock from 'nock';
 
 import { RETRY_POLICY } from '../../nodes/shared/transport';
+import { useSandbox, webhookSecret } from '../helpers/sandbox';
+import { withFastRetries } from './fixtures';
 import { TriggerHost } from './harness';
 
 const sandbox = useSandbox({ port: 0, host: '127.0.0.1' });
@@ -14,17 +16,6 @@ afterEach(() => {
 	sandbox().configure({ failureRate: 0 });
 	nock.cleanAll();
 });
-
-/** Makes the transport's retries of 5xx answers quick for the duration of `run`. */
-async function withFastRetries<T>(run: () => Promise<T>): Promise<T> {
-	const saved = { ...RETRY_POLICY };
-	Object.assign(RETRY_POLICY, { baseDelayMs: 1, maxDelayMs: 2 });
-	try {
-		return await run();
-	} finally {
-		Object.assign(RETRY_POLICY, saved);
-	}
-}
 
 /** A trigger on a fresh account, so every test sees only its own webhooks. */
 function newHost(events: string[], webhookBaseUrl = 'http://127.0.0.1:5678/webhook'): { host: TriggerHost; apiKey: string } {
