@@ -20,7 +20,7 @@ import { startSandbox, type Sandbox } from '../sandbox';
 import { badInputCases } from '../test/fixtures/badInputCases';
 import { allExecutions, callWebhook, createCredential, createWorkflow, executionWithData, nodeRun, runOnce, waitForFinished } from '../bench/lib/n8nApi';
 import { noOpNode, splitItemsNode, webhookNode } from '../bench/lib/workflows';
-import { chain, codeNode, signingNode, triggerNode, type WorkflowJson, type WorkflowNode } from '../e2e/harness/workflows';
+import { chain, codeNode, createDocument, signingNode, triggerNode, type WorkflowJson, type WorkflowNode } from '../e2e/harness/workflows';
 import { webhookSecret } from '../test/helpers/sandbox';
 import { codeForItems, deliveryBody, nowSeconds, post, printed, sign, summary } from './lib';
 
@@ -274,12 +274,7 @@ test('3. forgery: bad deliveries are refused with 401 and start nothing; valid o
 	// Valid deliveries are the service's own: 100 documents, each signed by its one signer.
 	const VALID = 100;
 	for (let i = 0; i < VALID; i++) {
-		const response = await fetch(`${sandbox.baseUrl}/documents`, {
-			method: 'POST',
-			headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
-			body: JSON.stringify({ name: `reliability ${i}.pdf`, signers: [{ email: `signer${i}@example.com`, name: `Signer ${i}` }] }),
-		});
-		const document = (await response.json()) as { id: string; signers: Array<{ id: string }> };
+		const document = await createDocument(sandbox, apiKey, { name: `reliability ${i}.pdf`, signers: [{ email: `signer${i}@example.com`, name: `Signer ${i}` }] });
 		sandbox.actAsSigner(document.id, document.signers[0].id, 'sign');
 	}
 	await sandbox.flushDeliveries();
