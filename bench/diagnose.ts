@@ -27,7 +27,8 @@ import { startSandbox, type Sandbox } from '../sandbox';
 import { createCredential, createWorkflow, executionWallMs, nodeRun, runOnce } from './lib/n8nApi';
 import { startRecordingProxy } from './lib/proxy';
 import { seconds } from './lib/stats';
-import { chain, documentSigningNode, httpRequestCreateNode, splitItemsNode, webhookNode } from './lib/workflows';
+import { chain, signingNode } from '../e2e/harness/workflows';
+import { httpRequestCreateNode, splitItemsNode, webhookNode } from './lib/workflows';
 import { runReturnAll } from './scenarios/returnAll';
 import { runTrigger } from './scenarios/trigger';
 
@@ -147,7 +148,7 @@ async function main() {
 		await n8n.start();
 		const parameters = { resource: 'document', operation: 'create', name: '={{ $json.name }}', signers: { signer: [{ email: '={{ $json.email }}', name: 'Bulk Signer' }] } };
 		const contenders = [
-			{ label: 'Document Signing node', nodeName: 'Document Signing', build: (cred: { id: string; name: string }) => documentSigningNode(parameters, cred) },
+			{ label: 'Document Signing node', nodeName: 'Document Signing', build: (cred: { id: string; name: string }) => signingNode('Document Signing', parameters, { credential: cred }) },
 			{ label: 'HTTP Request node', nodeName: 'HTTP Request', build: (cred: { id: string; name: string }) => httpRequestCreateNode(proxy.current!.baseUrl, cred) },
 		];
 		const lines = [

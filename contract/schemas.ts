@@ -141,7 +141,7 @@ const idOf = (prefix: string) =>
 
 const email = z.string().max(254).email({ message: 'must be an e-mail address' });
 
-/** File names carry an extension (seed: "It carries a file name with extension"). */
+/** File names carry an extension (the vendor's published API description: "It carries a file name with extension"). */
 const FILE_NAME = /^[^/\\]*[^/\\\s.][^/\\]*\.[A-Za-z0-9]{1,10}$/;
 const fileName = z
 	.string()

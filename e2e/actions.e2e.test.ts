@@ -22,6 +22,7 @@ import {
 	manualTrigger,
 	nodeItems,
 	readFilesNode,
+	sandboxPost,
 	signingNode,
 	type CredentialRef,
 	type WorkflowJson,
@@ -98,16 +99,6 @@ function workflowFor(test: TestName, build: () => WorkflowJson): () => Promise<R
 }
 
 const json = (run: RunData, node: string) => nodeItems(run, node).map((item) => item.json);
-
-async function sandboxPost(apiKey: string, urlPath: string, body: unknown): Promise<any> {
-	const response = await fetch(`${sandbox.baseUrl}${urlPath}`, {
-		method: 'POST',
-		headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
-		body: JSON.stringify(body),
-	});
-	if (!response.ok) throw new Error(`POST ${urlPath}: ${response.status} ${await response.text()}`);
-	return await response.json();
-}
 
 describe('Document', () => {
 	const documentWorkflow = workflowFor('document', () =>
@@ -389,7 +380,7 @@ describe('Report', () => {
 		// Three documents made through the API; every signer of the first signs it.
 		const names = ['report-alpha.pdf', 'report-beta.pdf', 'report-gamma.pdf'];
 		const seeded: any[] = [];
-		for (const name of names) seeded.push(await sandboxPost(apiKey, '/documents', { name, signers: SIGNERS.signer }));
+		for (const name of names) seeded.push(await sandboxPost(sandbox, apiKey, '/documents', { name, signers: SIGNERS.signer }));
 		for (const signer of seeded[0].signers) sandbox.actAsSigner(seeded[0].id, signer.id, 'sign');
 
 		const run = await reportsWorkflow();

@@ -9,10 +9,10 @@
 import { randomUUID } from 'node:crypto';
 
 import { signWebhookPayload } from '../nodes/shared/webhookSignature';
-import { webhookSecret } from '../reliability/lib';
+import { webhookSecret } from '../test/helpers/sandbox';
 import { parseDialect, startSandbox, type Sandbox } from '../sandbox';
-import { CREDENTIAL_TYPE, TRIGGER_NODE_TYPE, createN8n, type Execution, type N8nInstance } from './harness/n8n';
-import { byId, chain, importWorkflows, manualTrigger, nodeItems, signingNode, type CredentialRef } from './harness/workflows';
+import { createN8n, type Execution, type N8nInstance } from './harness/n8n';
+import { byId, chain, importWorkflows, manualTrigger, nodeItems, signingNode, triggerNode, type CredentialRef } from './harness/workflows';
 
 const DIALECTS = ['default', 'numeric-ids+items-links', 'minimal'] as const;
 const TRIGGER_NAME = 'Document Signing Trigger';
@@ -69,22 +69,14 @@ beforeAll(async () => {
 				signingNode('Get Document', { resource: 'document', operation: 'get', documentId: byId('={{ $json.id }}'), simplify: false }, { credential: setup.credential }),
 				signingNode('Delete Document', { resource: 'document', operation: 'delete', documentId: byId('={{ $json.id }}') }, { credential: setup.credential }),
 			]),
-			{
-				name: `e2e dialect ${setup.dialect}: trigger`,
-				nodes: [
-					{
-						id: randomUUID(),
-						name: TRIGGER_NAME,
-						type: TRIGGER_NODE_TYPE,
-						typeVersion: 1,
-						position: [0, 0] as [number, number],
-						webhookId: webhookNodeId,
-						parameters: { events: ['document.completed'], verifySignature: parseDialect(setup.dialect).deliverySignature !== 'none', options: {} },
-						credentials: { [CREDENTIAL_TYPE]: setup.credential },
-					},
-				],
-				connections: {},
-			},
+			chain(`e2e dialect ${setup.dialect}: trigger`, [
+				triggerNode(TRIGGER_NAME, {
+					events: ['document.completed'],
+					parameters: { verifySignature: parseDialect(setup.dialect).deliverySignature !== 'none' },
+					credential: setup.credential,
+					webhookId: webhookNodeId,
+				}),
+			]),
 		);
 	}
 	const ids = await importWorkflows(n8n, workflows);

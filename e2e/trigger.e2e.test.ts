@@ -24,7 +24,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 
 import { signWebhookPayload } from '../nodes/shared/webhookSignature';
-import { webhookSecret } from '../reliability/lib';
+import { webhookSecret } from '../test/helpers/sandbox';
 import { startSandbox, type DeliveryAttempt, type Sandbox } from '../sandbox';
 import { launchBrowser, signEverySigner, type E2eBrowser, type SignedSigner } from './harness/browser';
 import { CREDENTIAL_TYPE, TRIGGER_NODE_TYPE, createN8n, type Execution, type N8nInstance } from './harness/n8n';

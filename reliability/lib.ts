@@ -1,12 +1,10 @@
 /**
- * Helpers of the reliability suite: summary lines, the sandbox's stored webhook secrets, signed
- * deliveries, and turning the bad-input table's items into a Code node.
+ * Helpers of the reliability suite: summary lines, signed deliveries (a webhook's stored secret:
+ * webhookSecret in test/helpers/sandbox.ts), and turning the bad-input table's items into a Code node.
  */
 import type { INodeExecutionData } from 'n8n-workflow';
 
 import { signWebhookPayload } from '../nodes/shared/webhookSignature';
-import type { Sandbox } from '../sandbox';
-import type { Store } from '../sandbox/store';
 
 /** Everything the suite printed, for the secret check. */
 export const printed: string[] = [];
@@ -16,16 +14,6 @@ export function summary(line: string): void {
 	const text = `[reliability] ${line}\n`;
 	printed.push(text);
 	process.stdout.write(text);
-}
-
-/**
- * A webhook's secret as the sandbox stores it. The store view hides secrets (the API returns
- * them only on creation), so this reads the store's internal rows: read-only, test-only.
- */
-export function webhookSecret(sandbox: Sandbox, apiKey: string, webhookId: string): string | undefined {
-	const store = sandbox.store as unknown as Store;
-	const accountId = store.accountIdOf(apiKey);
-	return accountId === undefined ? undefined : store.accounts.get(accountId)?.webhooks.get(webhookId)?.secret;
 }
 
 export interface Delivery {

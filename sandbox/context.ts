@@ -7,7 +7,7 @@ import type { ActedBy, Lifecycle } from './lifecycle';
 import type { RuntimeConfig } from './options';
 import type { Permission } from './permissions';
 import type { Account, ApiKeyRow, Store } from './store';
-import type { WebhookDispatcher } from './webhooks';
+import type { WebhookDispatcher } from './dispatcher';
 
 export interface Services {
 	store: Store;

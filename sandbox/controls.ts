@@ -4,7 +4,7 @@ import type { DocumentFile } from './files';
 import type { RuntimeConfig, RuntimeConfigPatch } from './options';
 import type { SandboxStats } from './stats';
 import type { Store } from './store';
-import type { DeliveryAttempt } from './webhooks';
+import type { DeliveryAttempt } from './dispatcher';
 
 /** Read access to the data, for assertions. Every method returns copies, newest first. */
 export type SandboxStoreView = Pick<

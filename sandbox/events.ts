@@ -6,7 +6,7 @@ import type { AuditActor, AuditEvent, WebhookDeliveryBody } from '../contract';
 import { WEBHOOK_EVENTS, type WebhookEvent } from '../nodes/shared/vocabulary';
 import type { Clock } from './clock';
 import type { Store } from './store';
-import type { WebhookDispatcher } from './webhooks';
+import type { WebhookDispatcher } from './dispatcher';
 
 export interface EventInput {
 	accountId: string;

@@ -3,7 +3,7 @@ import { z } from 'zod';
 
 import { dialectSpecString, DialectSpecSchema, parseDialect, type Dialect, type DialectSpec } from './dialects';
 import type { RateLimitOptions } from './rateLimit';
-import { DEFAULT_WEBHOOK_RETRY, type WebhookRetryOptions } from './webhooks';
+import { DEFAULT_WEBHOOK_RETRY, type WebhookRetryOptions } from './dispatcher';
 
 export interface SandboxOptions {
 	/** 0 (default) picks a free port. */

@@ -38,7 +38,7 @@ import { userRoutes } from './routes/users';
 import { webhookRoutes } from './routes/webhooks';
 import { StatsCounter } from './stats';
 import { DEMO_API_KEY, Store } from './store';
-import { WebhookDispatcher } from './webhooks';
+import { WebhookDispatcher } from './dispatcher';
 
 export interface StartOptions extends SandboxOptions {
 	/** Called with unexpected errors (answered as 500); the CLI logs them. */

@@ -12,13 +12,12 @@ import type { AddressInfo } from 'net';
 import nock from 'nock';
 import type { IDataObject, INode } from 'n8n-workflow';
 
-import { webhookSecret } from '../reliability/lib';
+import { useSandbox, webhookSecret } from './helpers/sandbox';
 import { searchDocuments } from '../nodes/DocumentSigning/listSearch';
 import { HttpStatusError, RETRY_POLICY, ServiceOrigin, sendWithRetries } from '../nodes/shared/transport';
 import { safeRequestSettings } from '../nodes/shared/transport/request';
 import { allowedDomainsFor, credentialKey, readCredentials } from '../nodes/shared/transport/service';
 import { signWebhookPayload } from '../nodes/shared/webhookSignature';
-import { startSandbox, type Sandbox } from '../sandbox';
 import { startCountingServer, type RecordedRequest, type ServerAnswer } from './helpers/countingServer';
 import { loadOptionsContext, runDocumentSigning } from './helpers/n8nWorkflow';
 import { TriggerHost, type DeliveryOutcome, type IncomingDelivery } from './trigger/harness';
@@ -27,22 +26,20 @@ const EVIL = 'http://evil.test';
 const ORIGIN = 'http://signing.test';
 const API_KEY = 'sk_live_security_review_0123456789';
 
-let sandbox: Sandbox;
+const sandbox = useSandbox({ port: 0, host: '127.0.0.1', webhookRetry: { baseDelayMs: 5, maxAttempts: 2, timeoutMs: 5000 } });
 const savedPolicy = { ...RETRY_POLICY };
 
-beforeAll(async () => {
+beforeAll(() => {
 	nock.disableNetConnect();
 	nock.enableNetConnect('127.0.0.1');
 	// The policy's shape is under test, not its seconds: quick backoff for 5xx and resets.
 	Object.assign(RETRY_POLICY, { baseDelayMs: 1, maxDelayMs: 2 });
-	sandbox = await startSandbox({ port: 0, host: '127.0.0.1', webhookRetry: { baseDelayMs: 5, maxAttempts: 2, timeoutMs: 5000 } });
 });
 
-afterAll(async () => {
+afterAll(() => {
 	Object.assign(RETRY_POLICY, savedPolicy);
 	nock.cleanAll();
 	nock.enableNetConnect();
-	await sandbox.close();
 });
 
 afterEach(() => {
@@ -452,13 +449,13 @@ class Receiver {
 }
 
 async function sendDocument(apiKey: string): Promise<void> {
-	const response = await fetch(`${sandbox.baseUrl}/documents`, {
+	const response = await fetch(`${sandbox().baseUrl}/documents`, {
 		method: 'POST',
 		headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
 		body: JSON.stringify({ name: 'contract.pdf', signers: [{ email: 'ada@example.com', name: 'Ada Lovelace' }] }),
 	});
 	expect(response.status).toBe(201);
-	await sandbox.flushDeliveries();
+	await sandbox().flushDeliveries();
 }
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
@@ -490,14 +487,14 @@ describe("4. MEDIUM: a copied workflow never deletes the original's webhook", ()
 
 	// Old: B's activation deleted the webhook id found in its (copied) static data: A's webhook.
 	test('instance B activated from a copy of A\'s static data: both webhooks live, each instance runs one execution per event', async () => {
-		const { apiKey } = sandbox.createAccount();
-		const a = new TriggerHost({ baseUrl: sandbox.baseUrl, apiKey, webhookBaseUrl: receiverA.webhookBaseUrl, events: ['document.sent'] });
+		const { apiKey } = sandbox().createAccount();
+		const a = new TriggerHost({ baseUrl: sandbox().baseUrl, apiKey, webhookBaseUrl: receiverA.webhookBaseUrl, events: ['document.sent'] });
 		receiverA.hosts.set(a.nodeWebhookId, a);
 		await a.activate();
 		const aWebhookId = String(a.nodeStaticData.webhookId);
 
 		const b = new TriggerHost({
-			baseUrl: sandbox.baseUrl,
+			baseUrl: sandbox().baseUrl,
 			apiKey,
 			webhookBaseUrl: receiverB.webhookBaseUrl,
 			events: ['document.sent'],
@@ -516,7 +513,7 @@ describe("4. MEDIUM: a copied workflow never deletes the original's webhook", ()
 
 		const bWebhookId = String(b.nodeStaticData.webhookId);
 		expect(bWebhookId).not.toBe(aWebhookId);
-		expect(sandbox.store.webhooksOf(apiKey).map((webhook) => [webhook.id, webhook.url]).sort()).toEqual(
+		expect(sandbox().store.webhooksOf(apiKey).map((webhook) => [webhook.id, webhook.url]).sort()).toEqual(
 			[
 				[aWebhookId, a.webhookUrl],
 				[bWebhookId, b.webhookUrl],
@@ -535,18 +532,18 @@ describe("4. MEDIUM: a copied workflow never deletes the original's webhook", ()
 
 		// Deactivating B removes B's webhook only.
 		await b.deactivate();
-		expect(sandbox.store.webhooksOf(apiKey).map((webhook) => webhook.id)).toEqual([aWebhookId]);
+		expect(sandbox().store.webhooksOf(apiKey).map((webhook) => webhook.id)).toEqual([aWebhookId]);
 		expect(await a.runHook('checkExists')).toBe(true);
 		expect(a.nodeStaticData.webhookId).toBe(aWebhookId);
 	}, 20_000);
 
 	// Old: deactivate deleted the stored id whatever URL it was registered for.
 	test('deactivating an instance whose stored registration is on another origin forgets it (logged) and deletes nothing', async () => {
-		const { apiKey } = sandbox.createAccount();
-		const a = new TriggerHost({ baseUrl: sandbox.baseUrl, apiKey, webhookBaseUrl: receiverA.webhookBaseUrl, events: ['document.completed'] });
+		const { apiKey } = sandbox().createAccount();
+		const a = new TriggerHost({ baseUrl: sandbox().baseUrl, apiKey, webhookBaseUrl: receiverA.webhookBaseUrl, events: ['document.completed'] });
 		await a.activate();
 		const copy = new TriggerHost({
-			baseUrl: sandbox.baseUrl,
+			baseUrl: sandbox().baseUrl,
 			apiKey,
 			webhookBaseUrl: receiverB.webhookBaseUrl,
 			events: ['document.completed'],
@@ -558,7 +555,7 @@ describe("4. MEDIUM: a copied workflow never deletes the original's webhook", ()
 		await copy.deactivate();
 		expect(warned(warnings).some(([message]) => /another address.*forgotten, not deleted/.test(message))).toBe(true);
 		expect(copy.nodeStaticData.webhookId).toBeUndefined();
-		expect(sandbox.store.webhooksOf(apiKey).map((webhook) => webhook.id)).toEqual([a.nodeStaticData.webhookId]);
+		expect(sandbox().store.webhooksOf(apiKey).map((webhook) => webhook.id)).toEqual([a.nodeStaticData.webhookId]);
 		expect(await a.runHook('checkExists')).toBe(true);
 	});
 });
@@ -661,11 +658,11 @@ function strings(value: unknown): string[] {
 
 describe('7. LOW: the webhook secret is not readable from static data', () => {
 	async function activated() {
-		const { apiKey } = sandbox.createAccount();
-		const host = new TriggerHost({ baseUrl: sandbox.baseUrl, apiKey, webhookBaseUrl: 'http://127.0.0.1:5678/webhook', events: ['document.completed'] });
+		const { apiKey } = sandbox().createAccount();
+		const host = new TriggerHost({ baseUrl: sandbox().baseUrl, apiKey, webhookBaseUrl: 'http://127.0.0.1:5678/webhook', events: ['document.completed'] });
 		await host.activate();
 		const webhookId = String(host.nodeStaticData.webhookId);
-		const secret = webhookSecret(sandbox, apiKey, webhookId);
+		const secret = webhookSecret(sandbox(), apiKey, webhookId);
 		expect(secret).toBeTruthy();
 		return { host, apiKey, webhookId, secret: secret! };
 	}
@@ -709,7 +706,7 @@ describe('7. LOW: the webhook secret is not readable from static data', () => {
 		const { host, apiKey, webhookId, secret } = await activated();
 		const sibling = (key: string) => {
 			const other = new TriggerHost({
-				baseUrl: sandbox.baseUrl,
+				baseUrl: sandbox().baseUrl,
 				apiKey: key,
 				webhookBaseUrl: host.webhookBaseUrl,
 				events: ['document.completed'],
@@ -783,9 +780,9 @@ describe('7b. LOW: a secret the service chose itself is sealed, not stored', () 
 describe('8. LOW: Signature Tolerance is capped', () => {
 	// Old: the tolerance was used as given, so 1e12 s turned replay protection off.
 	test('with 1e12 s, a correctly signed 2-hour-old delivery is refused 401; a 30-minute-old one is accepted', async () => {
-		const { apiKey } = sandbox.createAccount();
+		const { apiKey } = sandbox().createAccount();
 		const host = new TriggerHost({
-			baseUrl: sandbox.baseUrl,
+			baseUrl: sandbox().baseUrl,
 			apiKey,
 			webhookBaseUrl: 'http://127.0.0.1:5678/webhook',
 			events: ['document.completed'],
@@ -793,7 +790,7 @@ describe('8. LOW: Signature Tolerance is capped', () => {
 		});
 		await host.activate();
 		const webhookId = String(host.nodeStaticData.webhookId);
-		const secret = webhookSecret(sandbox, apiKey, webhookId)!;
+		const secret = webhookSecret(sandbox(), apiKey, webhookId)!;
 
 		const old = await host.receive(signed(secret, webhookId, nowSeconds() - 2 * 3600));
 		expect(old.status).toBe(401);
@@ -816,7 +813,7 @@ test('forged deliveries are covered elsewhere (no rows here)', () => {
 	//   wrong length, empty or missing body → 401, no execution, nothing saved; the X-Event header is
 	//   never trusted; refusals while no webhook is registered; "options" (tolerance); replays.
 	// - test/shared/webhookSignature.test.ts: signWebhookPayload / verifyWebhookSignature units.
-	// - reliability/reliability.reliability.test.ts (test 3), e2e/trigger.e2e.test.ts and
+	// - reliability/realN8n.reliability.test.ts (test 3), e2e/trigger.e2e.test.ts and
 	//   e2e/queue/queue-mode.queue.test.ts: forged deliveries against a real n8n (not run here).
 	expect(true).toBe(true);
 });

@@ -6,7 +6,7 @@
 import * as fs from 'node:fs';
 
 import type { Execution, N8nInstance } from '../../e2e/harness/n8n';
-import type { WorkflowJson } from './workflows';
+import type { WorkflowJson } from '../../e2e/harness/workflows';
 
 const sleep = async (ms: number) => await new Promise((resolve) => setTimeout(resolve, ms));
 

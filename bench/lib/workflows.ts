@@ -1,22 +1,15 @@
 /**
- * Workflow JSON for the benchmarks and the reliability suite: every workflow starts from a
- * Webhook node (so a running n8n executes it on an HTTP call, without a CLI cold start) or from
- * the Document Signing Trigger. Created through n8n's public API (see n8nApi.ts).
+ * Node builders of the benchmarks and the reliability suite, beside the e2e ones: a Webhook node
+ * (so a running n8n executes a workflow on an HTTP call, without a CLI cold start), splitting
+ * items, a No Op, and n8n's HTTP Request node set up as a user would. Workflows are created through
+ * n8n's public API (see n8nApi.ts).
  */
 import { randomUUID } from 'node:crypto';
 
-import { CREDENTIAL_TYPE, NODE_TYPE, TRIGGER_NODE_TYPE } from '../../e2e/harness/n8n';
-
-// The workflow JSON shapes are the e2e suite's; the benchmarks only add their own builders.
-import type { CredentialRef, WorkflowJson, WorkflowNode } from '../../e2e/harness/workflows';
-
-export type { CredentialRef, WorkflowJson, WorkflowNode };
-
-let x = 0;
-function node(name: string, type: string, typeVersion: number, parameters: Record<string, unknown>, extra: Partial<WorkflowNode> = {}): WorkflowNode {
-	x += 220;
-	return { id: randomUUID(), name, type, typeVersion, position: [x, 0], parameters, ...extra };
-}
+import { CREDENTIAL_TYPE } from '../../e2e/harness/n8n';
+// The workflow JSON shapes and the general builders (chain, codeNode, signingNode, triggerNode)
+// are the e2e suite's (e2e/harness/workflows.ts); the benchmarks only add their own builders.
+import { credentialsRef, node, type CredentialRef, type WorkflowNode } from '../../e2e/harness/workflows';
 
 /**
  * A Webhook node on `POST /webhook/<path>`. `lastNode` (default) answers when the workflow has
@@ -32,19 +25,6 @@ export function webhookNode(path: string, name = 'Webhook', responseMode: 'lastN
 /** One item per element of the request body's `items` array (objects are spread into json). */
 export function splitItemsNode(name = 'Items'): WorkflowNode {
 	return node(name, 'n8n-nodes-base.splitOut', 1, { fieldToSplitOut: 'body.items', include: 'noOtherFields', options: {} });
-}
-
-/** A Code node returning `items` (JavaScript source of an array of n8n items). */
-export function codeNode(jsCode: string, name = 'Items'): WorkflowNode {
-	return node(name, 'n8n-nodes-base.code', 2, { mode: 'runOnceForAllItems', language: 'javaScript', jsCode });
-}
-
-export function documentSigningNode(parameters: Record<string, unknown>, credential: CredentialRef, name = 'Document Signing'): WorkflowNode {
-	return node(name, NODE_TYPE, 1, parameters, { credentials: { [CREDENTIAL_TYPE]: credential } });
-}
-
-export function triggerNode(events: string[], credential: CredentialRef, name = 'Document Signing Trigger', typeVersion = 1): WorkflowNode {
-	return node(name, TRIGGER_NODE_TYPE, typeVersion, { events, options: {} }, { credentials: { [CREDENTIAL_TYPE]: credential }, webhookId: randomUUID() });
 }
 
 export function noOpNode(name = 'Done'): WorkflowNode {
@@ -71,7 +51,7 @@ export function httpRequestCreateNode(baseUrl: string, credential: CredentialRef
 			jsonBody: '={\n  "name": "{{ $json.name }}",\n  "signers": [{ "email": "{{ $json.email }}", "name": "Bulk Signer" }]\n}',
 			options,
 		},
-		{ credentials: { [CREDENTIAL_TYPE]: credential } },
+		{ credentials: credentialsRef(credential) },
 	);
 }
 
@@ -103,15 +83,6 @@ export function httpRequestListAllNode(baseUrl: string, credential: CredentialRe
 				},
 			},
 		},
-		{ credentials: { [CREDENTIAL_TYPE]: credential } },
+		{ credentials: credentialsRef(credential) },
 	);
-}
-
-/** A linear workflow: each node feeds the next. */
-export function chain(name: string, nodes: WorkflowNode[]): WorkflowJson {
-	const connections: WorkflowJson['connections'] = {};
-	for (let i = 0; i + 1 < nodes.length; i++) {
-		connections[nodes[i].name] = { main: [[{ node: nodes[i + 1].name, type: 'main', index: 0 }]] };
-	}
-	return { name, nodes, connections, settings: { executionOrder: 'v1' } };
 }

@@ -12,7 +12,8 @@
 import { createCredential, createWorkflow, executionWallMs, nodeRun, runOnce } from '../lib/n8nApi';
 import { rawBulkCreate } from '../lib/raw';
 import { countCopies } from '../lib/stats';
-import { chain, documentSigningNode, httpRequestCreateNode, splitItemsNode, webhookNode, type CredentialRef } from '../lib/workflows';
+import { chain, signingNode, type CredentialRef } from '../../e2e/harness/workflows';
+import { httpRequestCreateNode, splitItemsNode, webhookNode } from '../lib/workflows';
 import { statsDelta, type BenchContext } from './context';
 
 export interface BulkOptions {
@@ -70,7 +71,7 @@ export async function runBulk(ctx: BenchContext, options: BulkOptions): Promise<
 			key: 'a',
 			label: '(a) Document Signing node, default settings',
 			nodeName: 'Document Signing',
-			build: (cred, path) => chain('bench bulk (a)', [webhookNode(path), splitItemsNode(), documentSigningNode(createParameters, cred)]),
+			build: (cred, path) => chain('bench bulk (a)', [webhookNode(path), splitItemsNode(), signingNode('Document Signing', createParameters, { credential: cred })]),
 		},
 		{
 			key: 'b',

@@ -7,7 +7,8 @@
 import { MAX_PAGE_SIZE } from '../../nodes/shared/vocabulary';
 import { createCredential, createWorkflow, executionWallMs, nodeRun, rssBytes, runOnce, sampleRss } from '../lib/n8nApi';
 import { rawPageAll, seedDocuments } from '../lib/raw';
-import { chain, documentSigningNode, httpRequestListAllNode, webhookNode } from '../lib/workflows';
+import { chain, signingNode } from '../../e2e/harness/workflows';
+import { httpRequestListAllNode, webhookNode } from '../lib/workflows';
 import { statsDelta, type BenchContext } from './context';
 
 export interface ReturnAllResult {
@@ -50,8 +51,8 @@ export async function runReturnAll(ctx: BenchContext, options: { documents: numb
 	const cred = await createCredential(n8n, 'bench return all', account.apiKey, sandbox.baseUrl);
 	const warmCred = await createCredential(n8n, 'bench return all warm-up', warmAccount.apiKey, sandbox.baseUrl);
 	const path = `bench-return-all-${Date.now()}`;
-	const workflowId = await createWorkflow(n8n, chain('bench return all', [webhookNode(path), documentSigningNode(parameters, cred)]));
-	const warmId = await createWorkflow(n8n, chain('bench return all warm-up', [webhookNode(`${path}-warm`), documentSigningNode(parameters, warmCred)]));
+	const workflowId = await createWorkflow(n8n, chain('bench return all', [webhookNode(path), signingNode('Document Signing', parameters, { credential: cred })]));
+	const warmId = await createWorkflow(n8n, chain('bench return all warm-up', [webhookNode(`${path}-warm`), signingNode('Document Signing', parameters, { credential: warmCred })]));
 	const httpPath = `${path}-http`;
 	const httpId = await createWorkflow(n8n, chain('bench return all (HTTP Request)', [webhookNode(httpPath), httpRequestListAllNode(sandbox.baseUrl, cred, MAX_PAGE_SIZE)]));
 	const httpWarmId = await createWorkflow(n8n, chain('bench return all (HTTP Request) warm-up', [webhookNode(`${httpPath}-warm`), httpRequestListAllNode(sandbox.baseUrl, warmCred, MAX_PAGE_SIZE)]));

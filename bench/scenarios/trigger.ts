@@ -8,7 +8,8 @@ import type { Execution } from '../../e2e/harness/n8n';
 import { allExecutions, cpuMs, createCredential, createWorkflow } from '../lib/n8nApi';
 import { seedDocuments } from '../lib/raw';
 import { median, percentile } from '../lib/stats';
-import { chain, noOpNode, triggerNode, webhookNode } from '../lib/workflows';
+import { chain, triggerNode } from '../../e2e/harness/workflows';
+import { noOpNode, webhookNode } from '../lib/workflows';
 import type { BenchContext } from './context';
 
 export interface TriggerOptions {
@@ -62,7 +63,7 @@ export async function runTrigger(ctx: BenchContext, options: TriggerOptions): Pr
 	let firstNode: string;
 	if (options.receiver === 'trigger') {
 		const cred = await createCredential(n8n, 'bench trigger', account.apiKey, sandbox.baseUrl);
-		const trigger = triggerNode(['document.created'], cred, 'Document Signing Trigger', options.triggerTypeVersion ?? 1);
+		const trigger = triggerNode('Document Signing Trigger', { events: ['document.created'], credential: cred, typeVersion: options.triggerTypeVersion ?? 1 });
 		firstNode = trigger.name;
 		workflowId = await createWorkflow(n8n, chain('bench trigger', [trigger, noOpNode()]));
 		await n8n.activate(workflowId);

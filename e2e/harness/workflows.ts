@@ -67,7 +67,8 @@ export function byId(value: string): { __rl: true; mode: 'id'; value: string } {
 	return { __rl: true, mode: 'id', value };
 }
 
-function node(name: string, type: string, typeVersion: number, parameters: Record<string, unknown>, extra: Partial<WorkflowNode> = {}): WorkflowNode {
+/** Any node, at [0, 0] (`chain` lays nodes out); the other builders are made of this one. */
+export function node(name: string, type: string, typeVersion: number, parameters: Record<string, unknown>, extra: Partial<WorkflowNode> = {}): WorkflowNode {
 	return { id: randomUUID(), name, type, typeVersion, position: [0, 0], parameters, ...extra };
 }
 
@@ -132,9 +133,17 @@ export function signingNode(
 /** The Document Signing Trigger for `events`; its production webhook path is `<webhookId>/webhook`. */
 export function triggerNode(
 	name: string,
-	options: { events: string[]; credential: CredentialRef; webhookId?: string; options?: Record<string, unknown> },
+	options: {
+		events: string[];
+		credential: CredentialRef;
+		webhookId?: string;
+		options?: Record<string, unknown>;
+		/** Further top-level parameters, e.g. `verifySignature`. */
+		parameters?: Record<string, unknown>;
+		typeVersion?: number;
+	},
 ): WorkflowNode {
-	return node(name, TRIGGER_NODE_TYPE, 1, { events: options.events, options: options.options ?? {} }, {
+	return node(name, TRIGGER_NODE_TYPE, options.typeVersion ?? 1, { events: options.events, ...options.parameters, options: options.options ?? {} }, {
 		webhookId: options.webhookId ?? randomUUID(),
 		credentials: credentialsRef(options.credential),
 	});
@@ -232,6 +241,18 @@ export function triggerItem(execution: Execution, triggerName = 'Document Signin
 
 // ---------------------------------------------------------------------------------------------
 // The sandbox, directly
+
+/** POSTs `body` to `urlPath` on the sandbox's API as `apiKey`'s account; resolves with the answer's JSON, fails on a status other than 2xx. */
+export async function sandboxPost(sandbox: Pick<Sandbox, 'baseUrl'>, apiKey: string, urlPath: string, body: unknown): Promise<any> {
+	const response = await fetch(`${sandbox.baseUrl}${urlPath}`, {
+		method: 'POST',
+		headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+		body: JSON.stringify(body),
+		signal: AbortSignal.timeout(10_000),
+	});
+	if (!response.ok) throw new Error(`POST ${urlPath}: ${response.status} ${await response.text()}`);
+	return await response.json();
+}
 
 /** POST /documents on the sandbox's API as `apiKey`'s account (the body as the API takes it). */
 export async function createDocument(sandbox: Sandbox, apiKey: string, body: Record<string, unknown>): Promise<Record<string, any>> {

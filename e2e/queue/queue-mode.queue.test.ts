@@ -28,7 +28,7 @@
  * Needs the package built (`npm run build`); Redis and PostgreSQL are installed (Debian packages)
  * and started by scripts/redis.sh and scripts/postgres.sh. Run: `npx jest -c e2e/queue/jest.config.js`.
  */
-import { webhookSecret } from '../../reliability/lib';
+import { webhookSecret } from '../../test/helpers/sandbox';
 import { randomUUID } from 'node:crypto';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -38,7 +38,8 @@ import * as path from 'node:path';
 
 import { signWebhookPayload } from '../../nodes/shared/webhookSignature';
 import { startSandbox, type DeliveryAttempt, type Sandbox } from '../../sandbox';
-import { CREDENTIAL_TYPE, NODE_TYPE, TRIGGER_NODE_TYPE, type Execution } from '../harness/n8n';
+import { CREDENTIAL_TYPE, NODE_TYPE, type Execution } from '../harness/n8n';
+import { triggerNode } from '../harness/workflows';
 import { startQueueCluster, type QueueCluster, type QueueProcess } from './cluster';
 
 const BULK_ITEMS = 1000;
@@ -134,6 +135,26 @@ describe('queue mode: main + 2 workers + webhook processor, Redis, PostgreSQL', 
 				throw new Error(`${finished.length} of ${count} executions of ${workflowId} finished after ${timeoutMs} ms (${executions.length} exist)`);
 			}
 			await sleep(500);
+		}
+	}
+
+	/**
+	 * Waits (bounded) until the service has no delivery pending (its retries included) and every
+	 * execution of the trigger workflow has finished, with the count unchanged over two polls;
+	 * resolves with their ids. Baselines and counts are taken after it, so deliveries of earlier
+	 * tests (or their retries) still arriving cannot move them.
+	 */
+	async function settle(timeoutMs = 180_000): Promise<Set<string>> {
+		await withTimeout(sandbox.flushDeliveries(), timeoutMs, 'the deliveries did not end');
+		const deadline = Date.now() + timeoutMs;
+		let previous = -1;
+		for (;;) {
+			const executions = await allExecutions(triggerWorkflowId, false);
+			const unfinished = executions.some((e) => ['new', 'running', 'waiting'].includes(e.status));
+			if (!unfinished && executions.length === previous && sandbox.stats().deliveries.pending === 0) return new Set(executions.map((e) => e.id));
+			previous = unfinished ? -1 : executions.length;
+			if (Date.now() > deadline) throw new Error(`the trigger's executions did not settle within ${timeoutMs} ms (${executions.length}, unfinished: ${unfinished})`);
+			await sleep(1_000);
 		}
 	}
 
@@ -257,18 +278,7 @@ describe('queue mode: main + 2 workers + webhook processor, Redis, PostgreSQL', 
 				triggerWorkflowId = await main.importWorkflow({
 					name: 'queue e2e: when a document is signed',
 					settings: { executionOrder: 'v1' },
-					nodes: [
-						{
-							id: randomUUID(),
-							name: TRIGGER_NAME,
-							type: TRIGGER_NODE_TYPE,
-							typeVersion: 1,
-							position: [0, 0],
-							webhookId: triggerWebhookNodeId,
-							parameters: { events: ['document.signed'], options: {} },
-							credentials,
-						},
-					],
+					nodes: [triggerNode(TRIGGER_NAME, { events: ['document.signed'], credential: credentials[CREDENTIAL_TYPE], webhookId: triggerWebhookNodeId })],
 					connections: {},
 				});
 			},
@@ -366,8 +376,9 @@ describe('queue mode: main + 2 workers + webhook processor, Redis, PostgreSQL', 
 			if (Date.now() > deadline) throw new Error(`${processedItems(executions).length} of ${EVENTS} deliveries processed`);
 		}
 		const executed = (Date.now() - started) / 1000;
-		// Nothing more comes later (a late duplicate would).
+		// Nothing more comes later (a late duplicate would): no delivery pending, every execution finished.
 		await sleep(3_000);
+		await settle();
 		const after = await allExecutions(triggerWorkflowId, true);
 
 		// The service: one delivery per signing, each ended with a 2xx from the webhook processor
@@ -421,7 +432,8 @@ describe('queue mode: main + 2 workers + webhook processor, Redis, PostgreSQL', 
 
 	it('forged deliveries are answered 401 by the webhook processor and start nothing', async () => {
 		const url = cluster.productionWebhookUrl(webhookPath());
-		const before = (await allExecutions(triggerWorkflowId, false)).length;
+		// The 200 events' deliveries (and any retry of theirs) have ended, their executions finished.
+		const before = await settle();
 		const genuine = ourDeliveries()[0].body;
 		const forged = unknownDelivery('forged').body;
 		const now = Math.floor(Date.now() / 1000);
@@ -437,7 +449,9 @@ describe('queue mode: main + 2 workers + webhook processor, Redis, PostgreSQL', 
 		];
 		expect(answers.map((a) => a.status)).toEqual([401, 401, 401, 401, 401, 401]);
 		await sleep(2_000);
-		expect(await allExecutions(triggerWorkflowId, false)).toHaveLength(before);
+		// Nothing was pending at the baseline, so every execution since is one these requests started.
+		const after = await settle();
+		expect([...after].filter((id) => !before.has(id))).toEqual([]);
 	});
 
 	describe('repeated deliveries (the same delivery id, freshly signed, as a service retry)', () => {
@@ -481,20 +495,23 @@ describe('queue mode: main + 2 workers + webhook processor, Redis, PostgreSQL', 
 			expect((await deliver(url, body)).status).toBe(200);
 			await waitForExecutionOf(id);
 			expect(sandbox.deliveryRecord(id)?.status).toBe('acknowledged');
-			const before = (await allExecutions(triggerWorkflowId, false)).length;
+			// The trigger's own delivery of the same signing (another id) has ended too.
+			const before = (await settle()).size;
 
 			expect((await deliver(url, body)).status).toBe(200);
 			await waitForFinished(triggerWorkflowId, before + 1, 60_000);
+			await settle();
 			expect(await executionsOfDelivery(id)).toHaveLength(1);
 		});
 
 		it('to the same webhook processor, two at once: processed once', async () => {
 			const url = cluster.productionWebhookUrl(webhookPath());
 			const { id, body } = await freshDelivery();
-			const before = (await allExecutions(triggerWorkflowId, false)).length;
+			const before = (await settle()).size;
 			const answers = await Promise.all([deliver(url, body), deliver(url, body)]);
 			expect(answers.map((a) => a.status)).toEqual([200, 200]);
 			await waitForFinished(triggerWorkflowId, before + 2, 60_000);
+			await settle();
 			expect(await executionsOfDelivery(id)).toHaveLength(1);
 		});
 
@@ -517,7 +534,7 @@ describe('queue mode: main + 2 workers + webhook processor, Redis, PostgreSQL', 
 
 			it('a repeat sent to the other webhook processor is processed no second time (earlier, one after the other, at once)', async () => {
 				const results: Record<string, number> = {};
-				const before = (await allExecutions(triggerWorkflowId, false)).length;
+				const before = (await settle()).size;
 				// Processed through processor 0 during the 200 events, repeated to processor 1 now.
 				const old = ourDeliveries().find((d) => d.ok)!;
 				await deliver(second.productionWebhookUrl(webhookPath()), old.body);
@@ -537,6 +554,7 @@ describe('queue mode: main + 2 workers + webhook processor, Redis, PostgreSQL', 
 				// 5 requests above, plus the trigger's own deliveries of the two new signings.
 				await waitForFinished(triggerWorkflowId, before + 7, 60_000);
 				await sleep(3_000);
+				await settle();
 
 				results.processedEarlierRepeatedOnOther = (await executionsOfDelivery(old.deliveryId)).length;
 				results.oneAfterTheOther = (await executionsOfDelivery(sequential.id)).length;
@@ -568,6 +586,7 @@ describe('queue mode: main + 2 workers + webhook processor, Redis, PostgreSQL', 
 				const [execution] = await waitForExecutionOf(id);
 				expect(execution.status).toBe('success');
 				await sleep(3_000);
+				await settle();
 				expect(await executionsOfDelivery(id)).toHaveLength(1);
 				expect(sandbox.deliveryRecord(id)?.status).toBe('acknowledged');
 			});

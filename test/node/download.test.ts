@@ -1,6 +1,6 @@
 import nock from 'nock';
 
-import { startSandbox, type Sandbox } from '../../sandbox';
+import { useSandbox } from '../helpers/sandbox';
 import { runDocumentSigning } from '../helpers/n8nWorkflow';
 
 /**
@@ -13,19 +13,15 @@ import { runDocumentSigning } from '../helpers/n8nWorkflow';
 const PDF = Buffer.from('%PDF-1.4\n1 0 obj <</Type /Catalog /Pages 2 0 R>> endobj\n2 0 obj <</Type /Pages /Kids [] /Count 0>> endobj\ntrailer <</Root 1 0 R>>\n%%EOF\n');
 const byId = (value: string) => ({ __rl: true, mode: 'id', value });
 
-describe.each(['default', 'numeric-ids+items-links'])('against the sandbox (%s dialect)', (dialect) => {
-	let sandbox: Sandbox;
+describe.each(['default', 'numeric-ids+items-links'])('against the sandbox() (%s dialect)', (dialect) => {
+	const sandbox = useSandbox({ port: 0, dialect });
 	let credentials: { baseUrl: string; apiKey: string };
-	beforeAll(async () => {
-		sandbox = await startSandbox({ port: 0, dialect });
-	});
-	afterAll(async () => await sandbox.close());
 	beforeEach(() => {
-		credentials = { baseUrl: sandbox.baseUrl, apiKey: sandbox.createAccount().apiKey };
+		credentials = { baseUrl: sandbox().baseUrl, apiKey: sandbox().createAccount().apiKey };
 	});
 
 	async function createDocument(): Promise<{ id: string; wireId: string | number }> {
-		const response = await fetch(`${sandbox.baseUrl}/documents`, {
+		const response = await fetch(`${sandbox().baseUrl}/documents`, {
 			method: 'POST',
 			headers: { Authorization: `Bearer ${credentials.apiKey}`, 'Content-Type': 'application/json' },
 			body: JSON.stringify({ name: 'nda.pdf', signers: [{ email: 'ada@example.com', name: 'Ada Lovelace' }], file: { content_type: 'application/pdf', data: PDF.toString('base64') } }),
@@ -34,8 +30,8 @@ describe.each(['default', 'numeric-ids+items-links'])('against the sandbox (%s d
 		return { id: String(body.id), wireId: body.id };
 	}
 	const complete = (id: string) => {
-		const row = sandbox.store.documentsOf(credentials.apiKey).find((document) => document.id === id)!;
-		for (const signer of row.signers) sandbox.actAsSigner(id, signer.id, 'sign');
+		const row = sandbox().store.documentsOf(credentials.apiKey).find((document) => document.id === id)!;
+		for (const signer of row.signers) sandbox().actAsSigner(id, signer.id, 'sign');
 	};
 	const download = (documentId: unknown, version: string, extra: Record<string, unknown> = {}) =>
 		runDocumentSigning({ parameters: { resource: 'document', operation: 'download', documentId: documentId as never, version, binaryPropertyName: 'file', ...extra }, credentials });
@@ -53,8 +49,8 @@ describe.each(['default', 'numeric-ids+items-links'])('against the sandbox (%s d
 	test('Signed, once complete: byte for byte the service\'s signed copy; by URL mode too', async () => {
 		const { id } = await createDocument();
 		complete(id);
-		const signed = await sandbox.documentFile(id, 'signed');
-		const signingUrl = sandbox.store.documentsOf(credentials.apiKey)[0].signing_url;
+		const signed = await sandbox().documentFile(id, 'signed');
+		const signingUrl = sandbox().store.documentsOf(credentials.apiKey)[0].signing_url;
 		for (const locator of [byId(id), { __rl: true, mode: 'url', value: signingUrl }]) {
 			const result = await download(locator, 'signed');
 			expect(result.error).toBeUndefined();
@@ -66,11 +62,11 @@ describe.each(['default', 'numeric-ids+items-links'])('against the sandbox (%s d
 
 	test('Signed before completion: an error naming the status, and Continue On Fail keeps the item', async () => {
 		const { id } = await createDocument();
-		const before = sandbox.stats().routes['GET /v1/documents/:id/file'] ?? 0;
+		const before = sandbox().stats().routes['GET /v1/documents/:id/file'] ?? 0;
 		const result = await download(byId(id), 'signed');
 		expect(result.error?.message).toBe('The document "nda.pdf" is pending: the signed file exists once every signer has signed');
 		expect(result.error?.httpCode).toBe('409');
-		expect(sandbox.stats().routes['GET /v1/documents/:id/file'] ?? 0).toBe(before);
+		expect(sandbox().stats().routes['GET /v1/documents/:id/file'] ?? 0).toBe(before);
 		const tolerant = await runDocumentSigning({ parameters: { resource: 'document', operation: 'download', documentId: byId(id), version: 'signed' }, credentials, continueOnFail: true });
 		expect(String(tolerant.items[0].json.error)).toContain('is pending');
 	});
@@ -84,23 +80,23 @@ describe.each(['default', 'numeric-ids+items-links'])('against the sandbox (%s d
 		expect(Buffer.from(item.binary!.file.data, 'base64').subarray(0, 5).toString()).toBe('%PDF-');
 	});
 
-	test('with file links in the record (sandbox option fileLinks), the links are used', async () => {
-		sandbox.configure({ fileLinks: true });
+	test('with file links in the record (sandbox() option fileLinks), the links are used', async () => {
+		sandbox().configure({ fileLinks: true });
 		try {
 			const { id } = await createDocument();
 			complete(id);
-			const before = sandbox.stats().routes['GET /v1/files/:token'] ?? 0;
+			const before = sandbox().stats().routes['GET /v1/files/:token'] ?? 0;
 			const result = await download(byId(id), 'signed');
 			expect(result.error).toBeUndefined();
-			expect(Buffer.from(result.items[0].binary!.file.data, 'base64').equals((await sandbox.documentFile(id, 'signed')).data)).toBe(true);
-			expect(sandbox.stats().routes['GET /v1/files/:token']).toBe(before + 1);
+			expect(Buffer.from(result.items[0].binary!.file.data, 'base64').equals((await sandbox().documentFile(id, 'signed')).data)).toBe(true);
+			expect(sandbox().stats().routes['GET /v1/files/:token']).toBe(before + 1);
 		} finally {
-			sandbox.configure({ fileLinks: false });
+			sandbox().configure({ fileLinks: false });
 		}
 	});
 });
 
-describe('shapes the sandbox does not produce', () => {
+describe('shapes the sandbox() does not produce', () => {
 	const ORIGIN = 'http://signing.test';
 	const credentials = { baseUrl: `${ORIGIN}/v1`, apiKey: 'sk_download_test' };
 	const record = (extra: Record<string, unknown> = {}) => ({ id: 'doc_1', name: 'Lease.pdf', status: 'completed', ...extra });

@@ -1,6 +1,7 @@
 import nock from 'nock';
 
-import { DIALECT_NAMES, parseDialect, startSandbox, type Sandbox } from '../../sandbox';
+import { DIALECT_NAMES, parseDialect } from '../../sandbox';
+import { useSandbox } from '../helpers/sandbox';
 import { runDocumentSigning } from '../helpers/n8nWorkflow';
 
 /**
@@ -159,19 +160,18 @@ test('one input item per list: every output item is paired with the item that as
  */
 describe.each(DIALECT_NAMES)('list shapes of the %s dialect', (dialectName) => {
 	const dialect = parseDialect(dialectName);
-	let sandbox: Sandbox;
+	const sandbox = useSandbox({ port: 0, dialect: dialectName });
 	let apiKey: string;
 	const TOTAL = 130;
-	const listRequests = () => sandbox.stats().routes['GET /v1/documents'] ?? 0;
+	const listRequests = () => sandbox().stats().routes['GET /v1/documents'] ?? 0;
 	const read = (extra: Record<string, unknown>) =>
-		runDocumentSigning({ parameters: { resource: 'document', operation: 'getAll', simplify: false, ...extra }, credentials: { baseUrl: sandbox.baseUrl, apiKey } });
+		runDocumentSigning({ parameters: { resource: 'document', operation: 'getAll', simplify: false, ...extra }, credentials: { baseUrl: sandbox().baseUrl, apiKey } });
 
 	beforeAll(async () => {
 		nock.enableNetConnect('127.0.0.1');
-		sandbox = await startSandbox({ port: 0, dialect: dialectName });
-		apiKey = sandbox.createAccount().apiKey;
+		apiKey = sandbox().createAccount().apiKey;
 		for (let i = 0; i < TOTAL; i++) {
-			const response = await fetch(`${sandbox.baseUrl}/documents`, {
+			const response = await fetch(`${sandbox().baseUrl}/documents`, {
 				method: 'POST',
 				headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
 				body: JSON.stringify({ name: `d${i}.pdf`, draft: true }),
@@ -179,8 +179,7 @@ describe.each(DIALECT_NAMES)('list shapes of the %s dialect', (dialectName) => {
 			expect(response.status).toBe(201);
 		}
 	});
-	afterAll(async () => {
-		await sandbox.close();
+	afterAll(() => {
 		nock.disableNetConnect();
 	});
 

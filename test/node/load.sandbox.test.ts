@@ -1,4 +1,4 @@
-import { startSandbox, type Sandbox } from '../../sandbox';
+import { useSandbox } from '../helpers/sandbox';
 import { runDocumentSigning } from '../helpers/n8nWorkflow';
 
 /**
@@ -9,22 +9,17 @@ import { runDocumentSigning } from '../helpers/n8nWorkflow';
  */
 
 const ITEMS = 1000;
-let sandbox: Sandbox;
-
-beforeAll(async () => {
-	sandbox = await startSandbox({
-		port: 0,
-		// Well below what the transport sends even on a busy machine (n8n prepares every item first,
-		// then the requests go out 8 at a time), so 429s happen whatever the machine's speed.
-		rateLimit: { requestsPerSecond: 50, burst: 10 },
-		failureRate: 0.1,
-		connectionResetRate: 0.02,
-	});
+const sandbox = useSandbox({
+	port: 0,
+	// Well below what the transport sends even on a busy machine (n8n prepares every item first,
+	// then the requests go out 8 at a time), so 429s happen whatever the machine's speed.
+	rateLimit: { requestsPerSecond: 50, burst: 10 },
+	failureRate: 0.1,
+	connectionResetRate: 0.02,
 });
-afterAll(async () => await sandbox.close());
 
 test('1,000 creates: none lost, none duplicated', async () => {
-	const { apiKey } = sandbox.createAccount();
+	const { apiKey } = sandbox().createAccount();
 	const items = Array.from({ length: ITEMS }, (_, i) => ({ json: { name: `bulk-${i}.pdf`, email: `signer${i}@example.com` } }));
 	const result = await runDocumentSigning({
 		parameters: {
@@ -34,7 +29,7 @@ test('1,000 creates: none lost, none duplicated', async () => {
 			signers: { signer: [{ email: '={{ $json.email }}', name: 'Bulk Signer' }] },
 		},
 		items,
-		credentials: { baseUrl: sandbox.baseUrl, apiKey },
+		credentials: { baseUrl: sandbox().baseUrl, apiKey },
 	});
 
 	expect(result.error).toBeUndefined();
@@ -45,14 +40,14 @@ test('1,000 creates: none lost, none duplicated', async () => {
 		expect(item.json.name).toBe(`bulk-${i}.pdf`);
 	});
 
-	const stored = sandbox.store.documentsOf(apiKey);
+	const stored = sandbox().store.documentsOf(apiKey);
 	const counts = new Map<string, number>();
 	for (const doc of stored) counts.set(doc.name, (counts.get(doc.name) ?? 0) + 1);
 	expect(stored).toHaveLength(ITEMS);
 	expect([...counts.values()].every((count) => count === 1)).toBe(true);
 
 	// The faults really happened, so the test proves the retries.
-	const stats = sandbox.stats();
+	const stats = sandbox().stats();
 	process.stdout.write(`load stats: ${JSON.stringify({ requests: stats.requests, rateLimited: stats.rateLimited, injectedFailures: stats.injectedFailures, resets: stats.resets })}\n`);
 	expect(stats.rateLimited).toBeGreaterThan(0);
 	// After a 429 requests start spaced, not all together (which earned ~2.5 429s per create).

@@ -1,7 +1,8 @@
 import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
 import { searchDocuments, searchTeamMembers, searchTemplates } from '../../nodes/DocumentSigning/listSearch';
-import { DIALECT_NAMES, parseDialect, startSandbox, type Sandbox } from '../../sandbox';
+import { DIALECT_NAMES, parseDialect } from '../../sandbox';
+import { useSandbox } from '../helpers/sandbox';
 import { loadOptionsContext, runDocumentSigning } from '../helpers/n8nWorkflow';
 
 /**
@@ -13,16 +14,12 @@ import { loadOptionsContext, runDocumentSigning } from '../helpers/n8nWorkflow';
 
 describe.each(DIALECT_NAMES)('dialect %s', (dialectName) => {
 const dialect = parseDialect(dialectName);
-let sandbox: Sandbox;
+const sandbox = useSandbox({ port: 0, dialect: dialectName });
 let credentials: { baseUrl: string; apiKey: string };
 
-beforeAll(async () => {
-	sandbox = await startSandbox({ port: 0, dialect: dialectName });
-});
-afterAll(async () => await sandbox.close());
 beforeEach(() => {
 	// A fresh account per test keeps the tests independent of each other.
-	credentials = { baseUrl: sandbox.baseUrl, apiKey: sandbox.createAccount().apiKey };
+	credentials = { baseUrl: sandbox().baseUrl, apiKey: sandbox().createAccount().apiKey };
 });
 /** Ids as the sandbox's store holds them (text, whatever the wire shows). */
 const text = (value: unknown) => String(value);
@@ -49,7 +46,7 @@ describe('Document', () => {
 		expect(doc.signing_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/sign\//);
 		expect((doc.file as IDataObject).size).toBe(PDF.length);
 		expect((doc.signers as IDataObject[]).map((s) => s.email)).toEqual(['ada@example.com', 'alan@example.com']);
-		expect(sandbox.store.documentsOf(credentials.apiKey).map((d) => d.id)).toEqual([text(doc.id)]);
+		expect(sandbox().store.documentsOf(credentials.apiKey).map((d) => d.id)).toEqual([text(doc.id)]);
 	});
 
 	test('Get by ID and by signing URL, Get Many across pages, Delete', async () => {
@@ -72,7 +69,7 @@ describe('Document', () => {
 
 		const [deleted] = await run({ resource: 'document', operation: 'delete', documentId: byId(String(created[2].id)) });
 		expect(deleted).toEqual({ id: text(created[2].id), deleted: true });
-		expect(sandbox.store.documentsOf(credentials.apiKey)).toHaveLength(44);
+		expect(sandbox().store.documentsOf(credentials.apiKey)).toHaveLength(44);
 		const gone = await runDocumentSigning({ parameters: { resource: 'document', operation: 'get', documentId: byId(String(created[2].id)) }, credentials });
 		expect(gone.error?.httpCode).toBe('404');
 	});
@@ -129,7 +126,7 @@ describe('Signing Request', () => {
 		expect(status).toMatchObject({ id: request.id, status: 'pending', reminders_sent: 0 });
 		const [reminded] = await run({ resource: 'signingRequest', operation: 'remind', signingRequestId: String(request.id), reminderOptions: { message: 'Gentle nudge' } });
 		expect(reminded).toMatchObject({ id: request.id, reminders_sent: 1 });
-		expect(sandbox.store.documentsOf(credentials.apiKey)[0].status).toBe('pending');
+		expect(sandbox().store.documentsOf(credentials.apiKey)[0].status).toBe('pending');
 	});
 
 	test('a second request for a document already out for signing is refused by the service', async () => {
@@ -210,22 +207,22 @@ describe('Webhook', () => {
 		expect(list.map((w) => [w.id, w.url])).toEqual([[hook.id, hook.url]]);
 		expect(list[0].secret).toBeUndefined();
 		await run({ resource: 'webhook', operation: 'delete', webhookId: String(hook.id) });
-		expect(sandbox.store.webhooksOf(credentials.apiKey)).toHaveLength(0);
+		expect(sandbox().store.webhooksOf(credentials.apiKey)).toHaveLength(0);
 	});
 
 	test('Get Delivery and Acknowledge Delivery: the first claim wins, a repeat fails with the service message and 409', async () => {
 		// A real delivery: the webhook points at a port nothing listens on, so it ends failed.
-		sandbox.configure({ webhookRetry: { maxAttempts: 1 } });
+		sandbox().configure({ webhookRetry: { maxAttempts: 1 } });
 		let deliveryId: string;
 		let webhookId: string;
 		try {
 			const [hook] = await run({ resource: 'webhook', operation: 'create', url: 'http://127.0.0.1:9/hook', events: ['document.created'] });
 			webhookId = String(hook.id);
 			await run({ resource: 'document', operation: 'create', name: 'a.pdf', signers });
-			await sandbox.flushDeliveries();
-			deliveryId = sandbox.deliveries().find((d) => d.webhookId === webhookId)!.deliveryId;
+			await sandbox().flushDeliveries();
+			deliveryId = sandbox().deliveries().find((d) => d.webhookId === webhookId)!.deliveryId;
 		} finally {
-			sandbox.configure({ webhookRetry: { maxAttempts: 8 } });
+			sandbox().configure({ webhookRetry: { maxAttempts: 8 } });
 		}
 
 		if (!dialect.deliveryEndpoints) {

@@ -7,7 +7,7 @@ import path from 'path';
 import { DocumentSchema, TeamMemberListSchema } from '../../contract';
 import { verifyWebhookSignature } from '../../nodes/shared/webhookSignature';
 import { DEMO_API_KEY, startSandbox } from '../../sandbox';
-import { admin, api, documentBody, expectError, expectSchema, useSandbox, waitFor } from './helpers';
+import { admin, api, documentBody, expectError, expectSchema, useSandbox, waitFor } from '../helpers/sandbox';
 
 describe('admin routes', () => {
 	const sandbox = useSandbox();

@@ -2,7 +2,7 @@
 import axios from 'axios';
 
 import { AuditLogListSchema, DocumentListSchema, DocumentSchema, TemplateSchema, WebhookWithSecretSchema } from '../../contract';
-import { api, documentBody, expectError, expectSchema, useSandbox } from './helpers';
+import { api, documentBody, expectError, expectSchema, useSandbox } from '../helpers/sandbox';
 
 const sandbox = useSandbox();
 

@@ -8,27 +8,21 @@ import http from 'http';
 import { verifyWebhookSignature } from '../../nodes/shared/webhookSignature';
 import { startSandbox, type Sandbox } from '../../sandbox';
 import { DEFAULT_DIALECT, DIALECT_NAMES, DIALECT_PRESETS, parseDialect, type Dialect, type ListEnvelope } from '../../sandbox/dialects';
-import { admin, api, documentBody, expectError, startReceiver, useSandbox, waitFor, type Receiver } from './helpers';
+import { admin, api, documentBody, expectError, useReceivers, useSandbox, waitFor } from '../helpers/sandbox';
 
 /** useSandbox passes every start option on, the dialect included. */
 const fileSandbox = useSandbox({ dialect: 'numeric-ids+items-links', rateLimit: null });
 
 const sandboxes: Sandbox[] = [];
-const receivers: Receiver[] = [];
+const receiver = useReceivers();
 afterAll(async () => {
-	await Promise.all([...sandboxes.map((sandbox) => sandbox.close()), ...receivers.map((receiver) => receiver.close())]);
+	await Promise.all(sandboxes.map((sandbox) => sandbox.close()));
 });
 
 async function start(dialect: string | Partial<Dialect>, options: Parameters<typeof startSandbox>[0] = {}): Promise<Sandbox> {
 	const sandbox = await startSandbox({ dialect, onError: (error) => console.error(error), ...options });
 	sandboxes.push(sandbox);
 	return sandbox;
-}
-
-async function receiver(): Promise<Receiver> {
-	const started = await startReceiver();
-	receivers.push(started);
-	return started;
 }
 
 /** A new account with `count` documents (every third a draft); returns its client and ids newest first. */

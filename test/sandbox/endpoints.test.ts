@@ -1,5 +1,5 @@
 /**
- * Every one of the 19 seed endpoints, answered as docs/api-contract.md says: status code and
+ * Every one of the 19 endpoints of the vendor's published API description, answered as docs/api-contract.md says: status code and
  * body validated with the contract's zod schemas.
  */
 import {
@@ -19,7 +19,7 @@ import {
 } from '../../contract';
 import { DEMO_OWNER_EMAIL } from '../../sandbox';
 import { expectResponseMatchesOpenApi } from '../helpers/openapi';
-import { api, documentBody, expectError, expectSchema, useSandbox } from './helpers';
+import { api, documentBody, expectError, expectSchema, useSandbox } from '../helpers/sandbox';
 
 const sandbox = useSandbox();
 

@@ -14,7 +14,7 @@ import { crc32, deflateSync } from 'zlib';
 import { AuditTrailSchema, DocumentListSchema, DocumentSchema, type DocumentRecord, type ErrorBody } from '../../contract';
 import { startSandbox } from '../../sandbox';
 import { signedCopy } from '../../sandbox/pdf';
-import { admin, api, documentBody, expectError, expectSchema, useSandbox } from './helpers';
+import { admin, api, documentBody, expectError, expectSchema, useSandbox } from '../helpers/sandbox';
 import { readPdf } from './pdfText';
 
 const getSandbox = useSandbox();

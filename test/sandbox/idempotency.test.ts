@@ -2,7 +2,7 @@
 import { randomUUID } from 'crypto';
 
 import { DocumentSchema, SigningRequestSchema } from '../../contract';
-import { api, documentBody, expectError, expectSchema, useSandbox } from './helpers';
+import { api, documentBody, expectError, expectSchema, useSandbox } from '../helpers/sandbox';
 
 const sandbox = useSandbox();
 

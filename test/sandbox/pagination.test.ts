@@ -3,7 +3,7 @@ import type { AxiosInstance, AxiosResponse } from 'axios';
 
 import { AuditLogListSchema, DocumentListSchema, type AuditLogEntry, type DocumentRecord, type ListPage } from '../../contract';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../nodes/shared/vocabulary';
-import { api, documentBody, expectError, expectSchema, useSandbox } from './helpers';
+import { api, documentBody, expectError, expectSchema, useSandbox } from '../helpers/sandbox';
 
 const sandbox = useSandbox();
 

@@ -1,7 +1,7 @@
 /** Rate limiting (429 + Retry-After), injected 5xx and connection resets. */
 import axios from 'axios';
 
-import { api, documentBody, expectError, startReceiver, useSandbox, waitFor } from './helpers';
+import { api, documentBody, expectError, startReceiver, useSandbox, waitFor } from '../helpers/sandbox';
 import { startSandbox, type Sandbox } from '../../sandbox';
 
 describe('rate limit', () => {

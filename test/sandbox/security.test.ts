@@ -5,7 +5,8 @@ import path from 'path';
 
 import { DocumentListSchema } from '../../contract';
 import { startSandbox } from '../../sandbox';
-import { admin, api, documentBody, expectError, expectSchema, getPage, useSandbox } from './helpers';
+import { admin, api, documentBody, expectError, expectSchema, useSandbox } from '../helpers/sandbox';
+import { getPage } from './helpers';
 
 const sandbox = useSandbox();
 

@@ -5,7 +5,8 @@
 import type { AxiosInstance } from 'axios';
 
 import { DocumentSchema, SigningRequestSchema, type DocumentRecord } from '../../contract';
-import { api, documentBody, expectSchema, getPage, submit, textOf, useSandbox, type Page } from './helpers';
+import { api, documentBody, expectSchema, useSandbox } from '../helpers/sandbox';
+import { getPage, submit, textOf, type Page } from './helpers';
 
 const sandbox = useSandbox();
 

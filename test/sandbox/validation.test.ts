@@ -3,7 +3,7 @@ import { randomBytes } from 'crypto';
 import net from 'net';
 
 import { DocumentSchema, ErrorBodySchema, LIMITS } from '../../contract';
-import { api, documentBody, expectError, expectSchema, useSandbox } from './helpers';
+import { api, documentBody, expectError, expectSchema, useSandbox } from '../helpers/sandbox';
 
 const sandbox = useSandbox();
 

@@ -5,19 +5,11 @@ import type { AddressInfo } from 'net';
 import { DocumentSchema, WebhookDeliveryBodySchema, WebhookDeliverySchema, WebhookWithSecretSchema, type WebhookDeliveryBody } from '../../contract';
 import { verifyWebhookSignature } from '../../nodes/shared/webhookSignature';
 import { expectResponseMatchesOpenApi } from '../helpers/openapi';
-import { api, documentBody, expectError, expectSchema, startReceiver, useSandbox, waitFor, type Receiver } from './helpers';
+import { api, documentBody, expectError, expectSchema, useReceivers, useSandbox, waitFor, type Receiver } from '../helpers/sandbox';
 
 const sandbox = useSandbox({ webhookRetry: { baseDelayMs: 20, maxAttempts: 3, timeoutMs: 5000 } });
 
-const receivers: Receiver[] = [];
-async function receiver(): Promise<Receiver> {
-	const started = await startReceiver();
-	receivers.push(started);
-	return started;
-}
-afterAll(async () => {
-	await Promise.all(receivers.map((item) => item.close()));
-});
+const receiver = useReceivers();
 
 async function setup(events: string[] = ['*']) {
 	const { apiKey } = sandbox().createAccount();

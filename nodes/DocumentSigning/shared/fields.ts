@@ -38,6 +38,31 @@ export function returnAllAndLimit(resource: string, operation: string): INodePro
 	];
 }
 
+/** The Filters collection of a list operation, without its options: `{ ...filtersCollection(…), options: [...] }`. */
+export function filtersCollection(resource: string, operation: string): INodeProperties {
+	return {
+		displayName: 'Filters',
+		name: 'filters',
+		type: 'collection',
+		placeholder: 'Add Filter',
+		default: {},
+		displayOptions: showFor(resource, [operation]),
+	};
+}
+
+/** An e-mail address field (required); `description` says where mail goes. */
+export function emailField(description: string): INodeProperties {
+	return {
+		displayName: 'Email',
+		name: 'email',
+		type: 'string',
+		placeholder: 'name@email.com',
+		default: '',
+		required: true,
+		description,
+	};
+}
+
 /** Simplify toggle; the operation's postReceive step reads it (see postReceive.simplifyTo). */
 export function simplifyField(resource: string, operations: string[]): INodeProperties {
 	return {
@@ -86,15 +111,7 @@ export function signersField(
 						description: 'How the signer proves who they are before signing',
 						options: byName(SIGNER_AUTHENTICATION_METHODS.map((value) => ({ name: AUTHENTICATION_LABELS[value], value }))),
 					},
-					{
-						displayName: 'Email',
-						name: 'email',
-						type: 'string',
-						placeholder: 'name@email.com',
-						default: '',
-						required: true,
-						description: 'Where the signing invitation is sent',
-					},
+					emailField('Where the signing invitation is sent'),
 					{
 						displayName: 'Name',
 						name: 'name',

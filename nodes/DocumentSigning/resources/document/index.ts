@@ -1,7 +1,7 @@
 import type { IExecuteSingleFunctions, IHttpRequestOptions, INodeProperties } from 'n8n-workflow';
 
 import { DOCUMENT_STATUSES } from '../../../shared/vocabulary';
-import { byName, checkOutputFileField, outputFileField, resourceLocator, returnAllAndLimit, showFor, simplifyField } from '../../shared/fields';
+import { byName, checkOutputFileField, filtersCollection, outputFileField, resourceLocator, returnAllAndLimit, showFor, simplifyField } from '../../shared/fields';
 import { operation, operationProperty } from '../../shared/operation';
 import { deletedResult, downloadedFile, simplifyTo } from '../../shared/postReceive';
 import { invalid, optionalDate } from '../../shared/validation';
@@ -98,12 +98,7 @@ export const documentFields: INodeProperties[] = [
 	outputFileField('document', ['download']),
 	...returnAllAndLimit('document', 'getAll'),
 	{
-		displayName: 'Filters',
-		name: 'filters',
-		type: 'collection',
-		placeholder: 'Add Filter',
-		default: {},
-		displayOptions: showFor('document', ['getAll']),
+		...filtersCollection('document', 'getAll'),
 		options: [
 			{
 				displayName: 'Created After',

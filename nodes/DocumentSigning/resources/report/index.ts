@@ -1,7 +1,7 @@
 import type { IExecuteSingleFunctions, IHttpRequestOptions, INodeProperties } from 'n8n-workflow';
 
 import { eventLabel, EXPORT_FORMATS, WEBHOOK_EVENTS } from '../../../shared/vocabulary';
-import { byName, checkOutputFileField, outputFileField, returnAllAndLimit, showFor } from '../../shared/fields';
+import { byName, checkOutputFileField, filtersCollection, outputFileField, returnAllAndLimit, showFor } from '../../shared/fields';
 import { operation, operationProperty } from '../../shared/operation';
 import { binaryFromResponse } from '../../shared/postReceive';
 import { invalid, optionalDate } from '../../shared/validation';
@@ -80,12 +80,7 @@ export const reportFields: INodeProperties[] = [
 	outputFileField('report', ['export']),
 	...returnAllAndLimit('report', 'auditLog'),
 	{
-		displayName: 'Filters',
-		name: 'filters',
-		type: 'collection',
-		placeholder: 'Add Filter',
-		default: {},
-		displayOptions: showFor('report', ['auditLog']),
+		...filtersCollection('report', 'auditLog'),
 		options: [
 			{ displayName: 'Document ID', name: 'document_id', type: 'string', default: '', routing: { send: { type: 'query', property: 'document_id' } } },
 			{

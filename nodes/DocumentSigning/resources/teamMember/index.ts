@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteSingleFunctions, IHttpRequestOptions, INodeProperties } from 'n8n-workflow';
 
 import { ASSIGNABLE_ROLES, TEAM_MEMBER_ROLES, TEAM_MEMBER_STATUSES } from '../../../shared/vocabulary';
-import { byName, extraBodyFieldsOption, resourceLocator, returnAllAndLimit, showFor, simplifyField } from '../../shared/fields';
+import { byName, emailField, extraBodyFieldsOption, filtersCollection, resourceLocator, returnAllAndLimit, showFor, simplifyField } from '../../shared/fields';
 import { operation, operationProperty } from '../../shared/operation';
 import { simplifyTo } from '../../shared/postReceive';
 import { compact, invalid, requireEmail, requireText, withExtraBodyFields } from '../../shared/validation';
@@ -104,16 +104,7 @@ export const teamMemberOperations = operationProperty(
 );
 
 export const teamMemberFields: INodeProperties[] = [
-	{
-		displayName: 'Email',
-		name: 'email',
-		type: 'string',
-		placeholder: 'name@email.com',
-		default: '',
-		required: true,
-		description: 'Where the invitation is sent',
-		displayOptions: showFor('teamMember', ['invite']),
-	},
+	{ ...emailField('Where the invitation is sent'), displayOptions: showFor('teamMember', ['invite']) },
 	resourceLocator({
 		name: 'teamMemberId',
 		displayName: 'Team Member',
@@ -137,12 +128,7 @@ export const teamMemberFields: INodeProperties[] = [
 	},
 	...returnAllAndLimit('teamMember', 'getAll'),
 	{
-		displayName: 'Filters',
-		name: 'filters',
-		type: 'collection',
-		placeholder: 'Add Filter',
-		default: {},
-		displayOptions: showFor('teamMember', ['getAll']),
+		...filtersCollection('teamMember', 'getAll'),
 		options: [
 			{ displayName: 'Name or Email Contains', name: 'q', type: 'string', default: '', routing: { send: { type: 'query', property: 'q' } } },
 			{

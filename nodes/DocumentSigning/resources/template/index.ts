@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteSingleFunctions, IHttpRequestOptions, INodeProperties } from 'n8n-workflow';
 
-import { extraBodyFieldsOption, resourceLocator, returnAllAndLimit, showFor, simplifyField } from '../../shared/fields';
+import { extraBodyFieldsOption, filtersCollection, resourceLocator, returnAllAndLimit, showFor, simplifyField } from '../../shared/fields';
 import { operation, operationProperty } from '../../shared/operation';
 import { simplifyTo } from '../../shared/postReceive';
 import { compact, invalid, readMetadata, requireEmail, requireText, withExtraBodyFields } from '../../shared/validation';
@@ -176,12 +176,7 @@ export const templateFields: INodeProperties[] = [
 	},
 	...returnAllAndLimit('template', 'getAll'),
 	{
-		displayName: 'Filters',
-		name: 'filters',
-		type: 'collection',
-		placeholder: 'Add Filter',
-		default: {},
-		displayOptions: showFor('template', ['getAll']),
+		...filtersCollection('template', 'getAll'),
 		options: [
 			{ displayName: 'Name Contains', name: 'q', type: 'string', default: '', routing: { send: { type: 'query', property: 'q' } } },
 		],

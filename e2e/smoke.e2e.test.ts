@@ -15,7 +15,7 @@ import {
 	createN8n,
 	nodeOutput,
 	type N8nInstance,
-} from './n8n';
+} from './harness/n8n';
 
 function groupAlive(pid: number): boolean {
 	try {

@@ -1,53 +1,35 @@
 /**
- * The trigger's webhook lifecycle (checkExists / create / delete) against the real sandbox, run
- * through n8n-core's HookContext the way n8n activates and deactivates a workflow.
+ * nodes/DocumentSigningTrigger/registration.ts: the trigger's webhook lifecycle (checkExists /
+ * create / delete) against the real sandbox, run through n8n-core's HookContext the way n8n
+ * activates and deactivates a workflow.
  */
-import { webhookSecret } from '../../reliability/lib';
 import nock from 'nock';
 
 import { RETRY_POLICY } from '../../nodes/shared/transport';
-import { startSandbox, type Sandbox } from '../../sandbox';
+import { useSandbox, webhookSecret } from '../helpers/sandbox';
+import { withFastRetries } from './fixtures';
 import { TriggerHost } from './harness';
 
-let sandbox: Sandbox;
-
-beforeAll(async () => {
-	sandbox = await startSandbox({ port: 0, host: '127.0.0.1' });
-});
-
-afterAll(async () => {
-	await sandbox.close();
-});
+const sandbox = useSandbox({ port: 0, host: '127.0.0.1' });
 
 afterEach(() => {
-	sandbox.configure({ failureRate: 0 });
+	sandbox().configure({ failureRate: 0 });
 	nock.cleanAll();
 });
 
-/** Makes the transport's retries of 5xx answers quick for the duration of `run`. */
-async function withFastRetries<T>(run: () => Promise<T>): Promise<T> {
-	const saved = { ...RETRY_POLICY };
-	Object.assign(RETRY_POLICY, { baseDelayMs: 1, maxDelayMs: 2 });
-	try {
-		return await run();
-	} finally {
-		Object.assign(RETRY_POLICY, saved);
-	}
-}
-
 /** A trigger on a fresh account, so every test sees only its own webhooks. */
 function newHost(events: string[], webhookBaseUrl = 'http://127.0.0.1:5678/webhook'): { host: TriggerHost; apiKey: string } {
-	const { apiKey } = sandbox.createAccount();
-	const host = new TriggerHost({ baseUrl: sandbox.baseUrl, apiKey, webhookBaseUrl, events });
+	const { apiKey } = sandbox().createAccount();
+	const host = new TriggerHost({ baseUrl: sandbox().baseUrl, apiKey, webhookBaseUrl, events });
 	return { host, apiKey };
 }
 
 function webhooksOnService(apiKey: string) {
-	return sandbox.store.webhooksOf(apiKey);
+	return sandbox().store.webhooksOf(apiKey);
 }
 
 async function deleteByHand(apiKey: string, id: string): Promise<void> {
-	const response = await fetch(`${sandbox.baseUrl}/webhooks/${id}`, {
+	const response = await fetch(`${sandbox().baseUrl}/webhooks/${id}`, {
 		method: 'DELETE',
 		headers: { Authorization: `Bearer ${apiKey}` },
 	});
@@ -55,7 +37,7 @@ async function deleteByHand(apiKey: string, id: string): Promise<void> {
 }
 
 async function createByHand(apiKey: string, url: string, events: string[]): Promise<string> {
-	const response = await fetch(`${sandbox.baseUrl}/webhooks`, {
+	const response = await fetch(`${sandbox().baseUrl}/webhooks`, {
 		method: 'POST',
 		headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
 		body: JSON.stringify({ url, events }),
@@ -82,7 +64,7 @@ describe('activation', () => {
 		// No secret in static data (n8n's public API shows it): a nonce, from which the credential's key derives it.
 		expect(stored.webhookSecret).toBeUndefined();
 		expect(String(stored.secretNonce)).toMatch(/^[0-9a-f]{32}$/);
-		expect(JSON.stringify(stored)).not.toContain(String(webhookSecret(sandbox, apiKey, webhooks[0].id)));
+		expect(JSON.stringify(stored)).not.toContain(String(webhookSecret(sandbox(), apiKey, webhooks[0].id)));
 	});
 
 	it('subscribes to "*" when Any Event is chosen (other choices are then redundant)', async () => {
@@ -231,7 +213,7 @@ describe('deactivation', () => {
 		const id = String(host.nodeStaticData.webhookId);
 
 		// Only DELETE fails; every other request reaches the real sandbox.
-		const scope = nock(sandbox.origin, { allowUnmocked: true })
+		const scope = nock(sandbox().origin, { allowUnmocked: true })
 			.delete(`/v1/webhooks/${id}`)
 			.times(RETRY_POLICY.maxAttempts)
 			.reply(500, { error: { code: 'internal_error', message: 'Boom' } });
@@ -249,14 +231,14 @@ describe('deactivation', () => {
 		expect(host.nodeStaticData.webhookId).toBeUndefined();
 	});
 
-	it('reports a failure when the service is down altogether (sandbox failure injection)', async () => {
+	it('reports a failure when the service is down altogether (sandbox() failure injection)', async () => {
 		const { host, apiKey } = newHost(['document.completed']);
 		await host.activate();
-		sandbox.configure({ failureRate: 1, failureStatuses: [503] });
+		sandbox().configure({ failureRate: 1, failureStatuses: [503] });
 		await withFastRetries(async () => {
 			await expect(host.deactivate()).rejects.toMatchObject({ httpCode: '503' });
 		});
-		sandbox.configure({ failureRate: 0 });
+		sandbox().configure({ failureRate: 0 });
 		expect(webhooksOnService(apiKey)).toHaveLength(1);
 	});
 

@@ -19,8 +19,10 @@ import { startN8n, type N8nInstance } from '../e2e/harness/n8n';
 import { startSandbox, type Sandbox } from '../sandbox';
 import { badInputCases } from '../test/fixtures/badInputCases';
 import { allExecutions, callWebhook, createCredential, createWorkflow, executionWithData, nodeRun, runOnce, waitForFinished } from '../bench/lib/n8nApi';
-import { chain, codeNode, documentSigningNode, noOpNode, splitItemsNode, triggerNode, webhookNode, type WorkflowJson, type WorkflowNode } from '../bench/lib/workflows';
-import { codeForItems, deliveryBody, nowSeconds, post, printed, sign, summary, webhookSecret } from './lib';
+import { noOpNode, splitItemsNode, webhookNode } from '../bench/lib/workflows';
+import { chain, codeNode, createDocument, signingNode, triggerNode, type WorkflowJson, type WorkflowNode } from '../e2e/harness/workflows';
+import { webhookSecret } from '../test/helpers/sandbox';
+import { codeForItems, deliveryBody, nowSeconds, post, printed, sign, summary } from './lib';
 
 const sleep = async (ms: number) => await new Promise((resolve) => setTimeout(resolve, ms));
 const suiteStarted = Date.now();
@@ -71,14 +73,17 @@ test('1. bulk: 1,000 creates under 429s, 503s and dropped connections: none lost
 		chain('reliability bulk', [
 			webhookNode(path),
 			splitItemsNode(),
-			documentSigningNode(
+			signingNode(
+				'Document Signing',
 				{ resource: 'document', operation: 'create', name: '={{ $json.name }}', signers: { signer: [{ email: '={{ $json.email }}', name: 'Bulk Signer' }] } },
-				credential,
+				{ credential },
 			),
 		]),
 	);
 	await n8n.activate(workflowId);
 	sandbox.configure({ rateLimit: { requestsPerSecond: 100, burst: 10 }, failureRate: 0.1, failureStatuses: [503], connectionResetRate: 0.03 });
+	// Counts below are differences: nothing of another test's may be pending when they start.
+	await sandbox.flushDeliveries();
 	const before = sandbox.stats();
 	const started = Date.now();
 	let execution;
@@ -123,7 +128,7 @@ test('2. webhook lifecycle: 50 activate/deactivate cycles with restarts: exactly
 	const RESTART_WHILE_ACTIVE = new Set([12, 37]);
 	const RESTART_WHILE_INACTIVE = new Set([25]);
 	const { apiKey, credential } = await account('reliability lifecycle');
-	const trigger = triggerNode(['document.completed', 'document.declined'], credential);
+	const trigger = triggerNode('Document Signing Trigger', { events: ['document.completed', 'document.declined'], credential });
 	const workflowId = await createWorkflow(n8n, chain('reliability lifecycle', [trigger, noOpNode()]));
 	const url = n8n.productionWebhookUrl(`${trigger.webhookId}/webhook`);
 	const ours = () => sandbox.store.webhooksOf(apiKey).filter((webhook) => webhook.url === url);
@@ -196,7 +201,7 @@ test('2. webhook lifecycle: 50 activate/deactivate cycles with restarts: exactly
 
 test('3. forgery: bad deliveries are refused with 401 and start nothing; valid ones are processed once each, repeats never', async () => {
 	const { apiKey, credential } = await account('reliability forgery');
-	const trigger = triggerNode(['document.completed'], credential);
+	const trigger = triggerNode('Document Signing Trigger', { events: ['document.completed'], credential });
 	const workflowId = await createWorkflow(n8n, chain('reliability forgery', [trigger, noOpNode()]));
 	await n8n.activate(workflowId);
 	const [webhook] = sandbox.store.webhooksOf(apiKey);
@@ -260,19 +265,16 @@ test('3. forgery: bad deliveries are refused with 401 and start nothing; valid o
 	];
 	const refused: Array<{ kind: string; status: number }> = [];
 	for (const forgery of forgeries) refused.push({ kind: forgery.kind, status: await forgery.send() });
-	// Give n8n time to start anything it wrongly accepted.
+	// Give n8n time to start anything it wrongly accepted. (The workflow is this test's own, and
+	// the service has made no delivery to its webhook yet: every execution would be a forgery's.)
 	await sleep(2000);
+	await sandbox.flushDeliveries();
 	const afterForgeries = (await allExecutions(n8n, workflowId)).length;
 
 	// Valid deliveries are the service's own: 100 documents, each signed by its one signer.
 	const VALID = 100;
 	for (let i = 0; i < VALID; i++) {
-		const response = await fetch(`${sandbox.baseUrl}/documents`, {
-			method: 'POST',
-			headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
-			body: JSON.stringify({ name: `reliability ${i}.pdf`, signers: [{ email: `signer${i}@example.com`, name: `Signer ${i}` }] }),
-		});
-		const document = (await response.json()) as { id: string; signers: Array<{ id: string }> };
+		const document = await createDocument(sandbox, apiKey, { name: `reliability ${i}.pdf`, signers: [{ email: `signer${i}@example.com`, name: `Signer ${i}` }] });
 		sandbox.actAsSigner(document.id, document.signers[0].id, 'sign');
 	}
 	await sandbox.flushDeliveries();
@@ -289,6 +291,7 @@ test('3. forgery: bad deliveries are refused with 401 and start nothing; valid o
 	}
 	await waitForFinished(n8n, workflowId, VALID + REPEATS, 120_000);
 	await sleep(2000);
+	await sandbox.flushDeliveries();
 	const finalExecutions = await allExecutions(n8n, workflowId, true);
 	const passedOn = finalExecutions.flatMap((execution) => {
 		const items = execution.data?.resultData.runData['Document Signing Trigger']?.[0]?.data?.main?.[0] ?? [];
@@ -323,8 +326,8 @@ test('4. bad input: every kind of the table fails in n8n with its message and se
 	const stamp = Date.now();
 	badInputCases.forEach((testCase, i) => {
 		const hook = webhookNode(`rel-bad-${stamp}-${i}`, `Webhook ${i}`);
-		const items = codeNode(codeForItems(testCase.items ?? [{ json: {} }]), `Items ${i}`);
-		const node = documentSigningNode(testCase.parameters as Record<string, unknown>, credential, `Case ${i}`);
+		const items = codeNode(`Items ${i}`, codeForItems(testCase.items ?? [{ json: {} }]));
+		const node = signingNode(`Case ${i}`, testCase.parameters as Record<string, unknown>, { credential });
 		nodes.push(hook, items, node);
 		connections[hook.name] = { main: [[{ node: items.name, type: 'main', index: 0 }]] };
 		connections[items.name] = { main: [[{ node: node.name, type: 'main', index: 0 }]] };
@@ -332,6 +335,8 @@ test('4. bad input: every kind of the table fails in n8n with its message and se
 	const workflowId = await createWorkflow(n8n, { name: 'reliability bad input', nodes, connections, settings: { executionOrder: 'v1' } });
 	await n8n.activate(workflowId);
 
+	// The service's requests from earlier tests (claims of their deliveries) must not count: none pending.
+	await sandbox.flushDeliveries();
 	const before = sandbox.stats().requests;
 	const results: Array<{ title: string; status?: string; message?: string; httpCode?: string | null; ok: boolean }> = [];
 	for (const [i, testCase] of badInputCases.entries()) {
@@ -356,6 +361,7 @@ test('4. bad input: every kind of the table fails in n8n with its message and se
 			ok: answer === 500 && execution?.status === 'error' && matches && error?.node?.name === `Case ${i}`,
 		});
 	}
+	await sandbox.flushDeliveries();
 	const requests = sandbox.stats().requests - before;
 	await n8n.deactivate(workflowId);
 
