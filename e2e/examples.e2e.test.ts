@@ -19,7 +19,7 @@ import * as path from 'node:path';
 import { readPdf } from '../test/sandbox/pdfText';
 import { startSandbox, type Sandbox } from '../sandbox';
 import { CREDENTIAL_TYPE, NODE_TYPE, TRIGGER_NODE_TYPE, createN8n, type N8nInstance } from './harness/n8n';
-import { SANDBOX_CREDENTIAL, exampleFiles, importWorkflows, loadExample, nodeItems, type WorkflowJson } from './harness/workflows';
+import { exampleFiles, importWorkflows, loadExample, nodeItems, SANDBOX_CREDENTIAL, sandboxPost, type WorkflowJson } from './harness/workflows';
 
 const EXAMPLES = {
 	crm: 'crm-deal-won-create-document.json',
@@ -58,15 +58,6 @@ afterAll(async () => {
 	fs.rmSync(filesRoot, { recursive: true, force: true });
 });
 
-async function sandboxPost(urlPath: string, body: unknown): Promise<any> {
-	const response = await fetch(`${sandbox.baseUrl}${urlPath}`, {
-		method: 'POST',
-		headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
-		body: JSON.stringify(body),
-	});
-	if (!response.ok) throw new Error(`POST ${urlPath}: ${response.status} ${await response.text()}`);
-	return await response.json();
-}
 
 describe('the examples folder', () => {
 	it('holds these three examples; every node is one n8n knows, every credential the shared sandbox one', async () => {
@@ -107,7 +98,7 @@ describe('the examples folder', () => {
 
 describe('CRM deal won → create document from a template', () => {
 	it('the CRM’s webhook call creates the contract from its template, signed by the deal’s contact', async () => {
-		const template = await sandboxPost('/templates', {
+		const template = await sandboxPost(sandbox, apiKey, '/templates', {
 			name: 'Master services agreement',
 			document_name: 'msa.pdf',
 			message: 'Welcome aboard! Please sign the MSA.',
@@ -155,7 +146,7 @@ describe('Document completed → notify and archive', () => {
 		expect(webhook).toMatchObject({ events: ['document.completed'], active: true });
 		expect(webhook.url.startsWith(`${n8n.baseUrl}/webhook/`)).toBe(true);
 
-		const created = await sandboxPost('/documents', {
+		const created = await sandboxPost(sandbox, apiKey, '/documents', {
 			name: 'msa-acme.pdf',
 			signers: [
 				{ email: 'jane.doe@acme.example', name: 'Jane Doe' },

@@ -27,8 +27,8 @@ import { signWebhookPayload } from '../nodes/shared/webhookSignature';
 import { webhookSecret } from '../test/helpers/sandbox';
 import { startSandbox, type DeliveryAttempt, type Sandbox } from '../sandbox';
 import { launchBrowser, signEverySigner, type E2eBrowser, type SignedSigner } from './harness/browser';
-import { CREDENTIAL_TYPE, TRIGGER_NODE_TYPE, createN8n, type Execution, type N8nInstance } from './harness/n8n';
-import { byId, chain, createDocument, manualTrigger, nodeItems, signingNode, triggerItem as triggerItemOf, writeFileNode } from './harness/workflows';
+import { createN8n, type Execution, type N8nInstance } from './harness/n8n';
+import { byId, chain, createDocument, manualTrigger, nodeItems, signingNode, triggerItem as triggerItemOf, triggerNode, writeFileNode } from './harness/workflows';
 
 const TRIGGER_NAME = 'Document Signing Trigger';
 const EVENTS = ['document.completed', 'document.signed'];
@@ -67,18 +67,7 @@ describe('Document Signing Trigger in a real n8n, with people signing in Chromiu
 		const webhookNodeId = randomUUID();
 		workflowId = await n8n.importWorkflow({
 			name: 'e2e: when a document is signed',
-			nodes: [
-				{
-					id: randomUUID(),
-					name: TRIGGER_NAME,
-					type: TRIGGER_NODE_TYPE,
-					typeVersion: 1,
-					position: [0, 0],
-					webhookId: webhookNodeId,
-					parameters: { events: EVENTS, options: {} },
-					credentials: { [CREDENTIAL_TYPE]: { id: credentialId, name: 'Sandbox (trigger e2e)' } },
-				},
-			],
+			nodes: [triggerNode(TRIGGER_NAME, { events: EVENTS, credential: { id: credentialId, name: 'Sandbox (trigger e2e)' }, webhookId: webhookNodeId })],
 			connections: {},
 		});
 		productionUrl = n8n.productionWebhookUrl(`${webhookNodeId}/webhook`);

@@ -10,8 +10,8 @@ const { description } = new DocumentSigning();
 const operationsOf = (resource: string) =>
 	(description.properties.find((p) => p.name === 'operation' && p.displayOptions?.show?.resource?.includes(resource))?.options ?? []) as INodePropertyOptions[];
 
-/** Every endpoint of ../shared/api-v1.md, as resource / operation → method and path. */
-const SEED_ENDPOINTS: Array<[string, string, string, string]> = [
+/** Every endpoint of the vendor's published API description, as resource / operation → method and path. */
+const VENDOR_ENDPOINTS: Array<[string, string, string, string]> = [
 	['document', 'create', 'POST', '/documents'],
 	['document', 'getAll', 'GET', '/documents'],
 	['document', 'get', 'GET', '/documents/{id}'],
@@ -48,7 +48,7 @@ function pathOf(resource: string, operation: string): string | undefined {
 		?.routing?.request?.url?.replace(/\{\w+\}/g, '{id}');
 }
 
-test.each([...SEED_ENDPOINTS, ...CONTRACT_ENDPOINTS])('%s / %s sends %s %s', (resource, operation, method, path) => {
+test.each([...VENDOR_ENDPOINTS, ...CONTRACT_ENDPOINTS])('%s / %s sends %s %s', (resource, operation, method, path) => {
 	const option = operationsOf(resource).find((o) => o.value === operation);
 	expect(option).toBeDefined();
 	expect(option?.routing?.request?.method).toBe(method);
@@ -57,9 +57,9 @@ test.each([...SEED_ENDPOINTS, ...CONTRACT_ENDPOINTS])('%s / %s sends %s %s', (re
 	expect(option?.routing?.send?.paginate).toBe(true);
 });
 
-test('there are exactly the seed’s 19 operations and the contract’s 3', () => {
+test('there are exactly the vendor description’s 19 operations and the contract’s 3', () => {
 	const all = ['document', 'signingRequest', 'template', 'teamMember', 'webhook', 'report'].flatMap((r) => operationsOf(r).map((o) => `${r}/${o.value}`));
-	expect(all.sort()).toEqual([...SEED_ENDPOINTS, ...CONTRACT_ENDPOINTS].map(([r, o]) => `${r}/${o}`).sort());
+	expect(all.sort()).toEqual([...VENDOR_ENDPOINTS, ...CONTRACT_ENDPOINTS].map(([r, o]) => `${r}/${o}`).sort());
 });
 
 test('the node is usable as a tool and shows resource and operation in its subtitle', () => {

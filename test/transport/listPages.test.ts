@@ -146,3 +146,10 @@ describe('findNextPage', () => {
 		expect(next(records, { received: 1, pageSize: 2 })).toBeUndefined();
 	});
 });
+
+test('a Link header relation is a list of tokens: "next" among them counts, "nextpage" does not', () => {
+	expect(nextLinkFromHeader('<https://a.example/p2>; rel="prefetch next"')).toBe('https://a.example/p2');
+	expect(nextLinkFromHeader('<https://a.example/p2>; rel=next')).toBe('https://a.example/p2');
+	expect(nextLinkFromHeader('<https://a.example/p2>; rel="nextpage"')).toBeUndefined();
+	expect(nextLinkFromHeader('<https://a.example/p1>; rel="prev", <https://a.example/p3>; rel="next"')).toBe('https://a.example/p3');
+});

@@ -52,7 +52,9 @@ export function nextLinkFromHeader(link: string | undefined): string | undefined
 	if (!link) return undefined;
 	for (const part of link.split(/,(?=\s*<)/)) {
 		const match = /<([^>]+)>\s*;(.*)/.exec(part.trim());
-		if (match && /rel\s*=\s*"?(?:[^"]*\s)?next(?:\s[^"]*)?"?/i.test(match[2])) return match[1];
+		const rel = /rel\s*=\s*(?:"([^"]*)"|([^\s;,]+))/i.exec(match?.[2] ?? '');
+		const relations = (rel?.[1] ?? rel?.[2] ?? '').toLowerCase().split(/\s+/);
+		if (match && relations.includes('next')) return match[1];
 	}
 	return undefined;
 }
