@@ -278,8 +278,13 @@ test('3. forgery: bad deliveries are refused with 401 and start nothing; valid o
 		sandbox.actAsSigner(document.id, document.signers[0].id, 'sign');
 	}
 	await sandbox.flushDeliveries();
-	const valid = sandbox.deliveries().filter((attempt) => attempt.webhookId === webhook.id);
-	const validAccepted = valid.filter((attempt) => attempt.ok).length;
+	// One delivery per event; on a busy machine n8n may answer a burst late, and the service then
+	// retries (same delivery id): what counts is that every delivery ends taken, and runs once.
+	const attempts = sandbox.deliveries().filter((attempt) => attempt.webhookId === webhook.id);
+	const valid = [...new Map(attempts.map((attempt) => [attempt.deliveryId, attempt])).values()];
+	const taken = (deliveryId: string) =>
+		attempts.some((attempt) => attempt.deliveryId === deliveryId && attempt.ok) || sandbox.deliveryRecord(deliveryId)?.status === 'acknowledged';
+	const validAccepted = valid.filter((delivery) => taken(delivery.deliveryId)).length;
 	const executions = await waitForFinished(n8n, workflowId, VALID, 180_000);
 
 	// Retries: the same body and delivery id, freshly signed. Each starts an execution, and each
@@ -303,7 +308,7 @@ test('3. forgery: bad deliveries are refused with 401 and start nothing; valid o
 	const refusedCount = refused.filter((r) => r.status === 401).length;
 	summary(
 		`forgery: ${refusedCount}/${forgeries.length} kinds of bad delivery answered 401, ${afterForgeries} executions from them; ` +
-			`${validAccepted}/${VALID} service deliveries accepted -> ${executions.length} executions; ` +
+			`${validAccepted}/${VALID} service deliveries taken (${attempts.length} attempts) -> ${executions.length} executions; ` +
 			`${repeatStatuses.filter((s) => s === 200).length}/${REPEATS} repeats answered 200 -> ${finalExecutions.length - executions.length} extra executions, ` +
 			`${passedOn.length - VALID} processed twice`,
 	);
