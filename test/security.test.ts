@@ -6,6 +6,7 @@
  * (http://evil.test) that must still be pending afterwards (nothing was sent there), or a second
  * counting server on another port.
  */
+import { forgetCachedSecrets } from '../nodes/DocumentSigningTrigger/delivery';
 import { createHash, createHmac, randomUUID } from 'crypto';
 import http from 'http';
 import type { AddressInfo } from 'net';
@@ -724,6 +725,8 @@ describe('7. LOW: the webhook secret is not readable from static data', () => {
 		expect((await accepted.execution!).received).toHaveLength(1);
 
 		const warnings = captureWarnings();
+		// Another process, started after the key changed: nothing of this one's memory.
+		forgetCachedSecrets();
 		const otherKey = sibling('sk_another_key_entirely_0000000000');
 		const refused = await otherKey.receive(signed(secret, webhookId));
 		expect(refused.status).toBe(401);
@@ -773,6 +776,7 @@ describe('7b. LOW: a secret the service chose itself is sealed, not stored', () 
 			nodeWebhookId: host.nodeWebhookId,
 		});
 		otherKey.savedStaticData = structuredClone(host.savedStaticData);
+		forgetCachedSecrets();
 		expect((await otherKey.receive(signed(serviceSecret, 'wh_svc'))).status).toBe(401);
 	});
 });

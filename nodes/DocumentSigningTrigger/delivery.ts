@@ -61,18 +61,37 @@ function refuse(context: IWebhookFunctions, status: number, code: string, messag
 	return { noWebhookResponse: true };
 }
 
+/**
+ * Secrets this process already recomputed, by registration (workflow, node, nonce): later
+ * deliveries cost no credential read, which in a burst spares n8n's database a query per delivery.
+ * Bounded; a new registration has a new nonce, so nothing goes stale. A secret verifies what the
+ * service signs with (the one registered), so one cached before the credential's key changed is
+ * still the right one; a process that starts after such a change refuses and logs why.
+ */
+const secretsByRegistration = new Map<string, string>();
+const MAX_CACHED_SECRETS = 1_000;
+
+/** For tests that play a second n8n process in this one. */
+export function forgetCachedSecrets(): void {
+	secretsByRegistration.clear();
+}
+
 /** The secret deliveries are signed with, recomputed from the credential (see secret.ts). */
 async function signingSecret(context: IWebhookFunctions, registration: Registration): Promise<{ secret?: string; keyChanged: boolean }> {
-	const credentials = await context.getCredentials(CREDENTIAL_TYPE);
 	const node = context.getNode();
-	const scope: SecretScope = {
-		apiKey: String(credentials.apiKey ?? ''),
-		workflowId: String(context.getWorkflow().id ?? ''),
-		nodeId: node.id ?? node.name,
-		nonce: registration.secretNonce,
-	};
+	const workflowId = String(context.getWorkflow().id ?? '');
+	const nodeId = node.id ?? node.name;
+	const cacheKey = [workflowId, nodeId, registration.secretNonce, registration.sealedSecret ?? ''].join('\u0000');
+	const cached = secretsByRegistration.get(cacheKey);
+	if (cached !== undefined) return { secret: cached, keyChanged: false };
+	const credentials = await context.getCredentials(CREDENTIAL_TYPE);
+	const scope: SecretScope = { apiKey: String(credentials.apiKey ?? ''), workflowId, nodeId, nonce: registration.secretNonce };
 	const keyChanged = registration.keyCheck !== undefined && registration.keyCheck !== keyCheck(scope);
 	const secret = registration.sealedSecret ? openSealedSecret(registration.sealedSecret, scope) : derivedSecret(scope);
+	if (secret !== undefined && !keyChanged) {
+		secretsByRegistration.set(cacheKey, secret);
+		if (secretsByRegistration.size > MAX_CACHED_SECRETS) secretsByRegistration.delete(secretsByRegistration.keys().next().value as string);
+	}
 	return { secret, keyChanged };
 }
 
