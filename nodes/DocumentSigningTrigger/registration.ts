@@ -1,8 +1,8 @@
-import type { IDataObject, IHookFunctions, INode } from 'n8n-workflow';
-import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+import type { IDataObject, IHookFunctions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
 import { apiPath, idText } from '../shared/ids';
-import { apiRequest, apiRequestAllRecords, deriveIdempotencyKey, serviceClient, type ServiceClient } from '../shared/transport';
+import { apiRequest, apiRequestAllRecords, deriveIdempotencyKey, serviceClient, toNodeError, type ServiceClient } from '../shared/transport';
 import { ANY_EVENT, WEBHOOK_EVENTS } from '../shared/vocabulary';
 import { derivedSecret, keyCheck, newNonce, sealSecret, type SecretScope } from './secret';
 import { forgetRegistration, readRegistration, saveRegistration, triggerStaticData } from './staticData';
@@ -66,12 +66,6 @@ function recordOf(body: unknown): IDataObject {
 	return typeof wrapped === 'object' && wrapped !== null && !Array.isArray(wrapped) ? (wrapped as IDataObject) : record;
 }
 
-/** The transport already answers with NodeApiError; anything else is wrapped, never dropped. */
-function asNodeError(node: INode, error: unknown): NodeApiError | NodeOperationError {
-	if (error instanceof NodeApiError || error instanceof NodeOperationError) return error;
-	return new NodeOperationError(node, error as Error);
-}
-
 function isNotFound(error: unknown): boolean {
 	return String((error as { httpCode?: unknown })?.httpCode ?? '') === '404';
 }
@@ -87,7 +81,7 @@ async function removeServiceWebhook(context: IHookFunctions, client: ServiceClie
 		await apiRequest(context, 'DELETE', apiPath`/webhooks/${id}`, { client });
 	} catch (error) {
 		if (isNotFound(error)) return;
-		throw asNodeError(context.getNode(), error);
+		throw toNodeError(context.getNode(), error);
 	}
 }
 
@@ -214,7 +208,7 @@ export async function create(this: IHookFunctions): Promise<boolean> {
 		forgetRegistration(data);
 		// The service may have created the webhook although its answer never arrived or was unusable.
 		await cleanUpAfterFailure(this, client, url, createdId);
-		throw asNodeError(node, error);
+		throw toNodeError(node, error);
 	}
 }
 

@@ -34,7 +34,7 @@ export const ID_PARAMETER_LABELS: Record<string, string> = {
 const PLACEHOLDER = /\{(\w+)\}/g;
 
 /** The parameters a path takes its IDs from: `/webhooks/{webhookId}` → ['webhookId']. */
-export function pathParameters(path: string): string[] {
+function pathParameters(path: string): string[] {
 	return [...path.matchAll(PLACEHOLDER)].map((match) => match[1]);
 }
 

@@ -43,7 +43,7 @@ export interface WalkOptions<T> {
 }
 
 /** A record's identity: its id when it has one, otherwise its whole content. */
-export function recordKey(record: IDataObject): string {
+function recordKey(record: IDataObject): string {
 	const id = idText(record?.id);
 	return id !== undefined ? `id:${id}` : `json:${JSON.stringify(record)}`;
 }
@@ -130,7 +130,7 @@ export function pageToken(next: NextPage, origin: ServiceOrigin, requestUrl: str
 	return JSON.stringify({ ...(request.cursor !== undefined ? { cursor: request.cursor } : { page: request.page }), ...after });
 }
 
-export function shortHash(text: string): string {
+function shortHash(text: string): string {
 	return createHash('sha256').update(text).digest('hex').slice(0, 16);
 }
 

@@ -25,19 +25,3 @@ export async function cancellableSleep(ms: number, signal?: AbortSignal): Promis
 		await sleep(Math.min(left, SLICE_MS));
 	}
 }
-
-/** Resolves when `promise` does, or rejects with CancelledError as soon as `signal` aborts. */
-export async function cancellable<T>(promise: Promise<T>, signal?: AbortSignal): Promise<T> {
-	if (!signal) return await promise;
-	throwIfCancelled(signal);
-	let onAbort: (() => void) | undefined;
-	const aborted = new Promise<never>((_resolve, reject) => {
-		onAbort = () => reject(new CancelledError());
-		signal.addEventListener('abort', onAbort, { once: true });
-	});
-	try {
-		return await Promise.race([promise, aborted]);
-	} finally {
-		if (onAbort) signal.removeEventListener('abort', onAbort);
-	}
-}
