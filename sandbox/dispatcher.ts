@@ -29,13 +29,19 @@ export interface WebhookRetryOptions {
 	baseDelayMs: number;
 	maxAttempts: number;
 	timeoutMs: number;
+	/** Attempts in flight to one webhook URL at once (0: no limit); the others wait their turn. */
+	concurrencyPerUrl: number;
 }
 
-/** The contract's schedule: 1 s, 2 s, 4 s, … up to 8 attempts, each answered within 10 s. */
+/**
+ * The contract's schedule: 1 s, 2 s, 4 s, … up to 8 attempts, each answered within 10 s, at
+ * most 10 in flight per webhook URL.
+ */
 export const DEFAULT_WEBHOOK_RETRY: WebhookRetryOptions = {
 	baseDelayMs: 1000,
 	maxAttempts: 8,
 	timeoutMs: LIMITS.deliveryTimeoutSeconds * 1000,
+	concurrencyPerUrl: LIMITS.deliveryConcurrencyPerUrl,
 };
 
 /** One attempt to deliver one event to one webhook, as reported by Sandbox.deliveries(). */
@@ -87,6 +93,9 @@ export class WebhookDispatcher {
 	/** Scheduled attempts by delivery id, so a removed webhook's retries can be cancelled. */
 	private readonly timers = new Map<string, NodeJS.Timeout>();
 	private readonly inFlight = new Set<http.ClientRequest>();
+	/** Attempts in flight by webhook URL, and the due attempts waiting for a free slot (FIFO). */
+	private readonly inFlightByUrl = new Map<string, number>();
+	private readonly waitingByUrl = new Map<string, PendingDelivery[]>();
 	private readonly history: DeliveryAttempt[] = [];
 	/** Every delivery's record by id, oldest first (Map insertion order). */
 	private readonly records = new Map<string, DeliveryRecordRow>();
@@ -144,9 +153,13 @@ export class WebhookDispatcher {
 		return this.pending.size;
 	}
 
-	/** Resolves once no delivery is pending (all succeeded or gave up). */
+	/**
+	 * Resolves once no delivery is pending (all succeeded or gave up) and no attempt is still on
+	 * the wire: an attempt that was in flight when its delivery was claimed still reaches the
+	 * receiver, and must not land in whatever runs after the flush.
+	 */
 	flush(): Promise<void> {
-		if (this.pending.size === 0) return Promise.resolve();
+		if (this.pending.size === 0 && this.inFlight.size === 0) return Promise.resolve();
 		return new Promise((resolve) => this.flushWaiters.push(resolve));
 	}
 
@@ -265,6 +278,8 @@ export class WebhookDispatcher {
 		this.timers.clear();
 		for (const request of this.inFlight) request.destroy();
 		this.inFlight.clear();
+		this.inFlightByUrl.clear();
+		this.waitingByUrl.clear();
 		this.pending.clear();
 		this.notifyIfIdle();
 	}
@@ -287,6 +302,15 @@ export class WebhookDispatcher {
 			this.cancel(delivery);
 			return;
 		}
+		const limit = this.retry().concurrencyPerUrl;
+		const busy = this.inFlightByUrl.get(delivery.url) ?? 0;
+		if (limit > 0 && busy >= limit) {
+			const waiting = this.waitingByUrl.get(delivery.url) ?? [];
+			waiting.push(delivery);
+			this.waitingByUrl.set(delivery.url, waiting);
+			return;
+		}
+		this.inFlightByUrl.set(delivery.url, busy + 1);
 
 		delivery.attempts++;
 		this.updateRecord(delivery.id, { attempted: true });
@@ -300,10 +324,14 @@ export class WebhookDispatcher {
 			settled = true;
 			clearTimeout(deadline);
 			this.inFlight.delete(request);
+			this.releaseSlot(delivery.url);
 			const ok = status !== null && status >= 200 && status < 300;
 			this.record(delivery, attemptNumber, { status, error, ok, startedAt });
 			if (ok) this.updateRecord(delivery.id, { received: true });
-			if (this.closed || !this.pending.has(delivery.id)) return;
+			if (this.closed || !this.pending.has(delivery.id)) {
+				this.notifyIfIdle();
+				return;
+			}
 			if (ok) this.finish(delivery, true);
 			else this.retryOrGiveUp(delivery);
 		};
@@ -332,6 +360,7 @@ export class WebhookDispatcher {
 			});
 		} catch (error) {
 			settled = true;
+			this.releaseSlot(delivery.url);
 			this.record(delivery, attemptNumber, { status: null, error: `invalid request: ${String(error)}`, ok: false, startedAt });
 			this.retryOrGiveUp(delivery);
 			return;
@@ -351,6 +380,25 @@ export class WebhookDispatcher {
 		});
 		request.on('error', (error) => done(null, error.message || String(error)));
 		request.end(delivery.body);
+	}
+
+	/** Frees one slot of `url` and starts the next attempt waiting for it, if any. */
+	private releaseSlot(url: string): void {
+		const busy = (this.inFlightByUrl.get(url) ?? 1) - 1;
+		if (busy > 0) this.inFlightByUrl.set(url, busy);
+		else this.inFlightByUrl.delete(url);
+		// On the next tick: the attempt that just ended records its outcome first.
+		if (this.waitingByUrl.has(url)) setImmediate(() => this.startWaiting(url));
+	}
+
+	/** Starts waiting attempts of `url` while it has free slots (skipping deliveries ended meanwhile). */
+	private startWaiting(url: string): void {
+		const waiting = this.waitingByUrl.get(url) ?? [];
+		const limit = this.retry().concurrencyPerUrl;
+		while (waiting.length > 0 && !this.closed && (limit <= 0 || (this.inFlightByUrl.get(url) ?? 0) < limit)) {
+			this.attempt(waiting.shift()!);
+		}
+		if (waiting.length === 0) this.waitingByUrl.delete(url);
 	}
 
 	private retryOrGiveUp(delivery: PendingDelivery): void {
@@ -375,7 +423,7 @@ export class WebhookDispatcher {
 	}
 
 	private notifyIfIdle(): void {
-		if (this.pending.size > 0) return;
+		if (this.pending.size > 0 || this.inFlight.size > 0) return;
 		const waiters = this.flushWaiters;
 		this.flushWaiters = [];
 		for (const resolve of waiters) resolve();

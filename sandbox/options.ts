@@ -70,6 +70,7 @@ export const RuntimeConfigPatchSchema = z
 				baseDelayMs: z.number().int().min(0).max(3_600_000).optional(),
 				maxAttempts: z.number().int().min(1).max(50).optional(),
 				timeoutMs: z.number().int().min(1).max(600_000).optional(),
+				concurrencyPerUrl: z.number().int().min(0).max(10_000).optional(),
 			})
 			.strict()
 			.optional(),

@@ -96,6 +96,8 @@ export const LIMITS = {
 	idempotencyWindowSeconds: 24 * 60 * 60,
 	/** A webhook delivery counts as received on a 2xx within this time. */
 	deliveryTimeoutSeconds: 10,
+	/** [A] Deliveries the service has in flight to one webhook URL at once. */
+	deliveryConcurrencyPerUrl: 10,
 	/** Default range of the reports when `from`/`to` are left out. */
 	defaultReportDays: 30,
 } as const;

@@ -176,6 +176,49 @@ describe('webhook deliveries', () => {
 		}
 	});
 
+	it.each([
+		[3, 3],
+		[0, 12],
+	])('keeps at most concurrencyPerUrl attempts in flight to one URL (%i; 0: no bound), and every delivery arrives once', async (concurrencyPerUrl, expectedPeak) => {
+		// A receiver that holds each request until 12 arrived or nothing new came for 100 ms.
+		let open = 0;
+		let peak = 0;
+		const held: http.ServerResponse[] = [];
+		const ids: string[] = [];
+		const releaseAll = () => held.splice(0).forEach((res) => res.writeHead(200).end());
+		let quiet: NodeJS.Timeout | undefined;
+		const server = http.createServer((req, res) => {
+			open++;
+			peak = Math.max(peak, open);
+			ids.push(String(req.headers['x-delivery-id']));
+			res.on('finish', () => open--);
+			held.push(res);
+			clearTimeout(quiet);
+			if (held.length >= 12) releaseAll();
+			else quiet = setTimeout(releaseAll, 100);
+		});
+		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+		try {
+			sandbox().configure({ webhookRetry: { concurrencyPerUrl } });
+			const { apiKey } = sandbox().createAccount();
+			const client = api(sandbox(), apiKey);
+			const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/burst`;
+			expect((await client.post('/webhooks', { url, events: ['document.created'] })).status).toBe(201);
+
+			await Promise.all(Array.from({ length: 12 }, () => client.post('/documents', documentBody())));
+			await sandbox().flushDeliveries();
+
+			expect(peak).toBe(expectedPeak);
+			expect(ids).toHaveLength(12);
+			expect(new Set(ids).size).toBe(12);
+		} finally {
+			clearTimeout(quiet);
+			sandbox().configure({ webhookRetry: { concurrencyPerUrl: 10 } });
+			server.closeAllConnections();
+			await new Promise((resolve) => server.close(resolve));
+		}
+	});
+
 	it('stops retrying once the webhook is deleted', async () => {
 		// Retries far in the future: only the cancellation can end this delivery quickly.
 		sandbox().configure({ webhookRetry: { baseDelayMs: 60_000 } });

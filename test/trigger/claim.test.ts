@@ -16,7 +16,7 @@ describe('exactly once: the delivery is claimed at the service', () => {
 		const { host, apiKey } = await activeTrigger(['document.sent']);
 		await sendDocument(apiKey);
 		await host.idle();
-		const original = receiver.received[0];
+		const original = receiver.receivedBy(host)[0];
 
 		const replay = await host.receive({ headers: original.headers, rawBody: original.rawBody });
 		expect(replay.status).toBe(200);
@@ -44,7 +44,7 @@ describe('exactly once: the delivery is claimed at the service', () => {
 		await sandbox().flushDeliveries();
 		await host.idle();
 
-		const sentRequests = receiver.received.filter((request) => request.headers['x-event'] === 'document.sent');
+		const sentRequests = receiver.receivedBy(host).filter((request) => request.headers['x-event'] === 'document.sent');
 		const deliveryId = deliveryIdOf(sentRequests[0]);
 		// Either the claim ended the retries before the next attempt, or the retry came and its
 		// execution lost the claim: never a second processing.
@@ -59,7 +59,7 @@ describe('exactly once: the delivery is claimed at the service', () => {
 		const { host, apiKey } = await activeTrigger(['document.sent']);
 		await sendDocument(apiKey);
 		await host.idle();
-		const original = receiver.received[0];
+		const original = receiver.receivedBy(host)[0];
 		const before = host.executions.length;
 		// Claims are settled at the service, so whether the copies reach one n8n process or three
 		// (webhook processors in queue mode) makes no difference.
@@ -100,7 +100,7 @@ describe('exactly once: the delivery is claimed at the service', () => {
 		const { host, apiKey } = await activeTrigger(['document.sent']);
 		await sendDocument(apiKey);
 		await host.idle();
-		const original = receiver.received[0];
+		const original = receiver.receivedBy(host)[0];
 		const registration = structuredClone(host.savedStaticData);
 
 		// Another n8n process (or the same one restarted): same database, nothing else shared.
@@ -120,9 +120,9 @@ describe('exactly once: the delivery is claimed at the service', () => {
 		const checksBefore = checks();
 		await sendDocument(apiKey);
 		await host.idle();
-		expect(receiver.received[0].headers['x-delivery-attempt']).toBe('1');
+		expect(receiver.receivedBy(host)[0].headers['x-delivery-attempt']).toBe('1');
 		expect(checks()).toBe(checksBefore);
-		const body = receiver.received[0].rawBody.toString('utf8');
+		const body = receiver.receivedBy(host)[0].rawBody.toString('utf8');
 		const retry = (attempt: string) => {
 			const delivery = signedDelivery(secret, body);
 			delivery.headers['x-delivery-attempt'] = attempt;

@@ -23,14 +23,14 @@ describe('a real delivery from the sandbox', () => {
 		// The service sends only the subscribed event, answered 2xx on the first attempt.
 		const attempts = sandbox().deliveries().filter((attempt) => attempt.url === host.webhookUrl);
 		expect(attempts.map((attempt) => [attempt.event, attempt.attempt, attempt.status])).toEqual([['document.sent', 1, 200]]);
-		expect(receiver.received).toHaveLength(1);
-		expect(Buffer.isBuffer(receiver.received[0].rawBody)).toBe(true);
+		expect(receiver.receivedBy(host)).toHaveLength(1);
+		expect(Buffer.isBuffer(receiver.receivedBy(host)[0].rawBody)).toBe(true);
 
 		expect(host.executions).toHaveLength(1);
 		const [execution] = host.executions;
 		expect(execution.error).toBeUndefined();
 		expect(execution.items).toHaveLength(1);
-		const sent = receiver.received[0];
+		const sent = receiver.receivedBy(host)[0];
 		const body = JSON.parse(sent.rawBody.toString('utf8'));
 		const item = execution.items[0].json;
 		expect(Object.keys(item).sort()).toEqual(['data', 'deliveryId', 'event', 'timestamp', 'webhookId']);
@@ -72,7 +72,7 @@ describe('a real delivery from the sandbox', () => {
 		const attempts = sandbox().deliveries().filter((attempt) => attempt.url === host.webhookUrl);
 		expect(attempts.map((attempt) => attempt.event).sort()).toEqual(['document.created', 'document.sent', 'signature.requested']);
 		expect(attempts.every((attempt) => attempt.ok && attempt.attempt === 1)).toBe(true);
-		const ignored = receiver.received.filter((request) => !request.outcome.started);
+		const ignored = receiver.receivedBy(host).filter((request) => !request.outcome.started);
 		expect(ignored.map((request) => JSON.parse(request.rawBody.toString('utf8')).event).sort()).toEqual([
 			'document.created',
 			'signature.requested',

@@ -59,7 +59,7 @@ describe.each(DIALECT_NAMES)('dialect %s', (dialectName) => {
 		expect(String(item.json.deliveryId)).toBe(sandbox().deliveries().find((attempt) => attempt.event === 'document.sent')!.deliveryId);
 
 		// The exact same request again (a retry after a lost answer): not processed a second time.
-		const original = receiver.received.find((received) => received.outcome.started && String(JSON.parse(received.rawBody.toString()).id) === String(item.json.deliveryId))!;
+		const original = receiver.receivedBy(host).find((received) => received.outcome.started && String(JSON.parse(received.rawBody.toString()).id) === String(item.json.deliveryId))!;
 		const replay = await host.receive({ headers: original.headers, rawBody: original.rawBody });
 		await replay.execution;
 		await host.idle();

@@ -101,7 +101,7 @@ export function useDeliveryFixtures() {
 			sandbox().configure({ webhookRetry: { maxAttempts: 4 } });
 			trigger.host.failStarts = 0;
 		}
-		const body = receiver.received[0].rawBody.toString('utf8');
+		const body = receiver.receivedBy(trigger.host)[0].rawBody.toString('utf8');
 		expect(sandbox().deliveryRecord(JSON.parse(body).id)?.status).toBe('failed');
 		return { ...trigger, body };
 	}

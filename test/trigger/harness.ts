@@ -330,6 +330,8 @@ export class TriggerHost {
 
 export interface Received extends IncomingDelivery {
 	outcome: DeliveryOutcome;
+	/** The host the request was routed to. */
+	host: TriggerHost;
 }
 
 /** n8n's stand-in: routes /webhook/<node webhookId>/webhook to the host that owns it. */
@@ -337,6 +339,10 @@ export class Receiver {
 	private server!: http.Server;
 	readonly hosts = new Map<string, TriggerHost>();
 	readonly received: Received[] = [];
+	/** What reached one host: a late retry of an earlier test's delivery is not this test's. */
+	receivedBy(host: TriggerHost): Received[] {
+		return this.received.filter((request) => request.host === host);
+	}
 	/** Answer this status after the node processed the request (imitates a lost answer). */
 	answerOverride: ((request: Received) => number | undefined) | undefined;
 
@@ -365,7 +371,7 @@ export class Receiver {
 		try {
 			const delivery: IncomingDelivery = { headers: { ...req.headers }, rawBody };
 			const outcome = await host.receive(delivery);
-			const received = { ...delivery, outcome };
+			const received = { ...delivery, outcome, host };
 			this.received.push(received);
 			const status = this.answerOverride?.(received) ?? outcome.status;
 			res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(outcome.body ?? {}));
