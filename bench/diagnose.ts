@@ -2,15 +2,13 @@
  * Diagnosis of the benchmark's findings (not part of `npm run bench`; each mode prints a table):
  *
  * `npx ts-node --transpile-only bench/diagnose.ts --return-all [--docs N]`: Return All as shipped
- * against a copy of the package whose credential sets the Authorization header in an
- * `authenticate` function instead of the generic form's expression, which n8n evaluates through
- * its expression engine on every request.
+ * against a copy of the package whose credential sets the Authorization header through the
+ * generic form's expression (the form it used at first), which n8n evaluates through its expression engine
+ * on every request.
  *
  * `npx ts-node --transpile-only bench/diagnose.ts --trigger [--events N] [--event-rate R]`: the
- * trigger's cost per delivery as shipped (typeVersion 1) against a copy of the package whose
- * trigger declares `version: [1, 2]` and runs as typeVersion 2, and n8n's Webhook node: n8n
- * evaluates `$parameter["options"]["binaryData"]` through its expression engine for every request
- * to a version-1 webhook node (webhook-helpers.js, parseRequestBody), which a version-2 node skips.
+ * trigger's cost per delivery as shipped (typeVersion 2), as typeVersion 1, with the former
+ * credential expression, and n8n's Webhook node.
  *
  * `npx ts-node --transpile-only bench/diagnose.ts [--items N] [--rate R]`: where the bulk time of
  * the n8n contenders goes. Runs each n8n contender once more through a recording proxy and splits
@@ -45,48 +43,42 @@ function patchedPackage(relativeFile: string, from: string, to: string): string 
 	return dir;
 }
 
-/** The trigger also declares version 2. */
-const triggerV2 = () => patchedPackage('nodes/DocumentSigningTrigger/DocumentSigningTrigger.node.js', 'version: 1,', 'version: [1, 2], defaultVersion: 2,');
-
-/** The credential sets its header in a function instead of through an expression. */
-const functionAuthenticate = () =>
+/** The credential as it was at first: its header set through an n8n expression (generic authenticate). */
+const expressionAuthenticate = () =>
 	patchedPackage(
 		'credentials/DocumentSigningApi.credentials.js',
-		`authenticate = {
-        type: 'generic',
-        properties: {
-            headers: {
-                Authorization: '=Bearer {{$credentials.apiKey}}',
-            },
-        },
-    };`,
-		`authenticate = async (credentials, requestOptions) => ({
-        ...requestOptions,
-        headers: { ...(requestOptions.headers || {}), Authorization: \`Bearer \${credentials.apiKey}\` },
-    });`,
+		`async authenticate(credentials, requestOptions) {
+        return { ...requestOptions, headers: { ...requestOptions.headers, Authorization: \`Bearer \${String(credentials.apiKey ?? '')}\` } };
+    }`,
+		`authenticate = { type: 'generic', properties: { headers: { Authorization: '=Bearer {{$credentials.apiKey}}' } } };`,
 	);
 
-/**
- * Return All as shipped and with the credential's header set by a function (no expression per
- * request), each in its own n8n, against one sandbox; raw loops before and after each.
- */
+/** Runs `body` against a fresh sandbox and n8n (with the package in `packageDir`, else the built one). */
+async function withN8n<T>(packageDir: string | undefined, body: (ctx: { sandbox: Sandbox; n8n: N8nInstance; log: (message: string) => void }) => Promise<T>): Promise<T> {
+	const log = (message: string) => process.stderr.write(`[diagnose] ${message}\n`);
+	const sandbox = await startSandbox({ port: 0 });
+	const n8n = await createN8n({ sandboxBaseUrl: sandbox.baseUrl, logLevel: 'warn', packageDir });
+	try {
+		await n8n.start();
+		return await body({ sandbox, n8n, log });
+	} finally {
+		await n8n.dispose();
+		await sandbox.close();
+	}
+}
+
+/** Return All as shipped (authenticate function) and with the credential's former expression, each in its own n8n. */
 async function diagnoseReturnAll(argv: string[]) {
 	const documents = argv.includes('--docs') ? Number(argv[argv.indexOf('--docs') + 1]) : 10_000;
-	const log = (message: string) => process.stderr.write(`[diagnose] ${message}\n`);
 	const rows = ['| variant | requests | node | raw (best of 2) | ratio |', '|---|---:|---:|---:|---:|'];
-	const patched = functionAuthenticate();
+	const patched = expressionAuthenticate();
 	try {
-		for (const variant of ['as shipped (generic authenticate, expression)', 'patched copy (authenticate function)']) {
-			const sandbox = await startSandbox({ port: 0 });
-			const n8n = await createN8n({ sandboxBaseUrl: sandbox.baseUrl, logLevel: 'warn', packageDir: variant.startsWith('patched') ? patched : undefined });
-			try {
-				await n8n.start();
-				const result = await runReturnAll({ sandbox, n8n, log }, { documents });
-				rows.push(`| ${variant} | ${result.node.requests} | ${seconds(result.node.nodeMs)} s | ${seconds(result.raw.wallMs)} s | ${Math.round(result.nodeRatio * 100) / 100}x |`);
-			} finally {
-				await n8n.dispose();
-				await sandbox.close();
-			}
+		for (const [variant, packageDir] of [
+			['as shipped (authenticate function)', undefined],
+			['patched copy (generic authenticate, expression)', patched],
+		] as const) {
+			const result = await withN8n(packageDir, async (ctx) => await runReturnAll(ctx, { documents }));
+			rows.push(`| ${variant} | ${result.node.requests} | ${seconds(result.node.nodeMs)} s | ${seconds(result.raw.wallMs)} s | ${Math.round(result.nodeRatio * 100) / 100}x |`);
 		}
 	} finally {
 		fs.rmSync(patched, { recursive: true, force: true });
@@ -94,37 +86,29 @@ async function diagnoseReturnAll(argv: string[]) {
 	process.stdout.write(`${documents} documents\n${rows.join('\n')}\n`);
 }
 
+/**
+ * The trigger's cost per delivery: as shipped (typeVersion 2), as typeVersion 1 (n8n evaluates
+ * `$parameter["options"]["binaryData"]` through its expression engine for every request to a
+ * version-1 webhook node: webhook-helpers.js, parseRequestBody), with the credential's former
+ * expression (the claim's request), and n8n's Webhook node.
+ */
 async function diagnoseTrigger(argv: string[]) {
 	const arg = (name: string, fallback: number) => (argv.includes(`--${name}`) ? Number(argv[argv.indexOf(`--${name}`) + 1]) : fallback);
 	const events = arg('events', 200);
 	const eventsPerSecond = arg('event-rate', 5);
-	const log = (message: string) => process.stderr.write(`[diagnose] ${message}\n`);
-	const rows: string[] = [
-		'| receiver | executed | redeliveries | latency median / p95 | n8n CPU per event |',
-		'|---|---:|---:|---:|---:|',
-	];
-	const patched = triggerV2();
+	const rows: string[] = ['| receiver | executed | redeliveries | latency median / p95 | n8n CPU per event |', '|---|---:|---:|---:|---:|'];
+	const row = (label: string, result: Awaited<ReturnType<typeof runTrigger>>) =>
+		rows.push(`| ${label} | ${result.executed}/${events} | ${result.redeliveries} | ${Math.round(result.latencyMs.median)} / ${Math.round(result.latencyMs.p95)} ms | ${Math.round(result.n8nCpuMsPerEvent)} ms |`);
+	await withN8n(undefined, async (ctx) => {
+		row('Document Signing Trigger, as shipped (typeVersion 2)', await runTrigger(ctx, { events, eventsPerSecond, receiver: 'trigger' }));
+		row('Document Signing Trigger, typeVersion 1', await runTrigger(ctx, { events, eventsPerSecond, receiver: 'trigger', triggerTypeVersion: 1 }));
+		row("n8n's Webhook node (v2)", await runTrigger(ctx, { events, eventsPerSecond, receiver: 'webhook' }));
+	});
+	const patched = expressionAuthenticate();
 	try {
-		for (const variant of ['as shipped (typeVersion 1)', 'patched copy (typeVersion 2)']) {
-			const sandbox = await startSandbox({ port: 0 });
-			const n8n = await createN8n({ sandboxBaseUrl: sandbox.baseUrl, logLevel: 'warn', packageDir: variant.startsWith('patched') ? patched : undefined });
-			try {
-				await n8n.start();
-				const ctx = { sandbox, n8n, log };
-				const results = [
-					{ label: `Document Signing Trigger, ${variant}`, result: await runTrigger(ctx, { events, eventsPerSecond, receiver: 'trigger', triggerTypeVersion: variant.startsWith('patched') ? 2 : 1 }) },
-				];
-				if (!variant.startsWith('patched')) results.push({ label: "n8n's Webhook node (v2)", result: await runTrigger(ctx, { events, eventsPerSecond, receiver: 'webhook' }) });
-				for (const { label, result } of results) {
-					rows.push(
-						`| ${label} | ${result.executed}/${events} | ${result.redeliveries} | ${Math.round(result.latencyMs.median)} / ${Math.round(result.latencyMs.p95)} ms | ${Math.round(result.n8nCpuMsPerEvent)} ms |`,
-					);
-				}
-			} finally {
-				await n8n.dispose();
-				await sandbox.close();
-			}
-		}
+		await withN8n(patched, async (ctx) => {
+			row('Document Signing Trigger (typeVersion 2), credential with the former expression', await runTrigger(ctx, { events, eventsPerSecond, receiver: 'trigger' }));
+		});
 	} finally {
 		fs.rmSync(patched, { recursive: true, force: true });
 	}

@@ -1,8 +1,9 @@
 import type {
-	IAuthenticateGeneric,
+	ICredentialDataDecryptedObject,
 	Icon,
 	ICredentialTestRequest,
 	ICredentialType,
+	IHttpRequestOptions,
 	INodeProperties,
 } from 'n8n-workflow';
 
@@ -40,14 +41,12 @@ export class DocumentSigningApi implements ICredentialType {
 		},
 	];
 
-	authenticate: IAuthenticateGeneric = {
-		type: 'generic',
-		properties: {
-			headers: {
-				Authorization: '=Bearer {{$credentials.apiKey}}',
-			},
-		},
-	};
+	// A function, not the generic '=Bearer {{$credentials.apiKey}}' form: n8n evaluates that
+	// expression through its expression engine on every request, which cost more n8n CPU per
+	// request than the request itself (bench/diagnose.ts --return-all).
+	async authenticate(credentials: ICredentialDataDecryptedObject, requestOptions: IHttpRequestOptions): Promise<IHttpRequestOptions> {
+		return { ...requestOptions, headers: { ...requestOptions.headers, Authorization: `Bearer ${String(credentials.apiKey ?? '')}` } };
+	}
 
 	// The cheapest authenticated read: one team member. A wrong key answers 401, which n8n shows as
 	// "Couldn't connect with these settings".

@@ -63,7 +63,7 @@ export async function runTrigger(ctx: BenchContext, options: TriggerOptions): Pr
 	let firstNode: string;
 	if (options.receiver === 'trigger') {
 		const cred = await createCredential(n8n, 'bench trigger', account.apiKey, sandbox.baseUrl);
-		const trigger = triggerNode('Document Signing Trigger', { events: ['document.created'], credential: cred, typeVersion: options.triggerTypeVersion ?? 1 });
+		const trigger = triggerNode('Document Signing Trigger', { events: ['document.created'], credential: cred, typeVersion: options.triggerTypeVersion });
 		firstNode = trigger.name;
 		workflowId = await createWorkflow(n8n, chain('bench trigger', [trigger, noOpNode()]));
 		await n8n.activate(workflowId);

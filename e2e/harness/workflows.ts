@@ -143,7 +143,7 @@ export function triggerNode(
 		typeVersion?: number;
 	},
 ): WorkflowNode {
-	return node(name, TRIGGER_NODE_TYPE, options.typeVersion ?? 1, { events: options.events, ...options.parameters, options: options.options ?? {} }, {
+	return node(name, TRIGGER_NODE_TYPE, options.typeVersion ?? 2, { events: options.events, ...options.parameters, options: options.options ?? {} }, {
 		webhookId: options.webhookId ?? randomUUID(),
 		credentials: credentialsRef(options.credential),
 	});

@@ -1,7 +1,7 @@
 /**
  * The small host that n8n-core's real contexts need around our nodes in tests: a node-type
- * registry, credentials held in plain objects with a helper that applies the credential's own
- * `authenticate` block, and the URLs of an instance on 127.0.0.1.
+ * registry, credentials held in plain objects with a helper that calls the credential's own
+ * `authenticate` function, and the URLs of an instance on 127.0.0.1.
  */
 import { ExecutionLifecycleHooks } from 'n8n-core';
 import {
@@ -9,7 +9,6 @@ import {
 	type ICredentialDataDecryptedObject,
 	type ICredentials,
 	type ICredentialType,
-	type IDataObject,
 	type IHttpRequestOptions,
 	type INode,
 	type INodeType,
@@ -41,11 +40,6 @@ export class NodeTypes implements INodeTypes {
 
 const credentialType: ICredentialType = new DocumentSigningApi();
 
-/** Resolves the `={{$credentials.x}}` templates of a generic `authenticate` block. */
-function resolveTemplate(template: string, credentials: ICredentialDataDecryptedObject): string {
-	return template.replace(/^=/, '').replace(/\{\{\s*\$credentials\.(\w+)\s*\}\}/g, (_, key: string) => String(credentials[key] ?? ''));
-}
-
 /** Hands out the Document Signing credentials and authenticates requests as n8n's helper does. */
 export class CredentialsHelper extends ICredentialsHelper {
 	constructor(private readonly credentials: () => ICredentialDataDecryptedObject) {
@@ -61,13 +55,10 @@ export class CredentialsHelper extends ICredentialsHelper {
 	}
 
 	async authenticate(credentials: ICredentialDataDecryptedObject, _typeName: string, requestOptions: IHttpRequestOptions) {
+		// As n8n's CredentialsHelper calls an authenticate function.
 		const authenticate = credentialType.authenticate;
-		if (!authenticate || typeof authenticate === 'function') throw new Error('expected a generic authenticate block');
-		const headers = { ...(requestOptions.headers ?? {}) } as IDataObject;
-		for (const [name, template] of Object.entries(authenticate.properties.headers ?? {})) {
-			headers[name] = resolveTemplate(String(template), credentials);
-		}
-		return { ...requestOptions, headers } as IHttpRequestOptions;
+		if (typeof authenticate !== 'function') throw new Error('expected an authenticate function');
+		return await authenticate(credentials, requestOptions);
 	}
 
 	async preAuthentication() {

@@ -87,9 +87,14 @@ test('the codex file names the node and has categories and documentation links',
 	expect(codex.resources.primaryDocumentation[0].url).toMatch(/^https:\/\//);
 });
 
-test('the credentials keep the key secret and authenticate with a Bearer header', () => {
+test('the credentials keep the key secret and authenticate with a Bearer header, keeping the request\'s own headers', async () => {
 	const credentials = new DocumentSigningApi();
 	expect(credentials.properties.find((p) => p.name === 'apiKey')?.typeOptions?.password).toBe(true);
-	expect(credentials.authenticate.properties.headers?.Authorization).toBe('=Bearer {{$credentials.apiKey}}');
+	const request = { url: 'https://api.example.com/v1/users', headers: { Accept: 'application/json' } };
+	await expect(credentials.authenticate({ apiKey: 'sk_test', baseUrl: 'https://api.example.com/v1' }, request)).resolves.toEqual({
+		url: 'https://api.example.com/v1/users',
+		headers: { Accept: 'application/json', Authorization: 'Bearer sk_test' },
+	});
+	expect(request.headers).toEqual({ Accept: 'application/json' });
 	expect(credentials.test.request.url).toBe('/users');
 });
