@@ -4,14 +4,17 @@
  * tables on stdout (progress on stderr) and, for a full run at the default sizes, writes
  * bench/results/latest.json. Figures are ratios taken within one run: these machines are noisy.
  *
- *   npm run bench                                   # everything, default sizes (~5-8 min)
+ *   npm run bench                                   # everything, default sizes (~20-30 min)
  *   npm run bench -- --only bulk --items 200        # a quick partial run (no results file)
+ *   npm run bench -- --only burst --burst-events 100 --no-queue   # the burst, regular mode only
  *   npm run bench -- --out /tmp/bench.json          # write the JSON elsewhere (any run)
  *
- * Options: --only bulk,returnAll,trigger  --items N (1000)  --rate R (50 requests/s)
+ * Options: --only bulk,returnAll,trigger,burst  --items N (1000)  --rate R (50 requests/s)
  * --burst B (= rate)  --docs N (10000)  --events N (1000)  --event-rate R (5 events/s: see the README for higher rates)
  * --no-batching (skip contender b2)  --no-webhook-baseline (skip n8n's Webhook node in 3.)
- * --out FILE.  BENCH_N8N_CPU_PROF=<dir> makes n8n write a CPU profile (diagnosis only).
+ * --burst-events N (1000 events queued at once in 4.)  --burst-concurrency C (10: the sandbox's
+ * deliveries in flight per webhook URL, 0 = unbounded)  --no-queue (skip queue mode in 4.: it
+ * starts PostgreSQL, Redis and an n8n cluster twice)  --out FILE.  BENCH_N8N_CPU_PROF=<dir> makes n8n write a CPU profile (diagnosis only).
  * Needs the package built (npm run build).
  */
 import * as fs from 'node:fs';
@@ -22,13 +25,18 @@ import { startSandbox, type Sandbox } from '../sandbox';
 import { machineInfo, machineLine } from './lib/machine';
 import { renderJson, renderMarkdown, type BenchResults } from './lib/report';
 import { runBulk } from './scenarios/bulk';
+import { runBurst } from './scenarios/burst';
 import { runReturnAll } from './scenarios/returnAll';
 import { runTrigger } from './scenarios/trigger';
 
-const DEFAULTS = { items: 1000, rate: 50, docs: 10_000, events: 1000, eventRate: 5 };
+const DEFAULTS = { items: 1000, rate: 50, docs: 10_000, events: 1000, eventRate: 5, burstEvents: 1000, burstConcurrency: 10 };
+const SCENARIOS = ['bulk', 'returnAll', 'trigger', 'burst'];
 const RESULTS_FILE = path.join(__dirname, 'results', 'latest.json');
-/** The whole run is bounded; a stuck step fails the run instead of hanging it. */
-const RUN_TIMEOUT_MS = 45 * 60_000;
+/**
+ * The whole run is bounded; a stuck step fails the run instead of hanging it. (The burst's six
+ * runs are bounded at 10 min each on top of the other scenarios.)
+ */
+const RUN_TIMEOUT_MS = 90 * 60_000;
 
 function parseArgs(argv: string[]) {
 	const value = (name: string) => {
@@ -42,8 +50,11 @@ function parseArgs(argv: string[]) {
 		if (!Number.isFinite(parsed) || parsed <= 0) throw new Error(`--${name} must be a positive number`);
 		return parsed;
 	};
-	const only = value('only')?.split(',').map((s) => s.trim()) ?? ['bulk', 'returnAll', 'trigger'];
-	for (const name of only) if (!['bulk', 'returnAll', 'trigger'].includes(name)) throw new Error(`unknown scenario ${name}`);
+	const only = value('only')?.split(',').map((s) => s.trim()) ?? SCENARIOS;
+	for (const name of only) if (!SCENARIOS.includes(name)) throw new Error(`unknown scenario ${name}`);
+	// 0 is a meaning here (the sandbox's "unbounded").
+	const burstConcurrency = Number(value('burst-concurrency') ?? DEFAULTS.burstConcurrency);
+	if (!Number.isInteger(burstConcurrency) || burstConcurrency < 0) throw new Error('--burst-concurrency must be a whole number >= 0');
 	const items = number('items', DEFAULTS.items);
 	const rate = number('rate', DEFAULTS.rate);
 	const args = {
@@ -56,10 +67,13 @@ function parseArgs(argv: string[]) {
 		eventRate: number('event-rate', DEFAULTS.eventRate),
 		withBatching: !argv.includes('--no-batching'),
 		withWebhookBaseline: !argv.includes('--no-webhook-baseline'),
+		burstEvents: number('burst-events', DEFAULTS.burstEvents),
+		burstConcurrency,
+		withQueue: !argv.includes('--no-queue'),
 		out: value('out'),
 	};
 	const full =
-		only.length === 3 &&
+		SCENARIOS.every((name) => only.includes(name)) &&
 		args.items === DEFAULTS.items &&
 		args.rate === DEFAULTS.rate &&
 		args.burst === DEFAULTS.rate &&
@@ -67,7 +81,10 @@ function parseArgs(argv: string[]) {
 		args.events === DEFAULTS.events &&
 		args.eventRate === DEFAULTS.eventRate &&
 		args.withBatching &&
-		args.withWebhookBaseline;
+		args.withWebhookBaseline &&
+		args.burstEvents === DEFAULTS.burstEvents &&
+		args.burstConcurrency === DEFAULTS.burstConcurrency &&
+		args.withQueue;
 	return { ...args, full };
 }
 
@@ -110,6 +127,9 @@ async function main(): Promise<void> {
 			if (args.withWebhookBaseline) {
 				results.triggerBaseline = await runTrigger(ctx, { events: args.events, eventsPerSecond: args.eventRate, receiver: 'webhook' });
 			}
+		}
+		if (args.only.includes('burst')) {
+			results.burst = await runBurst(ctx, { events: args.burstEvents, concurrencyPerUrl: args.burstConcurrency, queue: args.withQueue });
 		}
 		results.totalMs = Date.now() - started;
 

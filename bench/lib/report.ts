@@ -1,5 +1,6 @@
 /** The results of a run as markdown tables (stdout) and as JSON (bench/results/latest.json). */
 import type { BulkResult } from '../scenarios/bulk';
+import type { BurstResult, BurstRow } from '../scenarios/burst';
 import type { ReturnAllResult } from '../scenarios/returnAll';
 import type { TriggerResult } from '../scenarios/trigger';
 import type { MachineInfo } from './machine';
@@ -15,6 +16,7 @@ export interface BenchResults {
 	trigger?: TriggerResult;
 	/** The same deliveries to n8n's plain Webhook node. */
 	triggerBaseline?: TriggerResult;
+	burst?: BurstResult;
 }
 
 export interface TargetCheck {
@@ -40,6 +42,24 @@ export function targets(results: BenchResults): TargetCheck[] {
 	const t = results.trigger;
 	if (t) {
 		checks.push({ name: 'trigger executed / duplicates', target: `${t.options.events} / 0`, actual: `${t.executed} / ${t.duplicates}`, met: t.executed === t.options.events && t.duplicates === 0 });
+	}
+	const b = results.burst;
+	if (b) {
+		for (const row of b.rows.filter((x) => x.receiver === 'trigger')) {
+			checks.push({
+				name: `burst ${row.setup}: trigger executed / duplicates`,
+				target: `${row.events} / 0`,
+				actual: `${row.executed} / ${row.duplicates}`,
+				met: row.executed === row.events && row.duplicates === 0,
+			});
+			checks.push({ name: `burst ${row.setup}: trigger delivery attempts per event`, target: '<= 1.1', actual: String(round(row.attemptsPerEvent)), met: row.attemptsPerEvent <= 1.1 });
+		}
+		for (const [setup, ratio] of Object.entries(b.triggerToWebhook)) {
+			checks.push({ name: `burst ${setup}: trigger time to last execution`, target: "<= 1.25x n8n's Webhook node", actual: `${round(ratio)}x`, met: ratio <= 1.25 });
+		}
+		if (b.twoWorkersToOne !== undefined) {
+			checks.push({ name: 'burst queue: trigger events/s, 2 workers / 1 worker', target: '>= 1.6x', actual: `${round(b.twoWorkersToOne)}x`, met: b.twoWorkersToOne >= 1.6 });
+		}
 	}
 	return checks;
 }
@@ -103,6 +123,7 @@ export function renderMarkdown(results: BenchResults): string {
 			'',
 		);
 	}
+	if (results.burst) out.push(...renderBurst(results.burst));
 	const checks = targets(results);
 	if (checks.length) {
 		out.push('### Targets', '', '| check | target | actual | met |', '|---|---|---|---|');
@@ -113,4 +134,40 @@ export function renderMarkdown(results: BenchResults): string {
 
 export function renderJson(results: BenchResults): string {
 	return `${JSON.stringify({ ...results, targets: targets(results) }, (_key, value) => (typeof value === 'number' && !Number.isInteger(value) ? round(value, 3) : value), 2)}\n`;
+}
+
+const RECEIVER_LABEL = { trigger: 'Document Signing Trigger', webhook: "n8n's Webhook node" } as const;
+
+function renderBurst(burst: BurstResult): string[] {
+	const { options } = burst;
+	const out = [
+		`### 4. Burst: ${options.events} \`document.signed\` events queued at once, at most ${options.concurrencyPerUrl || 'unbounded'} deliveries in flight per webhook URL`,
+		'',
+		'| setup | receiver | time to last execution | events/s | attempts per event | redeliveries | failed deliveries | executions | executed | duplicates | n8n CPU per event |',
+		'|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+	];
+	const cell = (row: BurstRow) =>
+		`| ${row.setup} | ${RECEIVER_LABEL[row.receiver]} | ${s(row.timeToLastExecutionMs)}${row.timedOut ? ' (bound reached)' : ''} | ${round(row.eventsPerSecond, 1)} | ${round(row.attemptsPerEvent)} | ${row.redeliveries} | ${row.failedDeliveries} | ${row.executions}${row.failedExecutions ? ` (${row.failedExecutions} failed)` : ''} | ${row.executed} | ${row.duplicates} | ${round(row.n8nCpuMsPerEvent, 0)} ms |`;
+	out.push(...burst.rows.map(cell), '');
+	const ratios = Object.entries(burst.triggerToWebhook).map(([setup, ratio]) => `${setup} ${round(ratio)}x`);
+	if (ratios.length) out.push(`Trigger / Webhook node, time to last execution: ${ratios.join(', ')}.`);
+	if (burst.twoWorkersToOne !== undefined) out.push(`Queue mode, trigger events/s with 2 workers / 1 worker: ${round(burst.twoWorkersToOne)}x.`);
+	out.push('', 'Where the time goes (medians: first delivery attempt -> execution startedAt; startedAt -> stoppedAt; the receiver\'s answer per attempt):', '');
+	for (const row of burst.rows) {
+		const { profile } = row;
+		out.push(
+			`- ${row.setup}, ${RECEIVER_LABEL[row.receiver]}: ${round(profile.firstAttemptToStartMs, 0)} ms to start, ${round(profile.startToStopMs, 0)} ms to run, answer ${round(profile.answerMs, 0)} ms per attempt`,
+		);
+	}
+	const problems = burst.rows.flatMap((row) => [
+		...(Object.keys(row.failedAttempts).length ? [`${row.setup}, ${row.receiver}: failed attempts ${JSON.stringify(row.failedAttempts)}`] : []),
+		...row.executionErrors.map((error) => `${row.setup}, ${row.receiver}: execution ${error}`),
+	]);
+	if (problems.length) out.push('', ...problems.map((problem) => `- ${problem.replace(/\|/g, '/')}`));
+	out.push(
+		'',
+		"Time to last execution = the burst (all N signed in one loop) -> the latest stoppedAt of the run's executions. Attempts per event = the sandbox's delivery attempts / N (10 s to answer, retries after 1 s, 2 s, 4 s, … up to 8 attempts). Duplicates = passings of an event beyond its first (trigger: its items' deliveryId; Webhook node: body.id). n8n CPU = the n8n processes involved (regular: the one process; queue: main, workers, webhook processor) from the burst until the last execution was seen (n8n polled once a second). A few events before each burst warm n8n up and are not counted.",
+		'',
+	);
+	return out;
 }

@@ -222,6 +222,14 @@ export function nodeItems(run: Pick<RunData, 'data'>, nodeName: string, outputIn
 	return (nodeRuns(run, nodeName)[0].data?.main?.[outputIndex] ?? []) as OutputItem[];
 }
 
+/**
+ * The items (json) of a node's first run, first output, in an execution read from the public API;
+ * none when the node did not run or passed nothing on (a trigger whose claim another execution won).
+ */
+export function executionItems(execution: Pick<Execution, 'data'>, nodeName: string): Array<Record<string, any>> {
+	return (execution.data?.resultData.runData[nodeName]?.[0]?.data?.main?.[0] ?? []).map((item) => item.json as Record<string, any>);
+}
+
 /** One item of the Document Signing Trigger's output. */
 export interface TriggerItem {
 	event: string;

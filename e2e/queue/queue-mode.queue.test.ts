@@ -39,7 +39,7 @@ import * as path from 'node:path';
 import { signWebhookPayload } from '../../nodes/shared/webhookSignature';
 import { startSandbox, type DeliveryAttempt, type Sandbox } from '../../sandbox';
 import { CREDENTIAL_TYPE, NODE_TYPE, type Execution } from '../harness/n8n';
-import { triggerNode } from '../harness/workflows';
+import { executionItems, triggerNode } from '../harness/workflows';
 import { startQueueCluster, type QueueCluster, type QueueProcess } from './cluster';
 
 const BULK_ITEMS = 1000;
@@ -84,7 +84,7 @@ function triggerItem(execution: Execution): TriggerItem {
 
 /** The trigger's items of every execution: the deliveries that went on into the workflow. */
 function processedItems(executions: Execution[]): TriggerItem[] {
-	return executions.flatMap((execution) => (execution.data?.resultData.runData[TRIGGER_NAME]?.[0]?.data?.main?.[0] ?? []).map((item) => item.json as TriggerItem));
+	return executions.flatMap((execution) => executionItems(execution, TRIGGER_NAME) as TriggerItem[]);
 }
 
 /**
