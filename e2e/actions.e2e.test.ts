@@ -228,9 +228,9 @@ describe('Signing Request', () => {
 			signing('signing', 'Send for Signing', {
 				resource: 'signingRequest',
 				operation: 'create',
-				documentId: byId('={{ $json.id }}'),
-				signers: { signer: [{ email: 'grace@example.com', name: 'Grace Hopper' }] },
-				additionalFields: { message: 'Welcome aboard' },
+				draftDocumentId: byId('={{ $json.id }}'),
+				requestSigners: { signer: [{ email: 'grace@example.com', name: 'Grace Hopper' }] },
+				signingRequestAdditionalFields: { message: 'Welcome aboard' },
 			}),
 			signing('signing', 'Get Status', { resource: 'signingRequest', operation: 'getStatus', signingRequestId: '={{ $json.id }}' }),
 			signing('signing', 'Remind', {
@@ -275,8 +275,8 @@ describe('Template', () => {
 			signing('template', 'Create Template', {
 				resource: 'template',
 				operation: 'create',
-				name: 'Mutual NDA',
-				additionalFields: {
+				templateName: 'Mutual NDA',
+				templateAdditionalFields: {
 					description: 'Standard mutual NDA',
 					document_name: 'nda.pdf',
 					message: 'Please sign our NDA',
@@ -337,7 +337,7 @@ describe('Team Member', () => {
 				operation: 'invite',
 				email: 'katherine@example.com',
 				role: 'viewer',
-				additionalFields: { name: 'Katherine Johnson' },
+				inviteAdditionalFields: { name: 'Katherine Johnson' },
 			}),
 			signing('team', 'Make Admin', { resource: 'teamMember', operation: 'updateRole', teamMemberId: byId('={{ $json.id }}'), role: 'admin' }),
 			signing('team', 'List Admins', { resource: 'teamMember', operation: 'getAll', returnAll: true, filters: { role: 'admin' } }),

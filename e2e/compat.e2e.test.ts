@@ -80,10 +80,10 @@ function actionsWorkflow(credential: CredentialRef): WorkflowJson {
 			{ resource: 'signingRequest', operation: 'getStatus', signingRequestId: '={{ $json.signature_request_id }}' },
 			{ credential },
 		),
-		signingNode('Create Template', { resource: 'template', operation: 'create', name: 'Compat NDA' }, { credential }),
+		signingNode('Create Template', { resource: 'template', operation: 'create', templateName: 'Compat NDA' }, { credential }),
 		signingNode(
 			'Invite',
-			{ resource: 'teamMember', operation: 'invite', email: 'grace@example.com', role: 'viewer', additionalFields: { name: 'Grace Hopper' } },
+			{ resource: 'teamMember', operation: 'invite', email: 'grace@example.com', role: 'viewer', inviteAdditionalFields: { name: 'Grace Hopper' } },
 			{ credential },
 		),
 		signingNode(

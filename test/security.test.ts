@@ -569,7 +569,7 @@ describe('5. LOW: ids "." and ".." are refused before any request', () => {
 	const cases: Array<[string, Record<string, unknown>, string]> = [
 		['Document › Get', { resource: 'document', operation: 'get', documentId: rl(byId) }, 'Document'],
 		['Document › Delete', { resource: 'document', operation: 'delete', documentId: rl(byId) }, 'Document'],
-		['Signing Request › Create', { resource: 'signingRequest', operation: 'create', documentId: rl(byId) }, 'Document'],
+		['Signing Request › Create', { resource: 'signingRequest', operation: 'create', draftDocumentId: rl(byId) }, 'Document'],
 		['Signing Request › Get Status', { resource: 'signingRequest', operation: 'getStatus', signingRequestId: byId }, 'Signing Request ID'],
 		['Signing Request › Remind', { resource: 'signingRequest', operation: 'remind', signingRequestId: byId }, 'Signing Request ID'],
 		['Template › Update', { resource: 'template', operation: 'update', templateId: rl(byId), updateFields: { name: 'NDA' } }, 'Template'],

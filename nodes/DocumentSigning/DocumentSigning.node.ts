@@ -32,6 +32,10 @@ export class DocumentSigning implements INodeType {
 		},
 		// Every operation's request goes through the transport: retries, errors and pages in one place.
 		requestOperations: { pagination: executeRoutedRequest },
+		// Parameter names are unique across resources, except the operation selector and the Get Many
+		// and file fields: for every item n8n's routing engine resolves, twice, the value of every
+		// property with the parameter's name, shown or not. A second `name` or `additionalFields`
+		// entry made every expression in them cost double on each item of a bulk send.
 		properties: [
 			{
 				displayName: 'Resource',

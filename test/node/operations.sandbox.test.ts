@@ -119,7 +119,7 @@ describe('Signing Request', () => {
 	test('Create sends a draft; Get Status and Send Reminder follow it', async () => {
 		const [draft] = await run({ resource: 'document', operation: 'create', name: 'offer.pdf', signers: {}, additionalFields: { draft: true } });
 		expect(draft.status).toBe('draft');
-		const [request] = await run({ resource: 'signingRequest', operation: 'create', documentId: byId(String(draft.id)), signers, additionalFields: { message: 'Welcome aboard' } });
+		const [request] = await run({ resource: 'signingRequest', operation: 'create', draftDocumentId: byId(String(draft.id)), requestSigners: signers, signingRequestAdditionalFields: { message: 'Welcome aboard' } });
 		expect(request).toMatchObject({ document_id: draft.id, status: 'pending' });
 
 		const [status] = await run({ resource: 'signingRequest', operation: 'getStatus', signingRequestId: String(request.id) });
@@ -131,7 +131,7 @@ describe('Signing Request', () => {
 
 	test('a second request for a document already out for signing is refused by the service', async () => {
 		const [doc] = await run({ resource: 'document', operation: 'create', name: 'nda.pdf', signers });
-		const result = await runDocumentSigning({ parameters: { resource: 'signingRequest', operation: 'create', documentId: byId(String(doc.id)) }, credentials });
+		const result = await runDocumentSigning({ parameters: { resource: 'signingRequest', operation: 'create', draftDocumentId: byId(String(doc.id)) }, credentials });
 		expect(result.error?.httpCode).toBe('409');
 	});
 });
@@ -141,8 +141,8 @@ describe('Template', () => {
 		const [template] = await run({
 			resource: 'template',
 			operation: 'create',
-			name: 'Mutual NDA',
-			additionalFields: { description: 'Standard NDA', signer_roles: { role: [{ role: 'Client' }, { role: 'Company' }] } },
+			templateName: 'Mutual NDA',
+			templateAdditionalFields: { description: 'Standard NDA', signer_roles: { role: [{ role: 'Client' }, { role: 'Company' }] } },
 		});
 		expect(template).toMatchObject({ name: 'Mutual NDA', signer_roles: [{ role: 'Client', order: 1 }, { role: 'Company', order: 2 }] });
 		const [updated] = await run({ resource: 'template', operation: 'update', templateId: byId(String(template.id)), updateFields: { name: 'Mutual NDA v2' } });
@@ -159,8 +159,8 @@ describe('Template → Document', () => {
 		const [template] = await run({
 			resource: 'template',
 			operation: 'create',
-			name: 'Sales agreement',
-			additionalFields: {
+			templateName: 'Sales agreement',
+			templateAdditionalFields: {
 				document_name: 'sales-agreement.pdf',
 				signer_roles: { role: [{ role: 'Client' }, { role: 'Company', email: 'ceo@vendor.example', name: 'Vera Vendor' }] },
 			},
@@ -181,7 +181,7 @@ describe('Template → Document', () => {
 
 describe('Team Member', () => {
 	test('Invite, Change Role (listed and custom) and Get Many with a role filter', async () => {
-		const [invited] = await run({ resource: 'teamMember', operation: 'invite', email: 'grace@example.com', role: 'viewer', additionalFields: { name: 'Grace Hopper' } });
+		const [invited] = await run({ resource: 'teamMember', operation: 'invite', email: 'grace@example.com', role: 'viewer', inviteAdditionalFields: { name: 'Grace Hopper' } });
 		expect(invited).toMatchObject({ email: 'grace@example.com', role: 'viewer', status: 'invited' });
 		const [changed] = await run({ resource: 'teamMember', operation: 'updateRole', teamMemberId: byId(String(invited.id)), role: 'admin' });
 		expect(changed).toMatchObject({ id: invited.id, role: 'admin' });

@@ -82,15 +82,15 @@ const AUTHENTICATION_LABELS: Record<(typeof SIGNER_AUTHENTICATION_METHODS)[numbe
 	national_eid: 'National Electronic ID',
 };
 
-/** The signers of a document or signing request. */
+/** The signers of a document or signing request (`name`: see the note on unique names in DocumentSigning.node.ts). */
 export function signersField(
 	resource: string,
 	operations: string[],
-	{ required, description }: { required: boolean; description: string },
+	{ name = 'signers', required, description }: { name?: string; required: boolean; description: string },
 ): INodeProperties {
 	return {
 		displayName: 'Signers',
-		name: 'signers',
+		name,
 		type: 'fixedCollection',
 		placeholder: 'Add Signer',
 		typeOptions: { multipleValues: true, sortable: true },

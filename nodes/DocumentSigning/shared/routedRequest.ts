@@ -1,7 +1,7 @@
 import type { DeclarativeRestApiSettings, IExecutePaginationFunctions, IN8nHttpFullResponse, INodeExecutionData } from 'n8n-workflow';
 
 import { MAX_PAGE_SIZE } from '../../shared/vocabulary';
-import { checkAnswer, deriveIdempotencyKey, safeRequestSettings, sendWithRetries, serviceClient, toNodeError, walkPages } from '../../shared/transport';
+import { checkAnswer, deriveIdempotencyKey, safeRequestSettings, sendWithRetries, serviceClient, toNodeError, walkPages, type ServiceClient } from '../../shared/transport';
 import { headerValue } from '../../shared/transport/headers';
 import type { PageRequest } from '../../shared/transport/pageWalk';
 import { extractRecords } from '../../shared/transport/listPages';
@@ -13,6 +13,32 @@ import { deferredError } from './deferredErrors';
  * request loop. So every operation's request passes here: input errors held back by preSend,
  * the credential's origin, the Idempotency-Key, retries, error mapping and every page of a list.
  */
+
+/**
+ * The service client of one node run, shared by its items: n8n reads and decrypts the credential
+ * on every getCredentials() call, so a per-item read would cost a database query per item. Keyed
+ * by the run's execute data (one object for all its items), so it goes with the run.
+ */
+const clientsByRun = new WeakMap<object, Promise<ServiceClient>>();
+
+function runClient(context: IExecutePaginationFunctions): Promise<ServiceClient> {
+	const run = context.getExecuteData?.();
+	if (!run) return serviceClient(context);
+	let client = clientsByRun.get(run);
+	if (!client) {
+		client = serviceClient(context);
+		// A failed read is not kept: the next item reads again and reports its own error.
+		client.catch(() => clientsByRun.delete(run));
+		clientsByRun.set(run, client);
+	}
+	return client;
+}
+
+/** The node's run index: n8n-core's context carries it; older ones answer through an expression. */
+function runIndexOf(context: IExecutePaginationFunctions, itemIndex: number): number {
+	const known = (context as { runIndex?: unknown }).runIndex;
+	return typeof known === 'number' ? known : (context.evaluateExpression('{{ $runIndex }}', itemIndex) as number);
+}
 
 function listSettings(context: IExecutePaginationFunctions): { limit?: number } | undefined {
 	const returnAll = context.getNodeParameter('returnAll', false) as boolean;
@@ -33,7 +59,7 @@ export async function executeRoutedRequest(
 		const inputError = deferredError(requestData.options);
 		if (inputError) throw inputError;
 
-		const client = await serviceClient(this);
+		const client = await runClient(this);
 		const options = requestData.options;
 		const method = String(options.method ?? 'GET').toUpperCase();
 		Object.assign(options, { ignoreHttpStatusErrors: true }, safeRequestSettings(client.allowedDomains));
@@ -42,7 +68,7 @@ export async function executeRoutedRequest(
 		if (options.url && !options.url.startsWith('/')) options.url = client.origin.followable(options.url, client.origin.baseUrl, 'a request URL');
 		const idempotencyKey = headerValue(options.headers, 'idempotency-key');
 		if (method === 'POST' && !idempotencyKey) {
-			const runIndex = this.evaluateExpression('{{ $runIndex }}', itemIndex) as number;
+			const runIndex = runIndexOf(this, itemIndex);
 			options.headers['Idempotency-Key'] = deriveIdempotencyKey(this.getExecutionId(), this.getWorkflow().id, node.id ?? node.name, runIndex, itemIndex);
 		}
 

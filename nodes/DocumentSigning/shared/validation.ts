@@ -76,8 +76,11 @@ interface SignerInput {
 }
 
 /** The Signers collection as the API's signer objects, checked one by one. */
-export function readSigners(context: IExecuteSingleFunctions, { required }: { required: boolean }): IDataObject[] | undefined {
-	const collection = context.getNodeParameter('signers', {}) as { signer?: SignerInput[] };
+export function readSigners(
+	context: IExecuteSingleFunctions,
+	{ required, parameter = 'signers' }: { required: boolean; parameter?: string },
+): IDataObject[] | undefined {
+	const collection = context.getNodeParameter(parameter, {}) as { signer?: SignerInput[] };
 	const entries = collection.signer ?? [];
 	if (!entries.length) {
 		if (required) throw invalid(context, 'Signers', 'add at least one signer', 'Every document needs someone to sign it.');

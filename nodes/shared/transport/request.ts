@@ -1,5 +1,6 @@
 import { createHash } from 'crypto';
 import type {
+	ICredentialDataDecryptedObject,
 	IDataObject,
 	IExecuteFunctions,
 	IExecuteSingleFunctions,
@@ -74,15 +75,18 @@ export function checkAnswer(response: IN8nHttpFullResponse, { expectJson, answer
 
 export interface ServiceClient {
 	credentials: ServiceCredentials;
+	/** The credential as n8n decrypted it, handed back to n8n with each request (no second read). */
+	decrypted: ICredentialDataDecryptedObject;
 	origin: ServiceOrigin;
 	gateKey: string;
 	allowedDomains?: string;
 }
 
 export async function serviceClient(context: ApiContext): Promise<ServiceClient> {
-	const credentials = readCredentials(await context.getCredentials(CREDENTIAL_TYPE));
+	const decrypted = await context.getCredentials(CREDENTIAL_TYPE);
+	const credentials = readCredentials(decrypted);
 	const origin = new ServiceOrigin(credentials.baseUrl, context.getNode());
-	return { credentials, origin, gateKey: credentialKey(credentials, origin), allowedDomains: allowedDomainsFor(credentials, origin) };
+	return { credentials, decrypted, origin, gateKey: credentialKey(credentials, origin), allowedDomains: allowedDomainsFor(credentials, origin) };
 }
 
 export interface ApiRequestOptions {
@@ -125,7 +129,10 @@ export async function apiRequest(context: ApiContext, method: IHttpRequestMethod
 		...safeRequestSettings(client.allowedDomains),
 	};
 	const send = async () => {
-		const response = (await context.helpers.httpRequestWithAuthentication.call(context, CREDENTIAL_TYPE, request)) as IN8nHttpFullResponse;
+		// The credential read above goes along: without it n8n reads and decrypts it again per request.
+		const response = (await context.helpers.httpRequestWithAuthentication.call(context, CREDENTIAL_TYPE, request, {
+			credentialsDecrypted: { id: '', name: '', type: CREDENTIAL_TYPE, data: client.decrypted },
+		})) as IN8nHttpFullResponse;
 		checkAnswer(response, { expectJson: !options.binary && method !== 'DELETE', answerStatuses: options.answerStatuses });
 		return response;
 	};

@@ -8,13 +8,13 @@ import { compact, invalid, optionalDate, readSigners, requireId, withExtraBodyFi
 const SIMPLE_FIELDS = ['id', 'document_id', 'status', 'signers', 'reminders_sent', 'last_reminded_at', 'expires_at'];
 
 const buildRequestBody = async function (this: IExecuteSingleFunctions, options: IHttpRequestOptions) {
-	const documentId = requireId(this, 'documentId', 'Document');
-	const additional = this.getNodeParameter('additionalFields', {}) as IDataObject;
+	const documentId = requireId(this, 'draftDocumentId', 'Document');
+	const additional = this.getNodeParameter('signingRequestAdditionalFields', {}) as IDataObject;
 	const expiresAt = optionalDate(this, 'Additional Fields › Expires At', additional.expires_at);
 	if (expiresAt && Date.parse(expiresAt) <= Date.now()) throw invalid(this, 'Additional Fields › Expires At', 'must be in the future');
 	const body = compact({
 		document_id: documentId,
-		signers: readSigners(this, { required: false }),
+		signers: readSigners(this, { required: false, parameter: 'requestSigners' }),
 		message: additional.message,
 		expires_at: expiresAt,
 	});
@@ -64,7 +64,7 @@ export const signingRequestOperations = operationProperty(
 
 export const signingRequestFields: INodeProperties[] = [
 	resourceLocator({
-		name: 'documentId',
+		name: 'draftDocumentId',
 		displayName: 'Document',
 		description: 'The draft document to send',
 		searchListMethod: 'searchDocuments',
@@ -72,12 +72,13 @@ export const signingRequestFields: INodeProperties[] = [
 		displayOptions: showFor('signingRequest', ['create']),
 	}),
 	signersField('signingRequest', ['create'], {
+		name: 'requestSigners',
 		required: false,
 		description: "Who signs. Leave empty to use the document's own signers.",
 	}),
 	{
 		displayName: 'Additional Fields',
-		name: 'additionalFields',
+		name: 'signingRequestAdditionalFields',
 		type: 'collection',
 		placeholder: 'Add Field',
 		default: {},

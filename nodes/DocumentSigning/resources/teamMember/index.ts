@@ -58,7 +58,7 @@ function chosenRole(context: IExecuteSingleFunctions): string {
 
 const buildInviteBody = async function (this: IExecuteSingleFunctions, options: IHttpRequestOptions) {
 	const email = requireEmail(this, 'Email', this.getNodeParameter('email', ''));
-	const additional = this.getNodeParameter('additionalFields', {}) as IDataObject;
+	const additional = this.getNodeParameter('inviteAdditionalFields', {}) as IDataObject;
 	const body = compact({ email, name: additional.name, role: chosenRole(this) });
 	options.body = withExtraBodyFields(this, body, additional.extraBodyFields);
 	return options;
@@ -116,7 +116,7 @@ export const teamMemberFields: INodeProperties[] = [
 	...roleFields(['invite', 'updateRole']),
 	{
 		displayName: 'Additional Fields',
-		name: 'additionalFields',
+		name: 'inviteAdditionalFields',
 		type: 'collection',
 		placeholder: 'Add Field',
 		default: {},

@@ -85,8 +85,8 @@ function templateBody(context: IExecuteSingleFunctions, fields: IDataObject, pre
 }
 
 const buildCreateBody = async function (this: IExecuteSingleFunctions, options: IHttpRequestOptions) {
-	const name = requireText(this, 'Name', this.getNodeParameter('name', ''));
-	const fields = this.getNodeParameter('additionalFields', {}) as IDataObject;
+	const name = requireText(this, 'Name', this.getNodeParameter('templateName', ''));
+	const fields = this.getNodeParameter('templateAdditionalFields', {}) as IDataObject;
 	options.body = { name, ...templateBody(this, fields, 'Additional Fields') };
 	return options;
 };
@@ -137,7 +137,7 @@ export const templateOperations = operationProperty(
 export const templateFields: INodeProperties[] = [
 	{
 		displayName: 'Name',
-		name: 'name',
+		name: 'templateName',
 		type: 'string',
 		default: '',
 		required: true,
@@ -147,7 +147,7 @@ export const templateFields: INodeProperties[] = [
 	},
 	{
 		displayName: 'Additional Fields',
-		name: 'additionalFields',
+		name: 'templateAdditionalFields',
 		type: 'collection',
 		placeholder: 'Add Field',
 		default: {},

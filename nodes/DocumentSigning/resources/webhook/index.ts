@@ -19,7 +19,7 @@ const buildWebhookBody = async function (this: IExecuteSingleFunctions, options:
 	if (!/^https?:$/.test(parsed.protocol)) throw invalid(this, 'URL', 'must start with http:// or https://');
 	const events = this.getNodeParameter('events', []) as string[];
 	if (!events.length) throw invalid(this, 'Events', 'choose at least one event');
-	const additional = this.getNodeParameter('additionalFields', {}) as IDataObject;
+	const additional = this.getNodeParameter('webhookAdditionalFields', {}) as IDataObject;
 	if (typeof additional.secret === 'string' && additional.secret && additional.secret.length < LIMITS.minWebhookSecretLength) {
 		throw invalid(this, 'Additional Fields › Secret', `must be at least ${LIMITS.minWebhookSecretLength} characters long`);
 	}
@@ -111,7 +111,7 @@ export const webhookFields: INodeProperties[] = [
 	},
 	{
 		displayName: 'Additional Fields',
-		name: 'additionalFields',
+		name: 'webhookAdditionalFields',
 		type: 'collection',
 		placeholder: 'Add Field',
 		default: {},
