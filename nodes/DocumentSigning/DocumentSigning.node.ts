@@ -25,8 +25,9 @@ export class DocumentSigning implements INodeType {
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
 		credentials: [{ name: CREDENTIAL_TYPE, required: true }],
+		// No baseURL here: the transport sets the credential's (routedRequest.ts). As an expression n8n
+		// would evaluate it twice for every item of a bulk send.
 		requestDefaults: {
-			baseURL: '={{ $credentials.baseUrl.replace(/\\/+$/, "") }}',
 			headers: { Accept: 'application/json', 'Content-Type': 'application/json' },
 			json: true,
 		},

@@ -62,7 +62,7 @@ export async function executeRoutedRequest(
 		const client = await runClient(this);
 		const options = requestData.options;
 		const method = String(options.method ?? 'GET').toUpperCase();
-		Object.assign(options, { ignoreHttpStatusErrors: true }, safeRequestSettings(client.allowedDomains));
+		Object.assign(options, { baseURL: client.origin.baseUrl, ignoreHttpStatusErrors: true }, safeRequestSettings(client.allowedDomains));
 		options.headers = options.headers ?? {};
 		// The path comes from the node's own description; anything absolute must still be the service's.
 		if (options.url && !options.url.startsWith('/')) options.url = client.origin.followable(options.url, client.origin.baseUrl, 'a request URL');
