@@ -1,0 +1,56 @@
+/**
+ * The action node's request hook (nodes/DocumentSigning/shared/routedRequest.ts) through n8n-core's
+ * routing engine and the sandbox: what a bulk send costs n8n beyond the requests themselves.
+ */
+import { Expression } from 'n8n-workflow';
+
+import { CredentialsHelper } from '../helpers/n8nHost';
+import { runDocumentSigning } from '../helpers/n8nWorkflow';
+import { useSandbox } from '../helpers/sandbox';
+
+const sandbox = useSandbox({ port: 0 });
+
+const bulkCreate = { resource: 'document', operation: 'create', name: '={{ $json.name }}', signers: { signer: [{ email: '={{ $json.email }}', name: 'Bulk Signer' }] } };
+const itemsOf = (count: number) => Array.from({ length: count }, (_, i) => ({ json: { name: `d-${i}.pdf`, email: `s${i}@example.com` } }));
+
+async function bulkSend(count: number) {
+	const credentials = { baseUrl: sandbox().baseUrl, apiKey: sandbox().createAccount().apiKey };
+	// The package's own reads (n8n's routing engine reads it again for every request it sends).
+	let credentialReads = 0;
+	const read = CredentialsHelper.prototype.getDecrypted;
+	const reads = jest.spyOn(CredentialsHelper.prototype, 'getDecrypted').mockImplementation(function (this: CredentialsHelper) {
+		if (new Error().stack?.includes('serviceClient')) credentialReads++;
+		return read.call(this);
+	});
+	const evaluate = jest.spyOn(Expression.prototype, 'resolveSimpleParameterValue');
+	try {
+		const result = await runDocumentSigning({ parameters: bulkCreate, items: itemsOf(count), credentials });
+		expect(result.error).toBeUndefined();
+		expect(result.items).toHaveLength(count);
+		expect(sandbox().store.documentsOf(credentials.apiKey)).toHaveLength(count);
+		return { credentialReads, evaluations: evaluate.mock.calls.length };
+	} finally {
+		reads.mockRestore();
+		evaluate.mockRestore();
+	}
+}
+
+describe('a bulk send (Document Create, one request per item)', () => {
+	it('reads the credential once per node run, however many items', async () => {
+		const one = await bulkSend(1);
+		const many = await bulkSend(25);
+		expect(one.credentialReads).toBe(1);
+		expect(many.credentialReads).toBe(1);
+	});
+
+	it("costs n8n's expression engine at most 8 evaluations per item for a name and a signer email given as expressions", async () => {
+		// Per item, n8n's routing engine resolves every parameter twice (two loops over the description,
+		// once more inside a fixed collection) before any request leaves; the node reads name and
+		// signers once more. Each evaluation runs in n8n's expression sandbox, the largest share of a
+		// bulk send's preparation (docs/performance.md). A duplicated parameter name or an expression in
+		// the node's own description adds to it.
+		const base = await bulkSend(1);
+		const many = await bulkSend(21);
+		expect((many.evaluations - base.evaluations) / 20).toBeLessThanOrEqual(8);
+	});
+});
