@@ -8,7 +8,8 @@
  *
  * `npx ts-node --transpile-only bench/diagnose.ts --trigger [--events N] [--event-rate R]`: the
  * trigger's cost per delivery as shipped (typeVersion 2), as typeVersion 1, with the former
- * credential expression, and n8n's Webhook node.
+ * credential expression, without its claim (execute() removed: what exactly-once costs), and n8n's
+ * Webhook node.
  *
  * `npx ts-node --transpile-only bench/diagnose.ts [--items N] [--rate R]`: where the bulk time of
  * the n8n contenders goes. Runs each n8n contender once more through a recording proxy and splits
@@ -52,6 +53,12 @@ const expressionAuthenticate = () =>
     }`,
 		`authenticate = { type: 'generic', properties: { headers: { Authorization: '=Bearer {{$credentials.apiKey}}' } } };`,
 	);
+
+/**
+ * The trigger without its execute() step, so without the claim at the service: not exactly-once,
+ * but what the claim costs (the floor of a verifying trigger that passes every delivery on).
+ */
+const withoutClaim = () => patchedPackage('nodes/DocumentSigningTrigger/DocumentSigningTrigger.node.js', 'async execute() {', 'async executeWithoutClaim() {');
 
 /** Runs `body` against a fresh sandbox and n8n (with the package in `packageDir`, else the built one). */
 async function withN8n<T>(packageDir: string | undefined, body: (ctx: { sandbox: Sandbox; n8n: N8nInstance; log: (message: string) => void }) => Promise<T>): Promise<T> {
@@ -104,13 +111,16 @@ async function diagnoseTrigger(argv: string[]) {
 		row('Document Signing Trigger, typeVersion 1', await runTrigger(ctx, { events, eventsPerSecond, receiver: 'trigger', triggerTypeVersion: 1 }));
 		row("n8n's Webhook node (v2)", await runTrigger(ctx, { events, eventsPerSecond, receiver: 'webhook' }));
 	});
-	const patched = expressionAuthenticate();
-	try {
-		await withN8n(patched, async (ctx) => {
-			row('Document Signing Trigger (typeVersion 2), credential with the former expression', await runTrigger(ctx, { events, eventsPerSecond, receiver: 'trigger' }));
-		});
-	} finally {
-		fs.rmSync(patched, { recursive: true, force: true });
+	for (const [label, patch] of [
+		['Document Signing Trigger (typeVersion 2), credential with the former expression', expressionAuthenticate],
+		['Document Signing Trigger (typeVersion 2) without the claim (not exactly-once)', withoutClaim],
+	] as const) {
+		const patched = patch();
+		try {
+			await withN8n(patched, async (ctx) => row(label, await runTrigger(ctx, { events, eventsPerSecond, receiver: 'trigger' })));
+		} finally {
+			fs.rmSync(patched, { recursive: true, force: true });
+		}
 	}
 	process.stdout.write(`${events} events at ${eventsPerSecond}/s\n${rows.join('\n')}\n`);
 }
