@@ -157,8 +157,11 @@ export function readFileToken(accountId: string, token: string): { documentId: s
 	const [encoded, mac, extra] = token.split('.');
 	if (!encoded || !mac || extra !== undefined) throw fail();
 	const payload = Buffer.from(encoded, 'base64url').toString('utf8');
-	const given = Buffer.from(mac, 'base64url');
-	const expected = linkMac(accountId, payload);
+	// Compared as text: base64 decoding ignores the last character's spare bits, so a token with a
+	// different last character could decode to the same bytes.
+	const given = Buffer.from(mac, 'utf8');
+	const expected = Buffer.from(linkMac(accountId, payload).toString('base64url'), 'utf8');
+	if (Buffer.from(payload, 'utf8').toString('base64url') !== encoded) throw fail();
 	if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw fail();
 	const dot = payload.lastIndexOf('.');
 	const target = payload.slice(dot + 1) as LinkTarget;
