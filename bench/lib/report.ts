@@ -74,13 +74,13 @@ export function renderMarkdown(results: BenchResults): string {
 		out.push(
 			`### 1. Bulk send: ${options.items} items -> Document Create, sandbox limit ${options.requestsPerSecond} requests/s (burst ${options.burst}, 429 + Retry-After + X-RateLimit-Reset-After)`,
 			'',
-			'| contender | wall time | ratio to (c) | created | lost | duplicated | requests | 429s | retries | result |',
-			'|---|---:|---:|---:|---:|---:|---:|---:|---:|---|',
+			'| contender | wall time | ratio to (c) | created | lost | duplicated | requests | 429s | retries | n8n RSS before -> peak | result |',
+			'|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
 		);
 		for (const row of bulk.rows) {
 			const result = row.executionStatus === 'success' ? 'success' : `${row.executionStatus}: ${row.error ?? ''}`;
 			out.push(
-				`| ${row.contender} | ${s(row.wallMs)} | ${round(row.ratioToFloor)}x | ${row.created} | ${row.lost} | ${row.duplicated} | ${row.requests} | ${row.rateLimited} | ${row.retries} | ${result.replace(/\|/g, '/')} |`,
+				`| ${row.contender} | ${s(row.wallMs)} | ${round(row.ratioToFloor)}x | ${row.created} | ${row.lost} | ${row.duplicated} | ${row.requests} | ${row.rateLimited} | ${row.retries} | ${row.rssPeakBytes === undefined ? '–' : `${mib(row.rssBeforeBytes!)} -> ${mib(row.rssPeakBytes)} MiB`} | ${result.replace(/\|/g, '/')} |`,
 			);
 		}
 		const a = bulk.rows.find((row) => row.key === 'a');

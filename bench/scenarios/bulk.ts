@@ -9,7 +9,7 @@
  * n8n wall time is the execution's own startedAt -> stoppedAt (n8n's figures, from its
  * executions API); the node's executionTime is kept too. The raw client is timed in this process.
  */
-import { createCredential, createWorkflow, executionWallMs, nodeRun, runOnce } from '../lib/n8nApi';
+import { createCredential, createWorkflow, executionWallMs, nodeRun, rssBytes, runOnce, sampleRss } from '../lib/n8nApi';
 import { rawBulkCreate } from '../lib/raw';
 import { countCopies } from '../lib/stats';
 import { chain, signingNode, type CredentialRef } from '../../e2e/harness/workflows';
@@ -41,6 +41,9 @@ export interface BulkRow {
 	retries: number;
 	executionStatus: string;
 	error: string | null;
+	/** n8n's resident memory before the execution and its peak during it (n8n contenders). */
+	rssBeforeBytes?: number;
+	rssPeakBytes?: number;
 }
 
 export interface BulkResult {
@@ -144,7 +147,15 @@ export async function runBulk(ctx: BenchContext, options: BulkOptions): Promise<
 		const items = itemsFor(`bulk-${contender.key}`, options.items);
 		log(`bulk ${contender.label}: ${options.items} items`);
 		const before = sandbox.stats();
-		const execution = await runOnce(n8n, contender.workflowId, contender.path, { items }, 600_000);
+		const rssBeforeBytes = rssBytes(n8n.pid!);
+		const rss = sampleRss(n8n.pid!);
+		let execution: Awaited<ReturnType<typeof runOnce>>;
+		let rssPeakBytes = rssBeforeBytes;
+		try {
+			execution = await runOnce(n8n, contender.workflowId, contender.path, { items }, 600_000);
+		} finally {
+			rssPeakBytes = Math.max(rssPeakBytes, rss.stop().peak);
+		}
 		const delta = statsDelta(before, sandbox.stats());
 		const run = nodeRun(execution, contender.nodeName);
 		const copies = countCopies(items.map((item) => item.name), sandbox.store.documentsOf(contender.account.apiKey).map((doc) => doc.name));
@@ -162,6 +173,8 @@ export async function runBulk(ctx: BenchContext, options: BulkOptions): Promise<
 			retries: Math.max(0, delta.requests - options.items),
 			executionStatus: execution.status,
 			error: error ? `${error.message ?? ''}${error.httpCode ? ` (HTTP ${error.httpCode})` : ''}`.slice(0, 160) : null,
+			rssBeforeBytes,
+			rssPeakBytes,
 		});
 	}
 
