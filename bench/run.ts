@@ -2,7 +2,7 @@
  * `npm run bench`: the node as users feel it, against what they would use instead, in real n8n
  * (the pinned one of the e2e harness) and against the sandbox (in this process). Prints markdown
  * tables on stdout (progress on stderr) and, for a full run at the default sizes, writes
- * bench/results/latest.json. Figures are ratios taken within one run: these machines are noisy.
+ * bench/results/latest.json (and the tables beside it, latest.md). Figures are ratios taken within one run: these machines are noisy.
  *
  *   npm run bench                                   # everything, default sizes (~20-30 min)
  *   npm run bench -- --only bulk --items 200        # a quick partial run (no results file)
@@ -133,12 +133,14 @@ async function main(): Promise<void> {
 		}
 		results.totalMs = Date.now() - started;
 
-		process.stdout.write(`${renderMarkdown(results)}\n`);
-		process.stdout.write(`\nMachine: ${machineLine(machine)}\n`);
+		const markdown = `${renderMarkdown(results)}\n\nMachine: ${machineLine(machine)}\n`;
+		process.stdout.write(markdown);
 		const out = args.out ?? (args.full ? RESULTS_FILE : undefined);
 		if (out) {
 			fs.mkdirSync(path.dirname(out), { recursive: true });
 			fs.writeFileSync(out, renderJson(results));
+			// The tables beside it, for reading without running the bench.
+			if (out.endsWith('.json')) fs.writeFileSync(out.replace(/\.json$/, '.md'), markdown);
 			log(`results written to ${path.relative(process.cwd(), out)}`);
 		} else {
 			log('partial run: no results file written (use --out FILE)');
