@@ -41,9 +41,8 @@ export class DocumentSigningApi implements ICredentialType {
 		},
 	];
 
-	// A function, not the generic '=Bearer {{$credentials.apiKey}}' form: n8n evaluates that
-	// expression through its expression engine on every request, which cost more n8n CPU per
-	// request than the request itself (bench/diagnose.ts --return-all).
+	// A function, not the generic '=Bearer {{$credentials.apiKey}}' form, which n8n evaluates through
+	// its expression engine on every request (bench/diagnose.ts --return-all compares the two).
 	async authenticate(credentials: ICredentialDataDecryptedObject, requestOptions: IHttpRequestOptions): Promise<IHttpRequestOptions> {
 		return { ...requestOptions, headers: { ...requestOptions.headers, Authorization: `Bearer ${String(credentials.apiKey ?? '')}` } };
 	}

@@ -8,7 +8,7 @@ import type { Execution } from '../../e2e/harness/n8n';
 import { allExecutions, cpuMs, createCredential, createWorkflow } from '../lib/n8nApi';
 import { seedDocuments } from '../lib/raw';
 import { median, percentile } from '../lib/stats';
-import { chain, triggerNode } from '../../e2e/harness/workflows';
+import { chain, executionItems, triggerNode } from '../../e2e/harness/workflows';
 import { noOpNode, webhookNode } from '../lib/workflows';
 import type { BenchContext } from './context';
 
@@ -132,7 +132,7 @@ export async function runTrigger(ctx: BenchContext, options: TriggerOptions): Pr
 	}
 	const executionsByDelivery = new Map<string, Execution[]>();
 	for (const execution of withData) {
-		const item = execution.data?.resultData.runData[firstNode]?.[0]?.data?.main?.[0]?.[0]?.json;
+		const item = executionItems(execution, firstNode)[0];
 		const found = options.receiver === 'trigger' ? item?.deliveryId : item?.body?.id;
 		const id = typeof found === 'string' ? found : `unknown-${execution.id}`;
 		executionsByDelivery.set(id, [...(executionsByDelivery.get(id) ?? []), execution]);

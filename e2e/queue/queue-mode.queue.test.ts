@@ -77,9 +77,9 @@ interface TriggerItem {
 }
 
 function triggerItem(execution: Execution): TriggerItem {
-	const items = execution.data?.resultData.runData[TRIGGER_NAME]?.[0]?.data?.main?.[0] ?? [];
+	const items = executionItems(execution, TRIGGER_NAME);
 	if (items.length !== 1) throw new Error(`execution ${execution.id}: expected 1 trigger item, got ${items.length}`);
-	return items[0].json as TriggerItem;
+	return items[0] as TriggerItem;
 }
 
 /** The trigger's items of every execution: the deliveries that went on into the workflow. */

@@ -36,8 +36,8 @@ export class DocumentSigningTrigger implements INodeType {
 		icon: { light: 'file:../../icons/documentSigning.svg', dark: 'file:../../icons/documentSigning.dark.svg' },
 		group: ['trigger'],
 		// Version 2 behaves as 1. n8n evaluates a "binary data" option through its expression engine on
-		// every request to a version-1 webhook node (a third of the trigger's cost per delivery); it
-		// skips that for later versions. New nodes get 2; saved workflows keep working on 1.
+		// every request to a version-1 webhook node and skips that for later versions. New nodes get 2;
+		// saved workflows keep working on 1.
 		version: [1, 2],
 		defaultVersion: 2,
 		subtitle: '={{ ($parameter["events"] || []).join(", ") }}',
