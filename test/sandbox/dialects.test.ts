@@ -5,10 +5,12 @@
 import axios, { type AxiosInstance, type AxiosResponse } from 'axios';
 import http from 'http';
 
+import { LIMITS } from '../../contract';
 import { verifyWebhookSignature } from '../../nodes/shared/webhookSignature';
 import { startSandbox, type Sandbox } from '../../sandbox';
 import { DEFAULT_DIALECT, DIALECT_NAMES, DIALECT_PRESETS, parseDialect, type Dialect, type ListEnvelope } from '../../sandbox/dialects';
 import { admin, api, documentBody, expectError, useReceivers, useSandbox, waitFor } from '../helpers/sandbox';
+import { uploadUntilAnswered } from '../helpers/upload';
 
 /** useSandbox passes every start option on, the dialect included. */
 const fileSandbox = useSandbox({ dialect: 'numeric-ids+items-links', rateLimit: null });
@@ -559,6 +561,14 @@ describe('deliveryEndpoints: false', () => {
 // ---------------------------------------------------------------------------------------------
 
 describe('errorBody', () => {
+	/** A body over the limit, uploaded until the 413 arrives, as an axios-like response. */
+	async function tooLarge(sandbox: Sandbox): Promise<AxiosResponse> {
+		const headers = { Authorization: `Bearer ${sandbox.apiKey}`, 'Content-Type': 'application/json' };
+		const answer = await uploadUntilAnswered(`${sandbox.baseUrl}/documents`, headers, LIMITS.maxBodyBytes + 5 * 1024 * 1024);
+		const json = /^application\/json/.test(answer.headers['content-type'] ?? '');
+		return { status: answer.status, headers: answer.headers, data: json ? JSON.parse(answer.text) : answer.text } as AxiosResponse;
+	}
+
 	/** Error answers of several kinds: 400, 401, 404 (route and record), 405, 413, 429. */
 	async function errors(sandbox: Sandbox): Promise<Record<string, AxiosResponse>> {
 		const client = api(sandbox);
@@ -570,7 +580,7 @@ describe('errorBody', () => {
 			route: await client.get('/nothing-here'),
 			record: await client.get('/documents/doc_missing'),
 			method: await client.put('/documents'),
-			tooLarge: await client.post('/documents', { name: 'x'.repeat(30 * 1024 * 1024) }),
+			tooLarge: await tooLarge(sandbox),
 			outside: await raw.get('/elsewhere'),
 		};
 		sandbox.configure({ rateLimit: { requestsPerSecond: 0.001, burst: 1 } });

@@ -4,6 +4,7 @@ import net from 'net';
 
 import { DocumentSchema, ErrorBodySchema, LIMITS } from '../../contract';
 import { api, documentBody, expectError, expectSchema, useSandbox } from '../helpers/sandbox';
+import { uploadUntilAnswered } from '../helpers/upload';
 
 const sandbox = useSandbox();
 
@@ -130,80 +131,23 @@ describe('malformed requests', () => {
 		expectError(response, 400, 'invalid_json');
 	});
 
-	/**
-	 * Uploads up to `total` bytes in 1 MiB chunks and stops as soon as the server answers, the way
-	 * a careful client does; resolves with the status and body of that answer.
-	 */
-	/**
-	 * Uploads `total` bytes over a raw socket until the server answers. A raw socket, because the
-	 * server may close the connection right after its 413 while we are still writing: an HTTP
-	 * client then reports the write error and drops the answer, but the answer's bytes are here.
-	 */
-	function uploadUntilAnswered(total: number, declareLength: boolean): Promise<{ status: number; body: unknown; sent: number }> {
-		return new Promise((resolve, reject) => {
-			const { hostname, port } = new URL(sandbox().baseUrl);
-			const socket = net.connect(Number(port), hostname);
-			const chunk = Buffer.alloc(1024 * 1024, 0x20);
-			const received: Buffer[] = [];
-			let sent = 0;
-			let settled = false;
-			const answer = () => {
-				const text = Buffer.concat(received).toString('utf8');
-				const status = /^HTTP\/1\.1 (\d{3})/.exec(text);
-				const split = text.indexOf('\r\n\r\n');
-				if (!status || split < 0) return undefined;
-				const rest = text.slice(split + 4);
-				const body = /transfer-encoding:\s*chunked/i.test(text.slice(0, split)) ? rest.split('\r\n').filter((_, i) => i % 2 === 1).join('') : rest;
-				try {
-					return { status: Number(status[1]), body: JSON.parse(body), sent };
-				} catch {
-					return undefined;
-				}
-			};
-			const finish = () => {
-				if (settled) return;
-				const result = answer();
-				if (!result) return;
-				settled = true;
-				socket.destroy();
-				resolve(result);
-			};
-			socket.on('data', (data: Buffer) => {
-				received.push(data);
-				finish();
-			});
-			socket.on('error', () => finish());
-			socket.on('close', () => {
-				finish();
-				if (!settled) reject(new Error(`connection closed without a complete answer after ${sent} bytes`));
-			});
-			socket.write(
-				`POST /v1/documents HTTP/1.1\r\nHost: ${hostname}:${port}\r\nAuthorization: Bearer ${sandbox().apiKey}\r\n` +
-					`Content-Type: application/json\r\n${declareLength ? `Content-Length: ${total}` : 'Transfer-Encoding: chunked'}\r\nConnection: close\r\n\r\n`,
-			);
-			const pump = () => {
-				while (!settled && !socket.destroyed && sent < total) {
-					const piece = chunk.subarray(0, Math.min(chunk.length, total - sent));
-					sent += piece.length;
-					const framed = declareLength ? piece : Buffer.concat([Buffer.from(`${piece.length.toString(16)}\r\n`), piece, Buffer.from('\r\n')]);
-					if (!socket.write(framed)) return void socket.once('drain', pump);
-				}
-				if (!settled && !socket.destroyed && !declareLength) socket.write('0\r\n\r\n');
-			};
-			pump();
-		});
+	/** Uploads `total` bytes to POST /documents until the sandbox answers (see uploadUntilAnswered). */
+	async function uploadDocumentUntilAnswered(total: number, declareLength: boolean): Promise<{ status: number; body: unknown; sent: number }> {
+		const headers = { Authorization: `Bearer ${sandbox().apiKey}`, 'Content-Type': 'application/json' };
+		const answer = await uploadUntilAnswered(`${sandbox().baseUrl}/documents`, headers, total, { declareLength });
+		return { status: answer.status, body: JSON.parse(answer.text), sent: answer.sent };
 	}
 
 	it('a body declared over 15 MiB → 413 payload_too_large before it is read, and the server keeps answering', async () => {
 		const total = LIMITS.maxBodyBytes + 5 * 1024 * 1024;
-		const answer = await uploadUntilAnswered(total, true);
+		const answer = await uploadDocumentUntilAnswered(total, true);
 		expect(answer.status).toBe(413);
 		expect(expectSchema(ErrorBodySchema, answer.body).error.code).toBe('payload_too_large');
 		expect((await api(sandbox()).get('/documents')).status).toBe(200);
 	});
 
 	it('a streamed body (no Content-Length) → 413 once it passes 15 MiB', async () => {
-		const answer = await uploadUntilAnswered(LIMITS.maxBodyBytes + 5 * 1024 * 1024, false);
+		const answer = await uploadDocumentUntilAnswered(LIMITS.maxBodyBytes + 5 * 1024 * 1024, false);
 		expect(answer.status).toBe(413);
 		expect(expectSchema(ErrorBodySchema, answer.body).error.code).toBe('payload_too_large');
 		// The answer came only after the limit was passed, not earlier.

@@ -1,7 +1,7 @@
 import type { IExecuteSingleFunctions, IHttpRequestOptions, INodeProperties } from 'n8n-workflow';
 
 import { DOCUMENT_STATUSES } from '../../../shared/vocabulary';
-import { byName, checkOutputFileField, filtersCollection, outputFileField, resourceLocator, returnAllAndLimit, showFor, simplifyField } from '../../shared/fields';
+import { capitalise, checkOutputFileField, filtersCollection, outputFileField, queryChoiceFilter, queryFilter, resourceLocator, returnAllAndLimit, showFor, simplifyField } from '../../shared/fields';
 import { operation, operationProperty } from '../../shared/operation';
 import { deletedResult, downloadedFile, simplifyTo } from '../../shared/postReceive';
 import { invalid, optionalDate } from '../../shared/validation';
@@ -100,35 +100,10 @@ export const documentFields: INodeProperties[] = [
 	{
 		...filtersCollection('document', 'getAll'),
 		options: [
-			{
-				displayName: 'Created After',
-				name: 'created_after',
-				type: 'dateTime',
-				default: '',
-				routing: { send: { type: 'query', property: 'created_after' } },
-			},
-			{
-				displayName: 'Created Before',
-				name: 'created_before',
-				type: 'dateTime',
-				default: '',
-				routing: { send: { type: 'query', property: 'created_before' } },
-			},
-			{
-				displayName: 'Name Contains',
-				name: 'q',
-				type: 'string',
-				default: '',
-				routing: { send: { type: 'query', property: 'q' } },
-			},
-			{
-				displayName: 'Status',
-				name: 'status',
-				type: 'options',
-				default: 'pending',
-				options: byName(DOCUMENT_STATUSES.map((value) => ({ name: value[0].toUpperCase() + value.slice(1), value }))),
-				routing: { send: { type: 'query', property: 'status' } },
-			},
+			queryFilter('Created After', 'created_after', 'dateTime'),
+			queryFilter('Created Before', 'created_before', 'dateTime'),
+			queryFilter('Name Contains', 'q'),
+			queryChoiceFilter('Status', 'status', DOCUMENT_STATUSES, capitalise, 'pending'),
 		],
 	},
 	simplifyField('document', ['get', 'getAll']),

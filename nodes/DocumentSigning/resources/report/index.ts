@@ -1,7 +1,7 @@
 import type { IExecuteSingleFunctions, IHttpRequestOptions, INodeProperties } from 'n8n-workflow';
 
 import { eventLabel, EXPORT_FORMATS, WEBHOOK_EVENTS } from '../../../shared/vocabulary';
-import { byName, checkOutputFileField, filtersCollection, outputFileField, returnAllAndLimit, showFor } from '../../shared/fields';
+import { byName, checkOutputFileField, filtersCollection, outputFileField, queryChoiceFilter, queryFilter, returnAllAndLimit, showFor } from '../../shared/fields';
 import { operation, operationProperty } from '../../shared/operation';
 import { binaryFromResponse } from '../../shared/postReceive';
 import { invalid, optionalDate } from '../../shared/validation';
@@ -82,15 +82,8 @@ export const reportFields: INodeProperties[] = [
 	{
 		...filtersCollection('report', 'auditLog'),
 		options: [
-			{ displayName: 'Document ID', name: 'document_id', type: 'string', default: '', routing: { send: { type: 'query', property: 'document_id' } } },
-			{
-				displayName: 'Event',
-				name: 'event',
-				type: 'options',
-				default: 'document.created',
-				options: byName(WEBHOOK_EVENTS.map((value) => ({ name: eventLabel(value), value }))),
-				routing: { send: { type: 'query', property: 'event' } },
-			},
+			queryFilter('Document ID', 'document_id'),
+			queryChoiceFilter('Event', 'event', WEBHOOK_EVENTS, eventLabel, 'document.created'),
 		],
 	},
 ];

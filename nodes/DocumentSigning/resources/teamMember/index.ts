@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteSingleFunctions, IHttpRequestOptions, INodeProperties } from 'n8n-workflow';
 
 import { ASSIGNABLE_ROLES, TEAM_MEMBER_ROLES, TEAM_MEMBER_STATUSES } from '../../../shared/vocabulary';
-import { byName, emailField, extraBodyFieldsOption, filtersCollection, resourceLocator, returnAllAndLimit, showFor, simplifyField } from '../../shared/fields';
+import { capitalise, emailField, extraBodyFieldsOption, filtersCollection, queryChoiceFilter, queryFilter, resourceLocator, returnAllAndLimit, showFor, simplifyField } from '../../shared/fields';
 import { operation, operationProperty } from '../../shared/operation';
 import { simplifyTo } from '../../shared/postReceive';
 import { compact, invalid, requireEmail, requireText, withExtraBodyFields } from '../../shared/validation';
@@ -15,7 +15,6 @@ const ROLE_DESCRIPTIONS: Record<(typeof ASSIGNABLE_ROLES)[number], string> = {
 	viewer: 'Read only',
 };
 
-const capitalise = (value: string) => value[0].toUpperCase() + value.slice(1);
 
 function roleFields(operations: string[]): INodeProperties[] {
 	return [
@@ -130,23 +129,9 @@ export const teamMemberFields: INodeProperties[] = [
 	{
 		...filtersCollection('teamMember', 'getAll'),
 		options: [
-			{ displayName: 'Name or Email Contains', name: 'q', type: 'string', default: '', routing: { send: { type: 'query', property: 'q' } } },
-			{
-				displayName: 'Role',
-				name: 'role',
-				type: 'options',
-				default: 'member',
-				options: byName(TEAM_MEMBER_ROLES.map((value) => ({ name: capitalise(value), value }))),
-				routing: { send: { type: 'query', property: 'role' } },
-			},
-			{
-				displayName: 'Status',
-				name: 'status',
-				type: 'options',
-				default: 'active',
-				options: byName(TEAM_MEMBER_STATUSES.map((value) => ({ name: capitalise(value), value }))),
-				routing: { send: { type: 'query', property: 'status' } },
-			},
+			queryFilter('Name or Email Contains', 'q'),
+			queryChoiceFilter('Role', 'role', TEAM_MEMBER_ROLES, capitalise, 'member'),
+			queryChoiceFilter('Status', 'status', TEAM_MEMBER_STATUSES, capitalise, 'active'),
 		],
 	},
 	simplifyField('teamMember', ['getAll']),

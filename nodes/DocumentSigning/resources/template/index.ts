@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteSingleFunctions, IHttpRequestOptions, INodeProperties } from 'n8n-workflow';
 
-import { extraBodyFieldsOption, filtersCollection, resourceLocator, returnAllAndLimit, showFor, simplifyField } from '../../shared/fields';
+import { extraBodyFieldsOption, filtersCollection, queryFilter, resourceLocator, returnAllAndLimit, showFor, simplifyField } from '../../shared/fields';
 import { operation, operationProperty } from '../../shared/operation';
 import { simplifyTo } from '../../shared/postReceive';
 import { compact, invalid, readMetadata, requireEmail, requireText, withExtraBodyFields } from '../../shared/validation';
@@ -178,7 +178,7 @@ export const templateFields: INodeProperties[] = [
 	{
 		...filtersCollection('template', 'getAll'),
 		options: [
-			{ displayName: 'Name Contains', name: 'q', type: 'string', default: '', routing: { send: { type: 'query', property: 'q' } } },
+			queryFilter('Name Contains', 'q'),
 		],
 	},
 	simplifyField('template', ['getAll']),
