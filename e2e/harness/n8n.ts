@@ -36,6 +36,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 
 import { killGroup, readIfExists, settlesWithin, sleep, tailLines, trackChild } from './processes';
+import { activationSettled, deactivationSettled, waitForState } from './waitForState';
 
 export const PACKAGE_NAME = 'n8n-nodes-document-signing';
 export const NODE_TYPE = `${PACKAGE_NAME}.documentSigning`;
@@ -930,16 +931,17 @@ export class N8nInstance {
 		return (await this.publicationStatus(workflowId)).status === 'published';
 	}
 
-	private async waitForPublication(workflowId: string, timeoutMs: number, what: string): Promise<PublicationStatus> {
-		const deadline = Date.now() + timeoutMs;
-		for (;;) {
-			const status = await this.publicationStatus(workflowId);
-			if (status.status !== 'in_progress') return status;
-			if (Date.now() > deadline) {
-				this.fail(`${what} of workflow ${workflowId} still in progress after ${timeoutMs} ms: ${JSON.stringify(status)}`);
-			}
-			await sleep(200);
-		}
+	private async waitForPublication(
+		workflowId: string,
+		timeoutMs: number,
+		what: string,
+		reached: (status: PublicationStatus) => boolean,
+	): Promise<PublicationStatus> {
+		return await waitForState(() => this.publicationStatus(workflowId), reached, {
+			timeoutMs,
+			describe: (last) => `${what} of workflow ${workflowId} did not settle within ${timeoutMs} ms: ${JSON.stringify(last)}`,
+			onTimeout: (message) => this.fail(message),
+		});
 	}
 
 	/**
@@ -976,7 +978,7 @@ export class N8nInstance {
 			return status;
 		}
 		await this.api('POST', `/workflows/${workflowId}/publish`, {});
-		const status = await this.waitForPublication(workflowId, options.timeoutMs ?? 30_000, 'activation');
+		const status = await this.waitForPublication(workflowId, options.timeoutMs ?? 30_000, 'activation', activationSettled);
 		if (status.status !== 'published' && !options.allowFailure) {
 			this.fail(`activating workflow ${workflowId} ended "${status.status}": ${JSON.stringify(status.triggers)}`);
 		}
@@ -993,7 +995,7 @@ export class N8nInstance {
 			return await this.publicationStatus(workflowId);
 		}
 		await this.api('POST', `/workflows/${workflowId}/unpublish`);
-		return await this.waitForPublication(workflowId, options.timeoutMs ?? 30_000, 'deactivation');
+		return await this.waitForPublication(workflowId, options.timeoutMs ?? 30_000, 'deactivation', deactivationSettled);
 	}
 
 	/**
