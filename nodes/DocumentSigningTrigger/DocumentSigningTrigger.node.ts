@@ -10,24 +10,10 @@ import type {
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { CREDENTIAL_TYPE } from '../shared/transport';
-import { ANY_EVENT, eventLabel, SIGNATURE_TOLERANCE_SECONDS, WEBHOOK_EVENTS } from '../shared/vocabulary';
+import { ANY_EVENT, eventLabel, SIGNATURE_TOLERANCE_SECONDS, WEBHOOK_EVENT_DESCRIPTIONS, WEBHOOK_EVENTS } from '../shared/vocabulary';
 import { passClaimedDeliveries } from './claim';
 import { MAX_SIGNATURE_TOLERANCE_SECONDS, receiveDelivery } from './delivery';
 import { checkExists, create, deleteWebhook } from './registration';
-
-const EVENT_DESCRIPTIONS: Record<string, string> = {
-	'document.created': 'A document was created',
-	'document.sent': 'A document was sent to its signers',
-	'document.viewed': 'A signer opened a document',
-	'document.signed': 'A signer signed a document',
-	'document.completed': 'Every signer signed a document',
-	'document.declined': 'A signer declined to sign a document',
-	'document.expired': 'A document expired before everyone signed',
-	'document.cancelled': 'A pending document was cancelled',
-	'document.deleted': 'A document was deleted',
-	'signature.requested': 'A signing request was sent',
-	'signature.reminded': 'Signers were reminded of a signing request',
-};
 
 export class DocumentSigningTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -66,7 +52,7 @@ export class DocumentSigningTrigger implements INodeType {
 					{ name: 'Any Event', value: ANY_EVENT, description: 'Every event, including ones added later' },
 					...[...WEBHOOK_EVENTS]
 						.sort((a, b) => eventLabel(a).localeCompare(eventLabel(b)))
-						.map((event) => ({ name: eventLabel(event), value: event, description: EVENT_DESCRIPTIONS[event] })),
+						.map((event) => ({ name: eventLabel(event), value: event, description: WEBHOOK_EVENT_DESCRIPTIONS[event] })),
 				],
 			},
 			{

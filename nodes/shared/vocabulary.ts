@@ -44,6 +44,39 @@ export const WEBHOOK_EVENTS = [
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 export const ANY_EVENT = '*';
 
+/** What each webhook event means, for dropdowns; one entry per event, checked by the type. */
+export const WEBHOOK_EVENT_DESCRIPTIONS: Record<WebhookEvent, string> = {
+	'document.created': 'A document was created',
+	'document.sent': 'A document was sent to its signers',
+	'document.viewed': 'A signer opened a document',
+	'document.signed': 'A signer signed a document',
+	'document.completed': 'Every signer signed a document',
+	'document.declined': 'A signer declined to sign a document',
+	'document.expired': 'A document expired before everyone signed',
+	'document.cancelled': 'A pending document was cancelled',
+	'document.deleted': 'A document was deleted',
+	'signature.requested': 'A signing request was sent',
+	'signature.reminded': 'Signers were reminded of a signing request',
+};
+
+/** Changes to the account that the audit log records but webhooks never receive. */
+export const ACCOUNT_AUDIT_EVENTS = [
+	'template.created',
+	'template.updated',
+	'user.invited',
+	'user.role_changed',
+	'webhook.created',
+	'webhook.deleted',
+] as const;
+
+/** Every event the audit log records (and its `event` filter accepts). */
+export const AUDIT_EVENTS = [...WEBHOOK_EVENTS, ...ACCOUNT_AUDIT_EVENTS] as const;
+export type AuditEvent = (typeof AUDIT_EVENTS)[number];
+
+/** `version` of GET /documents/{id}/file. */
+export const DOCUMENT_FILE_VERSIONS = ['original', 'signed'] as const;
+export type DocumentFileVersion = (typeof DOCUMENT_FILE_VERSIONS)[number];
+
 /** "document.completed" → "Document Completed", for dropdowns. */
 export function eventLabel(event: string): string {
 	return event

@@ -7,7 +7,7 @@
 import type { INodeParameters, INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
 import { DocumentSigning } from '../../nodes/DocumentSigning/DocumentSigning.node';
-import { DOCUMENT_STATUSES, TEAM_MEMBER_ROLES, TEAM_MEMBER_STATUSES, WEBHOOK_EVENTS } from '../../nodes/shared/vocabulary';
+import { AUDIT_EVENTS, DOCUMENT_STATUSES, TEAM_MEMBER_ROLES, TEAM_MEMBER_STATUSES } from '../../nodes/shared/vocabulary';
 import { startCountingServer } from '../helpers/countingServer';
 import { runDocumentSigning } from '../helpers/n8nWorkflow';
 
@@ -55,7 +55,7 @@ describe('choices built from the contract', () => {
 		['document', 'status', DOCUMENT_STATUSES],
 		['teamMember', 'role', TEAM_MEMBER_ROLES],
 		['teamMember', 'status', TEAM_MEMBER_STATUSES],
-		['report', 'event', WEBHOOK_EVENTS],
+		['report', 'event', AUDIT_EVENTS],
 	])('the %s filter "%s" offers every value of the contract, once', (resource, name, values) => {
 		const offered = filterChoices(resource, name);
 		expect([...offered].sort()).toEqual([...values].sort());
