@@ -68,9 +68,9 @@ export function saveRegistration(data: TriggerStaticData, registration: Registra
 	if (registration.keyCheck) data.keyCheck = registration.keyCheck;
 }
 
-/** Forgets the registration, and anything an earlier build of the package kept. */
+/** Forgets the registration; keys that are not the registration's are left alone. */
 export function forgetRegistration(data: TriggerStaticData): void {
-	for (const key of ['webhookId', 'webhookUrl', 'webhookEvents', 'secretNonce', 'sealedSecret', 'keyCheck', 'webhookSecret', 'staleWebhookIds', 'recentDeliveries']) {
+	for (const key of ['webhookId', 'webhookUrl', 'webhookEvents', 'secretNonce', 'sealedSecret', 'keyCheck']) {
 		delete data[key];
 	}
 }
