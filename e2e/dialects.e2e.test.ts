@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 
-import { signWebhookPayload } from '../nodes/shared/webhookSignature';
+import { signWebhookPayload } from '../sandbox/deliverySignature';
 import { webhookSecret } from '../test/helpers/sandbox';
 import { parseDialect, startSandbox, type Sandbox } from '../sandbox';
 import { createN8n, type Execution, type N8nInstance } from './harness/n8n';

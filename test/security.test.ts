@@ -18,7 +18,7 @@ import { searchDocuments } from '../nodes/DocumentSigning/listSearch';
 import { HttpStatusError, RETRY_POLICY, ServiceOrigin, sendWithRetries } from '../nodes/shared/transport';
 import { safeRequestSettings } from '../nodes/shared/transport/request';
 import { allowedDomainsFor, credentialKey, readCredentials } from '../nodes/shared/transport/service';
-import { signWebhookPayload } from '../nodes/shared/webhookSignature';
+import { signWebhookPayload } from '../sandbox/deliverySignature';
 import { startCountingServer, type RecordedRequest, type ServerAnswer } from './helpers/countingServer';
 import { loadOptionsContext, runDocumentSigning } from './helpers/n8nWorkflow';
 import { TriggerHost, type DeliveryOutcome, type IncomingDelivery } from './trigger/harness';

@@ -8,7 +8,7 @@ import nock from 'nock';
  * n8n's webhook endpoint: it keeps the exact bytes and headers it got, hands them to the node and
  * answers the sandbox with what n8n would answer. Recorded requests are then replayed and forged.
  */
-import { signWebhookPayload } from '../../nodes/shared/webhookSignature';
+import { signWebhookPayload } from '../../sandbox/deliverySignature';
 import { TriggerHost, type IncomingDelivery } from './harness';
 import { deliveryBody, nowSeconds, signedDelivery, useDeliveryFixtures, withFastRetries } from './fixtures';
 
