@@ -2,19 +2,20 @@
  * The package in a real n8n against three dialects of the API (see docs/api-contract.md,
  * "Dialects"): the default contract; numeric ids with `{items, links: {next}}` lists; and a
  * minimal service with no delivery endpoints, unsigned deliveries, `{message}` errors and deletes
- * answered 200. In each: documents created, listed across pages, read and deleted by a workflow;
+ * answered 200; deliveries signed as Standard Webhooks with a `whsec_` secret the service issued;
+ * and a hex HMAC of `<timestamp>.<body>` with the time in its own header. In each: documents created, listed across pages, read and deleted by a workflow;
  * the trigger activated, one event run once, its repeat not run again, and no webhook left after
  * deactivation.
  */
 import { randomUUID } from 'node:crypto';
 
-import { signWebhookPayload } from '../sandbox/deliverySignature';
+import { deliverySignatureHeaders } from '../sandbox/deliverySignature';
 import { webhookSecret } from '../test/helpers/sandbox';
 import { parseDialect, startSandbox, type Sandbox } from '../sandbox';
 import { createN8n, type Execution, type N8nInstance } from './harness/n8n';
 import { byId, chain, importWorkflows, manualTrigger, nodeItems, signingNode, triggerNode, type CredentialRef } from './harness/workflows';
 
-const DIALECTS = ['default', 'numeric-ids+items-links', 'minimal'] as const;
+const DIALECTS = ['default', 'numeric-ids+items-links', 'minimal', 'sig-standard-webhooks+server-secret', 'sig-timestamp-header'] as const;
 const TRIGGER_NAME = 'Document Signing Trigger';
 
 interface Setup {
@@ -129,9 +130,8 @@ describe.each(DIALECTS)('dialect %s', (dialect) => {
 		// The same delivery again, as the service's retry after a lost answer would send it.
 		const attempt = setup.sandbox.deliveries().find((delivery) => delivery.event === 'document.completed')!;
 		const headers: Record<string, string> = { 'content-type': 'application/json', 'x-delivery-id': attempt.deliveryId, 'x-delivery-attempt': '2' };
-		if (parseDialect(dialect).deliverySignature !== 'none') {
-			headers['x-signature'] = signWebhookPayload(webhookSecret(setup.sandbox, setup.apiKey, attempt.webhookId)!, Math.floor(Date.now() / 1000), attempt.body);
-		}
+		const secret = webhookSecret(setup.sandbox, setup.apiKey, attempt.webhookId)!;
+		Object.assign(headers, deliverySignatureHeaders(parseDialect(dialect).deliverySignature, secret, Math.floor(Date.now() / 1000), attempt.deliveryId, attempt.body));
 		const repeat = await fetch(setup.productionUrl, { method: 'POST', headers, body: attempt.body });
 		// Answered without starting an execution: the service reports the delivery claimed, or (without
 		// delivery endpoints) this n8n remembers processing it.
