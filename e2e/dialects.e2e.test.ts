@@ -4,8 +4,8 @@
  * minimal service with no delivery endpoints, unsigned deliveries, `{message}` errors and deletes
  * answered 200; deliveries signed as Standard Webhooks with a `whsec_` secret the service issued;
  * and a hex HMAC of `<timestamp>.<body>` with the time in its own header. In each: documents created, listed across pages, read and deleted by a workflow;
- * the trigger activated, one event run once, its repeat not run again, and no webhook left after
- * deactivation.
+ * the trigger activated, one event run once, its repeat not run again, a delivery re-signed in a
+ * weaker layout refused, and no webhook left after deactivation.
  */
 import { randomUUID } from 'node:crypto';
 
@@ -131,12 +131,26 @@ describe.each(DIALECTS)('dialect %s', (dialect) => {
 		const attempt = setup.sandbox.deliveries().find((delivery) => delivery.event === 'document.completed')!;
 		const headers: Record<string, string> = { 'content-type': 'application/json', 'x-delivery-id': attempt.deliveryId, 'x-delivery-attempt': '2' };
 		const secret = webhookSecret(setup.sandbox, setup.apiKey, attempt.webhookId)!;
-		Object.assign(headers, deliverySignatureHeaders(parseDialect(dialect).deliverySignature, secret, Math.floor(Date.now() / 1000), attempt.deliveryId, attempt.body));
+		const style = parseDialect(dialect).deliverySignature;
+		Object.assign(headers, deliverySignatureHeaders(style, secret, Math.floor(Date.now() / 1000), attempt.deliveryId, attempt.body));
 		const repeat = await fetch(setup.productionUrl, { method: 'POST', headers, body: attempt.body });
 		// Answered without starting an execution: the service reports the delivery claimed, or (without
 		// delivery endpoints) this n8n remembers processing it.
 		expect([repeat.status, await repeat.json()]).toEqual([200, { received: true, ignored: true, reason: 'already processed' }]);
 		expect(processed(await n8n.executions({ workflowId: setup.triggerWorkflowId }))).toHaveLength(1);
+
+		if (style !== 'none' && style !== 'hub-sha256') {
+			// A new delivery signed with the right secret in a weaker layout (a body-only HMAC): the
+			// first delivery fixed this registration's layout, so it is refused.
+			const body = JSON.stringify({ ...JSON.parse(attempt.body), id: 'dlv_downgraded' });
+			const downgraded = await fetch(setup.productionUrl, {
+				method: 'POST',
+				headers: { 'content-type': 'application/json', ...deliverySignatureHeaders('hub-sha256', secret, Math.floor(Date.now() / 1000), 'dlv_downgraded', body) },
+				body,
+			});
+			expect(downgraded.status).toBe(401);
+			expect(processed(await n8n.executions({ workflowId: setup.triggerWorkflowId }))).toHaveLength(1);
+		}
 
 		await n8n.deactivate(setup.triggerWorkflowId);
 		expect(setup.sandbox.store.webhooksOf(setup.apiKey)).toHaveLength(0);
