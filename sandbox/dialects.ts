@@ -11,6 +11,7 @@ import { STATUS_CODES } from 'http';
 import { z } from 'zod';
 
 import { MAX_PAGE_SIZE } from '../nodes/shared/vocabulary';
+import { DELIVERY_SIGNATURE_STYLES, type DeliverySignatureStyle } from './deliverySignature';
 import type { ApiError, Reply } from './http';
 import { errorBody } from './http';
 
@@ -30,8 +31,8 @@ export interface Dialect {
 	webhookSecret: 'client' | 'server';
 	/** false: GET/acknowledge of a webhook delivery do not exist (404 like any unknown route). */
 	deliveryEndpoints: boolean;
-	/** 'none': deliveries carry no X-Signature header. */
-	deliverySignature: 'v1' | 'none';
+	/** How deliveries are signed (sandbox/deliverySignature.ts); 'none': not at all. */
+	deliverySignature: DeliverySignatureStyle;
 	/** The body of every /v1 error answer. */
 	errorBody: ErrorBodyStyle;
 	/** 200: DELETE answers `{ id, deleted: true }` instead of 204. */
@@ -64,6 +65,11 @@ export const DIALECT_PRESETS: Record<string, Partial<Dialect>> = {
 	'server-secret': { webhookSecret: 'server' },
 	'no-delivery-endpoints': { deliveryEndpoints: false },
 	unsigned: { deliverySignature: 'none' },
+	'sig-standard-webhooks': { deliverySignature: 'standard-webhooks' },
+	'sig-hub-sha256': { deliverySignature: 'hub-sha256' },
+	'sig-base64': { deliverySignature: 'signature-base64' },
+	'sig-timestamp-header': { deliverySignature: 'timestamp-header' },
+	'sig-unsigned-timestamp': { deliverySignature: 'unsigned-timestamp' },
 	'error-message': { errorBody: 'message' },
 	'error-errors': { errorBody: 'errors' },
 	'error-text': { errorBody: 'text' },
@@ -82,7 +88,7 @@ export const DialectSchema = z
 		maxPageSize: z.number().int().min(1).max(MAX_PAGE_SIZE),
 		webhookSecret: z.enum(['client', 'server']),
 		deliveryEndpoints: z.boolean(),
-		deliverySignature: z.enum(['v1', 'none']),
+		deliverySignature: z.enum(DELIVERY_SIGNATURE_STYLES),
 		errorBody: z.enum(['contract', 'message', 'errors', 'text', 'html']),
 		deleteAnswer: z.union([z.literal(204), z.literal(200)]),
 	})

@@ -18,7 +18,7 @@ import { searchDocuments } from '../nodes/DocumentSigning/listSearch';
 import { HttpStatusError, RETRY_POLICY, ServiceOrigin, sendWithRetries } from '../nodes/shared/transport';
 import { safeRequestSettings } from '../nodes/shared/transport/request';
 import { allowedDomainsFor, credentialKey, readCredentials } from '../nodes/shared/transport/service';
-import { signWebhookPayload } from '../nodes/shared/webhookSignature';
+import { signWebhookPayload } from '../sandbox/deliverySignature';
 import { startCountingServer, type RecordedRequest, type ServerAnswer } from './helpers/countingServer';
 import { loadOptionsContext, runDocumentSigning } from './helpers/n8nWorkflow';
 import { TriggerHost, type DeliveryOutcome, type IncomingDelivery } from './trigger/harness';
@@ -816,7 +816,7 @@ test('forged deliveries are covered elsewhere (no rows here)', () => {
 	//   header, wrong secret, tampered body and timestamp, stale and future timestamps, other schemes,
 	//   wrong length, empty or missing body → 401, no execution, nothing saved; the X-Event header is
 	//   never trusted; refusals while no webhook is registered; "options" (tolerance); replays.
-	// - test/shared/webhookSignature.test.ts: signWebhookPayload / verifyWebhookSignature units.
+	// - test/shared/webhookSignature.test.ts: verification in every layout; test/sandbox/deliverySignature.test.ts: the signer.
 	// - reliability/realN8n.reliability.test.ts (test 3), e2e/trigger.e2e.test.ts and
 	//   e2e/queue/queue-mode.queue.test.ts: forged deliveries against a real n8n (not run here).
 	expect(true).toBe(true);

@@ -36,7 +36,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
-import { signWebhookPayload } from '../../nodes/shared/webhookSignature';
+import { signWebhookPayload } from '../../sandbox/deliverySignature';
 import { startSandbox, type DeliveryAttempt, type Sandbox } from '../../sandbox';
 import { CREDENTIAL_TYPE, NODE_TYPE, type Execution } from '../harness/n8n';
 import { executionItems, triggerNode } from '../harness/workflows';

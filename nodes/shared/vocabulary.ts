@@ -102,6 +102,25 @@ export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
 /** Deliveries whose signed timestamp is further than this from now are refused. */
 export const SIGNATURE_TOLERANCE_SECONDS = 300;
 
+/**
+ * The delivery signature layouts the trigger verifies (docs/delivery-signatures.md), all
+ * HMAC-SHA256 keyed by the webhook's secret, strongest first:
+ * - `standard-webhooks`: `webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64>` over
+ *   `<id>.<timestamp>.<body>` (the Standard Webhooks specification);
+ * - `timestamped-header`: `X-Signature: t=<seconds>,v1=<hex>` over `<t>.<body>` (the contract's);
+ * - `body-hmac-timestamp`: a signature header with a hex or base64 HMAC of `<timestamp>.<body>`,
+ *   the timestamp in its own header;
+ * - `body-hmac`: a signature header with a hex or base64 HMAC of the body alone (no replay window).
+ */
+export const SIGNATURE_LAYOUTS = ['standard-webhooks', 'timestamped-header', 'body-hmac-timestamp', 'body-hmac'] as const;
+export type SignatureLayout = (typeof SIGNATURE_LAYOUTS)[number];
+/** Headers of the Standard Webhooks specification. */
+export const STANDARD_WEBHOOKS_HEADERS = { id: 'webhook-id', timestamp: 'webhook-timestamp', signature: 'webhook-signature' } as const;
+/** Headers that carry an HMAC (plain, `sha256=`-prefixed, or `t=…,v1=…`), first found wins. */
+export const BODY_SIGNATURE_HEADERS = ['x-signature', 'x-hub-signature-256', 'x-webhook-signature', 'x-signature-256', 'signature'] as const;
+/** Headers that carry the signed time of a `body-hmac-timestamp` delivery, first found wins. */
+export const SIGNATURE_TIMESTAMP_HEADERS = ['x-timestamp', 'x-webhook-timestamp', 'x-signature-timestamp'] as const;
+
 /** The contract's numeric limits (docs/api-contract.md); the node checks input against the same values. */
 export const LIMITS = {
 	/** Highest signing order a signer may have. */

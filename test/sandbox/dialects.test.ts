@@ -6,7 +6,7 @@ import axios, { type AxiosInstance, type AxiosResponse } from 'axios';
 import http from 'http';
 
 import { LIMITS } from '../../contract';
-import { verifyWebhookSignature } from '../../nodes/shared/webhookSignature';
+import { verifyDelivery, verifyWebhookSignature } from '../../nodes/shared/webhookSignature';
 import { startSandbox, type Sandbox } from '../../sandbox';
 import { DEFAULT_DIALECT, DIALECT_NAMES, DIALECT_PRESETS, parseDialect, type Dialect, type ListEnvelope } from '../../sandbox/dialects';
 import { admin, api, documentBody, expectError, useReceivers, useSandbox, waitFor } from '../helpers/sandbox';
@@ -149,6 +149,11 @@ describe('parseDialect and presets', () => {
 				'server-secret',
 				'no-delivery-endpoints',
 				'unsigned',
+				'sig-standard-webhooks',
+				'sig-hub-sha256',
+				'sig-base64',
+				'sig-timestamp-header',
+				'sig-unsigned-timestamp',
 				'error-message',
 				'error-errors',
 				'error-text',
@@ -534,6 +539,34 @@ describe('webhook secrets and signatures', () => {
 		expect(target.requests[0].headers['x-signature']).toBeUndefined();
 		expect(target.requests[0].headers['x-delivery-id']).toMatch(/^dlv_/);
 		expect(target.requests[0].headers['x-event']).toBe('document.created');
+	});
+});
+
+describe('deliverySignature: each layout a service may sign in', () => {
+	const now = () => Math.floor(Date.now() / 1000);
+
+	it.each([
+		['sig-standard-webhooks', 'standard-webhooks', ['webhook-id', 'webhook-timestamp', 'webhook-signature']],
+		['sig-standard-webhooks+server-secret', 'standard-webhooks', ['webhook-id', 'webhook-timestamp', 'webhook-signature']],
+		['sig-hub-sha256', 'body-hmac', ['x-hub-signature-256']],
+		['sig-base64', 'body-hmac', ['signature']],
+		['sig-timestamp-header', 'body-hmac-timestamp', ['x-webhook-signature', 'x-webhook-timestamp']],
+		['sig-unsigned-timestamp', 'body-hmac', ['x-signature', 'x-timestamp']],
+	])('%s: signed only in its own headers, verifying as %s with the webhook secret and no other', async (spec, layout, names) => {
+		const sandbox = await start(spec);
+		const target = await receiver();
+		const webhook = (await api(sandbox).post('/webhooks', { url: target.url, events: ['document.created'], secret: 'my-own-secret-0123456789-0123456789-abcdef' })).data;
+		await api(sandbox).post('/documents', documentBody());
+		await sandbox.flushDeliveries();
+		expect(target.requests).toHaveLength(1);
+		const [request] = target.requests;
+		const signatureHeaders = ['x-signature', 'webhook-signature', 'x-hub-signature-256', 'x-webhook-signature', 'signature', 'webhook-id', 'webhook-timestamp', 'x-timestamp', 'x-webhook-timestamp'];
+		expect(signatureHeaders.filter((name) => request.headers[name] !== undefined).sort()).toEqual([...names].sort());
+		if (names.includes('webhook-id')) expect(request.headers['webhook-id']).toBe(request.headers['x-delivery-id']);
+		const check = (secret: string) =>
+			verifyDelivery({ header: (name) => request.headers[name] as string | undefined, rawBody: request.rawBody, secret, nowSeconds: now() });
+		expect(check(webhook.secret)).toMatchObject({ valid: true, layout });
+		expect(check('another-secret-0123456789-0123456789-abcdef')).toMatchObject({ valid: false, reason: 'signature_mismatch' });
 	});
 });
 
