@@ -130,6 +130,8 @@ export function signersField(
 			{
 				displayName: 'Signer',
 				name: 'signer',
+				// Alphabetical, not Email and Name first: n8n's lint requires it of five or more values
+				// (n8n-nodes-base/node-param-fixed-collection-type-unsorted-items).
 				values: [
 					{
 						displayName: 'Authentication',
@@ -189,6 +191,7 @@ export function resourceLocator({
 	idPlaceholder,
 	url,
 	displayOptions,
+	required = true,
 }: {
 	name: string;
 	displayName: string;
@@ -197,16 +200,18 @@ export function resourceLocator({
 	idPlaceholder: string;
 	/** Adds a By URL mode taking the ID from links whose path has `/<segment>/<id>`. */
 	url?: { placeholder: string; pathSegment: string };
-	displayOptions: IDisplayOptions;
+	/** Left out for an option of a collection, which the collection shows. */
+	displayOptions?: IDisplayOptions;
+	required?: boolean;
 }): INodeProperties {
 	return {
 		displayName,
 		name,
 		type: 'resourceLocator',
 		default: { mode: 'list', value: '' },
-		required: true,
+		...(required ? { required } : {}),
 		description,
-		displayOptions,
+		...(displayOptions ? { displayOptions } : {}),
 		modes: [
 			{
 				displayName: 'From List',
