@@ -32,12 +32,12 @@ import { startSandbox, type Sandbox } from '../sandbox';
 import { installPackage, uninstallPackage, type InstallPath } from './harness/communityInstall';
 import { NODE_TYPE, PACKAGE_NAME, TRIGGER_NODE_TYPE, createN8n, ensureN8nHost, type N8nHostId } from './harness/n8n';
 import { packPackage, startRegistry, type LocalRegistry, type PackedPackage } from './harness/registry';
-import { describePackageChecks, TRIGGER_NAME } from './packageChecks';
+import { describePackageChecks } from './packageChecks';
 
 const REPO_ROOT = path.resolve(__dirname, '..');
 /** n8n 2.41.x and the last 1.x. */
 const HOSTS = (process.env.N8N_E2E_INSTALL_HOSTS?.split(',') ?? ['2', '1']) as N8nHostId[];
-const PATHS: InstallPath[] = ['manual', 'installer'];
+const PATHS = (process.env.N8N_E2E_INSTALL_PATHS?.split(',') ?? ['manual', 'installer']) as InstallPath[];
 
 let sandbox: Sandbox;
 let registry: LocalRegistry;
@@ -67,6 +67,12 @@ it('the local registry serves the packed tarball as the package, and nothing of 
 	expect(packument['dist-tags']).toEqual({ latest: tarball.version });
 	expect(Object.keys(packument.versions)).toEqual([tarball.version]);
 	expect(packument.versions[tarball.version].dist.integrity).toBe(tarball.integrity);
+	// npm runs these on a manual install and n8n's installer never does (--ignore-scripts): none,
+	// so both paths install the same thing.
+	const lifecycle = Object.keys(packument.versions[tarball.version].scripts ?? {}).filter((name) =>
+		['preinstall', 'install', 'postinstall'].includes(name),
+	);
+	expect(lifecycle).toEqual([]);
 	// What n8n loads is in the tarball: every file that package.json's n8n section names.
 	const manifest = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as {
 		n8n: { nodes: string[]; credentials: string[] };
@@ -83,7 +89,13 @@ describe.each(cases)('n8n $version, $how install', ({ id, how, version }) => {
 		label: `install (${how})`,
 		sandbox: () => sandbox,
 		create: async () => {
-			const n8n = await createN8n({ host: id, install: 'none', sandboxBaseUrl: sandbox.baseUrl });
+			// n8n 3.0's default (n8n 2.x and 1.x default to true): unverified packages off.
+			const n8n = await createN8n({
+				host: id,
+				install: 'none',
+				sandboxBaseUrl: sandbox.baseUrl,
+				env: { N8N_UNVERIFIED_PACKAGES_ENABLED: 'false' },
+			});
 			const started = Date.now();
 			// npm runs on n8n's Node, as in n8n's Docker image.
 			await installPackage(how, { nodesFolder: n8n.nodesFolder, registry, name: PACKAGE_NAME, version: tarball.version, binDir: n8n.host.binDir });
@@ -129,15 +141,41 @@ describe.each(cases)('n8n $version, $how install', ({ id, how, version }) => {
 			const workflow = await n8n.rest<{ id: string; nodes: Array<{ type: string }> }>('GET', `/rest/workflows/${workflowId}`);
 			expect(workflow.nodes.map((node) => node.type)).toContain(type);
 		}
-		const known = await n8n.rest<unknown[]>('POST', '/rest/node-types', { nodeInfos: [{ name: NODE_TYPE, version: 1 }] });
-		expect(known).toEqual([]);
+		// What the editor asks for when it opens the workflow: n8n answers with the missing type.
+		const nodeTypes = await fetch(`${n8n.baseUrl}/rest/node-types`, {
+			method: 'POST',
+			headers: { ...n8n.authHeaders(), 'content-type': 'application/json' },
+			body: JSON.stringify({ nodeInfos: [{ name: NODE_TYPE, version: 1 }] }),
+			signal: AbortSignal.timeout(15_000),
+		});
+		const nodeTypesBody = await nodeTypes.text();
+		process.stderr.write(`DEBUG node-types ${nodeTypes.status} ${nodeTypesBody}\n`);
 
-		const activation = await n8n.activate(checks.triggerWorkflowId, { allowFailure: true });
-		process.stderr.write(`DEBUG activation ${JSON.stringify(activation)}\n`);
+		// Activating the trigger's workflow (2.x: publish) is refused, naming the trigger's type.
+		const activation = await fetch(
+			`${n8n.baseUrl}/api/v1/workflows/${checks.triggerWorkflowId}/${n8n.generation === 2 ? 'publish' : 'activate'}`,
+			{
+				method: 'POST',
+				headers: { 'X-N8N-API-KEY': n8n.apiKey!, 'content-type': 'application/json' },
+				body: '{}',
+				signal: AbortSignal.timeout(30_000),
+			},
+		);
+		const activationBody = await activation.text();
+		process.stderr.write(`DEBUG activation ${activation.status} ${activationBody}\n`);
+		expect(await n8n.isActive(checks.triggerWorkflowId)).toBe(false);
+
+		// Running the actions workflow fails, naming the action node's type.
 		const run = await n8n.execute(checks.actionsWorkflowId);
 		process.stderr.write(`DEBUG execute ${JSON.stringify(run.error)}\n`);
-		expect(activation.status).not.toBe('published');
-		expect(run.status).toBe('error');
-		expect(TRIGGER_NAME).toBeTruthy();
+		expect({ status: nodeTypes.status, body: JSON.parse(nodeTypesBody) }).toMatchObject({
+			status: 400,
+			body: { message: `Unrecognized node type: ${NODE_TYPE}` },
+		});
+		expect({ status: activation.status, body: JSON.parse(activationBody) }).toMatchObject({
+			status: 400,
+			body: { message: `Unrecognized node type: ${TRIGGER_NODE_TYPE}` },
+		});
+		expect({ status: run.status, message: run.error?.message }).toEqual({ status: 'error', message: `Unrecognized node type: ${NODE_TYPE}` });
 	});
 });

@@ -8,14 +8,15 @@
  *   (docs.n8n.io, Community nodes > Manual installation): `npm install <package>` in the nodes
  *   folder. npm (7 and later) also installs the package's peer dependencies (n8n-workflow).
  * - `installer`: what n8n's Community Nodes installer does, step by step, as n8n's source has it
- *   (n8n 2.41.1: packages/cli/src/modules/community-packages/community-packages.service.ts,
- *   `downloadPackage`, npm flags from npm-utils.ts `executeNpmCommand`; n8n 1.123.x:
- *   packages/cli/src/services/community-packages.service.ts, the same steps). It cannot be run
- *   itself against a local registry: n8n answers a custom registry with "Your license does not
- *   allow for feat:communityNodes:customRegistry".
+ *   in n8n-io/n8n packages/cli/src/modules/community-packages/community-packages.service.ts,
+ *   `downloadPackage` (read in the compiled n8n 2.41.1 and 1.123.81 of the pinned hosts: the same
+ *   steps and npm flags in both; 2.41 passes the flags through npm-utils.ts `executeNpmCommand`).
+ *   The installer itself cannot be pointed at a local registry: n8n answers a custom registry
+ *   with "Your license does not allow for feat:communityNodes:customRegistry".
  *
  * Uninstalling: `manual` runs `npm uninstall`; `installer` does what n8n's removal does on disk
- * (removes the package folder and its entry in the nodes folder's package.json).
+ * (`removeNpmPackage`: removes the package folder; 2.41 also removes its entry in the nodes
+ * folder's package.json, 1.123 leaves it; n8n loads what is in node_modules either way).
  */
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -68,7 +69,8 @@ async function installLikeN8n(nodesFolder: string, registry: LocalRegistry, name
 	try {
 		execFileSync('tar', ['-xzf', tarball, '-C', packageDir, '--strip-components=1'], { cwd: nodesFolder });
 		const manifestFile = path.join(packageDir, 'package.json');
-		const { devDependencies, peerDependencies, optionalDependencies, ...manifest } = readManifest(manifestFile);
+		const manifest = readManifest(manifestFile);
+		for (const field of ['devDependencies', 'peerDependencies', 'optionalDependencies']) delete manifest[field];
 		fs.writeFileSync(manifestFile, JSON.stringify(manifest, null, 2));
 		await runNpmOrFail(['install', ...INSTALLER_NPM_INSTALL_FLAGS, `--registry=${registry.url}`], { cwd: packageDir, env });
 		const nodes = readManifest(nodesManifest);
