@@ -17,8 +17,11 @@
 #   scripts/registry-host.sh ensure   install if needed; print the folder (the only line on stdout)
 #   scripts/registry-host.sh dir      print where the folder is (or would be); install nothing
 #
+# `ensure` stamps its entry's .last-used and removes entries of other lockfiles unused for
+# N8N_HOST_CACHE_MAX_AGE_DAYS days (default 30; 0 keeps them), unless another process holds their lock.
+#
 # Environment: N8N_HOST_CACHE (cache root), N8N_HOST_LOCK_TIMEOUT (seconds to wait for another
-# caller's install, default 1800).
+# caller's install, default 1800), N8N_HOST_CACHE_MAX_AGE_DAYS.
 set -euo pipefail
 
 readonly RECIPE=1
@@ -34,6 +37,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 SRC="$ROOT/e2e/registry-host"
 CACHE_ROOT="${N8N_HOST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/n8n-nodes-document-signing}"
 LOCK_TIMEOUT="${N8N_HOST_LOCK_TIMEOUT:-1800}"
+MAX_AGE_DAYS="${N8N_HOST_CACHE_MAX_AGE_DAYS:-30}"
 
 [[ -f "$SRC/package.json" && -f "$SRC/package-lock.json" ]] || die "missing $SRC/package.json or $SRC/package-lock.json"
 HASH="$(sha256sum "$SRC/package-lock.json" | cut -c1-16)"
@@ -58,7 +62,30 @@ install_into() {
 	mv "$dir/$MARKER.tmp" "$dir/$MARKER"
 }
 
+prune() {
+	[[ "$MAX_AGE_DAYS" =~ ^[0-9]+$ ]] || die "N8N_HOST_CACHE_MAX_AGE_DAYS must be a whole number, got '$MAX_AGE_DAYS'"
+	((MAX_AGE_DAYS > 0)) || return 0
+	local entry stamp
+	for entry in "$CACHE_ROOT"/registry-host-*; do
+		[[ -d "$entry" && "$entry" != "$HOST" ]] || continue
+		stamp="$entry/.last-used"
+		[[ -e "$stamp" ]] || stamp="$entry"
+		[[ -n "$(find "$stamp" -maxdepth 0 -mtime +"$((MAX_AGE_DAYS - 1))" 2>/dev/null)" ]] || continue
+		(
+			flock -n 8 || exit 0
+			say "removing cache entry unused for over $MAX_AGE_DAYS days: $entry"
+			rm -rf -- "$entry"
+		) 8>"$CACHE_ROOT/.$(basename "$entry").lock"
+	done
+}
+
 ensure() {
+	install_if_missing
+	touch "$HOST/.last-used" 2>/dev/null || true
+	prune || say "warning: pruning old cache entries failed (ignored)"
+}
+
+install_if_missing() {
 	is_ready "$HOST" && return 0
 	mkdir -p "$CACHE_ROOT" || die "cannot create cache folder $CACHE_ROOT"
 	command -v flock >/dev/null || die "flock (util-linux) is required"
