@@ -95,9 +95,11 @@ export interface N8nOptions {
 	 * `copy` (default) copies package.json and dist/: the package resolves n8n-workflow from n8n,
 	 * as a real install does. `symlink` links the package folder (edits to dist/ show after a
 	 * restart, handy for `npm run dev`), but the package then resolves n8n-workflow from its own
-	 * node_modules first, a different copy than n8n's.
+	 * node_modules first, a different copy than n8n's. `none` puts nothing there: the caller
+	 * installs the package into `packageInstallDir`'s nodes folder the way users do
+	 * (e2e/install.e2e.test.ts installs it from a local npm registry).
 	 */
-	install?: 'copy' | 'symlink';
+	install?: 'copy' | 'symlink' | 'none';
 	/** User folder (N8N_USER_FOLDER). Default: a fresh temporary folder, removed by dispose(). */
 	userFolder?: string;
 	/** Keep the user folder on dispose() (also when N8N_E2E_KEEP=1). */
@@ -443,7 +445,7 @@ export class N8nInstance {
 
 	/** Where n8n loads the package from. */
 	get packageInstallDir(): string {
-		return path.join(this.n8nFolder, 'nodes', 'node_modules', PACKAGE_NAME);
+		return path.join(this.nodesFolder, 'node_modules', PACKAGE_NAME);
 	}
 
 	/** Process id (and process group id) of the running server. */
@@ -455,8 +457,17 @@ export class N8nInstance {
 		return this.server !== undefined;
 	}
 
-	/** (Re)installs the package into the user folder; takes effect at the next start. */
+	/** n8n's nodes folder (N8N_USER_FOLDER/.n8n/nodes), where users install community packages. */
+	get nodesFolder(): string {
+		return path.join(this.n8nFolder, 'nodes');
+	}
+
+	/**
+	 * (Re)installs the package into the user folder; takes effect at the next start. Does nothing
+	 * with `install: 'none'`.
+	 */
 	installPackage(): void {
+		if (this.options.install === 'none') return;
 		const manifest = path.join(this.packageDir, 'package.json');
 		const dist = path.join(this.packageDir, 'dist');
 		if (!fs.existsSync(manifest)) throw new Error(`no package.json in ${this.packageDir}`);
