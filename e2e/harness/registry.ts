@@ -154,6 +154,7 @@ export class LocalRegistry {
 	/**
 	 * Creates a throwaway user (Verdaccio's htpasswd allows exactly one) and publishes `tarball`
 	 * with its token, as `npm publish <tarball>` does (no lifecycle scripts: a tarball has none to run).
+ * Without provenance: package.json asks for it, and only the release job's OIDC token can give it.
 	 */
 	async publish(tarball: string): Promise<void> {
 		if (!this.token) {
@@ -168,7 +169,7 @@ export class LocalRegistry {
 			this.token = body.token;
 			fs.appendFileSync(path.join(this.dir, 'npmrc'), `//127.0.0.1:${this.port}/:_authToken=${this.token}\n`);
 		}
-		await runNpmOrFail(['publish', path.resolve(tarball), `--registry=${this.url}`, '--ignore-scripts'], {
+		await runNpmOrFail(['publish', path.resolve(tarball), `--registry=${this.url}`, '--ignore-scripts', '--provenance=false'], {
 			cwd: this.dir,
 			env: this.env(),
 		});
