@@ -121,6 +121,56 @@ test('a service that repeats the same cursor stops with an error naming it, afte
 	expect(result.error?.message).toBe('The service gave the next-page cursor it had already given; the list would never end');
 });
 
+/** A service paging by offset that caps pages at `cap` and states its `total` (the issue's first failure). */
+function offsetService(total: number, cap: number, names = { offset: 'offset', limit: 'limit' }) {
+	const all = docs(0, total);
+	const served: Array<Record<string, string>> = [];
+	nock(ORIGIN)
+		.persist()
+		.get('/v1/documents')
+		.query(true)
+		.reply((uri) => {
+			const query = Object.fromEntries(new URL(uri, ORIGIN).searchParams);
+			served.push(query);
+			const offset = Number(query[names.offset] ?? 0);
+			const size = Math.min(Number(query[names.limit] ?? query.limit ?? 20), cap);
+			return [200, { data: all.slice(offset, offset + size), [names.offset]: offset, [names.limit]: size, total }];
+		});
+	return served;
+}
+
+describe('never silently short', () => {
+	afterEach(() => nock.cleanAll());
+
+	test('offset paging with a stated total and a page-size cap: Return All gives all 124, not the first 50', async () => {
+		offsetService(124, 50);
+		const result = await getAll();
+		expect(result.error).toBeUndefined();
+		expect(ids(result)).toEqual(docs(0, 124).map((doc) => doc.id));
+	});
+
+	test('the same service: Limit 60 gives 60, not 50', async () => {
+		offsetService(124, 50);
+		const result = await getAll({ returnAll: false, limit: 60 });
+		expect(result.error).toBeUndefined();
+		expect(ids(result)).toEqual(docs(0, 60).map((doc) => doc.id));
+	});
+
+	test('records under a resource-named key with a page token under `page_token`', async () => {
+		const all = docs(0, 7);
+		nock(ORIGIN)
+			.get('/v1/documents')
+			.query({ limit: 100 })
+			.reply(200, { documents: all.slice(0, 4), next_page_token: 't4' })
+			.get('/v1/documents')
+			.query({ limit: 100, page_token: 't4' })
+			.reply(200, { documents: all.slice(4), next_page_token: '' });
+		const result = await getAll();
+		expect(result.error).toBeUndefined();
+		expect(ids(result)).toEqual(all.map((doc) => doc.id));
+	});
+});
+
 test('filters go out as query parameters and Simplify keeps the main fields', async () => {
 	nock(ORIGIN)
 		.get('/v1/documents')
