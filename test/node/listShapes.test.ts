@@ -1,5 +1,6 @@
 import nock from 'nock';
 
+import { CONVENTIONAL_TOKEN_PARAMETERS } from '../../nodes/shared/transport/listPages';
 import { DIALECT_NAMES, parseDialect } from '../../sandbox';
 import { useSandbox } from '../helpers/sandbox';
 import { runDocumentSigning } from '../helpers/n8nWorkflow';
@@ -239,7 +240,8 @@ describe.each(DIALECT_NAMES)('list shapes of the %s dialect', (dialectName) => {
 		if (dialect.paging === 'ignored') {
 			expect(result.items).toEqual([]);
 			expect(result.error?.message).toMatch(/already (sent|given)/);
-			expect(listRequests() - before).toBe(2);
+			// The same page twice, then once more for each other name a page token may go under.
+			expect(listRequests() - before).toBeLessThanOrEqual(2 + CONVENTIONAL_TOKEN_PARAMETERS.length);
 			return;
 		}
 		expect(result.error).toBeUndefined();

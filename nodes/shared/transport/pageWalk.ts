@@ -3,7 +3,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { idText } from '../ids';
 import { ServiceBehaviourError } from './errors';
-import { extractRecords, findNextPage, type NextPage, type PageAnswer } from './listPages';
+import { extractRecords, findNextPage, statedTotal, type ListPaging, type NextPage, type PageAnswer } from './listPages';
 import type { ServiceOrigin } from './service';
 
 /**
@@ -16,12 +16,26 @@ import type { ServiceOrigin } from './service';
 /** Pages one call may read: 1,000,000 records at the largest page size. */
 export const MAX_PAGES = 10_000;
 
-/** What to ask for next: the first page, a cursor, a page number, or a link the service gave. */
+/** What to ask for next: the first page, a cursor, a page number, an offset, or a link the service gave. */
 export interface PageRequest {
 	cursor?: string;
+	/** The query parameter the cursor goes under (default `cursor`). */
+	cursorParam?: string;
 	page?: number;
+	/** Offset paging: the offset asked for, and the query parameters that carry it and the page size. */
+	offset?: number;
+	params?: Record<string, number>;
 	/** An absolute URL on the credential's origin (already checked). */
 	url?: string;
+}
+
+/** The query parameters of a page request (besides the list's filters); not used for links, which carry their own. */
+export function pageQuery(request: PageRequest, pageSize: number, paging: ListPaging = {}): IDataObject {
+	const query: IDataObject = { [paging.limitParameter ?? 'limit']: pageSize };
+	if (request.cursor !== undefined) query[request.cursorParam ?? 'cursor'] = request.cursor;
+	if (request.page !== undefined) query.page = request.page;
+	Object.assign(query, request.params);
+	return query;
 }
 
 export interface FetchedPage<T> {
@@ -36,6 +50,8 @@ export interface WalkOptions<T> {
 	origin: ServiceOrigin;
 	/** Records wanted; undefined for every record. */
 	limit?: number;
+	/** The user's List Paging override (empty: automatic). */
+	paging?: ListPaging;
 	/** Records asked for per page (the same on every page, so page numbers mean the same offsets). */
 	pageSize: number;
 	maxPages?: number;
@@ -51,32 +67,56 @@ function recordKey(record: IDataObject): string {
 function describeNext(next: PageRequest): string {
 	if (next.page !== undefined) return `page ${next.page}`;
 	if (next.cursor !== undefined) return 'the next-page cursor';
+	if (next.offset !== undefined) return `offset ${next.offset}`;
 	return 'the next-page link';
 }
 
 function ignoredParameter(next: PageRequest): string {
 	if (next.page !== undefined) return 'the `page` parameter';
-	if (next.cursor !== undefined) return 'the `cursor` parameter';
+	if (next.cursor !== undefined) return `the \`${next.cursorParam ?? 'cursor'}\` parameter`;
+	if (next.params !== undefined) return `the \`${Object.keys(next.params)[0]}\` parameter`;
 	return "the next link's query";
+}
+
+/**
+ * Never silently short: when the service stated a total, a list that ended with fewer records
+ * than it (or than the Limit, when that is smaller) is an error naming both numbers.
+ */
+function whole<T>(records: T[], total: number | undefined, limit: number | undefined, requests: number): T[] {
+	if (total === undefined) return records;
+	const expected = Math.min(total, limit ?? Number.POSITIVE_INFINITY);
+	if (records.length >= expected) return records;
+	throw new ServiceBehaviourError(
+		`The service said the list holds ${total} records, but its pages ended after ${records.length}`,
+		`Stopped after ${requests} requests${limit !== undefined ? ` (${limit} were asked for)` : ''}; no partial list is returned. If the service pages in a way the node did not recognise, set List Paging to Custom (next token, or offset and limit parameter names).`,
+	);
 }
 
 /** The request for `next`, with a marker that is the same whenever the service repeats itself. */
 export function requestFor(next: NextPage, origin: ServiceOrigin, requestUrl: string): { request: PageRequest; marker: string } {
-	if (next.kind === 'cursor') return { request: { cursor: next.cursor }, marker: `c:${next.cursor}` };
+	if (next.kind === 'cursor') return { request: { cursor: next.cursor, cursorParam: next.param }, marker: `c:${next.cursor}` };
 	if (next.kind === 'page') return { request: { page: next.page }, marker: `p:${next.page}` };
+	if (next.kind === 'offset') return { request: { offset: next.offset, params: next.params }, marker: `o:${next.offset}` };
 	const url = origin.followable(next.url, requestUrl, 'a next-page link');
 	return { request: { url }, marker: `u:${url}` };
 }
 
-export async function walkPages<T = IDataObject>({ origin, limit, pageSize, maxPages = MAX_PAGES, fetchPage }: WalkOptions<T>): Promise<T[]> {
+export async function walkPages<T = IDataObject>({ origin, limit, paging = {}, pageSize, maxPages = MAX_PAGES, fetchPage }: WalkOptions<T>): Promise<T[]> {
 	const records: T[] = [];
 	const seenRecords = new Set<string>();
 	const seenNext = new Set<string>();
 	let request: PageRequest = {};
 	let guessedRequest = false;
+	let total: number | undefined;
+	/** Token parameter names still worth a try while the service answers a token with the same page. */
+	let alternatives: string[] = [];
+	const tried: string[] = [];
+	/** The token parameter the service was seen to read; used from then on. */
+	let confirmedParam: string | undefined;
 	for (let pages = 1; ; pages++) {
 		const { answer, requestUrl, items } = await fetchPage(request);
-		const page = extractRecords(answer.body);
+		const page = extractRecords(answer.body, paging);
+		total = statedTotal(answer, paging) ?? total;
 		let fresh = 0;
 		page.forEach((record, index) => {
 			const key = recordKey(record);
@@ -87,15 +127,32 @@ export async function walkPages<T = IDataObject>({ origin, limit, pageSize, maxP
 		});
 		if (limit !== undefined && records.length >= limit) return records.slice(0, limit);
 		if (page.length > 0 && fresh === 0) {
-			// A page number we guessed (no hint from the service) that repeats: that was all there is.
-			if (guessedRequest) return records;
+			// A page number we guessed (no pointer from the service) that repeats: that was all there is.
+			if (guessedRequest) return whole(records, total, limit, pages);
+			if (request.cursor !== undefined && alternatives.length > 0 && pages < maxPages) {
+				// The same page again for a token: the service may read it under another name.
+				tried.push(request.cursorParam ?? 'cursor');
+				request = { ...request, cursorParam: alternatives.shift() };
+				continue;
+			}
+			if (request.cursor !== undefined && tried.length > 0) {
+				tried.push(request.cursorParam ?? 'cursor');
+				throw new ServiceBehaviourError(
+					`The service answered the next-page cursor with records it had already sent, under each parameter name tried (${tried.map((name) => `\`${name}\``).join(', ')})`,
+					`Stopped after ${pages} requests so that no record is returned twice (${records.length} distinct records were read). If the service reads its page token under another name, set List Paging to Custom and give the Next Token Parameter.`,
+				);
+			}
 			throw new ServiceBehaviourError(
 				`The service answered ${describeNext(request)} with records it had already sent; it seems to ignore ${ignoredParameter(request)}`,
 				`Stopped after ${pages} requests so that no record is returned twice (${records.length} distinct records were read). Narrow the list with filters, or ask the service's support about paging.`,
 			);
 		}
-		const next = findNextPage(answer, request.page ?? 1, page.length, pageSize);
-		if (!next) return records;
+		if (request.cursor !== undefined && fresh > 0) {
+			confirmedParam = request.cursorParam;
+			alternatives = [];
+		}
+		const next = findNextPage(answer, request.page ?? 1, page.length, pageSize, { offset: request.offset, read: records.length, paging });
+		if (!next) return whole(records, total, limit, pages);
 		if (pages >= maxPages) {
 			throw new ServiceBehaviourError(
 				`The list has more than ${maxPages.toLocaleString('en-US')} pages; stopped there`,
@@ -110,6 +167,11 @@ export async function walkPages<T = IDataObject>({ origin, limit, pageSize, maxP
 			);
 		}
 		seenNext.add(marker);
+		if (next.kind === 'cursor') {
+			if (confirmedParam !== undefined) nextRequest.cursorParam = confirmedParam;
+			else alternatives = [...next.alternatives];
+			tried.length = 0;
+		}
 		request = nextRequest;
 		guessedRequest = next.kind === 'page' && next.guessed === true;
 	}
@@ -127,7 +189,21 @@ export function pageToken(next: NextPage, origin: ServiceOrigin, requestUrl: str
 		const url = new URL(request.url);
 		return JSON.stringify({ path: `${url.pathname}${url.search}`, ...after });
 	}
-	return JSON.stringify({ ...(request.cursor !== undefined ? { cursor: request.cursor } : { page: request.page }), ...after });
+	if (request.cursor !== undefined) {
+		return JSON.stringify({ cursor: request.cursor, ...(request.cursorParam && request.cursorParam !== 'cursor' ? { param: request.cursorParam } : {}), ...after });
+	}
+	if (request.params !== undefined) return JSON.stringify({ offset: request.offset, params: request.params, ...after });
+	return JSON.stringify({ page: request.page, ...after });
+}
+
+const PARAMETER_NAME = /^[A-Za-z0-9_\-.[\]]{1,100}$/;
+
+/** The offset and its query parameters from a page token, or undefined when they are not what pageToken makes. */
+function offsetFromToken(offset: unknown, params: unknown): Pick<PageRequest, 'offset' | 'params'> | undefined {
+	if (!Number.isSafeInteger(offset) || (offset as number) < 1 || typeof params !== 'object' || params === null || Array.isArray(params)) return undefined;
+	const entries = Object.entries(params);
+	const valid = entries.length >= 1 && entries.length <= 2 && entries.every(([name, value]) => PARAMETER_NAME.test(name) && Number.isSafeInteger(value) && (value as number) >= 0);
+	return valid ? { offset: offset as number, params: Object.fromEntries(entries) as Record<string, number> } : undefined;
 }
 
 function shortHash(text: string): string {
@@ -159,6 +235,11 @@ export function readPageToken(token: string, origin: ServiceOrigin): PageRequest
 	const seen = typeof after === 'string' && /^[0-9a-f]{16}$/.test(after) ? { after } : {};
 	if (after === undefined || seen.after !== undefined) {
 		if (keys.length === 1 && typeof rest.cursor === 'string') return { cursor: rest.cursor, ...seen };
+		if (keys.length === 2 && typeof rest.cursor === 'string' && typeof rest.param === 'string' && PARAMETER_NAME.test(rest.param)) {
+			return { cursor: rest.cursor, cursorParam: rest.param, ...seen };
+		}
+		const offset = keys.length === 2 ? offsetFromToken(rest.offset, rest.params) : undefined;
+		if (offset) return { ...offset, ...seen };
 		if (keys.length === 1 && Number.isSafeInteger(rest.page) && (rest.page as number) > 1) return { page: rest.page as number, ...seen };
 		if (keys.length === 1 && typeof rest.path === 'string') {
 			const url = origin.underBase(rest.path);
