@@ -3,7 +3,8 @@ import nock from 'nock';
 import { CONVENTIONAL_TOKEN_PARAMETERS } from '../../nodes/shared/transport/listPages';
 import { DIALECT_NAMES, parseDialect } from '../../sandbox';
 import { useSandbox } from '../helpers/sandbox';
-import { runDocumentSigning } from '../helpers/n8nWorkflow';
+import { loadOptionsContext, runDocumentSigning } from '../helpers/n8nWorkflow';
+import { searchDocuments } from '../../nodes/DocumentSigning/listSearch';
 
 /**
  * Get Many reads every list envelope and pagination style the contract says the node tolerates.
@@ -170,6 +171,78 @@ describe('never silently short', () => {
 		expect(result.error).toBeUndefined();
 		expect(ids(result)).toEqual(all.map((doc) => doc.id));
 	});
+});
+
+describe('List Paging (Custom)', () => {
+	const custom = (settings: Record<string, string>, extra: Record<string, unknown> = {}) => getAll({ listPaging: 'custom', listPagingSettings: settings, ...extra });
+
+	test('records path, next-token path and its parameter: a service nobody foresaw', async () => {
+		nock(ORIGIN)
+			.get('/v1/documents')
+			.query({ limit: 100 })
+			.reply(200, { result: { docs: docs(0, 2), tags: [{ t: 1 }] }, state: { resume: 'r2' } })
+			.get('/v1/documents')
+			.query({ limit: 100, from_token: 'r2' })
+			.reply(200, { result: { docs: docs(2, 1), tags: [] }, state: {} });
+		const result = await custom({ recordsPath: 'result.docs', nextTokenPath: 'state.resume', nextTokenParameter: 'from_token' });
+		expect(result.error).toBeUndefined();
+		expect(ids(result)).toEqual(['doc_0', 'doc_1', 'doc_2']);
+	});
+
+	test('offset and limit parameter names with a total path', async () => {
+		nock(ORIGIN)
+			.get('/v1/documents')
+			.query({ top: 100 })
+			.reply(200, { rows: docs(0, 2), stats: { matching: 3 } })
+			.get('/v1/documents')
+			.query({ top: 100, skip: 2 })
+			.reply(200, { rows: docs(2, 1), stats: { matching: 3 } });
+		const result = await custom({ offsetParameter: 'skip', limitParameter: 'top', totalPath: 'stats.matching' });
+		expect(result.error).toBeUndefined();
+		expect(ids(result)).toEqual(['doc_0', 'doc_1', 'doc_2']);
+	});
+
+	test('a records path that is not in the answer fails naming it and the answer\'s keys', async () => {
+		nock(ORIGIN).get('/v1/documents').query({ limit: 100 }).reply(200, { data: docs(0, 1) });
+		const result = await custom({ recordsPath: 'result.docs' });
+		expect(result.items).toEqual([]);
+		expect(result.error?.message).toBe('The list answer has no array at the Records Path "result.docs" (top-level keys: data)');
+	});
+
+	test('a setting that is not a path fails before any request, naming it', async () => {
+		const result = await custom({ totalPath: 'meta total' });
+		expect(result.error?.message).toMatch(/^List Paging > Total Path: "meta total" is not a path/);
+	});
+
+	test('Automatic (the default) ignores settings left from Custom', async () => {
+		nock(ORIGIN).get('/v1/documents').query({ limit: 100 }).reply(200, { data: docs(0, 1) });
+		const result = await getAll({ listPaging: 'automatic', listPagingSettings: { recordsPath: 'nowhere' } });
+		expect(ids(result)).toEqual(['doc_0']);
+	});
+
+	test('the list search beside a locator uses the List Paging shown with it', async () => {
+		nock(ORIGIN)
+			.get('/v1/documents')
+			.query({ limit: 50 })
+			.reply(200, { payload: { entries_v2: [{ id: 'doc_a', name: 'a.pdf' }] }, resume: { at: 'p2' } })
+			.get('/v1/documents')
+			.query({ limit: 50, at: 'p2' })
+			.reply(200, { payload: { entries_v2: [{ id: 'doc_b', name: 'b.pdf' }] }, resume: {} });
+		const parameters = { resource: 'document', operation: 'get', listPaging: 'custom', listPagingSettings: { recordsPath: 'payload.entries_v2', nextTokenPath: 'resume.at' } };
+		const context = loadOptionsContext(credentials, parameters);
+		const first = await searchDocuments.call(context);
+		expect(first.results.map((result) => result.value)).toEqual(['doc_a']);
+		const second = await searchDocuments.call(context, undefined, first.paginationToken);
+		expect(second.results.map((result) => result.value)).toEqual(['doc_b']);
+		expect(second.paginationToken).toBeUndefined();
+	});
+});
+
+test('an answer that is no list fails with its top-level keys, never one item holding the envelope', async () => {
+	nock(ORIGIN).get('/v1/documents').query({ limit: 100 }).reply(200, { status: 'ok', documents: 'see /v2' });
+	const result = await getAll();
+	expect(result.items).toEqual([]);
+	expect(result.error?.message).toBe("The service's answer is not a list the node can read: it holds no single array of records (top-level keys: status, documents)");
 });
 
 test('filters go out as query parameters and Simplify keeps the main fields', async () => {

@@ -35,8 +35,13 @@ export function returnAllAndLimit(resource: string, operation: string): INodePro
 			description: 'Max number of results to return',
 			displayOptions: showFor(resource, [operation], { returnAll: [false] }),
 		},
-		...listPagingFields(resource, operation),
+		...listPagingFields(showFor(resource, [operation]), 'How the node reads the pages of this list'),
 	];
+}
+
+/** List Paging for the "From list" choices of a resource locator shown with `displayOptions`. */
+export function searchListPaging(displayOptions: IDisplayOptions): INodeProperties[] {
+	return listPagingFields(displayOptions, 'How the node reads the pages of the list under From List');
 }
 
 /**
@@ -44,7 +49,7 @@ export function returnAllAndLimit(resource: string, operation: string): INodePro
  * records, next-page token and total, and which query parameters it pages by. The transport reads
  * both (routedRequest.ts); a setting left empty is still found automatically.
  */
-export function listPagingFields(resource: string, operation: string): INodeProperties[] {
+export function listPagingFields(displayOptions: IDisplayOptions, description: string): INodeProperties[] {
 	const setting = (displayName: string, name: string, placeholder: string, description: string): INodeProperties => ({
 		displayName,
 		name,
@@ -59,12 +64,12 @@ export function listPagingFields(resource: string, operation: string): INodeProp
 			name: 'listPaging',
 			type: 'options',
 			default: 'automatic',
-			description: 'How the node reads the pages of this list',
+			description,
 			options: [
 				{ name: 'Automatic', value: 'automatic', description: 'Read the records and the next page from what each answer says' },
 				{ name: 'Custom', value: 'custom', description: 'Say where the records, next-page token and total are, for a service the node cannot read by itself' },
 			],
-			displayOptions: showFor(resource, [operation]),
+			displayOptions,
 		},
 		{
 			displayName: 'List Paging Settings',
@@ -72,7 +77,7 @@ export function listPagingFields(resource: string, operation: string): INodeProp
 			type: 'collection',
 			placeholder: 'Add Setting',
 			default: {},
-			displayOptions: showFor(resource, [operation], { listPaging: ['custom'] }),
+			displayOptions: { ...displayOptions, show: { ...displayOptions.show, listPaging: ['custom'] } },
 			options: [
 				setting('Limit Parameter', 'limitParameter', 'page_size', 'Query parameter that sets the page size (default: limit)'),
 				setting('Next Token Parameter', 'nextTokenParameter', 'page_token', 'Query parameter the next-page token is sent back in (default: implied by the Next Token Path)'),
