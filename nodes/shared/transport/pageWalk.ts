@@ -22,6 +22,8 @@ export interface PageRequest {
 	/** The query parameter the cursor goes under (default `cursor`). */
 	cursorParam?: string;
 	page?: number;
+	/** Other names to try for the cursor when the service answers it with the same page (list searches). */
+	alternatives?: string[];
 	/** Offset paging: the offset asked for, and the query parameters that carry it and the page size. */
 	offset?: number;
 	params?: Record<string, number>;
@@ -190,13 +192,29 @@ export function pageToken(next: NextPage, origin: ServiceOrigin, requestUrl: str
 		return JSON.stringify({ path: `${url.pathname}${url.search}`, ...after });
 	}
 	if (request.cursor !== undefined) {
-		return JSON.stringify({ cursor: request.cursor, ...(request.cursorParam && request.cursorParam !== 'cursor' ? { param: request.cursorParam } : {}), ...after });
+		const param = request.cursorParam && request.cursorParam !== 'cursor' ? { param: request.cursorParam } : {};
+		const alternatives = next.kind === 'cursor' && next.alternatives.length > 0 ? { alt: next.alternatives } : {};
+		return JSON.stringify({ cursor: request.cursor, ...param, ...alternatives, ...after });
 	}
 	if (request.params !== undefined) return JSON.stringify({ offset: request.offset, params: request.params, ...after });
 	return JSON.stringify({ page: request.page, ...after });
 }
 
 const PARAMETER_NAME = /^[A-Za-z0-9_\-.[\]]{1,100}$/;
+
+const isName = (value: unknown) => typeof value === 'string' && PARAMETER_NAME.test(value);
+
+/** A cursor, its parameter name and the names still to try, from a page token (only the keys pageToken writes). */
+function cursorFromToken(token: Record<string, unknown>): Pick<PageRequest, 'cursor' | 'cursorParam' | 'alternatives'> | undefined {
+	const { cursor, param, alt, ...other } = token;
+	if (Object.keys(other).length > 0 || (param !== undefined && !isName(param))) return undefined;
+	if (alt !== undefined && !(Array.isArray(alt) && alt.length <= 10 && alt.every(isName))) return undefined;
+	return {
+		cursor: cursor as string,
+		...(param !== undefined ? { cursorParam: param as string } : {}),
+		...(alt !== undefined ? { alternatives: alt as string[] } : {}),
+	};
+}
 
 /** The offset and its query parameters from a page token, or undefined when they are not what pageToken makes. */
 function offsetFromToken(offset: unknown, params: unknown): Pick<PageRequest, 'offset' | 'params'> | undefined {
@@ -210,10 +228,13 @@ function shortHash(text: string): string {
 	return createHash('sha256').update(text).digest('hex').slice(0, 16);
 }
 
+function repeats(records: IDataObject[], request: { after?: string }): boolean {
+	return request.after !== undefined && records.some((record) => shortHash(recordKey(record)) === request.after);
+}
+
 /** A page of a list search must not repeat the record the previous page ended with. */
 export function checkNotRepeated(records: IDataObject[], request: PageRequest & { after?: string }): void {
-	if (request.after === undefined) return;
-	if (records.some((record) => shortHash(recordKey(record)) === request.after)) {
+	if (repeats(records, request)) {
 		throw new ServiceBehaviourError(
 			`The service answered ${describeNext(request)} with records it had already sent; it seems to ignore ${ignoredParameter(request)}`,
 			'The list shows the first page only. Search by name to find other records.',
@@ -234,10 +255,8 @@ export function readPageToken(token: string, origin: ServiceOrigin): PageRequest
 	const keys = Object.keys(rest);
 	const seen = typeof after === 'string' && /^[0-9a-f]{16}$/.test(after) ? { after } : {};
 	if (after === undefined || seen.after !== undefined) {
-		if (keys.length === 1 && typeof rest.cursor === 'string') return { cursor: rest.cursor, ...seen };
-		if (keys.length === 2 && typeof rest.cursor === 'string' && typeof rest.param === 'string' && PARAMETER_NAME.test(rest.param)) {
-			return { cursor: rest.cursor, cursorParam: rest.param, ...seen };
-		}
+		const cursor = typeof rest.cursor === 'string' ? cursorFromToken(rest) : undefined;
+		if (cursor) return { ...cursor, ...seen };
 		const offset = keys.length === 2 ? offsetFromToken(rest.offset, rest.params) : undefined;
 		if (offset) return { ...offset, ...seen };
 		if (keys.length === 1 && Number.isSafeInteger(rest.page) && (rest.page as number) > 1) return { page: rest.page as number, ...seen };
@@ -247,4 +266,39 @@ export function readPageToken(token: string, origin: ServiceOrigin): PageRequest
 		}
 	}
 	throw new ServiceBehaviourError('The list page token is not valid', 'Reload the list to start from its first page.');
+}
+
+/**
+ * One page of a list search (a page of the "From list" choices) and the token of the next. A token
+ * the service answers with the page before is sent again under each other name it may read, as
+ * in walkPages; a name that works is kept in the next token.
+ */
+export async function searchPage({
+	origin,
+	token,
+	pageSize,
+	paging = {},
+	fetchPage,
+}: {
+	origin: ServiceOrigin;
+	token?: string;
+	pageSize: number;
+	paging?: ListPaging;
+	fetchPage(request: PageRequest): Promise<FetchedPage<unknown>>;
+}): Promise<{ records: IDataObject[]; nextToken?: string }> {
+	let request: PageRequest & { after?: string } = token ? readPageToken(token, origin) : {};
+	for (;;) {
+		const { answer, requestUrl } = await fetchPage(request);
+		const records = extractRecords(answer.body, paging);
+		const alternatives = request.alternatives ?? [];
+		if (request.cursor !== undefined && alternatives.length > 0 && repeats(records, request)) {
+			request = { ...request, cursorParam: alternatives[0], alternatives: alternatives.slice(1) };
+			continue;
+		}
+		checkNotRepeated(records, request);
+		let next = findNextPage(answer, request.page ?? 1, records.length, pageSize, { offset: request.offset, paging });
+		// The name this token was read under works: the next token goes back under it too.
+		if (next?.kind === 'cursor' && request.cursor !== undefined) next = { ...next, param: request.cursorParam ?? next.param, alternatives: [] };
+		return { records, nextToken: next ? pageToken(next, origin, requestUrl, records[records.length - 1]) : undefined };
+	}
 }

@@ -15,8 +15,8 @@ import type {
 import { MAX_PAGE_SIZE } from '../vocabulary';
 import { HttpStatusError, isHtml, ServiceBehaviourError, toNodeError } from './errors';
 import { headerValue } from './headers';
-import { extractRecords, findNextPage, type ListPaging } from './listPages';
-import { checkNotRepeated, pageQuery, pageToken, readPageToken, walkPages, type PageRequest } from './pageWalk';
+import type { ListPaging } from './listPages';
+import { pageQuery, searchPage, walkPages, type PageRequest } from './pageWalk';
 import { sendWithRetries } from './retry';
 import { allowedDomainsFor, credentialKey, CREDENTIAL_TYPE, readCredentials, ServiceOrigin, type ServiceCredentials } from './service';
 
@@ -164,14 +164,15 @@ export async function apiRequestPage(
 	paging: ListPaging = {},
 ): Promise<{ records: IDataObject[]; nextToken?: string }> {
 	const client = await serviceClient(context);
-	const request = token ? readPageToken(token, client.origin) : {};
 	const { limit, ...filters } = qs;
 	const pageSize = Number(limit ?? MAX_PAGE_SIZE);
-	const { answer, requestUrl } = await fetchListPage(context, client, path, filters, request, pageSize, paging);
-	const records = extractRecords(answer.body, paging);
-	checkNotRepeated(records, request);
-	const next = findNextPage(answer, request.page ?? 1, records.length, pageSize, { offset: request.offset, paging });
-	return { records, nextToken: next ? pageToken(next, client.origin, requestUrl, records[records.length - 1]) : undefined };
+	return await searchPage({
+		origin: client.origin,
+		token,
+		pageSize,
+		paging,
+		fetchPage: async (request) => await fetchListPage(context, client, path, filters, request, pageSize, paging),
+	});
 }
 
 /** Every record of a list, page after page, within the page walk's bounds. */
