@@ -214,6 +214,8 @@ describe('list-search page tokens', () => {
 		['not JSON', 'cursor=abc'],
 		['extra keys', '{"cursor":"a","url":"https://evil.example"}'],
 		['a parameter name that is no name', '{"cursor":"a","param":"x&admin=1"}'],
+		['alternative names that are no names', '{"cursor":"a","alt":["page_token","x=1&y"]}'],
+		['alternative names that are no list', '{"cursor":"a","alt":"page_token"}'],
 		['offset params that are not numbers', '{"offset":5,"params":{"offset":"5; drop"}}'],
 	])('a token with %s is refused', (_title, token) => {
 		expect(() => readPageToken(token, origin)).toThrow('The list page token is not valid');
