@@ -1,8 +1,8 @@
 /**
- * The package in a real n8n against three dialects of the API (see docs/api-contract.md,
- * "Dialects"): the default contract; numeric ids with `{items, links: {next}}` lists; and a
- * minimal service with no delivery endpoints, unsigned deliveries, `{message}` errors and deletes
- * answered 200. In each: documents created, listed across pages, read and deleted by a workflow;
+ * The package in a real n8n against four dialects of the API (see docs/api-contract.md,
+ * "Dialects"): the default contract; numeric ids with `{items, links: {next}}` lists; a minimal
+ * service with no delivery endpoints, unsigned deliveries, `{message}` errors and deletes
+ * answered 200; and offset paging capped at 50 records a page with a stated total (docs/dialects.md). In each: documents created, listed across pages, read and deleted by a workflow;
  * the trigger activated, one event run once, its repeat not run again, and no webhook left after
  * deactivation.
  */
@@ -14,7 +14,7 @@ import { parseDialect, startSandbox, type Sandbox } from '../sandbox';
 import { createN8n, type Execution, type N8nInstance } from './harness/n8n';
 import { byId, chain, importWorkflows, manualTrigger, nodeItems, signingNode, triggerNode, type CredentialRef } from './harness/workflows';
 
-const DIALECTS = ['default', 'numeric-ids+items-links', 'minimal'] as const;
+const DIALECTS = ['default', 'numeric-ids+items-links', 'minimal', 'offset-total'] as const;
 const TRIGGER_NAME = 'Document Signing Trigger';
 
 interface Setup {
@@ -105,7 +105,7 @@ describe.each(DIALECTS)('dialect %s', (dialect) => {
 		expect(nodeItems(result.run, 'Get Document').map((item) => String(item.json.id))).toEqual(listed);
 		expect(nodeItems(result.run, 'Delete Document').every((item) => item.json.deleted === true)).toBe(true);
 		expect(setup.sandbox.store.documentsOf(setup.apiKey)).toHaveLength(0);
-		if (dialect !== 'default') expect(typeof nodeItems(result.run, 'List Documents')[0].json.id).toBe(dialect === 'minimal' ? 'string' : 'number');
+		expect(typeof nodeItems(result.run, 'List Documents')[0].json.id).toBe(parseDialect(dialect).ids === 'numeric' ? 'number' : 'string');
 	});
 
 	test('the trigger: one webhook, one execution per event, none for its repeat, none left after deactivation', async () => {
