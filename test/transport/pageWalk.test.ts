@@ -1,6 +1,6 @@
 import type { IDataObject, INode } from 'n8n-workflow';
 
-import { MAX_PAGES, pageToken, readPageToken, walkPages, type PageRequest } from '../../nodes/shared/transport/pageWalk';
+import { MAX_PAGES, pageToken, readPageToken, searchPage, walkPages, type PageRequest } from '../../nodes/shared/transport/pageWalk';
 import { ServiceOrigin } from '../../nodes/shared/transport/service';
 
 /**
@@ -219,5 +219,37 @@ describe('list-search page tokens', () => {
 		['offset params that are not numbers', '{"offset":5,"params":{"offset":"5; drop"}}'],
 	])('a token with %s is refused', (_title, token) => {
 		expect(() => readPageToken(token, origin)).toThrow('The list page token is not valid');
+	});
+});
+
+describe('list-search pages (searchPage)', () => {
+	/** Calls its token next_cursor but reads it as page_token. */
+	const reader = () =>
+		service((request) => {
+			const start = request.cursorParam === 'page_token' ? Number(request.cursor) : 0;
+			const end = Math.min(start + 10, 25);
+			return { body: { data: range(start, end - start), next_cursor: end < 25 ? String(end) : null } };
+		});
+
+	test('a token answered with the same page is sent again under each other name; the one that works goes into the next token', async () => {
+		const fake = reader();
+		const first = await searchPage({ origin, pageSize: 10, fetchPage: fake.fetchPage });
+		expect(first.records.map((r) => r.id)).toEqual(range(0, 10).map((r) => r.id));
+		const second = await searchPage({ origin, pageSize: 10, token: first.nextToken, fetchPage: fake.fetchPage });
+		expect(second.records.map((r) => r.id)).toEqual(range(10, 10).map((r) => r.id));
+		// A token under `cursor` (the default) carries no name.
+		expect(fake.requests.map((request) => request.cursorParam)).toEqual([undefined, undefined, 'next_cursor', 'page_token']);
+		expect(JSON.parse(second.nextToken!)).toEqual({ cursor: '20', param: 'page_token', after: expect.any(String) });
+		const third = await searchPage({ origin, pageSize: 10, token: second.nextToken, fetchPage: fake.fetchPage });
+		expect(third.records.map((r) => r.id)).toEqual(range(20, 5).map((r) => r.id));
+		expect(third.nextToken).toBeUndefined();
+		expect(fake.requests).toHaveLength(5);
+	});
+
+	test('a service that ignores every name: the first page only, and an error saying so', async () => {
+		const ignoring = service(() => ({ body: { data: range(0, 10), next_cursor: 'x' } }));
+		const first = await searchPage({ origin, pageSize: 10, fetchPage: ignoring.fetchPage });
+		await expect(searchPage({ origin, pageSize: 10, token: first.nextToken, fetchPage: ignoring.fetchPage })).rejects.toThrow(/already sent/);
+		expect(ignoring.requests.length).toBeLessThanOrEqual(2 + 7);
 	});
 });
