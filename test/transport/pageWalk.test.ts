@@ -153,9 +153,18 @@ test('numeric and text ids are the same record for de-duplication', async () => 
 	expect((await walkPages({ origin, pageSize: 10, fetchPage: mixed.fetchPage })).map((r) => r.id)).toEqual([7, 8]);
 });
 
-test('an empty page ends the list, whatever has_more says (no total stated)', async () => {
-	const empty = service((request) => ({ body: { data: request.cursor ? [] : range(0, 3), has_more: true, next_cursor: 'x' } }));
-	expect(await walkPages({ origin, pageSize: 10, fetchPage: empty.fetchPage })).toHaveLength(3);
+test('an empty page ends the list unless the service says there is more; then its pointer is followed, a few empty pages at most', async () => {
+	const ending = service((request) => ({ body: { data: request.cursor ? [] : range(0, 3), next_cursor: 'x' } }));
+	expect(await walkPages({ origin, pageSize: 10, fetchPage: ending.fetchPage })).toHaveLength(3);
+	// Filtering after paging: empty pages that say there is more, then the rest.
+	const filtering = service((request) => {
+		const at = Number(request.cursor ?? 0);
+		return { body: { data: at === 0 ? range(0, 3) : at === 3 ? range(3, 2) : [], has_more: at < 3, next_cursor: at < 3 ? String(at + 1) : null } };
+	});
+	expect((await walkPages({ origin, pageSize: 10, fetchPage: filtering.fetchPage })).map((r) => r.id)).toEqual(range(0, 5).map((r) => r.id));
+	const endless = service((request) => ({ body: { data: request.cursor ? [] : range(0, 3), has_more: true, next_cursor: `n${endless.requests.length}` } }));
+	await expect(walkPages({ origin, pageSize: 10, fetchPage: endless.fetchPage })).rejects.toThrow('The service answered 3 empty pages in a row while saying there are more records');
+	expect(endless.requests).toHaveLength(4);
 });
 
 describe('links', () => {

@@ -343,7 +343,8 @@ export function findNextPage(answer: PageAnswer, requestedPage: number, received
 	}
 
 	const hasMore = firstDefined(body, HAS_MORE_PATHS);
-	if (hasMore === false || received === 0) return undefined;
+	// An empty page is the end, unless the service says there is more (then its pointer is followed).
+	if (hasMore === false || (received === 0 && hasMore !== true)) return undefined;
 
 	const linked = nextLinkFromHeader(headerValue(answer.headers, 'link'));
 	if (linked) return { kind: 'url', url: linked };

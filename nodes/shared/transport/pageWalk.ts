@@ -16,6 +16,9 @@ import type { ServiceOrigin } from './service';
 /** Pages one call may read: 1,000,000 records at the largest page size. */
 export const MAX_PAGES = 10_000;
 
+/** Empty pages in a row that a service saying "there is more" is followed through (some filter after paging). */
+export const MAX_EMPTY_PAGES = 3;
+
 /** What to ask for next: the first page, a cursor, a page number, an offset, or a link the service gave. */
 export interface PageRequest {
 	cursor?: string;
@@ -110,6 +113,7 @@ export async function walkPages<T = IDataObject>({ origin, limit, paging = {}, p
 	let request: PageRequest = {};
 	let guessedRequest = false;
 	let total: number | undefined;
+	let emptyInARow = 0;
 	/** Token parameter names still worth a try while the service answers a token with the same page. */
 	let alternatives: string[] = [];
 	const tried: string[] = [];
@@ -155,6 +159,13 @@ export async function walkPages<T = IDataObject>({ origin, limit, paging = {}, p
 		}
 		const next = findNextPage(answer, request.page ?? 1, page.length, pageSize, { offset: request.offset, read: records.length, paging });
 		if (!next) return whole(records, total, limit, pages);
+		emptyInARow = page.length === 0 ? emptyInARow + 1 : 0;
+		if (emptyInARow >= MAX_EMPTY_PAGES) {
+			throw new ServiceBehaviourError(
+				`The service answered ${emptyInARow} empty pages in a row while saying there are more records`,
+				`Stopped after ${pages} requests (${records.length} distinct records were read); no partial list is returned.`,
+			);
+		}
 		if (pages >= maxPages) {
 			throw new ServiceBehaviourError(
 				`The list has more than ${maxPages.toLocaleString('en-US')} pages; stopped there`,
