@@ -1,11 +1,13 @@
 /**
- * The package in a real n8n against three dialects of the API (see docs/api-contract.md,
- * "Dialects"): the default contract; numeric ids with `{items, links: {next}}` lists; and a
- * minimal service with no delivery endpoints, unsigned deliveries, `{message}` errors and deletes
- * answered 200; deliveries signed as Standard Webhooks with a `whsec_` secret the service issued;
- * and a hex HMAC of `<timestamp>.<body>` with the time in its own header. In each: documents created, listed across pages, read and deleted by a workflow;
- * the trigger activated, one event run once, its repeat not run again, a delivery re-signed in a
- * weaker layout refused, and no webhook left after deactivation.
+ * The package in a real n8n against five dialects of the API (see docs/api-contract.md,
+ * "Dialects"): the default contract; numeric ids with `{items, links: {next}}` lists; a minimal
+ * service with no delivery endpoints, unsigned deliveries, `{message}` errors and deletes answered
+ * 200; deliveries signed as Standard Webhooks with a `whsec_` secret the service issued; and a hex
+ * HMAC of `<timestamp>.<body>` with the time in its own header, with offset paging capped at 50
+ * records a page and a stated total (docs/dialects.md). In each: documents created, listed across
+ * pages, read and deleted by a workflow; the trigger activated, one event run once, its repeat not
+ * run again, a delivery re-signed in a weaker layout refused, and no webhook left after
+ * deactivation.
  */
 import { randomUUID } from 'node:crypto';
 
@@ -15,7 +17,7 @@ import { parseDialect, startSandbox, type Sandbox } from '../sandbox';
 import { createN8n, type Execution, type N8nInstance } from './harness/n8n';
 import { byId, chain, importWorkflows, manualTrigger, nodeItems, signingNode, triggerNode, type CredentialRef } from './harness/workflows';
 
-const DIALECTS = ['default', 'numeric-ids+items-links', 'minimal', 'sig-standard-webhooks+server-secret', 'sig-timestamp-header'] as const;
+const DIALECTS = ['default', 'numeric-ids+items-links', 'minimal', 'sig-standard-webhooks+server-secret', 'sig-timestamp-header+offset-total'] as const;
 const TRIGGER_NAME = 'Document Signing Trigger';
 
 interface Setup {

@@ -15,7 +15,21 @@ import { DELIVERY_SIGNATURE_STYLES, type DeliverySignatureStyle } from './delive
 import type { ApiError, Reply } from './http';
 import { errorBody } from './http';
 
-export type ListEnvelope = 'cursor' | 'link-header' | 'results-next' | 'next-url' | 'items-links' | 'meta-cursor' | 'page-numbers';
+export const LIST_ENVELOPES = [
+	'cursor',
+	'link-header',
+	'results-next',
+	'next-url',
+	'items-links',
+	'meta-cursor',
+	'page-numbers',
+	'offset-total',
+	'start-size',
+	'named-token',
+	'nested-continuation',
+	'token-elsewhere',
+] as const;
+export type ListEnvelope = (typeof LIST_ENVELOPES)[number];
 export type ErrorBodyStyle = 'contract' | 'message' | 'errors' | 'text' | 'html';
 
 export interface Dialect {
@@ -60,6 +74,13 @@ export const DIALECT_PRESETS: Record<string, Partial<Dialect>> = {
 	'items-links': { listEnvelope: 'items-links' },
 	'meta-cursor': { listEnvelope: 'meta-cursor' },
 	'page-numbers': { listEnvelope: 'page-numbers' },
+	// Issue 24's first failure: offset paging with a stated total and a page-size cap below 100.
+	'offset-total': { listEnvelope: 'offset-total', maxPageSize: 50 },
+	'start-size': { listEnvelope: 'start-size', maxPageSize: 40 },
+	// Issue 24's second failure: records under a resource-named key, the token read as page_token.
+	'named-token': { listEnvelope: 'named-token' },
+	'nested-continuation': { listEnvelope: 'nested-continuation', maxPageSize: 30 },
+	'token-elsewhere': { listEnvelope: 'token-elsewhere' },
 	'ignores-paging': { paging: 'ignored' },
 	'page-cap': { maxPageSize: 25 },
 	'server-secret': { webhookSecret: 'server' },
@@ -83,7 +104,7 @@ export const DIALECT_NAMES: readonly string[] = Object.freeze(Object.keys(DIALEC
 export const DialectSchema = z
 	.object({
 		ids: z.enum(['prefixed', 'numeric']),
-		listEnvelope: z.enum(['cursor', 'link-header', 'results-next', 'next-url', 'items-links', 'meta-cursor', 'page-numbers']),
+		listEnvelope: z.enum(LIST_ENVELOPES),
 		paging: z.enum(['honoured', 'ignored']),
 		maxPageSize: z.number().int().min(1).max(MAX_PAGE_SIZE),
 		webhookSecret: z.enum(['client', 'server']),

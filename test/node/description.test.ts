@@ -99,7 +99,7 @@ test('the credentials keep the key secret and authenticate with a Bearer header,
 
 test('parameter names are unique across resources, apart from the operation selector and the Get Many and file fields', () => {
 	// n8n's routing engine resolves every entry's value by name on every item (see DocumentSigning.node.ts).
-	const shared = new Set(['operation', 'returnAll', 'limit', 'filters', 'simplify', 'binaryPropertyName']);
+	const shared = new Set(['operation', 'returnAll', 'limit', 'listPaging', 'listPagingSettings', 'filters', 'simplify', 'binaryPropertyName']);
 	const counts = new Map<string, number>();
 	for (const property of new DocumentSigning().description.properties) counts.set(property.name, (counts.get(property.name) ?? 0) + 1);
 	expect([...counts].filter(([name, count]) => count > 1 && !shared.has(name))).toEqual([]);

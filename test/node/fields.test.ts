@@ -72,3 +72,29 @@ describe('Put Output File in Field', () => {
 		expect(server.requests).toEqual([]);
 	});
 });
+
+describe('List Paging', () => {
+	const properties = new DocumentSigning().description.properties;
+	/** The operations a property is shown for, as `resource › operation`. */
+	const shownFor = (property: INodeProperties) =>
+		(property.displayOptions?.show?.resource as string[]).flatMap((resource) => (property.displayOptions?.show?.operation as string[]).map((operation) => `${resource} › ${operation}`));
+	const withPaging = properties.filter((property) => property.name === 'listPaging').flatMap(shownFor).sort();
+
+	it('is on every list operation and beside every From-list locator, Automatic by default', () => {
+		const lists = properties.filter((property) => property.name === 'returnAll').flatMap(shownFor);
+		const locators = properties.filter((property) => property.type === 'resourceLocator').flatMap(shownFor);
+		expect(withPaging).toEqual([...new Set([...lists, ...locators])].sort());
+		for (const property of properties.filter((candidate) => candidate.name === 'listPaging')) expect(property.default).toBe('automatic');
+	});
+
+	it('its Custom settings are shown only with Custom, and every one is read by the transport', () => {
+		const settings = properties.filter((property) => property.name === 'listPagingSettings');
+		expect(settings.flatMap(shownFor).sort()).toEqual(withPaging);
+		for (const setting of settings) {
+			expect(setting.displayOptions?.show?.listPaging).toEqual(['custom']);
+			expect(((setting.options ?? []) as INodeProperties[]).map((option) => option.name).sort()).toEqual(
+				['limitParameter', 'nextTokenParameter', 'nextTokenPath', 'offsetParameter', 'recordsPath', 'totalPath'],
+			);
+		}
+	});
+});

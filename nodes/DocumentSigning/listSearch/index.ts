@@ -1,8 +1,23 @@
-import type { IDataObject, ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
+import { NodeOperationError, type IDataObject, type ILoadOptionsFunctions, type INodeListSearchResult } from 'n8n-workflow';
 
 import { apiRequestPage } from '../../shared/transport';
+import { readListPaging, type ListPaging } from '../../shared/transport/listPages';
 
 /** The "From list" choices of the resource locators: searchable, one page at a time. */
+
+/**
+ * The List Paging shown beside the locator being searched: the editor sends the node's current
+ * parameters with each search, so the setting applies before the workflow is saved.
+ */
+function listPagingOf(context: ILoadOptionsFunctions): ListPaging {
+	if (context.getCurrentNodeParameter('listPaging') !== 'custom') return {};
+	try {
+		return readListPaging(context.getCurrentNodeParameter('listPagingSettings'));
+	} catch (error) {
+		// readListPaging throws only ListPagingInputError, whose message names the setting.
+		throw new NodeOperationError(context.getNode(), (error as Error).message);
+	}
+}
 
 async function search(
 	context: ILoadOptionsFunctions,
@@ -14,7 +29,7 @@ async function search(
 ): Promise<INodeListSearchResult> {
 	const qs: IDataObject = { limit: 50 };
 	if (filter) qs.q = filter;
-	const page = await apiRequestPage(context, path, qs, paginationToken);
+	const page = await apiRequestPage(context, path, qs, paginationToken, listPagingOf(context));
 	return {
 		results: page.records
 			.filter((record) => record.id !== undefined)

@@ -1,10 +1,10 @@
-import type { DeclarativeRestApiSettings, IExecutePaginationFunctions, IN8nHttpFullResponse, INodeExecutionData } from 'n8n-workflow';
+import { NodeOperationError, type DeclarativeRestApiSettings, type IExecutePaginationFunctions, type IN8nHttpFullResponse, type INodeExecutionData } from 'n8n-workflow';
 
 import { MAX_PAGE_SIZE } from '../../shared/vocabulary';
 import { checkAnswer, deriveIdempotencyKey, safeRequestSettings, sendWithRetries, serviceClient, toNodeError, walkPages, type ServiceClient } from '../../shared/transport';
 import { headerValue } from '../../shared/transport/headers';
-import type { PageRequest } from '../../shared/transport/pageWalk';
-import { extractRecords } from '../../shared/transport/listPages';
+import { pageQuery, type PageRequest } from '../../shared/transport/pageWalk';
+import { extractRecords, readListPaging, type ListPaging } from '../../shared/transport/listPages';
 import { deferredError } from './deferredErrors';
 
 /**
@@ -40,11 +40,22 @@ function runIndexOf(context: IExecutePaginationFunctions, itemIndex: number): nu
 	return typeof known === 'number' ? known : (context.evaluateExpression('{{ $runIndex }}', itemIndex) as number);
 }
 
-function listSettings(context: IExecutePaginationFunctions): { limit?: number } | undefined {
+/** The List Paging override of a list operation (automatic: none), checked before any request. */
+function listPagingOf(context: IExecutePaginationFunctions): ListPaging {
+	if (context.getNodeParameter('listPaging', 'automatic') !== 'custom') return {};
+	try {
+		return readListPaging(context.getNodeParameter('listPagingSettings', {}));
+	} catch (error) {
+		// readListPaging throws only ListPagingInputError, whose message names the setting.
+		throw new NodeOperationError(context.getNode(), (error as Error).message, { itemIndex: context.getItemIndex() });
+	}
+}
+
+function listSettings(context: IExecutePaginationFunctions): { limit?: number; paging: ListPaging } | undefined {
 	const returnAll = context.getNodeParameter('returnAll', false) as boolean;
-	if (returnAll) return {};
+	if (returnAll) return { paging: listPagingOf(context) };
 	const limit = Number(context.getNodeParameter('limit', 0));
-	return limit > 0 ? { limit } : undefined;
+	return limit > 0 ? { limit, paging: listPagingOf(context) } : undefined;
 }
 
 export async function executeRoutedRequest(
@@ -73,6 +84,7 @@ export async function executeRoutedRequest(
 		}
 
 		const list = listSettings(this);
+		const paging = list?.paging ?? {};
 		const expectJson = options.encoding !== 'arraybuffer' && method !== 'DELETE';
 		const observed = { retriedAfterLostAnswer: false };
 		let lastAnswer: IN8nHttpFullResponse | undefined;
@@ -86,7 +98,7 @@ export async function executeRoutedRequest(
 					const deletedEarlier = method === 'DELETE' && response.statusCode === 404 && observed.retriedAfterLostAnswer;
 					if (!deletedEarlier) checkAnswer(response, { expectJson });
 					lastAnswer = response;
-					return list ? extractRecords(response.body).map((json) => ({ json })) : items;
+					return list ? extractRecords(response.body, paging).map((json) => ({ json })) : items;
 				},
 			],
 		});
@@ -109,6 +121,7 @@ export async function executeRoutedRequest(
 		const items = await walkPages<INodeExecutionData>({
 			origin: client.origin,
 			limit: list.limit,
+			paging,
 			pageSize,
 			fetchPage: async (request: PageRequest) => {
 				if (request.url) {
@@ -117,7 +130,7 @@ export async function executeRoutedRequest(
 					options.qs = {};
 				} else {
 					options.url = path;
-					options.qs = { ...query, limit: pageSize, ...(request.cursor !== undefined ? { cursor: request.cursor } : {}), ...(request.page !== undefined ? { page: request.page } : {}) };
+					options.qs = { ...query, ...pageQuery(request, pageSize, paging) };
 				}
 				const pageItems = await sendWithRetries(settings, send);
 				const answer = lastAnswer as IN8nHttpFullResponse;

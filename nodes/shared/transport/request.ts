@@ -15,8 +15,8 @@ import type {
 import { MAX_PAGE_SIZE } from '../vocabulary';
 import { HttpStatusError, isHtml, ServiceBehaviourError, toNodeError } from './errors';
 import { headerValue } from './headers';
-import { extractRecords, findNextPage } from './listPages';
-import { checkNotRepeated, pageToken, readPageToken, walkPages, type PageRequest } from './pageWalk';
+import type { ListPaging } from './listPages';
+import { pageQuery, searchPage, walkPages, type PageRequest } from './pageWalk';
 import { sendWithRetries } from './retry';
 import { allowedDomainsFor, credentialKey, CREDENTIAL_TYPE, readCredentials, ServiceOrigin, type ServiceCredentials } from './service';
 
@@ -147,14 +147,11 @@ export async function apiRequest(context: ApiContext, method: IHttpRequestMethod
 	return await sendWithRetries({ node, gateKey: client.gateKey, idempotent, abortSignal: options.abortSignal }, send);
 }
 
-async function fetchListPage(context: ApiContext, client: ServiceClient, path: string, qs: IDataObject, request: PageRequest) {
+async function fetchListPage(context: ApiContext, client: ServiceClient, path: string, qs: IDataObject, request: PageRequest, pageSize: number, paging?: ListPaging) {
 	if (request.url) {
 		return { answer: await apiRequest(context, 'GET', request.url, { client }), requestUrl: request.url };
 	}
-	const query: IDataObject = { ...qs };
-	if (request.cursor !== undefined) query.cursor = request.cursor;
-	if (request.page !== undefined) query.page = request.page;
-	const answer = await apiRequest(context, 'GET', path, { client, qs: query });
+	const answer = await apiRequest(context, 'GET', path, { client, qs: { ...qs, ...pageQuery(request, pageSize, paging) } });
 	return { answer, requestUrl: client.origin.urlOf(path) };
 }
 
@@ -164,15 +161,18 @@ export async function apiRequestPage(
 	path: string,
 	qs: IDataObject,
 	token?: string,
+	paging: ListPaging = {},
 ): Promise<{ records: IDataObject[]; nextToken?: string }> {
 	const client = await serviceClient(context);
-	const request = token ? readPageToken(token, client.origin) : {};
-	const pageSize = Number(qs.limit ?? MAX_PAGE_SIZE);
-	const { answer, requestUrl } = await fetchListPage(context, client, path, { limit: pageSize, ...qs }, request);
-	const records = extractRecords(answer.body);
-	checkNotRepeated(records, request);
-	const next = findNextPage(answer, request.page ?? 1, records.length, pageSize);
-	return { records, nextToken: next ? pageToken(next, client.origin, requestUrl, records[records.length - 1]) : undefined };
+	const { limit, ...filters } = qs;
+	const pageSize = Number(limit ?? MAX_PAGE_SIZE);
+	return await searchPage({
+		origin: client.origin,
+		token,
+		pageSize,
+		paging,
+		fetchPage: async (request) => await fetchListPage(context, client, path, filters, request, pageSize, paging),
+	});
 }
 
 /** Every record of a list, page after page, within the page walk's bounds. */
@@ -181,6 +181,6 @@ export async function apiRequestAllRecords(context: ApiContext, path: string, qs
 	return await walkPages({
 		origin: client.origin,
 		pageSize: MAX_PAGE_SIZE,
-		fetchPage: async (request) => await fetchListPage(context, client, path, { limit: MAX_PAGE_SIZE, ...qs }, request),
+		fetchPage: async (request) => await fetchListPage(context, client, path, qs, request, MAX_PAGE_SIZE),
 	});
 }
