@@ -186,7 +186,10 @@ export function failureToNodeError(node: INode, failure: Failure, itemIndex?: nu
 			{
 				// The code stays out of the message: n8n would swap such a message for its generic one.
 				message: 'Could not reach the Document Signing service',
-				description: `Network error ${failure.code}. Check the Base URL in the credentials and that the service is reachable from n8n.`,
+				description:
+					failure.code === 'ETIMEDOUT'
+						? 'No complete answer came within the time allowed for one attempt (ETIMEDOUT). Check that the service is reachable from n8n and not overloaded.'
+						: `Network error ${failure.code}. Check the Base URL in the credentials and that the service is reachable from n8n.`,
 				httpCode: 'none',
 				itemIndex,
 			},

@@ -18,6 +18,8 @@ export interface ServiceCredentials {
 	/** n8n's credential-level restriction ("Allowed HTTP Request Domains"), when set to a list. */
 	allowedDomainsMode?: string;
 	allowedDomains?: string;
+	/** "Largest Download (MB)": raises the file and export size limits (bounds.ts). */
+	largestDownloadMb?: number;
 }
 
 export function readCredentials(data: ICredentialDataDecryptedObject): ServiceCredentials {
@@ -26,6 +28,7 @@ export function readCredentials(data: ICredentialDataDecryptedObject): ServiceCr
 		apiKey: String(data.apiKey ?? ''),
 		allowedDomainsMode: typeof data.allowedHttpRequestDomains === 'string' ? data.allowedHttpRequestDomains : undefined,
 		allowedDomains: typeof data.allowedDomains === 'string' ? data.allowedDomains : undefined,
+		largestDownloadMb: typeof data.largestDownloadMb === 'number' && data.largestDownloadMb > 0 ? data.largestDownloadMb : undefined,
 	};
 }
 
