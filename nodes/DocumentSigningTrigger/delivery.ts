@@ -164,7 +164,8 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 		return { webhookResponse: { received: true, ignored: true, reason: 'event not selected' } };
 	}
 
-	const webhookId = idText(body.webhook_id) ?? registration?.id;
+	// Requests name this trigger's own registration only, never a webhook id from the body.
+	const webhookId = registration?.id;
 	if (deliveryId !== undefined && wasProcessed(scopeKey(this.getWorkflow().id, this.getNode().id), deliveryId)) {
 		return { webhookResponse: { received: true, ignored: true, reason: 'already processed' } };
 	}

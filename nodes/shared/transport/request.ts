@@ -169,32 +169,35 @@ export async function apiRequest(context: ApiContext, method: IHttpRequestMethod
 	);
 }
 
-async function fetchListPage(context: ApiContext, client: ServiceClient, path: string, qs: IDataObject, request: PageRequest) {
+async function fetchListPage(context: ApiContext, client: ServiceClient, path: string, qs: IDataObject, request: PageRequest, maxTotalWaitMs?: number) {
 	if (request.url) {
-		return { answer: await apiRequest(context, 'GET', request.url, { client }), requestUrl: request.url };
+		return { answer: await apiRequest(context, 'GET', request.url, { client, maxTotalWaitMs }), requestUrl: request.url };
 	}
 	const query: IDataObject = { ...qs };
 	if (request.cursor !== undefined) query.cursor = request.cursor;
 	if (request.page !== undefined) query.page = request.page;
-	const answer = await apiRequest(context, 'GET', path, { client, qs: query });
+	const answer = await apiRequest(context, 'GET', path, { client, qs: query, maxTotalWaitMs });
 	return { answer, requestUrl: client.origin.urlOf(path) };
 }
 
-/** One page of a list and the token of the next one (for the list searches). */
+/**
+ * One page of a list and the token of the next one (for the list searches). n8n gives a list
+ * search no cancel signal, so it is bounded by TIME_LIMITS.listSearchMs instead.
+ */
 export async function apiRequestPage(
 	context: ApiContext,
 	path: string,
 	qs: IDataObject,
 	token?: string,
-): Promise<{ records: IDataObject[]; nextToken?: string }> {
+): Promise<{ records: IDataObject[]; nextToken?: string; origin: ServiceOrigin }> {
 	const client = await serviceClient(context);
 	const request = token ? readPageToken(token, client.origin) : {};
 	const pageSize = Number(qs.limit ?? MAX_PAGE_SIZE);
-	const { answer, requestUrl } = await fetchListPage(context, client, path, { limit: pageSize, ...qs }, request);
+	const { answer, requestUrl } = await fetchListPage(context, client, path, { limit: pageSize, ...qs }, request, TIME_LIMITS.listSearchMs);
 	const records = extractRecords(answer.body);
 	checkNotRepeated(records, request);
 	const next = findNextPage(answer, request.page ?? 1, records.length, pageSize);
-	return { records, nextToken: next ? pageToken(next, client.origin, requestUrl, records[records.length - 1]) : undefined };
+	return { records, nextToken: next ? pageToken(next, client.origin, requestUrl, records[records.length - 1]) : undefined, origin: client.origin };
 }
 
 /** Every record of a list, page after page, within the page walk's bounds. */
