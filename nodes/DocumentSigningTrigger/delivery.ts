@@ -40,7 +40,7 @@ const REFUSAL_REASONS: Record<SignatureFailureReason, string> = {
 	unsupported_scheme: 'X-Signature has no v1 signature',
 	stale_timestamp: "the signed time is too far from n8n's clock (check both clocks, or Signature Tolerance)",
 	empty_body: 'empty body',
-	signature_mismatch: "the signature does not match this webhook's secret",
+	signature_mismatch: "the signature does not match this webhook's secret (if the credential's API key changed since the webhook was registered, deactivate and activate the workflow)",
 };
 
 interface TriggerOptions {

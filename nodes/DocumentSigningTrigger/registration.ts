@@ -4,7 +4,7 @@ import { NodeOperationError } from 'n8n-workflow';
 import { apiPath, idText } from '../shared/ids';
 import { apiRequest, apiRequestAllRecords, deriveIdempotencyKey, serviceClient, toNodeError, type ServiceClient } from '../shared/transport';
 import { ANY_EVENT, WEBHOOK_EVENTS } from '../shared/vocabulary';
-import { derivedSecret, keyCheck, newNonce, sealSecret, type SecretScope } from './secret';
+import { derivedSecret, describedWithKeyCheck, keyCheck, keyCheckIn, newNonce, sealSecret, type SecretScope } from './secret';
 import { forgetRegistration, readRegistration, saveRegistration, triggerStaticData } from './staticData';
 
 /**
@@ -135,10 +135,16 @@ export async function checkExists(this: IHookFunctions): Promise<boolean> {
 		forgetRegistration(data);
 		return false;
 	}
+	// An earlier build kept a key check here, which let readers of static data test key guesses.
+	if ('keyCheck' in data) delete data.keyCheck;
 	const client = await serviceClient(this);
 	const events = selectedEvents(this);
-	const keyUnchanged = stored.keyCheck === keyCheck(secretScope(this, client, stored.secretNonce));
 	const onService = (await apiRequestAllRecords(this, '/webhooks')).find((webhook) => idText(webhook.id) === stored.id);
+	// The key check sits in the webhook's description at the service; a service that keeps no
+	// description cannot tell, and then the webhook is kept (re-registering on every start would
+	// drop the retries still due to it).
+	const registeredCheck = keyCheckIn(onService?.description);
+	const keyUnchanged = registeredCheck === undefined || registeredCheck === keyCheck(secretScope(this, client, stored.secretNonce));
 	if (onService && onService.active !== false && sameUrl(onService.url, url) && sameEvents(onService.events, events) && sameEvents(stored.events, events) && keyUnchanged) {
 		return true;
 	}
@@ -183,7 +189,7 @@ export async function create(this: IHookFunctions): Promise<boolean> {
 	try {
 		const response = await apiRequest(this, 'POST', '/webhooks', {
 			client,
-			body: { url, events, secret, description: `n8n workflow ${workflow.name ?? workflow.id ?? ''}`.trim().slice(0, 200) },
+			body: { url, events, secret, description: describedWithKeyCheck(`n8n workflow ${workflow.name ?? workflow.id ?? ''}`.trim(), scope) },
 			idempotencyKey,
 		});
 		const created = recordOf(response.body);
@@ -201,7 +207,6 @@ export async function create(this: IHookFunctions): Promise<boolean> {
 			events,
 			secretNonce: nonce,
 			sealedSecret: issued ? sealSecret(issued, scope) : undefined,
-			keyCheck: keyCheck(scope),
 		});
 		return true;
 	} catch (error) {

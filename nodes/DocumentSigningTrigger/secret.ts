@@ -29,9 +29,26 @@ export function derivedSecret(scope: SecretScope): string {
 	return derive('webhook-secret', scope).toString('hex');
 }
 
-/** A short value that changes when the credential's key does, without revealing anything about it. */
+/**
+ * A short value that changes when the credential's key does. Any such value lets its reader test
+ * guesses of the key offline, so it is never kept in static data: it goes into the description of
+ * the webhook at the service (keyCheckNote), readable only with a key of that account.
+ */
 export function keyCheck(scope: SecretScope): string {
 	return derive('key-check', scope).toString('hex').slice(0, 16);
+}
+
+const KEY_CHECK_NOTE = /\[n8n key check ([0-9a-f]{16})\]$/;
+
+/** The webhook's description at the service: a readable part and the key check. */
+export function describedWithKeyCheck(description: string, scope: SecretScope): string {
+	const note = ` [n8n key check ${keyCheck(scope)}]`;
+	return description.slice(0, 200 - note.length).trimEnd() + note;
+}
+
+/** The key check a webhook's description carries, or undefined (another client's webhook, or a service that keeps no description). */
+export function keyCheckIn(description: unknown): string | undefined {
+	return typeof description === 'string' ? KEY_CHECK_NOTE.exec(description)?.[1] : undefined;
 }
 
 /** AES-256-GCM: iv (12 bytes) + tag (16 bytes) + ciphertext, base64. */
