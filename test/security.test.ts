@@ -1108,6 +1108,27 @@ describe("22.9 LOW: list searches pass only http(s) links on the credential's or
 	});
 });
 
+describe("22.10 a copy of a workflow on the same n8n (same webhook URL) never removes the original's webhook", () => {
+	// Old: the copy's delete step swept every webhook with its URL, which is the original's too.
+	// Real n8n: e2e/security.e2e.test.ts › 10 (the copy's activation refused as "path taken").
+	test("the copy's checkExists and delete leave the original's registration alone", async () => {
+		const { apiKey } = sandbox().createAccount();
+		const webhookBaseUrl = 'http://127.0.0.1:9/webhook';
+		const original = new TriggerHost({ baseUrl: sandbox().baseUrl, apiKey, webhookBaseUrl, events: ['document.completed'] });
+		await original.activate();
+		const originalId = String(original.nodeStaticData.webhookId);
+		const copy = new TriggerHost({ baseUrl: sandbox().baseUrl, apiKey, webhookBaseUrl, events: ['document.completed'], nodeWebhookId: original.nodeWebhookId });
+		copy.savedStaticData = structuredClone(original.savedStaticData);
+		expect(copy.workflowId).not.toBe(original.workflowId);
+		expect(copy.webhookUrl).toBe(original.webhookUrl);
+
+		expect(await copy.runHook('checkExists')).toBe(false);
+		await copy.deactivate();
+		expect(sandbox().store.webhooksOf(apiKey).map((webhook) => webhook.id)).toEqual([originalId]);
+		expect(await original.runHook('checkExists')).toBe(true);
+	});
+});
+
 describe('22.11 key check: static data holds no verifier of the API key', () => {
 	// Old: static data kept `keyCheck`, 64 bits of an HMAC keyed by the API key.
 	test('after activation static data has no keyCheck nor any value computed from the key; a changed key is still noticed', async () => {
