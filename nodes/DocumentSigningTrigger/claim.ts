@@ -27,6 +27,8 @@ import { triggerStaticData } from './staticData';
 
 /** Workflow nodes already warned that their service cannot confirm deliveries (warned once per process). */
 const warnedNotClaimable = new Set<string>();
+/** Workflow nodes already warned that an unverified delivery was not confirmed (warned once per process). */
+const warnedUnconfirmed = new Set<string>();
 
 export type ClaimOutcome = 'claimed' | 'claimed-elsewhere' | 'not-claimable';
 
@@ -65,7 +67,7 @@ async function withSignedFile(context: IExecuteFunctions, item: INodeExecutionDa
 /**
  * With Verify Signatures off the body may be made up, so it only starts the workflow: nothing is
  * done with the key for it (no file, no claim) unless the service confirms that it made this
- * delivery, for this trigger's own webhook, with this event. Answers how the delivery stands.
+ * delivery, for this trigger's own webhook, with this event. True only then.
  */
 async function confirmedByService(context: IExecuteFunctions, webhookId: string | undefined, deliveryId: string | undefined, event: unknown): Promise<boolean> {
 	if (webhookId === undefined || deliveryId === undefined) return false;
@@ -108,7 +110,10 @@ export async function passClaimedDeliveries(this: IExecuteFunctions): Promise<IN
 				continue;
 			}
 			if (!confirmed) {
-				this.logger.warn('Document Signing Trigger: an unverified delivery the service does not confirm started the workflow; nothing was fetched or claimed for it', {
+				// Once per workflow node and process: a service without the delivery endpoint confirms none.
+				const log = warnedUnconfirmed.has(memory) ? this.logger.debug : this.logger.warn;
+				warnedUnconfirmed.add(memory);
+				log.call(this.logger, 'Document Signing Trigger: an unverified delivery the service does not confirm started the workflow; nothing was fetched or claimed for it', {
 					deliveryId: deliveryId?.slice(0, 100),
 				});
 				if (deliveryId !== undefined && !markProcessed(memory, deliveryId)) continue;
