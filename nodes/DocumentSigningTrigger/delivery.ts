@@ -53,7 +53,7 @@ const REFUSAL_REASONS: Record<SignatureFailureReason, string> = {
 	missing_timestamp: 'the layout signs a time, and the delivery carries none',
 	stale_timestamp: "the signed time is too far from n8n's clock (check both clocks, or Signature Tolerance)",
 	empty_body: 'empty body',
-	signature_mismatch: "the signature does not match this webhook's secret",
+	signature_mismatch: "the signature does not match this webhook's secret (if the credential's API key changed since the webhook was registered, deactivate and activate the workflow)",
 	layout_not_accepted: 'this registration accepts another layout',
 };
 
@@ -227,7 +227,8 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 		return { webhookResponse: { received: true, ignored: true, reason: 'event not selected' } };
 	}
 
-	const webhookId = idText(body.webhook_id) ?? registration?.id;
+	// Requests name this trigger's own registration only, never a webhook id from the body.
+	const webhookId = registration?.id;
 	const memory = scopeKey(this.getWorkflow().id, this.getNode().id);
 	if (deliveryId !== undefined && wasProcessed(memory, deliveryId)) {
 		return { webhookResponse: { received: true, ignored: true, reason: 'already processed' } };

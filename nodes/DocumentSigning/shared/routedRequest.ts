@@ -1,10 +1,13 @@
-import { NodeOperationError, type DeclarativeRestApiSettings, type IExecutePaginationFunctions, type IN8nHttpFullResponse, type INodeExecutionData } from 'n8n-workflow';
+import { NodeOperationError, type DeclarativeRestApiSettings, type IDataObject, type IExecutePaginationFunctions, type IN8nHttpFullResponse, type INodeExecutionData } from 'n8n-workflow';
 
 import { MAX_PAGE_SIZE } from '../../shared/vocabulary';
 import { checkAnswer, deriveIdempotencyKey, safeRequestSettings, sendWithRetries, serviceClient, toNodeError, walkPages, type ServiceClient } from '../../shared/transport';
+import { TIME_LIMITS, type AnswerKind } from '../../shared/transport/bounds';
 import { headerValue } from '../../shared/transport/headers';
 import { pageQuery, type PageRequest } from '../../shared/transport/pageWalk';
 import { extractRecords, readListPaging, type ListPaging } from '../../shared/transport/listPages';
+import { readAnswer } from '../../shared/transport/request';
+import type { Attempt } from '../../shared/transport/retry';
 import { deferredError } from './deferredErrors';
 
 /**
@@ -85,20 +88,26 @@ export async function executeRoutedRequest(
 
 		const list = listSettings(this);
 		const paging = list?.paging ?? {};
-		const expectJson = options.encoding !== 'arraybuffer' && method !== 'DELETE';
+		const binary = options.encoding === 'arraybuffer';
+		const expectJson = !binary && method !== 'DELETE';
+		const kind: AnswerKind = !binary ? 'json' : /\/reports\/export$/.test(String(options.url ?? '')) ? 'export' : 'file';
+		// Read as a stream and counted (bounds.ts): n8n would otherwise read any answer whole.
+		options.encoding = 'stream';
+		options.timeout = TIME_LIMITS.attemptMs;
 		const observed = { retriedAfterLostAnswer: false };
 		let lastAnswer: IN8nHttpFullResponse | undefined;
 		// The first output step checks every answer before the operation's own steps see it.
 		requestData.postReceive.unshift({
 			data: { parameterValue: undefined },
 			actions: [
-				async function checkStatus(items, response) {
+				async function checkStatus(_items, response) {
+					await readAnswer(response, kind, client);
 					// A DELETE whose first attempt went through but whose answer was lost finds nothing the
 					// second time: that is the outcome the user asked for. Never after a 5xx: that attempt failed.
 					const deletedEarlier = method === 'DELETE' && response.statusCode === 404 && observed.retriedAfterLostAnswer;
 					if (!deletedEarlier) checkAnswer(response, { expectJson });
 					lastAnswer = response;
-					return list ? extractRecords(response.body, paging).map((json) => ({ json })) : items;
+					return list ? extractRecords(response.body, paging).map((json) => ({ json })) : [{ json: response.body as IDataObject }];
 				},
 			],
 		});
@@ -112,7 +121,10 @@ export async function executeRoutedRequest(
 			abortSignal: this.getExecutionCancelSignal?.(),
 			observed,
 		};
-		const send = async () => await this.makeRoutingRequest(requestData);
+		const send = async ({ signal }: Attempt) => {
+			options.abortSignal = signal;
+			return await this.makeRoutingRequest(requestData);
+		};
 		if (!list) return pair(await sendWithRetries(settings, send));
 
 		const query = { ...(options.qs ?? {}) };
