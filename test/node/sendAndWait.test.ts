@@ -5,6 +5,7 @@
  */
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
+import { DocumentSigning } from '../../nodes/DocumentSigning/DocumentSigning.node';
 import { derivedSecret } from '../../nodes/shared/webhookSecret';
 import { signWebhookPayload } from '../../nodes/shared/webhookSignature';
 import { useSandbox, waitFor } from '../helpers/sandbox';
@@ -353,5 +354,16 @@ describe('bad input', () => {
 		expect(execution.items).toHaveLength(1);
 		expect(String(execution.items[0].json.error)).toContain('Save as Draft');
 		expect(execution.items[0].pairedItem).toEqual({ item: 0 });
+	});
+});
+
+describe('the node’s webhook()', () => {
+	it('is handed out to n8n’s webhook runner only: anywhere else the node is no webhook node', async () => {
+		const node = new DocumentSigning();
+		// As the execution engine and the node loader read it.
+		expect(node.webhook).toBeUndefined();
+		// As WebhookService.runWebhook reads it.
+		const runWebhook = () => node.webhook;
+		expect(runWebhook()).toBeInstanceOf(Function);
 	});
 });
