@@ -271,7 +271,11 @@ export class WaitingHost {
 	}
 
 	/** One call to the waiting-webhook endpoint, as n8n's WaitingWebhooks handles it. */
+	/** While true, every call is answered 503 before n8n looks at it (an n8n that is down). */
+	unavailable = false;
+
 	private async handle(req: http.IncomingMessage, rawBody: Buffer): Promise<{ status: number; body: unknown }> {
+		if (this.unavailable) return { status: 503, body: { message: 'unavailable' } };
 		const url = new URL(req.url ?? '/', this.origin);
 		const match = /^\/webhook-waiting\/([^/]+)\/([^/]+)$/.exec(url.pathname);
 		if (!match || req.method !== 'POST') return { status: 404, body: { message: 'not a waiting webhook' } };

@@ -251,6 +251,47 @@ describe('calls that must not resume a wait', () => {
 	});
 });
 
+describe('a document the service reports completed, whose delivery n8n missed', () => {
+	it('resumes only on a delivery signed with the wait’s secret, recent, about its document and from its webhook', async () => {
+		const { apiKey } = account();
+		currentKey = apiKey;
+		const host = await newHost(apiKey);
+		const execution = await host.run({ parameters: sendAndWait() });
+		const documentId = documentIdOf(execution);
+		const { url, secret, webhook } = registration(apiKey, host);
+		host.unavailable = true;
+		signAll(documentId);
+		await sandbox().flushDeliveries();
+		host.unavailable = false;
+		expect(sandboxDocument(documentId).status).toBe('completed');
+		expect(execution.status).toBe('waiting');
+
+		const body = (extra: IDataObject = {}) => ({ id: 'dlv_late', event: 'document.completed', created_at: new Date().toISOString(), webhook_id: webhook.id, data: { document: { id: documentId } }, ...extra });
+		const refused = [
+			{ body: body(), headers: {} },
+			signed('y'.repeat(64), body()),
+			signed(secret, body(), Math.floor(Date.now() / 1000) - 3600),
+			signed(secret, body({ data: { document: { id: 'doc_other' } } })),
+			signed(secret, body({ event: 'document.signed' })),
+			signed(secret, body({ webhook_id: 'wh_other' })),
+		];
+		for (const call of refused) {
+			const answer = await post(url, call.body, call.headers);
+			expect({ status: answer.status, ignored: (answer.body as IDataObject)?.ignored }).toEqual({ status: 200, ignored: true });
+		}
+		expect(execution.status).toBe('waiting');
+		expect(execution.resumes).toBe(0);
+
+		// The service's own delivery, as its retry would send it.
+		const real = signed(secret, body());
+		expect((await post(url, real.body, real.headers)).status).toBe(200);
+		await resumed(execution);
+		expect(execution.resumes).toBe(1);
+		expect(execution.items[0].json).toMatchObject({ id: documentId, status: 'completed' });
+		expect(webhooksOf(apiKey)).toHaveLength(0);
+	});
+});
+
 describe('the time limit', () => {
 	it('passes on the document as sent, marked timedOut, and the next run removes the webhook', async () => {
 		const { apiKey } = account();
