@@ -292,6 +292,55 @@ describe('a document the service reports completed, whose delivery n8n missed', 
 	});
 });
 
+describe('dialects', () => {
+	afterEach(() => {
+		sandbox().configure({ dialect: 'default' });
+	});
+
+	it.each([
+		['numeric-ids+items-links', {}],
+		// The service ignores the secret the node sends and issues its own: kept sealed in custom data.
+		['server-secret', {}],
+		// Unsigned deliveries, no delivery endpoints, other error bodies, DELETE answers 200.
+		['minimal', { verifySignature: false }],
+	])('%s: signing resumes the wait once and removes its webhook', async (dialect, waitOptions) => {
+		sandbox().configure({ dialect });
+		const { apiKey } = account();
+		currentKey = apiKey;
+		const host = await newHost(apiKey);
+		const execution = await host.run({ parameters: sendAndWait({ waitOptions }) });
+		expect(execution.status).toBe('waiting');
+		const stored = JSON.parse(execution.customData.documentSigningWait) as { webhookId: string; secret?: string };
+		expect(String(stored.webhookId)).toBe(String(webhooksOf(apiKey)[0].id));
+		if (dialect === 'server-secret') {
+			expect(stored.secret).toBeDefined();
+			expect(stored.secret).not.toContain('whsec_');
+		} else {
+			expect(stored.secret).toBeUndefined();
+		}
+		const documentId = documentIdOf(execution);
+		signAll(documentId);
+		await resumed(execution);
+		expect(execution.resumes).toBe(1);
+		expect(String(execution.items[0].json.id)).toBe(documentId);
+		expect(execution.items[0].json.status).toBe('completed');
+		expect(webhooksOf(apiKey)).toHaveLength(0);
+	});
+
+	it('unsigned deliveries do not resume a wait that verifies signatures', async () => {
+		sandbox().configure({ dialect: 'unsigned' });
+		const { apiKey } = account();
+		currentKey = apiKey;
+		const host = await newHost(apiKey);
+		const execution = await host.run({ parameters: sendAndWait() });
+		signAll(documentIdOf(execution));
+		await sandbox().flushDeliveries();
+		expect(execution.calls.length).toBeGreaterThan(0);
+		expect(execution.calls.every((call) => !call.resumed && call.status === 200)).toBe(true);
+		expect(execution.status).toBe('waiting');
+	});
+});
+
 describe('the time limit', () => {
 	it('passes on the document as sent, marked timedOut, and the next run removes the webhook', async () => {
 		const { apiKey } = account();
