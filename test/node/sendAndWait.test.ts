@@ -373,6 +373,33 @@ describe('the time limit', () => {
 	});
 });
 
+describe('waits past their time limit', () => {
+	it('lose their webhook on the next run even when n8n cannot be asked about them', async () => {
+		const { apiKey } = account();
+		currentKey = apiKey;
+		const host = await newHost(apiKey);
+		const limited = await host.run({ parameters: sendAndWait({ waitOptions: { limitWaitTime: { values: { limitType: 'afterTimeInterval', resumeAmount: 1, resumeUnit: 'minutes' } } } }) });
+		const unlimited = await host.run({ parameters: sendAndWait() });
+		// n8n unreachable from itself: every probe fails, so only the limit can decide.
+		host.unavailable = true;
+		const realNow = Date.now.bind(Date);
+		const clock = jest.spyOn(Date, 'now').mockImplementation(() => realNow() + 10 * 60_000);
+		let next: WaitingExecution;
+		try {
+			next = await host.run({ parameters: sendAndWait() });
+		} finally {
+			clock.mockRestore();
+			host.unavailable = false;
+		}
+		expect(next.status).toBe('waiting');
+		const urls = webhooksOf(apiKey).map((webhook) => webhook.url);
+		const has = (execution: WaitingExecution) => urls.some((u) => u.startsWith(`${host.origin}/webhook-waiting/${execution.id}/`));
+		expect(has(limited)).toBe(false);
+		expect(has(unlimited)).toBe(true);
+		expect(has(next)).toBe(true);
+	});
+});
+
 describe('waits whose execution was cancelled or deleted', () => {
 	it('lose their webhook on the next run of the workflow; other workflows’ and other webhooks stay', async () => {
 		const { apiKey } = account();
