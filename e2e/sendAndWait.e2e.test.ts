@@ -51,9 +51,10 @@ describe('Send and Wait for Signature in a real n8n, with people signing in Chro
 	}
 
 	async function startWait(hookUrl: string, workflowId: string, deal: string): Promise<Execution> {
+		const before = new Set((await n8n.executions({ workflowId, includeData: false })).map((execution) => execution.id));
 		const call = await fetch(hookUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ deal }) });
 		expect(call.status).toBe(200);
-		return await pollExecution(workflowId, (execution) => execution.status === 'waiting', 'the execution to wait');
+		return await pollExecution(workflowId, (execution) => !before.has(execution.id) && execution.status === 'waiting', 'the execution to wait');
 	}
 
 	async function pollExecution(workflowId: string, done: (execution: Execution) => boolean, what: string, timeoutMs = 60_000): Promise<Execution> {
@@ -61,7 +62,7 @@ describe('Send and Wait for Signature in a real n8n, with people signing in Chro
 		for (;;) {
 			const [latest] = await n8n.executions({ workflowId, limit: 1 });
 			if (latest && done(latest)) return latest;
-			if (latest && ['error', 'crashed', 'canceled'].includes(latest.status)) throw new Error(`execution ${latest.id} ended ${latest.status}: ${JSON.stringify(latest.data?.resultData.error ?? {}).slice(0, 800)}`);
+			if (latest && ['error', 'crashed'].includes(latest.status)) throw new Error(`execution ${latest.id} ended ${latest.status}: ${JSON.stringify(latest.data?.resultData.error ?? {}).slice(0, 800)}`);
 			if (Date.now() > deadline) throw new Error(`timed out waiting for ${what} (last: ${latest?.status})`);
 			await new Promise((resolve) => setTimeout(resolve, 250));
 		}
@@ -120,6 +121,29 @@ describe('Send and Wait for Signature in a real n8n, with people signing in Chro
 		expect(sandbox.store.webhooksOf(apiKey)).toHaveLength(0);
 		// Exactly one execution of the workflow, resumed once.
 		expect(await n8n.executions({ workflowId })).toHaveLength(1);
+	});
+
+	it('a cancelled wait loses its webhook at the next Send and Wait of the workflow; a waiting one keeps it', async () => {
+		const { workflowId, hookUrl } = await waitingWorkflow('e2e: send and wait, cancel');
+		const cancelled = await startWait(hookUrl, workflowId, 'D-44');
+		const ofExecution = (id: string) => sandbox.store.webhooksOf(apiKey).filter((webhook) => webhook.url.startsWith(`${n8n.baseUrl}/webhook-waiting/${id}/`));
+		expect(ofExecution(cancelled.id)).toHaveLength(1);
+		await n8n.api('POST', `/executions/${cancelled.id}/stop`);
+		expect((await n8n.executions({ workflowId, limit: 1 }))[0].status).toBe('canceled');
+		// n8n tells no node: the webhook is still there.
+		expect(ofExecution(cancelled.id)).toHaveLength(1);
+
+		const next = await startWait(hookUrl, workflowId, 'D-45');
+		expect(next.id).not.toBe(cancelled.id);
+		expect(ofExecution(cancelled.id)).toHaveLength(0);
+		expect(ofExecution(next.id)).toHaveLength(1);
+
+		// And a third run leaves the second, still waiting, alone (its probe was answered and ignored).
+		const third = await startWait(hookUrl, workflowId, 'D-46');
+		expect(ofExecution(next.id)).toHaveLength(1);
+		expect(ofExecution(third.id)).toHaveLength(1);
+		const waiting = await n8n.executions({ workflowId, status: 'waiting' });
+		expect(waiting.map((execution) => execution.id).sort()).toEqual([next.id, third.id].sort());
 	});
 
 	it('at the time limit n8n continues with the document as sent, marked timedOut', async () => {
