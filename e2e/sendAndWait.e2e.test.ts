@@ -7,6 +7,8 @@
  * - A forged delivery to that URL is answered 200 and does not resume it.
  * - Every signer signs on the signing pages: the execution resumes once, the node passes on the
  *   completed document (and the node after it runs), and the service webhook is gone.
+ * - A cancelled wait's webhook is removed by the next Send and Wait of the workflow.
+ * - A wait survives an n8n restart (a decline after it resumes, with Any Final State).
  * - The time limit: n8n continues the execution with the document as sent, marked timedOut.
  *
  * Needs the package built (`npm run build`) and /usr/bin/chromium (`bash scripts/e2e-prereqs.sh`).
@@ -144,6 +146,18 @@ describe('Send and Wait for Signature in a real n8n, with people signing in Chro
 		expect(ofExecution(third.id)).toHaveLength(1);
 		const waiting = await n8n.executions({ workflowId, status: 'waiting' });
 		expect(waiting.map((execution) => execution.id).sort()).toEqual([next.id, third.id].sort());
+	});
+
+	it('a wait survives an n8n restart: declining after it resumes the execution (Any Final State)', async () => {
+		const { workflowId, hookUrl } = await waitingWorkflow('e2e: send and wait, restart', { resumeOn: 'anyFinal' });
+		const waiting = await startWait(hookUrl, workflowId, 'D-47');
+		await n8n.restart();
+		const [document] = sandbox.store.documentsOf(apiKey).filter((d) => d.name === 'D-47-contract.pdf');
+		// The service's delivery reaches the restarted n8n, which recomputes the wait's secret.
+		sandbox.actAsSigner(document.id, document.signers[0].id, 'decline', 'Wrong amount');
+		const done = await pollExecution(workflowId, (execution) => execution.id === waiting.id && execution.status === 'success', 'the execution to resume');
+		expect(outputOf(done, WAIT_NODE)).toEqual([expect.objectContaining({ id: document.id, status: 'declined' })]);
+		expect(sandbox.store.webhooksOf(apiKey).filter((webhook) => webhook.url.includes(`/webhook-waiting/${waiting.id}/`))).toHaveLength(0);
 	});
 
 	it('at the time limit n8n continues with the document as sent, marked timedOut', async () => {
