@@ -127,8 +127,8 @@ async function sendAndWait(context: IExecuteFunctions): Promise<INodeExecutionDa
 
 	const client = await serviceClient(context);
 	const nonce = newNonce();
-	const probeUrl = context.getSignedResumeUrl({});
-	const owner = waitOwner(context, probeUrl);
+	// Which webhooks are this workflow's on this n8n: its waiting-webhook address is in every resume URL.
+	const owner = waitOwner(context, context.getSignedResumeUrl({}));
 	await removeStaleWaitWebhooks(context, owner, client);
 
 	const created: { webhookId?: string; draftId?: string } = {};
