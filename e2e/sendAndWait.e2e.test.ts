@@ -64,7 +64,7 @@ describe('Send and Wait for Signature in a real n8n, with people signing in Chro
 		for (;;) {
 			const [latest] = await n8n.executions({ workflowId, limit: 1 });
 			if (latest && done(latest)) return latest;
-			if (latest && ['error', 'crashed'].includes(latest.status)) throw new Error(`execution ${latest.id} ended ${latest.status}: ${JSON.stringify(latest.data?.resultData.error ?? {}).slice(0, 800)}`);
+			if (latest && ['error', 'crashed'].includes(latest.status)) throw new Error(`execution ${latest.id} ended ${latest.status}: ${(latest.data?.resultData.error as { message?: string } | undefined)?.message}`);
 			if (Date.now() > deadline) throw new Error(`timed out waiting for ${what} (last: ${latest?.status})`);
 			await new Promise((resolve) => setTimeout(resolve, 250));
 		}
