@@ -18,7 +18,7 @@ import { searchDocuments } from '../nodes/DocumentSigning/listSearch';
 import { HttpStatusError, RETRY_POLICY, ServiceOrigin, sendWithRetries } from '../nodes/shared/transport';
 import { TIME_LIMITS } from '../nodes/shared/transport/bounds';
 import { forgetAllDeliveries, markProcessed, MAX_REMEMBERED_IN_ALL, rememberedSize, scopeKey, wasProcessed } from '../nodes/DocumentSigningTrigger/recentDeliveries';
-import { keyCheck } from '../nodes/DocumentSigningTrigger/secret';
+import { keyCheck } from '../nodes/shared/webhookSecret';
 import { safeRequestSettings } from '../nodes/shared/transport/request';
 import { allowedDomainsFor, credentialKey, readCredentials } from '../nodes/shared/transport/service';
 import { signWebhookPayload } from '../sandbox/deliverySignature';

@@ -16,7 +16,7 @@ import {
 import { verifyDelivery, type SignatureFailureReason } from '../shared/webhookSignature';
 import { markProcessed, wasProcessed, scopeKey } from './recentDeliveries';
 import { selectedEvents } from './registration';
-import { derivedSecret, keyCheck, openSealedSecret, type SecretScope } from './secret';
+import { derivedSecret, keyCheck, openSealedSecret, type SecretScope } from '../shared/webhookSecret';
 import { readRegistration, triggerStaticData, type Registration } from './staticData';
 
 /**

@@ -27,6 +27,13 @@ const PROGRAMMATIC_OPERATIONS: Record<string, string> = {
 	'document/sendAndWait': 'creates or sends, registers a webhook and waits; its own tests cover its requests',
 };
 
+test.each(Object.keys(PROGRAMMATIC_OPERATIONS).map((name) => name.split('/')))('%s / %s is a custom operation of the node', (resource, operation) => {
+	const option = operationsOf(resource).find((o) => o.value === operation);
+	expect(option).toBeDefined();
+	expect(option?.routing).toBeUndefined();
+	expect((new DocumentSigning().customOperations as Record<string, Record<string, unknown>>)[resource][operation]).toBeInstanceOf(Function);
+});
+
 const nodeOperations = RESOURCES.flatMap((resource) => operationsOf(resource).map((option) => ({ resource, option })));
 const contractEndpoints = ENDPOINTS.map((endpoint) => endpointKey(endpoint.method, endpoint.path));
 const requestedBy = (option: INodePropertyOptions) => {

@@ -13,8 +13,10 @@ import {
 	withExtraBodyFields,
 } from '../../shared/validation';
 
-
-const show = showFor('document', ['create']);
+/** Create's fields, also shown by Send and Wait for Signature when it sends a new document. */
+export const CREATE_FIELD_OPERATIONS = ['create', 'sendAndWait'];
+const onlyForNewDocuments = { documentSource: ['draft'] };
+const show = { ...showFor('document', CREATE_FIELD_OPERATIONS), hide: onlyForNewDocuments };
 
 export const documentCreateFields: INodeProperties[] = [
 	{
@@ -27,10 +29,13 @@ export const documentCreateFields: INodeProperties[] = [
 		hint: "Without an extension (e.g. .pdf) the attached file's extension is added; with no file attached, give one",
 		displayOptions: show,
 	},
-	signersField('document', ['create'], {
-		required: true,
-		description: 'Who signs the document. Not needed when saving a draft or when the template names the signers.',
-	}),
+	{
+		...signersField('document', CREATE_FIELD_OPERATIONS, {
+			required: true,
+			description: 'Who signs the document. Not needed when saving a draft or when the template names the signers.',
+		}),
+		displayOptions: show,
+	},
 	{
 		displayName: 'Attach File',
 		name: 'attachFile',
@@ -46,7 +51,7 @@ export const documentCreateFields: INodeProperties[] = [
 		default: 'data',
 		required: true,
 		hint: 'The name of the input field containing the file (PDF, DOCX, PNG or JPEG; at most 10 MB)',
-		displayOptions: showFor('document', ['create'], { attachFile: [true] }),
+		displayOptions: { ...showFor('document', CREATE_FIELD_OPERATIONS, { attachFile: [true] }), hide: onlyForNewDocuments },
 	},
 	{
 		displayName: 'Additional Fields',
