@@ -1,4 +1,4 @@
-import type { DeclarativeRestApiSettings, IExecutePaginationFunctions, IN8nHttpFullResponse, INodeExecutionData } from 'n8n-workflow';
+import type { DeclarativeRestApiSettings, IDataObject, IExecutePaginationFunctions, IN8nHttpFullResponse, INode, INodeExecutionData } from 'n8n-workflow';
 
 import { MAX_PAGE_SIZE } from '../../shared/vocabulary';
 import { checkAnswer, deriveIdempotencyKey, safeRequestSettings, sendWithRetries, serviceClient, toNodeError, walkPages, type ServiceClient } from '../../shared/transport';
@@ -130,6 +130,28 @@ export async function executeRoutedRequest(
 		if (this.continueOnFail()) {
 			return [{ json: { error: nodeError.message }, error: nodeError, pairedItem: { item: itemIndex } }];
 		}
+		if (answersErrorsToAgent(node)) {
+			return [{ json: toolErrorAnswer(nodeError), pairedItem: { item: itemIndex } }];
+		}
 		throw nodeError;
 	}
+}
+
+/**
+ * Whether a failure is the agent's tool result rather than the workflow's end: the node runs as an
+ * AI Agent's tool (n8n gives the tool variant of a `usableAsTool` node the type name + `Tool`) and
+ * the user did not choose "Stop Workflow" on error. n8n 2.x's AI Agent 3 does the same for any
+ * tool; its version 2 (and n8n 1.x) would hand the model an empty result instead of the error.
+ */
+function answersErrorsToAgent(node: INode): boolean {
+	return node.type.endsWith('Tool') && node.onError !== 'stopWorkflow';
+}
+
+/** What the model reads when a call failed: the error, and how to fix it when the node knows. */
+function toolErrorAnswer(error: { message: string; description?: string | null; httpCode?: string | null }): IDataObject {
+	return {
+		error: error.message,
+		...(error.description && error.description !== error.message ? { hint: error.description } : {}),
+		...(error.httpCode ? { httpCode: error.httpCode } : {}),
+	};
 }

@@ -7,7 +7,9 @@ import { deletedResult, downloadedFile, simplifyTo } from '../../shared/postRece
 import { invalid, optionalDate } from '../../shared/validation';
 import { buildDocumentBody, documentCreateFields } from './create';
 
-const SIMPLE_FIELDS = ['id', 'name', 'status', 'signers', 'signing_url', 'created_at', 'expires_at', 'completed_at'];
+// signature_request_id: what Signing Request → Get Status and Send Reminder need next (an AI
+// agent reading a found document has nothing else to go on).
+const SIMPLE_FIELDS = ['id', 'name', 'status', 'signers', 'signing_url', 'signature_request_id', 'created_at', 'expires_at', 'completed_at'];
 
 const checkListFilters = async function (this: IExecuteSingleFunctions, options: IHttpRequestOptions) {
 	const filters = this.getNodeParameter('filters', {}) as { created_after?: string; created_before?: string };
