@@ -19,7 +19,7 @@ import { createN8n, newId, type N8nInstance, type RunData } from './harness/n8n'
 import { offeredTools, parseToolResult, startScriptedModel, toolResults, type ChatRequest, type OfferedTool, type ScriptedModel, type ScriptedTurn } from './harness/scriptedModel';
 import { importWorkflows, nodeItems, nodeRuns, sandboxPost, type CredentialRef, type WorkflowJson } from './harness/workflows';
 
-const SCENARIOS = ['create', 'find', 'remind', 'badArgument', 'tenCalls'] as const;
+const SCENARIOS = ['create', 'find', 'remind', 'badArgument', 'tenCalls', 'legacyOrder'] as const;
 type Scenario = (typeof SCENARIOS)[number];
 const VERSIONS = [AGENT_VERSIONS.default, AGENT_VERSIONS.previousMajor];
 type Key = `${Scenario}@${number}`;
@@ -84,6 +84,7 @@ const promptOf = (scenario: Scenario, version: number): string =>
 		remind: 'Remind the signers of msa-initech.pdf.',
 		badArgument: 'Send the offer letter to Sam, sam-at-example.',
 		tenCalls: 'Send each of the ten partner agreements to its partner.',
+		legacyOrder: 'Send nda-legacy.pdf to Jane Doe (jane.doe@acme.example) for signature.',
 	})[scenario] + ` [agent ${version}]`;
 
 /** The JSON the model read as the answer of each tool call of a conversation, in order. */
@@ -141,6 +142,10 @@ const SCRIPTS: Record<Scenario, (version: number) => ScriptedTurn[]> = {
 		})),
 		{ text: 'All ten agreements are out for signature.' },
 	],
+	legacyOrder: () => [
+		{ toolCalls: [{ name: 'Create_Document', arguments: { documentName: 'nda-legacy.pdf', signerEmail: 'jane.doe@acme.example', signerName: 'Jane Doe' } }] },
+		(request) => ({ text: `Read: ${JSON.stringify(lastAnswer(request))}` }),
+	],
 };
 
 beforeAll(async () => {
@@ -163,6 +168,8 @@ beforeAll(async () => {
 				tools: documentSigningTools(credential),
 				modelCredential,
 			});
+			// Execution Order v0: what a workflow imported without `settings.executionOrder` gets.
+			if (scenario === 'legacyOrder') workflow.settings = { executionOrder: 'v0' };
 			workflows.push(workflow as unknown as WorkflowJson);
 			keys.push(key);
 		}
@@ -192,7 +199,7 @@ async function runScenario(scenario: Scenario, version: number): Promise<{ run: 
 	return { run: result.run, apiKey: accounts.get(key)!.apiKey, prompt, output: String(agentItem.json.output) };
 }
 
-describe.each(VERSIONS)('AI Agent %s with the Document Signing tools', (version) => {
+describe.each(VERSIONS)('AI Agent %s with the Document Signing tools (Execution Order v1)', (version) => {
 	it('creates and sends a document to the named signer; the model reads the document back (id, status, signing link)', async () => {
 		const { apiKey, prompt, output } = await runScenario('create', version);
 
@@ -272,6 +279,28 @@ describe.each(VERSIONS)('AI Agent %s with the Document Signing tools', (version)
 		expect(new Set(answers.map(([document]) => document.id)).size).toBe(10);
 		expect(nodeRuns(run, 'Create Document')).toHaveLength(10);
 		expect(output).toBe('All ten agreements are out for signature.');
+	});
+});
+
+describe('a workflow with the legacy Execution Order (v0)', () => {
+	it('AI Agent 3.1 reads an empty result before its tool runs: the tool refuses, sends nothing, and fails the run naming the fix', async () => {
+		const key = keyOf('legacyOrder', AGENT_VERSIONS.default);
+		const prompt = promptOf('legacyOrder', AGENT_VERSIONS.default);
+		const result = await n8n.execute(workflowIds.get(key)!);
+
+		const fix = 'This workflow\'s Execution Order must be "v1 (recommended)" for an AI Agent to read this tool\'s results';
+		expect({ status: result.status, error: result.error?.message }).toEqual({ status: 'error', error: fix });
+		expect(answersRead(prompt)).toEqual(['']);
+		expect(String(nodeItems(result.run, 'AI Agent')[0].json.output)).toBe('Read: ""');
+		expect(sandbox.store.documentsOf(accounts.get(key)!.apiKey)).toEqual([]);
+		expect(nodeRuns(result.run, 'Create Document').map((toolRun) => toolRun.error?.message)).toEqual([fix]);
+	});
+
+	it('AI Agent 2.2 runs its tools itself: the model reads the document', async () => {
+		const { apiKey, prompt } = await runScenario('legacyOrder', AGENT_VERSIONS.previousMajor);
+
+		const [document] = sandbox.store.documentsOf(apiKey);
+		expect(answersRead(prompt)).toEqual([[expect.objectContaining({ id: document.id, name: 'nda-legacy.pdf', status: 'pending' })]]);
 	});
 });
 
