@@ -4,7 +4,7 @@
  * "Use Responses API" off: n8n then calls `GET /models` and `POST /chat/completions` (plain JSON or,
  * with `stream: true`, server-sent events), both served here.
  *
- * Each conversation is a script keyed by the user's prompt: a list of turns, one per call the model
+ * Each conversation is a script keyed by the user's prompt (found in the latest user message): a list of turns, one per call the model
  * receives. A turn either calls tools (name and arguments, as a model would) or answers with text;
  * a turn may be a function of the request, to read the tool results the agent sent back.
  *
@@ -89,6 +89,12 @@ export function toolResults(request: ChatRequest): Array<{ toolCallId?: string; 
 		.map((message) => ({ toolCallId: message.tool_call_id, content: messageText(message.content) }));
 }
 
+/** The last tool result of a request, parsed (JSON, or the raw text). */
+export function lastToolAnswer(request: ChatRequest): unknown {
+	const results = toolResults(request);
+	return parseToolResult(results[results.length - 1]?.content ?? '');
+}
+
 /** A tool result as JSON, or the raw text when it is not JSON. */
 export function parseToolResult(content: string): unknown {
 	try {
@@ -133,7 +139,7 @@ export class ScriptedModel {
 	}
 
 	/**
-	 * The conversation for a prompt: the first user message that contains `prompt` gets `turns[0]`
+	 * The conversation for a prompt: a call whose latest user message contains `prompt` gets `turns[0]`
 	 * at its first call, `turns[1]` at its second, and so on. A call past the last turn fails.
 	 */
 	script(prompt: string, turns: ScriptedTurn[]): void {
@@ -171,7 +177,8 @@ export class ScriptedModel {
 
 		const body = JSON.parse(raw) as ChatRequest;
 		entry.body = body;
-		const userText = body.messages.filter((message) => message.role === 'user').map((message) => messageText(message.content)).join('\n');
+		// The latest user message: with chat memory, earlier ones come along too.
+		const userText = messageText(body.messages.filter((message) => message.role === 'user').at(-1)?.content);
 		const match = [...this.scripts.entries()].find(([prompt]) => userText.includes(prompt));
 		if (!match) {
 			return json(response, 400, { error: { message: `scripted model: no script for the prompt ${JSON.stringify(userText.slice(0, 200))}`, type: 'invalid_request_error' } });
