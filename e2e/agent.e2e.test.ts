@@ -11,8 +11,13 @@
  * legacy order v0, n8n 2.41's AI Agent 3 reads each tool's result before the tool has run: the
  * model gets `""`; see docs/ai-agents.md.)
  *
+ * One more run goes through a public Chat Trigger answering by streaming: AI Agent 3.1 then asks
+ * the model for a stream (server-sent events from the scripted model) and streams its answer.
+ *
  * One n8n for the file; one sandbox account and credential per scenario and version.
  */
+import { randomUUID } from 'node:crypto';
+
 import { startSandbox, type Sandbox } from '../sandbox';
 import { AGENT_VERSIONS, OPENAI_CREDENTIAL_TYPE, agentWorkflow, fromAI, signingTool, type AgentWorkflowJson } from './harness/agentWorkflows';
 import { createN8n, newId, type N8nInstance, type RunData } from './harness/n8n';
@@ -301,6 +306,64 @@ describe('a workflow with the legacy Execution Order (v0)', () => {
 
 		const [document] = sandbox.store.documentsOf(apiKey);
 		expect(answersRead(prompt)).toEqual([[expect.objectContaining({ id: document.id, name: 'nda-legacy.pdf', status: 'pending' })]]);
+	});
+});
+
+describe('a streaming chat (Chat Trigger answering by streaming, AI Agent 3.1 streaming)', () => {
+	it('the model is asked for a stream, calls the tool, reads the document and its answer streams back to the chat', async () => {
+		const { apiKey, credential } = { apiKey: sandbox.createAccount().apiKey, credential: { id: newId(), name: 'Document Signing (streaming)' } };
+		await n8n.importCredentials([n8n.documentSigningCredential({ ...credential, apiKey })]);
+		const webhookId = randomUUID();
+		const prompt = 'Stream: send nda-stream.pdf to Jane Doe (jane.doe@acme.example).';
+		model.script(prompt, [
+			{ toolCalls: [{ name: 'Create_Document', arguments: { documentName: 'nda-stream.pdf', signerEmail: 'jane.doe@acme.example', signerName: 'Jane Doe' } }] },
+			(request) => ({ text: `Sent ${(lastAnswer(request) as Array<Record<string, string>>)[0].id}` }),
+		]);
+		const base = agentWorkflow({ name: 'Agent streaming', prompt, agentVersion: AGENT_VERSIONS.default, tools: documentSigningTools(credential).slice(0, 1), modelCredential });
+		const chatTrigger = {
+			id: randomUUID(),
+			name: 'When chat message received',
+			type: '@n8n/n8n-nodes-langchain.chatTrigger',
+			typeVersion: 1.2,
+			position: [0, 0] as [number, number],
+			webhookId,
+			parameters: { public: true, mode: 'webhook', options: { responseMode: 'streaming' } },
+		};
+		const agent = base.nodes.find((node) => node.name === 'AI Agent')!;
+		agent.parameters = { promptType: 'auto', options: {} };
+		const workflow = {
+			...base,
+			nodes: [chatTrigger, ...base.nodes.filter((node) => node.name !== 'Start' && node.name !== 'Chat Input')],
+			connections: {
+				...Object.fromEntries(Object.entries(base.connections).filter(([from]) => from !== 'Start' && from !== 'Chat Input')),
+				[chatTrigger.name]: { main: [[{ node: 'AI Agent', type: 'main', index: 0 }]] },
+			},
+		};
+		const [id] = await importWorkflows(n8n, [workflow as unknown as WorkflowJson]);
+		await n8n.start();
+		await n8n.activate(id);
+
+		const response = await fetch(n8n.productionWebhookUrl(`${webhookId}/chat`), {
+			method: 'POST',
+			headers: { 'content-type': 'application/json' },
+			body: JSON.stringify({ action: 'sendMessage', sessionId: 'stream-1', chatInput: prompt }),
+			signal: AbortSignal.timeout(60_000),
+		});
+		const body = await response.text();
+		const [document] = sandbox.store.documentsOf(apiKey);
+		expect(document).toMatchObject({ name: 'nda-stream.pdf', status: 'pending' });
+		expect(model.callsFor(prompt).map((call) => call.stream)).toEqual([true, true]);
+		expect(answersRead(prompt)).toEqual([[expect.objectContaining({ id: document.id })]]);
+		// The chat receives the answer as streamed chunks (JSON lines of type `item`).
+		const streamed = body
+			.split('\n')
+			.filter((line) => line.trim().startsWith('{'))
+			.map((line) => JSON.parse(line) as { type?: string; content?: string })
+			.filter((chunk) => chunk.type === 'item')
+			.map((chunk) => chunk.content)
+			.join('');
+		expect(streamed).toBe(`Sent ${document.id}`);
+		await n8n.deactivate(id);
 	});
 });
 
