@@ -28,10 +28,16 @@ import {
 	FILE_CONTENT_TYPES,
 	LIMITS,
 	PHONE_PATTERN,
+	ACCOUNT_AUDIT_EVENTS,
+	AUDIT_EVENTS,
+	DOCUMENT_FILE_VERSIONS,
+	type AuditEvent,
+	type DocumentFileVersion,
 } from '../nodes/shared/vocabulary';
 
-// The limits, file types and phone pattern live in the vocabulary, which the node uses too.
-export { FILE_CONTENT_TYPES, LIMITS };
+// Values the node uses too live in the vocabulary; the contract names them from there.
+export { ACCOUNT_AUDIT_EVENTS, AUDIT_EVENTS, DOCUMENT_FILE_VERSIONS, FILE_CONTENT_TYPES, LIMITS };
+export type { AuditEvent, DocumentFileVersion };
 
 // ---------------------------------------------------------------------------------------------
 // Constants the contract decides (not part of the node's vocabulary)
@@ -68,24 +74,8 @@ export const ERROR_CODES = [
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
-/** Audit-only events: changes to the account that are logged but not sent to webhooks. */
-export const ACCOUNT_AUDIT_EVENTS = [
-	'template.created',
-	'template.updated',
-	'user.invited',
-	'user.role_changed',
-	'webhook.created',
-	'webhook.deleted',
-] as const;
-export const AUDIT_EVENTS = [...WEBHOOK_EVENTS, ...ACCOUNT_AUDIT_EVENTS] as const;
-export type AuditEvent = (typeof AUDIT_EVENTS)[number];
-
 export const AUDIT_ACTOR_TYPES = ['user', 'signer', 'api_key', 'system'] as const;
 
-
-/** `version` of GET /documents/{id}/file. */
-export const DOCUMENT_FILE_VERSIONS = ['original', 'signed'] as const;
-export type DocumentFileVersion = (typeof DOCUMENT_FILE_VERSIONS)[number];
 
 /** `format` of GET /documents/{id}/audit-trail. */
 export const AUDIT_TRAIL_FORMATS = ['pdf', 'json'] as const;

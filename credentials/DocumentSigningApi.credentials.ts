@@ -39,6 +39,15 @@ export class DocumentSigningApi implements ICredentialType {
 			required: true,
 			description: 'Generated under Account Settings → API keys (needs a developer account)',
 		},
+		{
+			displayName: 'Largest Download (MB)',
+			name: 'largestDownloadMb',
+			type: 'number',
+			typeOptions: { minValue: 1, maxValue: 2048 },
+			default: 100,
+			description:
+				'The largest document file or export n8n reads from the service. A bigger answer fails with a message naming this limit, so a faulty server cannot fill n8n\'s memory.',
+		},
 	];
 
 	// A function, not the generic '=Bearer {{$credentials.apiKey}}' form, which n8n evaluates through
@@ -55,6 +64,11 @@ export class DocumentSigningApi implements ICredentialType {
 			url: '/users',
 			method: 'GET',
 			qs: { limit: 1 },
+			// n8n runs this through its routing engine, which passes these on to its HTTP layer: a
+			// redirect is answered as it is (never followed, so the key cannot go to another origin).
+			disableFollowRedirect: true,
+			sendCredentialsOnCrossOriginRedirect: false,
+			timeout: 30_000,
 		},
 		// Without rules n8n shows only the status text ("Unauthorized"); say what to do instead.
 		rules: [
@@ -70,6 +84,13 @@ export class DocumentSigningApi implements ICredentialType {
 				type: 'responseCode',
 				properties: { value: 404, message: 'No API found at this Base URL (404). It should end in /v1.' },
 			},
+			...[301, 302, 303, 307, 308].map((value) => ({
+				type: 'responseCode' as const,
+				properties: {
+					value,
+					message: `The Base URL answered with a redirect (${value}), which is never followed so the API key stays at this address. Check the Base URL (https:// instead of http://, the /v1 at its end).`,
+				},
+			})),
 		],
 	};
 }

@@ -1,20 +1,23 @@
 /**
- * The package in a real n8n against three dialects of the API (see docs/api-contract.md,
- * "Dialects"): the default contract; numeric ids with `{items, links: {next}}` lists; and a
- * minimal service with no delivery endpoints, unsigned deliveries, `{message}` errors and deletes
- * answered 200. In each: documents created, listed across pages, read and deleted by a workflow;
- * the trigger activated, one event run once, its repeat not run again, and no webhook left after
+ * The package in a real n8n against five dialects of the API (see docs/api-contract.md,
+ * "Dialects"): the default contract; numeric ids with `{items, links: {next}}` lists; a minimal
+ * service with no delivery endpoints, unsigned deliveries, `{message}` errors and deletes answered
+ * 200; deliveries signed as Standard Webhooks with a `whsec_` secret the service issued; and a hex
+ * HMAC of `<timestamp>.<body>` with the time in its own header, with offset paging capped at 50
+ * records a page and a stated total (docs/dialects.md). In each: documents created, listed across
+ * pages, read and deleted by a workflow; the trigger activated, one event run once, its repeat not
+ * run again, a delivery re-signed in a weaker layout refused, and no webhook left after
  * deactivation.
  */
 import { randomUUID } from 'node:crypto';
 
-import { signWebhookPayload } from '../nodes/shared/webhookSignature';
+import { deliverySignatureHeaders } from '../sandbox/deliverySignature';
 import { webhookSecret } from '../test/helpers/sandbox';
 import { parseDialect, startSandbox, type Sandbox } from '../sandbox';
 import { createN8n, type Execution, type N8nInstance } from './harness/n8n';
 import { byId, chain, importWorkflows, manualTrigger, nodeItems, signingNode, triggerNode, type CredentialRef } from './harness/workflows';
 
-const DIALECTS = ['default', 'numeric-ids+items-links', 'minimal'] as const;
+const DIALECTS = ['default', 'numeric-ids+items-links', 'minimal', 'sig-standard-webhooks+server-secret', 'sig-timestamp-header+offset-total'] as const;
 const TRIGGER_NAME = 'Document Signing Trigger';
 
 interface Setup {
@@ -105,7 +108,7 @@ describe.each(DIALECTS)('dialect %s', (dialect) => {
 		expect(nodeItems(result.run, 'Get Document').map((item) => String(item.json.id))).toEqual(listed);
 		expect(nodeItems(result.run, 'Delete Document').every((item) => item.json.deleted === true)).toBe(true);
 		expect(setup.sandbox.store.documentsOf(setup.apiKey)).toHaveLength(0);
-		if (dialect !== 'default') expect(typeof nodeItems(result.run, 'List Documents')[0].json.id).toBe(dialect === 'minimal' ? 'string' : 'number');
+		expect(typeof nodeItems(result.run, 'List Documents')[0].json.id).toBe(parseDialect(dialect).ids === 'numeric' ? 'number' : 'string');
 	});
 
 	test('the trigger: one webhook, one execution per event, none for its repeat, none left after deactivation', async () => {
@@ -129,14 +132,27 @@ describe.each(DIALECTS)('dialect %s', (dialect) => {
 		// The same delivery again, as the service's retry after a lost answer would send it.
 		const attempt = setup.sandbox.deliveries().find((delivery) => delivery.event === 'document.completed')!;
 		const headers: Record<string, string> = { 'content-type': 'application/json', 'x-delivery-id': attempt.deliveryId, 'x-delivery-attempt': '2' };
-		if (parseDialect(dialect).deliverySignature !== 'none') {
-			headers['x-signature'] = signWebhookPayload(webhookSecret(setup.sandbox, setup.apiKey, attempt.webhookId)!, Math.floor(Date.now() / 1000), attempt.body);
-		}
+		const secret = webhookSecret(setup.sandbox, setup.apiKey, attempt.webhookId)!;
+		const style = parseDialect(dialect).deliverySignature;
+		Object.assign(headers, deliverySignatureHeaders(style, secret, Math.floor(Date.now() / 1000), attempt.deliveryId, attempt.body));
 		const repeat = await fetch(setup.productionUrl, { method: 'POST', headers, body: attempt.body });
 		// Answered without starting an execution: the service reports the delivery claimed, or (without
 		// delivery endpoints) this n8n remembers processing it.
 		expect([repeat.status, await repeat.json()]).toEqual([200, { received: true, ignored: true, reason: 'already processed' }]);
 		expect(processed(await n8n.executions({ workflowId: setup.triggerWorkflowId }))).toHaveLength(1);
+
+		if (style !== 'none' && style !== 'hub-sha256') {
+			// A new delivery signed with the right secret in a weaker layout (a body-only HMAC): the
+			// first delivery fixed this registration's layout, so it is refused.
+			const body = JSON.stringify({ ...JSON.parse(attempt.body), id: 'dlv_downgraded' });
+			const downgraded = await fetch(setup.productionUrl, {
+				method: 'POST',
+				headers: { 'content-type': 'application/json', ...deliverySignatureHeaders('hub-sha256', secret, Math.floor(Date.now() / 1000), 'dlv_downgraded', body) },
+				body,
+			});
+			expect(downgraded.status).toBe(401);
+			expect(processed(await n8n.executions({ workflowId: setup.triggerWorkflowId }))).toHaveLength(1);
+		}
 
 		await n8n.deactivate(setup.triggerWorkflowId);
 		expect(setup.sandbox.store.webhooksOf(setup.apiKey)).toHaveLength(0);

@@ -4,13 +4,17 @@
  *
  * One workflow as a user would build it: "Document Signing Trigger" (document.completed) →
  * "Download Signed PDF" (Document › Download, version Signed), and "Send for Signature"
- * (Document › Create, two signers) after a manual trigger. The test signs in through n8n's
- * sign-in form, opens the workflow, checks the canvas (every node, with the package's icon and
- * its subtitle, and both connections), then opens the nodes' parameter panels by double-clicking
- * them and checks what they show (credential, Resource, Operation, Version, the signers).
+ * (Document › Create from a template chosen from the list, two signers) after a manual trigger.
+ * The test signs in through n8n's sign-in form, opens the workflow, checks the canvas (every node,
+ * with the package's icon and its subtitle, and both connections), then opens the nodes' parameter
+ * panels by double-clicking them and checks what they show (credential, Resource, Operation,
+ * Version, the template, the signers). The pictured Create setup is then run in n8n and must
+ * create its document. A second workflow is a CRM flow: n8n's Pipedrive Trigger (a deal added) →
+ * Pipedrive (the deal's contact person) → Document Signing (Create from a template).
  *
- * Pictures: `workflow.png` (the canvas), `node-parameters.png` (Download's parameter panel) and
- * `create-parameters.png` (Create's). They go to docs/images/ only with E2E_UPDATE_SCREENSHOTS=1;
+ * Pictures: `workflow.png` (the canvas), `node-parameters.png` (Download's parameter panel),
+ * `create-parameters.png` (Create's) and `crm-workflow.png` (the CRM flow's canvas). They go to
+ * docs/images/ only with E2E_UPDATE_SCREENSHOTS=1;
  * otherwise to E2E_ARTIFACTS_DIR (default <tmp>/n8n-nodes-document-signing-e2e/editor-screenshot,
  * replaced on each run), so a CI run leaves the clone clean.
  *
@@ -21,6 +25,7 @@
  *
  * Needs the package built (`npm run build`) and /usr/bin/chromium (`bash scripts/e2e-prereqs.sh`).
  */
+import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -30,7 +35,7 @@ import type { Locator, Page } from 'playwright-core';
 import { startSandbox, type Sandbox } from '../sandbox';
 import { launchBrowser, type E2eBrowser } from './harness/browser';
 import { NODE_TYPE, TRIGGER_NODE_TYPE, createN8n, newId, type N8nInstance } from './harness/n8n';
-import { byId, connect, manualTrigger, signingNode, triggerNode, type WorkflowJson } from './harness/workflows';
+import { byId, connect, manualTrigger, node, sandboxPost, signingNode, triggerNode, type WorkflowJson } from './harness/workflows';
 
 const UPDATE = process.env.E2E_UPDATE_SCREENSHOTS === '1';
 const IMAGES_DIR = path.resolve(__dirname, '..', 'docs', 'images');
@@ -47,6 +52,13 @@ const DOWNLOAD = 'Download Signed PDF';
 const MANUAL = 'When clicking ‘Execute workflow’';
 const CREATE = 'Send for Signature';
 const CREDENTIAL = { id: newId(), name: 'Document Signing account' };
+const PIPEDRIVE_CREDENTIAL = { id: newId(), name: 'Pipedrive account' };
+const TEMPLATE_NAME = 'Master Services Agreement (2026)';
+/** The Document Name of the pictured Create: one the node accepts (it has its extension). */
+const DOCUMENT_NAME = 'Master Services Agreement.pdf';
+const CRM_TRIGGER = 'New Deal in Pipedrive';
+const CRM_CONTACT = 'Get Contact Person';
+const CRM_SEND = 'Send Contract for Signature';
 const SIGNERS = [
 	{ authentication: 'national_eid', email: 'ada@example.com', name: 'Ada Lovelace', order: 1 },
 	{ authentication: 'email_otp', email: 'alan@example.com', name: 'Alan Turing', order: 2 },
@@ -61,7 +73,61 @@ const STABLE_CSS = `
 	*, *::before, *::after { transition: none !important; animation: none !important; caret-color: transparent !important; }
 `;
 
-function buildWorkflow(): WorkflowJson {
+/** Additional Fields › Template as the editor stores a choice from the list. */
+const templateFromList = (template: { id: string }) => ({ __rl: true, mode: 'list', value: String(template.id), cachedResultName: TEMPLATE_NAME });
+
+/** The pictured Document › Create parameters: a template from the list, a name with its extension, two signers. */
+function createParameters(template: { id: string }): Record<string, unknown> {
+	return {
+		resource: 'document',
+		operation: 'create',
+		name: DOCUMENT_NAME,
+		signers: { signer: SIGNERS },
+		additionalFields: { message: 'Please sign the agreement', template_id: templateFromList(template) },
+	};
+}
+
+/**
+ * A CRM flow: when a deal is added in Pipedrive (n8n's Pipedrive Trigger, Pipedrive webhooks v2:
+ * the deal under `data`), get its contact person (n8n's Pipedrive node, API v2: `name`, `emails`),
+ * and send them the contract made from a template.
+ */
+function buildCrmWorkflow(template: { id: string }): WorkflowJson {
+	const pipedriveCredentials = { pipedriveApi: PIPEDRIVE_CREDENTIAL };
+	const nodes = [
+		{
+			...node(CRM_TRIGGER, 'n8n-nodes-base.pipedriveTrigger', 1.1, { action: 'create', entity: 'deal' }, { credentials: pipedriveCredentials, webhookId: randomUUID() }),
+			position: [0, 0] as [number, number],
+		},
+		{
+			...node(CRM_CONTACT, 'n8n-nodes-base.pipedrive', 2, { resource: 'person', operation: 'get', personId: '={{ $json.data.person_id }}' }, { credentials: pipedriveCredentials }),
+			position: [280, 0] as [number, number],
+		},
+		{
+			...signingNode(
+				CRM_SEND,
+				{
+					resource: 'document',
+					operation: 'create',
+					name: `={{ $('${CRM_TRIGGER}').item.json.data.title }} – Service Agreement.pdf`,
+					signers: { signer: [{ email: '={{ $json.emails[0].value }}', name: '={{ $json.name }}' }] },
+					additionalFields: {
+						template_id: templateFromList(template),
+						metadata: `={{ JSON.stringify({ pipedrive_deal_id: $('${CRM_TRIGGER}').item.json.data.id }) }}`,
+					},
+				},
+				{ credential: CREDENTIAL },
+			),
+			position: [560, 0] as [number, number],
+		},
+	];
+	const workflow: WorkflowJson = { name: 'Pipedrive deal → contract for signature', nodes, connections: {}, settings: { executionOrder: 'v1' } };
+	connect(workflow, CRM_TRIGGER, CRM_CONTACT);
+	connect(workflow, CRM_CONTACT, CRM_SEND);
+	return workflow;
+}
+
+function buildWorkflow(template: { id: string }): WorkflowJson {
 	const nodes = [
 		{ ...triggerNode(TRIGGER, { events: ['document.completed'], credential: CREDENTIAL }), position: [0, 0] as [number, number] },
 		{
@@ -74,17 +140,7 @@ function buildWorkflow(): WorkflowJson {
 		},
 		{ ...manualTrigger(MANUAL), position: [0, 220] as [number, number] },
 		{
-			...signingNode(
-				CREATE,
-				{
-					resource: 'document',
-					operation: 'create',
-					name: 'Master Services Agreement',
-					signers: { signer: SIGNERS },
-					additionalFields: { message: 'Please sign the agreement' },
-				},
-				{ credential: CREDENTIAL },
-			),
+			...signingNode(CREATE, createParameters(template), { credential: CREDENTIAL }),
 			position: [280, 220] as [number, number],
 		},
 	];
@@ -139,15 +195,28 @@ describe('the nodes in the n8n editor (README pictures)', () => {
 	let n8n: N8nInstance;
 	let browser: E2eBrowser;
 	let page: Page;
+	let apiKey: string;
+	let template: { id: string };
+	let crmWorkflowId: string;
 
 	beforeAll(async () => {
 		fs.mkdirSync(OUT_DIR, { recursive: true });
 		if (!UPDATE) for (const file of fs.readdirSync(OUT_DIR)) if (file.endsWith('.png')) fs.rmSync(path.join(OUT_DIR, file));
 		sandbox = await startSandbox({ port: 0 });
-		const { apiKey } = sandbox.createAccount();
+		({ apiKey } = sandbox.createAccount());
+		template = await sandboxPost(sandbox, apiKey, '/templates', {
+			name: TEMPLATE_NAME,
+			document_name: 'msa.pdf',
+			signer_roles: [{ role: 'Client' }, { role: 'Provider' }],
+		});
 		n8n = await createN8n({ sandboxBaseUrl: sandbox.baseUrl, logLevel: 'info' });
-		await n8n.importCredentials([n8n.documentSigningCredential({ ...CREDENTIAL, apiKey })]);
-		const workflowId = await n8n.importWorkflow(buildWorkflow() as unknown as Record<string, unknown>);
+		await n8n.importCredentials([
+			n8n.documentSigningCredential({ ...CREDENTIAL, apiKey }),
+			// Never used: the CRM workflow is only shown, not run.
+			{ ...PIPEDRIVE_CREDENTIAL, type: 'pipedriveApi', data: { apiToken: 'pipedrive-api-token' } },
+		]);
+		const workflowId = await n8n.importWorkflow(buildWorkflow(template) as unknown as Record<string, unknown>);
+		crmWorkflowId = await n8n.importWorkflow(buildCrmWorkflow(template) as unknown as Record<string, unknown>);
 		await n8n.start();
 
 		browser = await launchBrowser({ timeoutMs: 30_000 });
@@ -215,7 +284,7 @@ describe('the nodes in the n8n editor (README pictures)', () => {
 		await closeNode(page);
 	});
 
-	it('opens Document › Create with its two signers', async () => {
+	it('opens Document › Create with its template chosen from the list and its two signers', async () => {
 		await page.setViewportSize(TALL_VIEWPORT);
 		const ndv = await openNode(page, CREATE);
 		expect(await parameterValue(ndv, 'resource')).toBe('Document');
@@ -229,12 +298,55 @@ describe('the nodes in the n8n editor (README pictures)', () => {
 		}
 		expect(values).toContain('National Electronic ID');
 		expect(values).toContain('One-Time Code by Email');
-		expect(values).toContain('Master Services Agreement');
+		expect(values).toContain(DOCUMENT_NAME);
+		// Additional Fields › Template, a resource locator in "From List" mode, shows the template's name.
+		expect(values).toContain(TEMPLATE_NAME);
 
 		const file = await screenshot(page, 'create-parameters.png', await parameterPanelClip(ndv));
 		expect(fs.statSync(file).size).toBeGreaterThan(5_000);
 		await closeNode(page);
 		await page.setViewportSize(VIEWPORT);
+	});
+
+	it('runs the pictured Create setup in n8n: the document is made from the template', async () => {
+		const workflow: WorkflowJson = {
+			name: 'The pictured Create',
+			nodes: [manualTrigger(MANUAL), signingNode(CREATE, createParameters(template), { credential: CREDENTIAL })],
+			connections: {},
+			settings: { executionOrder: 'v1' },
+		};
+		connect(workflow, MANUAL, CREATE);
+		const result = await n8n.execute(await n8n.importWorkflow(workflow as unknown as Record<string, unknown>));
+		expect(result.error?.message).toBeUndefined();
+		expect(result.status).toBe('success');
+		const documents = sandbox.store.documentsOf(apiKey).filter((doc) => doc.name === DOCUMENT_NAME);
+		expect(documents.map((doc) => ({ template: doc.template_id, signers: doc.signers.map((signer: { email: string }) => signer.email) }))).toEqual([
+			{ template: template.id, signers: SIGNERS.map((signer) => signer.email) },
+		]);
+	});
+
+	it('shows a CRM flow: Pipedrive Trigger → Pipedrive → Document Signing', async () => {
+		await page.goto(`${n8n.baseUrl}/workflow/${crmWorkflowId}`);
+		await page.addStyleTag({ content: STABLE_CSS });
+		await page.locator('[data-test-id="canvas-node"]').nth(2).waitFor();
+		expect(await canvasNode(page, CRM_TRIGGER).getAttribute('data-node-type')).toBe('n8n-nodes-base.pipedriveTrigger');
+		expect(await canvasNode(page, CRM_CONTACT).getAttribute('data-node-type')).toBe('n8n-nodes-base.pipedrive');
+		expect(await canvasNode(page, CRM_SEND).getAttribute('data-node-type')).toBe(NODE_TYPE);
+		// Every node's icon loaded (an unknown node type would get a placeholder).
+		for (const name of [CRM_TRIGGER, CRM_CONTACT, CRM_SEND]) {
+			await page.waitForFunction((img) => {
+				const image = img as unknown as { complete: boolean; naturalWidth: number } | null;
+				return image !== null && image.complete && image.naturalWidth > 0;
+			}, await canvasNode(page, name).locator('img').first().elementHandle());
+		}
+		const text = await page.locator('[data-test-id="canvas"]').innerText();
+		for (const shown of [CRM_TRIGGER, CRM_CONTACT, CRM_SEND, 'create: document']) expect(text).toContain(shown);
+		await expect(page.locator('[data-test-id="edge"]').count()).resolves.toBe(2);
+
+		for (let step = 0; step < ZOOM_IN_STEPS; step++) await page.locator('[data-test-id="zoom-in-button"]').click();
+		await parkPointer(page);
+		const file = await screenshot(page, 'crm-workflow.png');
+		expect(fs.statSync(file).size).toBeGreaterThan(10_000);
 	});
 });
 

@@ -23,7 +23,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
-import { signWebhookPayload } from '../nodes/shared/webhookSignature';
+import { signWebhookPayload } from '../sandbox/deliverySignature';
 import { webhookSecret } from '../test/helpers/sandbox';
 import { startSandbox, type DeliveryAttempt, type Sandbox } from '../sandbox';
 import { launchBrowser, signEverySigner, type E2eBrowser, type SignedSigner } from './harness/browser';

@@ -4,7 +4,7 @@
  */
 import type { INodeExecutionData } from 'n8n-workflow';
 
-import { signWebhookPayload } from '../nodes/shared/webhookSignature';
+import { signWebhookPayload } from '../sandbox/deliverySignature';
 
 /** Everything the suite printed, for the secret check. */
 export const printed: string[] = [];

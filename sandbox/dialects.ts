@@ -11,10 +11,25 @@ import { STATUS_CODES } from 'http';
 import { z } from 'zod';
 
 import { MAX_PAGE_SIZE } from '../nodes/shared/vocabulary';
+import { DELIVERY_SIGNATURE_STYLES, type DeliverySignatureStyle } from './deliverySignature';
 import type { ApiError, Reply } from './http';
 import { errorBody } from './http';
 
-export type ListEnvelope = 'cursor' | 'link-header' | 'results-next' | 'next-url' | 'items-links' | 'meta-cursor' | 'page-numbers';
+export const LIST_ENVELOPES = [
+	'cursor',
+	'link-header',
+	'results-next',
+	'next-url',
+	'items-links',
+	'meta-cursor',
+	'page-numbers',
+	'offset-total',
+	'start-size',
+	'named-token',
+	'nested-continuation',
+	'token-elsewhere',
+] as const;
+export type ListEnvelope = (typeof LIST_ENVELOPES)[number];
 export type ErrorBodyStyle = 'contract' | 'message' | 'errors' | 'text' | 'html';
 
 export interface Dialect {
@@ -30,8 +45,8 @@ export interface Dialect {
 	webhookSecret: 'client' | 'server';
 	/** false: GET/acknowledge of a webhook delivery do not exist (404 like any unknown route). */
 	deliveryEndpoints: boolean;
-	/** 'none': deliveries carry no X-Signature header. */
-	deliverySignature: 'v1' | 'none';
+	/** How deliveries are signed (sandbox/deliverySignature.ts); 'none': not at all. */
+	deliverySignature: DeliverySignatureStyle;
 	/** The body of every /v1 error answer. */
 	errorBody: ErrorBodyStyle;
 	/** 200: DELETE answers `{ id, deleted: true }` instead of 204. */
@@ -59,11 +74,23 @@ export const DIALECT_PRESETS: Record<string, Partial<Dialect>> = {
 	'items-links': { listEnvelope: 'items-links' },
 	'meta-cursor': { listEnvelope: 'meta-cursor' },
 	'page-numbers': { listEnvelope: 'page-numbers' },
+	// Issue 24's first failure: offset paging with a stated total and a page-size cap below 100.
+	'offset-total': { listEnvelope: 'offset-total', maxPageSize: 50 },
+	'start-size': { listEnvelope: 'start-size', maxPageSize: 40 },
+	// Issue 24's second failure: records under a resource-named key, the token read as page_token.
+	'named-token': { listEnvelope: 'named-token' },
+	'nested-continuation': { listEnvelope: 'nested-continuation', maxPageSize: 30 },
+	'token-elsewhere': { listEnvelope: 'token-elsewhere' },
 	'ignores-paging': { paging: 'ignored' },
 	'page-cap': { maxPageSize: 25 },
 	'server-secret': { webhookSecret: 'server' },
 	'no-delivery-endpoints': { deliveryEndpoints: false },
 	unsigned: { deliverySignature: 'none' },
+	'sig-standard-webhooks': { deliverySignature: 'standard-webhooks' },
+	'sig-hub-sha256': { deliverySignature: 'hub-sha256' },
+	'sig-base64': { deliverySignature: 'signature-base64' },
+	'sig-timestamp-header': { deliverySignature: 'timestamp-header' },
+	'sig-unsigned-timestamp': { deliverySignature: 'unsigned-timestamp' },
 	'error-message': { errorBody: 'message' },
 	'error-errors': { errorBody: 'errors' },
 	'error-text': { errorBody: 'text' },
@@ -77,12 +104,12 @@ export const DIALECT_NAMES: readonly string[] = Object.freeze(Object.keys(DIALEC
 export const DialectSchema = z
 	.object({
 		ids: z.enum(['prefixed', 'numeric']),
-		listEnvelope: z.enum(['cursor', 'link-header', 'results-next', 'next-url', 'items-links', 'meta-cursor', 'page-numbers']),
+		listEnvelope: z.enum(LIST_ENVELOPES),
 		paging: z.enum(['honoured', 'ignored']),
 		maxPageSize: z.number().int().min(1).max(MAX_PAGE_SIZE),
 		webhookSecret: z.enum(['client', 'server']),
 		deliveryEndpoints: z.boolean(),
-		deliverySignature: z.enum(['v1', 'none']),
+		deliverySignature: z.enum(DELIVERY_SIGNATURE_STYLES),
 		errorBody: z.enum(['contract', 'message', 'errors', 'text', 'html']),
 		deleteAnswer: z.union([z.literal(204), z.literal(200)]),
 	})

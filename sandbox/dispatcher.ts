@@ -18,8 +18,8 @@ import http from 'http';
 import https from 'https';
 
 import { LIMITS, type WebhookDelivery, type WebhookDeliveryBody } from '../contract';
-import { DELIVERY_ATTEMPT_HEADER, DELIVERY_ID_HEADER, EVENT_HEADER, SIGNATURE_HEADER, type WebhookEvent } from '../nodes/shared/vocabulary';
-import { signWebhookPayload } from '../nodes/shared/webhookSignature';
+import { DELIVERY_ATTEMPT_HEADER, DELIVERY_ID_HEADER, EVENT_HEADER, type WebhookEvent } from '../nodes/shared/vocabulary';
+import { deliverySignatureHeaders } from './deliverySignature';
 import { Clock } from './clock';
 import { DEFAULT_DIALECT, numericIds, type Dialect } from './dialects';
 import { ApiError, notFound } from './http';
@@ -341,10 +341,7 @@ export class WebhookDispatcher {
 			const url = new URL(delivery.url);
 			const transport = url.protocol === 'https:' ? https : http;
 			// Transport time, not the business clock: receivers compare `t` with their own clock.
-			const header =
-				this.dialect().deliverySignature === 'none'
-					? undefined
-					: signWebhookPayload(webhook.secret, Math.floor(Date.now() / 1000), delivery.body);
+			const signatureHeaders = deliverySignatureHeaders(this.dialect().deliverySignature, webhook.secret, Math.floor(Date.now() / 1000), delivery.id, delivery.body);
 			request = transport.request(url, {
 				method: 'POST',
 				agent: url.protocol === 'https:' ? this.httpsAgent : this.httpAgent,
@@ -352,7 +349,7 @@ export class WebhookDispatcher {
 					'Content-Type': 'application/json',
 					'Content-Length': String(Buffer.byteLength(delivery.body)),
 					'User-Agent': 'document-signing-sandbox-webhooks/1',
-					...(header === undefined ? {} : { [SIGNATURE_HEADER]: header }),
+					...signatureHeaders,
 					[DELIVERY_ID_HEADER]: delivery.id,
 					[EVENT_HEADER]: delivery.event,
 					[DELIVERY_ATTEMPT_HEADER]: String(attemptNumber),

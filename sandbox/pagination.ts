@@ -18,6 +18,7 @@ import { createHmac, timingSafeEqual } from 'crypto';
 import type { ListPage } from '../contract';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../nodes/shared/vocabulary';
 import type { ApiContext } from './context';
+import type { ListEnvelope } from './dialects';
 import { ApiError, type Reply } from './http';
 import type { Row } from './store';
 
@@ -43,7 +44,7 @@ export function encodeCursor(scope: CursorScope, kind: string, seq: number): str
 	return `${payload}.${mac(scope, payload).toString('base64url')}`;
 }
 
-function decodeCursor(scope: CursorScope, kind: string, cursor: string): number {
+function decodeCursor(scope: CursorScope, kind: string, cursor: string, field = 'cursor'): number {
 	try {
 		const [payload, signature, extra] = cursor.split('.');
 		// As text: base64 decoding ignores the last character's spare bits (see files.ts).
@@ -58,7 +59,7 @@ function decodeCursor(scope: CursorScope, kind: string, cursor: string): number 
 	} catch {
 		// fall through to the error below
 	}
-	throw new ApiError(400, 'validation_error', 'cursor is not a cursor returned by this list', 'cursor');
+	throw new ApiError(400, 'validation_error', `${field} is not a cursor returned by this list`, field);
 }
 
 /** One page in the contract's shape: `{ data, has_more, next_cursor }`. */
@@ -68,9 +69,10 @@ export function paginate<T>(
 	rows: Iterable<Row<T>>,
 	query: { limit?: number; cursor?: string },
 	filter: (record: T) => boolean = () => true,
+	cursorField = 'cursor',
 ): ListPage<T> {
 	const limit = query.limit ?? DEFAULT_PAGE_SIZE;
-	const after = query.cursor === undefined ? Number.POSITIVE_INFINITY : decodeCursor(scope, kind, query.cursor);
+	const after = query.cursor === undefined ? Number.POSITIVE_INFINITY : decodeCursor(scope, kind, query.cursor, cursorField);
 
 	const candidates = [...rows].filter((row) => row.seq < after).sort((a, b) => b.seq - a.seq);
 	const page: Array<Row<T>> = [];
@@ -96,16 +98,20 @@ function single(value: string | string[] | undefined): string | undefined {
 	return Array.isArray(value) ? value[value.length - 1] : value;
 }
 
-/** `page` / `per_page` of the page-numbers dialect (the schemas let unknown parameters through). */
-function pageParam(ctx: ApiContext, name: 'page' | 'per_page', max: number): number | undefined {
+/** `page` / `per_page` / `offset` / … of the dialects that read them (the schemas let unknown parameters through). */
+function pageParam(ctx: ApiContext, name: string, max: number, min = 1): number | undefined {
 	const raw = single(ctx.query[name]);
 	if (raw === undefined) return undefined;
-	const value = PAGE_NUMBER.test(raw) ? Number(raw) : NaN;
-	if (!(value >= 1 && value <= max)) {
-		throw new ApiError(400, 'validation_error', `${name} must be an integer from 1 to ${max}`, name);
+	const value = PAGE_NUMBER.test(raw) || raw === '0' ? Number(raw) : NaN;
+	if (!(value >= min && value <= max)) {
+		throw new ApiError(400, 'validation_error', `${name} must be an integer from ${min} to ${max}`, name);
 	}
 	return value;
 }
+
+/** Where each token dialect reads its token, and how it names its records. */
+const TOKEN_PARAMETER: Partial<Record<ListEnvelope, string>> = { 'named-token': 'page_token', 'nested-continuation': 'continuation', 'token-elsewhere': 'page_token' };
+const recordsKey = (kind: string) => kind.replace(/-/g, '_');
 
 /** The absolute URL of this list with `changes` applied to the query (other filters kept). */
 function listUrl(ctx: ApiContext, changes: Record<string, string>): string {
@@ -151,8 +157,24 @@ export function listReply<T>(
 		};
 	}
 
+	if (dialect.listEnvelope === 'offset-total' || dialect.listEnvelope === 'start-size') {
+		const starts = dialect.listEnvelope === 'offset-total';
+		const size = Math.min((starts ? undefined : pageParam(ctx, 'size', MAX_PAGE_SIZE)) ?? query.limit ?? DEFAULT_PAGE_SIZE, dialect.maxPageSize);
+		const offsetName = starts ? 'offset' : 'start';
+		const offset = ignorePaging ? 0 : (pageParam(ctx, offsetName, 1_000_000_000, 0) ?? 0);
+		const matches = [...rows].sort((a, b) => b.seq - a.seq).filter((row) => filter(row.record));
+		const records = matches.slice(offset, offset + size).map((row) => structuredClone(row.record));
+		const body = starts
+			? { data: records, offset, limit: size, total: matches.length }
+			: { hits: records, meta: { start: offset, size, total_count: matches.length } };
+		return { status: 200, body };
+	}
+
 	const limit = Math.min(query.limit ?? DEFAULT_PAGE_SIZE, dialect.maxPageSize);
-	const result = paginate(scope, kind, rows, { limit, cursor: ignorePaging ? undefined : query.cursor }, filter);
+	const tokenParameter = TOKEN_PARAMETER[dialect.listEnvelope];
+	// Token dialects read their token under their own name only; a `cursor` is not looked at.
+	const cursor = ignorePaging ? undefined : tokenParameter ? single(ctx.query[tokenParameter]) : query.cursor;
+	const result = paginate(scope, kind, rows, { limit, cursor }, filter, tokenParameter);
 	const next = result.next_cursor === null ? null : listUrl(ctx, { limit: String(limit), cursor: result.next_cursor });
 	switch (dialect.listEnvelope) {
 		case 'link-header':
@@ -165,6 +187,12 @@ export function listReply<T>(
 			return { status: 200, body: { items: result.data, links: { next } } };
 		case 'meta-cursor':
 			return { status: 200, body: { data: result.data, meta: { next_cursor: result.next_cursor } } };
+		case 'named-token':
+			return { status: 200, body: { [recordsKey(kind)]: result.data, ...(result.next_cursor === null ? {} : { next_page_token: result.next_cursor }) } };
+		case 'nested-continuation':
+			return { status: 200, body: { result: { [recordsKey(kind)]: result.data }, continuation: result.next_cursor } };
+		case 'token-elsewhere':
+			return { status: 200, body: { data: result.data, next_cursor: result.next_cursor } };
 		default:
 			return { status: 200, body: result };
 	}

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # `npm test`: every check, from a fresh clone. Installs what is missing, then lint (code and GitHub
-# workflows), type check, build, n8n's community-package scan of the source and the packed package,
+# workflows), the Prettier format check, type check, build, n8n's community-package scan of the source and the packed package,
 # the unit/contract/routing-engine suite and the real-n8n suite.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/ensure-deps.sh
 npm run --silent lint
+npm run --silent format:check
 npm run --silent lint:workflows
 npm run --silent typecheck
 npm run --silent build

@@ -16,9 +16,12 @@ import type { IDataObject, INode } from 'n8n-workflow';
 import { useSandbox, webhookSecret } from './helpers/sandbox';
 import { searchDocuments } from '../nodes/DocumentSigning/listSearch';
 import { HttpStatusError, RETRY_POLICY, ServiceOrigin, sendWithRetries } from '../nodes/shared/transport';
+import { TIME_LIMITS } from '../nodes/shared/transport/bounds';
+import { forgetAllDeliveries, markProcessed, MAX_REMEMBERED_IN_ALL, rememberedSize, scopeKey, wasProcessed } from '../nodes/DocumentSigningTrigger/recentDeliveries';
+import { keyCheck } from '../nodes/DocumentSigningTrigger/secret';
 import { safeRequestSettings } from '../nodes/shared/transport/request';
 import { allowedDomainsFor, credentialKey, readCredentials } from '../nodes/shared/transport/service';
-import { signWebhookPayload } from '../nodes/shared/webhookSignature';
+import { signWebhookPayload } from '../sandbox/deliverySignature';
 import { startCountingServer, type RecordedRequest, type ServerAnswer } from './helpers/countingServer';
 import { loadOptionsContext, runDocumentSigning } from './helpers/n8nWorkflow';
 import { TriggerHost, type DeliveryOutcome, type IncomingDelivery } from './trigger/harness';
@@ -136,7 +139,8 @@ describe('1. HIGH: crafted list-search page tokens', () => {
 				const context = () => loadOptionsContext({ baseUrl: server.baseUrl, apiKey: API_KEY });
 
 				const first = await searchDocuments.call(context(), undefined);
-				expect(JSON.parse(first.paginationToken!)).toEqual({ cursor: 'c2', after: expect.stringMatching(/^[0-9a-f]{16}$/) });
+				// `alt`: the other names the token may be read under, tried if the service repeats the page.
+				expect(JSON.parse(first.paginationToken!)).toEqual({ cursor: 'c2', alt: expect.arrayContaining(['page_token']), after: expect.stringMatching(/^[0-9a-f]{16}$/) });
 				const second = await searchDocuments.call(context(), undefined, first.paginationToken);
 				expect(second.results.map((result) => result.value)).toEqual(['doc_50', 'doc_51']);
 				expect(second.paginationToken).toBeUndefined();
@@ -811,12 +815,346 @@ describe('8. LOW: Signature Tolerance is capped', () => {
 
 // ---------------------------------------------------------------------------------------------
 
+// ---------------------------------------------------------------------------------------------
+// Second round (issue 22). Items 1, 8 and 10 are tested in real n8n: e2e/security.e2e.test.ts.
+
+const routeCount = (prefix: string) =>
+	Object.entries(sandbox().stats().routes)
+		.filter(([key]) => key.startsWith(prefix))
+		.reduce((sum, [, count]) => sum + count, 0);
+
+function unsigned(body: Record<string, unknown>): IncomingDelivery {
+	return { headers: { 'content-type': 'application/json' }, rawBody: Buffer.from(JSON.stringify(body)) };
+}
+
+async function createDocumentIn(apiKey: string): Promise<string> {
+	const response = await fetch(`${sandbox().baseUrl}/documents`, {
+		method: 'POST',
+		headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
+		body: JSON.stringify({ name: 'someone-elses.pdf', signers: [{ email: 'ada@example.com', name: 'Ada Lovelace' }] }),
+	});
+	expect(response.status).toBe(201);
+	return String(((await response.json()) as IDataObject).id);
+}
+
+describe('22.2 MEDIUM: an unverified delivery makes the trigger act with the key only when the service confirms it', () => {
+	/** A trigger with Verify Signatures off; its URL is nowhere (the tests hand deliveries to it). */
+	async function unverifiedTrigger(events: string[], options: IDataObject = {}) {
+		const { apiKey } = sandbox().createAccount();
+		const host = new TriggerHost({ baseUrl: sandbox().baseUrl, apiKey, webhookBaseUrl: 'http://127.0.0.1:9/webhook', events, options });
+		host.parameters.verifySignature = false;
+		await host.activate();
+		return { host, apiKey, webhookId: String(host.nodeStaticData.webhookId) };
+	}
+
+	// Old: the forged body's document was downloaded with the key and attached.
+	test("a forged document.completed naming another document: nothing is fetched, the item says why it has no file", async () => {
+		const { host, apiKey } = await unverifiedTrigger(['document.completed'], { attachSignedFile: true });
+		const otherDocument = await createDocumentIn(apiKey);
+		const before = routeCount('GET /v1/documents/');
+		const outcome = await host.receive(
+			unsigned({ id: 'dlv_madeup1', event: 'document.completed', data: { document: { id: otherDocument, status: 'completed', signed_file_url: `${sandbox().baseUrl}/documents/${otherDocument}/file?version=original` } } }),
+		);
+		expect(outcome.started).toBe(true);
+		const execution = await outcome.execution!;
+		expect(execution.items).toHaveLength(1);
+		expect(execution.items[0].binary).toBeUndefined();
+		expect(String(execution.items[0].json.attachError)).toMatch(/Verify Signatures is off and the service did not confirm this delivery/);
+		expect(routeCount('GET /v1/documents/') - before).toBe(0);
+	});
+
+	// Old: the claim went to the body's webhook_id, acknowledging another webhook's delivery.
+	test("a forged webhook_id naming another webhook: that webhook's delivery is not acknowledged", async () => {
+		const { host, apiKey } = await unverifiedTrigger(['document.sent']);
+		const response = await fetch(`${sandbox().baseUrl}/webhooks`, {
+			method: 'POST',
+			headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
+			body: JSON.stringify({ url: 'http://127.0.0.1:9/other-receiver', events: ['document.sent'] }),
+		});
+		const other = String(((await response.json()) as IDataObject).id);
+		await sendDocument(apiKey);
+		const victim = sandbox().deliveries().find((attempt) => attempt.webhookId === other)!;
+		expect(victim).toBeDefined();
+
+		const outcome = await host.receive(unsigned({ id: victim.deliveryId, event: 'document.sent', webhook_id: other, data: {} }));
+		await outcome.execution;
+		expect(sandbox().deliveryRecord(victim.deliveryId)?.status).not.toBe('acknowledged');
+		expect(sandbox().deliveryRecord(victim.deliveryId)?.acknowledged_at ?? null).toBeNull();
+	});
+
+	test("a real delivery of this trigger's own webhook is confirmed by the service and claimed as usual", async () => {
+		const { host, apiKey, webhookId } = await unverifiedTrigger(['document.sent']);
+		await sendDocument(apiKey);
+		const own = sandbox().deliveries().find((attempt) => attempt.webhookId === webhookId)!;
+		const outcome = await host.receive({ headers: { 'content-type': 'application/json' }, rawBody: Buffer.from(own.body) });
+		const execution = await outcome.execution!;
+		expect(execution.items).toHaveLength(1);
+		expect(sandbox().deliveryRecord(own.deliveryId)?.status).toBe('acknowledged');
+	});
+
+	// Old: the signed body's `status: completed` was trusted and the file requested.
+	test("verified too: the document's state is read from the service first; one not completed gets no file request", async () => {
+		const { apiKey } = sandbox().createAccount();
+		const host = new TriggerHost({ baseUrl: sandbox().baseUrl, apiKey, webhookBaseUrl: 'http://127.0.0.1:9/webhook', events: ['document.completed'], options: { attachSignedFile: true }, continueOnFail: true });
+		await host.activate();
+		const webhookId = String(host.nodeStaticData.webhookId);
+		const secret = webhookSecret(sandbox(), apiKey, webhookId)!;
+		const pending = await createDocumentIn(apiKey);
+		const raw = JSON.stringify({ id: 'dlv_state1', event: 'document.completed', webhook_id: webhookId, data: { document: { id: pending, status: 'completed' } } });
+		const before = routeCount('GET /v1/documents/:id/file');
+		const outcome = await host.receive({ headers: { 'content-type': 'application/json', 'x-signature': signWebhookPayload(secret, nowSeconds(), raw) }, rawBody: Buffer.from(raw) });
+		const execution = await outcome.execution!;
+		expect(String(execution.items[0]?.json.attachError)).toMatch(/is (sent|pending|draft)/);
+		expect(routeCount('GET /v1/documents/:id/file') - before).toBe(0);
+	});
+});
+
+describe('22.3 LOW: ids and links from the service are checked like typed ids', () => {
+	const download = (baseUrl: string) =>
+		runDocumentSigning({
+			parameters: { resource: 'document', operation: 'download', documentId: { __rl: true, mode: 'id', value: 'doc_1' }, version: 'signed', binaryPropertyName: 'data' },
+			credentials: { baseUrl, apiKey: API_KEY },
+		});
+
+	// Old: the record's id ".." was placed in the path and normalised away: GET /v1/file.
+	test('a record id ".." from the service: refused, nothing requested with it', async () => {
+		await withCountingServer(
+			() => ({ status: 200, body: { id: '..', name: 'x.pdf', status: 'completed' } }),
+			async (server) => {
+				const result = await download(`${server.baseUrl}`);
+				expect(result.error?.message).toContain('cannot be used in a request path');
+				expect(server.requests.map((request) => request.url)).toEqual(['/v1/documents/doc_1']);
+			},
+		);
+	});
+
+	// Old: only the origin was compared, so the key went to /admin/keys/export.
+	test("a file link on the same origin but outside the Base URL's path: refused, nothing requested there", async () => {
+		await withCountingServer(
+			() => ({ status: 200, body: { id: 'doc_1', name: 'x.pdf', status: 'completed', signed_file_url: '/admin/keys/export' } }),
+			async (server) => {
+				const result = await download(server.baseUrl);
+				expect(result.error?.message).toContain("outside the Base URL's path (/admin/keys/export)");
+				expect(server.requests.map((request) => request.url)).toEqual(['/v1/documents/doc_1']);
+			},
+		);
+	});
+});
+
+/** A server on 127.0.0.1 whose answers the test writes itself (sizes, hangs). */
+async function withRawServer<T>(handle: (req: http.IncomingMessage, res: http.ServerResponse) => void, run: (baseUrl: string) => Promise<T>): Promise<T> {
+	const sockets = new Set<import('net').Socket>();
+	const server = http.createServer(handle);
+	server.on('connection', (socket) => {
+		sockets.add(socket);
+		socket.on('close', () => sockets.delete(socket));
+	});
+	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+	try {
+		return await run(`http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`);
+	} finally {
+		for (const socket of sockets) socket.destroy();
+		await new Promise<void>((resolve) => server.close(() => resolve()));
+	}
+}
+
+describe('22.4 LOW/MED: answers are read within a size limit per kind', () => {
+	const MB = 1024 * 1024;
+	/** Answers `size` bytes in 64 KB chunks (JSON for the API paths, bytes for files and exports). */
+	const sized = (size: number, sent: { bytes: number }) => (req: http.IncomingMessage, res: http.ServerResponse) => {
+		if (req.url?.startsWith('/v1/documents/doc_1?') || req.url === '/v1/documents/doc_1') {
+			res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ id: 'doc_1', name: 'x.pdf', status: 'completed' }));
+			return;
+		}
+		res.writeHead(200, { 'content-type': req.url?.includes('/file') || req.url?.includes('/export') ? 'application/pdf' : 'application/json' });
+		const chunk = Buffer.alloc(64 * 1024, 0x20);
+		const write = () => {
+			while (sent.bytes < size) {
+				sent.bytes += chunk.length;
+				if (!res.write(chunk)) return void res.once('drain', write);
+			}
+			res.end();
+		};
+		write();
+	};
+
+	// Old: n8n read any answer whole (maxContentLength: Infinity).
+	test('a 40 MB API answer: fails naming the 16 MB limit, and the rest is not read', async () => {
+		const sent = { bytes: 0 };
+		await withRawServer(sized(40 * MB, sent), async (baseUrl) => {
+			const result = await runDocumentSigning({ parameters: { resource: 'document', operation: 'getAll', returnAll: false, limit: 5 }, credentials: { baseUrl, apiKey: API_KEY } });
+			expect(result.error?.message).toContain('larger than the 16 MB allowed for an API answer');
+			expect(sent.bytes).toBeLessThan(40 * MB);
+		});
+	});
+
+	test('a file over "Largest Download (MB)": fails naming the limit and the field; within it, downloaded', async () => {
+		const run = (largestDownloadMb: number) =>
+			withRawServer(sized(3 * MB, { bytes: 0 }), async (baseUrl) =>
+				runDocumentSigning({
+					parameters: { resource: 'document', operation: 'download', documentId: { __rl: true, mode: 'id', value: 'doc_1' }, version: 'signed', binaryPropertyName: 'data' },
+					credentials: { baseUrl, apiKey: API_KEY, largestDownloadMb } as never,
+				}),
+			);
+		const refused = await run(2);
+		expect(refused.error?.message).toContain('larger than the 2 MB allowed for a file');
+		expect(refused.error?.description).toContain('Largest Download (MB)');
+		const allowed = await run(4);
+		expect(allowed.error).toBeUndefined();
+		expect(allowed.items[0].json.fileSize).toBe(3 * MB);
+	});
+
+	test('an export over the limit: fails naming it', async () => {
+		await withRawServer(sized(3 * MB, { bytes: 0 }), async (baseUrl) => {
+			const result = await runDocumentSigning({
+				parameters: { resource: 'report', operation: 'export', binaryPropertyName: 'data' },
+				credentials: { baseUrl, apiKey: API_KEY, largestDownloadMb: 1 } as never,
+			});
+			expect(result.error?.message).toContain('larger than the 1 MB allowed for an export');
+		});
+	});
+});
+
+describe('22.5 LOW: every request and every wait ends within its bound', () => {
+	const saved = { ...TIME_LIMITS };
+	afterEach(() => {
+		Object.assign(TIME_LIMITS, saved);
+		Object.assign(RETRY_POLICY, { maxTotalWaitMs: savedPolicy.maxTotalWaitMs });
+	});
+
+	// Old: no timeout unless one was given; a service that never answers held the item forever.
+	test('a service that accepts and never answers: the item fails as timed out within the bound', async () => {
+		Object.assign(TIME_LIMITS, { attemptMs: 300 });
+		Object.assign(RETRY_POLICY, { maxTotalWaitMs: 2_000 });
+		await withRawServer(
+			() => undefined,
+			async (baseUrl) => {
+				const started = Date.now();
+				const result = await runDocumentSigning({ parameters: { resource: 'document', operation: 'get', documentId: { __rl: true, mode: 'id', value: 'doc_1' } }, credentials: { baseUrl, apiKey: API_KEY } });
+				expect(result.error?.message).toBe('Could not reach the Document Signing service');
+				expect(result.error?.description).toContain('ETIMEDOUT');
+				expect(Date.now() - started).toBeLessThan(10_000);
+			},
+		);
+	}, 20_000);
+
+	// Old: a request queued for a slot waited for it without any bound.
+	test("a request waiting for a slot while all of its key's slots hang gives up at the request's bound", async () => {
+		Object.assign(RETRY_POLICY, { maxTotalWaitMs: 500 });
+		const gateKey = `hang-${randomUUID()}`;
+		const node = { name: 'Document Signing' } as INode;
+		const releases: Array<() => void> = [];
+		const hanging = Array.from({ length: RETRY_POLICY.concurrency }, () =>
+			sendWithRetries({ node, gateKey, idempotent: true }, () => new Promise<void>((resolve) => releases.push(resolve))).catch(() => undefined),
+		);
+		const started = Date.now();
+		await expect(sendWithRetries({ node, gateKey, idempotent: true }, async () => 'sent')).rejects.toThrow(/No request slot for this credential came free within 0.5 s/);
+		expect(Date.now() - started).toBeLessThan(5_000);
+		for (const release of releases) release();
+		await Promise.all(hanging);
+	}, 20_000);
+
+	// Old: a list search (no cancel signal in n8n) kept retrying 429s for up to 5 minutes.
+	test('a list search under endless 429s ends within its own bound', async () => {
+		Object.assign(TIME_LIMITS, { listSearchMs: 800 });
+		await withCountingServer(
+			() => ({ status: 429, body: { error: { message: 'slow down' } }, headers: { 'retry-after': '0.2' } }),
+			async (server) => {
+				const started = Date.now();
+				await expect(searchDocuments.call(loadOptionsContext({ baseUrl: server.baseUrl, apiKey: API_KEY }))).rejects.toThrow();
+				expect(Date.now() - started).toBeLessThan(5_000);
+			},
+		);
+	}, 20_000);
+});
+
+describe('22.7 LOW: repeat suppression is bounded in bytes and id length', () => {
+	afterEach(() => forgetAllDeliveries());
+
+	// Old: each id was kept as given: 200 one-MB ids kept 200 MB of strings.
+	test('200 one-MB ids keep a few KB; a repeat of a long id is still recognised', () => {
+		const scope = scopeKey('wf-bytes', 'node');
+		const ids = Array.from({ length: 200 }, (_, index) => `${index}-${'x'.repeat(1024 * 1024)}`);
+		for (const id of ids) expect(markProcessed(scope, id)).toBe(true);
+		expect(rememberedSize().characters).toBeLessThan(200 * 80);
+		expect(markProcessed(scope, ids[7])).toBe(false);
+		expect(wasProcessed(scope, ids[199])).toBe(true);
+	});
+
+	test('ids in all, across workflow nodes, stay within MAX_REMEMBERED_IN_ALL', () => {
+		for (let node = 0; node < 12; node++) {
+			for (let index = 0; index < 5_000; index++) markProcessed(scopeKey('wf-many', `node-${node}`), `dlv_${index}`);
+		}
+		expect(rememberedSize().ids).toBe(MAX_REMEMBERED_IN_ALL);
+	});
+});
+
+describe("22.9 LOW: list searches pass only http(s) links on the credential's origin", () => {
+	// Old: signing_url went to the editor as the service gave it.
+	test('javascript:, data:, foreign and credential-bearing links are dropped; an own https link is kept', async () => {
+		nock(ORIGIN)
+			.get('/v1/documents')
+			.query(true)
+			.reply(200, {
+				data: [
+					{ id: 'doc_1', name: 'a.pdf', signing_url: 'javascript:alert(document.cookie)' },
+					{ id: 'doc_2', name: 'b.pdf', signing_url: 'data:text/html,<script>alert(1)</script>' },
+					{ id: 'doc_3', name: 'c.pdf', signing_url: `${EVIL}/sign/doc_3` },
+					{ id: 'doc_4', name: 'd.pdf', signing_url: 'http://user:pw@signing.test/sign/doc_4' },
+					{ id: 'doc_5', name: 'e.pdf', signing_url: `${ORIGIN}/sign/doc_5?token=t` },
+				],
+			});
+		const result = await searchDocuments.call(loadOptionsContext({ baseUrl: `${ORIGIN}/v1`, apiKey: API_KEY }));
+		expect(result.results.map((entry) => entry.url)).toEqual([undefined, undefined, undefined, undefined, `${ORIGIN}/sign/doc_5?token=t`]);
+	});
+});
+
+describe("22.10 a copy of a workflow on the same n8n (same webhook URL) never removes the original's webhook", () => {
+	// Old: the copy's delete step swept every webhook with its URL, which is the original's too.
+	// Real n8n: e2e/security.e2e.test.ts › 10 (the copy's activation refused as "path taken").
+	test("the copy's checkExists and delete leave the original's registration alone", async () => {
+		const { apiKey } = sandbox().createAccount();
+		const webhookBaseUrl = 'http://127.0.0.1:9/webhook';
+		const original = new TriggerHost({ baseUrl: sandbox().baseUrl, apiKey, webhookBaseUrl, events: ['document.completed'] });
+		await original.activate();
+		const originalId = String(original.nodeStaticData.webhookId);
+		const copy = new TriggerHost({ baseUrl: sandbox().baseUrl, apiKey, webhookBaseUrl, events: ['document.completed'], nodeWebhookId: original.nodeWebhookId });
+		copy.savedStaticData = structuredClone(original.savedStaticData);
+		expect(copy.workflowId).not.toBe(original.workflowId);
+		expect(copy.webhookUrl).toBe(original.webhookUrl);
+
+		expect(await copy.runHook('checkExists')).toBe(false);
+		await copy.deactivate();
+		expect(sandbox().store.webhooksOf(apiKey).map((webhook) => webhook.id)).toEqual([originalId]);
+		expect(await original.runHook('checkExists')).toBe(true);
+	});
+});
+
+describe('22.11 key check: static data holds no verifier of the API key', () => {
+	// Old: static data kept `keyCheck`, 64 bits of an HMAC keyed by the API key.
+	test('after activation static data has no keyCheck nor any value computed from the key; a changed key is still noticed', async () => {
+		const { apiKey, accountId } = sandbox().createAccount();
+		const host = new TriggerHost({ baseUrl: sandbox().baseUrl, apiKey, webhookBaseUrl: 'http://127.0.0.1:9/webhook', events: ['document.completed'] });
+		await host.activate();
+		const data = host.nodeStaticData;
+		expect(Object.keys(data).sort()).toEqual(['secretNonce', 'webhookEvents', 'webhookId', 'webhookUrl']);
+		// Every value in static data is the service's id, n8n's URL, the events, or a random nonce.
+		const scope = { apiKey, workflowId: host.workflowId, nodeId: 'trigger-node', nonce: String(data.secretNonce) };
+		expect(strings(data)).not.toContain(keyCheck(scope));
+
+		expect(await host.runHook('checkExists')).toBe(true);
+		// Another key of the same account: the same webhooks are visible, but the secret is not ours any more.
+		host.credentials.apiKey = sandbox().createApiKey(accountId, 'admin').apiKey;
+		expect(await host.runHook('checkExists')).toBe(false);
+	});
+});
+
 test('forged deliveries are covered elsewhere (no rows here)', () => {
 	// - test/trigger/deliveries.test.ts › "forged and invalid deliveries": missing/empty/malformed
 	//   header, wrong secret, tampered body and timestamp, stale and future timestamps, other schemes,
 	//   wrong length, empty or missing body → 401, no execution, nothing saved; the X-Event header is
 	//   never trusted; refusals while no webhook is registered; "options" (tolerance); replays.
-	// - test/shared/webhookSignature.test.ts: signWebhookPayload / verifyWebhookSignature units.
+	// - test/shared/webhookSignature.test.ts: verification in every layout; test/sandbox/deliverySignature.test.ts: the signer.
 	// - reliability/realN8n.reliability.test.ts (test 3), e2e/trigger.e2e.test.ts and
 	//   e2e/queue/queue-mode.queue.test.ts: forged deliveries against a real n8n (not run here).
 	expect(true).toBe(true);

@@ -36,6 +36,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 
 import { killGroup, readIfExists, settlesWithin, sleep, tailLines, trackChild } from './processes';
+import { activationSettled, deactivationSettled, waitForState } from './waitForState';
 
 export const PACKAGE_NAME = 'n8n-nodes-document-signing';
 export const NODE_TYPE = `${PACKAGE_NAME}.documentSigning`;
@@ -94,9 +95,11 @@ export interface N8nOptions {
 	 * `copy` (default) copies package.json and dist/: the package resolves n8n-workflow from n8n,
 	 * as a real install does. `symlink` links the package folder (edits to dist/ show after a
 	 * restart, handy for `npm run dev`), but the package then resolves n8n-workflow from its own
-	 * node_modules first, a different copy than n8n's.
+	 * node_modules first, a different copy than n8n's. `none` puts nothing there: the caller
+	 * installs the package into `packageInstallDir`'s nodes folder the way users do
+	 * (e2e/install.e2e.test.ts installs it from a local npm registry).
 	 */
-	install?: 'copy' | 'symlink';
+	install?: 'copy' | 'symlink' | 'none';
 	/** User folder (N8N_USER_FOLDER). Default: a fresh temporary folder, removed by dispose(). */
 	userFolder?: string;
 	/** Keep the user folder on dispose() (also when N8N_E2E_KEEP=1). */
@@ -442,7 +445,7 @@ export class N8nInstance {
 
 	/** Where n8n loads the package from. */
 	get packageInstallDir(): string {
-		return path.join(this.n8nFolder, 'nodes', 'node_modules', PACKAGE_NAME);
+		return path.join(this.nodesFolder, 'node_modules', PACKAGE_NAME);
 	}
 
 	/** Process id (and process group id) of the running server. */
@@ -454,8 +457,17 @@ export class N8nInstance {
 		return this.server !== undefined;
 	}
 
-	/** (Re)installs the package into the user folder; takes effect at the next start. */
+	/** n8n's nodes folder (N8N_USER_FOLDER/.n8n/nodes), where users install community packages. */
+	get nodesFolder(): string {
+		return path.join(this.n8nFolder, 'nodes');
+	}
+
+	/**
+	 * (Re)installs the package into the user folder; takes effect at the next start. Does nothing
+	 * with `install: 'none'`.
+	 */
 	installPackage(): void {
+		if (this.options.install === 'none') return;
 		const manifest = path.join(this.packageDir, 'package.json');
 		const dist = path.join(this.packageDir, 'dist');
 		if (!fs.existsSync(manifest)) throw new Error(`no package.json in ${this.packageDir}`);
@@ -930,16 +942,17 @@ export class N8nInstance {
 		return (await this.publicationStatus(workflowId)).status === 'published';
 	}
 
-	private async waitForPublication(workflowId: string, timeoutMs: number, what: string): Promise<PublicationStatus> {
-		const deadline = Date.now() + timeoutMs;
-		for (;;) {
-			const status = await this.publicationStatus(workflowId);
-			if (status.status !== 'in_progress') return status;
-			if (Date.now() > deadline) {
-				this.fail(`${what} of workflow ${workflowId} still in progress after ${timeoutMs} ms: ${JSON.stringify(status)}`);
-			}
-			await sleep(200);
-		}
+	private async waitForPublication(
+		workflowId: string,
+		timeoutMs: number,
+		what: string,
+		reached: (status: PublicationStatus) => boolean,
+	): Promise<PublicationStatus> {
+		return await waitForState(() => this.publicationStatus(workflowId), reached, {
+			timeoutMs,
+			describe: (last) => `${what} of workflow ${workflowId} did not settle within ${timeoutMs} ms: ${JSON.stringify(last)}`,
+			onTimeout: (message) => this.fail(message),
+		});
 	}
 
 	/**
@@ -976,7 +989,7 @@ export class N8nInstance {
 			return status;
 		}
 		await this.api('POST', `/workflows/${workflowId}/publish`, {});
-		const status = await this.waitForPublication(workflowId, options.timeoutMs ?? 30_000, 'activation');
+		const status = await this.waitForPublication(workflowId, options.timeoutMs ?? 30_000, 'activation', activationSettled);
 		if (status.status !== 'published' && !options.allowFailure) {
 			this.fail(`activating workflow ${workflowId} ended "${status.status}": ${JSON.stringify(status.triggers)}`);
 		}
@@ -993,7 +1006,7 @@ export class N8nInstance {
 			return await this.publicationStatus(workflowId);
 		}
 		await this.api('POST', `/workflows/${workflowId}/unpublish`);
-		return await this.waitForPublication(workflowId, options.timeoutMs ?? 30_000, 'deactivation');
+		return await this.waitForPublication(workflowId, options.timeoutMs ?? 30_000, 'deactivation', deactivationSettled);
 	}
 
 	/**

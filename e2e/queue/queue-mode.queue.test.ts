@@ -36,7 +36,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
-import { signWebhookPayload } from '../../nodes/shared/webhookSignature';
+import { signWebhookPayload } from '../../sandbox/deliverySignature';
 import { startSandbox, type DeliveryAttempt, type Sandbox } from '../../sandbox';
 import { CREDENTIAL_TYPE, NODE_TYPE, type Execution } from '../harness/n8n';
 import { executionItems, triggerNode } from '../harness/workflows';
@@ -506,7 +506,7 @@ describe('queue mode: main + 2 workers + webhook processor, Redis, PostgreSQL', 
 		it('the database after the 200 events: the registration only, nothing about deliveries', async () => {
 			const stored = (await cluster.storedStaticData(triggerWorkflowId))[TRIGGER_KEY] as Record<string, any>;
 			report('static data after the events', Object.keys(stored).sort());
-			expect(Object.keys(stored).sort()).toEqual(['keyCheck', 'secretNonce', 'webhookEvents', 'webhookId', 'webhookUrl']);
+			expect(Object.keys(stored).sort()).toEqual(['secretNonce', 'webhookEvents', 'webhookId', 'webhookUrl']);
 			expect(JSON.stringify(stored)).not.toContain(secret);
 		});
 

@@ -10,24 +10,10 @@ import type {
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { CREDENTIAL_TYPE } from '../shared/transport';
-import { ANY_EVENT, eventLabel, SIGNATURE_TOLERANCE_SECONDS, WEBHOOK_EVENTS } from '../shared/vocabulary';
+import { ANY_EVENT, eventLabel, SIGNATURE_TOLERANCE_SECONDS, WEBHOOK_EVENT_DESCRIPTIONS, WEBHOOK_EVENTS } from '../shared/vocabulary';
 import { passClaimedDeliveries } from './claim';
-import { MAX_SIGNATURE_TOLERANCE_SECONDS, receiveDelivery } from './delivery';
+import { AUTOMATIC_LAYOUT, MAX_SIGNATURE_TOLERANCE_SECONDS, receiveDelivery } from './delivery';
 import { checkExists, create, deleteWebhook } from './registration';
-
-const EVENT_DESCRIPTIONS: Record<string, string> = {
-	'document.created': 'A document was created',
-	'document.sent': 'A document was sent to its signers',
-	'document.viewed': 'A signer opened a document',
-	'document.signed': 'A signer signed a document',
-	'document.completed': 'Every signer signed a document',
-	'document.declined': 'A signer declined to sign a document',
-	'document.expired': 'A document expired before everyone signed',
-	'document.cancelled': 'A pending document was cancelled',
-	'document.deleted': 'A document was deleted',
-	'signature.requested': 'A signing request was sent',
-	'signature.reminded': 'Signers were reminded of a signing request',
-};
 
 export class DocumentSigningTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -66,7 +52,7 @@ export class DocumentSigningTrigger implements INodeType {
 					{ name: 'Any Event', value: ANY_EVENT, description: 'Every event, including ones added later' },
 					...[...WEBHOOK_EVENTS]
 						.sort((a, b) => eventLabel(a).localeCompare(eventLabel(b)))
-						.map((event) => ({ name: eventLabel(event), value: event, description: EVENT_DESCRIPTIONS[event] })),
+						.map((event) => ({ name: eventLabel(event), value: event, description: WEBHOOK_EVENT_DESCRIPTIONS[event] })),
 				],
 			},
 			{
@@ -75,11 +61,11 @@ export class DocumentSigningTrigger implements INodeType {
 				type: 'boolean',
 				default: true,
 				description:
-					"Whether to accept only deliveries signed with this webhook's secret. Turn off only for a service that does not sign its deliveries.",
+					"Whether to accept only deliveries signed with this webhook's secret (the layouts in Options > Signature Layout)",
 			},
 			{
 				displayName:
-					'Deliveries are not verified: anyone who learns this workflow\'s webhook URL can start it with made-up events. Turn this off only for a service that does not sign deliveries, and keep the URL private.',
+					'Deliveries are not verified: anyone who learns this workflow\'s webhook URL can start it with made-up events, documents, signers and e-mail addresses, and every later node acts on them. A signed file is attached, and a delivery claimed, only when the service confirms the delivery; otherwise nothing is fetched with your API key. Turn this off only for a service that does not sign deliveries, and keep the URL private.',
 				name: 'unverifiedNotice',
 				type: 'notice',
 				default: '',
@@ -106,6 +92,29 @@ export class DocumentSigningTrigger implements INodeType {
 						type: 'boolean',
 						default: false,
 						description: 'Whether to add the request headers (without the signature) to the output',
+					},
+					{
+						displayName: 'Signature Layout',
+						name: 'signatureLayout',
+						type: 'options',
+						default: AUTOMATIC_LAYOUT,
+						description:
+							'How the service signs its deliveries. Automatic accepts the layout of the first delivery that verifies, and from then on only that one; choosing a layout fixes it in every n8n process.',
+						options: [
+							{ name: 'Automatic', value: AUTOMATIC_LAYOUT, description: 'Fixed by the first delivery that verifies' },
+							{
+								name: 'HMAC of Body Only',
+								value: 'body-hmac',
+								description: 'Hex or base64 HMAC of the body in X-Signature, X-Hub-Signature-256, X-Webhook-Signature or Signature. No signed time, so a captured delivery can be replayed.',
+							},
+							{
+								name: 'HMAC of Timestamp and Body',
+								value: 'body-hmac-timestamp',
+								description: 'Hex or base64 HMAC of "timestamp.body", the time in X-Timestamp, X-Webhook-Timestamp or X-Signature-Timestamp',
+							},
+							{ name: 'Standard Webhooks', value: 'standard-webhooks', description: 'Webhook-ID, Webhook-Timestamp and Webhook-Signature: v1,base64 (standardwebhooks.com)' },
+							{ name: 'X-Signature T=…,v1=…', value: 'timestamped-header', description: 'HMAC of "t.body" as hex, with its time, in X-Signature' },
+						],
 					},
 					{
 						displayName: 'Signature Tolerance (Seconds)',

@@ -1,8 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import { fetchDocumentFile } from '../shared/documentFiles';
 import { apiPath, idText } from '../shared/ids';
-import { apiRequest, deriveIdempotencyKey, toNodeError } from '../shared/transport';
+import { fetchDocumentFile, recordOf } from '../shared/documentFiles';
+import { apiRequest, deriveIdempotencyKey, ServiceBehaviourError, toNodeError } from '../shared/transport';
 import { markProcessed, scopeKey } from './recentDeliveries';
 import { triggerStaticData } from './staticData';
 
@@ -27,6 +27,8 @@ import { triggerStaticData } from './staticData';
 
 /** Workflow nodes already warned that their service cannot confirm deliveries (warned once per process). */
 const warnedNotClaimable = new Set<string>();
+/** Workflow nodes already warned that an unverified delivery was not confirmed (warned once per process). */
+const warnedUnconfirmed = new Set<string>();
 
 export type ClaimOutcome = 'claimed' | 'claimed-elsewhere' | 'not-claimable';
 
@@ -45,14 +47,42 @@ export async function claimDelivery(context: IExecuteFunctions, webhookId: strin
 	return 'claimed';
 }
 
-/** Attach Signed File: the signed PDF of a completed document, as the item's binary `data`. */
+/**
+ * Attach Signed File: the signed PDF of a completed document, as the item's binary `data`. Only
+ * the document's id comes from the delivery: its state and links are read from the service first,
+ * and a document the service does not report as completed gets nothing attached.
+ */
 async function withSignedFile(context: IExecuteFunctions, item: INodeExecutionData): Promise<INodeExecutionData> {
 	const document = (item.json.data as IDataObject | undefined)?.document as IDataObject | undefined;
 	if (item.json.event !== 'document.completed' || !document) return item;
-	const file = await fetchDocumentFile(context, document, 'signed', context.getExecutionCancelSignal?.());
+	const documentId = idText(document.id);
+	if (documentId === undefined) throw new ServiceBehaviourError('The delivery names no document ID', 'The signed file cannot be looked up without it.');
+	const signal = context.getExecutionCancelSignal?.();
+	const current = recordOf((await apiRequest(context, 'GET', apiPath`/documents/${documentId}`, { abortSignal: signal })).body);
+	const file = await fetchDocumentFile(context, { ...current, id: current.id ?? documentId }, 'signed', signal);
 	const binary = await context.helpers.prepareBinaryData(file.data, file.fileName, file.mimeType);
 	return { ...item, binary: { ...(item.binary ?? {}), data: binary } };
 }
+
+/**
+ * With Verify Signatures off the body may be made up, so it only starts the workflow: nothing is
+ * done with the key for it (no file, no claim) unless the service confirms that it made this
+ * delivery, for this trigger's own webhook, with this event. True only then.
+ */
+async function confirmedByService(context: IExecuteFunctions, webhookId: string | undefined, deliveryId: string | undefined, event: unknown): Promise<boolean> {
+	if (webhookId === undefined || deliveryId === undefined) return false;
+	const response = await apiRequest(context, 'GET', apiPath`/webhooks/${webhookId}/deliveries/${deliveryId}`, {
+		answerStatuses: NOT_CLAIMABLE_STATUSES,
+		abortSignal: context.getExecutionCancelSignal?.(),
+	});
+	if (response.statusCode !== 200) return false;
+	const record = recordOf(response.body);
+	const sameWebhook = record.webhook_id === undefined || idText(record.webhook_id) === webhookId;
+	return sameWebhook && (record.event === undefined || record.event === event);
+}
+
+const UNCONFIRMED =
+	'Not attached: Verify Signatures is off and the service did not confirm this delivery for this trigger\'s webhook, so its contents may be made up. Turn Verify Signatures on.';
 
 /** The trigger's execute(): passes on the deliveries this execution claimed, drops the others. */
 export async function passClaimedDeliveries(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
@@ -60,11 +90,37 @@ export async function passClaimedDeliveries(this: IExecuteFunctions): Promise<IN
 	const registeredWebhookId = idText((triggerStaticData(this) as IDataObject).webhookId);
 	const memory = scopeKey(this.getWorkflow().id, this.getNode().id);
 	const attachSignedFile = (this.getNodeParameter('options', 0, {}) as IDataObject).attachSignedFile === true;
+	const verified = this.getNodeParameter('verifySignature', 0, true) !== false;
 	const passed: INodeExecutionData[] = [];
 
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
 		let item = items[itemIndex];
 		const pairedItem = { item: itemIndex };
+		const deliveryId = idText(item.json.deliveryId);
+		// Requests name this trigger's own registration only, never a webhook id from the body.
+		const webhookId = registeredWebhookId;
+		if (!verified) {
+			let confirmed: boolean;
+			try {
+				confirmed = await confirmedByService(this, webhookId, deliveryId, item.json.event);
+			} catch (error) {
+				const nodeError = toNodeError(this.getNode(), error, itemIndex);
+				if (!this.continueOnFail()) throw nodeError;
+				passed.push({ json: { ...item.json, claimError: nodeError.message }, pairedItem });
+				continue;
+			}
+			if (!confirmed) {
+				// Once per workflow node and process: a service without the delivery endpoint confirms none.
+				const log = warnedUnconfirmed.has(memory) ? this.logger.debug : this.logger.warn;
+				warnedUnconfirmed.add(memory);
+				log.call(this.logger, 'Document Signing Trigger: an unverified delivery the service does not confirm started the workflow; nothing was fetched or claimed for it', {
+					deliveryId: deliveryId?.slice(0, 100),
+				});
+				if (deliveryId !== undefined && !markProcessed(memory, deliveryId)) continue;
+				passed.push({ json: { ...item.json, ...(attachSignedFile && item.json.event === 'document.completed' ? { attachError: UNCONFIRMED } : {}) }, pairedItem });
+				continue;
+			}
+		}
 		// The file first: if it cannot be fetched, the delivery stays unclaimed and the service's retry
 		// gets another chance (a claimed delivery is never sent again).
 		if (attachSignedFile) {
@@ -76,9 +132,6 @@ export async function passClaimedDeliveries(this: IExecuteFunctions): Promise<IN
 				item = { ...item, json: { ...item.json, attachError: nodeError.message } };
 			}
 		}
-		const deliveryId = idText(item.json.deliveryId);
-		// The signed body names its webhook; the stored registration covers a body without one.
-		const webhookId = idText(item.json.webhookId) ?? registeredWebhookId;
 		if (deliveryId === undefined || webhookId === undefined) {
 			passed.push({ ...item, pairedItem });
 			continue;

@@ -1,11 +1,20 @@
+import { createHash } from 'crypto';
 import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
 import { apiPath, idText } from '../shared/ids';
 import { apiRequest, CREDENTIAL_TYPE } from '../shared/transport';
 import { headerValue, withoutHeaders } from '../shared/transport/headers';
-import { ANY_EVENT, DELIVERY_ATTEMPT_HEADER, DELIVERY_ID_HEADER, SIGNATURE_HEADER, SIGNATURE_TOLERANCE_SECONDS } from '../shared/vocabulary';
-import { verifyWebhookSignature, type SignatureFailureReason } from '../shared/webhookSignature';
-import { wasProcessed, scopeKey } from './recentDeliveries';
+import {
+	ANY_EVENT,
+	BODY_SIGNATURE_HEADERS,
+	DELIVERY_ATTEMPT_HEADER,
+	SIGNATURE_LAYOUTS,
+	SIGNATURE_TOLERANCE_SECONDS,
+	STANDARD_WEBHOOKS_HEADERS,
+	type SignatureLayout,
+} from '../shared/vocabulary';
+import { verifyDelivery, type SignatureFailureReason } from '../shared/webhookSignature';
+import { markProcessed, wasProcessed, scopeKey } from './recentDeliveries';
 import { selectedEvents } from './registration';
 import { derivedSecret, keyCheck, openSealedSecret, type SecretScope } from './secret';
 import { readRegistration, triggerStaticData, type Registration } from './staticData';
@@ -17,7 +26,10 @@ import { readRegistration, triggerStaticData, type Registration } from './static
  *   401 straight away through the response object and returns `noWebhookResponse`, so n8n sends
  *   nothing more and starts no execution; n8n logs why at warning level (never the secret).
  * - The signature is checked over `req.rawBody`: n8n reads every webhook request body into that
- *   Buffer before calling the node.
+ *   Buffer before calling the node, in the layout the registration accepts (Signature Layout;
+ *   Automatic fixes the first layout that verifies, see fixedLayouts below).
+ * - The repeat key comes from signed data only: the body's `id`, else the signed Standard
+ *   Webhooks `webhook-id`, else a hash of the body (the unsigned X-Delivery-Id is never used).
  * - Accepted but unwanted deliveries (an event not chosen) are answered 2xx through
  *   `webhookResponse` without `workflowData`: n8n answers and starts nothing, and the service
  *   stops retrying.
@@ -35,18 +47,27 @@ export const MAX_SIGNATURE_TOLERANCE_SECONDS = 3600;
 
 /** Why a delivery was refused, as the warning in n8n's log says it (never the secret). */
 const REFUSAL_REASONS: Record<SignatureFailureReason, string> = {
-	missing_header: 'missing X-Signature header (if the service does not sign deliveries, turn off Verify Signatures)',
-	malformed_header: 'malformed X-Signature header',
-	unsupported_scheme: 'X-Signature has no v1 signature',
+	missing_header: `no signature header of a known layout (${STANDARD_WEBHOOKS_HEADERS.signature}, or an HMAC in ${BODY_SIGNATURE_HEADERS.join(', ')})`,
+	malformed_header: 'the signature header cannot be read',
+	unsupported_scheme: 'the signature header has no v1 signature',
+	missing_timestamp: 'the layout signs a time, and the delivery carries none',
 	stale_timestamp: "the signed time is too far from n8n's clock (check both clocks, or Signature Tolerance)",
 	empty_body: 'empty body',
-	signature_mismatch: "the signature does not match this webhook's secret",
+	signature_mismatch: "the signature does not match this webhook's secret (if the credential's API key changed since the webhook was registered, deactivate and activate the workflow)",
+	layout_not_accepted: 'this registration accepts another layout',
 };
+
+/** Signature Layout: `auto`, or one of SIGNATURE_LAYOUTS. */
+export const AUTOMATIC_LAYOUT = 'auto';
 
 interface TriggerOptions {
 	includeHeaders?: boolean;
 	signatureToleranceSeconds?: number;
+	signatureLayout?: string;
 }
+
+/** Headers no output shows: every signature a delivery may carry. */
+const SIGNATURE_HEADERS = [...BODY_SIGNATURE_HEADERS, STANDARD_WEBHOOKS_HEADERS.signature];
 
 export function toleranceOf(options: TriggerOptions): number {
 	const value = Number(options.signatureToleranceSeconds ?? SIGNATURE_TOLERANCE_SECONDS);
@@ -71,9 +92,32 @@ function refuse(context: IWebhookFunctions, status: number, code: string, messag
 const secretsByRegistration = new Map<string, string>();
 const MAX_CACHED_SECRETS = 1_000;
 
+/**
+ * Automatic Signature Layout: the layout of the first delivery that verified, by registration
+ * (workflow, node, nonce). From then on this process accepts only that layout, so a captured
+ * delivery cannot be replayed in a weaker one. Kept in memory, not in static data: n8n drops
+ * static data that webhook() changes whenever the request starts an execution, so a stored layout
+ * would not survive the very delivery that set it. A restart (or another queue-mode process)
+ * learns it again; an explicit Signature Layout holds everywhere (docs/delivery-signatures.md).
+ */
+const fixedLayouts = new Map<string, SignatureLayout>();
+
 /** For tests that play a second n8n process in this one. */
 export function forgetCachedSecrets(): void {
 	secretsByRegistration.clear();
+	fixedLayouts.clear();
+}
+
+function registrationKey(context: IWebhookFunctions, registration: Registration): string {
+	const node = context.getNode();
+	return [String(context.getWorkflow().id ?? ''), node.id ?? node.name, registration.secretNonce, registration.sealedSecret ?? ''].join('\u0000');
+}
+
+/** The layout Signature Layout names, or undefined for Automatic (an unknown value is refused, not widened). */
+function chosenLayout(options: TriggerOptions): SignatureLayout | typeof AUTOMATIC_LAYOUT | 'unknown' {
+	const value = options.signatureLayout ?? AUTOMATIC_LAYOUT;
+	if (value === AUTOMATIC_LAYOUT) return AUTOMATIC_LAYOUT;
+	return (SIGNATURE_LAYOUTS as readonly string[]).includes(value) ? (value as SignatureLayout) : 'unknown';
 }
 
 /** The secret deliveries are signed with, recomputed from the credential (see secret.ts). */
@@ -81,7 +125,7 @@ async function signingSecret(context: IWebhookFunctions, registration: Registrat
 	const node = context.getNode();
 	const workflowId = String(context.getWorkflow().id ?? '');
 	const nodeId = node.id ?? node.name;
-	const cacheKey = [workflowId, nodeId, registration.secretNonce, registration.sealedSecret ?? ''].join('\u0000');
+	const cacheKey = registrationKey(context, registration);
 	const cached = secretsByRegistration.get(cacheKey);
 	if (cached !== undefined) return { secret: cached, keyChanged: false };
 	const credentials = await context.getCredentials(CREDENTIAL_TYPE);
@@ -124,25 +168,44 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 	const rawBody = Buffer.isBuffer(raw) ? raw : typeof raw === 'string' ? Buffer.from(raw, 'utf8') : undefined;
 
 	let signedAt: number | undefined;
+	let signedId: string | undefined;
 	if (verify) {
 		if (!registration) {
 			return refuse(this, 401, 'invalid_signature', "The delivery's signature is not valid (no webhook registered)", 'no webhook is registered for this workflow (activate it again)');
 		}
+		const chosen = chosenLayout(options);
+		const key = registrationKey(this, registration);
+		const fixed = chosen === AUTOMATIC_LAYOUT ? fixedLayouts.get(key) : undefined;
+		const accepted: SignatureLayout[] | undefined = chosen === 'unknown' ? [] : chosen !== AUTOMATIC_LAYOUT ? [chosen] : fixed ? [fixed] : undefined;
 		const { secret, keyChanged } = await signingSecret(this, registration);
-		const verification = verifyWebhookSignature({
-			header: headerValue(headers, SIGNATURE_HEADER),
+		const verification = verifyDelivery({
+			header: (name) => headerValue(headers, name),
 			rawBody,
 			secret: secret ?? '',
 			nowSeconds: Math.floor(Date.now() / 1000),
 			toleranceSeconds: toleranceOf(options),
+			accepted,
 		});
 		if (!verification.valid) {
-			const why = keyChanged
-				? `${REFUSAL_REASONS[verification.reason]}; the credential's API key changed since the webhook was registered: deactivate and activate the workflow`
-				: REFUSAL_REASONS[verification.reason];
+			const seen = verification.layout ?? 'none';
+			let why = `layout ${seen}: ${REFUSAL_REASONS[verification.reason]}`;
+			if (verification.reason === 'layout_not_accepted') {
+				const by = chosen === AUTOMATIC_LAYOUT ? 'the first delivery that verified' : 'the Signature Layout option';
+				why += ` (${accepted?.join(', ') || 'none'}, fixed by ${by})`;
+			}
+			if (keyChanged) why += "; the credential's API key changed since the webhook was registered: deactivate and activate the workflow";
 			return refuse(this, 401, 'invalid_signature', `The delivery's signature is not valid (${verification.reason})`, why);
 		}
+		if (chosen === AUTOMATIC_LAYOUT && !fixed) {
+			fixedLayouts.set(key, verification.layout);
+			if (fixedLayouts.size > MAX_CACHED_SECRETS) fixedLayouts.delete(fixedLayouts.keys().next().value as string);
+			this.logger.info(
+				`Document Signing Trigger: deliveries verify as layout ${verification.layout}; this n8n process now accepts only that layout for this registration (set Signature Layout to fix it in every process)`,
+				{ workflowId: this.getWorkflow().id, node: this.getNode().name },
+			);
+		}
 		signedAt = verification.timestamp;
+		signedId = verification.signedId;
 	}
 
 	let body: IDataObject;
@@ -154,18 +217,25 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 		return refuse(this, 400, 'invalid_json', 'The delivery body is not a JSON object', 'the body is not a JSON object');
 	}
 
-	// The body is signed, the headers are not: the event comes from the body only, the delivery ID
-	// from the body (the header is a fallback for a body without one).
+	// The body is signed, most headers are not: the event comes from the body only, the delivery
+	// ID from the body or from the signed webhook-id, never from X-Delivery-Id.
 	const event = typeof body.event === 'string' ? body.event : undefined;
-	const deliveryId = idText(body.id) ?? headerValue(headers, DELIVERY_ID_HEADER);
+	const deliveryId = idText(body.id) ?? signedId;
 
 	const wanted = selectedEvents(this);
 	if (!event || (!wanted.includes(ANY_EVENT) && !wanted.includes(event))) {
 		return { webhookResponse: { received: true, ignored: true, reason: 'event not selected' } };
 	}
 
-	const webhookId = idText(body.webhook_id) ?? registration?.id;
-	if (deliveryId !== undefined && wasProcessed(scopeKey(this.getWorkflow().id, this.getNode().id), deliveryId)) {
+	// Requests name this trigger's own registration only, never a webhook id from the body.
+	const webhookId = registration?.id;
+	const memory = scopeKey(this.getWorkflow().id, this.getNode().id);
+	if (deliveryId !== undefined && wasProcessed(memory, deliveryId)) {
+		return { webhookResponse: { received: true, ignored: true, reason: 'already processed' } };
+	}
+	// No signed id: nothing to claim at the service, so this process recognises a repeat by the
+	// signed body itself (a retry's body is byte for byte the same).
+	if (deliveryId === undefined && rawBody !== undefined && !markProcessed(memory, `body-sha256:${createHash('sha256').update(rawBody).digest('hex')}`)) {
 		return { webhookResponse: { received: true, ignored: true, reason: 'already processed' } };
 	}
 	const attempt = Number(headerValue(headers, DELIVERY_ATTEMPT_HEADER));
@@ -180,7 +250,7 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 		data: (body.data ?? {}) as IDataObject,
 	};
 	if (idText(body.webhook_id) !== undefined) json.webhookId = body.webhook_id as string | number;
-	if (options.includeHeaders) json.headers = withoutHeaders(headers, [SIGNATURE_HEADER]);
+	if (options.includeHeaders) json.headers = withoutHeaders(headers, SIGNATURE_HEADERS);
 
 	return { workflowData: [[{ json }]] };
 }

@@ -1,19 +1,45 @@
+import { createHash } from 'crypto';
+
 /**
  * Repeats the service cannot settle: when it has no acknowledge endpoint (the claim answers
  * 404/405/501), the trigger still suppresses the repeats one n8n process can see. A bounded memory
  * of recently processed delivery ids per workflow node, shared by the webhook step and the
  * executions of this process. Guarantee without the endpoint: at most once per delivery per n8n
- * process (not across queue-mode workers, nor after a restart).
+ * process (not across queue-mode workers, nor after a restart). Bounded in bytes: at most
+ * MAX_REMEMBERED_IN_ALL ids of at most MAX_KEPT_ID_LENGTH characters are kept (about 20 MB).
  */
 
 /** Delivery ids kept per workflow node; the oldest are forgotten first. */
 export const MAX_REMEMBERED_DELIVERIES = 10_000;
+/** Delivery ids kept in all, across workflow nodes: with MAX_KEPT_ID_LENGTH, bounds the memory in bytes. */
+export const MAX_REMEMBERED_IN_ALL = 50_000;
+/** Longer ids are kept as their SHA-256 (64 hex characters), so one id costs at most about 400 bytes. */
+export const MAX_KEPT_ID_LENGTH = 128;
 /** The service retries for well under a day; older ids are forgotten. */
 export const REMEMBER_MS = 24 * 60 * 60 * 1000;
 /** Workflow nodes remembered at once (the least recently used go first). */
 const MAX_SCOPES = 1_000;
 
 const scopes = new Map<string, Map<string, number>>();
+let rememberedInAll = 0;
+
+/** The id as kept: itself, or its digest when longer than MAX_KEPT_ID_LENGTH. */
+function keptId(deliveryId: string): string {
+	return deliveryId.length <= MAX_KEPT_ID_LENGTH ? deliveryId : `sha256:${createHash('sha256').update(deliveryId).digest('hex')}`;
+}
+
+/** Forgets the oldest id of the least recently used workflow node (dropping emptied nodes). */
+function forgetOldest(): void {
+	for (const [key, scope] of scopes) {
+		const oldest = scope.keys().next();
+		if (!oldest.done) {
+			scope.delete(oldest.value);
+			rememberedInAll--;
+		}
+		if (scope.size === 0) scopes.delete(key);
+		return;
+	}
+}
 
 function scopeOf(key: string, create: boolean): Map<string, number> | undefined {
 	let scope = scopes.get(key);
@@ -26,7 +52,11 @@ function scopeOf(key: string, create: boolean): Map<string, number> | undefined 
 	if (!create) return undefined;
 	scope = new Map();
 	scopes.set(key, scope);
-	if (scopes.size > MAX_SCOPES) scopes.delete(scopes.keys().next().value as string);
+	if (scopes.size > MAX_SCOPES) {
+		const [oldestKey, oldestScope] = scopes.entries().next().value as [string, Map<string, number>];
+		rememberedInAll -= oldestScope.size;
+		scopes.delete(oldestKey);
+	}
 	return scope;
 }
 
@@ -35,6 +65,7 @@ function fresh(scope: Map<string, number>, deliveryId: string, now: number): boo
 	if (at === undefined) return false;
 	if (now - at <= REMEMBER_MS) return true;
 	scope.delete(deliveryId);
+	rememberedInAll--;
 	return false;
 }
 
@@ -45,7 +76,7 @@ export function scopeKey(workflowId: string | undefined, nodeId: string | undefi
 /** Whether this process already passed this delivery on. */
 export function wasProcessed(scopeKeyValue: string, deliveryId: string, now = Date.now()): boolean {
 	const scope = scopeOf(scopeKeyValue, false);
-	return scope ? fresh(scope, deliveryId, now) : false;
+	return scope ? fresh(scope, keptId(deliveryId), now) : false;
 }
 
 /**
@@ -54,13 +85,33 @@ export function wasProcessed(scopeKeyValue: string, deliveryId: string, now = Da
  */
 export function markProcessed(scopeKeyValue: string, deliveryId: string, now = Date.now()): boolean {
 	const scope = scopeOf(scopeKeyValue, true) as Map<string, number>;
-	if (fresh(scope, deliveryId, now)) return false;
-	scope.set(deliveryId, now);
-	if (scope.size > MAX_REMEMBERED_DELIVERIES) scope.delete(scope.keys().next().value as string);
+	const kept = keptId(deliveryId);
+	if (fresh(scope, kept, now)) return false;
+	scope.set(kept, now);
+	rememberedInAll++;
+	if (scope.size > MAX_REMEMBERED_DELIVERIES) {
+		scope.delete(scope.keys().next().value as string);
+		rememberedInAll--;
+	}
+	while (rememberedInAll > MAX_REMEMBERED_IN_ALL) forgetOldest();
 	return true;
+}
+
+/** How many ids are kept, and the characters they take (for tests of the bounds). */
+export function rememberedSize(): { ids: number; characters: number } {
+	let ids = 0;
+	let characters = 0;
+	for (const scope of scopes.values()) {
+		for (const id of scope.keys()) {
+			ids++;
+			characters += id.length;
+		}
+	}
+	return { ids, characters };
 }
 
 /** For tests: forget everything. */
 export function forgetAllDeliveries(): void {
 	scopes.clear();
+	rememberedInAll = 0;
 }

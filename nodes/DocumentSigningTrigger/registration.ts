@@ -4,7 +4,7 @@ import { NodeOperationError } from 'n8n-workflow';
 import { apiPath, idText } from '../shared/ids';
 import { apiRequest, apiRequestAllRecords, deriveIdempotencyKey, serviceClient, toNodeError, type ServiceClient } from '../shared/transport';
 import { ANY_EVENT, WEBHOOK_EVENTS } from '../shared/vocabulary';
-import { derivedSecret, keyCheck, newNonce, sealSecret, type SecretScope } from './secret';
+import { derivedSecret, keyCheck, newNonce, ownerTag, registrationDescription, registrationNote, sealSecret, type SecretScope } from './secret';
 import { forgetRegistration, readRegistration, saveRegistration, triggerStaticData } from './staticData';
 
 /**
@@ -13,10 +13,12 @@ import { forgetRegistration, readRegistration, saveRegistration, triggerStaticDa
  * Invariant: at most one webhook on the service points at this node's production URL, and when
  * the workflow is inactive none does; nothing this node creates outlives a failed activation.
  *
- * Ownership is decided by URL only: the URL n8n gives a trigger
+ * Ownership is decided by URL and owner: the URL n8n gives a trigger
  * (`<base>/webhook/<node webhookId>/webhook`) holds the node's own webhookId, which n8n refuses to
- * share between two active workflows, so a service webhook with exactly this URL can only be this
- * node's. A stored id is never deleted on its own word: static data travels with copies of a
+ * share between two active workflows; a copy imported on the same n8n keeps that webhookId (so the
+ * URL) but has another workflow id, so the webhook's description also names the workflow and node
+ * that registered it (secret.ts, registrationDescription), and a copy never touches the
+ * original's webhook. A stored id is never deleted on its own word: static data travels with copies of a
  * workflow (a database restored to staging, `n8n export`/`import`, the public API), and a copy must
  * never delete the original's webhook. A stored registration whose URL is not this instance's is
  * forgotten and logged, never deleted.
@@ -85,11 +87,25 @@ async function removeServiceWebhook(context: IHookFunctions, client: ServiceClie
 	}
 }
 
-/** Deletes every service webhook whose URL is exactly `url`; throws on any failure but 404. */
+/**
+ * Whether a service webhook is this workflow node's: exactly its URL, and registered by this
+ * workflow and node. A copy of the workflow on the same n8n has the same URL but another workflow
+ * id, and never deletes the original's webhook (its activation is refused by n8n, which then
+ * runs its delete step). A webhook whose description carries no owner (a service that keeps no
+ * description) is decided by its URL alone.
+ */
+function ownWebhook(context: IHookFunctions, webhook: IDataObject, url: string): boolean {
+	if (!sameUrl(webhook.url, url)) return false;
+	const owner = registrationNote(webhook.description)?.owner;
+	const node = context.getNode();
+	return owner === undefined || owner === ownerTag(String(context.getWorkflow().id ?? ''), node.id ?? node.name);
+}
+
+/** Deletes every service webhook that is this node's (ownWebhook); throws on any failure but 404. */
 async function sweep(context: IHookFunctions, client: ServiceClient, url: string): Promise<void> {
 	for (const webhook of await apiRequestAllRecords(context, '/webhooks')) {
 		const id = idText(webhook.id);
-		if (id !== undefined && sameUrl(webhook.url, url)) await removeServiceWebhook(context, client, id);
+		if (id !== undefined && ownWebhook(context, webhook, url)) await removeServiceWebhook(context, client, id);
 	}
 }
 
@@ -135,11 +151,17 @@ export async function checkExists(this: IHookFunctions): Promise<boolean> {
 		forgetRegistration(data);
 		return false;
 	}
+	// An earlier build kept a key check here, which let readers of static data test key guesses.
+	if ('keyCheck' in data) delete data.keyCheck;
 	const client = await serviceClient(this);
 	const events = selectedEvents(this);
-	const keyUnchanged = stored.keyCheck === keyCheck(secretScope(this, client, stored.secretNonce));
 	const onService = (await apiRequestAllRecords(this, '/webhooks')).find((webhook) => idText(webhook.id) === stored.id);
-	if (onService && onService.active !== false && sameUrl(onService.url, url) && sameEvents(onService.events, events) && sameEvents(stored.events, events) && keyUnchanged) {
+	// The key check sits in the webhook's description at the service; a service that keeps no
+	// description cannot tell, and then the webhook is kept (re-registering on every start would
+	// drop the retries still due to it).
+	const registeredCheck = registrationNote(onService?.description)?.keyCheck;
+	const keyUnchanged = registeredCheck === undefined || registeredCheck === keyCheck(secretScope(this, client, stored.secretNonce));
+	if (onService && onService.active !== false && ownWebhook(this, onService, url) && sameEvents(onService.events, events) && sameEvents(stored.events, events) && keyUnchanged) {
 		return true;
 	}
 	// Stale (other events, another key, gone): forget it so `create` runs; its sweep removes the
@@ -183,7 +205,7 @@ export async function create(this: IHookFunctions): Promise<boolean> {
 	try {
 		const response = await apiRequest(this, 'POST', '/webhooks', {
 			client,
-			body: { url, events, secret, description: `n8n workflow ${workflow.name ?? workflow.id ?? ''}`.trim().slice(0, 200) },
+			body: { url, events, secret, description: registrationDescription(`n8n workflow ${workflow.name ?? workflow.id ?? ''}`.trim(), scope) },
 			idempotencyKey,
 		});
 		const created = recordOf(response.body);
@@ -201,7 +223,6 @@ export async function create(this: IHookFunctions): Promise<boolean> {
 			events,
 			secretNonce: nonce,
 			sealedSecret: issued ? sealSecret(issued, scope) : undefined,
-			keyCheck: keyCheck(scope),
 		});
 		return true;
 	} catch (error) {

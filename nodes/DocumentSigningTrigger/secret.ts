@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'crypto';
+import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes } from 'crypto';
 
 /**
  * The webhook's signing secret, kept out of the workflow's static data (which n8n's public API
@@ -29,9 +29,36 @@ export function derivedSecret(scope: SecretScope): string {
 	return derive('webhook-secret', scope).toString('hex');
 }
 
-/** A short value that changes when the credential's key does, without revealing anything about it. */
+/**
+ * A short value that changes when the credential's key does. Any such value lets its reader test
+ * guesses of the key offline, so it is never kept in static data: it goes into the description of
+ * the webhook at the service (registrationDescription), readable only with a key of that account.
+ */
 export function keyCheck(scope: SecretScope): string {
 	return derive('key-check', scope).toString('hex').slice(0, 16);
+}
+
+/**
+ * Which workflow node registered a webhook: a copy of a workflow on the same n8n (imported with
+ * its trigger's webhook id) has the same webhook URL but another workflow id, so it can tell the
+ * original's webhook from its own. Not secret; a digest only to keep the description short.
+ */
+export function ownerTag(workflowId: string, nodeId: string): string {
+	return createHash('sha256').update(['n8n-nodes-document-signing', 'owner', workflowId, nodeId].join('\u0000')).digest('hex').slice(0, 16);
+}
+
+const REGISTRATION_NOTE = /\[n8n ([0-9a-f]{16}) ([0-9a-f]{16})\]$/;
+
+/** The webhook's description at the service: a readable part, then its owner and key check. */
+export function registrationDescription(description: string, scope: SecretScope): string {
+	const note = ` [n8n ${ownerTag(scope.workflowId, scope.nodeId)} ${keyCheck(scope)}]`;
+	return description.slice(0, 200 - note.length).trimEnd() + note;
+}
+
+/** The owner and key check a webhook's description carries, when it carries them. */
+export function registrationNote(description: unknown): { owner: string; keyCheck: string } | undefined {
+	const match = typeof description === 'string' ? REGISTRATION_NOTE.exec(description) : null;
+	return match ? { owner: match[1], keyCheck: match[2] } : undefined;
 }
 
 /** AES-256-GCM: iv (12 bytes) + tag (16 bytes) + ciphertext, base64. */

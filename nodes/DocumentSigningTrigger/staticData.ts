@@ -11,12 +11,13 @@ import type { IDataObject, IExecuteFunctions, IHookFunctions, IWebhookFunctions 
  *   webhookEvents: ['document.completed'] | ['*'],   // sorted, as registered
  *   secretNonce: '<32 hex chars>',     // with the credential's key, gives the webhook's secret
  *   sealedSecret?: '<base64>',         // a secret the service chose itself, encrypted with that key
- *   keyCheck: '<16 hex chars>',        // tells whether the credential's key changed since then
  * }
  * ```
  *
  * No secret is readable here (n8n's public API returns static data to anyone who may read the
- * workflow): see secret.ts. Written only by the lifecycle methods (in the main process) and read
+ * workflow): see secret.ts. Nor anything computed from the key alone that would let a reader test
+ * guesses of it offline: whether the key changed is told by the webhook's description at the
+ * service (secret.ts, keyCheckIn); a `keyCheck` an earlier build kept here is dropped. Written only by the lifecycle methods (in the main process) and read
  * by every process. Nothing about deliveries is kept here (see claim.ts and recentDeliveries.ts).
  */
 export interface TriggerStaticData extends IDataObject {
@@ -25,7 +26,6 @@ export interface TriggerStaticData extends IDataObject {
 	webhookEvents?: string[];
 	secretNonce?: string;
 	sealedSecret?: string;
-	keyCheck?: string;
 }
 
 export interface Registration {
@@ -34,6 +34,7 @@ export interface Registration {
 	events: string[];
 	secretNonce: string;
 	sealedSecret?: string;
+	/** Never read from static data any more (see above); the key check lives at the service. */
 	keyCheck?: string;
 }
 
@@ -43,7 +44,7 @@ export function triggerStaticData(context: IHookFunctions | IWebhookFunctions | 
 
 /** The stored registration, or undefined when any part of it is missing. */
 export function readRegistration(data: TriggerStaticData): Registration | undefined {
-	const { webhookId, webhookUrl, webhookEvents, secretNonce, sealedSecret, keyCheck } = data;
+	const { webhookId, webhookUrl, webhookEvents, secretNonce, sealedSecret } = data;
 	if (typeof webhookId !== 'string' || !webhookId) return undefined;
 	if (typeof webhookUrl !== 'string' || !webhookUrl) return undefined;
 	if (!Array.isArray(webhookEvents) || webhookEvents.length === 0) return undefined;
@@ -54,7 +55,6 @@ export function readRegistration(data: TriggerStaticData): Registration | undefi
 		events: webhookEvents.map(String),
 		secretNonce,
 		sealedSecret: typeof sealedSecret === 'string' && sealedSecret ? sealedSecret : undefined,
-		keyCheck: typeof keyCheck === 'string' ? keyCheck : undefined,
 	};
 }
 
@@ -65,12 +65,11 @@ export function saveRegistration(data: TriggerStaticData, registration: Registra
 	data.webhookEvents = registration.events;
 	data.secretNonce = registration.secretNonce;
 	if (registration.sealedSecret) data.sealedSecret = registration.sealedSecret;
-	if (registration.keyCheck) data.keyCheck = registration.keyCheck;
 }
 
-/** Forgets the registration, and anything an earlier build of the package kept. */
+/** Forgets the registration; keys that are not the registration's are left alone. */
 export function forgetRegistration(data: TriggerStaticData): void {
-	for (const key of ['webhookId', 'webhookUrl', 'webhookEvents', 'secretNonce', 'sealedSecret', 'keyCheck', 'webhookSecret', 'staleWebhookIds', 'recentDeliveries']) {
+	for (const key of ['webhookId', 'webhookUrl', 'webhookEvents', 'secretNonce', 'sealedSecret', 'keyCheck']) {
 		delete data[key];
 	}
 }

@@ -1,6 +1,7 @@
 import type { IDataObject, IN8nHttpFullResponse } from 'n8n-workflow';
 
 import { apiPath, idText } from './ids';
+import type { DocumentFileVersion as ContractFileVersion } from './vocabulary';
 import { apiRequest, serviceClient, type ApiContext } from './transport';
 import { ServiceBehaviourError } from './transport/errors';
 import { fileNameFromDisposition, headerValue } from './transport/headers';
@@ -13,7 +14,8 @@ import { fileNameFromDisposition, headerValue } from './transport/headers';
  * Download and the trigger's Attach Signed File.
  */
 
-export type DocumentFileVersion = 'original' | 'signed' | 'auditTrail';
+/** The files of a document: the contract's file versions, and the audit trail. */
+export type DocumentFileVersion = ContractFileVersion | 'auditTrail';
 
 /** Where records put their links, most specific first, by version. */
 const LINK_PATHS: Record<DocumentFileVersion, string[][]> = {

@@ -1,3 +1,5 @@
+import { ServiceBehaviourError } from './transport/errors';
+
 /**
  * Identifiers as the service may send them: opaque strings (`doc_8f3k2j`) or JSON numbers
  * (`1004`). Inside the package every id is handled as its text; paths always encode it.
@@ -22,9 +24,24 @@ export function idProblem(id: string): string | undefined {
 
 export const ID_HINT = 'An ID has no spaces, "/", "\\", "?" or "#", and is not "." or "..".';
 
-/** apiPath`/webhooks/${id}/deliveries/${deliveryId}`: every interpolated id is encoded. */
+/** An id, from wherever it came (the service, a delivery, static data), that cannot name a record in a path. */
+export class UnusableIdError extends ServiceBehaviourError {
+	constructor(readonly id: string) {
+		super(`The ID "${id.slice(0, 100)}" cannot be used in a request path`, `Nothing was requested with it. ${ID_HINT}`);
+	}
+}
+
+/**
+ * apiPath`/webhooks/${id}/deliveries/${deliveryId}`: every interpolated id passes idProblem (the
+ * one check of every id placed in a path, whatever its source) and is encoded.
+ */
 export function apiPath(strings: TemplateStringsArray, ...ids: Array<string | number>): string {
-	return strings.reduce((path, text, index) => path + text + (index < ids.length ? encodeURIComponent(String(ids[index])) : ''), '');
+	return strings.reduce((path, text, index) => {
+		if (index >= ids.length) return path + text;
+		const id = String(ids[index]);
+		if (id === '' || idProblem(id)) throw new UnusableIdError(id);
+		return path + text + encodeURIComponent(id);
+	}, '');
 }
 
 /** idProblem as the pattern the editor checks a typed ID against (n8n anchors it at both ends). */

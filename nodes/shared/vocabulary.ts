@@ -44,6 +44,39 @@ export const WEBHOOK_EVENTS = [
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 export const ANY_EVENT = '*';
 
+/** What each webhook event means, for dropdowns; one entry per event, checked by the type. */
+export const WEBHOOK_EVENT_DESCRIPTIONS: Record<WebhookEvent, string> = {
+	'document.created': 'A document was created',
+	'document.sent': 'A document was sent to its signers',
+	'document.viewed': 'A signer opened a document',
+	'document.signed': 'A signer signed a document',
+	'document.completed': 'Every signer signed a document',
+	'document.declined': 'A signer declined to sign a document',
+	'document.expired': 'A document expired before everyone signed',
+	'document.cancelled': 'A pending document was cancelled',
+	'document.deleted': 'A document was deleted',
+	'signature.requested': 'A signing request was sent',
+	'signature.reminded': 'Signers were reminded of a signing request',
+};
+
+/** Changes to the account that the audit log records but webhooks never receive. */
+export const ACCOUNT_AUDIT_EVENTS = [
+	'template.created',
+	'template.updated',
+	'user.invited',
+	'user.role_changed',
+	'webhook.created',
+	'webhook.deleted',
+] as const;
+
+/** Every event the audit log records (and its `event` filter accepts). */
+export const AUDIT_EVENTS = [...WEBHOOK_EVENTS, ...ACCOUNT_AUDIT_EVENTS] as const;
+export type AuditEvent = (typeof AUDIT_EVENTS)[number];
+
+/** `version` of GET /documents/{id}/file. */
+export const DOCUMENT_FILE_VERSIONS = ['original', 'signed'] as const;
+export type DocumentFileVersion = (typeof DOCUMENT_FILE_VERSIONS)[number];
+
 /** "document.completed" → "Document Completed", for dropdowns. */
 export function eventLabel(event: string): string {
 	return event
@@ -68,6 +101,25 @@ export const DELIVERY_ATTEMPT_HEADER = 'x-delivery-attempt';
 export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
 /** Deliveries whose signed timestamp is further than this from now are refused. */
 export const SIGNATURE_TOLERANCE_SECONDS = 300;
+
+/**
+ * The delivery signature layouts the trigger verifies (docs/delivery-signatures.md), all
+ * HMAC-SHA256 keyed by the webhook's secret, strongest first:
+ * - `standard-webhooks`: `webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64>` over
+ *   `<id>.<timestamp>.<body>` (the Standard Webhooks specification);
+ * - `timestamped-header`: `X-Signature: t=<seconds>,v1=<hex>` over `<t>.<body>` (the contract's);
+ * - `body-hmac-timestamp`: a signature header with a hex or base64 HMAC of `<timestamp>.<body>`,
+ *   the timestamp in its own header;
+ * - `body-hmac`: a signature header with a hex or base64 HMAC of the body alone (no replay window).
+ */
+export const SIGNATURE_LAYOUTS = ['standard-webhooks', 'timestamped-header', 'body-hmac-timestamp', 'body-hmac'] as const;
+export type SignatureLayout = (typeof SIGNATURE_LAYOUTS)[number];
+/** Headers of the Standard Webhooks specification. */
+export const STANDARD_WEBHOOKS_HEADERS = { id: 'webhook-id', timestamp: 'webhook-timestamp', signature: 'webhook-signature' } as const;
+/** Headers that carry an HMAC (plain, `sha256=`-prefixed, or `t=…,v1=…`), first found wins. */
+export const BODY_SIGNATURE_HEADERS = ['x-signature', 'x-hub-signature-256', 'x-webhook-signature', 'x-signature-256', 'signature'] as const;
+/** Headers that carry the signed time of a `body-hmac-timestamp` delivery, first found wins. */
+export const SIGNATURE_TIMESTAMP_HEADERS = ['x-timestamp', 'x-webhook-timestamp', 'x-signature-timestamp'] as const;
 
 /** The contract's numeric limits (docs/api-contract.md); the node checks input against the same values. */
 export const LIMITS = {

@@ -6,7 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'http';
 import { z } from 'zod';
 
 import { DocumentFileQuerySchema } from '../../contract';
-import { signWebhookPayload } from '../../nodes/shared/webhookSignature';
+import { signWebhookPayload } from '../deliverySignature';
 import type { Sandbox } from '../controls';
 import { ApiError, errorReply, readBody, sendReply, type Reply, type RequestTarget } from '../http';
 import { newId } from '../ids';

@@ -141,5 +141,7 @@ export function loadOptionsContext(credentials: { baseUrl: string; apiKey: strin
 		credentials: { documentSigningApi: { id: 'cred-1', name: 'Sandbox' } },
 	};
 	const workflow = new Workflow({ id: 'wf-test', nodes: [node], connections: {}, active: false, nodeTypes, staticData: {}, settings: {} });
-	return new LoadOptionsContext(workflow, node, makeAdditionalData(credentials, randomUUID(), [node]), 'parameters.documentId');
+	// The editor sends the node's current parameters with every search, as here.
+	const additionalData = { ...makeAdditionalData(credentials, randomUUID(), [node]), currentNodeParameters: parameters };
+	return new LoadOptionsContext(workflow, node, additionalData, 'parameters.documentId');
 }

@@ -7,7 +7,7 @@
 import type { INodeParameters, INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
 import { DocumentSigning } from '../../nodes/DocumentSigning/DocumentSigning.node';
-import { DOCUMENT_STATUSES, TEAM_MEMBER_ROLES, TEAM_MEMBER_STATUSES, WEBHOOK_EVENTS } from '../../nodes/shared/vocabulary';
+import { AUDIT_EVENTS, DOCUMENT_STATUSES, TEAM_MEMBER_ROLES, TEAM_MEMBER_STATUSES } from '../../nodes/shared/vocabulary';
 import { startCountingServer } from '../helpers/countingServer';
 import { runDocumentSigning } from '../helpers/n8nWorkflow';
 
@@ -55,7 +55,7 @@ describe('choices built from the contract', () => {
 		['document', 'status', DOCUMENT_STATUSES],
 		['teamMember', 'role', TEAM_MEMBER_ROLES],
 		['teamMember', 'status', TEAM_MEMBER_STATUSES],
-		['report', 'event', WEBHOOK_EVENTS],
+		['report', 'event', AUDIT_EVENTS],
 	])('the %s filter "%s" offers every value of the contract, once', (resource, name, values) => {
 		const offered = filterChoices(resource, name);
 		expect([...offered].sort()).toEqual([...values].sort());
@@ -70,5 +70,31 @@ describe('Put Output File in Field', () => {
 		});
 		expect(result.error?.message).toMatch(/^Put Output File in Field/);
 		expect(server.requests).toEqual([]);
+	});
+});
+
+describe('List Paging', () => {
+	const properties = new DocumentSigning().description.properties;
+	/** The operations a property is shown for, as `resource › operation`. */
+	const shownFor = (property: INodeProperties) =>
+		(property.displayOptions?.show?.resource as string[]).flatMap((resource) => (property.displayOptions?.show?.operation as string[]).map((operation) => `${resource} › ${operation}`));
+	const withPaging = properties.filter((property) => property.name === 'listPaging').flatMap(shownFor).sort();
+
+	it('is on every list operation and beside every From-list locator, Automatic by default', () => {
+		const lists = properties.filter((property) => property.name === 'returnAll').flatMap(shownFor);
+		const locators = properties.filter((property) => property.type === 'resourceLocator').flatMap(shownFor);
+		expect(withPaging).toEqual([...new Set([...lists, ...locators])].sort());
+		for (const property of properties.filter((candidate) => candidate.name === 'listPaging')) expect(property.default).toBe('automatic');
+	});
+
+	it('its Custom settings are shown only with Custom, and every one is read by the transport', () => {
+		const settings = properties.filter((property) => property.name === 'listPagingSettings');
+		expect(settings.flatMap(shownFor).sort()).toEqual(withPaging);
+		for (const setting of settings) {
+			expect(setting.displayOptions?.show?.listPaging).toEqual(['custom']);
+			expect(((setting.options ?? []) as INodeProperties[]).map((option) => option.name).sort()).toEqual(
+				['limitParameter', 'nextTokenParameter', 'nextTokenPath', 'offsetParameter', 'recordsPath', 'totalPath'],
+			);
+		}
 	});
 });

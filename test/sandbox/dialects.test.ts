@@ -6,9 +6,9 @@ import axios, { type AxiosInstance, type AxiosResponse } from 'axios';
 import http from 'http';
 
 import { LIMITS } from '../../contract';
-import { verifyWebhookSignature } from '../../nodes/shared/webhookSignature';
+import { verifyDelivery, verifyWebhookSignature } from '../../nodes/shared/webhookSignature';
 import { startSandbox, type Sandbox } from '../../sandbox';
-import { DEFAULT_DIALECT, DIALECT_NAMES, DIALECT_PRESETS, parseDialect, type Dialect, type ListEnvelope } from '../../sandbox/dialects';
+import { DEFAULT_DIALECT, DIALECT_NAMES, DIALECT_PRESETS, LIST_ENVELOPES, parseDialect, type Dialect, type ListEnvelope } from '../../sandbox/dialects';
 import { admin, api, documentBody, expectError, useReceivers, useSandbox, waitFor } from '../helpers/sandbox';
 import { uploadUntilAnswered } from '../helpers/upload';
 
@@ -45,6 +45,11 @@ async function accountWith(sandbox: Sandbox, count: number): Promise<{ client: A
 function follow(client: AxiosInstance, url: string): Promise<AxiosResponse> {
 	return client.get(url, { baseURL: undefined });
 }
+
+/** The records' key of each list in the dialects that name it after the resource. */
+const RECORDS_KEYS: Record<string, string> = { '/documents': 'documents', '/templates': 'templates', '/users': 'users', '/webhooks': 'webhooks', '/reports/audit-log': 'audit_log' };
+/** Where each dialect reads the next position when it is no link. */
+const TOKEN_PARAMETERS: Partial<Record<ListEnvelope, string>> = { 'offset-total': 'offset', 'start-size': 'start', 'named-token': 'page_token', 'nested-continuation': 'continuation', 'token-elsewhere': 'page_token' };
 
 interface Walked {
 	ids: unknown[];
@@ -112,6 +117,36 @@ async function walk(envelope: ListEnvelope, client: AxiosInstance, path: string,
 				records = body.data;
 				next = body.page < body.total_pages ? body.page + 1 : null;
 				break;
+			case 'offset-total':
+				expect(Object.keys(body).sort()).toEqual(['data', 'limit', 'offset', 'total']);
+				records = body.data;
+				next = body.offset + records.length < body.total ? body.offset + records.length : null;
+				break;
+			case 'start-size':
+				expect(Object.keys(body).sort()).toEqual(['hits', 'meta']);
+				expect(Object.keys(body.meta).sort()).toEqual(['size', 'start', 'total_count']);
+				records = body.hits;
+				next = body.meta.start + records.length < body.meta.total_count ? body.meta.start + records.length : null;
+				break;
+			case 'named-token': {
+				const [key, ...rest] = Object.keys(body).filter((name) => name !== 'next_page_token');
+				expect(rest).toEqual([]);
+				expect(key).toBe(RECORDS_KEYS[path]);
+				records = body[key];
+				next = body.next_page_token ?? null;
+				break;
+			}
+			case 'nested-continuation':
+				expect(Object.keys(body).sort()).toEqual(['continuation', 'result']);
+				expect(Object.keys(body.result)).toEqual([RECORDS_KEYS[path]]);
+				records = body.result[RECORDS_KEYS[path]];
+				next = body.continuation;
+				break;
+			case 'token-elsewhere':
+				expect(Object.keys(body).sort()).toEqual(['data', 'next_cursor']);
+				records = body.data;
+				next = body.next_cursor;
+				break;
 		}
 		walked.ids.push(...records.map((record) => record.id));
 		walked.sizes.push(records.length);
@@ -121,6 +156,8 @@ async function walk(envelope: ListEnvelope, client: AxiosInstance, path: string,
 			response = await follow(client, next);
 		} else if (envelope === 'page-numbers') {
 			response = await client.get(path, { params: { ...params, page: next } });
+		} else if (TOKEN_PARAMETERS[envelope]) {
+			response = await client.get(path, { params: { ...params, [TOKEN_PARAMETERS[envelope]!]: next } });
 		} else {
 			response = await client.get(path, { params: { ...params, cursor: next } });
 		}
@@ -128,7 +165,9 @@ async function walk(envelope: ListEnvelope, client: AxiosInstance, path: string,
 	return walked;
 }
 
-const ENVELOPES: ListEnvelope[] = ['cursor', 'link-header', 'results-next', 'next-url', 'items-links', 'meta-cursor', 'page-numbers'];
+const ENVELOPES: ListEnvelope[] = [...LIST_ENVELOPES];
+/** The envelopes whose next page is a link. */
+const LINKED_ENVELOPES: ListEnvelope[] = ['link-header', 'results-next', 'next-url', 'items-links'];
 
 // ---------------------------------------------------------------------------------------------
 
@@ -144,11 +183,21 @@ describe('parseDialect and presets', () => {
 				'items-links',
 				'meta-cursor',
 				'page-numbers',
+				'offset-total',
+				'start-size',
+				'named-token',
+				'nested-continuation',
+				'token-elsewhere',
 				'ignores-paging',
 				'page-cap',
 				'server-secret',
 				'no-delivery-endpoints',
 				'unsigned',
+				'sig-standard-webhooks',
+				'sig-hub-sha256',
+				'sig-base64',
+				'sig-timestamp-header',
+				'sig-unsigned-timestamp',
 				'error-message',
 				'error-errors',
 				'error-text',
@@ -258,7 +307,7 @@ describe('listEnvelope', () => {
 			const { ids } = await walk(envelope, account.client, '/documents', { status: 'draft', limit: 7 });
 			const drafts = (await account.client.get('/documents', { params: { status: 'draft', limit: 100 } })).data;
 			expect(ids).toHaveLength(20);
-			const all = Array.isArray(drafts) ? drafts : (drafts.data ?? drafts.results ?? drafts.items);
+			const all = Array.isArray(drafts) ? drafts : (drafts.data ?? drafts.results ?? drafts.items ?? drafts.hits ?? drafts.documents ?? drafts.result.documents);
 			expect(ids).toEqual(all.map((record: { id: unknown }) => record.id));
 		});
 
@@ -272,7 +321,7 @@ describe('listEnvelope', () => {
 			}
 		});
 
-		if (envelope !== 'cursor' && envelope !== 'meta-cursor' && envelope !== 'page-numbers') {
+		if (LINKED_ENVELOPES.includes(envelope)) {
 			it('next links are absolute URLs on the origin the client reached (or publicOrigin) with the same path, filters, cursor and limit', async () => {
 				const { nexts } = await walk(envelope, account.client, '/documents', { q: 'contract', limit: 10 }, 1);
 				const next = new URL(nexts[0] as string);
@@ -308,6 +357,30 @@ describe('listEnvelope', () => {
 	});
 });
 
+describe('the dialects of issue 24', () => {
+	it("offset-total: offset paging capped at 50 that states its total (a client stopping at a short page is 74 short of 124)", async () => {
+		const sandbox = await start('offset-total');
+		const { client, ids } = await accountWith(sandbox, 124);
+		const first = (await client.get('/documents', { params: { limit: 100 } })).data;
+		expect(first).toMatchObject({ offset: 0, limit: 50, total: 124 });
+		expect(first.data).toHaveLength(50);
+		const third = (await client.get('/documents', { params: { limit: 100, offset: 100 } })).data;
+		expect(third.data.map((record: { id: unknown }) => record.id)).toEqual(ids.slice(100));
+		expectError(await client.get('/documents', { params: { offset: -1 } }), 400, 'validation_error', 'offset');
+	});
+
+	it('named-token: records under the resource\'s name; the token is read as page_token only (a `cursor` gets the first page again)', async () => {
+		const sandbox = await start('named-token');
+		const { client, ids } = await accountWith(sandbox, 12);
+		const first = (await client.get('/documents', { params: { limit: 5 } })).data;
+		expect(Object.keys(first).sort()).toEqual(['documents', 'next_page_token']);
+		expect((await client.get('/documents', { params: { limit: 5, cursor: first.next_page_token } })).data).toEqual(first);
+		const second = (await client.get('/documents', { params: { limit: 5, page_token: first.next_page_token } })).data;
+		expect(second.documents.map((record: { id: unknown }) => record.id)).toEqual(ids.slice(5, 10));
+		expectError(await client.get('/documents', { params: { page_token: 'forged' } }), 400, 'validation_error', 'page_token');
+	});
+});
+
 describe('paging: ignored', () => {
 	it.each(ENVELOPES)('%s: every request answers page one and still says there is more', async (envelope) => {
 		const sandbox = await start({ paging: 'ignored', listEnvelope: envelope });
@@ -338,7 +411,7 @@ describe('paging: ignored', () => {
 
 describe('maxPageSize', () => {
 	it.each(ENVELOPES)("'page-cap' with %s: limit above 25 is served as 25 (no 400) and paging continues correctly", async (envelope) => {
-		const sandbox = await start(`page-cap+${envelope === 'cursor' ? 'default' : envelope}`);
+		const sandbox = await start({ listEnvelope: envelope, maxPageSize: 25 });
 		const { client, ids } = await accountWith(sandbox, 60);
 		const { ids: walked, sizes } = await walk(envelope, client, '/documents', { limit: 100 });
 		expect(sizes).toEqual([25, 25, 10]);
@@ -534,6 +607,34 @@ describe('webhook secrets and signatures', () => {
 		expect(target.requests[0].headers['x-signature']).toBeUndefined();
 		expect(target.requests[0].headers['x-delivery-id']).toMatch(/^dlv_/);
 		expect(target.requests[0].headers['x-event']).toBe('document.created');
+	});
+});
+
+describe('deliverySignature: each layout a service may sign in', () => {
+	const now = () => Math.floor(Date.now() / 1000);
+
+	it.each([
+		['sig-standard-webhooks', 'standard-webhooks', ['webhook-id', 'webhook-timestamp', 'webhook-signature']],
+		['sig-standard-webhooks+server-secret', 'standard-webhooks', ['webhook-id', 'webhook-timestamp', 'webhook-signature']],
+		['sig-hub-sha256', 'body-hmac', ['x-hub-signature-256']],
+		['sig-base64', 'body-hmac', ['signature']],
+		['sig-timestamp-header', 'body-hmac-timestamp', ['x-webhook-signature', 'x-webhook-timestamp']],
+		['sig-unsigned-timestamp', 'body-hmac', ['x-signature', 'x-timestamp']],
+	])('%s: signed only in its own headers, verifying as %s with the webhook secret and no other', async (spec, layout, names) => {
+		const sandbox = await start(spec);
+		const target = await receiver();
+		const webhook = (await api(sandbox).post('/webhooks', { url: target.url, events: ['document.created'], secret: 'my-own-secret-0123456789-0123456789-abcdef' })).data;
+		await api(sandbox).post('/documents', documentBody());
+		await sandbox.flushDeliveries();
+		expect(target.requests).toHaveLength(1);
+		const [request] = target.requests;
+		const signatureHeaders = ['x-signature', 'webhook-signature', 'x-hub-signature-256', 'x-webhook-signature', 'signature', 'webhook-id', 'webhook-timestamp', 'x-timestamp', 'x-webhook-timestamp'];
+		expect(signatureHeaders.filter((name) => request.headers[name] !== undefined).sort()).toEqual([...names].sort());
+		if (names.includes('webhook-id')) expect(request.headers['webhook-id']).toBe(request.headers['x-delivery-id']);
+		const check = (secret: string) =>
+			verifyDelivery({ header: (name) => request.headers[name] as string | undefined, rawBody: request.rawBody, secret, nowSeconds: now() });
+		expect(check(webhook.secret)).toMatchObject({ valid: true, layout });
+		expect(check('another-secret-0123456789-0123456789-abcdef')).toMatchObject({ valid: false, reason: 'signature_mismatch' });
 	});
 });
 

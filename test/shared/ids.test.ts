@@ -24,5 +24,11 @@ test.each(['doc_8f3k2j', '1004', 'a.b', '...', 'ü-1'])('"%s" is a valid ID', (i
 });
 
 test('apiPath encodes every id it is given', () => {
-	expect(apiPath`/webhooks/${'wh 1'}/deliveries/${1004}/acknowledge`).toBe('/webhooks/wh%201/deliveries/1004/acknowledge');
+	expect(apiPath`/webhooks/${'wh:1%'}/deliveries/${1004}/acknowledge`).toBe('/webhooks/wh%3A1%25/deliveries/1004/acknowledge');
+});
+
+test('apiPath refuses an id that would change the path, whatever its source', () => {
+	for (const id of ['..', '.', 'a/b', 'a b', 'a?b', 'a#b', 'a\\b', '']) {
+		expect(() => apiPath`/documents/${id}/file`).toThrow('cannot be used in a request path');
+	}
 });

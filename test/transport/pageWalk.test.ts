@@ -1,6 +1,6 @@
 import type { IDataObject, INode } from 'n8n-workflow';
 
-import { MAX_PAGES, pageToken, readPageToken, walkPages, type PageRequest } from '../../nodes/shared/transport/pageWalk';
+import { MAX_PAGES, pageToken, readPageToken, searchPage, walkPages, type PageRequest } from '../../nodes/shared/transport/pageWalk';
 import { ServiceOrigin } from '../../nodes/shared/transport/service';
 
 /**
@@ -51,12 +51,67 @@ test('a page-size cap below the one asked for: Limit N still gives N, in at most
 	expect(capped.requests.length).toBeLessThanOrEqual(Math.ceil(230 / 25) + 2);
 });
 
-test('a service ignoring the cursor (the same page again): stops at the second request with an error saying so', async () => {
+test('a service ignoring the cursor (the same page again): each conventional name once, then an error naming them all', async () => {
 	const ignoring = service(() => ({ body: { data: range(0, 50), has_more: true, next_cursor: 'abc' } }));
 	await expect(walkPages({ origin, pageSize: 100, fetchPage: ignoring.fetchPage })).rejects.toThrow(
-		'The service answered the next-page cursor with records it had already sent; it seems to ignore the `cursor` parameter',
+		'The service answered the next-page cursor with records it had already sent, under each parameter name tried (`cursor`, `next_cursor`, `page_token`, `pageToken`, `token`, `continuation`, `after`)',
 	);
-	expect(ignoring.requests).toHaveLength(2);
+	expect(ignoring.requests).toHaveLength(8);
+	expect(ignoring.requests.slice(1).every((request) => request.cursor === 'abc')).toBe(true);
+});
+
+test('a token under a name the service does not read: the next conventional name that brings new records is kept for later pages', async () => {
+	// Reads its token as `pageToken` although it calls it next_cursor.
+	const reader = service((request) => {
+		const start = request.cursorParam === 'pageToken' ? Number(request.cursor) : 0;
+		const end = Math.min(start + 10, 25);
+		return { body: { data: range(start, end - start), next_cursor: end < 25 ? String(end) : null } };
+	});
+	expect(await walkPages({ origin, pageSize: 10, fetchPage: reader.fetchPage })).toHaveLength(25);
+	expect(reader.requests.map((request) => request.cursorParam)).toEqual([undefined, 'cursor', 'next_cursor', 'page_token', 'pageToken', 'pageToken']);
+});
+
+describe('never silently short', () => {
+	/** Offset paging with a page-size cap: `echo` decides what each answer says besides its records. */
+	function offsetService(total: number, cap: number, echo: (offset: number, size: number) => Record<string, unknown>) {
+		return service((request) => {
+			const offset = request.offset ?? 0;
+			const size = Math.min(cap, 100);
+			const end = Math.min(total, offset + size);
+			return { body: { data: range(offset, end - offset), ...echo(offset, end - offset) } };
+		});
+	}
+
+	test('the issue\'s case: offset and limit echoed with a total, pages capped at 50: all 124', async () => {
+		const capped = offsetService(124, 50, (offset) => ({ offset, limit: 50, total: 124 }));
+		expect((await walkPages({ origin, pageSize: 100, fetchPage: capped.fetchPage })).map((r) => r.id)).toEqual(range(0, 124).map((r) => r.id));
+		expect(capped.requests.map((request) => request.params)).toEqual([undefined, { offset: 50, limit: 100 }, { offset: 100, limit: 100 }]);
+	});
+
+	test('Limit 60 against the same service: 60', async () => {
+		const capped = offsetService(124, 50, (offset) => ({ offset, limit: 50, total: 124 }));
+		expect(await walkPages({ origin, pageSize: 60, limit: 60, fetchPage: capped.fetchPage })).toHaveLength(60);
+	});
+
+	test('a stated total the pages never reach: an error naming both numbers, no partial list', async () => {
+		const stuck = service(() => ({ body: { data: range(0, 50), total: 124 } }));
+		await expect(walkPages({ origin, pageSize: 100, fetchPage: stuck.fetchPage })).rejects.toThrow('The service said the list holds 124 records, but its pages ended after 50');
+		const limited = service(() => ({ body: { data: range(0, 50), meta: { total_count: 124 } } }));
+		await expect(walkPages({ origin, pageSize: 100, limit: 60, fetchPage: limited.fetchPage })).rejects.toThrow('holds 124 records, but its pages ended after 50');
+	});
+
+	test('has_more false or an empty page before the total: an error, not the end', async () => {
+		const early = service(() => ({ body: { data: range(0, 10), has_more: false, total: 11 } }));
+		await expect(walkPages({ origin, pageSize: 10, fetchPage: early.fetchPage })).rejects.toThrow('holds 11 records, but its pages ended after 10');
+		const empty = service((request) => ({ body: { data: request.cursor ? [] : range(0, 3), next_cursor: 'x', totalCount: 5 } }));
+		await expect(walkPages({ origin, pageSize: 10, fetchPage: empty.fetchPage })).rejects.toThrow('holds 5 records, but its pages ended after 3');
+	});
+
+	test('Limit below the total is satisfied by the Limit; a total reached ends quietly', async () => {
+		const small = offsetService(30, 10, (offset) => ({ offset, total: 30 }));
+		expect(await walkPages({ origin, pageSize: 10, fetchPage: small.fetchPage })).toHaveLength(30);
+		expect(small.requests).toHaveLength(3);
+	});
 });
 
 test('the issue\'s case: {data, has_more, next_url} with the page ignored: 2 requests and an error, never a duplicate', async () => {
@@ -98,9 +153,18 @@ test('numeric and text ids are the same record for de-duplication', async () => 
 	expect((await walkPages({ origin, pageSize: 10, fetchPage: mixed.fetchPage })).map((r) => r.id)).toEqual([7, 8]);
 });
 
-test('an empty page ends the list, whatever has_more says', async () => {
-	const empty = service((request) => ({ body: { data: request.cursor ? [] : range(0, 3), has_more: true, next_cursor: 'x' } }));
-	expect(await walkPages({ origin, pageSize: 10, fetchPage: empty.fetchPage })).toHaveLength(3);
+test('an empty page ends the list unless the service says there is more; then its pointer is followed, a few empty pages at most', async () => {
+	const ending = service((request) => ({ body: { data: request.cursor ? [] : range(0, 3), next_cursor: 'x' } }));
+	expect(await walkPages({ origin, pageSize: 10, fetchPage: ending.fetchPage })).toHaveLength(3);
+	// Filtering after paging: empty pages that say there is more, then the rest.
+	const filtering = service((request) => {
+		const at = Number(request.cursor ?? 0);
+		return { body: { data: at === 0 ? range(0, 3) : at === 3 ? range(3, 2) : [], has_more: at < 3, next_cursor: at < 3 ? String(at + 1) : null } };
+	});
+	expect((await walkPages({ origin, pageSize: 10, fetchPage: filtering.fetchPage })).map((r) => r.id)).toEqual(range(0, 5).map((r) => r.id));
+	const endless = service((request) => ({ body: { data: request.cursor ? [] : range(0, 3), has_more: true, next_cursor: `n${endless.requests.length}` } }));
+	await expect(walkPages({ origin, pageSize: 10, fetchPage: endless.fetchPage })).rejects.toThrow('The service answered 3 empty pages in a row while saying there are more records');
+	expect(endless.requests).toHaveLength(4);
 });
 
 describe('links', () => {
@@ -140,7 +204,11 @@ test(`10,000 pages do not overflow the stack, and the absolute cap (${MAX_PAGES}
 
 describe('list-search page tokens', () => {
 	test('carry a cursor, a page number or a path under the Base URL, never a whole URL', () => {
-		expect(pageToken({ kind: 'cursor', cursor: 'c2' }, origin, origin.urlOf('/documents'))).toBe('{"cursor":"c2"}');
+		expect(pageToken({ kind: 'cursor', cursor: 'c2', param: 'cursor', alternatives: [] }, origin, origin.urlOf('/documents'))).toBe('{"cursor":"c2"}');
+		expect(pageToken({ kind: 'cursor', cursor: 'c2', param: 'page_token', alternatives: [] }, origin, origin.urlOf('/documents'))).toBe('{"cursor":"c2","param":"page_token"}');
+		expect(readPageToken('{"cursor":"c2","param":"page_token"}', origin)).toEqual({ cursor: 'c2', cursorParam: 'page_token' });
+		expect(pageToken({ kind: 'offset', offset: 50, params: { start: 50, size: 50 } }, origin, origin.urlOf('/documents'))).toBe('{"offset":50,"params":{"start":50,"size":50}}');
+		expect(readPageToken('{"offset":50,"params":{"start":50,"size":50}}', origin)).toEqual({ offset: 50, params: { start: 50, size: 50 } });
 		expect(pageToken({ kind: 'page', page: 3 }, origin, origin.urlOf('/documents'))).toBe('{"page":3}');
 		expect(pageToken({ kind: 'url', url: '/v1/documents?cursor=9' }, origin, origin.urlOf('/documents'))).toBe('{"path":"/v1/documents?cursor=9"}');
 		expect(readPageToken('{"path":"/v1/documents?cursor=9"}', origin)).toEqual({ url: 'https://api.example.com/v1/documents?cursor=9' });
@@ -154,7 +222,43 @@ describe('list-search page tokens', () => {
 		['a path that climbs out', '{"path":"/v1/../admin"}'],
 		['not JSON', 'cursor=abc'],
 		['extra keys', '{"cursor":"a","url":"https://evil.example"}'],
+		['a parameter name that is no name', '{"cursor":"a","param":"x&admin=1"}'],
+		['alternative names that are no names', '{"cursor":"a","alt":["page_token","x=1&y"]}'],
+		['alternative names that are no list', '{"cursor":"a","alt":"page_token"}'],
+		['offset params that are not numbers', '{"offset":5,"params":{"offset":"5; drop"}}'],
 	])('a token with %s is refused', (_title, token) => {
 		expect(() => readPageToken(token, origin)).toThrow('The list page token is not valid');
+	});
+});
+
+describe('list-search pages (searchPage)', () => {
+	/** Calls its token next_cursor but reads it as page_token. */
+	const reader = () =>
+		service((request) => {
+			const start = request.cursorParam === 'page_token' ? Number(request.cursor) : 0;
+			const end = Math.min(start + 10, 25);
+			return { body: { data: range(start, end - start), next_cursor: end < 25 ? String(end) : null } };
+		});
+
+	test('a token answered with the same page is sent again under each other name; the one that works goes into the next token', async () => {
+		const fake = reader();
+		const first = await searchPage({ origin, pageSize: 10, fetchPage: fake.fetchPage });
+		expect(first.records.map((r) => r.id)).toEqual(range(0, 10).map((r) => r.id));
+		const second = await searchPage({ origin, pageSize: 10, token: first.nextToken, fetchPage: fake.fetchPage });
+		expect(second.records.map((r) => r.id)).toEqual(range(10, 10).map((r) => r.id));
+		// A token under `cursor` (the default) carries no name.
+		expect(fake.requests.map((request) => request.cursorParam)).toEqual([undefined, undefined, 'next_cursor', 'page_token']);
+		expect(JSON.parse(second.nextToken!)).toEqual({ cursor: '20', param: 'page_token', after: expect.any(String) });
+		const third = await searchPage({ origin, pageSize: 10, token: second.nextToken, fetchPage: fake.fetchPage });
+		expect(third.records.map((r) => r.id)).toEqual(range(20, 5).map((r) => r.id));
+		expect(third.nextToken).toBeUndefined();
+		expect(fake.requests).toHaveLength(5);
+	});
+
+	test('a service that ignores every name: the first page only, and an error saying so', async () => {
+		const ignoring = service(() => ({ body: { data: range(0, 10), next_cursor: 'x' } }));
+		const first = await searchPage({ origin, pageSize: 10, fetchPage: ignoring.fetchPage });
+		await expect(searchPage({ origin, pageSize: 10, token: first.nextToken, fetchPage: ignoring.fetchPage })).rejects.toThrow(/already sent/);
+		expect(ignoring.requests.length).toBeLessThanOrEqual(2 + 7);
 	});
 });

@@ -117,7 +117,7 @@ describe('exactly once: the delivery is claimed at the service', () => {
 		expect((await outcome.execution!).items).toEqual([]);
 		// No request wrote anything to the workflow's static data.
 		expect(host.savedStaticData).toEqual(registration);
-		expect(Object.keys(host.nodeStaticData).sort()).toEqual(['keyCheck', 'secretNonce', 'webhookEvents', 'webhookId', 'webhookUrl']);
+		expect(Object.keys(host.nodeStaticData).sort()).toEqual(['secretNonce', 'webhookEvents', 'webhookId', 'webhookUrl']);
 	});
 
 	it('a retry (attempt 2+) of a delivery already claimed is answered 2xx with no execution; first attempts are never checked', async () => {

@@ -8,8 +8,8 @@ import nock from 'nock';
  * n8n's webhook endpoint: it keeps the exact bytes and headers it got, hands them to the node and
  * answers the sandbox with what n8n would answer. Recorded requests are then replayed and forged.
  */
-import { signWebhookPayload } from '../../nodes/shared/webhookSignature';
-import { TriggerHost, type IncomingDelivery } from './harness';
+import { deliverySignatureHeaders, signWebhookPayload, type DeliverySignatureStyle } from '../../sandbox/deliverySignature';
+import { captureWarnings, TriggerHost, type IncomingDelivery } from './harness';
 import { deliveryBody, nowSeconds, signedDelivery, useDeliveryFixtures, withFastRetries } from './fixtures';
 
 const { sandbox, receiver, activeTrigger, sendDocument } = useDeliveryFixtures();
@@ -280,5 +280,131 @@ describe('options', () => {
 		await lenient.host.idle();
 		expect(strict.host.executions).toHaveLength(0);
 		expect(lenient.host.executions).toHaveLength(1);
+	});
+});
+
+/** A delivery signed by the sandbox's signer in `style` (the service's side, written apart from the verifier). */
+function deliveryIn(style: DeliverySignatureStyle, secret: string, body: object, t = nowSeconds(), id = 'dlv_sw0001'): IncomingDelivery {
+	const raw = JSON.stringify(body);
+	return { headers: { 'content-type': 'application/json', ...deliverySignatureHeaders(style, secret, t, id, raw) }, rawBody: Buffer.from(raw, 'utf8') };
+}
+
+/** The warnings logged while `run` runs. */
+async function warningsDuring(run: () => Promise<unknown>): Promise<string[]> {
+	const warnings = captureWarnings();
+	try {
+		await run();
+	} finally {
+		warnings.restore();
+	}
+	return warnings.messages;
+}
+
+describe('signature layouts', () => {
+	it.each<[DeliverySignatureStyle, string]>([
+		['v1', 'timestamped-header'],
+		['standard-webhooks', 'standard-webhooks'],
+		['hub-sha256', 'body-hmac'],
+		['signature-base64', 'body-hmac'],
+		['timestamp-header', 'body-hmac-timestamp'],
+	])('%s: verifies (Automatic) and starts one execution', async (style) => {
+		const { host, secret } = await activeTrigger(['document.completed']);
+		const outcome = await host.receive(deliveryIn(style, secret, deliveryBody()));
+		expect(outcome.status).toBe(200);
+		expect(outcome.started).toBe(true);
+		await host.idle();
+		expect(host.executions).toHaveLength(1);
+	});
+
+	it('Automatic: once a timestamped layout verified, a body-only HMAC of the same secret is refused (a replay stripped of its time)', async () => {
+		const { host, secret } = await activeTrigger(['document.completed']);
+		expect((await host.receive(deliveryIn('v1', secret, deliveryBody()))).status).toBe(200);
+		let outcome: Awaited<ReturnType<TriggerHost['receive']>> | undefined;
+		const warnings = await warningsDuring(async () => {
+			outcome = await host.receive(deliveryIn('hub-sha256', secret, deliveryBody()));
+		});
+		expect(outcome).toMatchObject({ status: 401, started: false });
+		const refusal = warnings.find((message) => message.startsWith('Document Signing Trigger refused a delivery'));
+		expect(refusal).toContain('layout body-hmac');
+		expect(refusal).toContain('timestamped-header, fixed by the first delivery that verified');
+		expect(refusal).not.toMatch(/turn off|Verify Signatures/i);
+		await host.idle();
+		expect(host.executions).toHaveLength(1);
+	});
+
+	it('Automatic: the layout is fixed per registration, not for every trigger of the process', async () => {
+		const first = await activeTrigger(['document.completed']);
+		const second = await activeTrigger(['document.completed']);
+		expect((await first.host.receive(deliveryIn('v1', first.secret, deliveryBody()))).status).toBe(200);
+		expect((await second.host.receive(deliveryIn('hub-sha256', second.secret, deliveryBody()))).status).toBe(200);
+		expect((await second.host.receive(deliveryIn('v1', second.secret, deliveryBody()))).status).toBe(401);
+		await Promise.all([first.host.idle(), second.host.idle()]);
+	});
+
+	it('Signature Layout set: only that layout verifies, from the first delivery on', async () => {
+		const { host, secret } = await activeTrigger(['document.completed'], { signatureLayout: 'standard-webhooks' });
+		expect((await host.receive(deliveryIn('v1', secret, deliveryBody()))).status).toBe(401);
+		expect((await host.receive(deliveryIn('hub-sha256', secret, deliveryBody()))).status).toBe(401);
+		expect((await host.receive(deliveryIn('standard-webhooks', secret, deliveryBody()))).status).toBe(200);
+		await host.idle();
+		expect(host.executions).toHaveLength(1);
+	});
+
+	it('Signature Layout "HMAC of Timestamp and Body": the signature without its timestamp header, or with a stale one, is refused', async () => {
+		const { host, secret } = await activeTrigger(['document.completed'], { signatureLayout: 'body-hmac-timestamp' });
+		const stripped = deliveryIn('timestamp-header', secret, deliveryBody());
+		delete stripped.headers['X-Webhook-Timestamp'];
+		expect((await host.receive(stripped)).status).toBe(401);
+		expect((await host.receive(deliveryIn('timestamp-header', secret, deliveryBody(), nowSeconds() - 301))).status).toBe(401);
+		expect((await host.receive(deliveryIn('unsigned-timestamp', secret, deliveryBody()))).status).toBe(401);
+		expect((await host.receive(deliveryIn('timestamp-header', secret, deliveryBody()))).status).toBe(200);
+		await host.idle();
+		expect(host.executions).toHaveLength(1);
+	});
+
+	it.each<DeliverySignatureStyle>(['standard-webhooks', 'hub-sha256', 'signature-base64', 'timestamp-header'])('%s: another secret, a tampered body, no signature → 401, nothing runs', async (style) => {
+		const { host, secret } = await activeTrigger(['document.completed']);
+		const forged = deliveryIn(style, 'another-secret-that-is-long-enough-000000', deliveryBody());
+		const tampered = deliveryIn(style, secret, deliveryBody());
+		tampered.rawBody = Buffer.from(tampered.rawBody.toString('utf8').replace('"doc_test"', '"doc_evil"'));
+		const unsigned = deliveryIn('none', secret, deliveryBody());
+		for (const delivery of [forged, tampered, unsigned]) expect((await host.receive(delivery)).status).toBe(401);
+		expect(host.executions).toHaveLength(0);
+	});
+});
+
+describe('the repeat key comes from signed data only', () => {
+	function withoutId(): Record<string, unknown> {
+		const body: Record<string, unknown> = deliveryBody();
+		delete body.id;
+		return body;
+	}
+
+	it('the same signed body without an id, under 3 different X-Delivery-Id values, starts 1 execution', async () => {
+		const { host, secret } = await activeTrigger(['document.completed']);
+		const body = withoutId();
+		const outcomes = [];
+		for (const deliveryId of ['dlv_header1', 'dlv_header2', 'dlv_header3']) {
+			const delivery = signedDelivery(secret, body);
+			delivery.headers['x-delivery-id'] = deliveryId;
+			outcomes.push(await host.receive(delivery));
+		}
+		await host.idle();
+		expect(outcomes.map((outcome) => outcome.started)).toEqual([true, false, false]);
+		expect(outcomes[1].body).toMatchObject({ ignored: true, reason: 'already processed' });
+		expect(host.executions).toHaveLength(1);
+		expect((await outcomes[0].execution!).received[0].json.deliveryId).toBeNull();
+	});
+
+	it('Standard Webhooks: the signed webhook-id is the repeat key of a body without an id', async () => {
+		const { host, secret } = await activeTrigger(['document.completed']);
+		const first = await host.receive(deliveryIn('standard-webhooks', secret, withoutId(), nowSeconds(), 'msg_one'));
+		expect((await first.execution!).received[0].json.deliveryId).toBe('msg_one');
+		// A retry after the first ran (the service has no record of msg_one, so this process remembers
+		// it): same signed id, fresh timestamp and signature, a body that differs in a field.
+		const retry = await host.receive(deliveryIn('standard-webhooks', secret, withoutId(), nowSeconds(), 'msg_one'));
+		await host.idle();
+		expect(retry.started).toBe(false);
+		expect(host.executions).toHaveLength(1);
 	});
 });

@@ -7,7 +7,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { RETRY_POLICY } from '../../nodes/shared/transport';
-import { signWebhookPayload } from '../../nodes/shared/webhookSignature';
+import { signWebhookPayload } from '../../sandbox/deliverySignature';
 import { useSandbox, webhookSecret } from '../helpers/sandbox';
 import { Receiver, TriggerHost, type IncomingDelivery } from './harness';
 

@@ -1,14 +1,14 @@
 /** nodes/DocumentSigningTrigger/staticData.ts: the registration the trigger keeps in the workflow's static data. */
 import { forgetRegistration, readRegistration, saveRegistration, type TriggerStaticData } from '../../nodes/DocumentSigningTrigger/staticData';
 
-const registration = { id: 'wh_1', url: 'https://n8n.example.com/webhook/abc/webhook', events: ['document.completed'], secretNonce: 'a'.repeat(32), keyCheck: 'kc' };
+const registration = { id: 'wh_1', url: 'https://n8n.example.com/webhook/abc/webhook', events: ['document.completed'], secretNonce: 'a'.repeat(32) };
 
 describe('trigger static data', () => {
 	it('saves a registration and reads it back', () => {
 		const data: TriggerStaticData = {};
 		saveRegistration(data, registration);
 		expect(readRegistration(data)).toEqual({ ...registration, sealedSecret: undefined });
-		expect(Object.keys(data).sort()).toEqual(['keyCheck', 'secretNonce', 'webhookEvents', 'webhookId', 'webhookUrl']);
+		expect(Object.keys(data).sort()).toEqual(['secretNonce', 'webhookEvents', 'webhookId', 'webhookUrl']);
 	});
 
 	it('keeps a sealed (service-chosen) secret when there is one', () => {
@@ -29,8 +29,8 @@ describe('trigger static data', () => {
 		expect(readRegistration(data)).toBeUndefined();
 	});
 
-	it('forgetting removes the registration and what earlier builds kept (a readable secret, old ids, deliveries)', () => {
-		const data: TriggerStaticData = { webhookSecret: 'whsec_old', staleWebhookIds: ['wh_0'], recentDeliveries: { dlv_1: 1 }, other: 'kept' };
+	it('forgetting removes the registration and nothing else', () => {
+		const data: TriggerStaticData = { other: 'kept' };
 		saveRegistration(data, registration);
 		forgetRegistration(data);
 		expect(data).toEqual({ other: 'kept' });

@@ -1,8 +1,23 @@
-import type { IDataObject, ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
+import { NodeOperationError, type IDataObject, type ILoadOptionsFunctions, type INodeListSearchResult } from 'n8n-workflow';
 
-import { apiRequestPage } from '../../shared/transport';
+import { apiRequestPage, type ServiceOrigin } from '../../shared/transport';
+import { readListPaging, type ListPaging } from '../../shared/transport/listPages';
 
 /** The "From list" choices of the resource locators: searchable, one page at a time. */
+
+/**
+ * The List Paging shown beside the locator being searched: the editor sends the node's current
+ * parameters with each search, so the setting applies before the workflow is saved.
+ */
+function listPagingOf(context: ILoadOptionsFunctions): ListPaging {
+	if (context.getCurrentNodeParameter('listPaging') !== 'custom') return {};
+	try {
+		return readListPaging(context.getCurrentNodeParameter('listPagingSettings'));
+	} catch (error) {
+		// readListPaging throws only ListPagingInputError, whose message names the setting.
+		throw new NodeOperationError(context.getNode(), (error as Error).message);
+	}
+}
 
 async function search(
 	context: ILoadOptionsFunctions,
@@ -10,17 +25,31 @@ async function search(
 	filter: string | undefined,
 	paginationToken: string | undefined,
 	label: (record: IDataObject) => string,
-	url?: (record: IDataObject) => string | undefined,
+	url?: (record: IDataObject) => unknown,
 ): Promise<INodeListSearchResult> {
 	const qs: IDataObject = { limit: 50 };
 	if (filter) qs.q = filter;
-	const page = await apiRequestPage(context, path, qs, paginationToken);
+	const page = await apiRequestPage(context, path, qs, paginationToken, listPagingOf(context));
 	return {
 		results: page.records
 			.filter((record) => record.id !== undefined)
-			.map((record) => ({ name: label(record), value: String(record.id), url: url?.(record) })),
+			.map((record) => ({ name: label(record), value: String(record.id), url: url ? editorLink(url(record), page.origin) : undefined })),
 		paginationToken: page.nextToken,
 	};
+}
+
+/**
+ * A link the editor may show next to a result: an http(s) URL on the credential's origin, or
+ * none. The service's text never becomes a javascript:, data: or foreign link in the editor.
+ */
+export function editorLink(value: unknown, origin: ServiceOrigin): string | undefined {
+	if (typeof value !== 'string') return undefined;
+	try {
+		const url = new URL(value);
+		return /^https?:$/.test(url.protocol) && !url.username && !url.password && origin.isOwn(url.href) ? url.href : undefined;
+	} catch {
+		return undefined;
+	}
 }
 
 export async function searchDocuments(this: ILoadOptionsFunctions, filter?: string, paginationToken?: string) {
@@ -30,7 +59,7 @@ export async function searchDocuments(this: ILoadOptionsFunctions, filter?: stri
 		filter,
 		paginationToken,
 		(record) => `${String(record.name ?? record.id)}${record.status ? ` (${String(record.status)})` : ''}`,
-		(record) => (typeof record.signing_url === 'string' ? record.signing_url : undefined),
+		(record) => record.signing_url,
 	);
 }
 

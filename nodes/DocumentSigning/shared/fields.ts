@@ -35,6 +35,58 @@ export function returnAllAndLimit(resource: string, operation: string): INodePro
 			description: 'Max number of results to return',
 			displayOptions: showFor(resource, [operation], { returnAll: [false] }),
 		},
+		...listPagingFields(showFor(resource, [operation]), 'How the node reads the pages of this list'),
+	];
+}
+
+/** List Paging for the "From list" choices of a resource locator shown with `displayOptions`. */
+export function searchListPaging(displayOptions: IDisplayOptions): INodeProperties[] {
+	return listPagingFields(displayOptions, 'How the node reads the pages of the list under From List');
+}
+
+/**
+ * List Paging: automatic by default; Custom tells the node where a service nobody foresaw keeps its
+ * records, next-page token and total, and which query parameters it pages by. The transport reads
+ * both (routedRequest.ts); a setting left empty is still found automatically.
+ */
+export function listPagingFields(displayOptions: IDisplayOptions, description: string): INodeProperties[] {
+	const setting = (displayName: string, name: string, placeholder: string, description: string): INodeProperties => ({
+		displayName,
+		name,
+		type: 'string',
+		default: '',
+		placeholder,
+		description,
+	});
+	return [
+		{
+			displayName: 'List Paging',
+			name: 'listPaging',
+			type: 'options',
+			default: 'automatic',
+			description,
+			options: [
+				{ name: 'Automatic', value: 'automatic', description: 'Read the records and the next page from what each answer says' },
+				{ name: 'Custom', value: 'custom', description: 'Say where the records, next-page token and total are, for a service the node cannot read by itself' },
+			],
+			displayOptions,
+		},
+		{
+			displayName: 'List Paging Settings',
+			name: 'listPagingSettings',
+			type: 'collection',
+			placeholder: 'Add Setting',
+			default: {},
+			displayOptions: { ...displayOptions, show: { ...displayOptions.show, listPaging: ['custom'] } },
+			options: [
+				setting('Limit Parameter', 'limitParameter', 'page_size', 'Query parameter that sets the page size (default: limit)'),
+				setting('Next Token Parameter', 'nextTokenParameter', 'page_token', 'Query parameter the next-page token is sent back in (default: implied by the Next Token Path)'),
+				setting('Next Token Path', 'nextTokenPath', 'meta.next_page_token', 'Where the answer holds the next-page token, as keys joined by dots; the list ends when it is missing'),
+				setting('Offset Parameter', 'offsetParameter', 'offset', 'Query parameter for the number of records to skip, for a service paged by offset'),
+				setting('Records Path', 'recordsPath', 'result.documents', 'Where the answer holds the records, as keys joined by dots'),
+				setting('Total Path', 'totalPath', 'meta.total', 'Where the answer states how many records the whole list holds; fewer records read than that is an error'),
+			],
+		},
 	];
 }
 
@@ -130,6 +182,8 @@ export function signersField(
 			{
 				displayName: 'Signer',
 				name: 'signer',
+				// Alphabetical, not Email and Name first: n8n's lint requires it of five or more values
+				// (n8n-nodes-base/node-param-fixed-collection-type-unsorted-items).
 				values: [
 					{
 						displayName: 'Authentication',
@@ -189,6 +243,7 @@ export function resourceLocator({
 	idPlaceholder,
 	url,
 	displayOptions,
+	required = true,
 }: {
 	name: string;
 	displayName: string;
@@ -197,16 +252,18 @@ export function resourceLocator({
 	idPlaceholder: string;
 	/** Adds a By URL mode taking the ID from links whose path has `/<segment>/<id>`. */
 	url?: { placeholder: string; pathSegment: string };
-	displayOptions: IDisplayOptions;
+	/** Left out for an option of a collection, which the collection shows. */
+	displayOptions?: IDisplayOptions;
+	required?: boolean;
 }): INodeProperties {
 	return {
 		displayName,
 		name,
 		type: 'resourceLocator',
 		default: { mode: 'list', value: '' },
-		required: true,
+		...(required ? { required } : {}),
 		description,
-		displayOptions,
+		...(displayOptions ? { displayOptions } : {}),
 		modes: [
 			{
 				displayName: 'From List',

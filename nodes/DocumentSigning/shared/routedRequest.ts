@@ -1,11 +1,13 @@
-import type { DeclarativeRestApiSettings, IDataObject, IExecutePaginationFunctions, IN8nHttpFullResponse, INode, INodeExecutionData } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+import { NodeOperationError, type DeclarativeRestApiSettings, type IDataObject, type IExecutePaginationFunctions, type IN8nHttpFullResponse, type INode, type INodeExecutionData } from 'n8n-workflow';
 
 import { MAX_PAGE_SIZE } from '../../shared/vocabulary';
 import { checkAnswer, deriveIdempotencyKey, safeRequestSettings, sendWithRetries, serviceClient, toNodeError, walkPages, type ServiceClient } from '../../shared/transport';
+import { TIME_LIMITS, type AnswerKind } from '../../shared/transport/bounds';
 import { headerValue } from '../../shared/transport/headers';
-import type { PageRequest } from '../../shared/transport/pageWalk';
-import { extractRecords } from '../../shared/transport/listPages';
+import { pageQuery, type PageRequest } from '../../shared/transport/pageWalk';
+import { extractRecords, readListPaging, type ListPaging } from '../../shared/transport/listPages';
+import { readAnswer } from '../../shared/transport/request';
+import type { Attempt } from '../../shared/transport/retry';
 import { deferredError } from './deferredErrors';
 
 /**
@@ -41,11 +43,22 @@ function runIndexOf(context: IExecutePaginationFunctions, itemIndex: number): nu
 	return typeof known === 'number' ? known : (context.evaluateExpression('{{ $runIndex }}', itemIndex) as number);
 }
 
-function listSettings(context: IExecutePaginationFunctions): { limit?: number } | undefined {
+/** The List Paging override of a list operation (automatic: none), checked before any request. */
+function listPagingOf(context: IExecutePaginationFunctions): ListPaging {
+	if (context.getNodeParameter('listPaging', 'automatic') !== 'custom') return {};
+	try {
+		return readListPaging(context.getNodeParameter('listPagingSettings', {}));
+	} catch (error) {
+		// readListPaging throws only ListPagingInputError, whose message names the setting.
+		throw new NodeOperationError(context.getNode(), (error as Error).message, { itemIndex: context.getItemIndex() });
+	}
+}
+
+function listSettings(context: IExecutePaginationFunctions): { limit?: number; paging: ListPaging } | undefined {
 	const returnAll = context.getNodeParameter('returnAll', false) as boolean;
-	if (returnAll) return {};
+	if (returnAll) return { paging: listPagingOf(context) };
 	const limit = Number(context.getNodeParameter('limit', 0));
-	return limit > 0 ? { limit } : undefined;
+	return limit > 0 ? { limit, paging: listPagingOf(context) } : undefined;
 }
 
 export async function executeRoutedRequest(
@@ -78,20 +91,27 @@ export async function executeRoutedRequest(
 		}
 
 		const list = listSettings(this);
-		const expectJson = options.encoding !== 'arraybuffer' && method !== 'DELETE';
+		const paging = list?.paging ?? {};
+		const binary = options.encoding === 'arraybuffer';
+		const expectJson = !binary && method !== 'DELETE';
+		const kind: AnswerKind = !binary ? 'json' : /\/reports\/export$/.test(String(options.url ?? '')) ? 'export' : 'file';
+		// Read as a stream and counted (bounds.ts): n8n would otherwise read any answer whole.
+		options.encoding = 'stream';
+		options.timeout = TIME_LIMITS.attemptMs;
 		const observed = { retriedAfterLostAnswer: false };
 		let lastAnswer: IN8nHttpFullResponse | undefined;
 		// The first output step checks every answer before the operation's own steps see it.
 		requestData.postReceive.unshift({
 			data: { parameterValue: undefined },
 			actions: [
-				async function checkStatus(items, response) {
+				async function checkStatus(_items, response) {
+					await readAnswer(response, kind, client);
 					// A DELETE whose first attempt went through but whose answer was lost finds nothing the
 					// second time: that is the outcome the user asked for. Never after a 5xx: that attempt failed.
 					const deletedEarlier = method === 'DELETE' && response.statusCode === 404 && observed.retriedAfterLostAnswer;
 					if (!deletedEarlier) checkAnswer(response, { expectJson });
 					lastAnswer = response;
-					return list ? extractRecords(response.body).map((json) => ({ json })) : items;
+					return list ? extractRecords(response.body, paging).map((json) => ({ json })) : [{ json: response.body as IDataObject }];
 				},
 			],
 		});
@@ -105,7 +125,10 @@ export async function executeRoutedRequest(
 			abortSignal: this.getExecutionCancelSignal?.(),
 			observed,
 		};
-		const send = async () => await this.makeRoutingRequest(requestData);
+		const send = async ({ signal }: Attempt) => {
+			options.abortSignal = signal;
+			return await this.makeRoutingRequest(requestData);
+		};
 		if (!list) return pair(await sendWithRetries(settings, send));
 
 		const query = { ...(options.qs ?? {}) };
@@ -114,6 +137,7 @@ export async function executeRoutedRequest(
 		const items = await walkPages<INodeExecutionData>({
 			origin: client.origin,
 			limit: list.limit,
+			paging,
 			pageSize,
 			fetchPage: async (request: PageRequest) => {
 				if (request.url) {
@@ -122,7 +146,7 @@ export async function executeRoutedRequest(
 					options.qs = {};
 				} else {
 					options.url = path;
-					options.qs = { ...query, limit: pageSize, ...(request.cursor !== undefined ? { cursor: request.cursor } : {}), ...(request.page !== undefined ? { page: request.page } : {}) };
+					options.qs = { ...query, ...pageQuery(request, pageSize, paging) };
 				}
 				const pageItems = await sendWithRetries(settings, send);
 				const answer = lastAnswer as IN8nHttpFullResponse;

@@ -80,12 +80,14 @@ function htmlText(html: string): string {
 		.replace(/&nbsp;/g, ' ')
 		.replace(/\s+/g, ' ')
 		.trim()
-		.slice(0, 300);
+		.slice(0, 300)
+		.replace(/</g, '‹')
+		.replace(/>/g, '›');
 }
 
 function htmlTitle(html: string): string | undefined {
 	const title = /<title[^>]*>([^<]{1,200})<\/title>/i.exec(html) ?? /<h1[^>]*>([^<]{1,200})<\/h1>/i.exec(html);
-	return title ? title[1].replace(/\s+/g, ' ').trim() : undefined;
+	return title ? shownText(title[1].replace(/\s+/g, ' ').trim(), 200) : undefined;
 }
 
 interface ServiceWords {
@@ -95,11 +97,27 @@ interface ServiceWords {
 	more?: number;
 }
 
-const text = (value: unknown): string | undefined => (typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined);
+/** Longest service message shown; codes and field names are shorter still. */
+export const MAX_MESSAGE_LENGTH = 500;
+const MAX_WORD_LENGTH = 100;
+/** An error body larger than this (as JSON) is not kept whole in the error, only the words read from it. */
+const MAX_KEPT_BODY_LENGTH = 4_000;
+
+/**
+ * The service's text as n8n may show it: cut to `max` characters, and with `<` and `>` replaced by
+ * look-alikes, so markup in it shows as text wherever n8n renders a message or description as HTML.
+ */
+export function shownText(value: string, max = MAX_MESSAGE_LENGTH): string {
+	const cut = value.length > max ? `${value.slice(0, max - 1).trimEnd()}…` : value;
+	return cut.replace(/</g, '‹').replace(/>/g, '›');
+}
+
+const text = (value: unknown, max = MAX_MESSAGE_LENGTH): string | undefined =>
+	typeof value === 'string' && value.trim() !== '' ? shownText(value.trim(), max) : undefined;
 
 /** The service's own words from an error body, whatever its shape. */
 export function serviceWords(body: unknown): ServiceWords {
-	if (typeof body === 'string') return { message: text(body)?.slice(0, 500) };
+	if (typeof body === 'string') return { message: text(body) };
 	if (typeof body !== 'object' || body === null) return {};
 	const record = body as IDataObject;
 	const nested = typeof record.error === 'object' && record.error !== null && !Array.isArray(record.error) ? (record.error as IDataObject) : undefined;
@@ -117,10 +135,11 @@ export function serviceWords(body: unknown): ServiceWords {
 		text(record.error_description) ??
 		text(record.message) ??
 		text(record.detail);
-	const field = text(source.field) ?? text(source.param) ?? text(source.pointer) ?? text((source.source as IDataObject | undefined)?.pointer);
+	const field =
+		text(source.field, MAX_WORD_LENGTH) ?? text(source.param, MAX_WORD_LENGTH) ?? text(source.pointer, MAX_WORD_LENGTH) ?? text((source.source as IDataObject | undefined)?.pointer, MAX_WORD_LENGTH);
 	return {
 		message,
-		code: text(source.code) ?? (typeof source.code === 'number' ? String(source.code) : undefined),
+		code: text(source.code, MAX_WORD_LENGTH) ?? (typeof source.code === 'number' ? String(source.code) : undefined),
 		field,
 		more: listed && listed.length > 1 ? listed.length - 1 : undefined,
 	};
@@ -140,7 +159,8 @@ function statusError(node: INode, response: IN8nHttpFullResponse, itemIndex?: nu
 	const body = readableBody(response.body);
 	const contentType = headerValue(response.headers, 'content-type');
 	if (isHtml(body, contentType)) {
-		const page = typeof body === 'string' ? body : '';
+		// Only the page's start is searched: its title and first words are all that is shown.
+		const page = typeof body === 'string' ? body.slice(0, 100_000) : '';
 		const title = htmlTitle(page);
 		const words = htmlText(page);
 		return new NodeApiError(
@@ -159,7 +179,9 @@ function statusError(node: INode, response: IN8nHttpFullResponse, itemIndex?: nu
 	const description = [details && `The service said ${details}.`, more && `It reported ${more} more problem${more > 1 ? 's' : ''}.`, STATUS_HINTS[statusCode]]
 		.filter(Boolean)
 		.join(' ');
-	const errorBody = (typeof body === 'object' && body !== null ? body : { message: String(body ?? '') }) as JsonObject;
+	// The body goes into the execution's data with the error: kept whole only when small.
+	const small = typeof body === 'object' && body !== null && JSON.stringify(body).length <= MAX_KEPT_BODY_LENGTH;
+	const errorBody = (small ? body : { message: message ?? `HTTP ${statusCode}`, ...(code ? { code } : {}), ...(field ? { field } : {}) }) as JsonObject;
 	return new NodeApiError(node, errorBody, {
 		message: message ?? `The service answered HTTP ${statusCode}`,
 		description: description || undefined,
@@ -186,7 +208,10 @@ export function failureToNodeError(node: INode, failure: Failure, itemIndex?: nu
 			{
 				// The code stays out of the message: n8n would swap such a message for its generic one.
 				message: 'Could not reach the Document Signing service',
-				description: `Network error ${failure.code}. Check the Base URL in the credentials and that the service is reachable from n8n.`,
+				description:
+					failure.code === 'ETIMEDOUT'
+						? 'No complete answer came within the time allowed for one attempt (ETIMEDOUT). Check that the service is reachable from n8n and not overloaded.'
+						: `Network error ${failure.code}. Check the Base URL in the credentials and that the service is reachable from n8n.`,
 				httpCode: 'none',
 				itemIndex,
 			},

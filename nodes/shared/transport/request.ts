@@ -13,10 +13,11 @@ import type {
 } from 'n8n-workflow';
 
 import { MAX_PAGE_SIZE } from '../vocabulary';
+import { bodyLimit, jsonOrText, readBody, TIME_LIMITS, type AnswerKind } from './bounds';
 import { HttpStatusError, isHtml, ServiceBehaviourError, toNodeError } from './errors';
 import { headerValue } from './headers';
-import { extractRecords, findNextPage } from './listPages';
-import { checkNotRepeated, pageToken, readPageToken, walkPages, type PageRequest } from './pageWalk';
+import type { ListPaging } from './listPages';
+import { pageQuery, searchPage, walkPages, type PageRequest } from './pageWalk';
 import { sendWithRetries } from './retry';
 import { allowedDomainsFor, credentialKey, CREDENTIAL_TYPE, readCredentials, ServiceOrigin, type ServiceCredentials } from './service';
 
@@ -100,15 +101,28 @@ export interface ApiRequestOptions {
 	singleAttemptTimeoutMs?: number;
 	/** The answer's body as bytes (a file), not JSON. */
 	binary?: boolean;
+	/** Which size limit the answer is read under (bounds.ts); `file` for binary answers unless said. */
+	kind?: AnswerKind;
 	abortSignal?: AbortSignal;
+	/** The whole request's bound when shorter than the retry policy's (list searches). */
+	maxTotalWaitMs?: number;
 	/** Already loaded for this context (saves decrypting the credential again). */
 	client?: ServiceClient;
+}
+
+/** The answer's body read whole within its kind's limit: parsed JSON (or text), or bytes for a file. */
+export async function readAnswer(response: IN8nHttpFullResponse, kind: AnswerKind, client: ServiceClient): Promise<IN8nHttpFullResponse> {
+	// Error answers are read as API answers whatever was asked for: they carry the service's words.
+	const limit = bodyLimit(response.statusCode >= 300 ? 'json' : kind, client.credentials.largestDownloadMb);
+	const bytes = await readBody(response.body, limit, response.statusCode >= 300 ? 'json' : kind, headerValue(response.headers, 'content-length'));
+	response.body = kind === 'json' ? (jsonOrText(bytes) as IN8nHttpFullResponse['body']) : (bytes as IN8nHttpFullResponse['body']);
+	return response;
 }
 
 /**
  * One request with the retry policy; returns the full answer (2xx, or one of `answerStatuses`).
  * `target` is a path under the Base URL (`/webhooks`) or an absolute URL, which must be on the
- * credential's origin.
+ * credential's origin, under the Base URL's path.
  */
 export async function apiRequest(context: ApiContext, method: IHttpRequestMethods, target: string, options: ApiRequestOptions = {}): Promise<IN8nHttpFullResponse> {
 	const node = context.getNode();
@@ -116,6 +130,7 @@ export async function apiRequest(context: ApiContext, method: IHttpRequestMethod
 	const url = target.startsWith('/') ? client.origin.urlOf(target) : client.origin.followable(target, client.origin.baseUrl, 'a link');
 	const headers: IDataObject = { Accept: options.binary ? '*/*' : 'application/json' };
 	if (options.idempotencyKey) headers['Idempotency-Key'] = options.idempotencyKey;
+	const kind: AnswerKind = options.kind ?? (options.binary ? 'file' : 'json');
 	const request: IHttpRequestOptions = {
 		method,
 		url,
@@ -124,55 +139,66 @@ export async function apiRequest(context: ApiContext, method: IHttpRequestMethod
 		headers,
 		returnFullResponse: true,
 		ignoreHttpStatusErrors: true,
-		...(options.binary ? { encoding: 'arraybuffer', json: false } : { json: true }),
-		...(options.singleAttemptTimeoutMs ? { timeout: options.singleAttemptTimeoutMs } : {}),
+		// Read as a stream and counted (bounds.ts): n8n would otherwise read any answer whole.
+		encoding: 'stream',
+		json: !options.binary,
+		timeout: options.singleAttemptTimeoutMs ?? TIME_LIMITS.attemptMs,
 		...safeRequestSettings(client.allowedDomains),
 	};
-	const send = async () => {
+	const send = async (signal: AbortSignal) => {
 		// The credential read above goes along: without it n8n reads and decrypts it again per request.
-		const response = (await context.helpers.httpRequestWithAuthentication.call(context, CREDENTIAL_TYPE, request, {
+		const response = (await context.helpers.httpRequestWithAuthentication.call(context, CREDENTIAL_TYPE, { ...request, abortSignal: signal }, {
 			credentialsDecrypted: { id: '', name: '', type: CREDENTIAL_TYPE, data: client.decrypted },
 		})) as IN8nHttpFullResponse;
+		await readAnswer(response, kind, client);
 		checkAnswer(response, { expectJson: !options.binary && method !== 'DELETE', answerStatuses: options.answerStatuses });
 		return response;
 	};
 	if (options.singleAttemptTimeoutMs) {
+		const limit = AbortSignal.timeout(options.singleAttemptTimeoutMs);
 		try {
-			return await send();
+			return await send(options.abortSignal ? AbortSignal.any([options.abortSignal, limit]) : limit);
 		} catch (error) {
-			throw toNodeError(node, error);
+			throw toNodeError(node, limit.aborted ? Object.assign(new Error('timed out'), { code: 'ETIMEDOUT' }) : error);
 		}
 	}
 	const idempotent = method !== 'POST' && method !== 'PATCH' ? true : Boolean(options.idempotencyKey);
-	return await sendWithRetries({ node, gateKey: client.gateKey, idempotent, abortSignal: options.abortSignal }, send);
+	return await sendWithRetries(
+		{ node, gateKey: client.gateKey, idempotent, abortSignal: options.abortSignal, maxTotalWaitMs: options.maxTotalWaitMs },
+		async (attempt) => await send(attempt.signal),
+	);
 }
 
-async function fetchListPage(context: ApiContext, client: ServiceClient, path: string, qs: IDataObject, request: PageRequest) {
+async function fetchListPage(context: ApiContext, client: ServiceClient, path: string, qs: IDataObject, request: PageRequest, pageSize: number, paging?: ListPaging, maxTotalWaitMs?: number) {
 	if (request.url) {
-		return { answer: await apiRequest(context, 'GET', request.url, { client }), requestUrl: request.url };
+		return { answer: await apiRequest(context, 'GET', request.url, { client, maxTotalWaitMs }), requestUrl: request.url };
 	}
-	const query: IDataObject = { ...qs };
-	if (request.cursor !== undefined) query.cursor = request.cursor;
-	if (request.page !== undefined) query.page = request.page;
-	const answer = await apiRequest(context, 'GET', path, { client, qs: query });
+	const answer = await apiRequest(context, 'GET', path, { client, qs: { ...qs, ...pageQuery(request, pageSize, paging) }, maxTotalWaitMs });
 	return { answer, requestUrl: client.origin.urlOf(path) };
 }
 
-/** One page of a list and the token of the next one (for the list searches). */
+/**
+ * One page of a list and the token of the next one (for the list searches). n8n gives a list
+ * search no cancel signal, so it is bounded by TIME_LIMITS.listSearchMs instead.
+ */
 export async function apiRequestPage(
 	context: ApiContext,
 	path: string,
 	qs: IDataObject,
 	token?: string,
-): Promise<{ records: IDataObject[]; nextToken?: string }> {
+	paging: ListPaging = {},
+): Promise<{ records: IDataObject[]; nextToken?: string; origin: ServiceOrigin }> {
 	const client = await serviceClient(context);
-	const request = token ? readPageToken(token, client.origin) : {};
-	const pageSize = Number(qs.limit ?? MAX_PAGE_SIZE);
-	const { answer, requestUrl } = await fetchListPage(context, client, path, { limit: pageSize, ...qs }, request);
-	const records = extractRecords(answer.body);
-	checkNotRepeated(records, request);
-	const next = findNextPage(answer, request.page ?? 1, records.length, pageSize);
-	return { records, nextToken: next ? pageToken(next, client.origin, requestUrl, records[records.length - 1]) : undefined };
+	const { limit, ...filters } = qs;
+	const pageSize = Number(limit ?? MAX_PAGE_SIZE);
+	const page = await searchPage({
+		origin: client.origin,
+		token,
+		pageSize,
+		paging,
+		fetchPage: async (request) => await fetchListPage(context, client, path, filters, request, pageSize, paging, TIME_LIMITS.listSearchMs),
+	});
+	return { ...page, origin: client.origin };
 }
 
 /** Every record of a list, page after page, within the page walk's bounds. */
@@ -181,6 +207,6 @@ export async function apiRequestAllRecords(context: ApiContext, path: string, qs
 	return await walkPages({
 		origin: client.origin,
 		pageSize: MAX_PAGE_SIZE,
-		fetchPage: async (request) => await fetchListPage(context, client, path, { limit: MAX_PAGE_SIZE, ...qs }, request),
+		fetchPage: async (request) => await fetchListPage(context, client, path, qs, request, MAX_PAGE_SIZE),
 	});
 }

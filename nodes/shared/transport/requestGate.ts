@@ -55,24 +55,43 @@ export class RequestGate {
 				if (this.paceMs > 0) this.nextStartAt = now + this.paceMs;
 				return now;
 			}
-			await this.queueUp(signal);
+			await this.queueUp(signal, deadline);
 		}
 	}
 
-	/** Waits until a place frees up (or the signal aborts, leaving the queue). */
-	private async queueUp(signal: AbortSignal | undefined): Promise<void> {
+	/**
+	 * Waits until a place frees up; leaves the queue when the signal aborts, or at `deadline` (a
+	 * request whose every slot is held by hanging requests gives up within its own bound).
+	 */
+	private async queueUp(signal: AbortSignal | undefined, deadline: number): Promise<void> {
+		const left = deadline - Date.now();
+		if (left <= 0) throw new GateDeadlineError(deadline, 'No free request slot for this credential before the request\'s time limit');
+		const expiry = Number.isFinite(deadline) ? AbortSignal.timeout(Math.ceil(left)) : undefined;
 		await new Promise<void>((resolve, reject) => {
-			const wake = () => {
+			const stopListening = () => {
 				signal?.removeEventListener('abort', onAbort);
+				expiry?.removeEventListener('abort', onExpiry);
+			};
+			const leave = () => {
+				const index = this.waiting.indexOf(wake);
+				if (index >= 0) this.waiting.splice(index, 1);
+				stopListening();
+			};
+			const wake = () => {
+				stopListening();
 				resolve();
 			};
 			const onAbort = () => {
-				const index = this.waiting.indexOf(wake);
-				if (index >= 0) this.waiting.splice(index, 1);
+				leave();
 				reject(new CancelledError());
+			};
+			const onExpiry = () => {
+				leave();
+				reject(new GateDeadlineError(deadline, 'No free request slot for this credential before the request\'s time limit'));
 			};
 			this.waiting.push(wake);
 			signal?.addEventListener('abort', onAbort, { once: true });
+			expiry?.addEventListener('abort', onExpiry, { once: true });
 		});
 	}
 
@@ -114,7 +133,10 @@ export class RequestGate {
 
 /** A 429's pause would outlast the request's own time budget. */
 export class GateDeadlineError extends Error {
-	constructor(readonly resumesAt: number) {
-		super('The service asked to wait longer than this request may wait');
+	constructor(
+		readonly resumesAt: number,
+		message = 'The service asked to wait longer than this request may wait',
+	) {
+		super(message);
 	}
 }

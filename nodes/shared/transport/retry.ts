@@ -1,7 +1,8 @@
 import type { IN8nHttpFullResponse, INode } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
-import { describeFailure, type Failure, failureToNodeError, toNodeError } from './errors';
+import { TIME_LIMITS } from './bounds';
+import { describeFailure, type Failure, failureToNodeError, ServiceBehaviourError, toNodeError } from './errors';
 import { headerValue } from './headers';
 import { GateDeadlineError, RequestGate } from './requestGate';
 import { CancelledError, cancellableSleep } from './wait';
@@ -91,6 +92,19 @@ export interface AttemptSettings {
 	abortSignal?: AbortSignal;
 	/** Set when an attempt is repeated after a failure that may hide a request the service carried out. */
 	observed?: { retriedAfterLostAnswer: boolean };
+	/** The whole request's bound, when shorter than RETRY_POLICY.maxTotalWaitMs (list searches). */
+	maxTotalWaitMs?: number;
+}
+
+/** What one attempt gets: a signal that aborts on cancel or when the attempt's time is up. */
+export interface Attempt {
+	signal: AbortSignal;
+}
+
+/** The signal of one attempt: the execution's cancel, or the attempt's own time limit (never past the request's deadline). */
+function attemptSignal(cancel: AbortSignal | undefined, deadline: number): { signal: AbortSignal; timedOut: () => boolean } {
+	const limit = AbortSignal.timeout(Math.max(1, Math.min(TIME_LIMITS.attemptMs, deadline - Date.now())));
+	return { signal: cancel ? AbortSignal.any([cancel, limit]) : limit, timedOut: () => limit.aborted && !cancel?.aborted };
 }
 
 function withDescription(error: ReturnType<typeof toNodeError>, extra: string) {
@@ -99,10 +113,11 @@ function withDescription(error: ReturnType<typeof toNodeError>, extra: string) {
 }
 
 /** Runs `send` under the credential's gate, retrying what can be retried without a duplicate. */
-export async function sendWithRetries<T>(settings: AttemptSettings, send: () => Promise<T>): Promise<T> {
+export async function sendWithRetries<T>(settings: AttemptSettings, send: (attempt: Attempt) => Promise<T>): Promise<T> {
 	const { node, itemIndex, abortSignal: signal } = settings;
 	const gate = gateFor(settings.gateKey);
-	const deadline = Date.now() + RETRY_POLICY.maxTotalWaitMs;
+	const budgetMs = Math.min(RETRY_POLICY.maxTotalWaitMs, settings.maxTotalWaitMs ?? Number.POSITIVE_INFINITY);
+	const deadline = Date.now() + budgetMs;
 	const giveUp = (failure: Failure, why?: string) => {
 		const error = failureToNodeError(node, failure, itemIndex);
 		return why ? withDescription(error, why) : error;
@@ -116,17 +131,29 @@ export async function sendWithRetries<T>(settings: AttemptSettings, send: () => 
 			startedAt = await gate.acquire({ signal, deadline });
 		} catch (error) {
 			if (error instanceof GateDeadlineError && lastFailure) {
-				throw giveUp(lastFailure, `Gave up: the service asked to wait beyond this request's limit of ${RETRY_POLICY.maxTotalWaitMs / 1000} s in all.`);
+				throw giveUp(lastFailure, `Gave up: the service asked to wait beyond this request's limit of ${budgetMs / 1000} s in all.`);
+			}
+			if (error instanceof GateDeadlineError) {
+				throw toNodeError(
+					node,
+					new ServiceBehaviourError(
+						`No request slot for this credential came free within ${budgetMs / 1000} s`,
+						`At most ${RETRY_POLICY.concurrency} requests per API key run at once, and they all stayed busy (the service may be hanging). Nothing was sent for this one; try again later.`,
+					),
+					itemIndex,
+				);
 			}
 			throw cancelledOr(node, error, itemIndex);
 		}
 		let failure: Failure;
+		const attempt = attemptSignal(signal, deadline);
 		try {
-			const result = await send();
+			const result = await send({ signal: attempt.signal });
 			gate.admitted();
 			return result;
 		} catch (error) {
-			failure = describeFailure(error);
+			// The attempt's own time limit: a hanging service, told apart from a cancel.
+			failure = attempt.timedOut() ? { kind: 'network', code: 'ETIMEDOUT' } : describeFailure(error);
 			if (failure.kind === 'status' && failure.response.statusCode !== 429) gate.admitted();
 		} finally {
 			gate.release();
@@ -153,7 +180,7 @@ export async function sendWithRetries<T>(settings: AttemptSettings, send: () => 
 		if (!(transient && safe) || ++failures >= RETRY_POLICY.maxAttempts) throw giveUp(failure);
 		const delay = backoffMs(failures);
 		if (Date.now() + delay > deadline) {
-			throw giveUp(failure, `Gave up after ${RETRY_POLICY.maxTotalWaitMs / 1000} s of retries.`);
+			throw giveUp(failure, `Gave up after ${budgetMs / 1000} s of retries.`);
 		}
 		if (failure.kind === 'network' && MAYBE_DONE_NETWORK_CODES.has(failure.code) && settings.observed) {
 			settings.observed.retriedAfterLostAnswer = true;

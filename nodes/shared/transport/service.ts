@@ -18,6 +18,8 @@ export interface ServiceCredentials {
 	/** n8n's credential-level restriction ("Allowed HTTP Request Domains"), when set to a list. */
 	allowedDomainsMode?: string;
 	allowedDomains?: string;
+	/** "Largest Download (MB)": raises the file and export size limits (bounds.ts). */
+	largestDownloadMb?: number;
 }
 
 export function readCredentials(data: ICredentialDataDecryptedObject): ServiceCredentials {
@@ -26,6 +28,7 @@ export function readCredentials(data: ICredentialDataDecryptedObject): ServiceCr
 		apiKey: String(data.apiKey ?? ''),
 		allowedDomainsMode: typeof data.allowedHttpRequestDomains === 'string' ? data.allowedHttpRequestDomains : undefined,
 		allowedDomains: typeof data.allowedDomains === 'string' ? data.allowedDomains : undefined,
+		largestDownloadMb: typeof data.largestDownloadMb === 'number' && data.largestDownloadMb > 0 ? data.largestDownloadMb : undefined,
 	};
 }
 
@@ -72,8 +75,9 @@ export class ServiceOrigin {
 	}
 
 	/**
-	 * A link the service gave (absolute, or relative to `from`) as an absolute URL on this origin;
-	 * a link to anywhere else is refused before anything is sent there.
+	 * A link the service gave (absolute, or relative to `from`) as an absolute URL on this origin,
+	 * under the Base URL's path; a link to anywhere else (another origin, or another part of this
+	 * one, such as `/admin/…` next to `/v1`) is refused before anything is sent there.
 	 */
 	followable(link: string, from: string, what: string): string {
 		const url = parseUrl(link, from);
@@ -82,6 +86,12 @@ export class ServiceOrigin {
 			throw new ServiceBehaviourError(
 				`The service gave ${what} on another origin (${url.origin}); it was not followed`,
 				`The API key is only ever sent to the credential's Base URL origin, ${this.origin}. Nothing was sent to ${url.origin}. If the service really moved, change the Base URL in the credentials.`,
+			);
+		}
+		if (!`${url.pathname}/`.startsWith(`${this.basePath}/`)) {
+			throw new ServiceBehaviourError(
+				`The service gave ${what} outside the Base URL's path (${url.pathname.slice(0, 200)}); it was not followed`,
+				`The API key is only ever sent to addresses under the credential's Base URL, ${this.baseUrl}. Nothing was requested.`,
 			);
 		}
 		return url.toString();

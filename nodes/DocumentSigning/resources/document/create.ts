@@ -1,7 +1,8 @@
 import type { IDataObject, IExecuteSingleFunctions, IHttpRequestOptions, INodeProperties } from 'n8n-workflow';
 
 import { ACCEPTED_FILE_TYPES, LIMITS } from '../../../shared/vocabulary';
-import { extraBodyFieldsOption, showFor, signersField } from '../../shared/fields';
+import { extraBodyFieldsOption, resourceLocator, showFor, signersField } from '../../shared/fields';
+import { ID_HINT, idProblem, idText } from '../../../shared/ids';
 import {
 	compact,
 	invalid,
@@ -22,8 +23,8 @@ export const documentCreateFields: INodeProperties[] = [
 		type: 'string',
 		default: '',
 		placeholder: 'contract.pdf',
-		description:
-			"File name shown to signers, with its extension, e.g. contract.pdf. May be left empty when a template gives the document's name.",
+		description: "File name shown to signers, e.g. contract.pdf. May be left empty when a template gives the document's name.",
+		hint: "Without an extension (e.g. .pdf) the attached file's extension is added; with no file attached, give one",
 		displayOptions: show,
 	},
 	signersField('document', ['create'], {
@@ -85,13 +86,14 @@ export const documentCreateFields: INodeProperties[] = [
 				default: false,
 				description: 'Whether to keep the document as a draft instead of sending it now. Send it later with Signing Request → Create.',
 			},
-			{
-				displayName: 'Template ID',
+			resourceLocator({
 				name: 'template_id',
-				type: 'string',
-				default: '',
+				displayName: 'Template',
 				description: 'Create the document from this template; its signer roles are filled with the signers in order',
-			},
+				searchListMethod: 'searchTemplates',
+				idPlaceholder: 'tpl_2b7x0d',
+				required: false,
+			}),
 		],
 	},
 ];
@@ -105,6 +107,22 @@ function isAcceptedType(mimeType: string): mimeType is keyof typeof ACCEPTED_FIL
 function extensionOf(name: string): string | undefined {
 	const match = /\.([A-Za-z0-9]{1,8})$/.exec(name);
 	return match ? match[1].toLowerCase() : undefined;
+}
+
+/** The extension the attached file gives a name that has none: its own file name's, if accepted for its type, else its type's. */
+function fileExtension(file: IDataObject): string {
+	const accepted: readonly string[] = ACCEPTED_FILE_TYPES[file.content_type as keyof typeof ACCEPTED_FILE_TYPES];
+	const own = typeof file.name === 'string' ? extensionOf(file.name) : undefined;
+	return own && accepted.includes(own) ? own : accepted[0];
+}
+
+/** Additional Fields › Template as an ID: a resource locator's value (any mode) or plain text; '' when not set. */
+function templateIdOf(context: IExecuteSingleFunctions, value: unknown): string {
+	const raw = typeof value === 'object' && value !== null && 'value' in value ? (value as IDataObject).value : value;
+	const id = (idText(raw) ?? '').trim();
+	const problem = id ? idProblem(id) : undefined;
+	if (problem) throw invalid(context, 'Additional Fields › Template', problem, ID_HINT);
+	return id;
 }
 
 async function readFile(context: IExecuteSingleFunctions): Promise<IDataObject> {
@@ -134,15 +152,23 @@ async function readFile(context: IExecuteSingleFunctions): Promise<IDataObject> 
 export const buildDocumentBody = async function (this: IExecuteSingleFunctions, options: IHttpRequestOptions) {
 	const additional = this.getNodeParameter('additionalFields', {}) as IDataObject;
 	const draft = additional.draft === true;
-	const templateId = typeof additional.template_id === 'string' ? additional.template_id.trim() : '';
+	const templateId = templateIdOf(this, additional.template_id);
 
 	// With a template the service names the document after the template's document_name.
 	const rawName = this.getNodeParameter('name', '') as string;
-	const name = templateId && !String(rawName ?? '').trim() ? undefined : requireText(this, 'Document Name', rawName);
-	const extension = name === undefined ? undefined : extensionOf(name);
-	if (name !== undefined && !extension) {
-		throw invalid(this, 'Document Name', `"${name}" has no file extension`, 'Use the file name with its extension, e.g. contract.pdf.');
+	let name = templateId && !String(rawName ?? '').trim() ? undefined : requireText(this, 'Document Name', rawName);
+	const file = (this.getNodeParameter('attachFile', false) as boolean) ? await readFile(this) : undefined;
+	if (name !== undefined && !extensionOf(name)) {
+		if (!file) {
+			throw invalid(
+				this,
+				'Document Name',
+				`"${name}" has no file extension: add one, e.g. "${name}.pdf", or switch on Attach File to take the attached file's`,
+			);
+		}
+		name = `${name}.${fileExtension(file)}`;
 	}
+	const extension = name === undefined ? undefined : extensionOf(name);
 	const signers = readSigners(this, { required: !draft && !templateId });
 
 	const body: IDataObject = compact({
@@ -159,8 +185,7 @@ export const buildDocumentBody = async function (this: IExecuteSingleFunctions, 
 	const metadata = readMetadata(this, 'Additional Fields › Metadata (JSON)', additional.metadata);
 	if (metadata) body.metadata = metadata;
 
-	if (this.getNodeParameter('attachFile', false) as boolean) {
-		const file = await readFile(this);
+	if (file) {
 		const accepted: readonly string[] = ACCEPTED_FILE_TYPES[file.content_type as keyof typeof ACCEPTED_FILE_TYPES];
 		if (extension && !accepted.includes(extension)) {
 			throw invalid(this, 'Document Name', `the extension ".${extension}" does not match the attached ${accepted[0].toUpperCase()} file`);

@@ -1,7 +1,7 @@
 import type { IExecuteSingleFunctions, IHttpRequestOptions, INodeProperties } from 'n8n-workflow';
 
 import { DOCUMENT_STATUSES } from '../../../shared/vocabulary';
-import { capitalise, checkOutputFileField, filtersCollection, outputFileField, queryChoiceFilter, queryFilter, resourceLocator, returnAllAndLimit, showFor, simplifyField } from '../../shared/fields';
+import { capitalise, checkOutputFileField, filtersCollection, outputFileField, queryChoiceFilter, queryFilter, resourceLocator, returnAllAndLimit, showFor, simplifyField, searchListPaging } from '../../shared/fields';
 import { operation, operationProperty } from '../../shared/operation';
 import { deletedResult, downloadedFile, simplifyTo } from '../../shared/postReceive';
 import { invalid, optionalDate } from '../../shared/validation';
@@ -85,6 +85,7 @@ export const documentFields: INodeProperties[] = [
 		url: { placeholder: 'https://app.example.com/sign/doc_8f3k2j', pathSegment: 'documents|sign' },
 		displayOptions: showFor('document', ['get', 'delete', 'download']),
 	}),
+	...searchListPaging(showFor('document', ['get', 'delete', 'download'])),
 	{
 		displayName: 'Version',
 		name: 'version',

@@ -1,6 +1,6 @@
 import type { IExecuteSingleFunctions, IHttpRequestOptions, INodeProperties } from 'n8n-workflow';
 
-import { eventLabel, EXPORT_FORMATS, WEBHOOK_EVENTS } from '../../../shared/vocabulary';
+import { AUDIT_EVENTS, eventLabel, EXPORT_FORMATS } from '../../../shared/vocabulary';
 import { byName, checkOutputFileField, filtersCollection, outputFileField, queryChoiceFilter, queryFilter, returnAllAndLimit, showFor } from '../../shared/fields';
 import { operation, operationProperty } from '../../shared/operation';
 import { binaryFromResponse } from '../../shared/postReceive';
@@ -83,7 +83,7 @@ export const reportFields: INodeProperties[] = [
 		...filtersCollection('report', 'auditLog'),
 		options: [
 			queryFilter('Document ID', 'document_id'),
-			queryChoiceFilter('Event', 'event', WEBHOOK_EVENTS, eventLabel, 'document.created'),
+			queryChoiceFilter('Event', 'event', AUDIT_EVENTS, eventLabel, 'document.created'),
 		],
 	},
 ];

@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteSingleFunctions, IHttpRequestOptions, INodeProperties } from 'n8n-workflow';
 
-import { extraBodyFieldsOption, resourceLocator, showFor, signersField, simplifyField } from '../../shared/fields';
+import { extraBodyFieldsOption, resourceLocator, showFor, signersField, simplifyField, searchListPaging } from '../../shared/fields';
 import { operation, operationProperty } from '../../shared/operation';
 import { simplifyTo } from '../../shared/postReceive';
 import { compact, invalid, optionalDate, readSigners, requireId, withExtraBodyFields } from '../../shared/validation';
@@ -71,6 +71,7 @@ export const signingRequestFields: INodeProperties[] = [
 		idPlaceholder: 'doc_8f3k2j',
 		displayOptions: showFor('signingRequest', ['create']),
 	}),
+	...searchListPaging(showFor('signingRequest', ['create'])),
 	signersField('signingRequest', ['create'], {
 		name: 'requestSigners',
 		required: false,

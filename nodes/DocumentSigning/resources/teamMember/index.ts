@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteSingleFunctions, IHttpRequestOptions, INodeProperties } from 'n8n-workflow';
 
 import { ASSIGNABLE_ROLES, TEAM_MEMBER_ROLES, TEAM_MEMBER_STATUSES } from '../../../shared/vocabulary';
-import { capitalise, emailField, extraBodyFieldsOption, filtersCollection, queryChoiceFilter, queryFilter, resourceLocator, returnAllAndLimit, showFor, simplifyField } from '../../shared/fields';
+import { capitalise, emailField, extraBodyFieldsOption, filtersCollection, queryChoiceFilter, queryFilter, resourceLocator, returnAllAndLimit, showFor, simplifyField, searchListPaging } from '../../shared/fields';
 import { operation, operationProperty } from '../../shared/operation';
 import { simplifyTo } from '../../shared/postReceive';
 import { compact, invalid, requireEmail, requireText, withExtraBodyFields } from '../../shared/validation';
@@ -112,6 +112,7 @@ export const teamMemberFields: INodeProperties[] = [
 		idPlaceholder: 'usr_5h1c8v',
 		displayOptions: showFor('teamMember', ['updateRole']),
 	}),
+	...searchListPaging(showFor('teamMember', ['updateRole'])),
 	...roleFields(['invite', 'updateRole']),
 	{
 		displayName: 'Additional Fields',

@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteSingleFunctions, IHttpRequestOptions, INodeProperties } from 'n8n-workflow';
 
-import { extraBodyFieldsOption, filtersCollection, queryFilter, resourceLocator, returnAllAndLimit, showFor, simplifyField } from '../../shared/fields';
+import { extraBodyFieldsOption, filtersCollection, queryFilter, resourceLocator, returnAllAndLimit, showFor, simplifyField, searchListPaging } from '../../shared/fields';
 import { operation, operationProperty } from '../../shared/operation';
 import { simplifyTo } from '../../shared/postReceive';
 import { compact, invalid, readMetadata, requireEmail, requireText, withExtraBodyFields } from '../../shared/validation';
@@ -162,6 +162,7 @@ export const templateFields: INodeProperties[] = [
 		idPlaceholder: 'tpl_2b7x0d',
 		displayOptions: showFor('template', ['update']),
 	}),
+	...searchListPaging(showFor('template', ['update'])),
 	{
 		displayName: 'Update Fields',
 		name: 'updateFields',

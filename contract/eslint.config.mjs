@@ -1,0 +1,2 @@
+// Support code: lint rules in ../eslint.support.mjs (why: see there).
+export { default } from '../eslint.support.mjs';
