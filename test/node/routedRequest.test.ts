@@ -62,10 +62,10 @@ describe('as an AI Agent tool (the node type n8n generates: documentSigningTool)
 
 	it("answers a failure as the tool's result, for the agent's model to read: the error, with the node's hint", async () => {
 		const credentials = account();
-		const result = await runDocumentSigning({ parameters: { ...create('ada@example.com'), name: 'nda' }, credentials, asTool: true, settings: V1 });
+		const result = await runDocumentSigning({ parameters: { ...create('ada@example.com'), attachFile: true }, credentials, asTool: true, settings: V1 });
 		expect(result.error).toBeUndefined();
 		expect(result.items.map((item) => item.json)).toEqual([
-			{ error: 'Document Name: "nda" has no file extension', hint: 'Use the file name with its extension, e.g. contract.pdf.' },
+			{ error: 'Input Binary Field: the input item has no binary field "data"', hint: 'Use the name of the field holding the file, or switch off Attach File.' },
 		]);
 		expect(sandbox().store.documentsOf(credentials.apiKey)).toEqual([]);
 	});
