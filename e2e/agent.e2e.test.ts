@@ -269,7 +269,11 @@ describe.each(VERSIONS)('AI Agent %s with the Document Signing tools (Execution 
 	});
 
 	it('makes 10 tool calls in one run, 5 at a time: each reaches the service once (10 documents, one per call)', async () => {
+		// Requests the sandbox answered (this file's only n8n runs one scenario at a time).
+		const createRequests = () => sandbox.stats().routes['POST /v1/documents'] ?? 0;
+		const before = createRequests();
 		const { apiKey, prompt, output, run } = await runScenario('tenCalls', version);
+		expect(createRequests() - before).toBe(10);
 
 		const names = Array.from({ length: 10 }, (_, index) => `partner-agreement-${index + 1}.pdf`);
 		const documents = sandbox.store.documentsOf(apiKey);
