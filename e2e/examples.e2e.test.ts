@@ -6,7 +6,9 @@
  * - CRM deal won: activated, its production webhook called as a CRM would call it;
  * - Document completed: activated (the trigger registers its webhook with the sandbox), then a
  *   document is signed by everyone on the sandbox, whose signed delivery starts the execution;
- * - Bulk send: executed headless with `n8n execute`.
+ * - Bulk send: executed headless with `n8n execute`;
+ * - AI agent contract assistant: activated, chat messages sent to its public chat webhook; its
+ *   OpenAI credential (`openAiExample`) points at a scripted OpenAI-compatible model on 127.0.0.1.
  *
  * One change is made on import: the archive folder of "Document completed" (`/home/node/.n8n-files`,
  * n8n's Docker default) is pointed at a temporary folder that n8n is allowed to write to
@@ -18,18 +20,24 @@ import * as path from 'node:path';
 
 import { readPdf } from '../test/sandbox/pdfText';
 import { startSandbox, type Sandbox } from '../sandbox';
+import { OPENAI_CREDENTIAL_TYPE, TOOL_NODE_TYPE } from './harness/agentWorkflows';
 import { CREDENTIAL_TYPE, NODE_TYPE, TRIGGER_NODE_TYPE, createN8n, type N8nInstance } from './harness/n8n';
+import { lastToolAnswer, startScriptedModel, toolResults, type ScriptedModel } from './harness/scriptedModel';
 import { exampleFiles, importWorkflows, loadExample, nodeItems, SANDBOX_CREDENTIAL, sandboxPost, type WorkflowJson } from './harness/workflows';
 
 const EXAMPLES = {
 	crm: 'crm-deal-won-create-document.json',
 	completed: 'document-completed-notify-archive.json',
 	bulk: 'bulk-send-from-list.json',
+	agent: 'ai-agent-contract-assistant.json',
 } as const;
 type ExampleName = keyof typeof EXAMPLES;
 const EXAMPLE_FILES_ROOT = '/home/node/.n8n-files';
+/** The chat trigger's webhook ID in the AI agent example. */
+const CHAT_WEBHOOK_ID = '8d3f6a2e-1c4b-4e7f-9a0d-5b2c8e1f3a47';
 
 let sandbox: Sandbox;
+let model: ScriptedModel;
 let n8n: N8nInstance;
 let apiKey: string;
 const filesRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'e2e-examples-files-'));
@@ -40,8 +48,12 @@ beforeAll(async () => {
 	sandbox = await startSandbox({ port: 0, webhookRetry: { baseDelayMs: 100, maxAttempts: 3, timeoutMs: 5000 } });
 	apiKey = sandbox.createAccount().apiKey;
 	fs.mkdirSync(archiveDir);
+	model = await startScriptedModel();
 	n8n = await createN8n({ sandboxBaseUrl: sandbox.baseUrl, env: { N8N_RESTRICT_FILE_ACCESS_TO: filesRoot } });
-	await n8n.importCredentials([n8n.documentSigningCredential({ ...SANDBOX_CREDENTIAL, apiKey })]);
+	await n8n.importCredentials([
+		n8n.documentSigningCredential({ ...SANDBOX_CREDENTIAL, apiKey }),
+		{ id: 'openAiExample', name: 'OpenAI account', type: OPENAI_CREDENTIAL_TYPE, data: { apiKey: 'sk-scripted', url: model.baseUrl } },
+	]);
 	const names = Object.keys(EXAMPLES) as ExampleName[];
 	const workflows = names.map((name) => {
 		const text = JSON.stringify(loadExample(EXAMPLES[name])).split(EXAMPLE_FILES_ROOT).join(filesRoot);
@@ -54,13 +66,14 @@ beforeAll(async () => {
 
 afterAll(async () => {
 	await n8n?.dispose();
+	await model?.close();
 	await sandbox?.close();
 	fs.rmSync(filesRoot, { recursive: true, force: true });
 });
 
 
 describe('the examples folder', () => {
-	it('holds these three examples; every node is one n8n knows, every credential the shared sandbox one', async () => {
+	it('holds these four examples; every node is one n8n knows, every credential the shared sandbox one', async () => {
 		expect(exampleFiles()).toEqual(Object.values(EXAMPLES).sort());
 
 		const response = await fetch(`${n8n.baseUrl}/types/nodes.json`, { headers: n8n.authHeaders() });
@@ -78,7 +91,7 @@ describe('the examples folder', () => {
 					type: node.type,
 					known: true,
 				});
-				if (node.type === NODE_TYPE || node.type === TRIGGER_NODE_TYPE) {
+				if (node.type === NODE_TYPE || node.type === TRIGGER_NODE_TYPE || node.type === TOOL_NODE_TYPE) {
 					expect({ file, node: node.name, credentials: node.credentials }).toEqual({
 						file,
 						node: node.name,
@@ -88,9 +101,9 @@ describe('the examples folder', () => {
 			}
 			// Every connection joins nodes of the workflow.
 			const names = new Set(example.nodes.map((node) => node.name));
-			for (const [from, { main }] of Object.entries(example.connections)) {
+			for (const [from, outputs] of Object.entries(example.connections as Record<string, Record<string, Array<Array<{ node: string }>>>>)) {
 				expect(names.has(from)).toBe(true);
-				for (const target of main.flat()) expect({ from, to: target.node, exists: names.has(target.node) }).toEqual({ from, to: target.node, exists: true });
+				for (const target of Object.values(outputs).flat(2)) expect({ from, to: target.node, exists: names.has(target.node) }).toEqual({ from, to: target.node, exists: true });
 			}
 		}
 	});
@@ -215,5 +228,61 @@ describe('Bulk send from a list', () => {
 			message: 'Hello Grace, please sign the partner agreement for Compilers Inc.',
 			metadata: { company: 'Compilers Inc', campaign: 'partner-agreements' },
 		});
+	});
+});
+
+describe('AI agent: contract assistant (chat)', () => {
+	const chat = async (sessionId: string, chatInput: string) => {
+		const response = await fetch(n8n.productionWebhookUrl(`${CHAT_WEBHOOK_ID}/chat`), {
+			method: 'POST',
+			headers: { 'content-type': 'application/json' },
+			body: JSON.stringify({ action: 'sendMessage', sessionId, chatInput }),
+			signal: AbortSignal.timeout(60_000),
+		});
+		expect(response.status).toBe(200);
+		return (await response.json()) as { output: string };
+	};
+
+	it('a chat message has the agent send the contract; the next one has it remind the signer, reading the ID from the document it finds', async () => {
+		const send = 'Send nda-acme.pdf to Jane Doe (jane.doe@acme.example) for signature.';
+		model.script(send, [
+			{ toolCalls: [{ name: 'Create_Document', arguments: { documentName: 'nda-acme.pdf', signerEmail: 'jane.doe@acme.example', signerName: 'Jane Doe' } }] },
+			(request) => {
+				const [document] = lastToolAnswer(request) as Array<Record<string, string>>;
+				return { text: `Sent ${document.name} (${document.id}), ${document.status}: ${document.signing_url}` };
+			},
+		]);
+		const remind = 'Please remind Jane about the NDA.';
+		model.script(remind, [
+			{ toolCalls: [{ name: 'Find_Documents', arguments: { nameContains: 'nda-acme' } }] },
+			(request) => {
+				const [document] = lastToolAnswer(request) as Array<Record<string, string>>;
+				return { toolCalls: [{ name: 'Send_Reminder', arguments: { signingRequestId: document.signature_request_id } }] };
+			},
+			(request) => ({ text: `Reminded: ${(lastToolAnswer(request) as Array<Record<string, number>>)[0].reminders_sent} reminder(s) so far.` }),
+		]);
+		await n8n.activate(workflowIds.agent);
+
+		const sent = await chat('session-1', send);
+		const [document] = sandbox.store.documentsOf(apiKey).filter((doc) => doc.name === 'nda-acme.pdf');
+		expect(document.signers.map((signer) => [signer.email, signer.name])).toEqual([['jane.doe@acme.example', 'Jane Doe']]);
+		expect(sent.output).toBe(`Sent nda-acme.pdf (${document.id}), pending: ${document.signing_url}`);
+		// The system message and the memory reached the model: the second turn sees the first.
+		const [firstCall] = model.callsFor(send);
+		expect(firstCall.messages[0]).toMatchObject({ role: 'system' });
+		expect(String(firstCall.messages[0].content)).toContain('signature_request_id');
+
+		const reminded = await chat('session-1', remind);
+		expect(reminded.output).toBe('Reminded: 1 reminder(s) so far.');
+		const [request] = sandbox.store.signingRequestsOf(apiKey).filter((entry) => entry.document_id === document.id);
+		expect(request).toMatchObject({ id: document.signature_request_id, reminders_sent: 1 });
+		const remindCalls = model.callsFor(remind);
+		expect(remindCalls[0].messages.some((message) => String(message.content).includes(send))).toBe(true);
+		// The memory kept the first turn's tool result too; the last two are this turn's.
+		expect(toolResults(remindCalls[remindCalls.length - 1])).toHaveLength(3);
+
+		const executions = await n8n.waitForExecutions(workflowIds.agent, { count: 2 });
+		expect(executions.map((execution) => execution.status)).toEqual(['success', 'success']);
+		await n8n.deactivate(workflowIds.agent);
 	});
 });

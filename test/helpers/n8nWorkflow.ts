@@ -46,7 +46,10 @@ class SourceNode implements INodeType {
 	}
 }
 
-const nodeTypes = new NodeTypes({ [SOURCE_TYPE]: new SourceNode(), [NODE_TYPE]: new DocumentSigning() });
+/** The tool variant n8n generates for an AI Agent (same node, type name + `Tool`). */
+export const TOOL_NODE_TYPE = `${NODE_TYPE}Tool`;
+
+const nodeTypes = new NodeTypes({ [SOURCE_TYPE]: new SourceNode(), [NODE_TYPE]: new DocumentSigning(), [TOOL_NODE_TYPE]: new DocumentSigning() });
 
 const makeAdditionalData = (credentials: { baseUrl: string; apiKey: string }, executionId: string, nodes: INode[]) =>
 	executionAdditionalData(() => ({ ...credentials }), executionId, nodes);
@@ -56,6 +59,12 @@ export interface RunNodeOptions {
 	items?: INodeExecutionData[];
 	credentials: { baseUrl: string; apiKey: string };
 	continueOnFail?: boolean;
+	/** The node's On Error setting (overrides continueOnFail). */
+	onError?: INode['onError'];
+	/** Run the node as the AI Agent tool variant (type name + `Tool`). */
+	asTool?: boolean;
+	/** Workflow settings; default `{}` (Execution Order v0, as n8n reads a workflow without one). */
+	settings?: Record<string, unknown>;
 	executionId?: string;
 }
 
@@ -83,12 +92,13 @@ export async function runDocumentSigning(options: RunNodeOptions): Promise<RunNo
 	const node: INode = {
 		id: 'signing',
 		name: 'Document Signing',
-		type: NODE_TYPE,
+		type: options.asTool ? TOOL_NODE_TYPE : NODE_TYPE,
 		typeVersion: 1,
 		position: [200, 0],
 		parameters: options.parameters,
 		credentials: { documentSigningApi: { id: 'cred-1', name: 'Sandbox' } },
 		...(options.continueOnFail ? { onError: 'continueRegularOutput' as const } : {}),
+		...(options.onError ? { onError: options.onError } : {}),
 	};
 	const workflow = new Workflow({
 		id: 'wf-test',
@@ -98,7 +108,7 @@ export async function runDocumentSigning(options: RunNodeOptions): Promise<RunNo
 		active: false,
 		nodeTypes,
 		staticData: {},
-		settings: {},
+		settings: options.settings ?? {},
 	});
 	const additionalData = makeAdditionalData(options.credentials, executionId, [source, node]);
 

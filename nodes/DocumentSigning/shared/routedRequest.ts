@@ -1,4 +1,4 @@
-import { NodeOperationError, type DeclarativeRestApiSettings, type IDataObject, type IExecutePaginationFunctions, type IN8nHttpFullResponse, type INodeExecutionData } from 'n8n-workflow';
+import { NodeOperationError, type DeclarativeRestApiSettings, type IDataObject, type IExecutePaginationFunctions, type IN8nHttpFullResponse, type INode, type INodeExecutionData } from 'n8n-workflow';
 
 import { MAX_PAGE_SIZE } from '../../shared/vocabulary';
 import { checkAnswer, deriveIdempotencyKey, safeRequestSettings, sendWithRetries, serviceClient, toNodeError, walkPages, type ServiceClient } from '../../shared/transport';
@@ -68,6 +68,10 @@ export async function executeRoutedRequest(
 	const itemIndex = this.getItemIndex();
 	const node = this.getNode();
 	const pair = (items: INodeExecutionData[]) => items.map((item) => ({ ...item, pairedItem: { item: itemIndex } }));
+
+	// Before anything else: under the legacy execution order nothing this call does reaches the agent.
+	const orderProblem = legacyOrderToolCall(this, node);
+	if (orderProblem) throw orderProblem;
 
 	try {
 		const inputError = deferredError(requestData.options);
@@ -155,6 +159,48 @@ export async function executeRoutedRequest(
 		if (this.continueOnFail()) {
 			return [{ json: { error: nodeError.message }, error: nodeError, pairedItem: { item: itemIndex } }];
 		}
+		if (answersErrorsToAgent(node)) {
+			return [{ json: toolErrorAnswer(nodeError), pairedItem: { item: itemIndex } }];
+		}
 		throw nodeError;
 	}
+}
+
+/**
+ * A tool call from n8n's AI Agent 3 in a workflow whose Execution Order is not v1. The agent asks
+ * the engine to run its tools (an engine request; the engine adds the call's `toolCallId` to the
+ * tool's input item) and resumes when they have run, but the legacy order v0 queues the agent
+ * ahead of its tools: it reads an empty result (`""`) and the tool runs afterwards, unseen. So the
+ * call is refused, unsent, with the fix. AI Agent 2 runs its tools itself, in any order.
+ */
+function legacyOrderToolCall(context: IExecutePaginationFunctions, node: INode): NodeOperationError | undefined {
+	if (!node.type.endsWith('Tool')) return undefined;
+	const order = context.getWorkflowSettings?.()?.executionOrder;
+	if (order === 'v1') return undefined;
+	const input = context.getInputData?.()?.json;
+	if (typeof input?.toolCallId !== 'string') return undefined;
+	return new NodeOperationError(node, 'This workflow\'s Execution Order must be "v1 (recommended)" for an AI Agent to read this tool\'s results', {
+		itemIndex: context.getItemIndex(),
+		description:
+			'Under the legacy order the AI Agent reads an empty result before its tools run. Nothing was sent. Set Workflow Settings → Execution Order to "v1 (recommended)", which n8n gives every new workflow.',
+	});
+}
+
+/**
+ * Whether a failure is the agent's tool result rather than the workflow's end: the node runs as an
+ * AI Agent's tool (n8n gives the tool variant of a `usableAsTool` node the type name + `Tool`) and
+ * the user did not choose "Stop Workflow" on error. n8n 2.x's AI Agent 3 does the same for any
+ * tool; its version 2 (and n8n 1.x) would hand the model an empty result instead of the error.
+ */
+function answersErrorsToAgent(node: INode): boolean {
+	return node.type.endsWith('Tool') && node.onError !== 'stopWorkflow';
+}
+
+/** What the model reads when a call failed: the error, and how to fix it when the node knows. */
+function toolErrorAnswer(error: { message: string; description?: string | null; httpCode?: string | null }): IDataObject {
+	return {
+		error: error.message,
+		...(error.description && error.description !== error.message ? { hint: error.description } : {}),
+		...(error.httpCode ? { httpCode: error.httpCode } : {}),
+	};
 }

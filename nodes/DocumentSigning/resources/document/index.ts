@@ -8,7 +8,9 @@ import { invalid, optionalDate } from '../../shared/validation';
 import { buildDocumentBody, documentCreateFields } from './create';
 import { sendAndWaitFields, sendAndWaitOperation } from './sendAndWait/description';
 
-const SIMPLE_FIELDS = ['id', 'name', 'status', 'signers', 'signing_url', 'created_at', 'expires_at', 'completed_at'];
+// signature_request_id: what Signing Request → Get Status and Send Reminder need next (an AI
+// agent reading a found document has nothing else to go on).
+const SIMPLE_FIELDS = ['id', 'name', 'status', 'signers', 'signing_url', 'signature_request_id', 'created_at', 'expires_at', 'completed_at'];
 
 const checkListFilters = async function (this: IExecuteSingleFunctions, options: IHttpRequestOptions) {
 	const filters = this.getNodeParameter('filters', {}) as { created_after?: string; created_before?: string };
@@ -24,8 +26,9 @@ export const documentOperations = operationProperty(
 		operation({
 			name: 'Create',
 			value: 'create',
-			action: 'Create a document for signing',
-			description: 'Upload a document and send it to its signers',
+			action: 'Create a document and send it for signing',
+			description:
+				'Create a document from a file or a template and send it to its signers, unless saved as a draft. Returns the document: ID, status, signers, signing link, signature_request_id.',
 			method: 'POST',
 			path: '/documents',
 			preSend: [buildDocumentBody],
@@ -54,7 +57,7 @@ export const documentOperations = operationProperty(
 			name: 'Get',
 			value: 'get',
 			action: 'Get a document',
-			description: 'Get a document with its status and signers',
+			description: 'Get a document by ID with its status, signers, signing link and signature_request_id',
 			method: 'GET',
 			path: '/documents/{documentId}',
 			postReceive: [simplifyTo(SIMPLE_FIELDS)],
@@ -63,7 +66,7 @@ export const documentOperations = operationProperty(
 			name: 'Get Many',
 			value: 'getAll',
 			action: 'Get many documents',
-			description: 'List documents, newest first',
+			description: 'List documents, newest first, filtered by name, status or creation date. Each comes with its ID, status, signers and signature_request_id.',
 			method: 'GET',
 			path: '/documents',
 			preSend: [checkListFilters],
