@@ -36,6 +36,8 @@ export interface Dialect {
 	errorBody: ErrorBodyStyle;
 	/** 200: DELETE answers `{ id, deleted: true }` instead of 204. */
 	deleteAnswer: 204 | 200;
+	/** 'ignored': POST /webhooks ignores `document_id` and `expires_at` (no echo, every event delivered, never removed). */
+	webhookFilters: 'honoured' | 'ignored';
 }
 
 export const DEFAULT_DIALECT: Readonly<Dialect> = Object.freeze({
@@ -48,6 +50,7 @@ export const DEFAULT_DIALECT: Readonly<Dialect> = Object.freeze({
 	deliverySignature: 'v1',
 	errorBody: 'contract',
 	deleteAnswer: 204,
+	webhookFilters: 'honoured',
 });
 
 export const DIALECT_PRESETS: Record<string, Partial<Dialect>> = {
@@ -69,7 +72,8 @@ export const DIALECT_PRESETS: Record<string, Partial<Dialect>> = {
 	'error-text': { errorBody: 'text' },
 	'error-html': { errorBody: 'html' },
 	'delete-200': { deleteAnswer: 200 },
-	minimal: { deliveryEndpoints: false, deliverySignature: 'none', errorBody: 'message', deleteAnswer: 200 },
+	'ignores-webhook-filters': { webhookFilters: 'ignored' },
+	minimal: { deliveryEndpoints: false, deliverySignature: 'none', errorBody: 'message', deleteAnswer: 200, webhookFilters: 'ignored' },
 };
 
 export const DIALECT_NAMES: readonly string[] = Object.freeze(Object.keys(DIALECT_PRESETS));
@@ -85,6 +89,7 @@ export const DialectSchema = z
 		deliverySignature: z.enum(['v1', 'none']),
 		errorBody: z.enum(['contract', 'message', 'errors', 'text', 'html']),
 		deleteAnswer: z.union([z.literal(204), z.literal(200)]),
+		webhookFilters: z.enum(['honoured', 'ignored']),
 	})
 	.strict();
 

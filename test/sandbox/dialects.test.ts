@@ -154,6 +154,7 @@ describe('parseDialect and presets', () => {
 				'error-text',
 				'error-html',
 				'delete-200',
+				'ignores-webhook-filters',
 				'minimal',
 			].sort(),
 		);
@@ -171,6 +172,7 @@ describe('parseDialect and presets', () => {
 			deliverySignature: 'none',
 			errorBody: 'message',
 			deleteAnswer: 200,
+			webhookFilters: 'ignored',
 		});
 	});
 
@@ -534,6 +536,42 @@ describe('webhook secrets and signatures', () => {
 		expect(target.requests[0].headers['x-signature']).toBeUndefined();
 		expect(target.requests[0].headers['x-delivery-id']).toMatch(/^dlv_/);
 		expect(target.requests[0].headers['x-event']).toBe('document.created');
+	});
+});
+
+describe("webhookFilters: 'ignored'", () => {
+	it('POST /webhooks ignores document_id and expires_at: no echo, every document\'s events, never removed; not even validated', async () => {
+		const sandbox = await start('ignores-webhook-filters');
+		const client = api(sandbox);
+		const target = await receiver();
+		const mine = (await client.post('/documents', documentBody({ draft: true }))).data;
+		const expiresAt = new Date(Date.parse(sandbox.now()) + 60_000).toISOString();
+		const created = await client.post('/webhooks', { url: target.url, events: ['document.created'], document_id: mine.id, expires_at: expiresAt });
+		expect(created.status).toBe(201);
+		expect(created.data).not.toHaveProperty('document_id');
+		expect(created.data).not.toHaveProperty('expires_at');
+		await client.post('/documents', documentBody());
+		await sandbox.flushDeliveries();
+		expect(target.requests).toHaveLength(1);
+
+		sandbox.advanceClock(120);
+		const listed = (await client.get('/webhooks')).data.data as Array<{ id: string }>;
+		expect(listed.map((webhook) => webhook.id)).toEqual([created.data.id]);
+		await client.post('/documents', documentBody());
+		await sandbox.flushDeliveries();
+		expect(target.requests).toHaveLength(2);
+
+		const unchecked = await client.post('/webhooks', { url: target.url, events: ['document.created'], document_id: 'doc_nosuch', expires_at: 'yesterday' });
+		expect(unchecked.status).toBe(201);
+	});
+
+	it("the 'minimal' preset ignores them too", async () => {
+		const sandbox = await start('minimal');
+		const client = api(sandbox);
+		const target = await receiver();
+		const created = await client.post('/webhooks', { url: target.url, events: ['document.created'], document_id: 'doc_nosuch' });
+		expect(created.status).toBe(201);
+		expect(created.data).not.toHaveProperty('document_id');
 	});
 });
 
