@@ -1,10 +1,13 @@
-import type { INodeType, INodeTypeDescription } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { CREDENTIAL_TYPE } from '../shared/transport';
 import { executeRoutedRequest } from './shared/routedRequest';
 import { searchDocuments, searchTeamMembers, searchTemplates } from './listSearch';
 import { documentFields, documentOperations } from './resources/document';
+import { sendAndWaitWebhooks, SEND_AND_WAIT } from './resources/document/sendAndWait/description';
+import { executeSendAndWait } from './resources/document/sendAndWait/execute';
+import { receiveWaitCall } from './resources/document/sendAndWait/webhook';
 import { reportFields, reportOperations } from './resources/report';
 import { signingRequestFields, signingRequestOperations } from './resources/signingRequest';
 import { teamMemberFields, teamMemberOperations } from './resources/teamMember';
@@ -25,6 +28,9 @@ export class DocumentSigning implements INodeType {
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
 		credentials: [{ name: CREDENTIAL_TYPE, required: true }],
+		// Only Send and Wait for Signature is called here: n8n routes a waiting execution's resume
+		// calls to this webhook (never registered at activation: restartWebhook).
+		webhooks: sendAndWaitWebhooks,
 		// No baseURL here: the transport sets the credential's (routedRequest.ts). As an expression n8n
 		// would evaluate it twice for every item of a bulk send.
 		requestDefaults: {
@@ -71,4 +77,17 @@ export class DocumentSigning implements INodeType {
 	methods = {
 		listSearch: { searchDocuments, searchTemplates, searchTeamMembers },
 	};
+
+	/** Operations that are more than one request: n8n runs these instead of the routing engine. */
+	customOperations = {
+		document: {
+			[SEND_AND_WAIT]: async function (this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+				return await executeSendAndWait.call(this);
+			},
+		},
+	};
+
+	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
+		return await receiveWaitCall.call(this);
+	}
 }

@@ -7,7 +7,7 @@ import { ANY_EVENT, DELIVERY_ATTEMPT_HEADER, DELIVERY_ID_HEADER, SIGNATURE_HEADE
 import { verifyWebhookSignature, type SignatureFailureReason } from '../shared/webhookSignature';
 import { wasProcessed, scopeKey } from './recentDeliveries';
 import { selectedEvents } from './registration';
-import { derivedSecret, keyCheck, openSealedSecret, type SecretScope } from './secret';
+import { derivedSecret, keyCheck, openSealedSecret, type SecretScope } from '../shared/webhookSecret';
 import { readRegistration, triggerStaticData, type Registration } from './staticData';
 
 /**

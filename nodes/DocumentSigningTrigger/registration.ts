@@ -4,7 +4,7 @@ import { NodeOperationError } from 'n8n-workflow';
 import { apiPath, idText } from '../shared/ids';
 import { apiRequest, apiRequestAllRecords, deriveIdempotencyKey, serviceClient, toNodeError, type ServiceClient } from '../shared/transport';
 import { ANY_EVENT, WEBHOOK_EVENTS } from '../shared/vocabulary';
-import { derivedSecret, keyCheck, newNonce, sealSecret, type SecretScope } from './secret';
+import { derivedSecret, keyCheck, newNonce, sealSecret, type SecretScope } from '../shared/webhookSecret';
 import { forgetRegistration, readRegistration, saveRegistration, triggerStaticData } from './staticData';
 
 /**

@@ -9,6 +9,11 @@
 export const DOCUMENT_STATUSES = ['draft', 'pending', 'completed', 'declined', 'expired', 'cancelled'] as const;
 export type DocumentStatus = (typeof DOCUMENT_STATUSES)[number];
 
+/** States a document never leaves (short of being deleted); each has its own `document.<status>` event. */
+export const FINAL_DOCUMENT_STATUSES = ['completed', 'declined', 'expired', 'cancelled'] as const satisfies readonly DocumentStatus[];
+export type FinalDocumentStatus = (typeof FINAL_DOCUMENT_STATUSES)[number];
+export const finalEventOf = (status: FinalDocumentStatus): WebhookEvent => `document.${status}`;
+
 export const SIGNER_STATUSES = ['pending', 'viewed', 'signed', 'declined'] as const;
 export type SignerStatus = (typeof SIGNER_STATUSES)[number];
 

@@ -12,8 +12,10 @@ import {
 	withExtraBodyFields,
 } from '../../shared/validation';
 
-
-const show = showFor('document', ['create']);
+/** Create's fields, also shown by Send and Wait for Signature when it sends a new document. */
+export const CREATE_FIELD_OPERATIONS = ['create', 'sendAndWait'];
+const onlyForNewDocuments = { documentSource: ['draft'] };
+const show = { ...showFor('document', CREATE_FIELD_OPERATIONS), hide: onlyForNewDocuments };
 
 export const documentCreateFields: INodeProperties[] = [
 	{
@@ -26,10 +28,13 @@ export const documentCreateFields: INodeProperties[] = [
 			"File name shown to signers, with its extension, e.g. contract.pdf. May be left empty when a template gives the document's name.",
 		displayOptions: show,
 	},
-	signersField('document', ['create'], {
-		required: true,
-		description: 'Who signs the document. Not needed when saving a draft or when the template names the signers.',
-	}),
+	{
+		...signersField('document', CREATE_FIELD_OPERATIONS, {
+			required: true,
+			description: 'Who signs the document. Not needed when saving a draft or when the template names the signers.',
+		}),
+		displayOptions: show,
+	},
 	{
 		displayName: 'Attach File',
 		name: 'attachFile',
@@ -45,7 +50,7 @@ export const documentCreateFields: INodeProperties[] = [
 		default: 'data',
 		required: true,
 		hint: 'The name of the input field containing the file (PDF, DOCX, PNG or JPEG; at most 10 MB)',
-		displayOptions: showFor('document', ['create'], { attachFile: [true] }),
+		displayOptions: { ...showFor('document', CREATE_FIELD_OPERATIONS, { attachFile: [true] }), hide: onlyForNewDocuments },
 	},
 	{
 		displayName: 'Additional Fields',

@@ -6,6 +6,7 @@ import { operation, operationProperty } from '../../shared/operation';
 import { deletedResult, downloadedFile, simplifyTo } from '../../shared/postReceive';
 import { invalid, optionalDate } from '../../shared/validation';
 import { buildDocumentBody, documentCreateFields } from './create';
+import { sendAndWaitFields, sendAndWaitOperation } from './sendAndWait/description';
 
 const SIMPLE_FIELDS = ['id', 'name', 'status', 'signers', 'signing_url', 'created_at', 'expires_at', 'completed_at'];
 
@@ -48,6 +49,7 @@ export const documentOperations = operationProperty(
 			preSend: [checkOutputFileField],
 			postReceive: [downloadedFile('version', 'binaryPropertyName')],
 		}),
+		sendAndWaitOperation,
 		operation({
 			name: 'Get',
 			value: 'get',
@@ -72,7 +74,9 @@ export const documentOperations = operationProperty(
 );
 
 export const documentFields: INodeProperties[] = [
+	...sendAndWaitFields.slice(0, 2),
 	...documentCreateFields,
+	...sendAndWaitFields.slice(2),
 	resourceLocator({
 		name: 'documentId',
 		displayName: 'Document',

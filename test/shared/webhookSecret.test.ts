@@ -1,4 +1,4 @@
-import { derivedSecret, keyCheck, openSealedSecret, sealSecret, type SecretScope } from '../../nodes/DocumentSigningTrigger/secret';
+import { derivedSecret, keyCheck, openSealedSecret, sealSecret, type SecretScope } from '../../nodes/shared/webhookSecret';
 
 const scope: SecretScope = { apiKey: 'sk_live_key_one', workflowId: 'wf1', nodeId: 'node1', nonce: '00112233445566778899aabbccddeeff' };
 

@@ -1,7 +1,8 @@
 import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'crypto';
 
 /**
- * The webhook's signing secret, kept out of the workflow's static data (which n8n's public API
+ * A webhook's signing secret (the trigger's registration, and each Send and Wait's), kept out of
+ * the workflow's static data and execution data (which n8n's public API
  * shows to anyone who may read the workflow): the secret is derived from the credential's API key
  * (which n8n keeps encrypted) and a random nonce stored in static data, for this workflow and
  * node. When the service insists on a secret of its own, that one is stored encrypted with a key

@@ -1,0 +1,166 @@
+import type { INodeProperties, INodePropertyOptions, IWebhookDescription } from 'n8n-workflow';
+
+import { resourceLocator, showFor } from '../../../shared/fields';
+
+/** n8n accepts signed resume links only from a node whose operation has exactly this value. */
+export const SEND_AND_WAIT = 'sendAndWait';
+
+const show = showFor('document', [SEND_AND_WAIT]);
+
+/**
+ * Runs as a custom operation (DocumentSigning.node.ts), not through the routing engine: it sends,
+ * registers a service webhook and puts the execution to wait.
+ */
+export const sendAndWaitOperation: INodePropertyOptions = {
+	name: 'Send and Wait for Signature',
+	value: SEND_AND_WAIT,
+	action: 'Send a document and wait for its signature',
+	description: 'Send a new document or a draft, and continue the workflow once it is signed (or reaches another final state)',
+};
+
+/**
+ * The waiting webhook n8n routes resume calls to: `<webhook-waiting base>/<execution>/<node id>`,
+ * as n8n's own send-and-wait nodes declare it (the path is the node's id).
+ */
+export const sendAndWaitWebhooks: IWebhookDescription[] = [
+	{
+		name: 'default',
+		httpMethod: 'POST',
+		responseMode: 'onReceived',
+		responseData: '',
+		path: '={{ $nodeId }}',
+		restartWebhook: true,
+		isFullPath: true,
+	},
+];
+
+export const sendAndWaitFields: INodeProperties[] = [
+	{
+		displayName: 'Document',
+		name: 'documentSource',
+		type: 'options',
+		noDataExpression: true,
+		default: 'new',
+		displayOptions: show,
+		options: [
+			{ name: 'New Document', value: 'new', description: 'Create the document from the fields below and send it' },
+			{ name: 'Existing Draft', value: 'draft', description: 'Send a document saved as a draft' },
+		],
+	},
+	resourceLocator({
+		name: 'waitDocumentId',
+		displayName: 'Draft',
+		description: 'The draft to send; its signers are those saved with it',
+		searchListMethod: 'searchDocuments',
+		idPlaceholder: 'doc_8f3k2j',
+		url: { placeholder: 'https://app.example.com/sign/doc_8f3k2j', pathSegment: 'documents|sign' },
+		displayOptions: showFor('document', [SEND_AND_WAIT], { documentSource: ['draft'] }),
+	}),
+	{
+		displayName:
+			'The workflow stops here until the document is signed, then continues with the document as the service reports it. If the time limit passes first, this node passes on the document as it was when sent, with "timedOut": true.',
+		name: 'sendAndWaitNotice',
+		type: 'notice',
+		default: '',
+		displayOptions: show,
+	},
+	{
+		displayName: 'Options',
+		name: 'waitOptions',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		displayOptions: show,
+		options: [
+			{
+				displayName: 'Attach Signed File',
+				name: 'attachSignedFile',
+				type: 'boolean',
+				default: false,
+				description: 'Whether to download the signed PDF when the document is completed and pass it on as binary data',
+			},
+			{
+				displayName: 'Limit Wait Time',
+				name: 'limitWaitTime',
+				type: 'fixedCollection',
+				default: { values: { limitType: 'afterTimeInterval', resumeAmount: 7, resumeUnit: 'days' } },
+				description: 'How long to wait at most. Without a limit the wait lasts until the document reaches a final state.',
+				options: [
+					{
+						displayName: 'Values',
+						name: 'values',
+						values: [
+							{
+								displayName: 'Limit Type',
+								name: 'limitType',
+								type: 'options',
+								default: 'afterTimeInterval',
+								options: [
+									{ name: 'After Time Interval', value: 'afterTimeInterval', description: 'Wait at most this long' },
+									{ name: 'At Specified Time', value: 'atSpecifiedTime', description: 'Wait at most until this date and time' },
+								],
+							},
+							{
+								displayName: 'Amount',
+								name: 'resumeAmount',
+								type: 'number',
+								typeOptions: { minValue: 0, numberPrecision: 2 },
+								default: 7,
+								displayOptions: { show: { limitType: ['afterTimeInterval'] } },
+							},
+							{
+								displayName: 'Unit',
+								name: 'resumeUnit',
+								type: 'options',
+								default: 'days',
+								displayOptions: { show: { limitType: ['afterTimeInterval'] } },
+								options: [
+									{ name: 'Minutes', value: 'minutes' },
+									{ name: 'Hours', value: 'hours' },
+									{ name: 'Days', value: 'days' },
+								],
+							},
+							{
+								displayName: 'Max Date and Time',
+								name: 'maxDateAndTime',
+								type: 'dateTime',
+								default: '',
+								description: 'Continue at this date and time at the latest',
+								displayOptions: { show: { limitType: ['atSpecifiedTime'] } },
+							},
+						],
+					},
+				],
+			},
+			{
+				displayName: 'Put Signed File in Field',
+				name: 'binaryPropertyName',
+				type: 'string',
+				default: 'data',
+				description: 'The output binary field for the signed PDF (with Attach Signed File)',
+			},
+			{
+				displayName: 'Resume On',
+				name: 'resumeOn',
+				type: 'options',
+				default: 'completed',
+				options: [
+					{ name: 'Completed', value: 'completed', description: 'Continue only once every signer has signed' },
+					{
+						name: 'Any Final State',
+						value: 'anyFinal',
+						description: 'Continue when the document is completed, declined, expired or cancelled',
+					},
+				],
+			},
+			{
+				displayName: 'Verify Signatures',
+				name: 'verifySignature',
+				type: 'boolean',
+				default: true,
+				description:
+					"Whether to act only on deliveries signed with the wait's secret. Turn off only for a service that does not sign deliveries; the document's status is read from the service either way.",
+			},
+		],
+	},
+];

@@ -1,0 +1,195 @@
+import type { IDataObject, IExecuteFunctions, IExecuteSingleFunctions, IHttpRequestOptions, INodeExecutionData } from 'n8n-workflow';
+import { NodeOperationError, WAIT_INDEFINITELY } from 'n8n-workflow';
+
+import { apiPath, idText } from '../../../../shared/ids';
+import { recordOf } from '../../../../shared/documentFiles';
+import { apiRequest, deriveIdempotencyKey, serviceClient, toNodeError, type ServiceClient } from '../../../../shared/transport';
+import { derivedSecret, newNonce, sealSecret, type SecretScope } from '../../../../shared/webhookSecret';
+import { requireId } from '../../../shared/validation';
+import { buildDocumentBody } from '../create';
+import { documentOutput } from './output';
+import { readWaitOptions, resumeEvents, resumeStatuses, toQuery, WAIT_CUSTOM_DATA_KEY, type WaitOptions, type WaitSettings } from './waitSettings';
+import { LIMIT_GRACE_MS, removeStaleWaitWebhooks, removeWaitWebhook, waitDescription, type WaitOwner } from './waitWebhooks';
+
+/**
+ * Document › Send and Wait for Signature, execute(): checks every input, sends the document,
+ * registers a webhook for its final events at the service pointing at this execution's signed
+ * resume URL, and puts the execution to wait. webhook.ts decides when it resumes.
+ *
+ * A new document is created as a draft first and sent only once its webhook exists, so no final
+ * event can happen before anyone listens, and a failure before the send leaves nothing behind
+ * (the draft and the webhook are removed again). An existing draft is never removed: it is the
+ * user's.
+ */
+
+/** Marks the output n8n passes on when the time limit ends the wait (see shapeTimeoutOutput). */
+export const TIMED_OUT_FIELD = 'timedOut';
+
+interface Source {
+	kind: 'new' | 'draft';
+	/** The draft's id (kind draft); the body of the new document (kind new). */
+	draftId?: string;
+	body?: IDataObject;
+}
+
+/** Create's input checks, run for item 0 through the interface they were written for. */
+function singleItemContext(context: IExecuteFunctions): IExecuteSingleFunctions {
+	const adapter = {
+		getNode: () => context.getNode(),
+		getItemIndex: () => 0,
+		getInputData: () => context.getInputData()[0],
+		getNodeParameter: (name: string, fallback?: unknown, options?: IDataObject) => context.getNodeParameter(name, 0, fallback, options),
+		helpers: {
+			assertBinaryData: (property: string) => context.helpers.assertBinaryData(0, property),
+			getBinaryDataBuffer: async (property: string) => await context.helpers.getBinaryDataBuffer(0, property),
+		},
+	};
+	return adapter as unknown as IExecuteSingleFunctions;
+}
+
+async function readSource(context: IExecuteFunctions): Promise<Source> {
+	const single = singleItemContext(context);
+	const kind = context.getNodeParameter('documentSource', 0, 'new') as string;
+	if (kind === 'draft') return { kind, draftId: requireId(single, 'waitDocumentId', 'Draft') };
+	if (kind !== 'new') throw new NodeOperationError(context.getNode(), `Document: "${kind}" is not a choice`, { itemIndex: 0, description: 'Choose New Document or Existing Draft.' });
+	const additional = context.getNodeParameter('additionalFields', 0, {}) as IDataObject;
+	if (additional.draft === true) {
+		throw new NodeOperationError(context.getNode(), 'Additional Fields › Save as Draft: Send and Wait sends the document, so it cannot save it as a draft', {
+			itemIndex: 0,
+			description: 'Remove Save as Draft, or use Document › Create to save a draft.',
+		});
+	}
+	const options = (await buildDocumentBody.call(single, {} as IHttpRequestOptions)) as IHttpRequestOptions;
+	// Created as a draft, sent once the webhook exists (see the file comment).
+	return { kind, body: { ...(options.body as IDataObject), draft: true } };
+}
+
+function waitOwner(context: IExecuteFunctions, resumeUrl: string): WaitOwner {
+	const marker = `/${context.getExecutionId()}/`;
+	return {
+		workflowId: String(context.getWorkflow().id ?? ''),
+		instanceId: context.getInstanceId(),
+		waitingBaseUrl: resumeUrl.slice(0, resumeUrl.indexOf(marker)),
+	};
+}
+
+/** The same execution, node, run and step always give the same key: a retried send is not sent twice. */
+function keyFor(context: IExecuteFunctions, step: string): string {
+	const node = context.getNode();
+	const runIndex = (context as { runIndex?: unknown }).runIndex;
+	return deriveIdempotencyKey('send-and-wait', step, context.getExecutionId(), context.getWorkflow().id, node.id ?? node.name, typeof runIndex === 'number' ? runIndex : 0);
+}
+
+async function getDocument(context: IExecuteFunctions, client: ServiceClient, id: string): Promise<IDataObject> {
+	return recordOf((await apiRequest(context, 'GET', apiPath`/documents/${id}`, { client })).body);
+}
+
+/**
+ * n8n does not run execute() again when the limit ends the wait: it passes on the node's input as
+ * it was stored with the waiting execution. So that input is replaced here, in the execution's
+ * own record of this node's run, by the document as sent, marked `timedOut: true`. A resume
+ * replaces it again with webhook()'s output, so the mark only ever reaches the next node on a
+ * timeout. Left alone (the input passes on) by an n8n whose context does not offer the record.
+ */
+function shapeTimeoutOutput(context: IExecuteFunctions, document: IDataObject): void {
+	const executeData = context.getExecuteData?.();
+	if (!executeData?.data?.main) return;
+	executeData.data.main = [[{ json: { ...document, [TIMED_OUT_FIELD]: true }, pairedItem: { item: 0 } }]];
+}
+
+async function cleanUp(context: IExecuteFunctions, client: ServiceClient, created: { webhookId?: string; draftId?: string }): Promise<void> {
+	try {
+		if (created.webhookId) await removeWaitWebhook(context, created.webhookId, client);
+		if (created.draftId) await apiRequest(context, 'DELETE', apiPath`/documents/${created.draftId}`, { client, answerStatuses: [404] });
+	} catch (error) {
+		context.logger.warn('Document Signing: could not remove what a failed Send and Wait created; the next Send and Wait of this workflow removes its webhook', {
+			error: (error as Error).message,
+		});
+	}
+}
+
+async function sendAndWait(context: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+	const node = context.getNode();
+	const items = context.getInputData();
+	if (items.length !== 1) {
+		throw new NodeOperationError(node, `Send and Wait for Signature handles one document per execution, and received ${items.length} items`, {
+			description: 'Put a Loop Over Items node (batch size 1) in front of it to send and wait for each item in turn, or use Document › Create for bulk sends.',
+		});
+	}
+	if (typeof context.getSignedResumeUrl !== 'function') {
+		throw new NodeOperationError(node, 'This n8n version cannot make signed resume links, which Send and Wait for Signature needs', {
+			description: 'Update n8n (2.14 or later), or use Document › Create with a Document Signing Trigger.',
+		});
+	}
+	// Every check before any request.
+	const source = await readSource(context);
+	const options: WaitOptions = readWaitOptions(context);
+
+	const client = await serviceClient(context);
+	const nonce = newNonce();
+	const probeUrl = context.getSignedResumeUrl({});
+	const owner = waitOwner(context, probeUrl);
+	await removeStaleWaitWebhooks(context, owner, client);
+
+	const created: { webhookId?: string; draftId?: string } = {};
+	try {
+		let documentId: string;
+		if (source.kind === 'new') {
+			const draft = recordOf((await apiRequest(context, 'POST', '/documents', { client, body: source.body, idempotencyKey: keyFor(context, 'create') })).body);
+			const id = idText(draft.id);
+			if (id === undefined) throw new NodeOperationError(node, 'The service did not return an ID for the new document');
+			documentId = created.draftId = id;
+		} else {
+			documentId = source.draftId as string;
+		}
+
+		const settings: WaitSettings = { documentId, nonce, resumeOn: options.resumeOn, signedFileField: options.signedFileField, verifySignature: options.verifySignature };
+		const resumeUrl = context.getSignedResumeUrl(toQuery(settings));
+		const scope: SecretScope = { apiKey: client.credentials.apiKey, workflowId: owner.workflowId, nodeId: node.id ?? node.name, nonce };
+		const secret = derivedSecret(scope);
+		const body: IDataObject = {
+			url: resumeUrl,
+			events: resumeEvents(options.resumeOn),
+			secret,
+			description: waitDescription(owner, options.waitTill),
+			// [A] Optional at the service: only this document's events, and removed after the limit.
+			// A service that ignores them still works: webhook() filters, and cleanup removes it.
+			document_id: documentId,
+			...(options.waitTill ? { expires_at: new Date(options.waitTill.getTime() + LIMIT_GRACE_MS).toISOString() } : {}),
+		};
+		const registered = recordOf((await apiRequest(context, 'POST', '/webhooks', { client, body, idempotencyKey: keyFor(context, 'webhook') })).body);
+		created.webhookId = idText(registered.id);
+		if (created.webhookId === undefined) throw new NodeOperationError(node, 'The service did not return an ID for the new webhook');
+		const issued = typeof registered.secret === 'string' && registered.secret !== '' && registered.secret !== secret ? registered.secret : undefined;
+		context.customData.set(WAIT_CUSTOM_DATA_KEY, JSON.stringify({ webhookId: created.webhookId, ...(issued ? { secret: sealSecret(issued, scope) } : {}) }));
+
+		await apiRequest(context, 'POST', '/signatures/request', { client, body: { document_id: documentId }, idempotencyKey: keyFor(context, 'send') });
+		// Sent: from here on the document is the user's, whatever happens.
+		created.draftId = undefined;
+
+		// Signers may have been faster than this line: then there is nothing to wait for.
+		const document = await getDocument(context, client, documentId);
+		if ((resumeStatuses(options.resumeOn) as readonly unknown[]).includes(document.status)) {
+			await removeWaitWebhook(context, created.webhookId, client);
+			return [[await documentOutput(context, document, options.signedFileField)]];
+		}
+
+		shapeTimeoutOutput(context, document);
+		await context.putExecutionToWait(options.waitTill ?? WAIT_INDEFINITELY);
+		return [[{ json: document, pairedItem: { item: 0 } }]];
+	} catch (error) {
+		await cleanUp(context, client, created);
+		throw toNodeError(node, error, 0);
+	}
+}
+
+/** The custom operation n8n calls for document › sendAndWait. */
+export async function executeSendAndWait(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+	try {
+		return await sendAndWait(this);
+	} catch (error) {
+		const nodeError = toNodeError(this.getNode(), error, 0);
+		if (!this.continueOnFail()) throw nodeError;
+		return [this.getInputData().map((_item, index) => ({ json: { error: nodeError.message }, error: nodeError, pairedItem: { item: index } }))];
+	}
+}
