@@ -7,6 +7,9 @@
  * - Document completed: activated (the trigger registers its webhook with the sandbox), then a
  *   document is signed by everyone on the sandbox, whose signed delivery starts the execution;
  * - Bulk send: executed headless with `n8n execute`.
+ * - CRM deal won → Send and Wait for Signature: activated, its production webhook called; the
+ *   execution waits until the contact signs on the sandbox, then updates the deal and archives
+ *   the signed PDF.
  *
  * One change is made on import: the archive folder of "Document completed" (`/home/node/.n8n-files`,
  * n8n's Docker default) is pointed at a temporary folder that n8n is allowed to write to
@@ -19,12 +22,14 @@ import * as path from 'node:path';
 import { readPdf } from '../test/sandbox/pdfText';
 import { startSandbox, type Sandbox } from '../sandbox';
 import { CREDENTIAL_TYPE, NODE_TYPE, TRIGGER_NODE_TYPE, createN8n, type N8nInstance } from './harness/n8n';
-import { exampleFiles, importWorkflows, loadExample, nodeItems, SANDBOX_CREDENTIAL, sandboxPost, type WorkflowJson } from './harness/workflows';
+import { waitFor } from '../test/helpers/sandbox';
+import { exampleFiles, executionItems, importWorkflows, loadExample, nodeItems, SANDBOX_CREDENTIAL, sandboxPost, type WorkflowJson } from './harness/workflows';
 
 const EXAMPLES = {
 	crm: 'crm-deal-won-create-document.json',
 	completed: 'document-completed-notify-archive.json',
 	bulk: 'bulk-send-from-list.json',
+	waitForSignature: 'crm-deal-won-wait-for-signature.json',
 } as const;
 type ExampleName = keyof typeof EXAMPLES;
 const EXAMPLE_FILES_ROOT = '/home/node/.n8n-files';
@@ -60,7 +65,7 @@ afterAll(async () => {
 
 
 describe('the examples folder', () => {
-	it('holds these three examples; every node is one n8n knows, every credential the shared sandbox one', async () => {
+	it('holds these four examples; every node is one n8n knows, every credential the shared sandbox one', async () => {
 		expect(exampleFiles()).toEqual(Object.values(EXAMPLES).sort());
 
 		const response = await fetch(`${n8n.baseUrl}/types/nodes.json`, { headers: n8n.authHeaders() });
@@ -215,5 +220,43 @@ describe('Bulk send from a list', () => {
 			message: 'Hello Grace, please sign the partner agreement for Compilers Inc.',
 			metadata: { company: 'Compilers Inc', campaign: 'partner-agreements' },
 		});
+	});
+});
+
+describe('CRM deal won → send the contract and wait for its signature', () => {
+	it('the execution waits until the contact signs, then updates the deal and archives the signed PDF', async () => {
+		await n8n.activate(workflowIds.waitForSignature);
+		const call = await fetch(n8n.productionWebhookUrl('crm-deal-won-wait-for-signature'), {
+			method: 'POST',
+			headers: { 'content-type': 'application/json' },
+			body: JSON.stringify({ deal: { id: 'D-2001', name: 'ACME renewal' }, contact: { email: 'jane.doe@acme.example', name: 'Jane Doe' } }),
+			signal: AbortSignal.timeout(30_000),
+		});
+		expect(call.status).toBe(200);
+
+		const executions = async () => await n8n.executions({ workflowId: workflowIds.waitForSignature });
+		const waiting = await waitFor(async () => (await executions()).find((execution) => execution.status !== 'new' && execution.status !== 'running'), 'the execution waiting', 60_000);
+		expect({ status: waiting.status, error: waiting.data?.resultData.error?.message }).toEqual({ status: 'waiting', error: undefined });
+		const [document] = sandbox.store.documentsOf(apiKey).filter((doc) => doc.metadata.deal_id === 'D-2001');
+		expect(document).toMatchObject({ name: 'Contract D-2001.pdf', status: 'pending', message: 'Please sign the contract for ACME renewal.' });
+		expect(document.signers.map((signer) => [signer.email, signer.name])).toEqual([['jane.doe@acme.example', 'Jane Doe']]);
+
+		sandbox.actAsSigner(document.id, document.signers[0].id, 'sign');
+		const done = await waitFor(
+			async () => (await executions()).find((execution) => execution.id === waiting.id && !['new', 'running', 'waiting'].includes(execution.status)),
+			'the execution resumed and finished',
+			60_000,
+		);
+		expect({ status: done.status, error: done.data?.resultData.error?.message }).toEqual({ status: 'success', error: undefined });
+		const [stored] = sandbox.store.documentsOf(apiKey).filter((doc) => doc.id === document.id);
+		expect(executionItems(done, 'Update Deal: Contract Signed')).toEqual([
+			{ deal_id: 'D-2001', stage: 'contract_signed', signed_at: stored.completed_at, document_id: document.id },
+		]);
+		expect(executionItems(done, 'Update Deal: Not Signed')).toEqual([]);
+		const archived = fs.readFileSync(path.join(archiveDir, 'Contract D-2001 - signed.pdf'));
+		expect(archived.equals((await sandbox.documentFile(document.id, 'signed')).data)).toBe(true);
+		// The wait's webhook went with the wait.
+		expect(sandbox.store.webhooksOf(apiKey).filter((webhook) => webhook.url.includes(`/webhook-waiting/${waiting.id}/`))).toEqual([]);
+		await n8n.deactivate(workflowIds.waitForSignature);
 	});
 });
