@@ -9,8 +9,11 @@
  * its subtitle, and both connections), then opens the nodes' parameter panels by double-clicking
  * them and checks what they show (credential, Resource, Operation, Version, the signers).
  *
- * Pictures: `workflow.png` (the canvas), `node-parameters.png` (Download's parameter panel) and
- * `create-parameters.png` (Create's). They go to docs/images/ only with E2E_UPDATE_SCREENSHOTS=1;
+ * A second workflow, a Webhook trigger ("CRM: Deal Won") → "Send Contract and Wait" (Document ›
+ * Send and Wait for Signature with its options), gives the panel of that operation.
+ *
+ * Pictures: `workflow.png` (the canvas), `node-parameters.png` (Download's parameter panel),
+ * `create-parameters.png` (Create's) and `send-and-wait-parameters.png` (Send and Wait's). They go to docs/images/ only with E2E_UPDATE_SCREENSHOTS=1;
  * otherwise to E2E_ARTIFACTS_DIR (default <tmp>/n8n-nodes-document-signing-e2e/editor-screenshot,
  * replaced on each run), so a CI run leaves the clone clean.
  *
@@ -30,7 +33,7 @@ import type { Locator, Page } from 'playwright-core';
 import { startSandbox, type Sandbox } from '../sandbox';
 import { launchBrowser, type E2eBrowser } from './harness/browser';
 import { NODE_TYPE, TRIGGER_NODE_TYPE, createN8n, newId, type N8nInstance } from './harness/n8n';
-import { byId, connect, manualTrigger, signingNode, triggerNode, type WorkflowJson } from './harness/workflows';
+import { byId, connect, manualTrigger, node, signingNode, triggerNode, type WorkflowJson } from './harness/workflows';
 
 const UPDATE = process.env.E2E_UPDATE_SCREENSHOTS === '1';
 const IMAGES_DIR = path.resolve(__dirname, '..', 'docs', 'images');
@@ -60,6 +63,37 @@ const STABLE_CSS = `
 	[data-test-id="ask-assistant-sidebar"], [data-test-id="banner-stack"] { display: none !important; }
 	*, *::before, *::after { transition: none !important; animation: none !important; caret-color: transparent !important; }
 `;
+
+const DEAL_WON = 'CRM: Deal Won';
+const SEND_AND_WAIT = 'Send Contract and Wait';
+
+function buildSendAndWaitWorkflow(): WorkflowJson {
+	const nodes = [
+		{ ...node(DEAL_WON, 'n8n-nodes-base.webhook', 2, { httpMethod: 'POST', path: 'crm-deal-won', responseMode: 'onReceived', options: {} }, { webhookId: newId() }), position: [0, 0] as [number, number] },
+		{
+			...signingNode(
+				SEND_AND_WAIT,
+				{
+					resource: 'document',
+					operation: 'sendAndWait',
+					documentSource: 'new',
+					name: '=Contract {{ $json.body.deal.id }}.pdf',
+					signers: { signer: [{ email: '={{ $json.body.contact.email }}', name: '={{ $json.body.contact.name }}' }] },
+					waitOptions: {
+						resumeOn: 'anyFinal',
+						attachSignedFile: true,
+						limitWaitTime: { values: { limitType: 'afterTimeInterval', resumeAmount: 14, resumeUnit: 'days' } },
+					},
+				},
+				{ credential: CREDENTIAL },
+			),
+			position: [280, 0] as [number, number],
+		},
+	];
+	const workflow: WorkflowJson = { name: 'CRM deal won: send the contract and wait for its signature', nodes, connections: {}, settings: { executionOrder: 'v1' } };
+	connect(workflow, DEAL_WON, SEND_AND_WAIT);
+	return workflow;
+}
 
 function buildWorkflow(): WorkflowJson {
 	const nodes = [
@@ -139,6 +173,7 @@ describe('the nodes in the n8n editor (README pictures)', () => {
 	let n8n: N8nInstance;
 	let browser: E2eBrowser;
 	let page: Page;
+	let sendAndWaitWorkflowId: string;
 
 	beforeAll(async () => {
 		fs.mkdirSync(OUT_DIR, { recursive: true });
@@ -148,6 +183,7 @@ describe('the nodes in the n8n editor (README pictures)', () => {
 		n8n = await createN8n({ sandboxBaseUrl: sandbox.baseUrl, logLevel: 'info' });
 		await n8n.importCredentials([n8n.documentSigningCredential({ ...CREDENTIAL, apiKey })]);
 		const workflowId = await n8n.importWorkflow(buildWorkflow() as unknown as Record<string, unknown>);
+		sendAndWaitWorkflowId = await n8n.importWorkflow(buildSendAndWaitWorkflow() as unknown as Record<string, unknown>);
 		await n8n.start();
 
 		browser = await launchBrowser({ timeoutMs: 30_000 });
@@ -232,6 +268,28 @@ describe('the nodes in the n8n editor (README pictures)', () => {
 		expect(values).toContain('Master Services Agreement');
 
 		const file = await screenshot(page, 'create-parameters.png', await parameterPanelClip(ndv));
+		expect(fs.statSync(file).size).toBeGreaterThan(5_000);
+		await closeNode(page);
+		await page.setViewportSize(VIEWPORT);
+	});
+
+	it('opens Document › Send and Wait for Signature with its options', async () => {
+		await page.goto(`${n8n.baseUrl}/workflow/${sendAndWaitWorkflowId}`);
+		await page.addStyleTag({ content: STABLE_CSS });
+		await canvasNode(page, SEND_AND_WAIT).waitFor();
+		await page.setViewportSize(TALL_VIEWPORT);
+		const ndv = await openNode(page, SEND_AND_WAIT);
+		expect(await parameterValue(ndv, 'resource')).toBe('Document');
+		expect(await parameterValue(ndv, 'operation')).toBe('Send and Wait for Signature');
+		const panel = ndv.locator('.node-settings');
+		const values = await panel.locator('input').evaluateAll((inputs) => inputs.map((input) => (input as unknown as { value: string }).value));
+		expect(values).toContain('New Document');
+		expect(values).toContain('Any Final State');
+		expect(values).toContain('After Time Interval');
+		expect(values).toContain('14');
+		expect(await panel.innerText()).toContain('Attach Signed File');
+
+		const file = await screenshot(page, 'send-and-wait-parameters.png', await parameterPanelClip(ndv));
 		expect(fs.statSync(file).size).toBeGreaterThan(5_000);
 		await closeNode(page);
 		await page.setViewportSize(VIEWPORT);
