@@ -136,7 +136,7 @@ async function main(): Promise<void> {
 			results.burst = await runBurst(ctx, { events: args.burstEvents, concurrencyPerUrl: args.burstConcurrency, queue: args.withQueue });
 		}
 		if (args.only.includes('sendAndWait')) {
-			results.sendAndWait = await runSendAndWait(ctx, { waits: args.waits, phaseTimeoutMs: 10 * 60_000 });
+			results.sendAndWait = await runSendAndWait(ctx, { waits: args.waits, startTimeoutMs: 10 * 60_000, resumeTimeoutMs: 5 * 60_000 });
 		}
 		results.totalMs = Date.now() - started;
 

@@ -193,12 +193,12 @@ function renderSendAndWait(result: SendAndWaitResult): string[] {
 	const out = [
 		`### 5. Send and Wait for Signature: ${result.options.waits} executions waiting at once, then every document completed in one loop`,
 		'',
-		'| setup | waiting | time to start all | resumed | wrong resumes | failed executions | deliveries per event | failed deliveries | last completion -> last resume | n8n CPU | webhooks left |',
-		'|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+		'| setup | waiting | time to start all | resumed | wrong resumes | failed executions | deliveries per event | failed deliveries | last completion -> last resume | n8n CPU | webhooks left | still waiting, webhook gone |',
+		'|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
 	];
 	for (const row of result.rows) {
 		out.push(
-			`| ${row.setup} | ${row.waiting} | ${s(row.startMs)} | ${row.resumed} | ${row.wrongResumes} | ${row.failedExecutions} | ${round(row.deliveriesPerEvent, 1)} | ${row.failedDeliveries} | ${s(row.lastCompletionToLastResumeMs)}${row.timedOut ? ' (bound reached)' : ''} | ${s(row.n8nCpuMs)} | ${row.webhooksLeft} |`,
+			`| ${row.setup} | ${row.waiting} | ${s(row.startMs)} | ${row.resumed} | ${row.wrongResumes} | ${row.failedExecutions} | ${round(row.deliveriesPerEvent, 1)} | ${row.failedDeliveries} | ${s(row.lastCompletionToLastResumeMs)}${row.timedOut ? ' (bound reached)' : ''} | ${s(row.n8nCpuMs)} | ${row.webhooksLeft} | ${row.waitingWithoutWebhook} |`,
 		);
 	}
 	const errors = result.rows.flatMap((row) => row.executionErrors.map((error) => `- ${row.setup}: ${error.replace(/\|/g, '/')}`));

@@ -18,8 +18,10 @@ import type { BenchContext } from './context';
 
 export interface SendAndWaitOptions {
 	waits: number;
-	/** Bound for each phase (the waits starting; the resumes). */
-	phaseTimeoutMs: number;
+	/** Bound for the waits to start. */
+	startTimeoutMs: number;
+	/** Bound for the resumes, from the last completion. */
+	resumeTimeoutMs: number;
 }
 
 export interface SendAndWaitRow {
@@ -41,8 +43,10 @@ export interface SendAndWaitRow {
 	lastCompletionToLastResumeMs: number;
 	timedOut: boolean;
 	n8nCpuMs: number;
-	/** Service webhooks left on the account once every wait ended. */
+	/** Service webhooks left on the account at the end. */
 	webhooksLeft: number;
+	/** Executions still waiting at the bound whose service webhook was already gone (no event can wake them). */
+	waitingWithoutWebhook: number;
 }
 
 export interface SendAndWaitResult {
@@ -51,6 +55,16 @@ export interface SendAndWaitResult {
 }
 
 const sleep = async (ms: number) => await new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The workflow's executions, or undefined when a busy n8n did not answer (the caller polls again, within its bound). */
+async function executionsOrNothing(ctx: BenchContext, workflowId: string, includeData = false): Promise<Execution[] | undefined> {
+	try {
+		return await allExecutions(ctx.n8n, workflowId, includeData);
+	} catch (error) {
+		ctx.log(`n8n did not list executions (${String((error as Error).message).split('\n')[0]}); polling on`);
+		return undefined;
+	}
+}
 const FINISHED = (execution: Execution) => !['new', 'running', 'waiting'].includes(execution.status);
 const WAIT_NODE = 'Send and Wait';
 const AFTER_NODE = 'Done';
@@ -106,10 +120,10 @@ async function runOne(ctx: BenchContext, setup: SendAndWaitRow['setup'], options
 		const status = await callWebhook(n8n, path, { name: `wait-${index}.pdf`, email: `signer-${index}@example.com` });
 		if (status !== 200) throw new Error(`starting wait ${index}: HTTP ${status}`);
 	});
-	const startDeadline = Date.now() + options.phaseTimeoutMs;
+	const startDeadline = Date.now() + options.startTimeoutMs;
 	let waiting: Execution[] = [];
 	for (;;) {
-		const list = await allExecutions(n8n, workflowId);
+		const list = (await executionsOrNothing(ctx, workflowId)) ?? [];
 		waiting = list.filter((execution) => execution.status === 'waiting');
 		if (list.length >= options.waits && list.every((execution) => execution.status === 'waiting' || FINISHED(execution))) break;
 		if (Date.now() > startDeadline) break;
@@ -124,11 +138,13 @@ async function runOne(ctx: BenchContext, setup: SendAndWaitRow['setup'], options
 	for (const document of documents) sandbox.actAsSigner(document.id, document.signers[0].id, 'sign');
 	const lastCompletion = Date.now();
 
-	const resumeDeadline = Date.now() + options.phaseTimeoutMs;
+	const resumeDeadline = Date.now() + options.resumeTimeoutMs;
 	let timedOut = false;
+	let stillWaiting: Execution[] = [];
 	for (;;) {
-		const list = await allExecutions(n8n, workflowId);
-		if (list.filter((execution) => execution.status === 'waiting').length === 0) break;
+		const list = await executionsOrNothing(ctx, workflowId);
+		stillWaiting = list?.filter((execution) => execution.status === 'waiting') ?? stillWaiting;
+		if (list && stillWaiting.length === 0) break;
 		if (Date.now() > resumeDeadline) {
 			timedOut = true;
 			break;
@@ -136,12 +152,16 @@ async function runOne(ctx: BenchContext, setup: SendAndWaitRow['setup'], options
 		await sleep(1000);
 	}
 	const n8nCpuMs = cpuMs(n8n.pid!) - cpuBefore;
+	const webhookUrls = sandbox.store.webhooksOf(account.apiKey).map((webhook) => webhook.url);
+	const waitingWithoutWebhook = stillWaiting.filter((execution) => !webhookUrls.some((url) => url.includes(`/webhook-waiting/${execution.id}/`))).length;
 	// Deliveries still being retried are part of the cost: wait (bounded) until the sandbox is idle.
 	await Promise.race([sandbox.flushDeliveries(), sleep(120_000)]);
 	const statsAfter = sandbox.stats().deliveries;
 	const events = sandbox.deliveries().filter((attempt) => attempt.accountId === accountId && attempt.event === 'document.completed');
 
-	const withData = await allExecutions(n8n, workflowId, true);
+	let withData: Execution[] | undefined;
+	for (let attempt = 0; attempt < 10 && !withData; attempt++) withData = await executionsOrNothing(ctx, workflowId, true);
+	if (!withData) throw new Error(`n8n did not list the executions of ${workflowId}`);
 	const resumedAfter = withData.filter((execution) => execution.status === 'success' && execution.stoppedAt && Date.parse(execution.stoppedAt) >= lastCompletion - 1000);
 	let wrongResumes = 0;
 	for (const execution of resumedAfter) {
@@ -155,12 +175,11 @@ async function runOne(ctx: BenchContext, setup: SendAndWaitRow['setup'], options
 	const webhooksLeft = sandbox.store.webhooksOf(account.apiKey).length;
 	await n8n.deactivate(workflowId);
 	// Waits left over (bound reached) are cancelled so that the next setup starts clean.
-	for (const execution of (await allExecutions(n8n, workflowId)).filter((candidate) => candidate.status === 'waiting')) {
+	for (const execution of ((await executionsOrNothing(ctx, workflowId)) ?? []).filter((candidate) => candidate.status === 'waiting')) {
 		await n8n.rest('POST', `/rest/executions/${execution.id}/stop`).catch(() => undefined);
 	}
 	const delivered = statsAfter.succeeded - statsBefore.succeeded + (statsAfter.failed - statsBefore.failed) + (statsAfter.dropped - statsBefore.dropped);
-	log(`send and wait (${setup}): ${resumedAfter.length} resumed, ${delivered} deliveries, ${events.length} completion attempts in history`);
-	return {
+	const row: SendAndWaitRow = {
 		setup,
 		waits: options.waits,
 		waiting: waiting.length,
@@ -175,7 +194,11 @@ async function runOne(ctx: BenchContext, setup: SendAndWaitRow['setup'], options
 		timedOut,
 		n8nCpuMs,
 		webhooksLeft,
+		waitingWithoutWebhook,
 	};
+	// The row as soon as it exists: a later failure of the run does not lose it.
+	log(`send and wait (${setup}): ${JSON.stringify(row)} (${events.length} completion attempts in the sandbox's history)`);
+	return row;
 }
 
 export async function runSendAndWait(ctx: BenchContext, options: SendAndWaitOptions): Promise<SendAndWaitResult> {
