@@ -12,6 +12,8 @@
  * - The time limit: the workflow continues with the document as sent and `timedOut: true`; the
  *   service removes the webhook at its `expires_at`.
  * - A wait survives an n8n restart.
+ * - Waits started at the same moment (a CRM closing several deals at once) keep each other's
+ *   webhooks: each run's cleanup of ended waits leaves the others' alone, and every one resumes.
  * - The `numeric-ids+items-links` and `minimal` dialects (the latter ignores the webhook's
  *   document filter and expiry: the node filters other documents' events itself).
  *
@@ -122,6 +124,7 @@ beforeAll(async () => {
 		completedOnly: { resumeOn: 'completed' },
 		timeLimit: { limitWaitTime: { values: { limitType: 'afterTimeInterval', resumeAmount: 0.1, resumeUnit: 'minutes' } } },
 		restart: {},
+		concurrent: {},
 		'numeric-ids+items-links': {},
 		// A service that signs nothing: the wait acts on the service's record alone.
 		minimal: { verifySignature: false },
@@ -237,6 +240,49 @@ describe('Send and Wait for Signature in a real n8n', () => {
 		expect(done.status).toBe('success');
 		expect(executionItems(done, AFTER)).toEqual([expect.objectContaining({ id: documentId, status: 'completed' })]);
 		expect(webhooksOf(execution)).toEqual([]);
+	});
+
+	it("waits started at the same moment keep each other's webhooks, and every one resumes once", async () => {
+		const scenario = scenarios.concurrent;
+		const count = 10;
+		const names = Array.from({ length: count }, (_, index) => `msa-concurrent-${index}.pdf`);
+		await Promise.all(
+			names.map(async (name) => {
+				const call = await fetch(n8n.productionWebhookUrl(scenario.path), {
+					method: 'POST',
+					headers: { 'content-type': 'application/json' },
+					body: JSON.stringify({ name, email: 'jane.doe@acme.example', signer: 'Jane Doe' }),
+					signal: AbortSignal.timeout(30_000),
+				});
+				expect(call.status).toBe(200);
+			}),
+		);
+		const waiting = await waitFor(
+			async () => {
+				const list = await ownExecutions(scenario);
+				return list.length === count && list.every((execution) => execution.status === 'waiting' || FINISHED(execution)) && list;
+			},
+			'every wait started',
+			120_000,
+		);
+		expect(waiting.map((execution) => execution.status)).toEqual(Array(count).fill('waiting'));
+		// Each waiting execution still has its own webhook: no run removed another's.
+		expect(waiting.filter((execution) => webhooksOf(execution).length !== 1).map((execution) => execution.id)).toEqual([]);
+
+		const documents = sandbox.store.documentsOf(apiKey).filter((document) => names.includes(document.name));
+		expect(documents).toHaveLength(count);
+		for (const document of documents) sandbox.actAsSigner(document.id, document.signers[0].id, 'sign');
+		const done = await waitFor(
+			async () => {
+				const list = await ownExecutions(scenario);
+				return list.every(FINISHED) && list;
+			},
+			'every wait resumed',
+			120_000,
+		);
+		expect(done.map((execution) => execution.status)).toEqual(Array(count).fill('success'));
+		expect(done.map((execution) => executionItems(execution, AFTER)[0]?.name).sort()).toEqual([...names].sort());
+		for (const execution of done) expect(webhooksOf(execution)).toEqual([]);
 	});
 
 	describe.each(['numeric-ids+items-links', 'minimal'])('dialect %s', (dialect) => {
