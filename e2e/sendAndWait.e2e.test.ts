@@ -173,6 +173,10 @@ describe('Send and Wait for Signature in a real n8n', () => {
 
 		// Nothing more resumes it: the service has nothing left to deliver, and the execution is the same one.
 		await sandbox.flushDeliveries();
+		// The resuming delivery was answered 2xx at its first attempt (the service has no reason to retry it).
+		expect(sandbox.deliveries().filter((attempt) => attempt.webhookId === webhook.id).map((attempt) => [attempt.event, attempt.attempt, attempt.status ?? attempt.error])).toEqual([
+			['document.completed', 1, 200],
+		]);
 		const all = await ownExecutions(scenario);
 		expect(all.map((candidate) => [candidate.id, candidate.status])).toEqual([[execution.id, 'success']]);
 	});
