@@ -7,7 +7,7 @@ import { searchDocuments, searchTeamMembers, searchTemplates } from './listSearc
 import { documentFields, documentOperations } from './resources/document';
 import { sendAndWaitWebhooks, SEND_AND_WAIT } from './resources/document/sendAndWait/description';
 import { executeSendAndWait } from './resources/document/sendAndWait/execute';
-import { receiveWaitCall } from './resources/document/sendAndWait/webhook';
+import { receiveWaitCall, webhookForRunner } from './resources/document/sendAndWait/webhook';
 import { reportFields, reportOperations } from './resources/report';
 import { signingRequestFields, signingRequestOperations } from './resources/signingRequest';
 import { teamMemberFields, teamMemberOperations } from './resources/teamMember';
@@ -87,7 +87,12 @@ export class DocumentSigning implements INodeType {
 		},
 	};
 
-	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
-		return await receiveWaitCall.call(this);
+	/**
+	 * Resume calls of Send and Wait for Signature. Handed out only to n8n's waiting-webhook runner
+	 * (see webhookForRunner): n8n reads `webhook` in other places too, and a declarative node that
+	 * has one counts as a webhook node there, which would break every other operation.
+	 */
+	get webhook(): ((this: IWebhookFunctions) => Promise<IWebhookResponseData>) | undefined {
+		return webhookForRunner(receiveWaitCall);
 	}
 }

@@ -29,6 +29,7 @@ import {
 	type INodeType,
 	type IRunExecutionData,
 	type IWebhookData,
+	type IWebhookResponseData,
 	type IWorkflowExecuteAdditionalData,
 	type NodeApiError,
 } from 'n8n-workflow';
@@ -71,6 +72,12 @@ function hmacSignatureSecret(): string {
 	// eslint-disable-next-line @typescript-eslint/no-require-imports
 	const { InstanceSettings } = require('n8n-core') as { InstanceSettings: unknown };
 	return Container.get<{ hmacSignatureSecret: string }>(InstanceSettings).hmacSignatureSecret;
+}
+
+/** As n8n's WebhookService.runWebhook calls a node's webhook() (the node hands it out to this caller only). */
+async function runWebhook(nodeType: INodeType, context: WebhookContext): Promise<IWebhookResponseData> {
+	if (nodeType.webhook === undefined) throw new Error('Node does not have any webhooks defined');
+	return await nodeType.webhook.call(context);
 }
 
 class FakeResponse {
@@ -264,7 +271,11 @@ export class WaitingHost {
 	}
 
 	/** One call to the waiting-webhook endpoint, as n8n's WaitingWebhooks handles it. */
+	/** While true, every call is answered 503 before n8n looks at it (an n8n that is down). */
+	unavailable = false;
+
 	private async handle(req: http.IncomingMessage, rawBody: Buffer): Promise<{ status: number; body: unknown }> {
+		if (this.unavailable) return { status: 503, body: { message: 'unavailable' } };
 		const url = new URL(req.url ?? '/', this.origin);
 		const match = /^\/webhook-waiting\/([^/]+)\/([^/]+)$/.exec(url.pathname);
 		if (!match || req.method !== 'POST') return { status: 404, body: { message: 'not a waiting webhook' } };
@@ -303,7 +314,7 @@ export class WaitingHost {
 		let outcome: CallRecord;
 		let result;
 		try {
-			result = await documentSigning.webhook.call(context);
+			result = await runWebhook(documentSigning, context);
 		} catch (error) {
 			// n8n resumes the execution with the error recorded.
 			execution.status = 'error';

@@ -41,6 +41,16 @@ const CONTRACT_ENDPOINTS: Array<[string, string, string, string]> = [
 	['document', 'download', 'GET', '/documents/{id}'],
 ];
 
+/** Operations of more than one request, run as n8n custom operations (no routing of their own). */
+const CUSTOM_OPERATIONS: Array<[string, string]> = [['document', 'sendAndWait']];
+
+test.each(CUSTOM_OPERATIONS)('%s / %s is a custom operation of the node', (resource, operation) => {
+	const option = operationsOf(resource).find((o) => o.value === operation);
+	expect(option).toBeDefined();
+	expect(option?.routing).toBeUndefined();
+	expect((new DocumentSigning().customOperations as Record<string, Record<string, unknown>>)[resource][operation]).toBeInstanceOf(Function);
+});
+
 /** The path an operation requests: its own path template, ID parameters written `{id}`. */
 function pathOf(resource: string, operation: string): string | undefined {
 	return operationsOf(resource)
@@ -57,9 +67,9 @@ test.each([...VENDOR_ENDPOINTS, ...CONTRACT_ENDPOINTS])('%s / %s sends %s %s', (
 	expect(option?.routing?.send?.paginate).toBe(true);
 });
 
-test('there are exactly the vendor description’s 19 operations and the contract’s 3', () => {
+test('there are exactly the vendor description’s 19 operations, the contract’s 3 and the custom ones', () => {
 	const all = ['document', 'signingRequest', 'template', 'teamMember', 'webhook', 'report'].flatMap((r) => operationsOf(r).map((o) => `${r}/${o.value}`));
-	expect(all.sort()).toEqual([...VENDOR_ENDPOINTS, ...CONTRACT_ENDPOINTS].map(([r, o]) => `${r}/${o}`).sort());
+	expect(all.sort()).toEqual([...[...VENDOR_ENDPOINTS, ...CONTRACT_ENDPOINTS].map(([r, o]) => `${r}/${o}`), ...CUSTOM_OPERATIONS.map(([r, o]) => `${r}/${o}`)].sort());
 });
 
 test('the node is usable as a tool and shows resource and operation in its subtitle', () => {

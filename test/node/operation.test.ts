@@ -60,7 +60,10 @@ describe('every operation of the node', () => {
 
 	it('names each ID in its path with a label the user sees in error messages, and has that parameter', () => {
 		const missing: string[] = [];
+		const custom = new DocumentSigning().customOperations as Record<string, Record<string, unknown>>;
 		for (const { resource, option } of operations) {
+			// A custom operation makes its requests itself (it has no path of its own).
+			if (!option.routing && custom[resource as string]?.[option.value as string]) continue;
 			const path = String(option.routing?.request?.url);
 			expect(path).toMatch(/^\//);
 			for (const [, parameter] of path.matchAll(/\{(\w+)\}/g)) {

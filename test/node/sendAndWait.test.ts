@@ -5,6 +5,7 @@
  */
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
+import { DocumentSigning } from '../../nodes/DocumentSigning/DocumentSigning.node';
 import { derivedSecret } from '../../nodes/shared/webhookSecret';
 import { signWebhookPayload } from '../../nodes/shared/webhookSignature';
 import { useSandbox, waitFor } from '../helpers/sandbox';
@@ -250,6 +251,96 @@ describe('calls that must not resume a wait', () => {
 	});
 });
 
+describe('a document the service reports completed, whose delivery n8n missed', () => {
+	it('resumes only on a delivery signed with the wait’s secret, recent, about its document and from its webhook', async () => {
+		const { apiKey } = account();
+		currentKey = apiKey;
+		const host = await newHost(apiKey);
+		const execution = await host.run({ parameters: sendAndWait() });
+		const documentId = documentIdOf(execution);
+		const { url, secret, webhook } = registration(apiKey, host);
+		host.unavailable = true;
+		signAll(documentId);
+		await sandbox().flushDeliveries();
+		host.unavailable = false;
+		expect(sandboxDocument(documentId).status).toBe('completed');
+		expect(execution.status).toBe('waiting');
+
+		const body = (extra: IDataObject = {}) => ({ id: 'dlv_late', event: 'document.completed', created_at: new Date().toISOString(), webhook_id: webhook.id, data: { document: { id: documentId } }, ...extra });
+		const refused = [
+			{ body: body(), headers: {} },
+			signed('y'.repeat(64), body()),
+			signed(secret, body(), Math.floor(Date.now() / 1000) - 3600),
+			signed(secret, body({ data: { document: { id: 'doc_other' } } })),
+			signed(secret, body({ event: 'document.signed' })),
+			signed(secret, body({ webhook_id: 'wh_other' })),
+		];
+		for (const call of refused) {
+			const answer = await post(url, call.body, call.headers);
+			expect({ status: answer.status, ignored: (answer.body as IDataObject)?.ignored }).toEqual({ status: 200, ignored: true });
+		}
+		expect(execution.status).toBe('waiting');
+		expect(execution.resumes).toBe(0);
+
+		// The service's own delivery, as its retry would send it.
+		const real = signed(secret, body());
+		expect((await post(url, real.body, real.headers)).status).toBe(200);
+		await resumed(execution);
+		expect(execution.resumes).toBe(1);
+		expect(execution.items[0].json).toMatchObject({ id: documentId, status: 'completed' });
+		expect(webhooksOf(apiKey)).toHaveLength(0);
+	});
+});
+
+describe('dialects', () => {
+	afterEach(() => {
+		sandbox().configure({ dialect: 'default' });
+	});
+
+	it.each([
+		['numeric-ids+items-links', {}],
+		// The service ignores the secret the node sends and issues its own: kept sealed in custom data.
+		['server-secret', {}],
+		// Unsigned deliveries, no delivery endpoints, other error bodies, DELETE answers 200.
+		['minimal', { verifySignature: false }],
+	])('%s: signing resumes the wait once and removes its webhook', async (dialect, waitOptions) => {
+		sandbox().configure({ dialect });
+		const { apiKey } = account();
+		currentKey = apiKey;
+		const host = await newHost(apiKey);
+		const execution = await host.run({ parameters: sendAndWait({ waitOptions }) });
+		expect(execution.status).toBe('waiting');
+		const stored = JSON.parse(execution.customData.documentSigningWait) as { webhookId: string; secret?: string };
+		expect(String(stored.webhookId)).toBe(String(webhooksOf(apiKey)[0].id));
+		if (dialect === 'server-secret') {
+			expect(stored.secret).toBeDefined();
+			expect(stored.secret).not.toContain('whsec_');
+		} else {
+			expect(stored.secret).toBeUndefined();
+		}
+		const documentId = documentIdOf(execution);
+		signAll(documentId);
+		await resumed(execution);
+		expect(execution.resumes).toBe(1);
+		expect(String(execution.items[0].json.id)).toBe(documentId);
+		expect(execution.items[0].json.status).toBe('completed');
+		expect(webhooksOf(apiKey)).toHaveLength(0);
+	});
+
+	it('unsigned deliveries do not resume a wait that verifies signatures', async () => {
+		sandbox().configure({ dialect: 'unsigned' });
+		const { apiKey } = account();
+		currentKey = apiKey;
+		const host = await newHost(apiKey);
+		const execution = await host.run({ parameters: sendAndWait() });
+		signAll(documentIdOf(execution));
+		await sandbox().flushDeliveries();
+		expect(execution.calls.length).toBeGreaterThan(0);
+		expect(execution.calls.every((call) => !call.resumed && call.status === 200)).toBe(true);
+		expect(execution.status).toBe('waiting');
+	});
+});
+
 describe('the time limit', () => {
 	it('passes on the document as sent, marked timedOut, and the next run removes the webhook', async () => {
 		const { apiKey } = account();
@@ -279,6 +370,33 @@ describe('the time limit', () => {
 		const left = webhooksOf(apiKey);
 		expect(left).toHaveLength(1);
 		expect(left[0].url).toContain(`/webhook-waiting/${next.id}/`);
+	});
+});
+
+describe('waits past their time limit', () => {
+	it('lose their webhook on the next run even when n8n cannot be asked about them', async () => {
+		const { apiKey } = account();
+		currentKey = apiKey;
+		const host = await newHost(apiKey);
+		const limited = await host.run({ parameters: sendAndWait({ waitOptions: { limitWaitTime: { values: { limitType: 'afterTimeInterval', resumeAmount: 1, resumeUnit: 'minutes' } } } }) });
+		const unlimited = await host.run({ parameters: sendAndWait() });
+		// n8n unreachable from itself: every probe fails, so only the limit can decide.
+		host.unavailable = true;
+		const realNow = Date.now.bind(Date);
+		const clock = jest.spyOn(Date, 'now').mockImplementation(() => realNow() + 10 * 60_000);
+		let next: WaitingExecution;
+		try {
+			next = await host.run({ parameters: sendAndWait() });
+		} finally {
+			clock.mockRestore();
+			host.unavailable = false;
+		}
+		expect(next.status).toBe('waiting');
+		const urls = webhooksOf(apiKey).map((webhook) => webhook.url);
+		const has = (execution: WaitingExecution) => urls.some((u) => u.startsWith(`${host.origin}/webhook-waiting/${execution.id}/`));
+		expect(has(limited)).toBe(false);
+		expect(has(unlimited)).toBe(true);
+		expect(has(next)).toBe(true);
 	});
 });
 
@@ -353,5 +471,16 @@ describe('bad input', () => {
 		expect(execution.items).toHaveLength(1);
 		expect(String(execution.items[0].json.error)).toContain('Save as Draft');
 		expect(execution.items[0].pairedItem).toEqual({ item: 0 });
+	});
+});
+
+describe('the node’s webhook()', () => {
+	it('is handed out to n8n’s webhook runner only: anywhere else the node is no webhook node', async () => {
+		const node = new DocumentSigning();
+		// As the execution engine and the node loader read it.
+		expect(node.webhook).toBeUndefined();
+		// As WebhookService.runWebhook reads it.
+		const runWebhook = () => node.webhook;
+		expect(runWebhook()).toBeInstanceOf(Function);
 	});
 });

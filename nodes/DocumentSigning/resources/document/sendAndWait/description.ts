@@ -43,8 +43,8 @@ export const sendAndWaitFields: INodeProperties[] = [
 		default: 'new',
 		displayOptions: show,
 		options: [
-			{ name: 'New Document', value: 'new', description: 'Create the document from the fields below and send it' },
 			{ name: 'Existing Draft', value: 'draft', description: 'Send a document saved as a draft' },
+			{ name: 'New Document', value: 'new', description: 'Create the document from the fields below and send it' },
 		],
 	},
 	resourceLocator({
@@ -115,9 +115,9 @@ export const sendAndWaitFields: INodeProperties[] = [
 								default: 'days',
 								displayOptions: { show: { limitType: ['afterTimeInterval'] } },
 								options: [
-									{ name: 'Minutes', value: 'minutes' },
-									{ name: 'Hours', value: 'hours' },
 									{ name: 'Days', value: 'days' },
+									{ name: 'Hours', value: 'hours' },
+									{ name: 'Minutes', value: 'minutes' },
 								],
 							},
 							{
@@ -145,12 +145,12 @@ export const sendAndWaitFields: INodeProperties[] = [
 				type: 'options',
 				default: 'completed',
 				options: [
-					{ name: 'Completed', value: 'completed', description: 'Continue only once every signer has signed' },
 					{
 						name: 'Any Final State',
 						value: 'anyFinal',
 						description: 'Continue when the document is completed, declined, expired or cancelled',
 					},
+					{ name: 'Completed', value: 'completed', description: 'Continue only once every signer has signed' },
 				],
 			},
 			{

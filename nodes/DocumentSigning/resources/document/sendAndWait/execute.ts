@@ -127,8 +127,8 @@ async function sendAndWait(context: IExecuteFunctions): Promise<INodeExecutionDa
 
 	const client = await serviceClient(context);
 	const nonce = newNonce();
-	const probeUrl = context.getSignedResumeUrl({});
-	const owner = waitOwner(context, probeUrl);
+	// Which webhooks are this workflow's on this n8n: its waiting-webhook address is in every resume URL.
+	const owner = waitOwner(context, context.getSignedResumeUrl({}));
 	await removeStaleWaitWebhooks(context, owner, client);
 
 	const created: { webhookId?: string; draftId?: string } = {};
@@ -161,7 +161,12 @@ async function sendAndWait(context: IExecuteFunctions): Promise<INodeExecutionDa
 		created.webhookId = idText(registered.id);
 		if (created.webhookId === undefined) throw new NodeOperationError(node, 'The service did not return an ID for the new webhook');
 		const issued = typeof registered.secret === 'string' && registered.secret !== '' && registered.secret !== secret ? registered.secret : undefined;
-		context.customData.set(WAIT_CUSTOM_DATA_KEY, JSON.stringify({ webhookId: created.webhookId, ...(issued ? { secret: sealSecret(issued, scope) } : {}) }));
+		// n8n 1.x offers no custom data to this context: webhook() then takes the webhook id from the
+		// signed delivery, and a secret the service chose cannot be kept (see docs/send-and-wait.md).
+		(context.customData as IExecuteFunctions['customData'] | undefined)?.set(
+			WAIT_CUSTOM_DATA_KEY,
+			JSON.stringify({ webhookId: created.webhookId, ...(issued ? { secret: sealSecret(issued, scope) } : {}) }),
+		);
 
 		await apiRequest(context, 'POST', '/signatures/request', { client, body: { document_id: documentId }, idempotencyKey: keyFor(context, 'send') });
 		// Sent: from here on the document is the user's, whatever happens.

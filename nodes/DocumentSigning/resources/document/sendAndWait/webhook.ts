@@ -147,3 +147,23 @@ export async function receiveWaitCall(this: IWebhookFunctions): Promise<IWebhook
 		return retryLater(this, 'check the call', error);
 	}
 }
+
+/** The function n8n calls a node's webhook() from: WebhookService.runWebhook (n8n 1.x and 2.x). */
+const WEBHOOK_RUNNER = /\brunWebhook\b/;
+
+/**
+ * `handler` when n8n's webhook runner asks for the node's webhook(), otherwise undefined.
+ *
+ * n8n reads `nodeType.webhook` at several places: the runner that calls it, but also the
+ * execution engine (a node with a webhook gets no input items for its expressions unless the
+ * operation is a custom one: every `$json` of a routed operation fails), the node loader (a
+ * declarative node with a webhook loses its request options), and the trigger bookkeeping (it
+ * would count as a trigger). Only the runner may see it, so the caller is read from the stack:
+ * the property read is the runner's own line, the frame right below this getter. If a future n8n
+ * renames the runner, the method is never handed out: Send and Wait stops resuming (its tests in
+ * real n8n fail) while every other operation keeps working.
+ */
+export function webhookForRunner<T>(handler: T): T | undefined {
+	const frames = (new Error().stack ?? '').split('\n').slice(1, 5).join('\n');
+	return WEBHOOK_RUNNER.test(frames) ? handler : undefined;
+}
