@@ -69,6 +69,9 @@ describe('Send and Wait for Signature in queue mode', () => {
 	});
 
 	it('waits start on workers, completions reach the webhook processor, and each execution continues once on a worker', async () => {
+		// One after the other: waits started at the same moment are the regular suite's concern
+		// (e2e/sendAndWait.e2e.test.ts); here each start and each continuation is a worker's job.
+		let waiting: Execution[] = [];
 		for (let index = 0; index < WAITS; index++) {
 			const call = await fetch(cluster.productionWebhookUrl(webhookPath), {
 				method: 'POST',
@@ -77,15 +80,15 @@ describe('Send and Wait for Signature in queue mode', () => {
 				signal: AbortSignal.timeout(30_000),
 			});
 			expect(call.status).toBe(200);
+			waiting = await waitFor(
+				async () => {
+					const list = await executions();
+					return list.length === index + 1 && list.every((execution) => execution.status === 'waiting' || FINISHED(execution)) && list;
+				},
+				`wait ${index} started`,
+				120_000,
+			);
 		}
-		const waiting = await waitFor(
-			async () => {
-				const list = await executions();
-				return list.length === WAITS && list.every((execution) => execution.status === 'waiting' || FINISHED(execution)) && list;
-			},
-			'every wait started',
-			180_000,
-		);
 		expect(waiting.map((execution) => execution.status)).toEqual(Array(WAITS).fill('waiting'));
 		const webhooks = sandbox.store.webhooksOf(apiKey);
 		expect(webhooks).toHaveLength(WAITS);
