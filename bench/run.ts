@@ -8,6 +8,7 @@
  *   npm run bench -- --only bulk --items 200        # a quick partial run (no results file)
  *   npm run bench -- --only burst --burst-events 100 --no-queue   # the burst, regular mode only
  *   npm run bench -- --out /tmp/bench.json          # write the JSON elsewhere (any run)
+ *   npm run bench -- --only sendAndWait --waits 200 # Send and Wait: 200 waits, then 200 completions
  *
  * Options: --only bulk,returnAll,trigger,burst  --items N (1000)  --rate R (50 requests/s)
  * --burst B (= rate)  --docs N (10000)  --events N (1000)  --event-rate R (5 events/s: see the README for higher rates)
@@ -27,10 +28,11 @@ import { renderJson, renderMarkdown, type BenchResults } from './lib/report';
 import { runBulk } from './scenarios/bulk';
 import { runBurst } from './scenarios/burst';
 import { runReturnAll } from './scenarios/returnAll';
+import { runSendAndWait } from './scenarios/sendAndWait';
 import { runTrigger } from './scenarios/trigger';
 
-const DEFAULTS = { items: 1000, rate: 50, docs: 10_000, events: 1000, eventRate: 5, burstEvents: 1000, burstConcurrency: 10 };
-const SCENARIOS = ['bulk', 'returnAll', 'trigger', 'burst'];
+const DEFAULTS = { items: 1000, rate: 50, docs: 10_000, events: 1000, eventRate: 5, burstEvents: 1000, burstConcurrency: 10, waits: 200 };
+const SCENARIOS = ['bulk', 'returnAll', 'trigger', 'burst', 'sendAndWait'];
 const RESULTS_FILE = path.join(__dirname, 'results', 'latest.json');
 /**
  * The whole run is bounded; a stuck step fails the run instead of hanging it. (The burst's six
@@ -70,6 +72,7 @@ function parseArgs(argv: string[]) {
 		burstEvents: number('burst-events', DEFAULTS.burstEvents),
 		burstConcurrency,
 		withQueue: !argv.includes('--no-queue'),
+		waits: number('waits', DEFAULTS.waits),
 		out: value('out'),
 	};
 	const full =
@@ -84,6 +87,7 @@ function parseArgs(argv: string[]) {
 		args.withWebhookBaseline &&
 		args.burstEvents === DEFAULTS.burstEvents &&
 		args.burstConcurrency === DEFAULTS.burstConcurrency &&
+		args.waits === DEFAULTS.waits &&
 		args.withQueue;
 	return { ...args, full };
 }
@@ -130,6 +134,9 @@ async function main(): Promise<void> {
 		}
 		if (args.only.includes('burst')) {
 			results.burst = await runBurst(ctx, { events: args.burstEvents, concurrencyPerUrl: args.burstConcurrency, queue: args.withQueue });
+		}
+		if (args.only.includes('sendAndWait')) {
+			results.sendAndWait = await runSendAndWait(ctx, { waits: args.waits, startTimeoutMs: 10 * 60_000, resumeTimeoutMs: 5 * 60_000 });
 		}
 		results.totalMs = Date.now() - started;
 

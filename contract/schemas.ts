@@ -299,6 +299,10 @@ export const WebhookSchema = z
 		description: z.string().nullable(),
 		active: z.boolean(),
 		created_at: timestamp,
+		/** [A] Present only when the webhook was created for one document: only its events are delivered. */
+		document_id: idOf(ID_PREFIXES.document).optional(),
+		/** [A] Present only when the webhook was created with an expiry: the service removes it then. */
+		expires_at: timestamp.optional(),
 	})
 	.strict();
 
@@ -627,6 +631,10 @@ export const CreateWebhookBodySchema = z
 			.max(LIMITS.maxWebhookSecretLength, { message: `must be at most ${LIMITS.maxWebhookSecretLength} characters` })
 			.optional(),
 		description: z.string().max(LIMITS.maxDescriptionLength).nullish(),
+		/** [A] Deliver only this document's events (document.* and signature.*). */
+		document_id: z.string().min(1).max(100).optional(),
+		/** [A] Remove the webhook at this instant (in the future); nothing is delivered after it. */
+		expires_at: timestampInput.optional(),
 	})
 	.passthrough();
 

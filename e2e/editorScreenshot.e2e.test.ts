@@ -12,9 +12,13 @@
  * create its document. A second workflow is a CRM flow: n8n's Pipedrive Trigger (a deal added) →
  * Pipedrive (the deal's contact person) → Document Signing (Create from a template).
  *
+ * A third, a Webhook trigger ("CRM: Deal Won") → "Send Contract and Wait" (Document › Send and
+ * Wait for Signature with its options), gives the panel of that operation.
+ *
  * Pictures: `workflow.png` (the canvas), `node-parameters.png` (Download's parameter panel),
- * `create-parameters.png` (Create's) and `crm-workflow.png` (the CRM flow's canvas). They go to
- * docs/images/ only with E2E_UPDATE_SCREENSHOTS=1;
+ * `create-parameters.png` (Create's), `crm-workflow.png` (the CRM flow's canvas) and
+ * `send-and-wait-parameters.png` (Send and Wait's). They go to docs/images/ only with
+ * E2E_UPDATE_SCREENSHOTS=1;
  * otherwise to E2E_ARTIFACTS_DIR (default <tmp>/n8n-nodes-document-signing-e2e/editor-screenshot,
  * replaced on each run), so a CI run leaves the clone clean.
  *
@@ -127,6 +131,37 @@ function buildCrmWorkflow(template: { id: string }): WorkflowJson {
 	return workflow;
 }
 
+const DEAL_WON = 'CRM: Deal Won';
+const SEND_AND_WAIT = 'Send Contract and Wait';
+
+function buildSendAndWaitWorkflow(): WorkflowJson {
+	const nodes = [
+		{ ...node(DEAL_WON, 'n8n-nodes-base.webhook', 2, { httpMethod: 'POST', path: 'crm-deal-won', responseMode: 'onReceived', options: {} }, { webhookId: newId() }), position: [0, 0] as [number, number] },
+		{
+			...signingNode(
+				SEND_AND_WAIT,
+				{
+					resource: 'document',
+					operation: 'sendAndWait',
+					documentSource: 'new',
+					name: '=Contract {{ $json.body.deal.id }}.pdf',
+					signers: { signer: [{ email: '={{ $json.body.contact.email }}', name: '={{ $json.body.contact.name }}' }] },
+					waitOptions: {
+						resumeOn: 'anyFinal',
+						attachSignedFile: true,
+						limitWaitTime: { values: { limitType: 'afterTimeInterval', resumeAmount: 14, resumeUnit: 'days' } },
+					},
+				},
+				{ credential: CREDENTIAL },
+			),
+			position: [280, 0] as [number, number],
+		},
+	];
+	const workflow: WorkflowJson = { name: 'CRM deal won: send the contract and wait for its signature', nodes, connections: {}, settings: { executionOrder: 'v1' } };
+	connect(workflow, DEAL_WON, SEND_AND_WAIT);
+	return workflow;
+}
+
 function buildWorkflow(template: { id: string }): WorkflowJson {
 	const nodes = [
 		{ ...triggerNode(TRIGGER, { events: ['document.completed'], credential: CREDENTIAL }), position: [0, 0] as [number, number] },
@@ -198,6 +233,7 @@ describe('the nodes in the n8n editor (README pictures)', () => {
 	let apiKey: string;
 	let template: { id: string };
 	let crmWorkflowId: string;
+	let sendAndWaitWorkflowId: string;
 
 	beforeAll(async () => {
 		fs.mkdirSync(OUT_DIR, { recursive: true });
@@ -217,6 +253,7 @@ describe('the nodes in the n8n editor (README pictures)', () => {
 		]);
 		const workflowId = await n8n.importWorkflow(buildWorkflow(template) as unknown as Record<string, unknown>);
 		crmWorkflowId = await n8n.importWorkflow(buildCrmWorkflow(template) as unknown as Record<string, unknown>);
+		sendAndWaitWorkflowId = await n8n.importWorkflow(buildSendAndWaitWorkflow() as unknown as Record<string, unknown>);
 		await n8n.start();
 
 		browser = await launchBrowser({ timeoutMs: 30_000 });
@@ -347,6 +384,28 @@ describe('the nodes in the n8n editor (README pictures)', () => {
 		await parkPointer(page);
 		const file = await screenshot(page, 'crm-workflow.png');
 		expect(fs.statSync(file).size).toBeGreaterThan(10_000);
+	});
+
+	it('opens Document › Send and Wait for Signature with its options', async () => {
+		await page.goto(`${n8n.baseUrl}/workflow/${sendAndWaitWorkflowId}`);
+		await page.addStyleTag({ content: STABLE_CSS });
+		await canvasNode(page, SEND_AND_WAIT).waitFor();
+		await page.setViewportSize(TALL_VIEWPORT);
+		const ndv = await openNode(page, SEND_AND_WAIT);
+		expect(await parameterValue(ndv, 'resource')).toBe('Document');
+		expect(await parameterValue(ndv, 'operation')).toBe('Send and Wait for Signature');
+		const panel = ndv.locator('.node-settings');
+		const values = await panel.locator('input').evaluateAll((inputs) => inputs.map((input) => (input as unknown as { value: string }).value));
+		expect(values).toContain('New Document');
+		expect(values).toContain('Any Final State');
+		expect(values).toContain('After Time Interval');
+		expect(values.some((value) => /^14(\.0+)?$/.test(value))).toBe(true);
+		expect(await panel.innerText()).toContain('Attach Signed File');
+
+		const file = await screenshot(page, 'send-and-wait-parameters.png', await parameterPanelClip(ndv));
+		expect(fs.statSync(file).size).toBeGreaterThan(5_000);
+		await closeNode(page);
+		await page.setViewportSize(VIEWPORT);
 	});
 });
 

@@ -8,7 +8,10 @@
  *   document is signed by everyone on the sandbox, whose signed delivery starts the execution;
  * - Bulk send: executed headless with `n8n execute`;
  * - AI agent contract assistant: activated, chat messages sent to its public chat webhook; its
- *   OpenAI credential (`openAiExample`) points at a scripted OpenAI-compatible model on 127.0.0.1.
+ *   OpenAI credential (`openAiExample`) points at a scripted OpenAI-compatible model on 127.0.0.1;
+ * - CRM deal won → Send and Wait for Signature: activated, its production webhook called; the
+ *   execution waits until the contact signs on the sandbox, then updates the deal and archives
+ *   the signed PDF.
  *
  * One change is made on import: the archive folder of "Document completed" (`/home/node/.n8n-files`,
  * n8n's Docker default) is pointed at a temporary folder that n8n is allowed to write to
@@ -23,13 +26,15 @@ import { startSandbox, type Sandbox } from '../sandbox';
 import { OPENAI_CREDENTIAL_TYPE, TOOL_NODE_TYPE } from './harness/agentWorkflows';
 import { CREDENTIAL_TYPE, NODE_TYPE, TRIGGER_NODE_TYPE, createN8n, type N8nInstance } from './harness/n8n';
 import { lastToolAnswer, startScriptedModel, toolResults, type ScriptedModel } from './harness/scriptedModel';
-import { exampleFiles, importWorkflows, loadExample, nodeItems, SANDBOX_CREDENTIAL, sandboxPost, type WorkflowJson } from './harness/workflows';
+import { waitFor } from '../test/helpers/sandbox';
+import { exampleFiles, executionItems, importWorkflows, loadExample, nodeItems, SANDBOX_CREDENTIAL, sandboxPost, type WorkflowJson } from './harness/workflows';
 
 const EXAMPLES = {
 	crm: 'crm-deal-won-create-document.json',
 	completed: 'document-completed-notify-archive.json',
 	bulk: 'bulk-send-from-list.json',
 	agent: 'ai-agent-contract-assistant.json',
+	waitForSignature: 'crm-deal-won-wait-for-signature.json',
 } as const;
 type ExampleName = keyof typeof EXAMPLES;
 const EXAMPLE_FILES_ROOT = '/home/node/.n8n-files';
@@ -284,5 +289,43 @@ describe('AI agent: contract assistant (chat)', () => {
 		const executions = await n8n.waitForExecutions(workflowIds.agent, { count: 2 });
 		expect(executions.map((execution) => execution.status)).toEqual(['success', 'success']);
 		await n8n.deactivate(workflowIds.agent);
+	});
+});
+
+describe('CRM deal won → send the contract and wait for its signature', () => {
+	it('the execution waits until the contact signs, then updates the deal and archives the signed PDF', async () => {
+		await n8n.activate(workflowIds.waitForSignature);
+		const call = await fetch(n8n.productionWebhookUrl('crm-deal-won-wait-for-signature'), {
+			method: 'POST',
+			headers: { 'content-type': 'application/json' },
+			body: JSON.stringify({ deal: { id: 'D-2001', name: 'ACME renewal' }, contact: { email: 'jane.doe@acme.example', name: 'Jane Doe' } }),
+			signal: AbortSignal.timeout(30_000),
+		});
+		expect(call.status).toBe(200);
+
+		const executions = async () => await n8n.executions({ workflowId: workflowIds.waitForSignature });
+		const waiting = await waitFor(async () => (await executions()).find((execution) => execution.status !== 'new' && execution.status !== 'running'), 'the execution waiting', 60_000);
+		expect({ status: waiting.status, error: waiting.data?.resultData.error?.message }).toEqual({ status: 'waiting', error: undefined });
+		const [document] = sandbox.store.documentsOf(apiKey).filter((doc) => doc.metadata.deal_id === 'D-2001');
+		expect(document).toMatchObject({ name: 'Contract D-2001.pdf', status: 'pending', message: 'Please sign the contract for ACME renewal.' });
+		expect(document.signers.map((signer) => [signer.email, signer.name])).toEqual([['jane.doe@acme.example', 'Jane Doe']]);
+
+		sandbox.actAsSigner(document.id, document.signers[0].id, 'sign');
+		const done = await waitFor(
+			async () => (await executions()).find((execution) => execution.id === waiting.id && !['new', 'running', 'waiting'].includes(execution.status)),
+			'the execution resumed and finished',
+			60_000,
+		);
+		expect({ status: done.status, error: done.data?.resultData.error?.message }).toEqual({ status: 'success', error: undefined });
+		const [stored] = sandbox.store.documentsOf(apiKey).filter((doc) => doc.id === document.id);
+		expect(executionItems(done, 'Update Deal: Contract Signed')).toEqual([
+			{ deal_id: 'D-2001', stage: 'contract_signed', signed_at: stored.completed_at, document_id: document.id },
+		]);
+		expect(executionItems(done, 'Update Deal: Not Signed')).toEqual([]);
+		const archived = fs.readFileSync(path.join(archiveDir, 'Contract D-2001 - signed.pdf'));
+		expect(archived.equals((await sandbox.documentFile(document.id, 'signed')).data)).toBe(true);
+		// The wait's webhook went with the wait.
+		expect(sandbox.store.webhooksOf(apiKey).filter((webhook) => webhook.url.includes(`/webhook-waiting/${waiting.id}/`))).toEqual([]);
+		await n8n.deactivate(workflowIds.waitForSignature);
 	});
 });

@@ -20,6 +20,7 @@ import { allowed } from './permissions';
 import type { RateLimiter } from './rateLimit';
 import type { Router } from './router';
 import type { StatsCounter } from './stats';
+import { removeExpiredWebhooks } from './webhookExpiry';
 
 export interface ApiDeps {
 	router: Router<ApiHandler>;
@@ -63,6 +64,7 @@ export async function handleApi(req: IncomingMessage, res: ServerResponse, targe
 	}
 
 	services.lifecycle.expireDue();
+	removeExpiredWebhooks(services);
 
 	// 2. Route.
 	const method = req.method ?? 'GET';

@@ -51,6 +51,8 @@ export interface Dialect {
 	errorBody: ErrorBodyStyle;
 	/** 200: DELETE answers `{ id, deleted: true }` instead of 204. */
 	deleteAnswer: 204 | 200;
+	/** 'ignored': POST /webhooks ignores `document_id` and `expires_at` (no echo, every event delivered, never removed). */
+	webhookFilters: 'honoured' | 'ignored';
 }
 
 export const DEFAULT_DIALECT: Readonly<Dialect> = Object.freeze({
@@ -63,6 +65,7 @@ export const DEFAULT_DIALECT: Readonly<Dialect> = Object.freeze({
 	deliverySignature: 'v1',
 	errorBody: 'contract',
 	deleteAnswer: 204,
+	webhookFilters: 'honoured',
 });
 
 export const DIALECT_PRESETS: Record<string, Partial<Dialect>> = {
@@ -96,7 +99,8 @@ export const DIALECT_PRESETS: Record<string, Partial<Dialect>> = {
 	'error-text': { errorBody: 'text' },
 	'error-html': { errorBody: 'html' },
 	'delete-200': { deleteAnswer: 200 },
-	minimal: { deliveryEndpoints: false, deliverySignature: 'none', errorBody: 'message', deleteAnswer: 200 },
+	'ignores-webhook-filters': { webhookFilters: 'ignored' },
+	minimal: { deliveryEndpoints: false, deliverySignature: 'none', errorBody: 'message', deleteAnswer: 200, webhookFilters: 'ignored' },
 };
 
 export const DIALECT_NAMES: readonly string[] = Object.freeze(Object.keys(DIALECT_PRESETS));
@@ -112,6 +116,7 @@ export const DialectSchema = z
 		deliverySignature: z.enum(DELIVERY_SIGNATURE_STYLES),
 		errorBody: z.enum(['contract', 'message', 'errors', 'text', 'html']),
 		deleteAnswer: z.union([z.literal(204), z.literal(200)]),
+		webhookFilters: z.enum(['honoured', 'ignored']),
 	})
 	.strict();
 

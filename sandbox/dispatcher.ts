@@ -120,8 +120,9 @@ export class WebhookDispatcher {
 		if (this.closed) return;
 		const account = this.store.accounts.get(accountId);
 		if (!account) return;
+		const documentId = data.document?.id ?? data.signature_request?.document_id;
 		for (const webhook of account.webhooks.values()) {
-			if (!subscribed(webhook, event)) continue;
+			if (!subscribed(webhook, event) || !forDocument(webhook, documentId) || this.expired(webhook)) continue;
 			const id = this.store.newId('delivery');
 			const body: WebhookDeliveryBody = { id, event, created_at: createdAt, webhook_id: webhook.record.id, data };
 			const delivery: PendingDelivery = {
@@ -270,7 +271,12 @@ export class WebhookDispatcher {
 
 	private webhookOf(delivery: PendingDelivery): WebhookRow | undefined {
 		const webhook = this.store.accounts.get(delivery.accountId)?.webhooks.get(delivery.webhookId);
-		return webhook?.record.active ? webhook : undefined;
+		return webhook?.record.active && !this.expired(webhook) ? webhook : undefined;
+	}
+
+	/** Past its `expires_at` on the business clock (the expiry sweep removes it soon after). */
+	private expired(webhook: WebhookRow): boolean {
+		return webhook.record.expires_at !== undefined && Date.parse(webhook.record.expires_at) <= this.clock.now();
 	}
 
 	private cancelAll(): void {
@@ -448,6 +454,11 @@ export class WebhookDispatcher {
 		});
 		if (this.history.length > MAX_ATTEMPT_HISTORY) this.history.splice(0, this.history.length - MAX_ATTEMPT_HISTORY);
 	}
+}
+
+/** A webhook created for one document takes only that document's events. */
+function forDocument(webhook: WebhookRow, documentId: string | undefined): boolean {
+	return webhook.record.document_id === undefined || webhook.record.document_id === documentId;
 }
 
 function subscribed(webhook: WebhookRow, event: WebhookEvent): boolean {

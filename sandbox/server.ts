@@ -36,6 +36,7 @@ import { handleSigning } from './routes/signing';
 import { templateRoutes } from './routes/templates';
 import { userRoutes } from './routes/users';
 import { webhookRoutes } from './routes/webhooks';
+import { removeExpiredWebhooks } from './webhookExpiry';
 import { StatsCounter } from './stats';
 import { DEMO_API_KEY, Store } from './store';
 import { WebhookDispatcher } from './dispatcher';
@@ -148,6 +149,7 @@ export async function startSandbox(options: StartOptions = {}): Promise<Sandbox>
 	const sweep = setInterval(() => {
 		try {
 			lifecycle.expireDue();
+			removeExpiredWebhooks(services);
 		} catch (error) {
 			onError(error);
 		}
@@ -189,10 +191,12 @@ export async function startSandbox(options: StartOptions = {}): Promise<Sandbox>
 		advanceClock(seconds: number) {
 			clock.advance(seconds);
 			lifecycle.expireDue();
+			removeExpiredWebhooks(services);
 		},
 		now: () => clock.iso(),
 		actAsSigner(documentId: string, signerId: string, action: SignerAction, reason?: string) {
 			lifecycle.expireDue();
+			removeExpiredWebhooks(services);
 			const row = store.findDocument(documentId);
 			if (!row) throw notFound('document');
 			const ip = '127.0.0.1';

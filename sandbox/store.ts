@@ -122,6 +122,8 @@ export class Store {
 	private readonly documentAccounts = new Map<string, string>();
 	/** Pending documents with an `expires_at`, checked by the expiry sweep. */
 	readonly expirable = new Set<string>();
+	/** Webhooks with an `expires_at` (webhook id → account id), checked by the expiry sweep. */
+	readonly expiringWebhooks = new Map<string, string>();
 
 	constructor(
 		private readonly nowIso: () => string,
@@ -296,6 +298,7 @@ export class Store {
 		this.keys.clear();
 		this.documentAccounts.clear();
 		this.expirable.clear();
+		this.expiringWebhooks.clear();
 		this.seedDemo();
 		this.changed();
 	}
@@ -336,6 +339,7 @@ export class Store {
 		this.keys.clear();
 		this.documentAccounts.clear();
 		this.expirable.clear();
+		this.expiringWebhooks.clear();
 		this.seq = snapshot.seq;
 		this.numericSeq = Math.max(this.numericSeq, snapshot.numericSeq ?? FIRST_NUMERIC_ID);
 		for (const key of snapshot.keys) this.keys.set(key.key, key);
@@ -354,7 +358,10 @@ export class Store {
 			for (const row of saved.signingRequests) account.signingRequests.set(row.record.id, row);
 			for (const row of saved.templates) account.templates.set(row.record.id, row);
 			for (const row of saved.users) account.users.set(row.record.id, row);
-			for (const row of saved.webhooks) account.webhooks.set(row.record.id, row);
+			for (const row of saved.webhooks) {
+				account.webhooks.set(row.record.id, row);
+				if (row.record.expires_at) this.expiringWebhooks.set(row.record.id, account.id);
+			}
 			account.audit = saved.audit;
 			this.accounts.set(account.id, account);
 		}

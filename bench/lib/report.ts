@@ -2,6 +2,7 @@
 import type { BulkResult } from '../scenarios/bulk';
 import type { BurstResult, BurstRow } from '../scenarios/burst';
 import type { ReturnAllResult } from '../scenarios/returnAll';
+import type { SendAndWaitResult } from '../scenarios/sendAndWait';
 import type { TriggerResult } from '../scenarios/trigger';
 import type { MachineInfo } from './machine';
 import { mib, round, seconds } from './stats';
@@ -17,6 +18,7 @@ export interface BenchResults {
 	/** The same deliveries to n8n's plain Webhook node. */
 	triggerBaseline?: TriggerResult;
 	burst?: BurstResult;
+	sendAndWait?: SendAndWaitResult;
 }
 
 export interface TargetCheck {
@@ -60,6 +62,20 @@ export function targets(results: BenchResults): TargetCheck[] {
 		if (b.twoWorkersToOne !== undefined) {
 			checks.push({ name: 'burst queue: trigger events/s, 2 workers / 1 worker', target: '>= 1.6x', actual: `${round(b.twoWorkersToOne)}x`, met: b.twoWorkersToOne >= 1.6 });
 		}
+	}
+	for (const row of results.sendAndWait?.rows ?? []) {
+		checks.push({
+			name: `send and wait (${row.setup}): resumed exactly once`,
+			target: `${row.waits} / 0 wrong`,
+			actual: `${row.resumed} / ${row.wrongResumes}`,
+			met: row.resumed === row.waits && row.wrongResumes === 0,
+		});
+		checks.push({
+			name: `send and wait (${row.setup}): last completion -> last resume`,
+			target: '<= 60 s',
+			actual: `${round(row.lastCompletionToLastResumeMs / 1000)} s`,
+			met: !row.timedOut && row.lastCompletionToLastResumeMs <= 60_000,
+		});
 	}
 	return checks;
 }
@@ -124,6 +140,7 @@ export function renderMarkdown(results: BenchResults): string {
 		);
 	}
 	if (results.burst) out.push(...renderBurst(results.burst));
+	if (results.sendAndWait) out.push(...renderSendAndWait(results.sendAndWait));
 	const checks = targets(results);
 	if (checks.length) {
 		out.push('### Targets', '', '| check | target | actual | met |', '|---|---|---|---|');
@@ -167,6 +184,28 @@ function renderBurst(burst: BurstResult): string[] {
 	out.push(
 		'',
 		"Time to last execution = the burst (all N signed in one loop) -> the latest stoppedAt of the run's executions. Attempts per event = the sandbox's delivery attempts / N (10 s to answer, retries after 1 s, 2 s, 4 s, … up to 8 attempts). Duplicates = passings of an event beyond its first (trigger: its items' deliveryId; Webhook node: body.id). n8n CPU = the n8n processes involved (regular: the one process; queue: main, workers, webhook processor) from the burst until the last execution was seen (n8n polled once a second). A few events before each burst warm n8n up and are not counted.",
+		'',
+	);
+	return out;
+}
+
+function renderSendAndWait(result: SendAndWaitResult): string[] {
+	const out = [
+		`### 5. Send and Wait for Signature: ${result.options.waits} executions waiting at once, then every document completed in one loop`,
+		'',
+		'| setup | waiting | time to start all | resumed | wrong resumes | failed executions | deliveries per event | failed deliveries | last completion -> last resume | n8n CPU | webhooks left | still waiting, webhook gone |',
+		'|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+	];
+	for (const row of result.rows) {
+		out.push(
+			`| ${row.setup} | ${row.waiting} | ${s(row.startMs)} | ${row.resumed} | ${row.wrongResumes} | ${row.failedExecutions} | ${round(row.deliveriesPerEvent, 1)} | ${row.failedDeliveries} | ${s(row.lastCompletionToLastResumeMs)}${row.timedOut ? ' (bound reached)' : ''} | ${s(row.n8nCpuMs)} | ${row.webhooksLeft} | ${row.waitingWithoutWebhook} |`,
+		);
+	}
+	const errors = result.rows.flatMap((row) => row.executionErrors.map((error) => `- ${row.setup}: ${error.replace(/\|/g, '/')}`));
+	if (errors.length) out.push('', ...errors);
+	out.push(
+		'',
+		"Document filter: the sandbox delivers a completion only to the webhook registered for that document (`document_id`). No filter: the dialect `ignores-webhook-filters`, so every completion goes to every wait's webhook still registered and each wait checks the document itself. Resumed = executions that finished with success after the completions; wrong = the node after the wait ran more than once or with another document. Deliveries per event = the sandbox's deliveries (each to one webhook) / completions. n8n CPU = the n8n process from the first completion until no execution waited.",
 		'',
 	);
 	return out;

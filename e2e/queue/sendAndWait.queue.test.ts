@@ -1,85 +1,66 @@
 /**
- * Document › Send and Wait for Signature in n8n's queue mode (main + 1 worker + 1 webhook
+ * Document › Send and Wait for Signature in n8n's queue mode (main + 2 workers + a webhook
  * processor, Redis, PostgreSQL; see ./cluster.ts): a production webhook on the webhook processor
- * starts the workflow, a worker runs it until it waits; the service's delivery of the completion
- * reaches the webhook processor at the execution's signed resume URL, whose webhook() recomputes
- * the wait's secret from the credential; a worker continues the execution.
+ * starts the workflow; a worker sends the document, registers the service webhook at the signed
+ * resume URL (on the webhook processor: N8N_WEBHOOK_URL) and puts the execution to wait. The
+ * service's completion delivery reaches the webhook processor, and a worker continues the
+ * execution: exactly once, with the completed document, its webhook removed.
  *
- * Needs the package built (`npm run build`). Run: `npx jest -c e2e/queue/jest.config.js sendAndWait`.
+ * Needs the package built (`npm run build`), Redis and PostgreSQL (scripts/redis.sh,
+ * scripts/postgres.sh). Run: `npx jest -c e2e/queue/jest.config.js e2e/queue/sendAndWait.queue.test.ts`.
  */
 import { randomUUID } from 'node:crypto';
 
 import { startSandbox, type Sandbox } from '../../sandbox';
-import { CREDENTIAL_TYPE, NODE_TYPE, type Execution } from '../harness/n8n';
+import { waitFor } from '../../test/helpers/sandbox';
+import type { Execution } from '../harness/n8n';
+import { chain, executionItems, node, signingNode } from '../harness/workflows';
 import { startQueueCluster, type QueueCluster } from './cluster';
 
-const WAIT_NODE = 'Send and Wait';
+const WAITS = 5;
+const FINISHED = (execution: Execution) => !['new', 'running', 'waiting'].includes(execution.status);
 
 describe('Send and Wait for Signature in queue mode', () => {
 	let sandbox: Sandbox;
 	let cluster: QueueCluster;
 	let apiKey: string;
 	let workflowId: string;
-	const hookPath = `send-and-wait-${randomUUID()}`;
+	const webhookPath = `send-and-wait-${randomUUID()}`;
 
-	async function latestExecution(): Promise<Execution | undefined> {
-		const body = await cluster.main.api<{ data: Execution[] }>('GET', `/executions?workflowId=${workflowId}&includeData=true&limit=1`);
-		return body.data[0];
-	}
-
-	async function poll(done: (execution: Execution) => boolean, what: string, timeoutMs = 120_000): Promise<Execution> {
-		const deadline = Date.now() + timeoutMs;
-		for (;;) {
-			const latest = await latestExecution();
-			if (latest && done(latest)) return latest;
-			if (latest && ['error', 'crashed', 'canceled'].includes(latest.status)) throw new Error(`execution ${latest.id} ended ${latest.status}`);
-			if (Date.now() > deadline) throw new Error(`timed out waiting for ${what} (last: ${latest?.status})`);
-			await new Promise((resolve) => setTimeout(resolve, 500));
-		}
-	}
+	const executions = async (): Promise<Execution[]> =>
+		(await cluster.main.api<{ data: Execution[] }>('GET', `/executions?workflowId=${workflowId}&includeData=true&limit=100`)).data;
 
 	beforeAll(async () => {
 		sandbox = await startSandbox({ port: 0, webhookRetry: { baseDelayMs: 1_000, maxAttempts: 8, timeoutMs: 10_000 } });
 		({ apiKey } = sandbox.createAccount());
 		cluster = await startQueueCluster({
-			workers: 1,
+			workers: 2,
 			webhookProcessors: 1,
 			sandboxBaseUrl: sandbox.baseUrl,
 			beforeStart: async (main) => {
 				const [credentialId] = await main.importCredentials([main.documentSigningCredential({ apiKey, name: 'Sandbox (queue send and wait)' })]);
-				workflowId = await main.importWorkflow({
-					name: 'queue e2e: send and wait',
-					settings: { executionOrder: 'v1' },
-					nodes: [
-						{
-							id: randomUUID(),
-							name: 'Deal Won',
-							type: 'n8n-nodes-base.webhook',
-							typeVersion: 2,
-							position: [0, 0],
-							webhookId: randomUUID(),
-							parameters: { httpMethod: 'POST', path: hookPath, responseMode: 'onReceived', options: {} },
-						},
-						{
-							id: randomUUID(),
-							name: WAIT_NODE,
-							type: NODE_TYPE,
-							typeVersion: 1,
-							position: [220, 0],
-							credentials: { [CREDENTIAL_TYPE]: { id: credentialId, name: 'Sandbox (queue send and wait)' } },
-							parameters: {
+				const credential = { id: credentialId, name: 'Sandbox (queue send and wait)' };
+				workflowId = await main.importWorkflow(
+					chain('queue e2e: send and wait', [
+						node('Deal Won', 'n8n-nodes-base.webhook', 2, { httpMethod: 'POST', path: webhookPath, responseMode: 'onReceived', options: {} }, { webhookId: randomUUID() }),
+						signingNode(
+							'Send and Wait',
+							{
 								resource: 'document',
 								operation: 'sendAndWait',
-								name: 'queue-contract.pdf',
-								signers: { signer: [{ email: 'ann@example.com', name: 'Ann Example' }] },
+								documentSource: 'new',
+								name: '={{ $json.body.name }}',
+								signers: { signer: [{ email: '={{ $json.body.email }}', name: 'Queue Signer' }] },
 								waitOptions: { attachSignedFile: true },
 							},
-						},
-					],
-					connections: { 'Deal Won': { main: [[{ node: WAIT_NODE, type: 'main', index: 0 }]] } },
-				});
+							{ credential },
+						),
+						node('After Signing', 'n8n-nodes-base.noOp', 1, {}),
+					]),
+				);
 			},
 		});
+		await cluster.main.activate(workflowId);
 	});
 
 	afterAll(async () => {
@@ -87,24 +68,60 @@ describe('Send and Wait for Signature in queue mode', () => {
 		await sandbox?.close();
 	});
 
-	it('a worker waits, the webhook processor takes the completion, a worker continues with the completed document', async () => {
-		expect((await cluster.main.activate(workflowId)).status).toBe('published');
-		const call = await fetch(cluster.productionWebhookUrl(hookPath), { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
-		expect(call.status).toBe(200);
-		const waiting = await poll((execution) => execution.status === 'waiting', 'the execution to wait');
+	it('waits start on workers, completions reach the webhook processor, and each execution continues once on a worker', async () => {
+		// One after the other: waits started at the same moment are the regular suite's concern
+		// (e2e/sendAndWait.e2e.test.ts); here each start and each continuation is a worker's job.
+		let waiting: Execution[] = [];
+		for (let index = 0; index < WAITS; index++) {
+			const call = await fetch(cluster.productionWebhookUrl(webhookPath), {
+				method: 'POST',
+				headers: { 'content-type': 'application/json' },
+				body: JSON.stringify({ name: `queue-wait-${index}.pdf`, email: `signer-${index}@example.com` }),
+				signal: AbortSignal.timeout(30_000),
+			});
+			expect(call.status).toBe(200);
+			waiting = await waitFor(
+				async () => {
+					const list = await executions();
+					return list.length === index + 1 && list.every((execution) => execution.status === 'waiting' || FINISHED(execution)) && list;
+				},
+				`wait ${index} started`,
+				120_000,
+			);
+		}
+		expect(waiting.map((execution) => execution.status)).toEqual(Array(WAITS).fill('waiting'));
+		const webhooks = sandbox.store.webhooksOf(apiKey);
+		expect(webhooks).toHaveLength(WAITS);
+		// The resume URLs are the webhook processor's (N8N_WEBHOOK_URL), not the main process's.
+		for (const webhook of webhooks) expect(webhook.url.startsWith(`${cluster.webhookProcessors[0].baseUrl}/webhook-waiting/`)).toBe(true);
 
-		const [webhook] = sandbox.store.webhooksOf(apiKey);
-		expect(webhook.url.startsWith(cluster.productionWebhookUrl('').replace(/\/webhook\/$/, `/webhook-waiting/${waiting.id}/`))).toBe(true);
-		const [document] = sandbox.store.documentsOf(apiKey);
-		sandbox.actAsSigner(document.id, document.signers[0].id, 'sign');
+		const documents = sandbox.store.documentsOf(apiKey);
+		for (const document of documents) sandbox.actAsSigner(document.id, document.signers[0].id, 'sign');
 
-		const done = await poll((execution) => execution.id === waiting.id && execution.status === 'success', 'the execution to resume');
-		const runs = done.data?.resultData.runData[WAIT_NODE] ?? [];
-		const [item] = runs[runs.length - 1]?.data?.main?.[0] ?? [];
-		expect(item.json).toMatchObject({ id: document.id, status: 'completed' });
-		expect((item as { binary?: Record<string, { mimeType: string }> }).binary?.data?.mimeType).toBe('application/pdf');
-		expect(sandbox.store.webhooksOf(apiKey)).toHaveLength(0);
-		// One delivery, answered by the webhook processor on its first attempt.
-		expect(sandbox.deliveries().filter((attempt) => attempt.webhookId === webhook.id).map((attempt) => [attempt.event, attempt.status])).toEqual([['document.completed', 200]]);
+		const done = await waitFor(
+			async () => {
+				const list = await executions();
+				return list.every(FINISHED) && list;
+			},
+			'every wait resumed',
+			180_000,
+		);
+		expect(done.map((execution) => execution.status)).toEqual(Array(WAITS).fill('success'));
+		const names = done.map((execution) => {
+			expect(execution.data?.resultData.runData['After Signing']).toHaveLength(1);
+			const [item] = executionItems(execution, 'After Signing');
+			expect(item.status).toBe('completed');
+			return item.name as string;
+		});
+		expect(names.sort()).toEqual(documents.map((document) => document.name).sort());
+		expect(sandbox.store.webhooksOf(apiKey)).toEqual([]);
+
+		// Both the start and the continuation ran on workers (the main process runs none in queue mode).
+		const byWorker = cluster.executionsByWorker();
+		const ran = Object.values(byWorker).flat();
+		for (const execution of done) expect(ran.filter((id) => id === execution.id).length).toBeGreaterThanOrEqual(2);
+		// Every completion was answered by the webhook processor with a 2xx (none retried for ever).
+		await sandbox.flushDeliveries();
+		expect(sandbox.deliveries().filter((attempt) => !attempt.ok)).toEqual([]);
 	});
 });

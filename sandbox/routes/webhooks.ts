@@ -6,6 +6,7 @@ import { randomToken } from '../ids';
 import { listReply } from '../pagination';
 import type { Router } from '../router';
 import { validateBody, validateQuery } from '../validation';
+import { documentOf, futureTimestamp } from './documents';
 
 const listWebhooks: ApiHandler = {
 	permission: 'read',
@@ -15,18 +16,27 @@ const listWebhooks: ApiHandler = {
 	},
 };
 
-/** The server-secret dialect ignores the client's `secret` altogether (not even validated). */
-function withoutIgnoredSecret(ctx: ApiContext): unknown {
-	if (ctx.dialect.webhookSecret !== 'server' || ctx.body === null || typeof ctx.body !== 'object' || Array.isArray(ctx.body)) return ctx.body;
+/**
+ * Fields the dialect ignores altogether (not even validated): the client's `secret` with a
+ * server-issued secret, `document_id` and `expires_at` when the service has no webhook filters.
+ */
+function withoutIgnoredFields(ctx: ApiContext): unknown {
+	if (ctx.body === null || typeof ctx.body !== 'object' || Array.isArray(ctx.body)) return ctx.body;
 	const rest: Record<string, unknown> = { ...(ctx.body as Record<string, unknown>) };
-	delete rest.secret;
+	if (ctx.dialect.webhookSecret === 'server') delete rest.secret;
+	if (ctx.dialect.webhookFilters === 'ignored') {
+		delete rest.document_id;
+		delete rest.expires_at;
+	}
 	return rest;
 }
 
 const createWebhook: ApiHandler = {
 	permission: 'manage_account',
 	handle(ctx) {
-		const body = validateBody(CreateWebhookBodySchema, withoutIgnoredSecret(ctx));
+		const body = validateBody(CreateWebhookBodySchema, withoutIgnoredFields(ctx));
+		const documentId = body.document_id === undefined ? undefined : documentOf(ctx, body.document_id, 'document_id').record.id;
+		const expiresAt = futureTimestamp(ctx, body.expires_at, 'expires_at') ?? undefined;
 		const record: WebhookRecord = {
 			id: ctx.services.store.newId('webhook'),
 			url: body.url,
@@ -34,16 +44,19 @@ const createWebhook: ApiHandler = {
 			description: body.description ?? null,
 			active: true,
 			created_at: ctx.services.clock.iso(),
+			...(documentId === undefined ? {} : { document_id: documentId }),
+			...(expiresAt === undefined ? {} : { expires_at: expiresAt }),
 		};
 		// 32 random bytes: the same strength as an HMAC-SHA256 key should have.
 		const secret = body.secret ?? `whsec_${randomToken(32)}`;
 		ctx.account.webhooks.set(record.id, { seq: ctx.services.store.nextSeq(), record, secret });
+		if (expiresAt !== undefined) ctx.services.store.expiringWebhooks.set(record.id, ctx.account.id);
 		ctx.services.events.emit({
 			accountId: ctx.account.id,
 			event: 'webhook.created',
 			...ctx.by,
 			documentId: null,
-			details: { webhook_id: record.id, url: record.url, events: record.events },
+			details: { webhook_id: record.id, url: record.url, events: record.events, ...(documentId === undefined ? {} : { document_id: documentId }) },
 		});
 		return created({ ...structuredClone(record), secret });
 	},
@@ -55,6 +68,7 @@ const deleteWebhook: ApiHandler = {
 		const row = ctx.account.webhooks.get(ctx.params.id);
 		if (!row) throw notFound('webhook');
 		ctx.account.webhooks.delete(row.record.id);
+		ctx.services.store.expiringWebhooks.delete(row.record.id);
 		ctx.services.dispatcher.cancelWebhook(row.record.id);
 		ctx.services.events.emit({
 			accountId: ctx.account.id,

@@ -203,6 +203,7 @@ describe('parseDialect and presets', () => {
 				'error-text',
 				'error-html',
 				'delete-200',
+				'ignores-webhook-filters',
 				'minimal',
 			].sort(),
 		);
@@ -220,6 +221,7 @@ describe('parseDialect and presets', () => {
 			deliverySignature: 'none',
 			errorBody: 'message',
 			deleteAnswer: 200,
+			webhookFilters: 'ignored',
 		});
 	});
 
@@ -635,6 +637,42 @@ describe('deliverySignature: each layout a service may sign in', () => {
 			verifyDelivery({ header: (name) => request.headers[name] as string | undefined, rawBody: request.rawBody, secret, nowSeconds: now() });
 		expect(check(webhook.secret)).toMatchObject({ valid: true, layout });
 		expect(check('another-secret-0123456789-0123456789-abcdef')).toMatchObject({ valid: false, reason: 'signature_mismatch' });
+	});
+});
+
+describe("webhookFilters: 'ignored'", () => {
+	it('POST /webhooks ignores document_id and expires_at: no echo, every document\'s events, never removed; not even validated', async () => {
+		const sandbox = await start('ignores-webhook-filters');
+		const client = api(sandbox);
+		const target = await receiver();
+		const mine = (await client.post('/documents', documentBody({ draft: true }))).data;
+		const expiresAt = new Date(Date.parse(sandbox.now()) + 60_000).toISOString();
+		const created = await client.post('/webhooks', { url: target.url, events: ['document.created'], document_id: mine.id, expires_at: expiresAt });
+		expect(created.status).toBe(201);
+		expect(created.data).not.toHaveProperty('document_id');
+		expect(created.data).not.toHaveProperty('expires_at');
+		await client.post('/documents', documentBody());
+		await sandbox.flushDeliveries();
+		expect(target.requests).toHaveLength(1);
+
+		sandbox.advanceClock(120);
+		const listed = (await client.get('/webhooks')).data.data as Array<{ id: string }>;
+		expect(listed.map((webhook) => webhook.id)).toEqual([created.data.id]);
+		await client.post('/documents', documentBody());
+		await sandbox.flushDeliveries();
+		expect(target.requests).toHaveLength(2);
+
+		const unchecked = await client.post('/webhooks', { url: target.url, events: ['document.created'], document_id: 'doc_nosuch', expires_at: 'yesterday' });
+		expect(unchecked.status).toBe(201);
+	});
+
+	it("the 'minimal' preset ignores them too", async () => {
+		const sandbox = await start('minimal');
+		const client = api(sandbox);
+		const target = await receiver();
+		const created = await client.post('/webhooks', { url: target.url, events: ['document.created'], document_id: 'doc_nosuch' });
+		expect(created.status).toBe(201);
+		expect(created.data).not.toHaveProperty('document_id');
 	});
 });
 

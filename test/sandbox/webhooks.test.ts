@@ -259,6 +259,103 @@ describe('webhook deliveries', () => {
 	});
 });
 
+describe('a webhook for one document (document_id)', () => {
+	it("delivers only that document's events, document.* and signature.*, and echoes document_id", async () => {
+		const { client, apiKey } = await setup();
+		const target = await receiver();
+		const mine = expectSchema(DocumentSchema, (await client.post('/documents', documentBody({ draft: true }))).data);
+		const other = expectSchema(DocumentSchema, (await client.post('/documents', documentBody({ draft: true }))).data);
+		const created = await client.post('/webhooks', { url: target.url, events: ['*'], document_id: mine.id });
+		expect(created.status).toBe(201);
+		expect(expectSchema(WebhookWithSecretSchema, created.data)).toMatchObject({ document_id: mine.id });
+		expect(created.data).not.toHaveProperty('expires_at');
+		expectResponseMatchesOpenApi(created);
+		expect(sandbox().store.webhooksOf(apiKey).find((webhook) => webhook.id === created.data.id)?.document_id).toBe(mine.id);
+
+		await client.post('/signatures/request', { document_id: other.id });
+		const request = (await client.post('/signatures/request', { document_id: mine.id })).data;
+		expect((await client.post(`/signatures/${request.id}/remind`)).status).toBe(200);
+		sandbox().actAsSigner(other.id, other.signers[0].id, 'decline', 'no');
+		await sandbox().flushDeliveries();
+
+		const received = bodies(target);
+		expect(received.map((body) => body.event).sort()).toEqual(['document.sent', 'signature.reminded', 'signature.requested']);
+		for (const body of received) expect(body.data.document?.id ?? body.data.signature_request?.document_id).toBe(mine.id);
+	});
+
+	it("an unknown document, or another account's, is a 404 on document_id; nothing is created", async () => {
+		const { client, apiKey, target } = await setup();
+		const elsewhere = await setup();
+		const foreign = (await elsewhere.client.post('/documents', documentBody())).data;
+		expectError(await client.post('/webhooks', { url: target.url, events: ['*'], document_id: foreign.id }), 404, 'not_found', 'document_id');
+		expectError(await client.post('/webhooks', { url: target.url, events: ['*'], document_id: 'doc_nosuch' }), 404, 'not_found', 'document_id');
+		expectError(await client.post('/webhooks', { url: target.url, events: ['*'], document_id: '' }), 400, 'validation_error', 'document_id');
+		expect(sandbox().store.webhooksOf(apiKey)).toHaveLength(1);
+	});
+});
+
+describe('a webhook with an expiry (expires_at)', () => {
+	const later = (seconds: number) => new Date(Date.parse(sandbox().now()) + seconds * 1000);
+
+	it('is echoed in UTC, and removed once the business clock passes it: not listed, nothing delivered, logged as deleted by the system', async () => {
+		const { client, apiKey } = await setup(['document.created']);
+		const target = await receiver();
+		const at = later(3600);
+		const local = new Date(at.getTime() + 2 * 3600_000).toISOString().replace('Z', '+02:00');
+		const created = await client.post('/webhooks', { url: target.url, events: ['document.created'], expires_at: local });
+		expect(created.status).toBe(201);
+		expect(created.data.expires_at).toBe(new Date(Date.parse(local)).toISOString());
+		expectSchema(WebhookWithSecretSchema, created.data);
+
+		await client.post('/documents', documentBody());
+		await sandbox().flushDeliveries();
+		expect(target.requests).toHaveLength(1);
+
+		sandbox().advanceClock(3601);
+		const listed = (await client.get('/webhooks')).data.data as Array<{ id: string }>;
+		expect(listed.map((webhook) => webhook.id)).not.toContain(created.data.id);
+		expect(listed).toHaveLength(1);
+		await client.post('/documents', documentBody());
+		await sandbox().flushDeliveries();
+		expect(target.requests).toHaveLength(1);
+		expect(sandbox().store.auditLogOf(apiKey).find((entry) => entry.event === 'webhook.deleted')).toMatchObject({
+			actor: { type: 'system' },
+			details: { webhook_id: created.data.id, reason: 'expired' },
+		});
+		expectError(await client.delete(`/webhooks/${created.data.id}`), 404, 'not_found');
+	});
+
+	it('ends the retries of a delivery still failing when it expires', async () => {
+		sandbox().configure({ webhookRetry: { baseDelayMs: 60_000 } });
+		try {
+			const { client } = await setup(['document.created']);
+			const target = await receiver();
+			target.queueStatuses(500, 500, 500);
+			const created = await client.post('/webhooks', { url: target.url, events: ['document.created'], expires_at: later(60).toISOString() });
+			await client.post('/documents', documentBody());
+			await waitFor(() => target.requests.length >= 1, 'the first attempt');
+			sandbox().advanceClock(61);
+			await sandbox().flushDeliveries();
+			const attempts = sandbox()
+				.deliveries()
+				.filter((attempt) => attempt.webhookId === created.data.id);
+			expect(attempts.map((attempt) => [attempt.attempt, attempt.status ?? attempt.error])).toEqual([
+				[1, 500],
+				[2, 'cancelled: webhook removed'],
+			]);
+		} finally {
+			sandbox().configure({ webhookRetry: { baseDelayMs: 20 } });
+		}
+	});
+
+	it('a time in the past or without a zone is a 400 on expires_at', async () => {
+		const { client, apiKey, target } = await setup();
+		expectError(await client.post('/webhooks', { url: target.url, events: ['*'], expires_at: later(-1).toISOString() }), 400, 'validation_error', 'expires_at');
+		expectError(await client.post('/webhooks', { url: target.url, events: ['*'], expires_at: '2099-01-01T00:00:00' }), 400, 'validation_error', 'expires_at');
+		expect(sandbox().store.webhooksOf(apiKey)).toHaveLength(1);
+	});
+});
+
 describe('acknowledging a delivery (POST /webhooks/{id}/deliveries/{delivery_id}/acknowledge)', () => {
 	const path = (webhookId: string, deliveryId: string) => `/webhooks/${webhookId}/deliveries/${deliveryId}/acknowledge`;
 
