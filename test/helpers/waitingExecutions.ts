@@ -257,6 +257,11 @@ export class WaitingHost {
 		execution.status = 'cancelled';
 	}
 
+	/** Still inside execute() in n8n (its webhook registered, not yet saved as waiting): calls are answered 409 "running already". */
+	markRunning(execution: WaitingExecution): void {
+		execution.status = 'running';
+	}
+
 	/** Deleted in n8n: later calls to its URL are answered 404. */
 	delete(execution: WaitingExecution): void {
 		this.executions.delete(execution.id);
@@ -284,7 +289,11 @@ export class WaitingHost {
 		const token = url.searchParams.get(WAITING_TOKEN_QUERY_PARAM);
 		const sendAndWait = decodeURIComponent(match[2]) === WAIT_NODE_ID && execution.parameters.operation === 'sendAndWait';
 		if (!sendAndWait || !token || !validateUrlSignature(token, url, hmacSignatureSecret())) return { status: 401, body: { error: 'Invalid token' } };
-		if (execution.status !== 'waiting') return { status: 409, body: { message: `The execution "${execution.id}" is ${execution.status}.` } };
+		// n8n 2.41's answers (WaitingWebhooks): a run still going, a run that ended in an error (a
+		// cancel records one), and a send-and-wait run that ended well (its "no action required" page).
+		if (execution.status === 'running') return { status: 409, body: { code: 409, message: `The execution "${execution.id}" is running already.` } };
+		if (execution.status === 'error' || execution.status === 'cancelled') return { status: 409, body: { code: 409, message: `The execution "${execution.id}" has finished with error.` } };
+		if (execution.status === 'success') return { status: 200, body: 'No action required' };
 
 		const nodes = this.nodes(execution.parameters, 'webhook', execution.continueOnFail);
 		const workflow = this.workflow(nodes);

@@ -245,9 +245,10 @@ describe('calls that must not resume a wait', () => {
 		await resumed(execution);
 		expect(execution.resumes).toBe(1);
 		expect(execution.items[0].json).toMatchObject({ id: documentId, status: 'completed' });
-		// A later call finds the execution no longer waiting.
+		// A later call finds the execution finished: n8n's "no action required" answer, no second resume.
 		const late = await post(url, signed(secret, completedBody()).body, signed(secret, completedBody()).headers);
-		expect(late.status).toBe(409);
+		expect(late.status).toBe(200);
+		expect(execution.resumes).toBe(1);
 	});
 });
 
@@ -433,6 +434,20 @@ describe('waits whose execution was cancelled or deleted', () => {
 		// The probes did not disturb the wait that still runs.
 		expect(stillWaiting.status).toBe('waiting');
 		expect(stillWaiting.resumes).toBe(0);
+	});
+});
+
+describe('waits started at the same moment', () => {
+	it('keep each other’s webhooks: a run still inside execute() is answered 409 "running already" and is not taken for gone', async () => {
+		const { apiKey } = account();
+		currentKey = apiKey;
+		const host = await newHost(apiKey);
+		const starting = await host.run({ parameters: sendAndWait() });
+		host.markRunning(starting);
+
+		await host.run({ parameters: sendAndWait() });
+		const urls = webhooksOf(apiKey).map((webhook) => webhook.url);
+		expect(urls.some((u) => u.startsWith(`${host.origin}/webhook-waiting/${starting.id}/`))).toBe(true);
 	});
 });
 

@@ -60,10 +60,13 @@ export async function removeWaitWebhook(context: ApiContext, id: string, client?
 }
 
 /**
- * Whether n8n still keeps the execution behind a resume URL waiting. A waiting execution's
- * webhook() answers the probe with 2xx and ignores it (no signature, no event); n8n itself answers
- * 404 for a deleted execution and 409 for one that was cancelled or has finished. Anything else
- * (n8n unreachable from itself, a proxy) counts as waiting: nothing is removed on a guess.
+ * Whether the execution behind a resume URL may still wait. A waiting execution's webhook()
+ * answers the probe with its own JSON and ignores it (no signature, no event). n8n itself answers
+ * 404 for a deleted execution, 409 for one that has finished with an error (a cancel records one),
+ * and a page for a send-and-wait execution that finished well (resumed, or timed out). A 409 for a
+ * run that is still going ("running already") is alive: a wait started at the same moment is saved
+ * as waiting only after its webhook exists. Anything else (n8n unreachable from itself, a proxy's
+ * error) counts as waiting: nothing is removed on a guess.
  */
 async function stillWaiting(context: IExecuteFunctions, url: string): Promise<boolean> {
 	try {
@@ -77,10 +80,28 @@ async function stillWaiting(context: IExecuteFunctions, url: string): Promise<bo
 			disableFollowRedirect: true,
 			timeout: PROBE_TIMEOUT_MS,
 		})) as IN8nHttpFullResponse;
-		return response.statusCode !== 404 && response.statusCode !== 409;
+		const text = typeof response.body === 'string' ? response.body : JSON.stringify(response.body ?? '');
+		if (response.statusCode === 404) return false;
+		if (response.statusCode === 409) return /\brunning\b/i.test(text);
+		// A 2xx is the wait's own webhook() only when it is its answer; n8n answers a finished
+		// send-and-wait execution (resumed, or timed out) with a "no action required" page.
+		if (response.statusCode >= 200 && response.statusCode < 300) return isOwnAnswer(response.body);
+		return true;
 	} catch {
 		return true;
 	}
+}
+
+function isOwnAnswer(body: unknown): boolean {
+	let parsed = body;
+	if (typeof body === 'string') {
+		try {
+			parsed = JSON.parse(body);
+		} catch {
+			return false;
+		}
+	}
+	return typeof parsed === 'object' && parsed !== null && (parsed as IDataObject).received === true;
 }
 
 function shuffled<T>(list: T[]): T[] {
