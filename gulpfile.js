@@ -2,9 +2,10 @@
 const { src, dest } = require('gulp');
 
 function copyAssets() {
-	return src(['nodes/**/*.{svg,png,json}', 'credentials/**/*.{svg,png}', 'icons/**/*.{svg,png}'], { base: '.', encoding: false }).pipe(
-		dest('dist'),
-	);
+	return src(['nodes/**/*.{svg,png,json}', 'credentials/**/*.{svg,png}', 'icons/**/*.{svg,png}'], {
+		base: '.',
+		encoding: false,
+	}).pipe(dest('dist'));
 }
 
 exports['build:assets'] = copyAssets;

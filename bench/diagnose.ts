@@ -58,10 +58,18 @@ const expressionAuthenticate = () =>
  * The trigger without its execute() step, so without the claim at the service: not exactly-once,
  * but what the claim costs (the floor of a verifying trigger that passes every delivery on).
  */
-const withoutClaim = () => patchedPackage('nodes/DocumentSigningTrigger/DocumentSigningTrigger.node.js', 'async execute() {', 'async executeWithoutClaim() {');
+const withoutClaim = () =>
+	patchedPackage(
+		'nodes/DocumentSigningTrigger/DocumentSigningTrigger.node.js',
+		'async execute() {',
+		'async executeWithoutClaim() {',
+	);
 
 /** Runs `body` against a fresh sandbox and n8n (with the package in `packageDir`, else the built one). */
-async function withN8n<T>(packageDir: string | undefined, body: (ctx: { sandbox: Sandbox; n8n: N8nInstance; log: (message: string) => void }) => Promise<T>): Promise<T> {
+async function withN8n<T>(
+	packageDir: string | undefined,
+	body: (ctx: { sandbox: Sandbox; n8n: N8nInstance; log: (message: string) => void }) => Promise<T>,
+): Promise<T> {
 	const log = (message: string) => process.stderr.write(`[diagnose] ${message}\n`);
 	const sandbox = await startSandbox({ port: 0 });
 	const n8n = await createN8n({ sandboxBaseUrl: sandbox.baseUrl, logLevel: 'warn', packageDir });
@@ -77,15 +85,23 @@ async function withN8n<T>(packageDir: string | undefined, body: (ctx: { sandbox:
 /** Return All as shipped (authenticate function) and with the credential's former expression, each in its own n8n. */
 async function diagnoseReturnAll(argv: string[]) {
 	const documents = argv.includes('--docs') ? Number(argv[argv.indexOf('--docs') + 1]) : 10_000;
-	const rows = ['| variant | requests | node | raw (best of 2) | ratio |', '|---|---:|---:|---:|---:|'];
+	const rows = [
+		'| variant | requests | node | raw (best of 2) | ratio |',
+		'|---|---:|---:|---:|---:|',
+	];
 	const patched = expressionAuthenticate();
 	try {
 		for (const [variant, packageDir] of [
 			['as shipped (authenticate function)', undefined],
 			['patched copy (generic authenticate, expression)', patched],
 		] as const) {
-			const result = await withN8n(packageDir, async (ctx) => await runReturnAll(ctx, { documents }));
-			rows.push(`| ${variant} | ${result.node.requests} | ${seconds(result.node.nodeMs)} s | ${seconds(result.raw.wallMs)} s | ${Math.round(result.nodeRatio * 100) / 100}x |`);
+			const result = await withN8n(
+				packageDir,
+				async (ctx) => await runReturnAll(ctx, { documents }),
+			);
+			rows.push(
+				`| ${variant} | ${result.node.requests} | ${seconds(result.node.nodeMs)} s | ${seconds(result.raw.wallMs)} s | ${Math.round(result.nodeRatio * 100) / 100}x |`,
+			);
 		}
 	} finally {
 		fs.rmSync(patched, { recursive: true, force: true });
@@ -100,24 +116,49 @@ async function diagnoseReturnAll(argv: string[]) {
  * expression (the claim's request), and n8n's Webhook node.
  */
 async function diagnoseTrigger(argv: string[]) {
-	const arg = (name: string, fallback: number) => (argv.includes(`--${name}`) ? Number(argv[argv.indexOf(`--${name}`) + 1]) : fallback);
+	const arg = (name: string, fallback: number) =>
+		argv.includes(`--${name}`) ? Number(argv[argv.indexOf(`--${name}`) + 1]) : fallback;
 	const events = arg('events', 200);
 	const eventsPerSecond = arg('event-rate', 5);
-	const rows: string[] = ['| receiver | executed | redeliveries | latency median / p95 | n8n CPU per event |', '|---|---:|---:|---:|---:|'];
+	const rows: string[] = [
+		'| receiver | executed | redeliveries | latency median / p95 | n8n CPU per event |',
+		'|---|---:|---:|---:|---:|',
+	];
 	const row = (label: string, result: Awaited<ReturnType<typeof runTrigger>>) =>
-		rows.push(`| ${label} | ${result.executed}/${events} | ${result.redeliveries} | ${Math.round(result.latencyMs.median)} / ${Math.round(result.latencyMs.p95)} ms | ${Math.round(result.n8nCpuMsPerEvent)} ms |`);
+		rows.push(
+			`| ${label} | ${result.executed}/${events} | ${result.redeliveries} | ${Math.round(result.latencyMs.median)} / ${Math.round(result.latencyMs.p95)} ms | ${Math.round(result.n8nCpuMsPerEvent)} ms |`,
+		);
 	await withN8n(undefined, async (ctx) => {
-		row('Document Signing Trigger, as shipped (typeVersion 2)', await runTrigger(ctx, { events, eventsPerSecond, receiver: 'trigger' }));
-		row('Document Signing Trigger, typeVersion 1', await runTrigger(ctx, { events, eventsPerSecond, receiver: 'trigger', triggerTypeVersion: 1 }));
-		row("n8n's Webhook node (v2)", await runTrigger(ctx, { events, eventsPerSecond, receiver: 'webhook' }));
+		row(
+			'Document Signing Trigger, as shipped (typeVersion 2)',
+			await runTrigger(ctx, { events, eventsPerSecond, receiver: 'trigger' }),
+		);
+		row(
+			'Document Signing Trigger, typeVersion 1',
+			await runTrigger(ctx, {
+				events,
+				eventsPerSecond,
+				receiver: 'trigger',
+				triggerTypeVersion: 1,
+			}),
+		);
+		row(
+			"n8n's Webhook node (v2)",
+			await runTrigger(ctx, { events, eventsPerSecond, receiver: 'webhook' }),
+		);
 	});
 	for (const [label, patch] of [
-		['Document Signing Trigger (typeVersion 2), credential with the former expression', expressionAuthenticate],
+		[
+			'Document Signing Trigger (typeVersion 2), credential with the former expression',
+			expressionAuthenticate,
+		],
 		['Document Signing Trigger (typeVersion 2) without the claim (not exactly-once)', withoutClaim],
 	] as const) {
 		const patched = patch();
 		try {
-			await withN8n(patched, async (ctx) => row(label, await runTrigger(ctx, { events, eventsPerSecond, receiver: 'trigger' })));
+			await withN8n(patched, async (ctx) =>
+				row(label, await runTrigger(ctx, { events, eventsPerSecond, receiver: 'trigger' })),
+			);
 		} finally {
 			fs.rmSync(patched, { recursive: true, force: true });
 		}
@@ -129,21 +170,39 @@ async function main() {
 	const argv = process.argv.slice(2);
 	if (argv.includes('--trigger')) return await diagnoseTrigger(argv);
 	if (argv.includes('--return-all')) return await diagnoseReturnAll(argv);
-	const arg = (name: string, fallback: number) => (argv.includes(`--${name}`) ? Number(argv[argv.indexOf(`--${name}`) + 1]) : fallback);
+	const arg = (name: string, fallback: number) =>
+		argv.includes(`--${name}`) ? Number(argv[argv.indexOf(`--${name}`) + 1]) : fallback;
 	const itemsCount = arg('items', 1000);
 	const rate = arg('rate', 0);
 	let sandbox: Sandbox | undefined;
 	let n8n: N8nInstance | undefined;
-	const proxy = { current: undefined as Awaited<ReturnType<typeof startRecordingProxy>> | undefined };
+	const proxy = {
+		current: undefined as Awaited<ReturnType<typeof startRecordingProxy>> | undefined,
+	};
 	try {
 		sandbox = await startSandbox({ port: 0, rateLimit: rate ? { requestsPerSecond: rate } : null });
 		proxy.current = await startRecordingProxy(sandbox.origin);
 		n8n = await createN8n({ sandboxBaseUrl: proxy.current.baseUrl, logLevel: 'warn' });
 		await n8n.start();
-		const parameters = { resource: 'document', operation: 'create', name: '={{ $json.name }}', signers: { signer: [{ email: '={{ $json.email }}', name: 'Bulk Signer' }] } };
+		const parameters = {
+			resource: 'document',
+			operation: 'create',
+			name: '={{ $json.name }}',
+			signers: { signer: [{ email: '={{ $json.email }}', name: 'Bulk Signer' }] },
+		};
 		const contenders = [
-			{ label: 'Document Signing node', nodeName: 'Document Signing', build: (cred: { id: string; name: string }) => signingNode('Document Signing', parameters, { credential: cred }) },
-			{ label: 'HTTP Request node', nodeName: 'HTTP Request', build: (cred: { id: string; name: string }) => httpRequestCreateNode(proxy.current!.baseUrl, cred) },
+			{
+				label: 'Document Signing node',
+				nodeName: 'Document Signing',
+				build: (cred: { id: string; name: string }) =>
+					signingNode('Document Signing', parameters, { credential: cred }),
+			},
+			{
+				label: 'HTTP Request node',
+				nodeName: 'HTTP Request',
+				build: (cred: { id: string; name: string }) =>
+					httpRequestCreateNode(proxy.current!.baseUrl, cred),
+			},
 		];
 		const lines = [
 			'| contender | execution | exec start -> node start | node start -> 1st request | 1st -> last request | last request -> node end | requests | 429s | created/s after the first 429 |',
@@ -152,16 +211,33 @@ async function main() {
 		for (const contender of contenders) {
 			for (const round of ['warm-up', 'measured']) {
 				const account = sandbox.createAccount();
-				const cred = await createCredential(n8n, `${contender.label} ${round}`, account.apiKey, proxy.current.baseUrl);
+				const cred = await createCredential(
+					n8n,
+					`${contender.label} ${round}`,
+					account.apiKey,
+					proxy.current.baseUrl,
+				);
 				const path = `diag-${Date.now()}`;
-				const id = await createWorkflow(n8n, chain(`diagnose ${contender.label}`, [webhookNode(path), splitItemsNode(), contender.build(cred)]));
+				const id = await createWorkflow(
+					n8n,
+					chain(`diagnose ${contender.label}`, [
+						webhookNode(path),
+						splitItemsNode(),
+						contender.build(cred),
+					]),
+				);
 				await n8n.activate(id);
 				const count = round === 'warm-up' ? 10 : itemsCount;
-				const items = Array.from({ length: count }, (_, i) => ({ name: `d-${i}.pdf`, email: `s${i}@example.com` }));
+				const items = Array.from({ length: count }, (_, i) => ({
+					name: `d-${i}.pdf`,
+					email: `s${i}@example.com`,
+				}));
 				const from = proxy.current.arrivals.length;
 				const execution = await runOnce(n8n, id, path, { items }, 600_000);
 				if (round === 'warm-up') continue;
-				const arrivals = proxy.current.arrivals.slice(from).filter((a) => a.path.includes('/documents'));
+				const arrivals = proxy.current.arrivals
+					.slice(from)
+					.filter((a) => a.path.includes('/documents'));
 				const run = execution.data!.resultData.runData[contender.nodeName][0] as any;
 				const nodeStart = Number(run.startTime);
 				const nodeEnd = nodeStart + Number(run.executionTime);
@@ -169,9 +245,14 @@ async function main() {
 				const last = arrivals[arrivals.length - 1]?.at ?? NaN;
 				const limited = arrivals.filter((a) => a.status === 429);
 				const firstLimited = limited[0]?.at;
-				const createdAfter = arrivals.filter((a) => a.status === 201 && firstLimited !== undefined && a.at >= firstLimited);
+				const createdAfter = arrivals.filter(
+					(a) => a.status === 201 && firstLimited !== undefined && a.at >= firstLimited,
+				);
 				const lastCreated = createdAfter[createdAfter.length - 1]?.at;
-				const steadyRate = firstLimited !== undefined && lastCreated !== undefined ? Math.round((createdAfter.length / (lastCreated - firstLimited)) * 10000) / 10 : NaN;
+				const steadyRate =
+					firstLimited !== undefined && lastCreated !== undefined
+						? Math.round((createdAfter.length / (lastCreated - firstLimited)) * 10000) / 10
+						: NaN;
 				lines.push(
 					`| ${contender.label} (${count} items) | ${seconds(executionWallMs(execution))} s | ${seconds(nodeStart - Date.parse(execution.startedAt))} s | ${seconds(first - nodeStart)} s | ${seconds(last - first)} s | ${seconds(nodeEnd - last)} s | ${arrivals.length} (${execution.status}${nodeRun(execution, contender.nodeName).error ? ', node error' : ''}) | ${limited.length} | ${Number.isFinite(steadyRate) ? steadyRate : '–'} |`,
 				);

@@ -31,7 +31,16 @@ import { runReturnAll } from './scenarios/returnAll';
 import { runSendAndWait } from './scenarios/sendAndWait';
 import { runTrigger } from './scenarios/trigger';
 
-const DEFAULTS = { items: 1000, rate: 50, docs: 10_000, events: 1000, eventRate: 5, burstEvents: 1000, burstConcurrency: 10, waits: 200 };
+const DEFAULTS = {
+	items: 1000,
+	rate: 50,
+	docs: 10_000,
+	events: 1000,
+	eventRate: 5,
+	burstEvents: 1000,
+	burstConcurrency: 10,
+	waits: 200,
+};
 const SCENARIOS = ['bulk', 'returnAll', 'trigger', 'burst', 'sendAndWait'];
 const RESULTS_FILE = path.join(__dirname, 'results', 'latest.json');
 /**
@@ -49,14 +58,20 @@ function parseArgs(argv: string[]) {
 		const raw = value(name);
 		if (raw === undefined) return fallback;
 		const parsed = Number(raw);
-		if (!Number.isFinite(parsed) || parsed <= 0) throw new Error(`--${name} must be a positive number`);
+		if (!Number.isFinite(parsed) || parsed <= 0)
+			throw new Error(`--${name} must be a positive number`);
 		return parsed;
 	};
-	const only = value('only')?.split(',').map((s) => s.trim()) ?? SCENARIOS;
-	for (const name of only) if (!SCENARIOS.includes(name)) throw new Error(`unknown scenario ${name}`);
+	const only =
+		value('only')
+			?.split(',')
+			.map((s) => s.trim()) ?? SCENARIOS;
+	for (const name of only)
+		if (!SCENARIOS.includes(name)) throw new Error(`unknown scenario ${name}`);
 	// 0 is a meaning here (the sandbox's "unbounded").
 	const burstConcurrency = Number(value('burst-concurrency') ?? DEFAULTS.burstConcurrency);
-	if (!Number.isInteger(burstConcurrency) || burstConcurrency < 0) throw new Error('--burst-concurrency must be a whole number >= 0');
+	if (!Number.isInteger(burstConcurrency) || burstConcurrency < 0)
+		throw new Error('--burst-concurrency must be a whole number >= 0');
 	const items = number('items', DEFAULTS.items);
 	const rate = number('rate', DEFAULTS.rate);
 	const args = {
@@ -94,7 +109,8 @@ function parseArgs(argv: string[]) {
 
 async function main(): Promise<void> {
 	const args = parseArgs(process.argv.slice(2));
-	const log = (message: string) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
+	const log = (message: string) =>
+		process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
 	const started = Date.now();
 	const host = ensureN8nHost();
 	const machine = machineInfo(host);
@@ -108,35 +124,67 @@ async function main(): Promise<void> {
 	watchdog.unref();
 
 	try {
-		sandbox = await startSandbox({ port: 0, onError: (error) => log(`sandbox error: ${String(error)}`) });
+		sandbox = await startSandbox({
+			port: 0,
+			onError: (error) => log(`sandbox error: ${String(error)}`),
+		});
 		// Only warnings in n8n's log: debug logging of 1,000s of requests would be part of the figures.
 		// BENCH_N8N_CPU_PROF=<dir>: n8n writes a V8 CPU profile there when it stops (for diagnosis).
 		const profileDir = process.env.BENCH_N8N_CPU_PROF;
 		n8n = await createN8n({
 			sandboxBaseUrl: sandbox.baseUrl,
 			logLevel: 'warn',
-			...(profileDir ? { env: { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${path.resolve(profileDir)}` } } : {}),
+			...(profileDir
+				? { env: { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${path.resolve(profileDir)}` } }
+				: {}),
 		});
 		log(`starting n8n ${machine.n8nVersion} (${n8n.userFolder})`);
 		await n8n.start();
 		const ctx = { sandbox, n8n, log };
 
-		const results: BenchResults = { generatedAt: new Date().toISOString(), machine, args, totalMs: 0 };
+		const results: BenchResults = {
+			generatedAt: new Date().toISOString(),
+			machine,
+			args,
+			totalMs: 0,
+		};
 		if (args.only.includes('bulk')) {
-			results.bulk = await runBulk(ctx, { items: args.items, requestsPerSecond: args.rate, burst: args.burst, withBatching: args.withBatching });
+			results.bulk = await runBulk(ctx, {
+				items: args.items,
+				requestsPerSecond: args.rate,
+				burst: args.burst,
+				withBatching: args.withBatching,
+			});
 		}
-		if (args.only.includes('returnAll')) results.returnAll = await runReturnAll(ctx, { documents: args.docs });
+		if (args.only.includes('returnAll'))
+			results.returnAll = await runReturnAll(ctx, { documents: args.docs });
 		if (args.only.includes('trigger')) {
-			results.trigger = await runTrigger(ctx, { events: args.events, eventsPerSecond: args.eventRate, receiver: 'trigger' });
+			results.trigger = await runTrigger(ctx, {
+				events: args.events,
+				eventsPerSecond: args.eventRate,
+				receiver: 'trigger',
+			});
 			if (args.withWebhookBaseline) {
-				results.triggerBaseline = await runTrigger(ctx, { events: args.events, eventsPerSecond: args.eventRate, receiver: 'webhook' });
+				results.triggerBaseline = await runTrigger(ctx, {
+					events: args.events,
+					eventsPerSecond: args.eventRate,
+					receiver: 'webhook',
+				});
 			}
 		}
 		if (args.only.includes('burst')) {
-			results.burst = await runBurst(ctx, { events: args.burstEvents, concurrencyPerUrl: args.burstConcurrency, queue: args.withQueue });
+			results.burst = await runBurst(ctx, {
+				events: args.burstEvents,
+				concurrencyPerUrl: args.burstConcurrency,
+				queue: args.withQueue,
+			});
 		}
 		if (args.only.includes('sendAndWait')) {
-			results.sendAndWait = await runSendAndWait(ctx, { waits: args.waits, startTimeoutMs: 10 * 60_000, resumeTimeoutMs: 5 * 60_000 });
+			results.sendAndWait = await runSendAndWait(ctx, {
+				waits: args.waits,
+				startTimeoutMs: 10 * 60_000,
+				resumeTimeoutMs: 5 * 60_000,
+			});
 		}
 		results.totalMs = Date.now() - started;
 

@@ -12,7 +12,13 @@
  * e-mails, `next_cursor` set exactly when `has_more`) have no JSON Schema form and stay in
  * schemas.ts, which the sandbox and the tests apply in full.
  */
-import { extendZodWithOpenApi, OpenApiGeneratorV31, OpenAPIRegistry, type ResponseConfig, type RouteConfig } from '@asteasolutions/zod-to-openapi';
+import {
+	extendZodWithOpenApi,
+	OpenApiGeneratorV31,
+	OpenAPIRegistry,
+	type ResponseConfig,
+	type RouteConfig,
+} from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 
 import * as schemas from './schemas';
@@ -31,7 +37,12 @@ export interface Endpoint {
 	query?: z.AnyZodObject;
 	body?: z.ZodTypeAny;
 	/** The success answer; without `schema` it has no body (204). */
-	success: { status: 200 | 201 | 204; description: string; schema?: z.ZodTypeAny; content?: ResponseConfig['content'] };
+	success: {
+		status: 200 | 201 | 204;
+		description: string;
+		schema?: z.ZodTypeAny;
+		content?: ResponseConfig['content'];
+	};
 	/** Error statuses beyond the ones every endpoint of this method can answer (errorStatuses). */
 	errors?: number[];
 }
@@ -41,19 +52,57 @@ const json = (schema: z.ZodTypeAny) => ({ 'application/json': { schema } });
 /** One entry per operation of docs/api-contract.md "Endpoints". */
 export const ENDPOINTS: Endpoint[] = [
 	// Documents
-	{ method: 'post', path: '/documents', tag: 'Documents', summary: 'Create a document (and send it unless draft)', body: schemas.CreateDocumentBodySchema, success: { status: 201, description: 'The document', schema: schemas.DocumentSchema } },
-	{ method: 'get', path: '/documents', tag: 'Documents', summary: 'List documents, newest first', query: schemas.ListDocumentsQuerySchema, success: { status: 200, description: 'A page of documents', schema: schemas.DocumentListSchema } },
-	{ method: 'get', path: '/documents/{id}', tag: 'Documents', summary: 'Get a document', success: { status: 200, description: 'The document', schema: schemas.DocumentSchema } },
-	{ method: 'delete', path: '/documents/{id}', tag: 'Documents', summary: 'Delete a document (a pending one is cancelled first)', success: { status: 204, description: 'Deleted' } },
+	{
+		method: 'post',
+		path: '/documents',
+		tag: 'Documents',
+		summary: 'Create a document (and send it unless draft)',
+		body: schemas.CreateDocumentBodySchema,
+		success: { status: 201, description: 'The document', schema: schemas.DocumentSchema },
+	},
+	{
+		method: 'get',
+		path: '/documents',
+		tag: 'Documents',
+		summary: 'List documents, newest first',
+		query: schemas.ListDocumentsQuerySchema,
+		success: {
+			status: 200,
+			description: 'A page of documents',
+			schema: schemas.DocumentListSchema,
+		},
+	},
+	{
+		method: 'get',
+		path: '/documents/{id}',
+		tag: 'Documents',
+		summary: 'Get a document',
+		success: { status: 200, description: 'The document', schema: schemas.DocumentSchema },
+	},
+	{
+		method: 'delete',
+		path: '/documents/{id}',
+		tag: 'Documents',
+		summary: 'Delete a document (a pending one is cancelled first)',
+		success: { status: 204, description: 'Deleted' },
+	},
 	{
 		method: 'get',
 		path: '/documents/{id}/file',
 		tag: 'Documents',
 		summary: "Download a document's file: the original upload, or the signed copy once completed",
 		errors: [409],
-		description: 'The bytes with Content-Type and Content-Disposition. The signed version of a document that is not completed is a 409 document_not_completed.',
+		description:
+			'The bytes with Content-Type and Content-Disposition. The signed version of a document that is not completed is a 409 document_not_completed.',
 		query: schemas.DocumentFileQuerySchema,
-		success: { status: 200, description: 'The file', content: { 'application/octet-stream': { schema: z.string().openapi({ format: 'binary' }) }, 'application/pdf': { schema: z.string().openapi({ format: 'binary' }) } } },
+		success: {
+			status: 200,
+			description: 'The file',
+			content: {
+				'application/octet-stream': { schema: z.string().openapi({ format: 'binary' }) },
+				'application/pdf': { schema: z.string().openapi({ format: 'binary' }) },
+			},
+		},
 	},
 	{
 		method: 'get',
@@ -61,48 +110,200 @@ export const ENDPOINTS: Endpoint[] = [
 		tag: 'Documents',
 		summary: "The document's audit trail, as a PDF or JSON",
 		query: schemas.AuditTrailQuerySchema,
-		success: { status: 200, description: 'The audit trail', content: { 'application/pdf': { schema: z.string().openapi({ format: 'binary' }) }, 'application/json': { schema: schemas.AuditTrailSchema } } },
+		success: {
+			status: 200,
+			description: 'The audit trail',
+			content: {
+				'application/pdf': { schema: z.string().openapi({ format: 'binary' }) },
+				'application/json': { schema: schemas.AuditTrailSchema },
+			},
+		},
 	},
 	// Signing requests
-	{ method: 'post', path: '/signatures/request', tag: 'Signing requests', summary: 'Send a draft document for signing', body: schemas.CreateSigningRequestBodySchema, success: { status: 201, description: 'The signing request', schema: schemas.SigningRequestSchema } },
-	{ method: 'get', path: '/signatures/{id}', tag: 'Signing requests', summary: 'Get a signing request', success: { status: 200, description: 'The signing request', schema: schemas.SigningRequestSchema } },
-	{ method: 'post', path: '/signatures/{id}/remind', tag: 'Signing requests', summary: 'Remind the signers who have not signed', body: schemas.RemindBodySchema, success: { status: 200, description: 'The signing request', schema: schemas.SigningRequestSchema } },
+	{
+		method: 'post',
+		path: '/signatures/request',
+		tag: 'Signing requests',
+		summary: 'Send a draft document for signing',
+		body: schemas.CreateSigningRequestBodySchema,
+		success: {
+			status: 201,
+			description: 'The signing request',
+			schema: schemas.SigningRequestSchema,
+		},
+	},
+	{
+		method: 'get',
+		path: '/signatures/{id}',
+		tag: 'Signing requests',
+		summary: 'Get a signing request',
+		success: {
+			status: 200,
+			description: 'The signing request',
+			schema: schemas.SigningRequestSchema,
+		},
+	},
+	{
+		method: 'post',
+		path: '/signatures/{id}/remind',
+		tag: 'Signing requests',
+		summary: 'Remind the signers who have not signed',
+		body: schemas.RemindBodySchema,
+		success: {
+			status: 200,
+			description: 'The signing request',
+			schema: schemas.SigningRequestSchema,
+		},
+	},
 	// Templates
-	{ method: 'get', path: '/templates', tag: 'Templates', summary: 'List templates', query: schemas.ListTemplatesQuerySchema, success: { status: 200, description: 'A page of templates', schema: schemas.TemplateListSchema } },
-	{ method: 'post', path: '/templates', tag: 'Templates', summary: 'Create a template', body: schemas.CreateTemplateBodySchema, success: { status: 201, description: 'The template', schema: schemas.TemplateSchema } },
-	{ method: 'put', path: '/templates/{id}', tag: 'Templates', summary: 'Update a template (fields sent replace those fields)', body: schemas.UpdateTemplateBodySchema, success: { status: 200, description: 'The template', schema: schemas.TemplateSchema } },
+	{
+		method: 'get',
+		path: '/templates',
+		tag: 'Templates',
+		summary: 'List templates',
+		query: schemas.ListTemplatesQuerySchema,
+		success: {
+			status: 200,
+			description: 'A page of templates',
+			schema: schemas.TemplateListSchema,
+		},
+	},
+	{
+		method: 'post',
+		path: '/templates',
+		tag: 'Templates',
+		summary: 'Create a template',
+		body: schemas.CreateTemplateBodySchema,
+		success: { status: 201, description: 'The template', schema: schemas.TemplateSchema },
+	},
+	{
+		method: 'put',
+		path: '/templates/{id}',
+		tag: 'Templates',
+		summary: 'Update a template (fields sent replace those fields)',
+		body: schemas.UpdateTemplateBodySchema,
+		success: { status: 200, description: 'The template', schema: schemas.TemplateSchema },
+	},
 	// Team members
-	{ method: 'get', path: '/users', tag: 'Team members', summary: 'List team members', query: schemas.ListUsersQuerySchema, success: { status: 200, description: 'A page of team members', schema: schemas.TeamMemberListSchema } },
-	{ method: 'post', path: '/users/invite', tag: 'Team members', summary: 'Invite a team member', body: schemas.InviteUserBodySchema, success: { status: 201, description: 'The team member, invited', schema: schemas.TeamMemberSchema } },
-	{ method: 'put', path: '/users/{id}/role', tag: 'Team members', summary: "Change a team member's role", body: schemas.ChangeRoleBodySchema, success: { status: 200, description: 'The team member', schema: schemas.TeamMemberSchema }, errors: [409] },
+	{
+		method: 'get',
+		path: '/users',
+		tag: 'Team members',
+		summary: 'List team members',
+		query: schemas.ListUsersQuerySchema,
+		success: {
+			status: 200,
+			description: 'A page of team members',
+			schema: schemas.TeamMemberListSchema,
+		},
+	},
+	{
+		method: 'post',
+		path: '/users/invite',
+		tag: 'Team members',
+		summary: 'Invite a team member',
+		body: schemas.InviteUserBodySchema,
+		success: {
+			status: 201,
+			description: 'The team member, invited',
+			schema: schemas.TeamMemberSchema,
+		},
+	},
+	{
+		method: 'put',
+		path: '/users/{id}/role',
+		tag: 'Team members',
+		summary: "Change a team member's role",
+		body: schemas.ChangeRoleBodySchema,
+		success: { status: 200, description: 'The team member', schema: schemas.TeamMemberSchema },
+		errors: [409],
+	},
 	// Webhooks
-	{ method: 'get', path: '/webhooks', tag: 'Webhooks', summary: 'List webhooks', query: schemas.ListWebhooksQuerySchema, success: { status: 200, description: 'A page of webhooks', schema: schemas.WebhookListSchema } },
-	{ method: 'post', path: '/webhooks', tag: 'Webhooks', summary: 'Create a webhook', body: schemas.CreateWebhookBodySchema, success: { status: 201, description: 'The webhook, with its secret (only here)', schema: schemas.WebhookWithSecretSchema } },
-	{ method: 'delete', path: '/webhooks/{id}', tag: 'Webhooks', summary: 'Delete a webhook', success: { status: 204, description: 'Deleted' } },
-	{ method: 'get', path: '/webhooks/{id}/deliveries/{delivery_id}', tag: 'Webhooks', summary: 'Get a webhook delivery', success: { status: 200, description: 'The delivery', schema: schemas.WebhookDeliverySchema } },
+	{
+		method: 'get',
+		path: '/webhooks',
+		tag: 'Webhooks',
+		summary: 'List webhooks',
+		query: schemas.ListWebhooksQuerySchema,
+		success: { status: 200, description: 'A page of webhooks', schema: schemas.WebhookListSchema },
+	},
+	{
+		method: 'post',
+		path: '/webhooks',
+		tag: 'Webhooks',
+		summary: 'Create a webhook',
+		body: schemas.CreateWebhookBodySchema,
+		success: {
+			status: 201,
+			description: 'The webhook, with its secret (only here)',
+			schema: schemas.WebhookWithSecretSchema,
+		},
+	},
+	{
+		method: 'delete',
+		path: '/webhooks/{id}',
+		tag: 'Webhooks',
+		summary: 'Delete a webhook',
+		success: { status: 204, description: 'Deleted' },
+	},
+	{
+		method: 'get',
+		path: '/webhooks/{id}/deliveries/{delivery_id}',
+		tag: 'Webhooks',
+		summary: 'Get a webhook delivery',
+		success: { status: 200, description: 'The delivery', schema: schemas.WebhookDeliverySchema },
+	},
 	{
 		method: 'post',
 		path: '/webhooks/{id}/deliveries/{delivery_id}/acknowledge',
 		tag: 'Webhooks',
 		summary: 'Claim a webhook delivery as processed',
-		description: 'Only the first call succeeds; every later one is 409 already_acknowledged. No body.',
-		success: { status: 200, description: 'The delivery, acknowledged', schema: schemas.WebhookDeliverySchema },
+		description:
+			'Only the first call succeeds; every later one is 409 already_acknowledged. No body.',
+		success: {
+			status: 200,
+			description: 'The delivery, acknowledged',
+			schema: schemas.WebhookDeliverySchema,
+		},
 	},
 	// Reports
-	{ method: 'get', path: '/reports/usage', tag: 'Reports', summary: 'Usage counts over a date range', query: schemas.UsageReportQuerySchema, success: { status: 200, description: 'The usage report', schema: schemas.UsageReportSchema } },
-	{ method: 'get', path: '/reports/audit-log', tag: 'Reports', summary: 'Audit-log entries, newest first', query: schemas.AuditLogQuerySchema, success: { status: 200, description: 'A page of audit entries', schema: schemas.AuditLogListSchema } },
+	{
+		method: 'get',
+		path: '/reports/usage',
+		tag: 'Reports',
+		summary: 'Usage counts over a date range',
+		query: schemas.UsageReportQuerySchema,
+		success: { status: 200, description: 'The usage report', schema: schemas.UsageReportSchema },
+	},
+	{
+		method: 'get',
+		path: '/reports/audit-log',
+		tag: 'Reports',
+		summary: 'Audit-log entries, newest first',
+		query: schemas.AuditLogQuerySchema,
+		success: {
+			status: 200,
+			description: 'A page of audit entries',
+			schema: schemas.AuditLogListSchema,
+		},
+	},
 	{
 		method: 'get',
 		path: '/reports/export',
 		tag: 'Reports',
 		summary: 'Export the documents created in a date range',
-		description: 'A file download (Content-Disposition: attachment): CSV by default, or JSON with format=json.',
+		description:
+			'A file download (Content-Disposition: attachment): CSV by default, or JSON with format=json.',
 		query: schemas.ExportQuerySchema,
 		success: {
 			status: 200,
 			description: 'The export file',
 			content: {
-				'text/csv': { schema: z.string().openapi({ description: `RFC 4180 CSV with a header row: ${schemas.EXPORT_COLUMNS.join(', ')}` }) },
+				'text/csv': {
+					schema: z.string().openapi({
+						description: `RFC 4180 CSV with a header row: ${schemas.EXPORT_COLUMNS.join(', ')}`,
+					}),
+				},
 				'application/json': { schema: schemas.ExportJsonSchema },
 			},
 		},
@@ -172,7 +373,10 @@ const IDEMPOTENCY_KEY = z
 	.min(1)
 	.max(schemas.LIMITS.maxIdempotencyKeyLength)
 	.optional()
-	.openapi({ description: 'For 24 hours, the same key with the same body replays the first answer (Idempotent-Replayed: true) and creates nothing.' });
+	.openapi({
+		description:
+			'For 24 hours, the same key with the same body replays the first answer (Idempotent-Replayed: true) and creates nothing.',
+	});
 
 /** The API's version (the base URL's /v1), not the package's. */
 export const API_VERSION = '1';
@@ -197,11 +401,18 @@ export function buildOpenApiDocument(): ReturnType<OpenApiGeneratorV31['generate
 		const responses: RouteConfig['responses'] = {
 			[endpoint.success.status]: {
 				description: endpoint.success.description,
-				...(endpoint.success.content ? { content: endpoint.success.content } : endpoint.success.schema ? { content: json(endpoint.success.schema) } : {}),
+				...(endpoint.success.content
+					? { content: endpoint.success.content }
+					: endpoint.success.schema
+						? { content: json(endpoint.success.schema) }
+						: {}),
 			},
 		};
 		for (const status of errorStatuses(endpoint)) {
-			responses[status] = { description: ERROR_DESCRIPTIONS[status] ?? 'error', content: json(schemas.ErrorBodySchema) };
+			responses[status] = {
+				description: ERROR_DESCRIPTIONS[status] ?? 'error',
+				content: json(schemas.ErrorBodySchema),
+			};
 		}
 		registry.registerPath({
 			method: endpoint.method,
@@ -211,9 +422,15 @@ export function buildOpenApiDocument(): ReturnType<OpenApiGeneratorV31['generate
 			...(endpoint.description ? { description: endpoint.description } : {}),
 			security: [{ [bearer.name]: [] }],
 			request: {
-				...(params.length > 0 ? { params: z.object(Object.fromEntries(params.map((name) => [name, z.string().min(1)]))) } : {}),
+				...(params.length > 0
+					? {
+							params: z.object(Object.fromEntries(params.map((name) => [name, z.string().min(1)]))),
+						}
+					: {}),
 				...(endpoint.query ? { query: endpoint.query } : {}),
-				...(endpoint.method === 'post' ? { headers: z.object({ 'Idempotency-Key': IDEMPOTENCY_KEY }) } : {}),
+				...(endpoint.method === 'post'
+					? { headers: z.object({ 'Idempotency-Key': IDEMPOTENCY_KEY }) }
+					: {}),
 				...(endpoint.body ? { body: { required: true, content: json(endpoint.body) } } : {}),
 			},
 			responses,
@@ -225,7 +442,8 @@ export function buildOpenApiDocument(): ReturnType<OpenApiGeneratorV31['generate
 		info: {
 			title: 'Document Signing Service API',
 			version: API_VERSION,
-			description: 'Generated from contract/schemas.ts by `npm run openapi`; the prose contract is docs/api-contract.md.',
+			description:
+				'Generated from contract/schemas.ts by `npm run openapi`; the prose contract is docs/api-contract.md.',
 		},
 		servers: [{ url: 'http://127.0.0.1:4010/v1', description: 'The sandbox (`npm run sandbox`)' }],
 		security: [{ [bearer.name]: [] }],
@@ -253,5 +471,7 @@ function nullableReferences<T>(node: T): T {
 	) {
 		return { anyOf: [allOf[0], { type: 'null' }] } as T;
 	}
-	return Object.fromEntries(Object.entries(object).map(([key, value]) => [key, nullableReferences(value)])) as T;
+	return Object.fromEntries(
+		Object.entries(object).map(([key, value]) => [key, nullableReferences(value)]),
+	) as T;
 }

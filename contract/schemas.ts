@@ -43,7 +43,6 @@ export type { AuditEvent, DocumentFileVersion };
 // Constants the contract decides (not part of the node's vocabulary)
 // ---------------------------------------------------------------------------------------------
 
-
 export const ID_PREFIXES = {
 	document: 'doc_',
 	signer: 'sgn_',
@@ -75,7 +74,6 @@ export const ERROR_CODES = [
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
 export const AUDIT_ACTOR_TYPES = ['user', 'signer', 'api_key', 'system'] as const;
-
 
 /** `format` of GET /documents/{id}/audit-trail. */
 export const AUDIT_TRAIL_FORMATS = ['pdf', 'json'] as const;
@@ -111,23 +109,31 @@ export function fieldPath(path: ReadonlyArray<string | number>): string {
 // ---------------------------------------------------------------------------------------------
 
 /** Responses carry UTC timestamps with milliseconds: `2026-11-22T10:00:00.000Z`. */
-const timestamp = z.string().datetime({ precision: 3, message: 'must be an ISO 8601 UTC timestamp' });
+const timestamp = z
+	.string()
+	.datetime({ precision: 3, message: 'must be an ISO 8601 UTC timestamp' });
 const nullableTimestamp = timestamp.nullable();
 
 /** Requests may send any ISO 8601 timestamp with a zone (`Z` or `+02:00`). */
-const timestampInput = z.string().datetime({ offset: true, message: 'must be an ISO 8601 timestamp with a time zone' });
+const timestampInput = z
+	.string()
+	.datetime({ offset: true, message: 'must be an ISO 8601 timestamp with a time zone' });
 
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 /** Report ranges accept `2026-11-01` or a full timestamp. */
-const dateOrTimestampInput = z.string().refine(
-	(value) =>
-		(DATE_ONLY.test(value) && !Number.isNaN(Date.parse(`${value}T00:00:00Z`))) ||
-		timestampInput.safeParse(value).success,
-	{ message: 'must be a date (YYYY-MM-DD) or an ISO 8601 timestamp' },
-);
+const dateOrTimestampInput = z
+	.string()
+	.refine(
+		(value) =>
+			(DATE_ONLY.test(value) && !Number.isNaN(Date.parse(`${value}T00:00:00Z`))) ||
+			timestampInput.safeParse(value).success,
+		{ message: 'must be a date (YYYY-MM-DD) or an ISO 8601 timestamp' },
+	);
 
 const idOf = (prefix: string) =>
-	z.string().regex(new RegExp(`^${prefix}[A-Za-z0-9]+$`), { message: `must be an id starting with ${prefix}` });
+	z.string().regex(new RegExp(`^${prefix}[A-Za-z0-9]+$`), {
+		message: `must be an id starting with ${prefix}`,
+	});
 
 const email = z.string().max(254).email({ message: 'must be an e-mail address' });
 
@@ -140,7 +146,9 @@ const fileName = z
 	.regex(FILE_NAME, { message: 'must be a file name with an extension, e.g. contract.pdf' });
 
 /** E.164 phone number. */
-const phone = z.string().regex(PHONE_PATTERN, { message: 'must be a phone number in E.164 form, e.g. +3725550123' });
+const phone = z
+	.string()
+	.regex(PHONE_PATTERN, { message: 'must be a phone number in E.164 form, e.g. +3725550123' });
 
 const httpUrl = z
 	.string()
@@ -418,9 +426,7 @@ export const ErrorBodySchema = z
 				/** The body/query field, header or path parameter at fault, when there is one. */
 				field: z.string().min(1).optional(),
 				/** Every validation problem found, when there are several. */
-				details: z
-					.array(z.object({ field: z.string(), message: z.string() }).strict())
-					.optional(),
+				details: z.array(z.object({ field: z.string(), message: z.string() }).strict()).optional(),
 				request_id: idOf(ID_PREFIXES.request),
 			})
 			.strict(),
@@ -451,13 +457,25 @@ export const WebhookDeliveryBodySchema = z
 	.superRefine((body, ctx) => {
 		const isDocumentEvent = body.event.startsWith('document.');
 		if (isDocumentEvent && !body.data.document) {
-			ctx.addIssue({ code: 'custom', path: ['data', 'document'], message: 'is required for document.* events' });
+			ctx.addIssue({
+				code: 'custom',
+				path: ['data', 'document'],
+				message: 'is required for document.* events',
+			});
 		}
 		if (!isDocumentEvent && !body.data.signature_request) {
-			ctx.addIssue({ code: 'custom', path: ['data', 'signature_request'], message: 'is required for signature.* events' });
+			ctx.addIssue({
+				code: 'custom',
+				path: ['data', 'signature_request'],
+				message: 'is required for signature.* events',
+			});
 		}
 		if (EVENTS_WITH_SIGNER.has(body.event) !== (body.data.signer !== undefined)) {
-			ctx.addIssue({ code: 'custom', path: ['data', 'signer'], message: 'is present exactly for viewed/signed/declined' });
+			ctx.addIssue({
+				code: 'custom',
+				path: ['data', 'signer'],
+				message: 'is present exactly for viewed/signed/declined',
+			});
 		}
 	});
 
@@ -476,7 +494,11 @@ export const SignerInputSchema = z
 	.passthrough()
 	.superRefine((signer, ctx) => {
 		if (signer.authentication === 'sms_otp' && !signer.phone) {
-			ctx.addIssue({ code: 'custom', path: ['phone'], message: 'is required when authentication is sms_otp' });
+			ctx.addIssue({
+				code: 'custom',
+				path: ['phone'],
+				message: 'is required when authentication is sms_otp',
+			});
 		}
 	});
 
@@ -511,7 +533,9 @@ export const FileInputSchema = z
 		data: z
 			.string()
 			.min(1, { message: 'must not be empty' })
-			.refine((value) => value.length % 4 === 0 && BASE64.test(value), { message: 'must be base64' })
+			.refine((value) => value.length % 4 === 0 && BASE64.test(value), {
+				message: 'must be base64',
+			})
 			.refine((value) => base64DecodedSize(value) <= LIMITS.maxFileBytes, {
 				message: `must be at most ${LIMITS.maxFileBytes} bytes once decoded`,
 			}),
@@ -538,7 +562,11 @@ export const CreateDocumentBodySchema = z
 			ctx.addIssue({ code: 'custom', path: ['name'], message: 'is required' });
 		}
 		if (!body.template_id && !body.draft && body.signers === undefined) {
-			ctx.addIssue({ code: 'custom', path: ['signers'], message: 'is required unless draft is true' });
+			ctx.addIssue({
+				code: 'custom',
+				path: ['signers'],
+				message: 'is required unless draft is true',
+			});
 		}
 	});
 
@@ -574,7 +602,8 @@ const signerRoleList = z
 		const seen = new Set<string>();
 		roles.forEach((role, index) => {
 			const key = role.role.toLowerCase();
-			if (seen.has(key)) ctx.addIssue({ code: 'custom', path: [index, 'role'], message: 'is listed twice' });
+			if (seen.has(key))
+				ctx.addIssue({ code: 'custom', path: [index, 'role'], message: 'is listed twice' });
 			seen.add(key);
 		});
 	});
@@ -621,14 +650,19 @@ export const CreateWebhookBodySchema = z
 			.superRefine((events, ctx) => {
 				const seen = new Set<string>();
 				events.forEach((event, index) => {
-					if (seen.has(event)) ctx.addIssue({ code: 'custom', path: [index], message: 'is listed twice' });
+					if (seen.has(event))
+						ctx.addIssue({ code: 'custom', path: [index], message: 'is listed twice' });
 					seen.add(event);
 				});
 			}),
 		secret: z
 			.string()
-			.min(LIMITS.minWebhookSecretLength, { message: `must be at least ${LIMITS.minWebhookSecretLength} characters` })
-			.max(LIMITS.maxWebhookSecretLength, { message: `must be at most ${LIMITS.maxWebhookSecretLength} characters` })
+			.min(LIMITS.minWebhookSecretLength, {
+				message: `must be at least ${LIMITS.minWebhookSecretLength} characters`,
+			})
+			.max(LIMITS.maxWebhookSecretLength, {
+				message: `must be at most ${LIMITS.maxWebhookSecretLength} characters`,
+			})
 			.optional(),
 		description: z.string().max(LIMITS.maxDescriptionLength).nullish(),
 		/** [A] Deliver only this document's events (document.* and signature.*). */
@@ -644,9 +678,12 @@ export const CreateWebhookBodySchema = z
 
 const limitParam = z
 	.string()
-	.refine((value) => /^\d{1,6}$/.test(value) && Number(value) >= 1 && Number(value) <= MAX_PAGE_SIZE, {
-		message: `must be an integer from 1 to ${MAX_PAGE_SIZE}`,
-	})
+	.refine(
+		(value) => /^\d{1,6}$/.test(value) && Number(value) >= 1 && Number(value) <= MAX_PAGE_SIZE,
+		{
+			message: `must be an integer from 1 to ${MAX_PAGE_SIZE}`,
+		},
+	)
 	.transform(Number);
 
 export const PaginationQuerySchema = z

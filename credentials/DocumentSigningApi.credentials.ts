@@ -17,7 +17,8 @@ export class DocumentSigningApi implements ICredentialType {
 		dark: 'file:../icons/documentSigning.dark.svg',
 	};
 
-	documentationUrl = 'https://github.com/n8n-nodes-document-signing/n8n-nodes-document-signing#credentials';
+	documentationUrl =
+		'https://github.com/n8n-nodes-document-signing/n8n-nodes-document-signing#credentials';
 
 	properties: INodeProperties[] = [
 		{
@@ -46,14 +47,23 @@ export class DocumentSigningApi implements ICredentialType {
 			typeOptions: { minValue: 1, maxValue: 2048 },
 			default: 100,
 			description:
-				'The largest document file or export n8n reads from the service. A bigger answer fails with a message naming this limit, so a faulty server cannot fill n8n\'s memory.',
+				"The largest document file or export n8n reads from the service. A bigger answer fails with a message naming this limit, so a faulty server cannot fill n8n's memory.",
 		},
 	];
 
 	// A function, not the generic '=Bearer {{$credentials.apiKey}}' form, which n8n evaluates through
 	// its expression engine on every request (bench/diagnose.ts --return-all compares the two).
-	async authenticate(credentials: ICredentialDataDecryptedObject, requestOptions: IHttpRequestOptions): Promise<IHttpRequestOptions> {
-		return { ...requestOptions, headers: { ...requestOptions.headers, Authorization: `Bearer ${String(credentials.apiKey ?? '')}` } };
+	async authenticate(
+		credentials: ICredentialDataDecryptedObject,
+		requestOptions: IHttpRequestOptions,
+	): Promise<IHttpRequestOptions> {
+		return {
+			...requestOptions,
+			headers: {
+				...requestOptions.headers,
+				Authorization: `Bearer ${String(credentials.apiKey ?? '')}`,
+			},
+		};
 	}
 
 	// The cheapest authenticated read: one team member. A wrong key answers 401, which n8n shows as
@@ -74,15 +84,24 @@ export class DocumentSigningApi implements ICredentialType {
 		rules: [
 			{
 				type: 'responseCode',
-				properties: { value: 401, message: 'The service refused the API key (401). Check the key in your account settings.' },
+				properties: {
+					value: 401,
+					message: 'The service refused the API key (401). Check the key in your account settings.',
+				},
 			},
 			{
 				type: 'responseCode',
-				properties: { value: 403, message: 'The API key may not read the team (403). Use a key of an admin or member.' },
+				properties: {
+					value: 403,
+					message: 'The API key may not read the team (403). Use a key of an admin or member.',
+				},
 			},
 			{
 				type: 'responseCode',
-				properties: { value: 404, message: 'No API found at this Base URL (404). It should end in /v1.' },
+				properties: {
+					value: 404,
+					message: 'No API found at this Base URL (404). It should end in /v1.',
+				},
 			},
 			...[301, 302, 303, 307, 308].map((value) => ({
 				type: 'responseCode' as const,

@@ -38,16 +38,17 @@ let n8n: N8nInstance;
 // ~/.n8n-files): the PDF is written here and n8n is told so.
 const filesDir = fs.mkdtempSync(path.join(os.tmpdir(), 'e2e-actions-files-'));
 /** Each test's own sandbox account (its key is set in beforeAll) and the credential holding it. */
-const credentialOf = Object.fromEntries(TESTS.map((test) => [test, { id: newId(), name: `Document Signing (${test})` }])) as Record<
-	TestName,
-	CredentialRef
->;
+const credentialOf = Object.fromEntries(
+	TESTS.map((test) => [test, { id: newId(), name: `Document Signing (${test})` }]),
+) as Record<TestName, CredentialRef>;
 const apiKeyOf = {} as Record<TestName, string>;
 /** Each test's workflow, registered next to the test, imported all at once in beforeAll. */
 const workflows = new Map<TestName, { build: () => WorkflowJson; id?: string }>();
 
 // A small but real PDF (header, one object, trailer), read from disk by n8n.
-const PDF = Buffer.from('%PDF-1.7\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n');
+const PDF = Buffer.from(
+	'%PDF-1.7\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n',
+);
 const SIGNERS = {
 	signer: [
 		{ email: 'ada@example.com', name: 'Ada Lovelace' },
@@ -58,9 +59,16 @@ const SIGNERS = {
 beforeAll(async () => {
 	sandbox = await startSandbox({ port: 0 });
 	fs.writeFileSync(path.join(filesDir, 'master-services-agreement.pdf'), PDF);
-	n8n = await createN8n({ sandboxBaseUrl: sandbox.baseUrl, env: { N8N_RESTRICT_FILE_ACCESS_TO: filesDir } });
+	n8n = await createN8n({
+		sandboxBaseUrl: sandbox.baseUrl,
+		env: { N8N_RESTRICT_FILE_ACCESS_TO: filesDir },
+	});
 	for (const test of TESTS) apiKeyOf[test] = sandbox.createAccount().apiKey;
-	await n8n.importCredentials(TESTS.map((test) => n8n.documentSigningCredential({ ...credentialOf[test], apiKey: apiKeyOf[test] })));
+	await n8n.importCredentials(
+		TESTS.map((test) =>
+			n8n.documentSigningCredential({ ...credentialOf[test], apiKey: apiKeyOf[test] }),
+		),
+	);
 	// One CLI call for every workflow of the file.
 	const entries = [...workflows.values()];
 	const ids = await importWorkflows(
@@ -77,7 +85,12 @@ afterAll(async () => {
 });
 
 /** The Document Signing node with the credential of `test`'s account. */
-function signing(test: TestName, name: string, parameters: Record<string, unknown>, options: { executeOnce?: boolean } = {}): WorkflowNode {
+function signing(
+	test: TestName,
+	name: string,
+	parameters: Record<string, unknown>,
+	options: { executeOnce?: boolean } = {},
+): WorkflowNode {
 	return signingNode(name, parameters, { credential: credentialOf[test], ...options });
 }
 
@@ -92,7 +105,9 @@ function workflowFor(test: TestName, build: () => WorkflowJson): () => Promise<R
 		if (!id) throw new Error(`workflow of "${test}" was not imported`);
 		const result = await n8n.execute(id);
 		if (result.status !== 'success') {
-			throw new Error(`execution failed: ${result.error?.message} — ${result.error?.description ?? ''} (node ${result.error?.node?.name})`);
+			throw new Error(
+				`execution failed: ${result.error?.message} — ${result.error?.description ?? ''} (node ${result.error?.node?.name})`,
+			);
 		}
 		return result.run;
 	};
@@ -134,7 +149,10 @@ describe('Document', () => {
 
 		// The binary came from the previous node, as n8n read it from disk.
 		const [read] = nodeItems(run, 'Read PDF');
-		expect(read.binary?.data).toMatchObject({ fileName: 'master-services-agreement.pdf', mimeType: 'application/pdf' });
+		expect(read.binary?.data).toMatchObject({
+			fileName: 'master-services-agreement.pdf',
+			mimeType: 'application/pdf',
+		});
 
 		const [created] = json(run, 'Create Document');
 		expect(created).toMatchObject({
@@ -157,7 +175,12 @@ describe('Document', () => {
 		]);
 
 		const [got] = json(run, 'Get Document');
-		expect(got).toMatchObject({ id: created.id, name: created.name, status: 'pending', signature_request_id: created.signature_request_id });
+		expect(got).toMatchObject({
+			id: created.id,
+			name: created.name,
+			status: 'pending',
+			signature_request_id: created.signature_request_id,
+		});
 		expect(got.file.sha256).toBe(created.file.sha256);
 
 		expect(json(run, 'Delete Document')).toEqual([{ id: created.id, deleted: true }]);
@@ -169,7 +192,14 @@ describe('Document', () => {
 			.filter((entry) => entry.document_id === created.id)
 			.map((entry) => entry.event)
 			.reverse();
-		expect(events).toEqual(expect.arrayContaining(['document.created', 'document.sent', 'document.cancelled', 'document.deleted']));
+		expect(events).toEqual(
+			expect.arrayContaining([
+				'document.created',
+				'document.sent',
+				'document.cancelled',
+				'document.deleted',
+			]),
+		);
 		expect(events[0]).toBe('document.created');
 		expect(events[events.length - 1]).toBe('document.deleted');
 	});
@@ -182,9 +212,24 @@ describe('Document', () => {
 				'Names',
 				`return Array.from({ length: ${COUNT} }, (_, i) => ({ json: { name: 'bulk-' + String(i).padStart(3, '0') + '.pdf' } }));`,
 			),
-			signing('pages', 'Create Documents', { resource: 'document', operation: 'create', name: '={{ $json.name }}', signers: SIGNERS }),
-			signing('pages', 'Get All', { resource: 'document', operation: 'getAll', returnAll: true }, { executeOnce: true }),
-			signing('pages', 'Get 102', { resource: 'document', operation: 'getAll', returnAll: false, limit: 102 }, { executeOnce: true }),
+			signing('pages', 'Create Documents', {
+				resource: 'document',
+				operation: 'create',
+				name: '={{ $json.name }}',
+				signers: SIGNERS,
+			}),
+			signing(
+				'pages',
+				'Get All',
+				{ resource: 'document', operation: 'getAll', returnAll: true },
+				{ executeOnce: true },
+			),
+			signing(
+				'pages',
+				'Get 102',
+				{ resource: 'document', operation: 'getAll', returnAll: false, limit: 102 },
+				{ executeOnce: true },
+			),
 		]),
 	);
 
@@ -203,7 +248,16 @@ describe('Document', () => {
 		const all = json(run, 'Get All');
 		expect(all.map((d) => d.id)).toEqual(stored.map((d) => d.id));
 		// Simplified output.
-		expect(Object.keys(all[0]).sort()).toEqual(['completed_at', 'created_at', 'expires_at', 'id', 'name', 'signers', 'signing_url', 'status']);
+		expect(Object.keys(all[0]).sort()).toEqual([
+			'completed_at',
+			'created_at',
+			'expires_at',
+			'id',
+			'name',
+			'signers',
+			'signing_url',
+			'status',
+		]);
 
 		// Limit 102: the first 102 of the same order.
 		const limited = json(run, 'Get 102');
@@ -232,7 +286,11 @@ describe('Signing Request', () => {
 				requestSigners: { signer: [{ email: 'grace@example.com', name: 'Grace Hopper' }] },
 				signingRequestAdditionalFields: { message: 'Welcome aboard' },
 			}),
-			signing('signing', 'Get Status', { resource: 'signingRequest', operation: 'getStatus', signingRequestId: '={{ $json.id }}' }),
+			signing('signing', 'Get Status', {
+				resource: 'signingRequest',
+				operation: 'getStatus',
+				signingRequestId: '={{ $json.id }}',
+			}),
 			signing('signing', 'Remind', {
 				resource: 'signingRequest',
 				operation: 'remind',
@@ -247,23 +305,48 @@ describe('Signing Request', () => {
 		const run = await signingWorkflow();
 
 		const [draft] = json(run, 'Create Draft');
-		expect(draft).toMatchObject({ name: 'offer-letter.pdf', status: 'draft', signature_request_id: null });
+		expect(draft).toMatchObject({
+			name: 'offer-letter.pdf',
+			status: 'draft',
+			signature_request_id: null,
+		});
 		const [request] = json(run, 'Send for Signing');
-		expect(request).toMatchObject({ document_id: draft.id, status: 'pending', message: 'Welcome aboard', reminders_sent: 0 });
+		expect(request).toMatchObject({
+			document_id: draft.id,
+			status: 'pending',
+			message: 'Welcome aboard',
+			reminders_sent: 0,
+		});
 		expect(request.id).toMatch(/^sr_/);
 		expect(request.signers.map((s: any) => s.email)).toEqual(['grace@example.com']);
 		const [status] = json(run, 'Get Status');
-		expect(status).toMatchObject({ id: request.id, document_id: draft.id, status: 'pending', reminders_sent: 0, last_reminded_at: null });
+		expect(status).toMatchObject({
+			id: request.id,
+			document_id: draft.id,
+			status: 'pending',
+			reminders_sent: 0,
+			last_reminded_at: null,
+		});
 		const [reminded] = json(run, 'Remind');
 		expect(reminded).toMatchObject({ id: request.id, status: 'pending', reminders_sent: 1 });
 		expect(reminded.last_reminded_at).toEqual(expect.any(String));
 
 		const [storedRequest] = sandbox.store.signingRequestsOf(apiKey);
-		expect(storedRequest).toMatchObject({ id: request.id, document_id: draft.id, reminders_sent: 1 });
+		expect(storedRequest).toMatchObject({
+			id: request.id,
+			document_id: draft.id,
+			reminders_sent: 1,
+		});
 		const [document] = sandbox.store.documentsOf(apiKey);
-		expect(document).toMatchObject({ id: draft.id, status: 'pending', signature_request_id: request.id });
+		expect(document).toMatchObject({
+			id: draft.id,
+			status: 'pending',
+			signature_request_id: request.id,
+		});
 		expect(document.signers.map((s) => s.email)).toEqual(['grace@example.com']);
-		const reminder = sandbox.store.auditLogOf(apiKey).find((entry) => entry.event === 'signature.reminded');
+		const reminder = sandbox.store
+			.auditLogOf(apiKey)
+			.find((entry) => entry.event === 'signature.reminded');
 		expect(reminder?.details).toMatchObject({ signature_request_id: request.id });
 	});
 });
@@ -289,7 +372,11 @@ describe('Template', () => {
 				templateId: byId('={{ $json.id }}'),
 				updateFields: { name: 'Mutual NDA v2', message: 'Please sign the new NDA' },
 			}),
-			signing('template', 'List Templates', { resource: 'template', operation: 'getAll', returnAll: true }),
+			signing('template', 'List Templates', {
+				resource: 'template',
+				operation: 'getAll',
+				returnAll: true,
+			}),
 		]),
 	);
 
@@ -309,7 +396,13 @@ describe('Template', () => {
 		});
 		const [updated] = json(run, 'Update Template');
 		// Changed what was given, kept the rest.
-		expect(updated).toMatchObject({ id: created.id, name: 'Mutual NDA v2', message: 'Please sign the new NDA', description: 'Standard mutual NDA', document_name: 'nda.pdf' });
+		expect(updated).toMatchObject({
+			id: created.id,
+			name: 'Mutual NDA v2',
+			message: 'Please sign the new NDA',
+			description: 'Standard mutual NDA',
+			document_name: 'nda.pdf',
+		});
 		const listed = json(run, 'List Templates');
 		expect(listed).toEqual([
 			{
@@ -324,7 +417,12 @@ describe('Template', () => {
 
 		const stored = sandbox.store.templatesOf(apiKey);
 		expect(stored).toHaveLength(1);
-		expect(stored[0]).toMatchObject({ id: created.id, name: 'Mutual NDA v2', message: 'Please sign the new NDA', description: 'Standard mutual NDA' });
+		expect(stored[0]).toMatchObject({
+			id: created.id,
+			name: 'Mutual NDA v2',
+			message: 'Please sign the new NDA',
+			description: 'Standard mutual NDA',
+		});
 	});
 });
 
@@ -339,8 +437,18 @@ describe('Team Member', () => {
 				role: 'viewer',
 				inviteAdditionalFields: { name: 'Katherine Johnson' },
 			}),
-			signing('team', 'Make Admin', { resource: 'teamMember', operation: 'updateRole', teamMemberId: byId('={{ $json.id }}'), role: 'admin' }),
-			signing('team', 'List Admins', { resource: 'teamMember', operation: 'getAll', returnAll: true, filters: { role: 'admin' } }),
+			signing('team', 'Make Admin', {
+				resource: 'teamMember',
+				operation: 'updateRole',
+				teamMemberId: byId('={{ $json.id }}'),
+				role: 'admin',
+			}),
+			signing('team', 'List Admins', {
+				resource: 'teamMember',
+				operation: 'getAll',
+				returnAll: true,
+				filters: { role: 'admin' },
+			}),
 		]),
 	);
 
@@ -349,16 +457,41 @@ describe('Team Member', () => {
 		const run = await teamWorkflow();
 
 		const [invited] = json(run, 'Invite');
-		expect(invited).toMatchObject({ email: 'katherine@example.com', name: 'Katherine Johnson', role: 'viewer', status: 'invited' });
+		expect(invited).toMatchObject({
+			email: 'katherine@example.com',
+			name: 'Katherine Johnson',
+			role: 'viewer',
+			status: 'invited',
+		});
 		expect(invited.id).toMatch(/^usr_/);
 		const [changed] = json(run, 'Make Admin');
-		expect(changed).toMatchObject({ id: invited.id, email: 'katherine@example.com', role: 'admin', status: 'invited' });
-		expect(json(run, 'List Admins')).toEqual([{ id: invited.id, email: 'katherine@example.com', name: 'Katherine Johnson', role: 'admin', status: 'invited' }]);
+		expect(changed).toMatchObject({
+			id: invited.id,
+			email: 'katherine@example.com',
+			role: 'admin',
+			status: 'invited',
+		});
+		expect(json(run, 'List Admins')).toEqual([
+			{
+				id: invited.id,
+				email: 'katherine@example.com',
+				name: 'Katherine Johnson',
+				role: 'admin',
+				status: 'invited',
+			},
+		]);
 
 		const members = sandbox.store.usersOf(apiKey);
 		expect(members).toHaveLength(2);
-		expect(members.find((m) => m.id === invited.id)).toMatchObject({ email: 'katherine@example.com', role: 'admin', status: 'invited' });
-		expect(members.find((m) => m.id !== invited.id)).toMatchObject({ role: 'owner', status: 'active' });
+		expect(members.find((m) => m.id === invited.id)).toMatchObject({
+			email: 'katherine@example.com',
+			role: 'admin',
+			status: 'invited',
+		});
+		expect(members.find((m) => m.id !== invited.id)).toMatchObject({
+			role: 'owner',
+			status: 'active',
+		});
 		const events = sandbox.store.auditLogOf(apiKey).map((entry) => entry.event);
 		expect(events).toEqual(['user.role_changed', 'user.invited']);
 	});
@@ -369,8 +502,17 @@ describe('Report', () => {
 		chain('e2e: reports', [
 			manualTrigger(),
 			signing('reports', 'Usage', { resource: 'report', operation: 'usage' }),
-			signing('reports', 'Audit Log', { resource: 'report', operation: 'auditLog', returnAll: true }),
-			signing('reports', 'Export', { resource: 'report', operation: 'export', format: 'csv', binaryPropertyName: 'report' }, { executeOnce: true }),
+			signing('reports', 'Audit Log', {
+				resource: 'report',
+				operation: 'auditLog',
+				returnAll: true,
+			}),
+			signing(
+				'reports',
+				'Export',
+				{ resource: 'report', operation: 'export', format: 'csv', binaryPropertyName: 'report' },
+				{ executeOnce: true },
+			),
 			extractCsvNode('Read CSV', 'report'),
 		]),
 	);
@@ -380,7 +522,10 @@ describe('Report', () => {
 		// Three documents made through the API; every signer of the first signs it.
 		const names = ['report-alpha.pdf', 'report-beta.pdf', 'report-gamma.pdf'];
 		const seeded: any[] = [];
-		for (const name of names) seeded.push(await sandboxPost(sandbox, apiKey, '/documents', { name, signers: SIGNERS.signer }));
+		for (const name of names)
+			seeded.push(
+				await sandboxPost(sandbox, apiKey, '/documents', { name, signers: SIGNERS.signer }),
+			);
 		for (const signer of seeded[0].signers) sandbox.actAsSigner(seeded[0].id, signer.id, 'sign');
 
 		const run = await reportsWorkflow();
@@ -399,14 +544,19 @@ describe('Report', () => {
 		const audit = json(run, 'Audit Log');
 		const storedAudit = sandbox.store.auditLogOf(apiKey);
 		expect(audit.map((entry) => entry.id)).toEqual(storedAudit.map((entry) => entry.id));
-		expect(audit.filter((entry) => entry.event === 'document.completed').map((entry) => entry.document_id)).toEqual([seeded[0].id]);
+		expect(
+			audit
+				.filter((entry) => entry.event === 'document.completed')
+				.map((entry) => entry.document_id),
+		).toEqual([seeded[0].id]);
 
 		// The export: binary with the service's file name and type, in the field asked for.
 		const exported = nodeItems(run, 'Export');
 		expect(exported).toHaveLength(1);
 		const file = exported[0].binary?.report;
 		expect(file?.mimeType).toBe('text/csv');
-		const [, from, to] = /^documents-(\d{4}-\d{2}-\d{2})-(\d{4}-\d{2}-\d{2})\.csv$/.exec(file?.fileName ?? '') ?? [];
+		const [, from, to] =
+			/^documents-(\d{4}-\d{2}-\d{2})-(\d{4}-\d{2}-\d{2})\.csv$/.exec(file?.fileName ?? '') ?? [];
 		// The default period: the last 30 days.
 		expect((Date.parse(to) - Date.parse(from)) / 86_400_000).toBe(30);
 		expect(exported[0].json).toMatchObject({ fileName: file?.fileName, mimeType: 'text/csv' });
@@ -414,7 +564,16 @@ describe('Report', () => {
 		// Its content, parsed by n8n's Extract from File: one row per document, newest first.
 		const rows = json(run, 'Read CSV');
 		const stored = sandbox.store.documentsOf(apiKey);
-		expect(rows.map((row) => [row.id, row.name, row.status, row.signer_count, row.signed_count, row.signer_emails])).toEqual(
+		expect(
+			rows.map((row) => [
+				row.id,
+				row.name,
+				row.status,
+				row.signer_count,
+				row.signed_count,
+				row.signer_emails,
+			]),
+		).toEqual(
 			stored.map((doc) => [
 				doc.id,
 				doc.name,

@@ -19,10 +19,33 @@
 import { randomUUID } from 'node:crypto';
 
 import { startSandbox, type Sandbox } from '../sandbox';
-import { AGENT_VERSIONS, OPENAI_CREDENTIAL_TYPE, agentWorkflow, fromAI, signingTool, type AgentWorkflowJson } from './harness/agentWorkflows';
+import {
+	AGENT_VERSIONS,
+	OPENAI_CREDENTIAL_TYPE,
+	agentWorkflow,
+	fromAI,
+	signingTool,
+	type AgentWorkflowJson,
+} from './harness/agentWorkflows';
 import { createN8n, newId, type N8nInstance, type RunData } from './harness/n8n';
-import { offeredTools, parseToolResult, startScriptedModel, toolResults, type ChatRequest, type OfferedTool, type ScriptedModel, type ScriptedTurn } from './harness/scriptedModel';
-import { importWorkflows, nodeItems, nodeRuns, sandboxPost, type CredentialRef, type WorkflowJson } from './harness/workflows';
+import {
+	offeredTools,
+	parseToolResult,
+	startScriptedModel,
+	toolResults,
+	type ChatRequest,
+	type OfferedTool,
+	type ScriptedModel,
+	type ScriptedTurn,
+} from './harness/scriptedModel';
+import {
+	importWorkflows,
+	nodeItems,
+	nodeRuns,
+	sandboxPost,
+	type CredentialRef,
+	type WorkflowJson,
+} from './harness/workflows';
 
 const SCENARIOS = ['create', 'find', 'remind', 'badArgument', 'tenCalls', 'legacyOrder'] as const;
 type Scenario = (typeof SCENARIOS)[number];
@@ -47,7 +70,10 @@ function documentSigningTools(credential: CredentialRef) {
 			{
 				resource: 'document',
 				operation: 'create',
-				name: fromAI('documentName', 'File name of the document, with its extension, e.g. nda-acme.pdf'),
+				name: fromAI(
+					'documentName',
+					'File name of the document, with its extension, e.g. nda-acme.pdf',
+				),
 				signers: {
 					signer: [
 						{
@@ -66,7 +92,9 @@ function documentSigningTools(credential: CredentialRef) {
 				operation: 'getAll',
 				returnAll: false,
 				limit: 10,
-				filters: { q: fromAI('nameContains', "Part of the document's file name to look for, e.g. acme") },
+				filters: {
+					q: fromAI('nameContains', "Part of the document's file name to look for, e.g. acme"),
+				},
 			},
 			credential,
 		),
@@ -75,7 +103,10 @@ function documentSigningTools(credential: CredentialRef) {
 			{
 				resource: 'signingRequest',
 				operation: 'remind',
-				signingRequestId: fromAI('signingRequestId', "The document's signature_request_id, e.g. sr_4k2m9q"),
+				signingRequestId: fromAI(
+					'signingRequestId',
+					"The document's signature_request_id, e.g. sr_4k2m9q",
+				),
 			},
 			credential,
 		),
@@ -106,10 +137,23 @@ function lastAnswer(request: ChatRequest): any {
 
 const SCRIPTS: Record<Scenario, (version: number) => ScriptedTurn[]> = {
 	create: () => [
-		{ toolCalls: [{ name: 'Create_Document', arguments: { documentName: 'nda-acme.pdf', signerEmail: 'jane.doe@acme.example', signerName: 'Jane Doe' } }] },
+		{
+			toolCalls: [
+				{
+					name: 'Create_Document',
+					arguments: {
+						documentName: 'nda-acme.pdf',
+						signerEmail: 'jane.doe@acme.example',
+						signerName: 'Jane Doe',
+					},
+				},
+			],
+		},
 		(request) => {
 			const [document] = lastAnswer(request);
-			return { text: `Sent ${document.name} (${document.id}) to Jane Doe: ${document.status}. Signing link: ${document.signing_url}` };
+			return {
+				text: `Sent ${document.name} (${document.id}) to Jane Doe: ${document.status}. Signing link: ${document.signing_url}`,
+			};
 		},
 	],
 	find: () => [
@@ -123,7 +167,11 @@ const SCRIPTS: Record<Scenario, (version: number) => ScriptedTurn[]> = {
 		{ toolCalls: [{ name: 'Find_Documents', arguments: { nameContains: 'msa-initech' } }] },
 		(request) => {
 			const [document] = lastAnswer(request);
-			return { toolCalls: [{ name: 'Send_Reminder', arguments: { signingRequestId: document.signature_request_id } }] };
+			return {
+				toolCalls: [
+					{ name: 'Send_Reminder', arguments: { signingRequestId: document.signature_request_id } },
+				],
+			};
 		},
 		(request) => {
 			const [reminded] = lastAnswer(request);
@@ -131,24 +179,52 @@ const SCRIPTS: Record<Scenario, (version: number) => ScriptedTurn[]> = {
 		},
 	],
 	badArgument: () => [
-		{ toolCalls: [{ name: 'Create_Document', arguments: { documentName: 'offer-letter.pdf', signerEmail: 'sam-at-example', signerName: 'Sam' } }] },
+		{
+			toolCalls: [
+				{
+					name: 'Create_Document',
+					arguments: {
+						documentName: 'offer-letter.pdf',
+						signerEmail: 'sam-at-example',
+						signerName: 'Sam',
+					},
+				},
+			],
+		},
 		(request) => ({ text: `I could not send it: ${JSON.stringify(lastAnswer(request))}` }),
 	],
 	// Two turns of five calls each: parallel calls in one answer, and calls in a later iteration.
 	tenCalls: () => [
-		...[0, 5].map((first): ScriptedTurn => ({
-			toolCalls: Array.from({ length: 5 }, (_, offset) => {
-				const number = first + offset + 1;
-				return {
-					name: 'Create_Document',
-					arguments: { documentName: `partner-agreement-${number}.pdf`, signerEmail: `partner${number}@example.com`, signerName: `Partner ${number}` },
-				};
+		...[0, 5].map(
+			(first): ScriptedTurn => ({
+				toolCalls: Array.from({ length: 5 }, (_, offset) => {
+					const number = first + offset + 1;
+					return {
+						name: 'Create_Document',
+						arguments: {
+							documentName: `partner-agreement-${number}.pdf`,
+							signerEmail: `partner${number}@example.com`,
+							signerName: `Partner ${number}`,
+						},
+					};
+				}),
 			}),
-		})),
+		),
 		{ text: 'All ten agreements are out for signature.' },
 	],
 	legacyOrder: () => [
-		{ toolCalls: [{ name: 'Create_Document', arguments: { documentName: 'nda-legacy.pdf', signerEmail: 'jane.doe@acme.example', signerName: 'Jane Doe' } }] },
+		{
+			toolCalls: [
+				{
+					name: 'Create_Document',
+					arguments: {
+						documentName: 'nda-legacy.pdf',
+						signerEmail: 'jane.doe@acme.example',
+						signerName: 'Jane Doe',
+					},
+				},
+			],
+		},
 		(request) => ({ text: `Read: ${JSON.stringify(lastAnswer(request))}` }),
 	],
 };
@@ -180,8 +256,14 @@ beforeAll(async () => {
 		}
 	}
 	await n8n.importCredentials([
-		{ ...modelCredential, type: OPENAI_CREDENTIAL_TYPE, data: { apiKey: 'sk-scripted', url: model.baseUrl } },
-		...[...accounts.values()].map(({ apiKey, credential }) => n8n.documentSigningCredential({ ...credential, apiKey })),
+		{
+			...modelCredential,
+			type: OPENAI_CREDENTIAL_TYPE,
+			data: { apiKey: 'sk-scripted', url: model.baseUrl },
+		},
+		...[...accounts.values()].map(({ apiKey, credential }) =>
+			n8n.documentSigningCredential({ ...credential, apiKey }),
+		),
 	]);
 	const ids = await importWorkflows(n8n, workflows);
 	keys.forEach((key, index) => workflowIds.set(key, ids[index]));
@@ -194,102 +276,151 @@ afterAll(async () => {
 });
 
 /** Runs a scenario's workflow; the run must succeed and the script must have been played to its end. */
-async function runScenario(scenario: Scenario, version: number): Promise<{ run: RunData; apiKey: string; prompt: string; output: string }> {
+async function runScenario(
+	scenario: Scenario,
+	version: number,
+): Promise<{ run: RunData; apiKey: string; prompt: string; output: string }> {
 	const key = keyOf(scenario, version);
 	const prompt = promptOf(scenario, version);
 	const result = await n8n.execute(workflowIds.get(key)!);
-	expect({ status: result.status, error: result.error?.message }).toEqual({ status: 'success', error: undefined });
+	expect({ status: result.status, error: result.error?.message }).toEqual({
+		status: 'success',
+		error: undefined,
+	});
 	expect(model.answered(prompt)).toBe(SCRIPTS[scenario](version).length);
 	const [agentItem] = nodeItems(result.run, 'AI Agent');
-	return { run: result.run, apiKey: accounts.get(key)!.apiKey, prompt, output: String(agentItem.json.output) };
+	return {
+		run: result.run,
+		apiKey: accounts.get(key)!.apiKey,
+		prompt,
+		output: String(agentItem.json.output),
+	};
 }
 
-describe.each(VERSIONS)('AI Agent %s with the Document Signing tools (Execution Order v1)', (version) => {
-	it('creates and sends a document to the named signer; the model reads the document back (id, status, signing link)', async () => {
-		const { apiKey, prompt, output } = await runScenario('create', version);
+describe.each(VERSIONS)(
+	'AI Agent %s with the Document Signing tools (Execution Order v1)',
+	(version) => {
+		it('creates and sends a document to the named signer; the model reads the document back (id, status, signing link)', async () => {
+			const { apiKey, prompt, output } = await runScenario('create', version);
 
-		const documents = sandbox.store.documentsOf(apiKey);
-		expect(documents).toHaveLength(1);
-		const [document] = documents;
-		expect(document).toMatchObject({ name: 'nda-acme.pdf', status: 'pending' });
-		expect(document.signers.map((signer) => [signer.email, signer.name])).toEqual([['jane.doe@acme.example', 'Jane Doe']]);
+			const documents = sandbox.store.documentsOf(apiKey);
+			expect(documents).toHaveLength(1);
+			const [document] = documents;
+			expect(document).toMatchObject({ name: 'nda-acme.pdf', status: 'pending' });
+			expect(document.signers.map((signer) => [signer.email, signer.name])).toEqual([
+				['jane.doe@acme.example', 'Jane Doe'],
+			]);
 
-		const [answer] = answersRead(prompt) as Array<Array<Record<string, unknown>>>;
-		expect(answer).toEqual([expect.objectContaining({ id: document.id, status: 'pending', signing_url: document.signing_url, signature_request_id: document.signature_request_id })]);
-		expect(output).toBe(`Sent nda-acme.pdf (${document.id}) to Jane Doe: pending. Signing link: ${document.signing_url}`);
+			const [answer] = answersRead(prompt) as Array<Array<Record<string, unknown>>>;
+			expect(answer).toEqual([
+				expect.objectContaining({
+					id: document.id,
+					status: 'pending',
+					signing_url: document.signing_url,
+					signature_request_id: document.signature_request_id,
+				}),
+			]);
+			expect(output).toBe(
+				`Sent nda-acme.pdf (${document.id}) to Jane Doe: pending. Signing link: ${document.signing_url}`,
+			);
 
-		toolsSeen.set(version, offeredTools(model.callsFor(prompt)[0]));
-	});
-
-	it('finds a document by name and reports its status', async () => {
-		const { apiKey } = accounts.get(keyOf('find', version))!;
-		const signed = await sandboxPost(sandbox, apiKey, '/documents', { name: 'msa-acme.pdf', signers: [{ email: 'cfo@acme.example', name: 'Ann Acme' }] });
-		for (const signer of signed.signers) sandbox.actAsSigner(signed.id, signer.id, 'sign');
-		await sandboxPost(sandbox, apiKey, '/documents', { name: 'msa-globex.pdf', signers: [{ email: 'cfo@globex.example', name: 'Gus Globex' }] });
-
-		const { prompt, output } = await runScenario('find', version);
-
-		const [found] = answersRead(prompt) as Array<Array<Record<string, unknown>>>;
-		expect(found).toEqual([expect.objectContaining({ id: signed.id, name: 'msa-acme.pdf', status: 'completed' })]);
-		expect(output).toBe('msa-acme.pdf is completed');
-		// Reading changed nothing.
-		expect(sandbox.store.documentsOf(apiKey).map((document) => [document.name, document.status]).sort()).toEqual([
-			['msa-acme.pdf', 'completed'],
-			['msa-globex.pdf', 'pending'],
-		]);
-	});
-
-	it('reminds the signers of a pending signing request found by name', async () => {
-		const { apiKey } = accounts.get(keyOf('remind', version))!;
-		const pending = await sandboxPost(sandbox, apiKey, '/documents', {
-			name: 'msa-initech.pdf',
-			signers: [
-				{ email: 'bill@initech.example', name: 'Bill Lumbergh' },
-				{ email: 'peter@initech.example', name: 'Peter Gibbons' },
-			],
+			toolsSeen.set(version, offeredTools(model.callsFor(prompt)[0]));
 		});
 
-		const { prompt, output } = await runScenario('remind', version);
+		it('finds a document by name and reports its status', async () => {
+			const { apiKey } = accounts.get(keyOf('find', version))!;
+			const signed = await sandboxPost(sandbox, apiKey, '/documents', {
+				name: 'msa-acme.pdf',
+				signers: [{ email: 'cfo@acme.example', name: 'Ann Acme' }],
+			});
+			for (const signer of signed.signers) sandbox.actAsSigner(signed.id, signer.id, 'sign');
+			await sandboxPost(sandbox, apiKey, '/documents', {
+				name: 'msa-globex.pdf',
+				signers: [{ email: 'cfo@globex.example', name: 'Gus Globex' }],
+			});
 
-		const [request] = sandbox.store.signingRequestsOf(apiKey);
-		expect(request).toMatchObject({ id: pending.signature_request_id, document_id: pending.id, status: 'pending', reminders_sent: 1 });
-		const [, reminded] = answersRead(prompt) as Array<Array<Record<string, unknown>>>;
-		expect(reminded).toEqual([expect.objectContaining({ id: pending.signature_request_id, reminders_sent: 1 })]);
-		expect(output).toBe('Reminded (1 reminder(s) sent so far).');
-	});
+			const { prompt, output } = await runScenario('find', version);
 
-	it("hands the model the node's error for a bad argument (an invalid email) as the tool's answer; nothing is sent and the run goes on", async () => {
-		const { apiKey, prompt, output, run } = await runScenario('badArgument', version);
+			const [found] = answersRead(prompt) as Array<Array<Record<string, unknown>>>;
+			expect(found).toEqual([
+				expect.objectContaining({ id: signed.id, name: 'msa-acme.pdf', status: 'completed' }),
+			]);
+			expect(output).toBe('msa-acme.pdf is completed');
+			// Reading changed nothing.
+			expect(
+				sandbox.store
+					.documentsOf(apiKey)
+					.map((document) => [document.name, document.status])
+					.sort(),
+			).toEqual([
+				['msa-acme.pdf', 'completed'],
+				['msa-globex.pdf', 'pending'],
+			]);
+		});
 
-		expect(sandbox.store.documentsOf(apiKey)).toEqual([]);
-		const [answer] = answersRead(prompt);
-		expect(answer).toEqual([{ error: 'Signers › Signer 1 › Email: "sam-at-example" is not a valid email address' }]);
-		expect(output).toBe(`I could not send it: ${JSON.stringify(answer)}`);
-		expect(nodeRuns(run, 'Create Document')).toHaveLength(1);
-	});
+		it('reminds the signers of a pending signing request found by name', async () => {
+			const { apiKey } = accounts.get(keyOf('remind', version))!;
+			const pending = await sandboxPost(sandbox, apiKey, '/documents', {
+				name: 'msa-initech.pdf',
+				signers: [
+					{ email: 'bill@initech.example', name: 'Bill Lumbergh' },
+					{ email: 'peter@initech.example', name: 'Peter Gibbons' },
+				],
+			});
 
-	it('makes 10 tool calls in one run, 5 at a time: each reaches the service once (10 documents, one per call)', async () => {
-		// Requests the sandbox answered (this file's only n8n runs one scenario at a time).
-		const createRequests = () => sandbox.stats().routes['POST /v1/documents'] ?? 0;
-		const before = createRequests();
-		const { apiKey, prompt, output, run } = await runScenario('tenCalls', version);
-		expect(createRequests() - before).toBe(10);
+			const { prompt, output } = await runScenario('remind', version);
 
-		const names = Array.from({ length: 10 }, (_, index) => `partner-agreement-${index + 1}.pdf`);
-		const documents = sandbox.store.documentsOf(apiKey);
-		expect(documents.map((document) => document.name).sort()).toEqual([...names].sort());
-		for (const document of documents) {
-			const index = names.indexOf(document.name) + 1;
-			expect(document.signers.map((signer) => signer.email)).toEqual([`partner${index}@example.com`]);
-		}
-		// The model read each call's own document, in the order it made the calls.
-		const answers = answersRead(prompt) as Array<Array<Record<string, unknown>>>;
-		expect(answers.map(([document]) => document.name)).toEqual(names);
-		expect(new Set(answers.map(([document]) => document.id)).size).toBe(10);
-		expect(nodeRuns(run, 'Create Document')).toHaveLength(10);
-		expect(output).toBe('All ten agreements are out for signature.');
-	});
-});
+			const [request] = sandbox.store.signingRequestsOf(apiKey);
+			expect(request).toMatchObject({
+				id: pending.signature_request_id,
+				document_id: pending.id,
+				status: 'pending',
+				reminders_sent: 1,
+			});
+			const [, reminded] = answersRead(prompt) as Array<Array<Record<string, unknown>>>;
+			expect(reminded).toEqual([
+				expect.objectContaining({ id: pending.signature_request_id, reminders_sent: 1 }),
+			]);
+			expect(output).toBe('Reminded (1 reminder(s) sent so far).');
+		});
+
+		it("hands the model the node's error for a bad argument (an invalid email) as the tool's answer; nothing is sent and the run goes on", async () => {
+			const { apiKey, prompt, output, run } = await runScenario('badArgument', version);
+
+			expect(sandbox.store.documentsOf(apiKey)).toEqual([]);
+			const [answer] = answersRead(prompt);
+			expect(answer).toEqual([
+				{ error: 'Signers › Signer 1 › Email: "sam-at-example" is not a valid email address' },
+			]);
+			expect(output).toBe(`I could not send it: ${JSON.stringify(answer)}`);
+			expect(nodeRuns(run, 'Create Document')).toHaveLength(1);
+		});
+
+		it('makes 10 tool calls in one run, 5 at a time: each reaches the service once (10 documents, one per call)', async () => {
+			// Requests the sandbox answered (this file's only n8n runs one scenario at a time).
+			const createRequests = () => sandbox.stats().routes['POST /v1/documents'] ?? 0;
+			const before = createRequests();
+			const { apiKey, prompt, output, run } = await runScenario('tenCalls', version);
+			expect(createRequests() - before).toBe(10);
+
+			const names = Array.from({ length: 10 }, (_, index) => `partner-agreement-${index + 1}.pdf`);
+			const documents = sandbox.store.documentsOf(apiKey);
+			expect(documents.map((document) => document.name).sort()).toEqual([...names].sort());
+			for (const document of documents) {
+				const index = names.indexOf(document.name) + 1;
+				expect(document.signers.map((signer) => signer.email)).toEqual([
+					`partner${index}@example.com`,
+				]);
+			}
+			// The model read each call's own document, in the order it made the calls.
+			const answers = answersRead(prompt) as Array<Array<Record<string, unknown>>>;
+			expect(answers.map(([document]) => document.name)).toEqual(names);
+			expect(new Set(answers.map(([document]) => document.id)).size).toBe(10);
+			expect(nodeRuns(run, 'Create Document')).toHaveLength(10);
+			expect(output).toBe('All ten agreements are out for signature.');
+		});
+	},
+);
 
 describe('a workflow with the legacy Execution Order (v0)', () => {
 	it('AI Agent 3.1 reads an empty result before its tool runs: the tool refuses, sends nothing, and fails the run naming the fix', async () => {
@@ -297,33 +428,63 @@ describe('a workflow with the legacy Execution Order (v0)', () => {
 		const prompt = promptOf('legacyOrder', AGENT_VERSIONS.default);
 		const result = await n8n.execute(workflowIds.get(key)!);
 
-		const fix = 'This workflow\'s Execution Order must be "v1 (recommended)" for an AI Agent to read this tool\'s results';
-		expect({ status: result.status, error: result.error?.message }).toEqual({ status: 'error', error: fix });
+		const fix =
+			'This workflow\'s Execution Order must be "v1 (recommended)" for an AI Agent to read this tool\'s results';
+		expect({ status: result.status, error: result.error?.message }).toEqual({
+			status: 'error',
+			error: fix,
+		});
 		expect(answersRead(prompt)).toEqual(['']);
 		expect(String(nodeItems(result.run, 'AI Agent')[0].json.output)).toBe('Read: ""');
 		expect(sandbox.store.documentsOf(accounts.get(key)!.apiKey)).toEqual([]);
-		expect(nodeRuns(result.run, 'Create Document').map((toolRun) => toolRun.error?.message)).toEqual([fix]);
+		expect(
+			nodeRuns(result.run, 'Create Document').map((toolRun) => toolRun.error?.message),
+		).toEqual([fix]);
 	});
 
 	it('AI Agent 2.2 runs its tools itself: the model reads the document', async () => {
 		const { apiKey, prompt } = await runScenario('legacyOrder', AGENT_VERSIONS.previousMajor);
 
 		const [document] = sandbox.store.documentsOf(apiKey);
-		expect(answersRead(prompt)).toEqual([[expect.objectContaining({ id: document.id, name: 'nda-legacy.pdf', status: 'pending' })]]);
+		expect(answersRead(prompt)).toEqual([
+			[expect.objectContaining({ id: document.id, name: 'nda-legacy.pdf', status: 'pending' })],
+		]);
 	});
 });
 
 describe('a streaming chat (Chat Trigger answering by streaming, AI Agent 3.1 streaming)', () => {
 	it('the model is asked for a stream, calls the tool, reads the document and its answer streams back to the chat', async () => {
-		const { apiKey, credential } = { apiKey: sandbox.createAccount().apiKey, credential: { id: newId(), name: 'Document Signing (streaming)' } };
+		const { apiKey, credential } = {
+			apiKey: sandbox.createAccount().apiKey,
+			credential: { id: newId(), name: 'Document Signing (streaming)' },
+		};
 		await n8n.importCredentials([n8n.documentSigningCredential({ ...credential, apiKey })]);
 		const webhookId = randomUUID();
 		const prompt = 'Stream: send nda-stream.pdf to Jane Doe (jane.doe@acme.example).';
 		model.script(prompt, [
-			{ toolCalls: [{ name: 'Create_Document', arguments: { documentName: 'nda-stream.pdf', signerEmail: 'jane.doe@acme.example', signerName: 'Jane Doe' } }] },
-			(request) => ({ text: `Sent ${(lastAnswer(request) as Array<Record<string, string>>)[0].id}` }),
+			{
+				toolCalls: [
+					{
+						name: 'Create_Document',
+						arguments: {
+							documentName: 'nda-stream.pdf',
+							signerEmail: 'jane.doe@acme.example',
+							signerName: 'Jane Doe',
+						},
+					},
+				],
+			},
+			(request) => ({
+				text: `Sent ${(lastAnswer(request) as Array<Record<string, string>>)[0].id}`,
+			}),
 		]);
-		const base = agentWorkflow({ name: 'Agent streaming', prompt, agentVersion: AGENT_VERSIONS.default, tools: documentSigningTools(credential).slice(0, 1), modelCredential });
+		const base = agentWorkflow({
+			name: 'Agent streaming',
+			prompt,
+			agentVersion: AGENT_VERSIONS.default,
+			tools: documentSigningTools(credential).slice(0, 1),
+			modelCredential,
+		});
 		const chatTrigger = {
 			id: randomUUID(),
 			name: 'When chat message received',
@@ -337,9 +498,16 @@ describe('a streaming chat (Chat Trigger answering by streaming, AI Agent 3.1 st
 		agent.parameters = { promptType: 'auto', options: {} };
 		const workflow = {
 			...base,
-			nodes: [chatTrigger, ...base.nodes.filter((node) => node.name !== 'Start' && node.name !== 'Chat Input')],
+			nodes: [
+				chatTrigger,
+				...base.nodes.filter((node) => node.name !== 'Start' && node.name !== 'Chat Input'),
+			],
 			connections: {
-				...Object.fromEntries(Object.entries(base.connections).filter(([from]) => from !== 'Start' && from !== 'Chat Input')),
+				...Object.fromEntries(
+					Object.entries(base.connections).filter(
+						([from]) => from !== 'Start' && from !== 'Chat Input',
+					),
+				),
 				[chatTrigger.name]: { main: [[{ node: 'AI Agent', type: 'main', index: 0 }]] },
 			},
 		};

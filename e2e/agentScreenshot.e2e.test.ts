@@ -25,7 +25,8 @@ import { loadExample, SANDBOX_CREDENTIAL } from './harness/workflows';
 const UPDATE = process.env.E2E_UPDATE_SCREENSHOTS === '1';
 const OUT_DIR = UPDATE
 	? path.resolve(__dirname, '..', 'docs', 'images')
-	: (process.env.E2E_ARTIFACTS_DIR ?? path.join(os.tmpdir(), 'n8n-nodes-document-signing-e2e', 'agent-screenshot'));
+	: (process.env.E2E_ARTIFACTS_DIR ??
+		path.join(os.tmpdir(), 'n8n-nodes-document-signing-e2e', 'agent-screenshot'));
 const VIEWPORT = { width: 1440, height: 1000 };
 const TOOLS = ['Create Document', 'Find Documents', 'Send Reminder'];
 
@@ -37,7 +38,8 @@ const STABLE_CSS = `
 	*, *::before, *::after { transition: none !important; animation: none !important; caret-color: transparent !important; }
 `;
 
-const canvasNode = (page: Page, name: string): Locator => page.locator(`[data-test-id="canvas-node"][data-node-name="${name}"]`);
+const canvasNode = (page: Page, name: string): Locator =>
+	page.locator(`[data-test-id="canvas-node"][data-node-name="${name}"]`);
 
 describe('the Document Signing tools on an AI Agent in the n8n editor (README picture)', () => {
 	let sandbox: Sandbox;
@@ -52,9 +54,16 @@ describe('the Document Signing tools on an AI Agent in the n8n editor (README pi
 		n8n = await createN8n({ sandboxBaseUrl: sandbox.baseUrl, logLevel: 'info' });
 		await n8n.importCredentials([
 			n8n.documentSigningCredential({ ...SANDBOX_CREDENTIAL, apiKey }),
-			{ id: 'openAiExample', name: 'OpenAI account', type: OPENAI_CREDENTIAL_TYPE, data: { apiKey: 'sk-example', url: 'http://127.0.0.1:9/v1' } },
+			{
+				id: 'openAiExample',
+				name: 'OpenAI account',
+				type: OPENAI_CREDENTIAL_TYPE,
+				data: { apiKey: 'sk-example', url: 'http://127.0.0.1:9/v1' },
+			},
 		]);
-		const workflowId = await n8n.importWorkflow(loadExample('ai-agent-contract-assistant.json') as unknown as Record<string, unknown>);
+		const workflowId = await n8n.importWorkflow(
+			loadExample('ai-agent-contract-assistant.json') as unknown as Record<string, unknown>,
+		);
 		await n8n.start();
 
 		browser = await launchBrowser({ timeoutMs: 30_000 });
@@ -81,14 +90,20 @@ describe('the Document Signing tools on an AI Agent in the n8n editor (README pi
 			const node = canvasNode(page, name);
 			expect(await node.getAttribute('data-node-type')).toBe(TOOL_NODE_TYPE);
 			const icon = node.locator('img').first();
-			expect(await icon.getAttribute('src')).toBe('/icons/n8n-nodes-document-signing/dist/icons/documentSigning.svg');
-			await page.waitForFunction((img) => {
-				const image = img as unknown as { complete: boolean; naturalWidth: number };
-				return image.complete && image.naturalWidth > 0;
-			}, await icon.elementHandle());
+			expect(await icon.getAttribute('src')).toBe(
+				'/icons/n8n-nodes-document-signing/dist/icons/documentSigning.svg',
+			);
+			await page.waitForFunction(
+				(img) => {
+					const image = img as unknown as { complete: boolean; naturalWidth: number };
+					return image.complete && image.naturalWidth > 0;
+				},
+				await icon.elementHandle(),
+			);
 		}
 		const text = await page.locator('[data-test-id="canvas"]').innerText();
-		for (const shown of ['Contract Assistant', 'OpenAI Chat Model', 'Chat Memory', ...TOOLS]) expect(text).toContain(shown);
+		for (const shown of ['Contract Assistant', 'OpenAI Chat Model', 'Chat Memory', ...TOOLS])
+			expect(text).toContain(shown);
 		// Chat trigger → agent, and model, memory and three tools → agent.
 		await expect(page.locator('[data-test-id="edge"]').count()).resolves.toBe(6);
 

@@ -18,19 +18,25 @@ const HOSTS = (process.env.N8N_E2E_COMPAT_HOSTS?.split(',') ?? ['1.85', '1', '2'
 let sandbox: Sandbox;
 
 beforeAll(async () => {
-	sandbox = await startSandbox({ port: 0, webhookRetry: { baseDelayMs: 250, maxAttempts: 3, timeoutMs: 10_000 } });
+	sandbox = await startSandbox({
+		port: 0,
+		webhookRetry: { baseDelayMs: 250, maxAttempts: 3, timeoutMs: 10_000 },
+	});
 });
 
 afterAll(async () => {
 	await sandbox?.close();
 });
 
-describe.each(HOSTS.map((id) => ({ id, version: ensureN8nHost(id).version })))('n8n $version', ({ id, version }) => {
-	describePackageChecks({
-		hostId: id,
-		version,
-		label: 'compat',
-		sandbox: () => sandbox,
-		create: async () => await createN8n({ host: id, sandboxBaseUrl: sandbox.baseUrl }),
-	});
-});
+describe.each(HOSTS.map((id) => ({ id, version: ensureN8nHost(id).version })))(
+	'n8n $version',
+	({ id, version }) => {
+		describePackageChecks({
+			hostId: id,
+			version,
+			label: 'compat',
+			sandbox: () => sandbox,
+			create: async () => await createN8n({ host: id, sandboxBaseUrl: sandbox.baseUrl }),
+		});
+	},
+);

@@ -32,7 +32,12 @@ beforeAll(async () => {
 	await n8n.importCredentials([
 		n8n.documentSigningCredential({ id: ids.good, name: 'Good key', apiKey: goodKey }),
 		n8n.documentSigningCredential({ id: ids.wrong, name: 'Wrong key', apiKey: wrongKey }),
-		n8n.documentSigningCredential({ id: ids.unreachable, name: 'Nobody listening', apiKey: goodKey, baseUrl: closedPortUrl }),
+		n8n.documentSigningCredential({
+			id: ids.unreachable,
+			name: 'Nobody listening',
+			apiKey: goodKey,
+			baseUrl: closedPortUrl,
+		}),
 	]);
 	await n8n.start();
 });
@@ -54,7 +59,11 @@ function usersRequests(): number {
 describe('credential test (POST /rest/credentials/test)', () => {
 	it('the editor receives the saved credential with the key redacted', async () => {
 		const stored = await n8n.rest('GET', `/rest/credentials/${ids.good}?includeData=true`);
-		expect(stored).toMatchObject({ id: ids.good, type: CREDENTIAL_TYPE, data: { baseUrl: sandbox.baseUrl } });
+		expect(stored).toMatchObject({
+			id: ids.good,
+			type: CREDENTIAL_TYPE,
+			data: { baseUrl: sandbox.baseUrl },
+		});
 		expect(JSON.stringify(stored)).not.toContain(goodKey);
 	});
 
@@ -70,7 +79,10 @@ describe('credential test (POST /rest/credentials/test)', () => {
 		const before = { users: usersRequests(), unauthorized: sandbox.stats().statuses['401'] ?? 0 };
 		const result = await testSaved(ids.wrong);
 		// n8n 2.41's tester reports the HTTP status text of a refused test request, not the body.
-		expect(result).toEqual({ status: 'Error', message: 'The service refused the API key (401). Check the key in your account settings.' });
+		expect(result).toEqual({
+			status: 'Error',
+			message: 'The service refused the API key (401). Check the key in your account settings.',
+		});
 		// n8n retries a 401 once itself (httpRequestWithAuthentication); each one reached the
 		// service and was refused.
 		const requests = usersRequests() - before.users;
@@ -81,7 +93,10 @@ describe('credential test (POST /rest/credentials/test)', () => {
 	it('fails when a good credential is edited to a wrong key before saving', async () => {
 		const refusedBefore = sandbox.stats().statuses['401'] ?? 0;
 		const result = await testSaved(ids.good, { apiKey: wrongKey });
-		expect(result).toEqual({ status: 'Error', message: 'The service refused the API key (401). Check the key in your account settings.' });
+		expect(result).toEqual({
+			status: 'Error',
+			message: 'The service refused the API key (401). Check the key in your account settings.',
+		});
 		// The key typed in the dialog was the one sent (and refused), not the saved one.
 		expect((sandbox.stats().statuses['401'] ?? 0) - refusedBefore).toBeGreaterThanOrEqual(1);
 	});

@@ -15,9 +15,24 @@ import { deliverySignatureHeaders } from '../sandbox/deliverySignature';
 import { webhookSecret } from '../test/helpers/sandbox';
 import { parseDialect, startSandbox, type Sandbox } from '../sandbox';
 import { createN8n, type Execution, type N8nInstance } from './harness/n8n';
-import { byId, chain, importWorkflows, manualTrigger, nodeItems, signingNode, triggerNode, type CredentialRef } from './harness/workflows';
+import {
+	byId,
+	chain,
+	importWorkflows,
+	manualTrigger,
+	nodeItems,
+	signingNode,
+	triggerNode,
+	type CredentialRef,
+} from './harness/workflows';
 
-const DIALECTS = ['default', 'numeric-ids+items-links', 'minimal', 'sig-standard-webhooks+server-secret', 'sig-timestamp-header+offset-total'] as const;
+const DIALECTS = [
+	'default',
+	'numeric-ids+items-links',
+	'minimal',
+	'sig-standard-webhooks+server-secret',
+	'sig-timestamp-header+offset-total',
+] as const;
 const TRIGGER_NAME = 'Document Signing Trigger';
 
 interface Setup {
@@ -46,18 +61,35 @@ async function api(setup: Setup, method: string, urlPath: string, body?: unknown
 
 /** Executions in which the trigger passed an event on. */
 function processed(executions: Execution[]): Execution[] {
-	return executions.filter((execution) => (execution.data?.resultData.runData[TRIGGER_NAME]?.[0]?.data?.main?.[0] ?? []).length > 0);
+	return executions.filter(
+		(execution) =>
+			(execution.data?.resultData.runData[TRIGGER_NAME]?.[0]?.data?.main?.[0] ?? []).length > 0,
+	);
 }
 
 beforeAll(async () => {
 	n8n = await createN8n({});
 	const credentials = [];
 	for (const dialect of DIALECTS) {
-		const sandbox = await startSandbox({ port: 0, dialect, webhookRetry: { baseDelayMs: 250, maxAttempts: 3, timeoutMs: 10_000 } });
+		const sandbox = await startSandbox({
+			port: 0,
+			dialect,
+			webhookRetry: { baseDelayMs: 250, maxAttempts: 3, timeoutMs: 10_000 },
+		});
 		const { apiKey } = sandbox.createAccount();
 		const credential = { id: `dialect${setups.size}`, name: `Sandbox (${dialect})` };
-		credentials.push(n8n.documentSigningCredential({ ...credential, apiKey, baseUrl: sandbox.baseUrl }));
-		setups.set(dialect, { dialect, sandbox, apiKey, credential, actionsWorkflowId: '', triggerWorkflowId: '', productionUrl: '' });
+		credentials.push(
+			n8n.documentSigningCredential({ ...credential, apiKey, baseUrl: sandbox.baseUrl }),
+		);
+		setups.set(dialect, {
+			dialect,
+			sandbox,
+			apiKey,
+			credential,
+			actionsWorkflowId: '',
+			triggerWorkflowId: '',
+			productionUrl: '',
+		});
 	}
 	await n8n.importCredentials(credentials);
 
@@ -68,9 +100,26 @@ beforeAll(async () => {
 		workflows.push(
 			chain(`e2e dialect ${setup.dialect}: documents`, [
 				manualTrigger(),
-				signingNode('List Documents', { resource: 'document', operation: 'getAll', returnAll: true, simplify: false }, { credential: setup.credential }),
-				signingNode('Get Document', { resource: 'document', operation: 'get', documentId: byId('={{ $json.id }}'), simplify: false }, { credential: setup.credential }),
-				signingNode('Delete Document', { resource: 'document', operation: 'delete', documentId: byId('={{ $json.id }}') }, { credential: setup.credential }),
+				signingNode(
+					'List Documents',
+					{ resource: 'document', operation: 'getAll', returnAll: true, simplify: false },
+					{ credential: setup.credential },
+				),
+				signingNode(
+					'Get Document',
+					{
+						resource: 'document',
+						operation: 'get',
+						documentId: byId('={{ $json.id }}'),
+						simplify: false,
+					},
+					{ credential: setup.credential },
+				),
+				signingNode(
+					'Delete Document',
+					{ resource: 'document', operation: 'delete', documentId: byId('={{ $json.id }}') },
+					{ credential: setup.credential },
+				),
 			]),
 			chain(`e2e dialect ${setup.dialect}: trigger`, [
 				triggerNode(TRIGGER_NAME, {
@@ -99,16 +148,23 @@ describe.each(DIALECTS)('dialect %s', (dialect) => {
 	test('a workflow lists every document across pages (each once), reads each and deletes each', async () => {
 		const setup = setups.get(dialect)!;
 		// 105 documents: more than one page at the largest page size.
-		for (let i = 0; i < 105; i++) await api(setup, 'POST', '/documents', { name: `d${i}.pdf`, draft: true });
+		for (let i = 0; i < 105; i++)
+			await api(setup, 'POST', '/documents', { name: `d${i}.pdf`, draft: true });
 		const result = await n8n.execute(setup.actionsWorkflowId);
 		expect(result.error).toBeUndefined();
 		const listed = nodeItems(result.run, 'List Documents').map((item) => String(item.json.id));
 		expect(listed).toHaveLength(105);
 		expect(new Set(listed).size).toBe(105);
-		expect(nodeItems(result.run, 'Get Document').map((item) => String(item.json.id))).toEqual(listed);
-		expect(nodeItems(result.run, 'Delete Document').every((item) => item.json.deleted === true)).toBe(true);
+		expect(nodeItems(result.run, 'Get Document').map((item) => String(item.json.id))).toEqual(
+			listed,
+		);
+		expect(
+			nodeItems(result.run, 'Delete Document').every((item) => item.json.deleted === true),
+		).toBe(true);
 		expect(setup.sandbox.store.documentsOf(setup.apiKey)).toHaveLength(0);
-		expect(typeof nodeItems(result.run, 'List Documents')[0].json.id).toBe(parseDialect(dialect).ids === 'numeric' ? 'number' : 'string');
+		expect(typeof nodeItems(result.run, 'List Documents')[0].json.id).toBe(
+			parseDialect(dialect).ids === 'numeric' ? 'number' : 'string',
+		);
 	});
 
 	test('the trigger: one webhook, one execution per event, none for its repeat, none left after deactivation', async () => {
@@ -118,28 +174,59 @@ describe.each(DIALECTS)('dialect %s', (dialect) => {
 		const webhooks = setup.sandbox.store.webhooksOf(setup.apiKey);
 		expect(webhooks.map((webhook) => webhook.url)).toEqual([setup.productionUrl]);
 
-		const document = await api(setup, 'POST', '/documents', { name: 'contract.pdf', signers: [{ email: 'ada@example.com', name: 'Ada Lovelace' }] });
-		const stored = setup.sandbox.store.documentsOf(setup.apiKey).find((row) => row.name === 'contract.pdf')!;
+		const document = await api(setup, 'POST', '/documents', {
+			name: 'contract.pdf',
+			signers: [{ email: 'ada@example.com', name: 'Ada Lovelace' }],
+		});
+		const stored = setup.sandbox.store
+			.documentsOf(setup.apiKey)
+			.find((row) => row.name === 'contract.pdf')!;
 		setup.sandbox.actAsSigner(stored.id, stored.signers[0]!.id, 'sign');
 		await setup.sandbox.flushDeliveries();
 		const executions = await n8n.waitForExecutions(setup.triggerWorkflowId, { count: 1 });
 		expect(processed(executions)).toHaveLength(1);
 		const triggerRuns = processed(executions)[0].data?.resultData.runData[TRIGGER_NAME] ?? [];
-		const item = ((triggerRuns[0]?.data?.main?.[0] ?? []) as Array<{ json: Record<string, any> }>)[0].json;
+		const item = (
+			(triggerRuns[0]?.data?.main?.[0] ?? []) as Array<{ json: Record<string, any> }>
+		)[0].json;
 		expect(item.event).toBe('document.completed');
 		expect(String(item.data.document.id)).toBe(String(document.id));
 
 		// The same delivery again, as the service's retry after a lost answer would send it.
-		const attempt = setup.sandbox.deliveries().find((delivery) => delivery.event === 'document.completed')!;
-		const headers: Record<string, string> = { 'content-type': 'application/json', 'x-delivery-id': attempt.deliveryId, 'x-delivery-attempt': '2' };
+		const attempt = setup.sandbox
+			.deliveries()
+			.find((delivery) => delivery.event === 'document.completed')!;
+		const headers: Record<string, string> = {
+			'content-type': 'application/json',
+			'x-delivery-id': attempt.deliveryId,
+			'x-delivery-attempt': '2',
+		};
 		const secret = webhookSecret(setup.sandbox, setup.apiKey, attempt.webhookId)!;
 		const style = parseDialect(dialect).deliverySignature;
-		Object.assign(headers, deliverySignatureHeaders(style, secret, Math.floor(Date.now() / 1000), attempt.deliveryId, attempt.body));
-		const repeat = await fetch(setup.productionUrl, { method: 'POST', headers, body: attempt.body });
+		Object.assign(
+			headers,
+			deliverySignatureHeaders(
+				style,
+				secret,
+				Math.floor(Date.now() / 1000),
+				attempt.deliveryId,
+				attempt.body,
+			),
+		);
+		const repeat = await fetch(setup.productionUrl, {
+			method: 'POST',
+			headers,
+			body: attempt.body,
+		});
 		// Answered without starting an execution: the service reports the delivery claimed, or (without
 		// delivery endpoints) this n8n remembers processing it.
-		expect([repeat.status, await repeat.json()]).toEqual([200, { received: true, ignored: true, reason: 'already processed' }]);
-		expect(processed(await n8n.executions({ workflowId: setup.triggerWorkflowId }))).toHaveLength(1);
+		expect([repeat.status, await repeat.json()]).toEqual([
+			200,
+			{ received: true, ignored: true, reason: 'already processed' },
+		]);
+		expect(processed(await n8n.executions({ workflowId: setup.triggerWorkflowId }))).toHaveLength(
+			1,
+		);
 
 		if (style !== 'none' && style !== 'hub-sha256') {
 			// A new delivery signed with the right secret in a weaker layout (a body-only HMAC): the
@@ -147,11 +234,22 @@ describe.each(DIALECTS)('dialect %s', (dialect) => {
 			const body = JSON.stringify({ ...JSON.parse(attempt.body), id: 'dlv_downgraded' });
 			const downgraded = await fetch(setup.productionUrl, {
 				method: 'POST',
-				headers: { 'content-type': 'application/json', ...deliverySignatureHeaders('hub-sha256', secret, Math.floor(Date.now() / 1000), 'dlv_downgraded', body) },
+				headers: {
+					'content-type': 'application/json',
+					...deliverySignatureHeaders(
+						'hub-sha256',
+						secret,
+						Math.floor(Date.now() / 1000),
+						'dlv_downgraded',
+						body,
+					),
+				},
 				body,
 			});
 			expect(downgraded.status).toBe(401);
-			expect(processed(await n8n.executions({ workflowId: setup.triggerWorkflowId }))).toHaveLength(1);
+			expect(processed(await n8n.executions({ workflowId: setup.triggerWorkflowId }))).toHaveLength(
+				1,
+			);
 		}
 
 		await n8n.deactivate(setup.triggerWorkflowId);

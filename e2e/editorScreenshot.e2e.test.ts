@@ -39,13 +39,23 @@ import type { Locator, Page } from 'playwright-core';
 import { startSandbox, type Sandbox } from '../sandbox';
 import { launchBrowser, type E2eBrowser } from './harness/browser';
 import { NODE_TYPE, TRIGGER_NODE_TYPE, createN8n, newId, type N8nInstance } from './harness/n8n';
-import { byId, connect, manualTrigger, node, sandboxPost, signingNode, triggerNode, type WorkflowJson } from './harness/workflows';
+import {
+	byId,
+	connect,
+	manualTrigger,
+	node,
+	sandboxPost,
+	signingNode,
+	triggerNode,
+	type WorkflowJson,
+} from './harness/workflows';
 
 const UPDATE = process.env.E2E_UPDATE_SCREENSHOTS === '1';
 const IMAGES_DIR = path.resolve(__dirname, '..', 'docs', 'images');
 const OUT_DIR = UPDATE
 	? IMAGES_DIR
-	: (process.env.E2E_ARTIFACTS_DIR ?? path.join(os.tmpdir(), 'n8n-nodes-document-signing-e2e', 'editor-screenshot'));
+	: (process.env.E2E_ARTIFACTS_DIR ??
+		path.join(os.tmpdir(), 'n8n-nodes-document-signing-e2e', 'editor-screenshot'));
 const VIEWPORT = { width: 1440, height: 900 };
 /** Taller for Create's panel, so every signer fits in it. */
 const TALL_VIEWPORT = { width: 1440, height: 1500 };
@@ -78,7 +88,12 @@ const STABLE_CSS = `
 `;
 
 /** Additional Fields › Template as the editor stores a choice from the list. */
-const templateFromList = (template: { id: string }) => ({ __rl: true, mode: 'list', value: String(template.id), cachedResultName: TEMPLATE_NAME });
+const templateFromList = (template: { id: string }) => ({
+	__rl: true,
+	mode: 'list',
+	value: String(template.id),
+	cachedResultName: TEMPLATE_NAME,
+});
 
 /** The pictured Document › Create parameters: a template from the list, a name with its extension, two signers. */
 function createParameters(template: { id: string }): Record<string, unknown> {
@@ -87,7 +102,10 @@ function createParameters(template: { id: string }): Record<string, unknown> {
 		operation: 'create',
 		name: DOCUMENT_NAME,
 		signers: { signer: SIGNERS },
-		additionalFields: { message: 'Please sign the agreement', template_id: templateFromList(template) },
+		additionalFields: {
+			message: 'Please sign the agreement',
+			template_id: templateFromList(template),
+		},
 	};
 }
 
@@ -100,11 +118,23 @@ function buildCrmWorkflow(template: { id: string }): WorkflowJson {
 	const pipedriveCredentials = { pipedriveApi: PIPEDRIVE_CREDENTIAL };
 	const nodes = [
 		{
-			...node(CRM_TRIGGER, 'n8n-nodes-base.pipedriveTrigger', 1.1, { action: 'create', entity: 'deal' }, { credentials: pipedriveCredentials, webhookId: randomUUID() }),
+			...node(
+				CRM_TRIGGER,
+				'n8n-nodes-base.pipedriveTrigger',
+				1.1,
+				{ action: 'create', entity: 'deal' },
+				{ credentials: pipedriveCredentials, webhookId: randomUUID() },
+			),
 			position: [0, 0] as [number, number],
 		},
 		{
-			...node(CRM_CONTACT, 'n8n-nodes-base.pipedrive', 2, { resource: 'person', operation: 'get', personId: '={{ $json.data.person_id }}' }, { credentials: pipedriveCredentials }),
+			...node(
+				CRM_CONTACT,
+				'n8n-nodes-base.pipedrive',
+				2,
+				{ resource: 'person', operation: 'get', personId: '={{ $json.data.person_id }}' },
+				{ credentials: pipedriveCredentials },
+			),
 			position: [280, 0] as [number, number],
 		},
 		{
@@ -114,7 +144,9 @@ function buildCrmWorkflow(template: { id: string }): WorkflowJson {
 					resource: 'document',
 					operation: 'create',
 					name: `={{ $('${CRM_TRIGGER}').item.json.data.title }} – Service Agreement.pdf`,
-					signers: { signer: [{ email: '={{ $json.emails[0].value }}', name: '={{ $json.name }}' }] },
+					signers: {
+						signer: [{ email: '={{ $json.emails[0].value }}', name: '={{ $json.name }}' }],
+					},
 					additionalFields: {
 						template_id: templateFromList(template),
 						metadata: `={{ JSON.stringify({ pipedrive_deal_id: $('${CRM_TRIGGER}').item.json.data.id }) }}`,
@@ -125,7 +157,12 @@ function buildCrmWorkflow(template: { id: string }): WorkflowJson {
 			position: [560, 0] as [number, number],
 		},
 	];
-	const workflow: WorkflowJson = { name: 'Pipedrive deal → contract for signature', nodes, connections: {}, settings: { executionOrder: 'v1' } };
+	const workflow: WorkflowJson = {
+		name: 'Pipedrive deal → contract for signature',
+		nodes,
+		connections: {},
+		settings: { executionOrder: 'v1' },
+	};
 	connect(workflow, CRM_TRIGGER, CRM_CONTACT);
 	connect(workflow, CRM_CONTACT, CRM_SEND);
 	return workflow;
@@ -136,7 +173,16 @@ const SEND_AND_WAIT = 'Send Contract and Wait';
 
 function buildSendAndWaitWorkflow(): WorkflowJson {
 	const nodes = [
-		{ ...node(DEAL_WON, 'n8n-nodes-base.webhook', 2, { httpMethod: 'POST', path: 'crm-deal-won', responseMode: 'onReceived', options: {} }, { webhookId: newId() }), position: [0, 0] as [number, number] },
+		{
+			...node(
+				DEAL_WON,
+				'n8n-nodes-base.webhook',
+				2,
+				{ httpMethod: 'POST', path: 'crm-deal-won', responseMode: 'onReceived', options: {} },
+				{ webhookId: newId() },
+			),
+			position: [0, 0] as [number, number],
+		},
 		{
 			...signingNode(
 				SEND_AND_WAIT,
@@ -145,11 +191,17 @@ function buildSendAndWaitWorkflow(): WorkflowJson {
 					operation: 'sendAndWait',
 					documentSource: 'new',
 					name: '=Contract {{ $json.body.deal.id }}.pdf',
-					signers: { signer: [{ email: '={{ $json.body.contact.email }}', name: '={{ $json.body.contact.name }}' }] },
+					signers: {
+						signer: [
+							{ email: '={{ $json.body.contact.email }}', name: '={{ $json.body.contact.name }}' },
+						],
+					},
 					waitOptions: {
 						resumeOn: 'anyFinal',
 						attachSignedFile: true,
-						limitWaitTime: { values: { limitType: 'afterTimeInterval', resumeAmount: 14, resumeUnit: 'days' } },
+						limitWaitTime: {
+							values: { limitType: 'afterTimeInterval', resumeAmount: 14, resumeUnit: 'days' },
+						},
 					},
 				},
 				{ credential: CREDENTIAL },
@@ -157,18 +209,31 @@ function buildSendAndWaitWorkflow(): WorkflowJson {
 			position: [280, 0] as [number, number],
 		},
 	];
-	const workflow: WorkflowJson = { name: 'CRM deal won: send the contract and wait for its signature', nodes, connections: {}, settings: { executionOrder: 'v1' } };
+	const workflow: WorkflowJson = {
+		name: 'CRM deal won: send the contract and wait for its signature',
+		nodes,
+		connections: {},
+		settings: { executionOrder: 'v1' },
+	};
 	connect(workflow, DEAL_WON, SEND_AND_WAIT);
 	return workflow;
 }
 
 function buildWorkflow(template: { id: string }): WorkflowJson {
 	const nodes = [
-		{ ...triggerNode(TRIGGER, { events: ['document.completed'], credential: CREDENTIAL }), position: [0, 0] as [number, number] },
+		{
+			...triggerNode(TRIGGER, { events: ['document.completed'], credential: CREDENTIAL }),
+			position: [0, 0] as [number, number],
+		},
 		{
 			...signingNode(
 				DOWNLOAD,
-				{ resource: 'document', operation: 'download', documentId: byId('={{ $json.data.document.id }}'), version: 'signed' },
+				{
+					resource: 'document',
+					operation: 'download',
+					documentId: byId('={{ $json.data.document.id }}'),
+					version: 'signed',
+				},
 				{ credential: CREDENTIAL },
 			),
 			position: [280, 0] as [number, number],
@@ -179,13 +244,19 @@ function buildWorkflow(template: { id: string }): WorkflowJson {
 			position: [280, 220] as [number, number],
 		},
 	];
-	const workflow: WorkflowJson = { name: 'Send for signature, archive when signed', nodes, connections: {}, settings: { executionOrder: 'v1' } };
+	const workflow: WorkflowJson = {
+		name: 'Send for signature, archive when signed',
+		nodes,
+		connections: {},
+		settings: { executionOrder: 'v1' },
+	};
 	connect(workflow, TRIGGER, DOWNLOAD);
 	connect(workflow, MANUAL, CREATE);
 	return workflow;
 }
 
-const canvasNode = (page: Page, name: string): Locator => page.locator(`[data-test-id="canvas-node"][data-node-name="${name}"]`);
+const canvasNode = (page: Page, name: string): Locator =>
+	page.locator(`[data-test-id="canvas-node"][data-node-name="${name}"]`);
 const parameterValue = async (ndv: Locator, parameter: string): Promise<string> =>
 	await ndv.locator(`[data-test-id="parameter-input-${parameter}"] input`).first().inputValue();
 
@@ -194,20 +265,31 @@ async function parkPointer(page: Page): Promise<void> {
 	await page.mouse.move(VIEWPORT.width - 5, VIEWPORT.height / 2);
 }
 
-async function screenshot(page: Page, name: string, clip?: { x: number; y: number; width: number; height: number }): Promise<string> {
+async function screenshot(
+	page: Page,
+	name: string,
+	clip?: { x: number; y: number; width: number; height: number },
+): Promise<string> {
 	const file = path.join(OUT_DIR, name);
 	await page.screenshot({ path: file, clip, animations: 'disabled', caret: 'hide' });
 	return file;
 }
 
 /** The box of the NDV's parameter panel (n8n gives it the class `node-settings`, no test id), cut below its last parameter. */
-async function parameterPanelClip(ndv: Locator): Promise<{ x: number; y: number; width: number; height: number }> {
+async function parameterPanelClip(
+	ndv: Locator,
+): Promise<{ x: number; y: number; width: number; height: number }> {
 	const panel = await ndv.locator('.node-settings').boundingBox();
 	if (!panel) throw new Error('the parameter panel has no box');
 	const bottom = await ndv
 		.locator('.node-settings [data-test-id="parameter-item"]')
 		.evaluateAll((items) => Math.max(...items.map((item) => item.getBoundingClientRect().bottom)));
-	return { x: panel.x, y: panel.y, width: panel.width, height: Math.min(panel.height, bottom - panel.y + 24) };
+	return {
+		x: panel.x,
+		y: panel.y,
+		width: panel.width,
+		height: Math.min(panel.height, bottom - panel.y + 24),
+	};
 }
 
 /** Opens a node's parameter panel by double-clicking it on the canvas; resolves with the panel. */
@@ -237,7 +319,9 @@ describe('the nodes in the n8n editor (README pictures)', () => {
 
 	beforeAll(async () => {
 		fs.mkdirSync(OUT_DIR, { recursive: true });
-		if (!UPDATE) for (const file of fs.readdirSync(OUT_DIR)) if (file.endsWith('.png')) fs.rmSync(path.join(OUT_DIR, file));
+		if (!UPDATE)
+			for (const file of fs.readdirSync(OUT_DIR))
+				if (file.endsWith('.png')) fs.rmSync(path.join(OUT_DIR, file));
 		sandbox = await startSandbox({ port: 0 });
 		({ apiKey } = sandbox.createAccount());
 		template = await sandboxPost(sandbox, apiKey, '/templates', {
@@ -251,9 +335,15 @@ describe('the nodes in the n8n editor (README pictures)', () => {
 			// Never used: the CRM workflow is only shown, not run.
 			{ ...PIPEDRIVE_CREDENTIAL, type: 'pipedriveApi', data: { apiToken: 'pipedrive-api-token' } },
 		]);
-		const workflowId = await n8n.importWorkflow(buildWorkflow(template) as unknown as Record<string, unknown>);
-		crmWorkflowId = await n8n.importWorkflow(buildCrmWorkflow(template) as unknown as Record<string, unknown>);
-		sendAndWaitWorkflowId = await n8n.importWorkflow(buildSendAndWaitWorkflow() as unknown as Record<string, unknown>);
+		const workflowId = await n8n.importWorkflow(
+			buildWorkflow(template) as unknown as Record<string, unknown>,
+		);
+		crmWorkflowId = await n8n.importWorkflow(
+			buildCrmWorkflow(template) as unknown as Record<string, unknown>,
+		);
+		sendAndWaitWorkflowId = await n8n.importWorkflow(
+			buildSendAndWaitWorkflow() as unknown as Record<string, unknown>,
+		);
 		await n8n.start();
 
 		browser = await launchBrowser({ timeoutMs: 30_000 });
@@ -287,21 +377,35 @@ describe('the nodes in the n8n editor (README pictures)', () => {
 			expect(await node.getAttribute('data-node-type')).toBe(type);
 			// The package's own icon, served by n8n and loaded (an unknown node type gets a placeholder).
 			const icon = node.locator('img').first();
-			expect(await icon.getAttribute('src')).toBe('/icons/n8n-nodes-document-signing/dist/icons/documentSigning.svg');
+			expect(await icon.getAttribute('src')).toBe(
+				'/icons/n8n-nodes-document-signing/dist/icons/documentSigning.svg',
+			);
 			// Fails (times out) unless the browser loaded the SVG.
-			await page.waitForFunction((img) => {
-				const image = img as unknown as { complete: boolean; naturalWidth: number };
-				return image.complete && image.naturalWidth > 0;
-			}, await icon.elementHandle());
+			await page.waitForFunction(
+				(img) => {
+					const image = img as unknown as { complete: boolean; naturalWidth: number };
+					return image.complete && image.naturalWidth > 0;
+				},
+				await icon.elementHandle(),
+			);
 		}
 		const text = await page.locator('[data-test-id="canvas"]').innerText();
-		for (const shown of [TRIGGER, DOWNLOAD, MANUAL, CREATE, 'document.completed', 'download: document', 'create: document']) {
+		for (const shown of [
+			TRIGGER,
+			DOWNLOAD,
+			MANUAL,
+			CREATE,
+			'document.completed',
+			'download: document',
+			'create: document',
+		]) {
 			expect(text).toContain(shown);
 		}
 		await expect(page.locator('[data-test-id="edge"]').count()).resolves.toBe(2);
 
 		// Closer than "fit view" (which stops at 100 %), so the nodes read well in the README.
-		for (let step = 0; step < ZOOM_IN_STEPS; step++) await page.locator('[data-test-id="zoom-in-button"]').click();
+		for (let step = 0; step < ZOOM_IN_STEPS; step++)
+			await page.locator('[data-test-id="zoom-in-button"]').click();
 		await parkPointer(page);
 		const file = await screenshot(page, 'workflow.png');
 		expect(fs.statSync(file).size).toBeGreaterThan(10_000);
@@ -309,12 +413,18 @@ describe('the nodes in the n8n editor (README pictures)', () => {
 
 	it('opens Document › Download in the parameter panel with the credential, Resource, Operation and Version', async () => {
 		const ndv = await openNode(page, DOWNLOAD);
-		expect(await ndv.locator('[data-test-id="node-title-container"]').innerText()).toContain(DOWNLOAD);
+		expect(await ndv.locator('[data-test-id="node-title-container"]').innerText()).toContain(
+			DOWNLOAD,
+		);
 		expect(await parameterValue(ndv, 'resource')).toBe('Document');
 		expect(await parameterValue(ndv, 'operation')).toBe('Download');
 		expect(await parameterValue(ndv, 'version')).toBe('Signed');
-		expect(await ndv.locator('[data-test-id="node-credentials-select"] input').first().inputValue()).toBe(CREDENTIAL.name);
-		expect(await ndv.locator('[data-test-id="parameter-input-documentId"]').innerText()).toContain('$json.data.document.id');
+		expect(
+			await ndv.locator('[data-test-id="node-credentials-select"] input').first().inputValue(),
+		).toBe(CREDENTIAL.name);
+		expect(await ndv.locator('[data-test-id="parameter-input-documentId"]').innerText()).toContain(
+			'$json.data.document.id',
+		);
 
 		const file = await screenshot(page, 'node-parameters.png', await parameterPanelClip(ndv));
 		expect(fs.statSync(file).size).toBeGreaterThan(5_000);
@@ -327,7 +437,11 @@ describe('the nodes in the n8n editor (README pictures)', () => {
 		expect(await parameterValue(ndv, 'resource')).toBe('Document');
 		expect(await parameterValue(ndv, 'operation')).toBe('Create');
 		const panel = ndv.locator('.node-settings');
-		const values = await panel.locator('input').evaluateAll((inputs) => inputs.map((input) => (input as unknown as { value: string }).value));
+		const values = await panel
+			.locator('input')
+			.evaluateAll((inputs) =>
+				inputs.map((input) => (input as unknown as { value: string }).value),
+			);
 		for (const signer of SIGNERS) {
 			expect(values).toContain(signer.name);
 			expect(values).toContain(signer.email);
@@ -348,39 +462,56 @@ describe('the nodes in the n8n editor (README pictures)', () => {
 	it('runs the pictured Create setup in n8n: the document is made from the template', async () => {
 		const workflow: WorkflowJson = {
 			name: 'The pictured Create',
-			nodes: [manualTrigger(MANUAL), signingNode(CREATE, createParameters(template), { credential: CREDENTIAL })],
+			nodes: [
+				manualTrigger(MANUAL),
+				signingNode(CREATE, createParameters(template), { credential: CREDENTIAL }),
+			],
 			connections: {},
 			settings: { executionOrder: 'v1' },
 		};
 		connect(workflow, MANUAL, CREATE);
-		const result = await n8n.execute(await n8n.importWorkflow(workflow as unknown as Record<string, unknown>));
+		const result = await n8n.execute(
+			await n8n.importWorkflow(workflow as unknown as Record<string, unknown>),
+		);
 		expect(result.error?.message).toBeUndefined();
 		expect(result.status).toBe('success');
 		const documents = sandbox.store.documentsOf(apiKey).filter((doc) => doc.name === DOCUMENT_NAME);
-		expect(documents.map((doc) => ({ template: doc.template_id, signers: doc.signers.map((signer: { email: string }) => signer.email) }))).toEqual([
-			{ template: template.id, signers: SIGNERS.map((signer) => signer.email) },
-		]);
+		expect(
+			documents.map((doc) => ({
+				template: doc.template_id,
+				signers: doc.signers.map((signer: { email: string }) => signer.email),
+			})),
+		).toEqual([{ template: template.id, signers: SIGNERS.map((signer) => signer.email) }]);
 	});
 
 	it('shows a CRM flow: Pipedrive Trigger → Pipedrive → Document Signing', async () => {
 		await page.goto(`${n8n.baseUrl}/workflow/${crmWorkflowId}`);
 		await page.addStyleTag({ content: STABLE_CSS });
 		await page.locator('[data-test-id="canvas-node"]').nth(2).waitFor();
-		expect(await canvasNode(page, CRM_TRIGGER).getAttribute('data-node-type')).toBe('n8n-nodes-base.pipedriveTrigger');
-		expect(await canvasNode(page, CRM_CONTACT).getAttribute('data-node-type')).toBe('n8n-nodes-base.pipedrive');
+		expect(await canvasNode(page, CRM_TRIGGER).getAttribute('data-node-type')).toBe(
+			'n8n-nodes-base.pipedriveTrigger',
+		);
+		expect(await canvasNode(page, CRM_CONTACT).getAttribute('data-node-type')).toBe(
+			'n8n-nodes-base.pipedrive',
+		);
 		expect(await canvasNode(page, CRM_SEND).getAttribute('data-node-type')).toBe(NODE_TYPE);
 		// Every node's icon loaded (an unknown node type would get a placeholder).
 		for (const name of [CRM_TRIGGER, CRM_CONTACT, CRM_SEND]) {
-			await page.waitForFunction((img) => {
-				const image = img as unknown as { complete: boolean; naturalWidth: number } | null;
-				return image !== null && image.complete && image.naturalWidth > 0;
-			}, await canvasNode(page, name).locator('img').first().elementHandle());
+			await page.waitForFunction(
+				(img) => {
+					const image = img as unknown as { complete: boolean; naturalWidth: number } | null;
+					return image !== null && image.complete && image.naturalWidth > 0;
+				},
+				await canvasNode(page, name).locator('img').first().elementHandle(),
+			);
 		}
 		const text = await page.locator('[data-test-id="canvas"]').innerText();
-		for (const shown of [CRM_TRIGGER, CRM_CONTACT, CRM_SEND, 'create: document']) expect(text).toContain(shown);
+		for (const shown of [CRM_TRIGGER, CRM_CONTACT, CRM_SEND, 'create: document'])
+			expect(text).toContain(shown);
 		await expect(page.locator('[data-test-id="edge"]').count()).resolves.toBe(2);
 
-		for (let step = 0; step < ZOOM_IN_STEPS; step++) await page.locator('[data-test-id="zoom-in-button"]').click();
+		for (let step = 0; step < ZOOM_IN_STEPS; step++)
+			await page.locator('[data-test-id="zoom-in-button"]').click();
 		await parkPointer(page);
 		const file = await screenshot(page, 'crm-workflow.png');
 		expect(fs.statSync(file).size).toBeGreaterThan(10_000);
@@ -395,14 +526,22 @@ describe('the nodes in the n8n editor (README pictures)', () => {
 		expect(await parameterValue(ndv, 'resource')).toBe('Document');
 		expect(await parameterValue(ndv, 'operation')).toBe('Send and Wait for Signature');
 		const panel = ndv.locator('.node-settings');
-		const values = await panel.locator('input').evaluateAll((inputs) => inputs.map((input) => (input as unknown as { value: string }).value));
+		const values = await panel
+			.locator('input')
+			.evaluateAll((inputs) =>
+				inputs.map((input) => (input as unknown as { value: string }).value),
+			);
 		expect(values).toContain('New Document');
 		expect(values).toContain('Any Final State');
 		expect(values).toContain('After Time Interval');
 		expect(values.some((value) => /^14(\.0+)?$/.test(value))).toBe(true);
 		expect(await panel.innerText()).toContain('Attach Signed File');
 
-		const file = await screenshot(page, 'send-and-wait-parameters.png', await parameterPanelClip(ndv));
+		const file = await screenshot(
+			page,
+			'send-and-wait-parameters.png',
+			await parameterPanelClip(ndv),
+		);
 		expect(fs.statSync(file).size).toBeGreaterThan(5_000);
 		await closeNode(page);
 		await page.setViewportSize(VIEWPORT);

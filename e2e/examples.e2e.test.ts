@@ -24,10 +24,30 @@ import * as path from 'node:path';
 import { readPdf } from '../test/sandbox/pdfText';
 import { startSandbox, type Sandbox } from '../sandbox';
 import { OPENAI_CREDENTIAL_TYPE, TOOL_NODE_TYPE } from './harness/agentWorkflows';
-import { CREDENTIAL_TYPE, NODE_TYPE, TRIGGER_NODE_TYPE, createN8n, type N8nInstance } from './harness/n8n';
-import { lastToolAnswer, startScriptedModel, toolResults, type ScriptedModel } from './harness/scriptedModel';
+import {
+	CREDENTIAL_TYPE,
+	NODE_TYPE,
+	TRIGGER_NODE_TYPE,
+	createN8n,
+	type N8nInstance,
+} from './harness/n8n';
+import {
+	lastToolAnswer,
+	startScriptedModel,
+	toolResults,
+	type ScriptedModel,
+} from './harness/scriptedModel';
 import { waitFor } from '../test/helpers/sandbox';
-import { exampleFiles, executionItems, importWorkflows, loadExample, nodeItems, SANDBOX_CREDENTIAL, sandboxPost, type WorkflowJson } from './harness/workflows';
+import {
+	exampleFiles,
+	executionItems,
+	importWorkflows,
+	loadExample,
+	nodeItems,
+	SANDBOX_CREDENTIAL,
+	sandboxPost,
+	type WorkflowJson,
+} from './harness/workflows';
 
 const EXAMPLES = {
 	crm: 'crm-deal-won-create-document.json',
@@ -50,18 +70,31 @@ const archiveDir = path.join(filesRoot, 'signed-documents');
 const workflowIds = {} as Record<ExampleName, string>;
 
 beforeAll(async () => {
-	sandbox = await startSandbox({ port: 0, webhookRetry: { baseDelayMs: 100, maxAttempts: 3, timeoutMs: 5000 } });
+	sandbox = await startSandbox({
+		port: 0,
+		webhookRetry: { baseDelayMs: 100, maxAttempts: 3, timeoutMs: 5000 },
+	});
 	apiKey = sandbox.createAccount().apiKey;
 	fs.mkdirSync(archiveDir);
 	model = await startScriptedModel();
-	n8n = await createN8n({ sandboxBaseUrl: sandbox.baseUrl, env: { N8N_RESTRICT_FILE_ACCESS_TO: filesRoot } });
+	n8n = await createN8n({
+		sandboxBaseUrl: sandbox.baseUrl,
+		env: { N8N_RESTRICT_FILE_ACCESS_TO: filesRoot },
+	});
 	await n8n.importCredentials([
 		n8n.documentSigningCredential({ ...SANDBOX_CREDENTIAL, apiKey }),
-		{ id: 'openAiExample', name: 'OpenAI account', type: OPENAI_CREDENTIAL_TYPE, data: { apiKey: 'sk-scripted', url: model.baseUrl } },
+		{
+			id: 'openAiExample',
+			name: 'OpenAI account',
+			type: OPENAI_CREDENTIAL_TYPE,
+			data: { apiKey: 'sk-scripted', url: model.baseUrl },
+		},
 	]);
 	const names = Object.keys(EXAMPLES) as ExampleName[];
 	const workflows = names.map((name) => {
-		const text = JSON.stringify(loadExample(EXAMPLES[name])).split(EXAMPLE_FILES_ROOT).join(filesRoot);
+		const text = JSON.stringify(loadExample(EXAMPLES[name]))
+			.split(EXAMPLE_FILES_ROOT)
+			.join(filesRoot);
 		return JSON.parse(text) as WorkflowJson;
 	});
 	const ids = await importWorkflows(n8n, workflows);
@@ -76,27 +109,41 @@ afterAll(async () => {
 	fs.rmSync(filesRoot, { recursive: true, force: true });
 });
 
-
 describe('the examples folder', () => {
 	it('holds these four examples; every node is one n8n knows, every credential the shared sandbox one', async () => {
 		expect(exampleFiles()).toEqual(Object.values(EXAMPLES).sort());
 
 		const response = await fetch(`${n8n.baseUrl}/types/nodes.json`, { headers: n8n.authHeaders() });
 		const known = new Map<string, number[]>();
-		for (const type of (await response.json()) as Array<{ name: string; version: number | number[] }>) {
-			known.set(type.name, [...(known.get(type.name) ?? []), ...([] as number[]).concat(type.version)]);
+		for (const type of (await response.json()) as Array<{
+			name: string;
+			version: number | number[];
+		}>) {
+			known.set(type.name, [
+				...(known.get(type.name) ?? []),
+				...([] as number[]).concat(type.version),
+			]);
 		}
 		for (const file of exampleFiles()) {
 			const example = loadExample(file);
 			expect(example.name).toEqual(expect.any(String));
 			for (const node of example.nodes) {
-				expect({ file, node: node.name, type: node.type, known: known.get(node.type)?.includes(node.typeVersion) }).toEqual({
+				expect({
+					file,
+					node: node.name,
+					type: node.type,
+					known: known.get(node.type)?.includes(node.typeVersion),
+				}).toEqual({
 					file,
 					node: node.name,
 					type: node.type,
 					known: true,
 				});
-				if (node.type === NODE_TYPE || node.type === TRIGGER_NODE_TYPE || node.type === TOOL_NODE_TYPE) {
+				if (
+					node.type === NODE_TYPE ||
+					node.type === TRIGGER_NODE_TYPE ||
+					node.type === TOOL_NODE_TYPE
+				) {
 					expect({ file, node: node.name, credentials: node.credentials }).toEqual({
 						file,
 						node: node.name,
@@ -106,9 +153,16 @@ describe('the examples folder', () => {
 			}
 			// Every connection joins nodes of the workflow.
 			const names = new Set(example.nodes.map((node) => node.name));
-			for (const [from, outputs] of Object.entries(example.connections as Record<string, Record<string, Array<Array<{ node: string }>>>>)) {
+			for (const [from, outputs] of Object.entries(
+				example.connections as Record<string, Record<string, Array<Array<{ node: string }>>>>,
+			)) {
 				expect(names.has(from)).toBe(true);
-				for (const target of Object.values(outputs).flat(2)) expect({ from, to: target.node, exists: names.has(target.node) }).toEqual({ from, to: target.node, exists: true });
+				for (const target of Object.values(outputs).flat(2))
+					expect({ from, to: target.node, exists: names.has(target.node) }).toEqual({
+						from,
+						to: target.node,
+						exists: true,
+					});
 			}
 		}
 	});
@@ -138,20 +192,37 @@ describe('CRM deal won → create document from a template', () => {
 		expect(call.status).toBe(200);
 		const reply = (await call.json()) as Record<string, string>;
 
-		const documents = sandbox.store.documentsOf(apiKey).filter((doc) => doc.template_id === template.id);
+		const documents = sandbox.store
+			.documentsOf(apiKey)
+			.filter((doc) => doc.template_id === template.id);
 		expect(documents).toHaveLength(1);
 		const [document] = documents;
-		expect(reply).toEqual({ document_id: document.id, status: 'pending', signing_url: document.signing_url, deal_id: 'D-1001' });
+		expect(reply).toEqual({
+			document_id: document.id,
+			status: 'pending',
+			signing_url: document.signing_url,
+			deal_id: 'D-1001',
+		});
 		expect(document).toMatchObject({
 			name: 'Contract D-1001.pdf',
 			status: 'pending',
 			message: 'Welcome aboard! Please sign the MSA.',
-			metadata: { template: 'msa-2026', deal_id: 'D-1001', deal_name: 'ACME renewal', source: 'crm' },
+			metadata: {
+				template: 'msa-2026',
+				deal_id: 'D-1001',
+				deal_name: 'ACME renewal',
+				source: 'crm',
+			},
 		});
-		expect(document.signers.map((signer) => [signer.email, signer.name, signer.order])).toEqual([['jane.doe@acme.example', 'Jane Doe', 1]]);
+		expect(document.signers.map((signer) => [signer.email, signer.name, signer.order])).toEqual([
+			['jane.doe@acme.example', 'Jane Doe', 1],
+		]);
 
 		const [execution] = await n8n.waitForExecutions(workflowIds.crm);
-		expect({ status: execution.status, mode: execution.mode }).toEqual({ status: 'success', mode: 'webhook' });
+		expect({ status: execution.status, mode: execution.mode }).toEqual({
+			status: 'success',
+			mode: 'webhook',
+		});
 		await n8n.deactivate(workflowIds.crm);
 	});
 });
@@ -175,10 +246,15 @@ describe('Document completed → notify and archive', () => {
 		await sandbox.flushDeliveries();
 
 		const delivered = sandbox.deliveries().filter((attempt) => attempt.webhookId === webhook.id);
-		expect(delivered.map((attempt) => [attempt.event, attempt.status])).toEqual([['document.completed', 200]]);
+		expect(delivered.map((attempt) => [attempt.event, attempt.status])).toEqual([
+			['document.completed', 200],
+		]);
 
 		const [execution] = await n8n.waitForExecutions(workflowIds.completed);
-		expect({ status: execution.status, mode: execution.mode }).toEqual({ status: 'success', mode: 'webhook' });
+		expect({ status: execution.status, mode: execution.mode }).toEqual({
+			status: 'success',
+			mode: 'webhook',
+		});
 		const run = { data: execution.data! };
 		const [stored] = sandbox.store.documentsOf(apiKey).filter((doc) => doc.id === created.id);
 		const [notification] = nodeItems(run, 'Compose Notification').map((item) => item.json);
@@ -209,7 +285,10 @@ describe('Document completed → notify and archive', () => {
 describe('Bulk send from a list', () => {
 	it('creates and sends one document per recipient', async () => {
 		const result = await n8n.execute(workflowIds.bulk);
-		expect({ status: result.status, error: result.error?.message }).toEqual({ status: 'success', error: undefined });
+		expect({ status: result.status, error: result.error?.message }).toEqual({
+			status: 'success',
+			error: undefined,
+		});
 
 		const recipients = nodeItems(result.run, 'Recipients').map((item) => item.json);
 		expect(recipients).toHaveLength(3);
@@ -221,11 +300,15 @@ describe('Bulk send from a list', () => {
 			expect(item.json).toMatchObject({
 				name: `Partner agreement - ${recipients[index].company}.pdf`,
 				status: 'pending',
-				signers: [expect.objectContaining({ email: recipients[index].email, name: recipients[index].name })],
+				signers: [
+					expect.objectContaining({ email: recipients[index].email, name: recipients[index].name }),
+				],
 			});
 		});
 
-		const stored = sandbox.store.documentsOf(apiKey).filter((doc) => doc.metadata.campaign === 'partner-agreements');
+		const stored = sandbox.store
+			.documentsOf(apiKey)
+			.filter((doc) => doc.metadata.campaign === 'partner-agreements');
 		expect(stored.map((doc) => doc.id).sort()).toEqual(created.map((item) => item.json.id).sort());
 		const grace = stored.find((doc) => doc.signers[0].email === 'grace@example.com');
 		expect(grace).toMatchObject({
@@ -251,10 +334,23 @@ describe('AI agent: contract assistant (chat)', () => {
 	it('a chat message has the agent send the contract; the next one has it remind the signer, reading the ID from the document it finds', async () => {
 		const send = 'Send nda-acme.pdf to Jane Doe (jane.doe@acme.example) for signature.';
 		model.script(send, [
-			{ toolCalls: [{ name: 'Create_Document', arguments: { documentName: 'nda-acme.pdf', signerEmail: 'jane.doe@acme.example', signerName: 'Jane Doe' } }] },
+			{
+				toolCalls: [
+					{
+						name: 'Create_Document',
+						arguments: {
+							documentName: 'nda-acme.pdf',
+							signerEmail: 'jane.doe@acme.example',
+							signerName: 'Jane Doe',
+						},
+					},
+				],
+			},
 			(request) => {
 				const [document] = lastToolAnswer(request) as Array<Record<string, string>>;
-				return { text: `Sent ${document.name} (${document.id}), ${document.status}: ${document.signing_url}` };
+				return {
+					text: `Sent ${document.name} (${document.id}), ${document.status}: ${document.signing_url}`,
+				};
 			},
 		]);
 		const remind = 'Please remind Jane about the NDA.';
@@ -262,16 +358,31 @@ describe('AI agent: contract assistant (chat)', () => {
 			{ toolCalls: [{ name: 'Find_Documents', arguments: { nameContains: 'nda-acme' } }] },
 			(request) => {
 				const [document] = lastToolAnswer(request) as Array<Record<string, string>>;
-				return { toolCalls: [{ name: 'Send_Reminder', arguments: { signingRequestId: document.signature_request_id } }] };
+				return {
+					toolCalls: [
+						{
+							name: 'Send_Reminder',
+							arguments: { signingRequestId: document.signature_request_id },
+						},
+					],
+				};
 			},
-			(request) => ({ text: `Reminded: ${(lastToolAnswer(request) as Array<Record<string, number>>)[0].reminders_sent} reminder(s) so far.` }),
+			(request) => ({
+				text: `Reminded: ${(lastToolAnswer(request) as Array<Record<string, number>>)[0].reminders_sent} reminder(s) so far.`,
+			}),
 		]);
 		await n8n.activate(workflowIds.agent);
 
 		const sent = await chat('session-1', send);
-		const [document] = sandbox.store.documentsOf(apiKey).filter((doc) => doc.name === 'nda-acme.pdf');
-		expect(document.signers.map((signer) => [signer.email, signer.name])).toEqual([['jane.doe@acme.example', 'Jane Doe']]);
-		expect(sent.output).toBe(`Sent nda-acme.pdf (${document.id}), pending: ${document.signing_url}`);
+		const [document] = sandbox.store
+			.documentsOf(apiKey)
+			.filter((doc) => doc.name === 'nda-acme.pdf');
+		expect(document.signers.map((signer) => [signer.email, signer.name])).toEqual([
+			['jane.doe@acme.example', 'Jane Doe'],
+		]);
+		expect(sent.output).toBe(
+			`Sent nda-acme.pdf (${document.id}), pending: ${document.signing_url}`,
+		);
 		// The system message and the memory reached the model: the second turn sees the first.
 		const [firstCall] = model.callsFor(send);
 		expect(firstCall.messages[0]).toMatchObject({ role: 'system' });
@@ -279,10 +390,14 @@ describe('AI agent: contract assistant (chat)', () => {
 
 		const reminded = await chat('session-1', remind);
 		expect(reminded.output).toBe('Reminded: 1 reminder(s) so far.');
-		const [request] = sandbox.store.signingRequestsOf(apiKey).filter((entry) => entry.document_id === document.id);
+		const [request] = sandbox.store
+			.signingRequestsOf(apiKey)
+			.filter((entry) => entry.document_id === document.id);
 		expect(request).toMatchObject({ id: document.signature_request_id, reminders_sent: 1 });
 		const remindCalls = model.callsFor(remind);
-		expect(remindCalls[0].messages.some((message) => String(message.content).includes(send))).toBe(true);
+		expect(remindCalls[0].messages.some((message) => String(message.content).includes(send))).toBe(
+			true,
+		);
 		// The memory kept the first turn's tool result too; the last two are this turn's.
 		expect(toolResults(remindCalls[remindCalls.length - 1])).toHaveLength(3);
 
@@ -298,34 +413,73 @@ describe('CRM deal won → send the contract and wait for its signature', () => 
 		const call = await fetch(n8n.productionWebhookUrl('crm-deal-won-wait-for-signature'), {
 			method: 'POST',
 			headers: { 'content-type': 'application/json' },
-			body: JSON.stringify({ deal: { id: 'D-2001', name: 'ACME renewal' }, contact: { email: 'jane.doe@acme.example', name: 'Jane Doe' } }),
+			body: JSON.stringify({
+				deal: { id: 'D-2001', name: 'ACME renewal' },
+				contact: { email: 'jane.doe@acme.example', name: 'Jane Doe' },
+			}),
 			signal: AbortSignal.timeout(30_000),
 		});
 		expect(call.status).toBe(200);
 
-		const executions = async () => await n8n.executions({ workflowId: workflowIds.waitForSignature });
-		const waiting = await waitFor(async () => (await executions()).find((execution) => execution.status !== 'new' && execution.status !== 'running'), 'the execution waiting', 60_000);
-		expect({ status: waiting.status, error: waiting.data?.resultData.error?.message }).toEqual({ status: 'waiting', error: undefined });
-		const [document] = sandbox.store.documentsOf(apiKey).filter((doc) => doc.metadata.deal_id === 'D-2001');
-		expect(document).toMatchObject({ name: 'Contract D-2001.pdf', status: 'pending', message: 'Please sign the contract for ACME renewal.' });
-		expect(document.signers.map((signer) => [signer.email, signer.name])).toEqual([['jane.doe@acme.example', 'Jane Doe']]);
+		const executions = async () =>
+			await n8n.executions({ workflowId: workflowIds.waitForSignature });
+		const waiting = await waitFor(
+			async () =>
+				(await executions()).find(
+					(execution) => execution.status !== 'new' && execution.status !== 'running',
+				),
+			'the execution waiting',
+			60_000,
+		);
+		expect({ status: waiting.status, error: waiting.data?.resultData.error?.message }).toEqual({
+			status: 'waiting',
+			error: undefined,
+		});
+		const [document] = sandbox.store
+			.documentsOf(apiKey)
+			.filter((doc) => doc.metadata.deal_id === 'D-2001');
+		expect(document).toMatchObject({
+			name: 'Contract D-2001.pdf',
+			status: 'pending',
+			message: 'Please sign the contract for ACME renewal.',
+		});
+		expect(document.signers.map((signer) => [signer.email, signer.name])).toEqual([
+			['jane.doe@acme.example', 'Jane Doe'],
+		]);
 
 		sandbox.actAsSigner(document.id, document.signers[0].id, 'sign');
 		const done = await waitFor(
-			async () => (await executions()).find((execution) => execution.id === waiting.id && !['new', 'running', 'waiting'].includes(execution.status)),
+			async () =>
+				(await executions()).find(
+					(execution) =>
+						execution.id === waiting.id &&
+						!['new', 'running', 'waiting'].includes(execution.status),
+				),
 			'the execution resumed and finished',
 			60_000,
 		);
-		expect({ status: done.status, error: done.data?.resultData.error?.message }).toEqual({ status: 'success', error: undefined });
+		expect({ status: done.status, error: done.data?.resultData.error?.message }).toEqual({
+			status: 'success',
+			error: undefined,
+		});
 		const [stored] = sandbox.store.documentsOf(apiKey).filter((doc) => doc.id === document.id);
 		expect(executionItems(done, 'Update Deal: Contract Signed')).toEqual([
-			{ deal_id: 'D-2001', stage: 'contract_signed', signed_at: stored.completed_at, document_id: document.id },
+			{
+				deal_id: 'D-2001',
+				stage: 'contract_signed',
+				signed_at: stored.completed_at,
+				document_id: document.id,
+			},
 		]);
 		expect(executionItems(done, 'Update Deal: Not Signed')).toEqual([]);
 		const archived = fs.readFileSync(path.join(archiveDir, 'Contract D-2001 - signed.pdf'));
 		expect(archived.equals((await sandbox.documentFile(document.id, 'signed')).data)).toBe(true);
 		// The wait's webhook went with the wait.
-		expect(sandbox.store.webhooksOf(apiKey).filter((webhook) => webhook.url.includes(`/webhook-waiting/${waiting.id}/`))).toEqual([]);
+		expect(
+			sandbox.store
+				.webhooksOf(apiKey)
+				.filter((webhook) => webhook.url.includes(`/webhook-waiting/${waiting.id}/`)),
+		).toEqual([]);
 		await n8n.deactivate(workflowIds.waitForSignature);
 	});
 });

@@ -10,7 +10,16 @@
  */
 import { startSandbox, type Sandbox } from '../sandbox';
 import { createN8n, freePort, newId, type ExecuteResult, type N8nInstance } from './harness/n8n';
-import { chain, importWorkflows, manualTrigger, nodeItems, nodeRuns, signingNode, type CredentialRef, type WorkflowJson } from './harness/workflows';
+import {
+	chain,
+	importWorkflows,
+	manualTrigger,
+	nodeItems,
+	nodeRuns,
+	signingNode,
+	type CredentialRef,
+	type WorkflowJson,
+} from './harness/workflows';
 
 let sandbox: Sandbox;
 let n8n: N8nInstance;
@@ -32,23 +41,40 @@ const SIGNERS = { signer: [{ email: 'ada@example.com', name: 'Ada Lovelace' }] }
 const WORKFLOWS = {
 	wrongKey: chain('e2e: wrong key', [
 		manualTrigger(),
-		signingNode('Create (good key)', { resource: 'document', operation: 'create', name: 'fine.pdf', signers: SIGNERS }, { credential: credentials.good }),
+		signingNode(
+			'Create (good key)',
+			{ resource: 'document', operation: 'create', name: 'fine.pdf', signers: SIGNERS },
+			{ credential: credentials.good },
+		),
 		signingNode(
 			'List (wrong key, continue)',
 			{ resource: 'document', operation: 'getAll', returnAll: true },
 			{ credential: credentials.wrong, continueOnFail: true },
 		),
-		signingNode('Create (wrong key)', { resource: 'document', operation: 'create', name: 'never.pdf', signers: SIGNERS }, { credential: credentials.wrong }),
+		signingNode(
+			'Create (wrong key)',
+			{ resource: 'document', operation: 'create', name: 'never.pdf', signers: SIGNERS },
+			{ credential: credentials.wrong },
+		),
 	]),
 	unreachable: chain('e2e: unreachable', [
 		manualTrigger(),
-		signingNode('List Documents', { resource: 'document', operation: 'getAll', returnAll: true }, { credential: credentials.unreachable }),
+		signingNode(
+			'List Documents',
+			{ resource: 'document', operation: 'getAll', returnAll: true },
+			{ credential: credentials.unreachable },
+		),
 	]),
 	invalidInput: chain('e2e: invalid input', [
 		manualTrigger(),
 		signingNode(
 			'Create Document',
-			{ resource: 'document', operation: 'create', name: 'nda.pdf', signers: { signer: [SIGNERS.signer[0], { email: 'bob@', name: 'Bob' }] } },
+			{
+				resource: 'document',
+				operation: 'create',
+				name: 'nda.pdf',
+				signers: { signer: [SIGNERS.signer[0], { email: 'bob@', name: 'Bob' }] },
+			},
 			{ credential: credentials.good },
 		),
 	]),
@@ -64,7 +90,11 @@ beforeAll(async () => {
 	await n8n.importCredentials([
 		n8n.documentSigningCredential({ ...credentials.good, apiKey: goodKey }),
 		n8n.documentSigningCredential({ ...credentials.wrong, apiKey: wrongKey }),
-		n8n.documentSigningCredential({ ...credentials.unreachable, apiKey: unreachableKey, baseUrl: `http://127.0.0.1:${closedPort}/v1` }),
+		n8n.documentSigningCredential({
+			...credentials.unreachable,
+			apiKey: unreachableKey,
+			baseUrl: `http://127.0.0.1:${closedPort}/v1`,
+		}),
 	]);
 	const names = Object.keys(WORKFLOWS) as Array<keyof typeof WORKFLOWS>;
 	const ids = await importWorkflows(
@@ -99,7 +129,10 @@ describe('errors in the execution', () => {
 			node: { name: 'Create (wrong key)' },
 		});
 		expect(result.run.data.resultData.lastNodeExecuted).toBe('Create (wrong key)');
-		expect(nodeRuns(result.run, 'Create (wrong key)')[0].error).toMatchObject({ message: 'Unknown API key', httpCode: '401' });
+		expect(nodeRuns(result.run, 'Create (wrong key)')[0].error).toMatchObject({
+			message: 'Unknown API key',
+			httpCode: '401',
+		});
 
 		// The good key worked in the same execution...
 		const [created] = nodeItems(result.run, 'Create (good key)').map((item) => item.json);
@@ -112,7 +145,8 @@ describe('errors in the execution', () => {
 
 		// The service saw each wrong-key request once, refused (the node does not retry a 401).
 		const after = sandbox.stats();
-		const delta = (counts: Record<string, number>, earlier: Record<string, number>, key: string) => (counts[key] ?? 0) - (earlier[key] ?? 0);
+		const delta = (counts: Record<string, number>, earlier: Record<string, number>, key: string) =>
+			(counts[key] ?? 0) - (earlier[key] ?? 0);
 		expect({
 			creates: delta(after.routes, before.routes, 'POST /v1/documents'),
 			lists: delta(after.routes, before.routes, 'GET /v1/documents'),
@@ -128,7 +162,8 @@ describe('errors in the execution', () => {
 		expect(result.status).toBe('error');
 		expect(result.error).toMatchObject({
 			message: 'Could not reach the Document Signing service',
-			description: 'Network error ECONNREFUSED. Check the Base URL in the credentials and that the service is reachable from n8n.',
+			description:
+				'Network error ECONNREFUSED. Check the Base URL in the credentials and that the service is reachable from n8n.',
 			node: { name: 'List Documents' },
 		});
 		expect(sandbox.stats().requests).toBe(before);
@@ -139,7 +174,9 @@ describe('errors in the execution', () => {
 		const result = await execute('invalidInput');
 
 		expect(result.status).toBe('error');
-		expect(result.error?.message).toBe('Signers › Signer 2 › Email: "bob@" is not a valid email address');
+		expect(result.error?.message).toBe(
+			'Signers › Signer 2 › Email: "bob@" is not a valid email address',
+		);
 		expect(result.error?.node?.name).toBe('Create Document');
 		expect(sandbox.stats().requests).toBe(before);
 		expect(sandbox.store.documentsOf(goodKey).map((d) => d.name)).toEqual(['fine.pdf']);
@@ -153,25 +190,34 @@ describe('the API keys appear nowhere', () => {
 		expect(results).toHaveLength(3);
 		for (const result of results) {
 			const text = JSON.stringify(result.run) + result.output;
-			for (const [which, key] of Object.entries(keys())) expect({ which, leaked: text.includes(key) }).toEqual({ which, leaked: false });
+			for (const [which, key] of Object.entries(keys()))
+				expect({ which, leaked: text.includes(key) }).toEqual({ which, leaked: false });
 		}
 	});
 
 	it('in the executions n8n stored (full data through the public API)', async () => {
-		const executions = (await Promise.all(Object.values(workflowIds).map(async (workflowId) => await n8n.executions({ workflowId, includeData: true })))).flat();
+		const executions = (
+			await Promise.all(
+				Object.values(workflowIds).map(
+					async (workflowId) => await n8n.executions({ workflowId, includeData: true }),
+				),
+			)
+		).flat();
 		// Every execution is there, with its data (so the search below is not vacuous).
 		expect(executions).toHaveLength(results.length);
 		const text = JSON.stringify(executions);
 		expect(text).toContain('Unknown API key');
 		expect(text).toContain('Could not reach the Document Signing service');
 		expect(text).toContain('is not a valid email address');
-		for (const [which, key] of Object.entries(keys())) expect({ which, leaked: text.includes(key) }).toEqual({ which, leaked: false });
+		for (const [which, key] of Object.entries(keys()))
+			expect({ which, leaked: text.includes(key) }).toEqual({ which, leaked: false });
 	});
 
 	it('in n8n’s log file and the processes’ output', () => {
 		const log = n8n.logText();
 		// The log is there and covers these executions.
 		expect(log).toContain('Unknown API key');
-		for (const [which, key] of Object.entries(keys())) expect({ which, leaked: log.includes(key) }).toEqual({ which, leaked: false });
+		for (const [which, key] of Object.entries(keys()))
+			expect({ which, leaked: log.includes(key) }).toEqual({ which, leaked: false });
 	});
 });

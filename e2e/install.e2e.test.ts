@@ -30,14 +30,29 @@ import * as path from 'node:path';
 
 import { startSandbox, type Sandbox } from '../sandbox';
 import { installPackage, uninstallPackage, type InstallPath } from './harness/communityInstall';
-import { NODE_TYPE, PACKAGE_NAME, TRIGGER_NODE_TYPE, createN8n, ensureN8nHost, type N8nHostId } from './harness/n8n';
-import { packPackage, startRegistry, type LocalRegistry, type PackedPackage } from './harness/registry';
+import {
+	NODE_TYPE,
+	PACKAGE_NAME,
+	TRIGGER_NODE_TYPE,
+	createN8n,
+	ensureN8nHost,
+	type N8nHostId,
+} from './harness/n8n';
+import {
+	packPackage,
+	startRegistry,
+	type LocalRegistry,
+	type PackedPackage,
+} from './harness/registry';
 import { describePackageChecks } from './packageChecks';
 
 const REPO_ROOT = path.resolve(__dirname, '..');
 /** n8n 2.41.x and the last 1.x. */
 const HOSTS = (process.env.N8N_E2E_INSTALL_HOSTS?.split(',') ?? ['2', '1']) as N8nHostId[];
-const PATHS = (process.env.N8N_E2E_INSTALL_PATHS?.split(',') ?? ['manual', 'installer']) as InstallPath[];
+const PATHS = (process.env.N8N_E2E_INSTALL_PATHS?.split(',') ?? [
+	'manual',
+	'installer',
+]) as InstallPath[];
 
 let sandbox: Sandbox;
 let registry: LocalRegistry;
@@ -46,10 +61,17 @@ let workDir: string;
 
 beforeAll(async () => {
 	workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'n8n-install-e2e-'));
-	sandbox = await startSandbox({ port: 0, webhookRetry: { baseDelayMs: 250, maxAttempts: 3, timeoutMs: 10_000 } });
+	sandbox = await startSandbox({
+		port: 0,
+		webhookRetry: { baseDelayMs: 250, maxAttempts: 3, timeoutMs: 10_000 },
+	});
 	tarball = await packPackage(REPO_ROOT, workDir);
 	const upstream = execFileSync('npm', ['config', 'get', 'registry'], { encoding: 'utf8' }).trim();
-	registry = await startRegistry({ node: ensureN8nHost('2').node, localOnly: [PACKAGE_NAME], upstream });
+	registry = await startRegistry({
+		node: ensureN8nHost('2').node,
+		localOnly: [PACKAGE_NAME],
+		upstream,
+	});
 	await registry.publish(tarball.file);
 }, 300_000);
 
@@ -60,7 +82,9 @@ afterAll(async () => {
 });
 
 it('the local registry serves the packed tarball as the package, and nothing of that name from anywhere else', async () => {
-	const packument = (await (await fetch(`${registry.url}${PACKAGE_NAME}`, { signal: AbortSignal.timeout(10_000) })).json()) as {
+	const packument = (await (
+		await fetch(`${registry.url}${PACKAGE_NAME}`, { signal: AbortSignal.timeout(10_000) })
+	).json()) as {
 		'dist-tags': Record<string, string>;
 		versions: Record<string, { dist: { integrity: string }; scripts?: Record<string, string> }>;
 	};
@@ -77,10 +101,14 @@ it('the local registry serves the packed tarball as the package, and nothing of 
 	const manifest = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as {
 		n8n: { nodes: string[]; credentials: string[] };
 	};
-	expect(tarball.files).toEqual(expect.arrayContaining([...manifest.n8n.nodes, ...manifest.n8n.credentials, 'package.json']));
+	expect(tarball.files).toEqual(
+		expect.arrayContaining([...manifest.n8n.nodes, ...manifest.n8n.credentials, 'package.json']),
+	);
 });
 
-const cases = HOSTS.flatMap((id) => PATHS.map((how) => ({ id, how, version: ensureN8nHost(id).version })));
+const cases = HOSTS.flatMap((id) =>
+	PATHS.map((how) => ({ id, how, version: ensureN8nHost(id).version })),
+);
 
 describe.each(cases)('n8n $version, $how install', ({ id, how, version }) => {
 	const checks = describePackageChecks({
@@ -98,29 +126,48 @@ describe.each(cases)('n8n $version, $how install', ({ id, how, version }) => {
 			});
 			const started = Date.now();
 			// npm runs on n8n's Node, as in n8n's Docker image.
-			await installPackage(how, { nodesFolder: n8n.nodesFolder, registry, name: PACKAGE_NAME, version: tarball.version, binDir: n8n.host.binDir });
-			process.stderr.write(`install (${how}) into n8n ${version}: ${Math.round((Date.now() - started) / 1000)} s\n`);
+			await installPackage(how, {
+				nodesFolder: n8n.nodesFolder,
+				registry,
+				name: PACKAGE_NAME,
+				version: tarball.version,
+				binDir: n8n.host.binDir,
+			});
+			process.stderr.write(
+				`install (${how}) into n8n ${version}: ${Math.round((Date.now() - started) / 1000)} s\n`,
+			);
 			return n8n;
 		},
 	});
 
 	it('installed the published tarball, as the package n8n loads', () => {
 		const installed = path.join(checks.n8n.nodesFolder, 'node_modules', PACKAGE_NAME);
-		const manifest = JSON.parse(fs.readFileSync(path.join(installed, 'package.json'), 'utf8')) as Record<string, any>;
-		expect({ name: manifest.name, version: manifest.version }).toEqual({ name: PACKAGE_NAME, version: tarball.version });
+		const manifest = JSON.parse(
+			fs.readFileSync(path.join(installed, 'package.json'), 'utf8'),
+		) as Record<string, any>;
+		expect({ name: manifest.name, version: manifest.version }).toEqual({
+			name: PACKAGE_NAME,
+			version: tarball.version,
+		});
 		// The package brings no dependencies of its own (n8n's rule for community nodes).
 		expect(fs.existsSync(path.join(installed, 'node_modules'))).toBe(false);
-		const nodesManifest = JSON.parse(fs.readFileSync(path.join(checks.n8n.nodesFolder, 'package.json'), 'utf8')) as {
+		const nodesManifest = JSON.parse(
+			fs.readFileSync(path.join(checks.n8n.nodesFolder, 'package.json'), 'utf8'),
+		) as {
 			dependencies: Record<string, string>;
 		};
 		expect(Object.keys(nodesManifest.dependencies)).toEqual([PACKAGE_NAME]);
 		if (how === 'installer') {
 			// n8n's installer drops peer dependencies: the package uses n8n's own n8n-workflow.
 			expect(manifest.peerDependencies).toBeUndefined();
-			expect(fs.readdirSync(path.join(checks.n8n.nodesFolder, 'node_modules')).sort()).toEqual([PACKAGE_NAME]);
+			expect(fs.readdirSync(path.join(checks.n8n.nodesFolder, 'node_modules')).sort()).toEqual([
+				PACKAGE_NAME,
+			]);
 		} else {
 			// npm's lockfile names the tarball this run published.
-			const lock = JSON.parse(fs.readFileSync(path.join(checks.n8n.nodesFolder, 'package-lock.json'), 'utf8')) as {
+			const lock = JSON.parse(
+				fs.readFileSync(path.join(checks.n8n.nodesFolder, 'package-lock.json'), 'utf8'),
+			) as {
 				packages: Record<string, { integrity?: string }>;
 			};
 			expect(lock.packages[`node_modules/${PACKAGE_NAME}`].integrity).toBe(tarball.integrity);
@@ -130,7 +177,12 @@ describe.each(cases)('n8n $version, $how install', ({ id, how, version }) => {
 	it('after uninstalling and a restart, the workflows still load and n8n names the node type it lacks', async () => {
 		const n8n = checks.n8n;
 		await n8n.stop();
-		await uninstallPackage(how, { nodesFolder: n8n.nodesFolder, registry, name: PACKAGE_NAME, binDir: n8n.host.binDir });
+		await uninstallPackage(how, {
+			nodesFolder: n8n.nodesFolder,
+			registry,
+			name: PACKAGE_NAME,
+			binDir: n8n.host.binDir,
+		});
 		expect(fs.existsSync(n8n.packageInstallDir)).toBe(false);
 		await n8n.start();
 
@@ -138,7 +190,10 @@ describe.each(cases)('n8n $version, $how install', ({ id, how, version }) => {
 			[checks.actionsWorkflowId, NODE_TYPE],
 			[checks.triggerWorkflowId, TRIGGER_NODE_TYPE],
 		]) {
-			const workflow = await n8n.rest<{ id: string; nodes: Array<{ type: string }> }>('GET', `/rest/workflows/${workflowId}`);
+			const workflow = await n8n.rest<{ id: string; nodes: Array<{ type: string }> }>(
+				'GET',
+				`/rest/workflows/${workflowId}`,
+			);
 			expect(workflow.nodes.map((node) => node.type)).toContain(type);
 		}
 		// What the editor asks for when it opens the workflow: n8n answers with the missing type
@@ -164,10 +219,12 @@ describe.each(cases)('n8n $version, $how install', ({ id, how, version }) => {
 				signal: AbortSignal.timeout(30_000),
 			},
 		);
-		expect({ status: activation.status, body: (await activation.json()) as unknown }).toMatchObject({
-			status: 400,
-			body: { message: `Unrecognized node type: ${TRIGGER_NODE_TYPE}` },
-		});
+		expect({ status: activation.status, body: (await activation.json()) as unknown }).toMatchObject(
+			{
+				status: 400,
+				body: { message: `Unrecognized node type: ${TRIGGER_NODE_TYPE}` },
+			},
+		);
 		expect(await n8n.isActive(checks.triggerWorkflowId)).toBe(false);
 
 		// Running the actions workflow fails, naming the action node's type.

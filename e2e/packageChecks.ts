@@ -60,32 +60,64 @@ export function actionsWorkflow(credential: CredentialRef): WorkflowJson {
 		manualTrigger(),
 		signingNode(
 			'Create Document',
-			{ resource: 'document', operation: 'create', name: 'compat.pdf', signers: { signer: [{ email: 'ada@example.com', name: 'Ada Lovelace' }] } },
+			{
+				resource: 'document',
+				operation: 'create',
+				name: 'compat.pdf',
+				signers: { signer: [{ email: 'ada@example.com', name: 'Ada Lovelace' }] },
+			},
 			{ credential },
 		),
 		signingNode(
 			'Get Signing Request',
-			{ resource: 'signingRequest', operation: 'getStatus', signingRequestId: '={{ $json.signature_request_id }}' },
+			{
+				resource: 'signingRequest',
+				operation: 'getStatus',
+				signingRequestId: '={{ $json.signature_request_id }}',
+			},
 			{ credential },
 		),
-		signingNode('Create Template', { resource: 'template', operation: 'create', templateName: 'Compat NDA' }, { credential }),
+		signingNode(
+			'Create Template',
+			{ resource: 'template', operation: 'create', templateName: 'Compat NDA' },
+			{ credential },
+		),
 		signingNode(
 			'Invite',
-			{ resource: 'teamMember', operation: 'invite', email: 'grace@example.com', role: 'viewer', inviteAdditionalFields: { name: 'Grace Hopper' } },
+			{
+				resource: 'teamMember',
+				operation: 'invite',
+				email: 'grace@example.com',
+				role: 'viewer',
+				inviteAdditionalFields: { name: 'Grace Hopper' },
+			},
 			{ credential },
 		),
 		signingNode(
 			'Create Webhook',
-			{ resource: 'webhook', operation: 'create', url: 'https://example.com/hooks/compat', events: ['document.declined'] },
+			{
+				resource: 'webhook',
+				operation: 'create',
+				url: 'https://example.com/hooks/compat',
+				events: ['document.declined'],
+			},
 			{ credential },
 		),
 		signingNode('Usage', { resource: 'report', operation: 'usage' }, { credential }),
 	];
-	const workflow: WorkflowJson = { name: 'compat: one operation per resource', nodes: [], connections: {}, settings: { executionOrder: 'v1' } };
-	nodes.forEach((entry, index) => workflow.nodes.push({ ...entry, position: [index * 220, index * 100] }));
+	const workflow: WorkflowJson = {
+		name: 'compat: one operation per resource',
+		nodes: [],
+		connections: {},
+		settings: { executionOrder: 'v1' },
+	};
+	nodes.forEach((entry, index) =>
+		workflow.nodes.push({ ...entry, position: [index * 220, index * 100] }),
+	);
 	connect(workflow, 'Start', 'Create Document');
 	connect(workflow, 'Create Document', 'Get Signing Request');
-	for (const name of ['Create Template', 'Invite', 'Create Webhook', 'Usage']) connect(workflow, 'Start', name);
+	for (const name of ['Create Template', 'Invite', 'Create Webhook', 'Usage'])
+		connect(workflow, 'Start', name);
 	return workflow;
 }
 
@@ -153,7 +185,13 @@ export function describePackageChecks(options: {
 			actionsWorkflow(credentials.actions),
 			{
 				name: 'compat: when a document is completed',
-				nodes: [triggerNode(TRIGGER_NAME, { events: ['document.completed'], credential: credentials.trigger, webhookId })],
+				nodes: [
+					triggerNode(TRIGGER_NAME, {
+						events: ['document.completed'],
+						credential: credentials.trigger,
+						webhookId,
+					}),
+				],
 				connections: {},
 			},
 		]);
@@ -164,7 +202,9 @@ export function describePackageChecks(options: {
 
 	afterAll(async () => {
 		await n8n?.dispose();
-		process.stderr.write(`${options.label}: n8n ${version} took ${Math.round((Date.now() - started) / 1000)} s\n`);
+		process.stderr.write(
+			`${options.label}: n8n ${version} took ${Math.round((Date.now() - started) / 1000)} s\n`,
+		);
 	});
 
 	it(`is n8n ${version}, and loads the package without errors, with both node types and the credential type`, async () => {
@@ -173,17 +213,28 @@ export function describePackageChecks(options: {
 		expect(n8n.generation).toBe(Number(version.split('.')[0]));
 		expect(n8n.packageLoadProblems()).toEqual([]);
 
-		const descriptions = await n8n.rest<Array<{ name: string; displayName: string }>>('POST', '/rest/node-types', {
-			nodeInfos: [
-				{ name: NODE_TYPE, version: 1 },
-				{ name: TRIGGER_NODE_TYPE, version: 1 },
-			],
-		});
-		expect(descriptions.map((d) => d.displayName).sort()).toEqual(['Document Signing', 'Document Signing Trigger']);
-		const nodeTypes = (await (await fetch(`${n8n.baseUrl}/types/nodes.json`, { headers: n8n.authHeaders() })).json()) as Array<{
+		const descriptions = await n8n.rest<Array<{ name: string; displayName: string }>>(
+			'POST',
+			'/rest/node-types',
+			{
+				nodeInfos: [
+					{ name: NODE_TYPE, version: 1 },
+					{ name: TRIGGER_NODE_TYPE, version: 1 },
+				],
+			},
+		);
+		expect(descriptions.map((d) => d.displayName).sort()).toEqual([
+			'Document Signing',
+			'Document Signing Trigger',
+		]);
+		const nodeTypes = (await (
+			await fetch(`${n8n.baseUrl}/types/nodes.json`, { headers: n8n.authHeaders() })
+		).json()) as Array<{
 			name: string;
 		}>;
-		expect(nodeTypes.map((t) => t.name)).toEqual(expect.arrayContaining([NODE_TYPE, TRIGGER_NODE_TYPE]));
+		expect(nodeTypes.map((t) => t.name)).toEqual(
+			expect.arrayContaining([NODE_TYPE, TRIGGER_NODE_TYPE]),
+		);
 		const credentialTypes = (await (
 			await fetch(`${n8n.baseUrl}/types/credentials.json`, { headers: n8n.authHeaders() })
 		).json()) as Array<{ name: string }>;
@@ -193,16 +244,25 @@ export function describePackageChecks(options: {
 	it('the credential test passes with a good key and fails with the 401 message for a wrong one', async () => {
 		const sandbox = options.sandbox();
 		const n8n = context.n8n;
-		expect(await n8n.testCredential(credentials.actions.id)).toEqual({ status: 'OK', message: 'Connection successful!' });
+		expect(await n8n.testCredential(credentials.actions.id)).toEqual({
+			status: 'OK',
+			message: 'Connection successful!',
+		});
 		const refusedBefore = sandbox.stats().statuses['401'] ?? 0;
-		expect(await n8n.testCredential(credentials.wrong.id)).toEqual({ status: 'Error', message: REFUSED[id] });
+		expect(await n8n.testCredential(credentials.wrong.id)).toEqual({
+			status: 'Error',
+			message: REFUSED[id],
+		});
 		// The service did refuse it.
 		expect((sandbox.stats().statuses['401'] ?? 0) - refusedBefore).toBeGreaterThanOrEqual(1);
 	});
 
 	it('executes one operation of every resource (document, signingRequest, template, teamMember, webhook, report)', () => {
 		const sandbox = options.sandbox();
-		expect({ status: actions.status, error: actions.error?.message }).toEqual({ status: 'success', error: undefined });
+		expect({ status: actions.status, error: actions.error?.message }).toEqual({
+			status: 'success',
+			error: undefined,
+		});
 		const one = (node: string) => {
 			const items = nodeItems(actions.run, node);
 			expect({ node, items: items.length }).toEqual({ node, items: 1 });
@@ -210,13 +270,20 @@ export function describePackageChecks(options: {
 		};
 		const document = one('Create Document');
 		expect(document).toMatchObject({ name: 'compat.pdf', status: 'pending' });
-		expect(one('Get Signing Request')).toMatchObject({ id: document.signature_request_id, document_id: document.id, status: 'pending' });
+		expect(one('Get Signing Request')).toMatchObject({
+			id: document.signature_request_id,
+			document_id: document.id,
+			status: 'pending',
+		});
 		const template = one('Create Template');
 		expect(template).toMatchObject({ name: 'Compat NDA' });
 		const member = one('Invite');
 		expect(member).toMatchObject({ email: 'grace@example.com', role: 'viewer', status: 'invited' });
 		const webhook = one('Create Webhook');
-		expect(webhook).toMatchObject({ url: 'https://example.com/hooks/compat', events: ['document.declined'] });
+		expect(webhook).toMatchObject({
+			url: 'https://example.com/hooks/compat',
+			events: ['document.declined'],
+		});
 		expect(one('Usage')).toMatchObject({ documents_created: 1, team_members: 2 });
 
 		// The service holds what the node made.
@@ -233,7 +300,9 @@ export function describePackageChecks(options: {
 		await n8n.activate(triggerWorkflowId);
 		expect(await n8n.isActive(triggerWorkflowId)).toBe(true);
 		const webhooks = sandbox.store.webhooksOf(keys.trigger);
-		expect(webhooks).toEqual([expect.objectContaining({ url: productionUrl, events: ['document.completed'], active: true })]);
+		expect(webhooks).toEqual([
+			expect.objectContaining({ url: productionUrl, events: ['document.completed'], active: true }),
+		]);
 
 		const document = await createDocument(sandbox, keys.trigger, {
 			name: `compat-${id}.pdf`,
@@ -244,19 +313,33 @@ export function describePackageChecks(options: {
 		await sandbox.flushDeliveries();
 
 		const executions = await n8n.executions({ workflowId: triggerWorkflowId });
-		expect(executions.map((e) => ({ status: e.status, mode: e.mode }))).toEqual([{ status: 'success', mode: 'webhook' }]);
+		expect(executions.map((e) => ({ status: e.status, mode: e.mode }))).toEqual([
+			{ status: 'success', mode: 'webhook' },
+		]);
 		const item = triggerItem(executions[0], TRIGGER_NAME);
 		expect(item).toMatchObject({ event: 'document.completed', webhookId: webhooks[0].id });
-		expect(item.data.document).toMatchObject({ id: document.id, name: `compat-${id}.pdf`, status: 'completed' });
+		expect(item.data.document).toMatchObject({
+			id: document.id,
+			name: `compat-${id}.pdf`,
+			status: 'completed',
+		});
 		const attempts = sandbox.deliveries().filter((attempt) => attempt.webhookId === webhooks[0].id);
-		expect(attempts.map((a) => ({ event: a.event, status: a.status, deliveryId: a.deliveryId }))).toEqual([
-			{ event: 'document.completed', status: 200, deliveryId: item.deliveryId },
-		]);
+		expect(
+			attempts.map((a) => ({ event: a.event, status: a.status, deliveryId: a.deliveryId })),
+		).toEqual([{ event: 'document.completed', status: 200, deliveryId: item.deliveryId }]);
 
 		await n8n.deactivate(triggerWorkflowId);
 		expect(await n8n.isActive(triggerWorkflowId)).toBe(false);
 		expect(sandbox.store.webhooksOf(keys.trigger)).toEqual([]);
-		expect((await fetch(productionUrl, { method: 'POST', body: '{}', signal: AbortSignal.timeout(15_000) })).status).toBe(404);
+		expect(
+			(
+				await fetch(productionUrl, {
+					method: 'POST',
+					body: '{}',
+					signal: AbortSignal.timeout(15_000),
+				})
+			).status,
+		).toBe(404);
 
 		expect(n8n.logText()).not.toContain(keys.trigger);
 	});

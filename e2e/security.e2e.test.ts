@@ -18,7 +18,14 @@ import { randomUUID } from 'node:crypto';
 
 import { startSandbox, type Sandbox } from '../sandbox';
 import { createN8n, newId, type N8nInstance } from './harness/n8n';
-import { byId, chain, createDocument, manualTrigger, signingNode, triggerNode } from './harness/workflows';
+import {
+	byId,
+	chain,
+	createDocument,
+	manualTrigger,
+	signingNode,
+	triggerNode,
+} from './harness/workflows';
 
 interface Recorded {
 	url: string;
@@ -26,7 +33,9 @@ interface Recorded {
 }
 
 /** A server on 127.0.0.1 that records what reaches it and answers with `answer`. */
-async function recordingServer(answer: (request: http.IncomingMessage, response: http.ServerResponse) => void) {
+async function recordingServer(
+	answer: (request: http.IncomingMessage, response: http.ServerResponse) => void,
+) {
 	const requests: Recorded[] = [];
 	const server = http.createServer((request, response) => {
 		requests.push({ url: request.url ?? '', authorization: request.headers.authorization });
@@ -42,7 +51,11 @@ async function recordingServer(answer: (request: http.IncomingMessage, response:
 	};
 }
 
-async function waitFor<T>(what: string, read: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
+async function waitFor<T>(
+	what: string,
+	read: () => Promise<T | undefined>,
+	timeoutMs = 30_000,
+): Promise<T> {
 	const deadline = Date.now() + timeoutMs;
 	for (;;) {
 		const value = await read();
@@ -67,15 +80,31 @@ beforeAll(async () => {
 	sandbox = await startSandbox({ port: 0 });
 	({ apiKey } = sandbox.createAccount());
 	// Another origin (another port) that records any Authorization header reaching it.
-	elsewhere = await recordingServer((_request, response) => response.writeHead(200, { 'content-type': 'application/json' }).end('{"data":[]}'));
-	redirector = await recordingServer((request, response) => response.writeHead(302, { location: `${elsewhere.origin}${request.url ?? '/'}` }).end());
+	elsewhere = await recordingServer((_request, response) =>
+		response.writeHead(200, { 'content-type': 'application/json' }).end('{"data":[]}'),
+	);
+	redirector = await recordingServer((request, response) =>
+		response.writeHead(302, { location: `${elsewhere.origin}${request.url ?? '/'}` }).end(),
+	);
 	loudService = await recordingServer((_request, response) =>
-		response.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { code: 'bad_request', message: HUGE_MESSAGE } })),
+		response
+			.writeHead(400, { 'content-type': 'application/json' })
+			.end(JSON.stringify({ error: { code: 'bad_request', message: HUGE_MESSAGE } })),
 	);
 	n8n = await createN8n({ sandboxBaseUrl: sandbox.baseUrl });
 	await n8n.importCredentials([
-		n8n.documentSigningCredential({ id: ids.redirected, name: 'Redirecting Base URL', apiKey: redirectedKey, baseUrl: `${redirector.origin}/v1` }),
-		n8n.documentSigningCredential({ id: ids.loud, name: 'Loud errors', apiKey, baseUrl: `${loudService.origin}/v1` }),
+		n8n.documentSigningCredential({
+			id: ids.redirected,
+			name: 'Redirecting Base URL',
+			apiKey: redirectedKey,
+			baseUrl: `${redirector.origin}/v1`,
+		}),
+		n8n.documentSigningCredential({
+			id: ids.loud,
+			name: 'Loud errors',
+			apiKey,
+			baseUrl: `${loudService.origin}/v1`,
+		}),
 		n8n.documentSigningCredential({ id: ids.sandbox, name: 'Sandbox (security e2e)', apiKey }),
 	]);
 	await n8n.start();
@@ -93,7 +122,10 @@ describe('1. the credential test never follows a redirect', () => {
 	it('a Base URL answering 302 to another origin: the test fails naming the redirect, and nothing reaches the other origin', async () => {
 		const result = await n8n.testCredential(ids.redirected);
 		expect(redirector.requests.length).toBeGreaterThanOrEqual(1);
-		expect(redirector.requests[0]).toMatchObject({ url: '/v1/users?limit=1', authorization: `Bearer ${redirectedKey}` });
+		expect(redirector.requests[0]).toMatchObject({
+			url: '/v1/users?limit=1',
+			authorization: `Bearer ${redirectedKey}`,
+		});
 		expect(elsewhere.requests).toEqual([]);
 		expect(result.status).toBe('Error');
 		expect(result.message).toMatch(/redirect \(302\).*never followed/);
@@ -105,7 +137,11 @@ describe("8. the service's error text reaches the execution as plain text, cut t
 		const workflowId = await n8n.importWorkflow(
 			chain('e2e: loud service error', [
 				manualTrigger(),
-				signingNode('Get Document', { resource: 'document', operation: 'get', documentId: byId('doc_1') }, { credential: { id: ids.loud, name: 'Loud errors' } }),
+				signingNode(
+					'Get Document',
+					{ resource: 'document', operation: 'get', documentId: byId('doc_1') },
+					{ credential: { id: ids.loud, name: 'Loud errors' } },
+				),
 			]),
 		);
 		const result = await n8n.execute(workflowId);
@@ -126,7 +162,17 @@ describe("10. a workflow copied on the same n8n never removes the original's web
 	it("the copy's refused activation and its deactivation leave the original's registration working", async () => {
 		const webhookId = randomUUID();
 		const credential = { id: ids.sandbox, name: 'Sandbox (security e2e)' };
-		const workflow = (name: string) => ({ name, nodes: [triggerNode('Document Signing Trigger', { events: ['document.created'], credential, webhookId })], connections: {} });
+		const workflow = (name: string) => ({
+			name,
+			nodes: [
+				triggerNode('Document Signing Trigger', {
+					events: ['document.created'],
+					credential,
+					webhookId,
+				}),
+			],
+			connections: {},
+		});
 		const originalId = await n8n.importWorkflow(workflow('e2e: original'));
 		await n8n.activate(originalId);
 		const registered = sandbox.store.webhooksOf(apiKey);
@@ -140,17 +186,26 @@ describe("10. a workflow copied on the same n8n never removes the original's web
 		// Through the CLI the copy is marked published and the running n8n tries to activate it: the
 		// webhook path is taken, so n8n runs the copy's delete step.
 		await n8n.publishWithCli(copyId);
-		const settled = await waitFor('the copy\'s activation to settle', async () => {
+		const settled = await waitFor("the copy's activation to settle", async () => {
 			const status = await n8n.publicationStatus(copyId);
-			return status.status === 'in_progress' || status.status === 'not_published' ? undefined : status;
+			return status.status === 'in_progress' || status.status === 'not_published'
+				? undefined
+				: status;
 		});
-		expect(settled.triggers.map((trigger) => trigger.errorMessage)).toEqual([expect.stringMatching(/already taken/)]);
+		expect(settled.triggers.map((trigger) => trigger.errorMessage)).toEqual([
+			expect.stringMatching(/already taken/),
+		]);
 		await n8n.deactivate(copyId).catch(() => undefined);
 
-		expect(sandbox.store.webhooksOf(apiKey).map((webhook) => webhook.id)).toEqual([registered[0].id]);
+		expect(sandbox.store.webhooksOf(apiKey).map((webhook) => webhook.id)).toEqual([
+			registered[0].id,
+		]);
 		expect(await n8n.isActive(originalId)).toBe(true);
 		// And it still works: an event starts the original.
-		const document = await createDocument(sandbox, apiKey, { name: 'copy-check.pdf', signers: [{ email: 'ann@example.com', name: 'Ann Example' }] });
+		const document = await createDocument(sandbox, apiKey, {
+			name: 'copy-check.pdf',
+			signers: [{ email: 'ann@example.com', name: 'Ann Example' }],
+		});
 		const execution = await waitFor('the original to run for the new document', async () => {
 			const runs = await n8n.executions({ workflowId: originalId });
 			return runs.find((run) => JSON.stringify(run).includes(String(document.id)));

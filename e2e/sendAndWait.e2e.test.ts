@@ -28,14 +28,26 @@ import { startSandbox, type Sandbox } from '../sandbox';
 import { waitFor } from '../test/helpers/sandbox';
 import { launchBrowser, signEverySigner } from './harness/browser';
 import { createN8n, type Execution, type N8nInstance } from './harness/n8n';
-import { chain, executionItems, importWorkflows, node, signingNode, type CredentialRef, type OutputItem, type WorkflowJson } from './harness/workflows';
+import {
+	chain,
+	executionItems,
+	importWorkflows,
+	node,
+	signingNode,
+	type CredentialRef,
+	type OutputItem,
+	type WorkflowJson,
+} from './harness/workflows';
 
 const SEND_AND_WAIT = 'Send and Wait';
 const AFTER = 'After Signing';
-const ARTIFACTS_DIR = process.env.E2E_ARTIFACTS_DIR ?? path.join(os.tmpdir(), 'n8n-nodes-document-signing-e2e', 'sendAndWait');
+const ARTIFACTS_DIR =
+	process.env.E2E_ARTIFACTS_DIR ??
+	path.join(os.tmpdir(), 'n8n-nodes-document-signing-e2e', 'sendAndWait');
 /** n8n's wait tracker looks for due waits every 60 s; a time limit ends within that of its time. */
 const TIME_LIMIT_BOUND_MS = 150_000;
-const FINISHED = (execution: Execution) => !['new', 'running', 'waiting'].includes(execution.status);
+const FINISHED = (execution: Execution) =>
+	!['new', 'running', 'waiting'].includes(execution.status);
 
 interface Scenario {
 	workflowId: string;
@@ -49,9 +61,18 @@ let credential: CredentialRef;
 const scenarios: Record<string, Scenario> = {};
 
 /** Webhook trigger (answers at once) → Send and Wait for a new document → NoOp. */
-function waitWorkflow(name: string, waitOptions: Record<string, unknown>): { workflow: WorkflowJson; path: string } {
+function waitWorkflow(
+	name: string,
+	waitOptions: Record<string, unknown>,
+): { workflow: WorkflowJson; path: string } {
 	const webhookPath = `send-and-wait-${randomUUID()}`;
-	const trigger = node('Deal Won', 'n8n-nodes-base.webhook', 2, { httpMethod: 'POST', path: webhookPath, responseMode: 'onReceived', options: {} }, { webhookId: randomUUID() });
+	const trigger = node(
+		'Deal Won',
+		'n8n-nodes-base.webhook',
+		2,
+		{ httpMethod: 'POST', path: webhookPath, responseMode: 'onReceived', options: {} },
+		{ webhookId: randomUUID() },
+	);
 	const wait = signingNode(
 		SEND_AND_WAIT,
 		{
@@ -65,73 +86,127 @@ function waitWorkflow(name: string, waitOptions: Record<string, unknown>): { wor
 		},
 		{ credential },
 	);
-	return { workflow: chain(`e2e send and wait: ${name}`, [trigger, wait, node(AFTER, 'n8n-nodes-base.noOp', 1, {})]), path: webhookPath };
+	return {
+		workflow: chain(`e2e send and wait: ${name}`, [
+			trigger,
+			wait,
+			node(AFTER, 'n8n-nodes-base.noOp', 1, {}),
+		]),
+		path: webhookPath,
+	};
 }
 
-const ownExecutions = async (scenario: Scenario): Promise<Execution[]> => await n8n.executions({ workflowId: scenario.workflowId });
+const ownExecutions = async (scenario: Scenario): Promise<Execution[]> =>
+	await n8n.executions({ workflowId: scenario.workflowId });
 
 /** Calls the scenario's trigger as a CRM would; resolves with the new execution once it waits, and its document. */
-async function startWait(scenario: Scenario, documentName: string): Promise<{ execution: Execution; documentId: string }> {
+async function startWait(
+	scenario: Scenario,
+	documentName: string,
+): Promise<{ execution: Execution; documentId: string }> {
 	const before = new Set((await ownExecutions(scenario)).map((execution) => execution.id));
 	const call = await fetch(n8n.productionWebhookUrl(scenario.path), {
 		method: 'POST',
 		headers: { 'content-type': 'application/json' },
-		body: JSON.stringify({ name: documentName, email: 'jane.doe@acme.example', signer: 'Jane Doe' }),
+		body: JSON.stringify({
+			name: documentName,
+			email: 'jane.doe@acme.example',
+			signer: 'Jane Doe',
+		}),
 		signal: AbortSignal.timeout(30_000),
 	});
 	expect(call.status).toBe(200);
 	const execution = await waitFor(
-		async () => (await ownExecutions(scenario)).find((candidate) => !before.has(candidate.id) && (candidate.status === 'waiting' || FINISHED(candidate))),
+		async () =>
+			(await ownExecutions(scenario)).find(
+				(candidate) =>
+					!before.has(candidate.id) && (candidate.status === 'waiting' || FINISHED(candidate)),
+			),
 		`a new execution of ${scenario.workflowId} waiting`,
 		60_000,
 	);
-	expect({ status: execution.status, error: execution.data?.resultData.error?.message }).toEqual({ status: 'waiting', error: undefined });
-	const document = sandbox.store.documentsOf(apiKey).find((candidate) => candidate.name === documentName);
+	expect({ status: execution.status, error: execution.data?.resultData.error?.message }).toEqual({
+		status: 'waiting',
+		error: undefined,
+	});
+	const document = sandbox.store
+		.documentsOf(apiKey)
+		.find((candidate) => candidate.name === documentName);
 	expect(document?.status).toBe('pending');
 	return { execution, documentId: document!.id };
 }
 
 /** The sandbox's webhooks pointing at one execution's resume URL. */
 function webhooksOf(execution: Pick<Execution, 'id'>): WebhookRecord[] {
-	return sandbox.store.webhooksOf(apiKey).filter((webhook) => webhook.url.includes(`/webhook-waiting/${execution.id}/`));
+	return sandbox.store
+		.webhooksOf(apiKey)
+		.filter((webhook) => webhook.url.includes(`/webhook-waiting/${execution.id}/`));
 }
 
-async function finished(scenario: Scenario, executionId: string, timeoutMs = 60_000): Promise<Execution> {
+async function finished(
+	scenario: Scenario,
+	executionId: string,
+	timeoutMs = 60_000,
+): Promise<Execution> {
 	return await waitFor(
-		async () => (await ownExecutions(scenario)).find((candidate) => candidate.id === executionId && FINISHED(candidate)),
+		async () =>
+			(await ownExecutions(scenario)).find(
+				(candidate) => candidate.id === executionId && FINISHED(candidate),
+			),
 		`execution ${executionId} to finish`,
 		timeoutMs,
 	);
 }
 
 function waitOutput(execution: Execution): OutputItem[] {
-	return (execution.data?.resultData.runData[SEND_AND_WAIT]?.at(-1)?.data?.main?.[0] ?? []) as OutputItem[];
+	return (execution.data?.resultData.runData[SEND_AND_WAIT]?.at(-1)?.data?.main?.[0] ??
+		[]) as OutputItem[];
 }
 
 function signerIdsOf(documentId: string): string[] {
-	return sandbox.store.documentsOf(apiKey).find((document) => document.id === documentId)!.signers.map((signer) => signer.id);
+	return sandbox.store
+		.documentsOf(apiKey)
+		.find((document) => document.id === documentId)!
+		.signers.map((signer) => signer.id);
 }
 
 beforeAll(async () => {
-	sandbox = await startSandbox({ port: 0, webhookRetry: { baseDelayMs: 250, maxAttempts: 4, timeoutMs: 10_000 } });
+	sandbox = await startSandbox({
+		port: 0,
+		webhookRetry: { baseDelayMs: 250, maxAttempts: 4, timeoutMs: 10_000 },
+	});
 	apiKey = sandbox.createAccount().apiKey;
 	n8n = await createN8n({ sandboxBaseUrl: sandbox.baseUrl });
-	const [credentialId] = await n8n.importCredentials([n8n.documentSigningCredential({ apiKey, name: 'Sandbox (send and wait e2e)' })]);
+	const [credentialId] = await n8n.importCredentials([
+		n8n.documentSigningCredential({ apiKey, name: 'Sandbox (send and wait e2e)' }),
+	]);
 	credential = { id: credentialId, name: 'Sandbox (send and wait e2e)' };
 	const definitions: Record<string, Record<string, unknown>> = {
 		signed: { attachSignedFile: true, binaryPropertyName: 'signedPdf' },
 		anyFinal: { resumeOn: 'anyFinal' },
 		completedOnly: { resumeOn: 'completed' },
-		timeLimit: { limitWaitTime: { values: { limitType: 'afterTimeInterval', resumeAmount: 0.1, resumeUnit: 'minutes' } } },
+		timeLimit: {
+			limitWaitTime: {
+				values: { limitType: 'afterTimeInterval', resumeAmount: 0.1, resumeUnit: 'minutes' },
+			},
+		},
 		restart: {},
 		concurrent: {},
 		'numeric-ids+items-links': {},
 		// A service that signs nothing: the wait acts on the service's record alone.
 		minimal: { verifySignature: false },
 	};
-	const built = Object.entries(definitions).map(([name, options]) => ({ name, ...waitWorkflow(name, options) }));
-	const ids = await importWorkflows(n8n, built.map((entry) => entry.workflow));
-	built.forEach((entry, index) => (scenarios[entry.name] = { workflowId: ids[index], path: entry.path }));
+	const built = Object.entries(definitions).map(([name, options]) => ({
+		name,
+		...waitWorkflow(name, options),
+	}));
+	const ids = await importWorkflows(
+		n8n,
+		built.map((entry) => entry.workflow),
+	);
+	built.forEach(
+		(entry, index) => (scenarios[entry.name] = { workflowId: ids[index], path: entry.path }),
+	);
 	await n8n.start();
 	for (const id of ids) await n8n.activate(id);
 });
@@ -150,22 +225,37 @@ describe('Send and Wait for Signature in a real n8n', () => {
 		expect(others).toEqual([]);
 		expect(webhook).toMatchObject({ document_id: documentId, active: true });
 		expect(webhook.events).toContain('document.completed');
-		expect(webhook.url).toMatch(new RegExp(`^${n8n.baseUrl}/webhook-waiting/${execution.id}/[^?]+\\?.*signature=`));
+		expect(webhook.url).toMatch(
+			new RegExp(`^${n8n.baseUrl}/webhook-waiting/${execution.id}/[^?]+\\?.*signature=`),
+		);
 
 		const browser = await launchBrowser();
 		try {
 			const page = await browser.newPage();
-			const document = sandbox.store.documentsOf(apiKey).find((candidate) => candidate.id === documentId)!;
-			const signed = await signEverySigner(page, document.signing_url, { screenshotDir: ARTIFACTS_DIR });
-			expect(signed.map((signer) => signer.notice)).toEqual(['You signed this document. Thank you.']);
+			const document = sandbox.store
+				.documentsOf(apiKey)
+				.find((candidate) => candidate.id === documentId)!;
+			const signed = await signEverySigner(page, document.signing_url, {
+				screenshotDir: ARTIFACTS_DIR,
+			});
+			expect(signed.map((signer) => signer.notice)).toEqual([
+				'You signed this document. Thank you.',
+			]);
 		} finally {
 			await browser.close();
 		}
 
 		const done = await finished(scenario, execution.id);
-		expect({ status: done.status, error: done.data?.resultData.error?.message }).toEqual({ status: 'success', error: undefined });
+		expect({ status: done.status, error: done.data?.resultData.error?.message }).toEqual({
+			status: 'success',
+			error: undefined,
+		});
 		const [item] = waitOutput(done);
-		expect(item.json).toMatchObject({ id: documentId, status: 'completed', signers: [expect.objectContaining({ status: 'signed', signed_at: expect.any(String) })] });
+		expect(item.json).toMatchObject({
+			id: documentId,
+			status: 'completed',
+			signers: [expect.objectContaining({ status: 'signed', signed_at: expect.any(String) })],
+		});
 		expect(item.binary?.signedPdf).toMatchObject({ mimeType: 'application/pdf' });
 		expect(executionItems(done, AFTER)).toHaveLength(1);
 		expect(done.data?.resultData.runData[AFTER]).toHaveLength(1);
@@ -174,37 +264,65 @@ describe('Send and Wait for Signature in a real n8n', () => {
 		// Nothing more resumes it: the service has nothing left to deliver, and the execution is the same one.
 		await sandbox.flushDeliveries();
 		// The resuming delivery was answered 2xx at its first attempt (the service has no reason to retry it).
-		expect(sandbox.deliveries().filter((attempt) => attempt.webhookId === webhook.id).map((attempt) => [attempt.event, attempt.attempt, attempt.status ?? attempt.error])).toEqual([
-			['document.completed', 1, 200],
-		]);
+		expect(
+			sandbox
+				.deliveries()
+				.filter((attempt) => attempt.webhookId === webhook.id)
+				.map((attempt) => [attempt.event, attempt.attempt, attempt.status ?? attempt.error]),
+		).toEqual([['document.completed', 1, 200]]);
 		const all = await ownExecutions(scenario);
-		expect(all.map((candidate) => [candidate.id, candidate.status])).toEqual([[execution.id, 'success']]);
+		expect(all.map((candidate) => [candidate.id, candidate.status])).toEqual([
+			[execution.id, 'success'],
+		]);
 	});
 
 	it('a decline resumes a wait on any final state with "declined"; a wait on Completed keeps waiting', async () => {
 		const anyFinal = await startWait(scenarios.anyFinal, 'msa-declined-any.pdf');
 		const completedOnly = await startWait(scenarios.completedOnly, 'msa-declined-completed.pdf');
-		sandbox.actAsSigner(completedOnly.documentId, signerIdsOf(completedOnly.documentId)[0], 'decline', 'Wrong amount');
-		sandbox.actAsSigner(anyFinal.documentId, signerIdsOf(anyFinal.documentId)[0], 'decline', 'Wrong amount');
+		sandbox.actAsSigner(
+			completedOnly.documentId,
+			signerIdsOf(completedOnly.documentId)[0],
+			'decline',
+			'Wrong amount',
+		);
+		sandbox.actAsSigner(
+			anyFinal.documentId,
+			signerIdsOf(anyFinal.documentId)[0],
+			'decline',
+			'Wrong amount',
+		);
 
 		const resumed = await finished(scenarios.anyFinal, anyFinal.execution.id);
 		expect(resumed.status).toBe('success');
-		expect(waitOutput(resumed).map((item) => item.json)).toEqual([expect.objectContaining({ id: anyFinal.documentId, status: 'declined' })]);
+		expect(waitOutput(resumed).map((item) => item.json)).toEqual([
+			expect.objectContaining({ id: anyFinal.documentId, status: 'declined' }),
+		]);
 		expect(webhooksOf(anyFinal.execution)).toEqual([]);
 
 		// Both declines happened before the first resume; with every delivery settled the other wait still waits.
 		await sandbox.flushDeliveries();
-		const [still] = (await ownExecutions(scenarios.completedOnly)).filter((candidate) => candidate.id === completedOnly.execution.id);
+		const [still] = (await ownExecutions(scenarios.completedOnly)).filter(
+			(candidate) => candidate.id === completedOnly.execution.id,
+		);
 		expect(still.status).toBe('waiting');
 		expect(webhooksOf(completedOnly.execution)).toHaveLength(1);
 	});
 
 	it('a cancelled waiting execution keeps its webhook until the next run of the workflow removes it', async () => {
 		const scenario = scenarios.completedOnly;
-		const [cancelled] = (await ownExecutions(scenario)).filter((candidate) => candidate.status === 'waiting');
+		const [cancelled] = (await ownExecutions(scenario)).filter(
+			(candidate) => candidate.status === 'waiting',
+		);
 		expect(cancelled).toBeDefined();
 		await n8n.rest('POST', `/rest/executions/${cancelled.id}/stop`);
-		await waitFor(async () => (await ownExecutions(scenario)).find((candidate) => candidate.id === cancelled.id && candidate.status === 'canceled'), 'the execution cancelled', 30_000);
+		await waitFor(
+			async () =>
+				(await ownExecutions(scenario)).find(
+					(candidate) => candidate.id === cancelled.id && candidate.status === 'canceled',
+				),
+			'the execution cancelled',
+			30_000,
+		);
 		// n8n calls no node on a cancel: the webhook is still at the service.
 		expect(webhooksOf(cancelled)).toHaveLength(1);
 
@@ -224,14 +342,21 @@ describe('Send and Wait for Signature in a real n8n', () => {
 		expect(webhook.expires_at).toEqual(expect.any(String));
 
 		const done = await finished(scenario, execution.id, TIME_LIMIT_BOUND_MS);
-		expect({ status: done.status, error: done.data?.resultData.error?.message }).toEqual({ status: 'success', error: undefined });
-		expect(executionItems(done, AFTER)).toEqual([expect.objectContaining({ id: documentId, status: 'pending', timedOut: true })]);
+		expect({ status: done.status, error: done.data?.resultData.error?.message }).toEqual({
+			status: 'success',
+			error: undefined,
+		});
+		expect(executionItems(done, AFTER)).toEqual([
+			expect.objectContaining({ id: documentId, status: 'pending', timedOut: true }),
+		]);
 
 		// The service's own expiry removes it (a grace period after the limit): moved there on its clock.
 		const expiresInSeconds = (Date.parse(webhook.expires_at!) - Date.parse(sandbox.now())) / 1000;
 		sandbox.advanceClock(Math.max(0, expiresInSeconds) + 1);
 		expect(webhooksOf(execution)).toEqual([]);
-		const document = sandbox.store.documentsOf(apiKey).find((candidate) => candidate.id === documentId)!;
+		const document = sandbox.store
+			.documentsOf(apiKey)
+			.find((candidate) => candidate.id === documentId)!;
 		expect(document.status).toBe('pending');
 	});
 
@@ -242,7 +367,9 @@ describe('Send and Wait for Signature in a real n8n', () => {
 		sandbox.actAsSigner(documentId, signerIdsOf(documentId)[0], 'sign');
 		const done = await finished(scenario, execution.id);
 		expect(done.status).toBe('success');
-		expect(executionItems(done, AFTER)).toEqual([expect.objectContaining({ id: documentId, status: 'completed' })]);
+		expect(executionItems(done, AFTER)).toEqual([
+			expect.objectContaining({ id: documentId, status: 'completed' }),
+		]);
 		expect(webhooksOf(execution)).toEqual([]);
 	});
 
@@ -264,18 +391,29 @@ describe('Send and Wait for Signature in a real n8n', () => {
 		const waiting = await waitFor(
 			async () => {
 				const list = await ownExecutions(scenario);
-				return list.length === count && list.every((execution) => execution.status === 'waiting' || FINISHED(execution)) && list;
+				return (
+					list.length === count &&
+					list.every((execution) => execution.status === 'waiting' || FINISHED(execution)) &&
+					list
+				);
 			},
 			'every wait started',
 			120_000,
 		);
 		expect(waiting.map((execution) => execution.status)).toEqual(Array(count).fill('waiting'));
 		// Each waiting execution still has its own webhook: no run removed another's.
-		expect(waiting.filter((execution) => webhooksOf(execution).length !== 1).map((execution) => execution.id)).toEqual([]);
+		expect(
+			waiting
+				.filter((execution) => webhooksOf(execution).length !== 1)
+				.map((execution) => execution.id),
+		).toEqual([]);
 
-		const documents = sandbox.store.documentsOf(apiKey).filter((document) => names.includes(document.name));
+		const documents = sandbox.store
+			.documentsOf(apiKey)
+			.filter((document) => names.includes(document.name));
 		expect(documents).toHaveLength(count);
-		for (const document of documents) sandbox.actAsSigner(document.id, document.signers[0].id, 'sign');
+		for (const document of documents)
+			sandbox.actAsSigner(document.id, document.signers[0].id, 'sign');
 		const done = await waitFor(
 			async () => {
 				const list = await ownExecutions(scenario);
@@ -285,7 +423,9 @@ describe('Send and Wait for Signature in a real n8n', () => {
 			120_000,
 		);
 		expect(done.map((execution) => execution.status)).toEqual(Array(count).fill('success'));
-		expect(done.map((execution) => executionItems(execution, AFTER)[0]?.name).sort()).toEqual([...names].sort());
+		expect(done.map((execution) => executionItems(execution, AFTER)[0]?.name).sort()).toEqual(
+			[...names].sort(),
+		);
 		for (const execution of done) expect(webhooksOf(execution)).toEqual([]);
 	});
 
@@ -306,7 +446,10 @@ describe('Send and Wait for Signature in a real n8n', () => {
 			const response = await fetch(`${sandbox.baseUrl}/documents`, {
 				method: 'POST',
 				headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
-				body: JSON.stringify({ name: `other-${dialect}.pdf`, signers: [{ email: 'sam@example.com', name: 'Sam' }] }),
+				body: JSON.stringify({
+					name: `other-${dialect}.pdf`,
+					signers: [{ email: 'sam@example.com', name: 'Sam' }],
+				}),
 				signal: AbortSignal.timeout(10_000),
 			});
 			expect(response.status).toBe(201);
@@ -314,16 +457,24 @@ describe('Send and Wait for Signature in a real n8n', () => {
 			sandbox.actAsSigner(otherId, signerIdsOf(otherId)[0], 'sign');
 			await sandbox.flushDeliveries();
 			const delivered = sandbox.deliveries().filter((attempt) => attempt.webhookId === webhook.id);
-			if (dialect === 'minimal') expect(delivered.map((attempt) => [attempt.event, attempt.ok])).toEqual([['document.completed', true]]);
+			if (dialect === 'minimal')
+				expect(delivered.map((attempt) => [attempt.event, attempt.ok])).toEqual([
+					['document.completed', true],
+				]);
 			else expect(delivered).toEqual([]);
-			const [still] = (await ownExecutions(scenario)).filter((candidate) => candidate.id === execution.id);
+			const [still] = (await ownExecutions(scenario)).filter(
+				(candidate) => candidate.id === execution.id,
+			);
 			expect(still.status).toBe('waiting');
 
 			sandbox.actAsSigner(documentId, signerIdsOf(documentId)[0], 'sign');
 			const done = await finished(scenario, execution.id);
 			expect(done.status).toBe('success');
 			const [item] = executionItems(done, AFTER);
-			expect({ id: String(item.id), status: item.status }).toEqual({ id: documentId, status: 'completed' });
+			expect({ id: String(item.id), status: item.status }).toEqual({
+				id: documentId,
+				status: 'completed',
+			});
 			if (dialect !== 'minimal') expect(item.id).toBe(Number(documentId));
 			expect(webhooksOf(execution)).toEqual([]);
 		});

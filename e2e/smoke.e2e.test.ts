@@ -57,7 +57,9 @@ describe('real n8n with n8n-nodes-document-signing installed', () => {
 					position: [200, 0],
 					parameters: {
 						mode: 'manual',
-						assignments: { assignments: [{ id: randomUUID(), name: 'hello', value: 'world', type: 'string' }] },
+						assignments: {
+							assignments: [{ id: randomUUID(), name: 'hello', value: 'world', type: 'string' }],
+						},
 						options: {},
 					},
 				},
@@ -67,7 +69,10 @@ describe('real n8n with n8n-nodes-document-signing installed', () => {
 
 		const result = await n8n.execute(workflowId);
 
-		expect({ status: result.status, error: result.error?.message }).toEqual({ status: 'success', error: undefined });
+		expect({ status: result.status, error: result.error?.message }).toEqual({
+			status: 'success',
+			error: undefined,
+		});
 		expect(nodeOutput(result.run, 'Set')).toEqual([{ hello: 'world' }]);
 	});
 
@@ -86,13 +91,20 @@ describe('real n8n with n8n-nodes-document-signing installed', () => {
 		const response = await fetch(`${n8n.baseUrl}/healthz/readiness`);
 		expect(response.status).toBe(200);
 
-		const descriptions = await n8n.rest<Array<{ name: string; displayName: string }>>('POST', '/rest/node-types', {
-			nodeInfos: [
-				{ name: NODE_TYPE, version: 1 },
-				{ name: TRIGGER_NODE_TYPE, version: 1 },
-			],
-		});
-		expect(descriptions.map((d) => d.displayName).sort()).toEqual(['Document Signing', 'Document Signing Trigger']);
+		const descriptions = await n8n.rest<Array<{ name: string; displayName: string }>>(
+			'POST',
+			'/rest/node-types',
+			{
+				nodeInfos: [
+					{ name: NODE_TYPE, version: 1 },
+					{ name: TRIGGER_NODE_TYPE, version: 1 },
+				],
+			},
+		);
+		expect(descriptions.map((d) => d.displayName).sort()).toEqual([
+			'Document Signing',
+			'Document Signing Trigger',
+		]);
 
 		const nodeTypes = await (
 			await fetch(`${n8n.baseUrl}/types/nodes.json`, { headers: n8n.authHeaders() })
@@ -105,7 +117,9 @@ describe('real n8n with n8n-nodes-document-signing installed', () => {
 		const credentialTypes = await (
 			await fetch(`${n8n.baseUrl}/types/credentials.json`, { headers: n8n.authHeaders() })
 		).json();
-		expect((credentialTypes as Array<{ name: string }>).map((t) => t.name)).toContain(CREDENTIAL_TYPE);
+		expect((credentialTypes as Array<{ name: string }>).map((t) => t.name)).toContain(
+			CREDENTIAL_TYPE,
+		);
 	});
 
 	it('activates a webhook workflow and lists its execution with full data', async () => {
@@ -156,7 +170,9 @@ describe('real n8n with n8n-nodes-document-signing installed', () => {
 		expect(n8n.apiKey).toBe(apiKey);
 		expect(groupAlive(firstPid)).toBe(false);
 		const workflows = await n8n.api<{ data: Array<{ name: string }> }>('GET', '/workflows');
-		expect(workflows.data.map((w) => w.name)).toEqual(expect.arrayContaining(['smoke: manual', 'smoke: webhook']));
+		expect(workflows.data.map((w) => w.name)).toEqual(
+			expect.arrayContaining(['smoke: manual', 'smoke: webhook']),
+		);
 
 		const pid = n8n.pid!;
 		await n8n.stop();

@@ -26,14 +26,30 @@ import * as path from 'node:path';
 import { signWebhookPayload } from '../sandbox/deliverySignature';
 import { webhookSecret } from '../test/helpers/sandbox';
 import { startSandbox, type DeliveryAttempt, type Sandbox } from '../sandbox';
-import { launchBrowser, signEverySigner, type E2eBrowser, type SignedSigner } from './harness/browser';
+import {
+	launchBrowser,
+	signEverySigner,
+	type E2eBrowser,
+	type SignedSigner,
+} from './harness/browser';
 import { createN8n, type Execution, type N8nInstance } from './harness/n8n';
-import { byId, chain, createDocument, manualTrigger, nodeItems, signingNode, triggerItem as triggerItemOf, triggerNode, writeFileNode } from './harness/workflows';
+import {
+	byId,
+	chain,
+	createDocument,
+	manualTrigger,
+	nodeItems,
+	signingNode,
+	triggerItem as triggerItemOf,
+	triggerNode,
+	writeFileNode,
+} from './harness/workflows';
 
 const TRIGGER_NAME = 'Document Signing Trigger';
 const EVENTS = ['document.completed', 'document.signed'];
 const ARTIFACTS_DIR =
-	process.env.E2E_ARTIFACTS_DIR ?? path.join(os.tmpdir(), 'n8n-nodes-document-signing-e2e', 'trigger');
+	process.env.E2E_ARTIFACTS_DIR ??
+	path.join(os.tmpdir(), 'n8n-nodes-document-signing-e2e', 'trigger');
 const triggerItem = (execution: Execution) => triggerItemOf(execution, TRIGGER_NAME);
 
 describe('Document Signing Trigger in a real n8n, with people signing in Chromium', () => {
@@ -49,25 +65,38 @@ describe('Document Signing Trigger in a real n8n, with people signing in Chromiu
 	let downloadWorkflowId: string;
 	const filesDir = fs.mkdtempSync(path.join(os.tmpdir(), 'e2e-trigger-files-'));
 
-	const ourDeliveries = (): DeliveryAttempt[] => sandbox.deliveries().filter((d) => d.webhookId === serviceWebhookId);
+	const ourDeliveries = (): DeliveryAttempt[] =>
+		sandbox.deliveries().filter((d) => d.webhookId === serviceWebhookId);
 	const executions = async (): Promise<Execution[]> => await n8n.executions({ workflowId });
 
 	beforeAll(async () => {
 		fs.rmSync(ARTIFACTS_DIR, { recursive: true, force: true });
 		fs.mkdirSync(ARTIFACTS_DIR, { recursive: true });
 		// Quick retries, so a delivery n8n did not take shows up as failed attempts within the test.
-		sandbox = await startSandbox({ port: 0, webhookRetry: { baseDelayMs: 250, maxAttempts: 4, timeoutMs: 10_000 } });
+		sandbox = await startSandbox({
+			port: 0,
+			webhookRetry: { baseDelayMs: 250, maxAttempts: 4, timeoutMs: 10_000 },
+		});
 		// An account of its own: only this test's webhooks and documents in it.
 		({ apiKey } = sandbox.createAccount());
 
-		n8n = await createN8n({ sandboxBaseUrl: sandbox.baseUrl, env: { N8N_RESTRICT_FILE_ACCESS_TO: filesDir } });
+		n8n = await createN8n({
+			sandboxBaseUrl: sandbox.baseUrl,
+			env: { N8N_RESTRICT_FILE_ACCESS_TO: filesDir },
+		});
 		const [credentialId] = await n8n.importCredentials([
 			n8n.documentSigningCredential({ apiKey, name: 'Sandbox (trigger e2e)' }),
 		]);
 		const webhookNodeId = randomUUID();
 		workflowId = await n8n.importWorkflow({
 			name: 'e2e: when a document is signed',
-			nodes: [triggerNode(TRIGGER_NAME, { events: EVENTS, credential: { id: credentialId, name: 'Sandbox (trigger e2e)' }, webhookId: webhookNodeId })],
+			nodes: [
+				triggerNode(TRIGGER_NAME, {
+					events: EVENTS,
+					credential: { id: credentialId, name: 'Sandbox (trigger e2e)' },
+					webhookId: webhookNodeId,
+				}),
+			],
 			connections: {},
 		});
 		productionUrl = n8n.productionWebhookUrl(`${webhookNodeId}/webhook`);
@@ -76,8 +105,28 @@ describe('Document Signing Trigger in a real n8n, with people signing in Chromiu
 		downloadWorkflowId = await n8n.importWorkflow(
 			chain('e2e: download the signed PDF', [
 				manualTrigger(),
-				signingNode('Completed Documents', { resource: 'document', operation: 'getAll', returnAll: false, limit: 1, filters: { status: 'completed' } }, { credential }),
-				signingNode('Download Signed', { resource: 'document', operation: 'download', documentId: byId('={{ $json.id }}'), version: 'signed', binaryPropertyName: 'data' }, { credential }),
+				signingNode(
+					'Completed Documents',
+					{
+						resource: 'document',
+						operation: 'getAll',
+						returnAll: false,
+						limit: 1,
+						filters: { status: 'completed' },
+					},
+					{ credential },
+				),
+				signingNode(
+					'Download Signed',
+					{
+						resource: 'document',
+						operation: 'download',
+						documentId: byId('={{ $json.id }}'),
+						version: 'signed',
+						binaryPropertyName: 'data',
+					},
+					{ credential },
+				),
 				writeFileNode('Write PDF', `=${filesDir}/{{ $json.id }}-signed.pdf`),
 			]),
 		);
@@ -117,17 +166,25 @@ describe('Document Signing Trigger in a real n8n, with people signing in Chromiu
 			],
 		});
 		const signerIds: string[] = document.signers.map((signer: { id: string }) => signer.id);
-		expect(document.signing_url).toMatch(new RegExp(`^${sandbox.origin}/sign/${document.id}\\?token=`));
+		expect(document.signing_url).toMatch(
+			new RegExp(`^${sandbox.origin}/sign/${document.id}\\?token=`),
+		);
 
 		browser = await launchBrowser();
 		const page = await browser.newPage();
-		const signed: SignedSigner[] = await signEverySigner(page, document.signing_url, { screenshotDir: ARTIFACTS_DIR });
+		const signed: SignedSigner[] = await signEverySigner(page, document.signing_url, {
+			screenshotDir: ARTIFACTS_DIR,
+		});
 		await browser.close();
 		browser = undefined;
 
 		expect(signed).toEqual([
 			{ signerId: signerIds[0], steps: [], notice: 'You signed this document. Thank you.' },
-			{ signerId: signerIds[1], steps: ['national_eid'], notice: 'You signed this document. Thank you.' },
+			{
+				signerId: signerIds[1],
+				steps: ['national_eid'],
+				notice: 'You signed this document. Thank you.',
+			},
 			{ signerId: signerIds[2], steps: ['otp'], notice: 'You signed this document. Thank you.' },
 		]);
 		const [stored] = sandbox.store.documentsOf(apiKey);
@@ -148,35 +205,55 @@ describe('Document Signing Trigger in a real n8n, with people signing in Chromiu
 		expect(completed).toHaveLength(1);
 		expect(perSigner).toHaveLength(3);
 		expect(completed[0].data.document).toEqual(
-			expect.objectContaining({ id: document.id, status: 'completed', name: 'service-agreement.pdf' }),
+			expect.objectContaining({
+				id: document.id,
+				status: 'completed',
+				name: 'service-agreement.pdf',
+			}),
 		);
-		expect(perSigner.map((item) => item.data.document?.id)).toEqual([document.id, document.id, document.id]);
+		expect(perSigner.map((item) => item.data.document?.id)).toEqual([
+			document.id,
+			document.id,
+			document.id,
+		]);
 		expect(perSigner.map((item) => item.data.signer?.id).sort()).toEqual([...signerIds].sort());
-		expect(perSigner.map((item) => item.data.signer?.status)).toEqual(['signed', 'signed', 'signed']);
+		expect(perSigner.map((item) => item.data.signer?.status)).toEqual([
+			'signed',
+			'signed',
+			'signed',
+		]);
 		expect(new Set(items.map((item) => item.webhookId))).toEqual(new Set([serviceWebhookId]));
 
 		// The sandbox's view: exactly these four deliveries, each taken by n8n at the first attempt
 		// (only the chosen events were sent: no viewed/created/sent), and they are what n8n ran.
 		const attempts = ourDeliveries();
-		expect(attempts.map((a) => ({ url: a.url, attempt: a.attempt, status: a.status, ok: a.ok }))).toEqual(
-			Array(4).fill({ url: productionUrl, attempt: 1, status: 200, ok: true }),
-		);
+		expect(
+			attempts.map((a) => ({ url: a.url, attempt: a.attempt, status: a.status, ok: a.ok })),
+		).toEqual(Array(4).fill({ url: productionUrl, attempt: 1, status: 200, ok: true }));
 		expect(attempts.map((a) => a.event).sort()).toEqual([
 			'document.completed',
 			'document.signed',
 			'document.signed',
 			'document.signed',
 		]);
-		expect(items.map((item) => item.deliveryId).sort()).toEqual(attempts.map((a) => a.deliveryId).sort());
+		expect(items.map((item) => item.deliveryId).sort()).toEqual(
+			attempts.map((a) => a.deliveryId).sort(),
+		);
 		completedBody = attempts.find((a) => a.event === 'document.completed')!.body;
 	});
 
 	it('Document › Download in a workflow gives the signed PDF of the document the people signed, byte for byte', async () => {
-		const [completed] = sandbox.store.documentsOf(apiKey).filter((document) => document.status === 'completed');
+		const [completed] = sandbox.store
+			.documentsOf(apiKey)
+			.filter((document) => document.status === 'completed');
 		const result = await n8n.execute(downloadWorkflowId);
 		expect(result.error).toBeUndefined();
 		const [downloaded] = nodeItems(result.run, 'Download Signed');
-		expect(downloaded.json).toMatchObject({ id: completed.id, status: 'completed', mimeType: 'application/pdf' });
+		expect(downloaded.json).toMatchObject({
+			id: completed.id,
+			status: 'completed',
+			mimeType: 'application/pdf',
+		});
 		const written = fs.readFileSync(path.join(filesDir, `${completed.id}-signed.pdf`));
 		expect(written.equals((await sandbox.documentFile(completed.id, 'signed')).data)).toBe(true);
 	});
@@ -189,7 +266,10 @@ describe('Document Signing Trigger in a real n8n, with people signing in Chromiu
 		const forgedBody = completedBody.replace(/"id":"dlv_[^"]+"/, '"id":"dlv_forged_0001"');
 		expect(forgedBody).toContain('"id":"dlv_forged_0001"');
 		const forgeries: Array<[string, Record<string, string>]> = [
-			['wrong secret', { 'x-signature': signWebhookPayload(`whsec_${'x'.repeat(40)}`, now, forgedBody) }],
+			[
+				'wrong secret',
+				{ 'x-signature': signWebhookPayload(`whsec_${'x'.repeat(40)}`, now, forgedBody) },
+			],
 			['no signature', {}],
 			['only another scheme', { 'x-signature': `t=${now},v0=${'ab'.repeat(32)}` }],
 			['malformed', { 'x-signature': 'not-a-signature' }],
@@ -197,18 +277,30 @@ describe('Document Signing Trigger in a real n8n, with people signing in Chromiu
 		for (const [what, headers] of forgeries) {
 			const response = await fetch(productionUrl, {
 				method: 'POST',
-				headers: { 'content-type': 'application/json', 'x-event': 'document.completed', 'x-delivery-id': 'dlv_forged_0001', ...headers },
+				headers: {
+					'content-type': 'application/json',
+					'x-event': 'document.completed',
+					'x-delivery-id': 'dlv_forged_0001',
+					...headers,
+				},
 				body: forgedBody,
 				signal: AbortSignal.timeout(15_000),
 			});
 			const body = (await response.json()) as { error?: { code?: string } };
-			expect({ what, status: response.status, code: body.error?.code }).toEqual({ what, status: 401, code: 'invalid_signature' });
+			expect({ what, status: response.status, code: body.error?.code }).toEqual({
+				what,
+				status: 401,
+				code: 'invalid_signature',
+			});
 		}
 
 		// "Nothing started" without waiting on a clock: a real event afterwards is the sentinel.
 		// Once its two executions are there, any execution the forgeries had started would be too.
 		const [sentinel] = [
-			await createDocument(sandbox, apiKey, { name: 'sentinel.pdf', signers: [{ email: 'sam@example.com', name: 'Sam' }] }),
+			await createDocument(sandbox, apiKey, {
+				name: 'sentinel.pdf',
+				signers: [{ email: 'sam@example.com', name: 'Sam' }],
+			}),
 		];
 		sandbox.actAsSigner(sentinel.id, sentinel.signers[0].id, 'sign');
 		await n8n.waitForExecutions(workflowId, { count: before + 2, timeoutMs: 60_000 });
@@ -218,7 +310,12 @@ describe('Document Signing Trigger in a real n8n, with people signing in Chromiu
 		expect(runs).toHaveLength(before + 2);
 		const items = runs.map(triggerItem);
 		expect(items.map((item) => item.deliveryId)).not.toContain('dlv_forged_0001');
-		expect(items.filter((item) => item.data.document?.id === sentinel.id).map((item) => item.event).sort()).toEqual(EVENTS);
+		expect(
+			items
+				.filter((item) => item.data.document?.id === sentinel.id)
+				.map((item) => item.event)
+				.sort(),
+		).toEqual(EVENTS);
 	});
 
 	it('a retry of a delivery n8n already ran (its answer lost) starts an execution that goes no further', async () => {
@@ -230,14 +327,19 @@ describe('Document Signing Trigger in a real n8n, with people signing in Chromiu
 		const secret = webhookSecret(sandbox, apiKey, serviceWebhookId)!;
 		const response = await fetch(productionUrl, {
 			method: 'POST',
-			headers: { 'content-type': 'application/json', 'x-signature': signWebhookPayload(secret, Math.floor(Date.now() / 1000), completedBody) },
+			headers: {
+				'content-type': 'application/json',
+				'x-signature': signWebhookPayload(secret, Math.floor(Date.now() / 1000), completedBody),
+			},
 			body: completedBody,
 			signal: AbortSignal.timeout(15_000),
 		});
 		expect(response.status).toBe(200);
 
 		await n8n.waitForExecutions(workflowId, { count: before.length + 1, timeoutMs: 60_000 });
-		const repeat = (await executions()).find((execution) => !before.some((known) => known.id === execution.id))!;
+		const repeat = (await executions()).find(
+			(execution) => !before.some((known) => known.id === execution.id),
+		)!;
 		expect(repeat.status).toBe('success');
 		// The trigger lost the claim: it passed nothing on, so no later node would run.
 		expect(repeat.data?.resultData.runData[TRIGGER_NAME]?.[0]?.data?.main?.[0]).toEqual([]);
@@ -253,10 +355,17 @@ describe('Document Signing Trigger in a real n8n, with people signing in Chromiu
 
 		expect(status.status).toBe('not_published');
 		expect(sandbox.store.webhooksOf(apiKey)).toEqual([]);
-		const after = await fetch(productionUrl, { method: 'POST', body: '{}', signal: AbortSignal.timeout(15_000) });
+		const after = await fetch(productionUrl, {
+			method: 'POST',
+			body: '{}',
+			signal: AbortSignal.timeout(15_000),
+		});
 		expect(after.status).toBe(404);
 
-		const document = await createDocument(sandbox, apiKey, { name: 'after.pdf', signers: [{ email: 'al@example.com', name: 'Al' }] });
+		const document = await createDocument(sandbox, apiKey, {
+			name: 'after.pdf',
+			signers: [{ email: 'al@example.com', name: 'Al' }],
+		});
 		sandbox.actAsSigner(document.id, document.signers[0].id, 'sign');
 		await sandbox.flushDeliveries();
 		expect(ourDeliveries()).toHaveLength(attemptsBefore);

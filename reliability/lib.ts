@@ -53,7 +53,11 @@ export function sign(secret: string, body: string, t = nowSeconds()): string {
 }
 
 /** POSTs a delivery to n8n's production URL; resolves with the status. */
-export async function post(url: string, body: string, headers: Record<string, string>): Promise<number> {
+export async function post(
+	url: string,
+	body: string,
+	headers: Record<string, string>,
+): Promise<number> {
 	const response = await fetch(url, {
 		method: 'POST',
 		headers: { 'content-type': 'application/json', ...headers },

@@ -18,9 +18,26 @@
 import { startN8n, type N8nInstance } from '../e2e/harness/n8n';
 import { startSandbox, type Sandbox } from '../sandbox';
 import { badInputCases } from '../test/fixtures/badInputCases';
-import { allExecutions, callWebhook, createCredential, createWorkflow, executionWithData, nodeRun, runOnce, waitForFinished } from '../bench/lib/n8nApi';
+import {
+	allExecutions,
+	callWebhook,
+	createCredential,
+	createWorkflow,
+	executionWithData,
+	nodeRun,
+	runOnce,
+	waitForFinished,
+} from '../bench/lib/n8nApi';
 import { noOpNode, splitItemsNode, webhookNode } from '../bench/lib/workflows';
-import { chain, codeNode, createDocument, signingNode, triggerNode, type WorkflowJson, type WorkflowNode } from '../e2e/harness/workflows';
+import {
+	chain,
+	codeNode,
+	createDocument,
+	signingNode,
+	triggerNode,
+	type WorkflowJson,
+	type WorkflowNode,
+} from '../e2e/harness/workflows';
 import { webhookSecret } from '../test/helpers/sandbox';
 import { codeForItems, deliveryBody, nowSeconds, post, printed, sign, summary } from './lib';
 
@@ -33,7 +50,10 @@ let n8n: N8nInstance;
 const secrets = new Set<string>();
 /** Everything written to stdout/stderr while the suite ran. */
 const output: string[] = [];
-const originalWrite = { out: process.stdout.write.bind(process.stdout), err: process.stderr.write.bind(process.stderr) };
+const originalWrite = {
+	out: process.stdout.write.bind(process.stdout),
+	err: process.stderr.write.bind(process.stderr),
+};
 
 beforeAll(async () => {
 	process.stdout.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
@@ -54,7 +74,9 @@ afterAll(async () => {
 	await sandbox?.close();
 	process.stdout.write = originalWrite.out;
 	process.stderr.write = originalWrite.err;
-	process.stdout.write(`[reliability] wall time of the suite: ${Math.round((Date.now() - suiteStarted) / 1000)} s\n`);
+	process.stdout.write(
+		`[reliability] wall time of the suite: ${Math.round((Date.now() - suiteStarted) / 1000)} s\n`,
+	);
 }, 120_000);
 
 async function account(name: string) {
@@ -75,23 +97,41 @@ test('1. bulk: 1,000 creates under 429s, 503s and dropped connections: none lost
 			splitItemsNode(),
 			signingNode(
 				'Document Signing',
-				{ resource: 'document', operation: 'create', name: '={{ $json.name }}', signers: { signer: [{ email: '={{ $json.email }}', name: 'Bulk Signer' }] } },
+				{
+					resource: 'document',
+					operation: 'create',
+					name: '={{ $json.name }}',
+					signers: { signer: [{ email: '={{ $json.email }}', name: 'Bulk Signer' }] },
+				},
 				{ credential },
 			),
 		]),
 	);
 	await n8n.activate(workflowId);
-	sandbox.configure({ rateLimit: { requestsPerSecond: 100, burst: 10 }, failureRate: 0.1, failureStatuses: [503], connectionResetRate: 0.03 });
+	sandbox.configure({
+		rateLimit: { requestsPerSecond: 100, burst: 10 },
+		failureRate: 0.1,
+		failureStatuses: [503],
+		connectionResetRate: 0.03,
+	});
 	// Counts below are differences: nothing of another test's may be pending when they start.
 	await sandbox.flushDeliveries();
 	const before = sandbox.stats();
 	const started = Date.now();
 	let execution;
 	try {
-		const items = Array.from({ length: ITEMS }, (_, i) => ({ name: `rel-${i}.pdf`, email: `signer${i}@example.com` }));
+		const items = Array.from({ length: ITEMS }, (_, i) => ({
+			name: `rel-${i}.pdf`,
+			email: `signer${i}@example.com`,
+		}));
 		execution = await runOnce(n8n, workflowId, path, { items }, 540_000);
 	} finally {
-		sandbox.configure({ rateLimit: null, failureRate: 0, connectionResetRate: 0, failureStatuses: [500, 503] });
+		sandbox.configure({
+			rateLimit: null,
+			failureRate: 0,
+			connectionResetRate: 0,
+			failureStatuses: [500, 503],
+		});
 	}
 	const after = sandbox.stats();
 	const out = nodeRun(execution, 'Document Signing');
@@ -99,7 +139,9 @@ test('1. bulk: 1,000 creates under 429s, 503s and dropped connections: none lost
 	const stored = sandbox.store.documentsOf(apiKey);
 	const counts = new Map<string, number>();
 	for (const doc of stored) counts.set(doc.name, (counts.get(doc.name) ?? 0) + 1);
-	const lost = Array.from({ length: ITEMS }, (_, i) => `rel-${i}.pdf`).filter((name) => !counts.has(name)).length;
+	const lost = Array.from({ length: ITEMS }, (_, i) => `rel-${i}.pdf`).filter(
+		(name) => !counts.has(name),
+	).length;
 	const duplicated = [...counts.values()].reduce((sum, count) => sum + count - 1, 0);
 	const faults = {
 		requests: after.requests - before.requests,
@@ -115,7 +157,11 @@ test('1. bulk: 1,000 creates under 429s, 503s and dropped connections: none lost
 	expect(execution.status).toBe('success');
 	expect(out.items).toHaveLength(ITEMS);
 	out.items.forEach((json, i) => expect(json.name).toBe(`rel-${i}.pdf`));
-	expect({ created: stored.length, lost, duplicated }).toEqual({ created: ITEMS, lost: 0, duplicated: 0 });
+	expect({ created: stored.length, lost, duplicated }).toEqual({
+		created: ITEMS,
+		lost: 0,
+		duplicated: 0,
+	});
 	// The faults really happened.
 	expect(faults.rateLimited).toBeGreaterThan(0);
 	expect(faults.injected503).toBeGreaterThan(0);
@@ -128,8 +174,14 @@ test('2. webhook lifecycle: 50 activate/deactivate cycles with restarts: exactly
 	const RESTART_WHILE_ACTIVE = new Set([12, 37]);
 	const RESTART_WHILE_INACTIVE = new Set([25]);
 	const { apiKey, credential } = await account('reliability lifecycle');
-	const trigger = triggerNode('Document Signing Trigger', { events: ['document.completed', 'document.declined'], credential });
-	const workflowId = await createWorkflow(n8n, chain('reliability lifecycle', [trigger, noOpNode()]));
+	const trigger = triggerNode('Document Signing Trigger', {
+		events: ['document.completed', 'document.declined'],
+		credential,
+	});
+	const workflowId = await createWorkflow(
+		n8n,
+		chain('reliability lifecycle', [trigger, noOpNode()]),
+	);
 	const url = n8n.productionWebhookUrl(`${trigger.webhookId}/webhook`);
 	const ours = () => sandbox.store.webhooksOf(apiKey).filter((webhook) => webhook.url === url);
 
@@ -152,10 +204,13 @@ test('2. webhook lifecycle: 50 activate/deactivate cycles with restarts: exactly
 			const status = await n8n.activate(workflowId, { allowFailure: true });
 			if (status.status !== 'published') {
 				failedPublications++;
-				violations.push(`cycle ${cycle}: activation ended ${status.status}: ${JSON.stringify(status.triggers)}`);
+				violations.push(
+					`cycle ${cycle}: activation ended ${status.status}: ${JSON.stringify(status.triggers)}`,
+				);
 			}
 			let active = ours();
-			if (active.length !== 1) violations.push(`cycle ${cycle}: ${active.length} webhooks after activation`);
+			if (active.length !== 1)
+				violations.push(`cycle ${cycle}: ${active.length} webhooks after activation`);
 			for (const webhook of active) {
 				webhookIds.add(webhook.id);
 				const secret = webhookSecret(sandbox, apiKey, webhook.id);
@@ -167,9 +222,15 @@ test('2. webhook lifecycle: 50 activate/deactivate cycles with restarts: exactly
 				// n8n re-activates published workflows at start-up (checkExists, or create anew), possibly
 				// after it reports ready: wait (bounded) for the registration to settle.
 				const deadline = Date.now() + 30_000;
-				while (Date.now() < deadline && ((await n8n.publicationStatus(workflowId)).status === 'in_progress' || ours().length !== 1)) await sleep(200);
+				while (
+					Date.now() < deadline &&
+					((await n8n.publicationStatus(workflowId)).status === 'in_progress' ||
+						ours().length !== 1)
+				)
+					await sleep(200);
 				active = ours();
-				if (active.length !== 1) violations.push(`cycle ${cycle}: ${active.length} webhooks after a restart while active`);
+				if (active.length !== 1)
+					violations.push(`cycle ${cycle}: ${active.length} webhooks after a restart while active`);
 				for (const webhook of active) {
 					webhookIds.add(webhook.id);
 					const secret = webhookSecret(sandbox, apiKey, webhook.id);
@@ -182,7 +243,10 @@ test('2. webhook lifecycle: 50 activate/deactivate cycles with restarts: exactly
 			if (RESTART_WHILE_INACTIVE.has(cycle)) {
 				await n8n.restart();
 				restarts++;
-				if (ours().length !== 0) violations.push(`cycle ${cycle}: ${ours().length} webhooks after a restart while inactive`);
+				if (ours().length !== 0)
+					violations.push(
+						`cycle ${cycle}: ${ours().length} webhooks after a restart while inactive`,
+					);
 			}
 		}
 	} finally {
@@ -201,7 +265,10 @@ test('2. webhook lifecycle: 50 activate/deactivate cycles with restarts: exactly
 
 test('3. forgery: bad deliveries are refused with 401 and start nothing; valid ones are processed once each, repeats never', async () => {
 	const { apiKey, credential } = await account('reliability forgery');
-	const trigger = triggerNode('Document Signing Trigger', { events: ['document.completed'], credential });
+	const trigger = triggerNode('Document Signing Trigger', {
+		events: ['document.completed'],
+		credential,
+	});
 	const workflowId = await createWorkflow(n8n, chain('reliability forgery', [trigger, noOpNode()]));
 	await n8n.activate(workflowId);
 	const [webhook] = sandbox.store.webhooksOf(apiKey);
@@ -213,24 +280,61 @@ test('3. forgery: bad deliveries are refused with 401 and start nothing; valid o
 	const otherSecret = 'whsec_not_the_registered_secret_0123456789abcdef';
 
 	const forgeries: Array<{ kind: string; send: () => Promise<number> }> = [
-		{ kind: 'no signature header', send: async () => { const d = deliveryBody(webhook.id); return await post(url, d.body, {}); } },
-		{ kind: 'malformed header', send: async () => { const d = deliveryBody(webhook.id); return await post(url, d.body, { 'x-signature': 'garbage' }); } },
-		{ kind: 'signed with another secret', send: async () => { const d = deliveryBody(webhook.id); return await post(url, d.body, { 'x-signature': sign(otherSecret, d.body) }); } },
-		{ kind: 'stale timestamp (10 min old, correctly signed)', send: async () => { const d = deliveryBody(webhook.id); return await post(url, d.body, { 'x-signature': sign(secret, d.body, nowSeconds() - 600) }); } },
-		{ kind: 'future timestamp (10 min ahead, correctly signed)', send: async () => { const d = deliveryBody(webhook.id); return await post(url, d.body, { 'x-signature': sign(secret, d.body, nowSeconds() + 600) }); } },
+		{
+			kind: 'no signature header',
+			send: async () => {
+				const d = deliveryBody(webhook.id);
+				return await post(url, d.body, {});
+			},
+		},
+		{
+			kind: 'malformed header',
+			send: async () => {
+				const d = deliveryBody(webhook.id);
+				return await post(url, d.body, { 'x-signature': 'garbage' });
+			},
+		},
+		{
+			kind: 'signed with another secret',
+			send: async () => {
+				const d = deliveryBody(webhook.id);
+				return await post(url, d.body, { 'x-signature': sign(otherSecret, d.body) });
+			},
+		},
+		{
+			kind: 'stale timestamp (10 min old, correctly signed)',
+			send: async () => {
+				const d = deliveryBody(webhook.id);
+				return await post(url, d.body, { 'x-signature': sign(secret, d.body, nowSeconds() - 600) });
+			},
+		},
+		{
+			kind: 'future timestamp (10 min ahead, correctly signed)',
+			send: async () => {
+				const d = deliveryBody(webhook.id);
+				return await post(url, d.body, { 'x-signature': sign(secret, d.body, nowSeconds() + 600) });
+			},
+		},
 		{
 			kind: 'only another scheme (v0=)',
 			send: async () => {
 				const d = deliveryBody(webhook.id);
-				return await post(url, d.body, { 'x-signature': sign(secret, d.body).replace('v1=', 'v0=') });
+				return await post(url, d.body, {
+					'x-signature': sign(secret, d.body).replace('v1=', 'v0='),
+				});
 			},
 		},
-		{ kind: 'empty body', send: async () => await post(url, '', { 'x-signature': sign(secret, '') }) },
+		{
+			kind: 'empty body',
+			send: async () => await post(url, '', { 'x-signature': sign(secret, '') }),
+		},
 		{
 			kind: 'body changed after signing',
 			send: async () => {
 				const d = deliveryBody(webhook.id);
-				return await post(url, d.body.replace('"completed"', '"declined"'), { 'x-signature': sign(secret, d.body) });
+				return await post(url, d.body.replace('"completed"', '"declined"'), {
+					'x-signature': sign(secret, d.body),
+				});
 			},
 		},
 		{
@@ -238,7 +342,9 @@ test('3. forgery: bad deliveries are refused with 401 and start nothing; valid o
 			send: async () => {
 				const d = deliveryBody(webhook.id);
 				const t = nowSeconds();
-				return await post(url, d.body, { 'x-signature': sign(secret, d.body, t).replace(`t=${t}`, `t=${t - 1}`) });
+				return await post(url, d.body, {
+					'x-signature': sign(secret, d.body, t).replace(`t=${t}`, `t=${t - 1}`),
+				});
 			},
 		},
 		{
@@ -252,7 +358,9 @@ test('3. forgery: bad deliveries are refused with 401 and start nothing; valid o
 			kind: 're-serialised JSON (same value, other bytes) under the original signature',
 			send: async () => {
 				const d = deliveryBody(webhook.id);
-				return await post(url, JSON.stringify(JSON.parse(d.body), null, 2), { 'x-signature': sign(secret, d.body) });
+				return await post(url, JSON.stringify(JSON.parse(d.body), null, 2), {
+					'x-signature': sign(secret, d.body),
+				});
 			},
 		},
 		{
@@ -264,7 +372,8 @@ test('3. forgery: bad deliveries are refused with 401 and start nothing; valid o
 		},
 	];
 	const refused: Array<{ kind: string; status: number }> = [];
-	for (const forgery of forgeries) refused.push({ kind: forgery.kind, status: await forgery.send() });
+	for (const forgery of forgeries)
+		refused.push({ kind: forgery.kind, status: await forgery.send() });
 	// Give n8n time to start anything it wrongly accepted. (The workflow is this test's own, and
 	// the service has made no delivery to its webhook yet: every execution would be a forgery's.)
 	await sleep(2000);
@@ -274,7 +383,10 @@ test('3. forgery: bad deliveries are refused with 401 and start nothing; valid o
 	// Valid deliveries are the service's own: 100 documents, each signed by its one signer.
 	const VALID = 100;
 	for (let i = 0; i < VALID; i++) {
-		const document = await createDocument(sandbox, apiKey, { name: `reliability ${i}.pdf`, signers: [{ email: `signer${i}@example.com`, name: `Signer ${i}` }] });
+		const document = await createDocument(sandbox, apiKey, {
+			name: `reliability ${i}.pdf`,
+			signers: [{ email: `signer${i}@example.com`, name: `Signer ${i}` }],
+		});
 		sandbox.actAsSigner(document.id, document.signers[0].id, 'sign');
 	}
 	await sandbox.flushDeliveries();
@@ -283,7 +395,8 @@ test('3. forgery: bad deliveries are refused with 401 and start nothing; valid o
 	const attempts = sandbox.deliveries().filter((attempt) => attempt.webhookId === webhook.id);
 	const valid = [...new Map(attempts.map((attempt) => [attempt.deliveryId, attempt])).values()];
 	const taken = (deliveryId: string) =>
-		attempts.some((attempt) => attempt.deliveryId === deliveryId && attempt.ok) || sandbox.deliveryRecord(deliveryId)?.status === 'acknowledged';
+		attempts.some((attempt) => attempt.deliveryId === deliveryId && attempt.ok) ||
+		sandbox.deliveryRecord(deliveryId)?.status === 'acknowledged';
 	const validAccepted = valid.filter((delivery) => taken(delivery.deliveryId)).length;
 	const executions = await waitForFinished(n8n, workflowId, VALID, 180_000);
 
@@ -292,17 +405,25 @@ test('3. forgery: bad deliveries are refused with 401 and start nothing; valid o
 	const REPEATS = 20;
 	const repeatStatuses: number[] = [];
 	for (const d of valid.slice(0, REPEATS)) {
-		repeatStatuses.push(await post(url, d.body, { 'x-signature': sign(secret, d.body), 'x-delivery-id': d.deliveryId }));
+		repeatStatuses.push(
+			await post(url, d.body, {
+				'x-signature': sign(secret, d.body),
+				'x-delivery-id': d.deliveryId,
+			}),
+		);
 	}
 	await waitForFinished(n8n, workflowId, VALID + REPEATS, 120_000);
 	await sleep(2000);
 	await sandbox.flushDeliveries();
 	const finalExecutions = await allExecutions(n8n, workflowId, true);
 	const passedOn = finalExecutions.flatMap((execution) => {
-		const items = execution.data?.resultData.runData['Document Signing Trigger']?.[0]?.data?.main?.[0] ?? [];
+		const items =
+			execution.data?.resultData.runData['Document Signing Trigger']?.[0]?.data?.main?.[0] ?? [];
 		return items.map((item) => item.json.deliveryId as string);
 	});
-	const reachedNextNode = finalExecutions.filter((execution) => execution.data?.resultData.runData.Done).length;
+	const reachedNextNode = finalExecutions.filter(
+		(execution) => execution.data?.resultData.runData.Done,
+	).length;
 	await n8n.deactivate(workflowId);
 
 	const refusedCount = refused.filter((r) => r.status === 401).length;
@@ -332,45 +453,69 @@ test('4. bad input: every kind of the table fails in n8n with its message and se
 	badInputCases.forEach((testCase, i) => {
 		const hook = webhookNode(`rel-bad-${stamp}-${i}`, `Webhook ${i}`);
 		const items = codeNode(`Items ${i}`, codeForItems(testCase.items ?? [{ json: {} }]));
-		const node = signingNode(`Case ${i}`, testCase.parameters as Record<string, unknown>, { credential });
+		const node = signingNode(`Case ${i}`, testCase.parameters as Record<string, unknown>, {
+			credential,
+		});
 		nodes.push(hook, items, node);
 		connections[hook.name] = { main: [[{ node: items.name, type: 'main', index: 0 }]] };
 		connections[items.name] = { main: [[{ node: node.name, type: 'main', index: 0 }]] };
 	});
-	const workflowId = await createWorkflow(n8n, { name: 'reliability bad input', nodes, connections, settings: { executionOrder: 'v1' } });
+	const workflowId = await createWorkflow(n8n, {
+		name: 'reliability bad input',
+		nodes,
+		connections,
+		settings: { executionOrder: 'v1' },
+	});
 	await n8n.activate(workflowId);
 
 	// The service's requests from earlier tests (claims of their deliveries) must not count: none pending.
 	await sandbox.flushDeliveries();
 	const before = sandbox.stats().requests;
-	const results: Array<{ title: string; status?: string; message?: string; httpCode?: string | null; ok: boolean }> = [];
+	const results: Array<{
+		title: string;
+		status?: string;
+		message?: string;
+		httpCode?: string | null;
+		ok: boolean;
+	}> = [];
 	for (const [i, testCase] of badInputCases.entries()) {
 		const seen = new Set((await allExecutions(n8n, workflowId)).map((e) => e.id));
 		const answer = await callWebhook(n8n, `rel-bad-${stamp}-${i}`, {});
 		let execution;
 		const deadline = Date.now() + 60_000;
 		while (!execution && Date.now() < deadline) {
-			const fresh = (await allExecutions(n8n, workflowId)).filter((e) => !seen.has(e.id) && !['new', 'running', 'waiting'].includes(e.status));
+			const fresh = (await allExecutions(n8n, workflowId)).filter(
+				(e) => !seen.has(e.id) && !['new', 'running', 'waiting'].includes(e.status),
+			);
 			if (fresh.length) execution = await executionWithData(n8n, fresh[0].id);
 			else await sleep(200);
 		}
 		const error = execution?.data?.resultData.error;
 		const message = error?.message;
-		const matches = typeof testCase.message === 'string' ? message === testCase.message : testCase.message.test(message ?? '');
+		const matches =
+			typeof testCase.message === 'string'
+				? message === testCase.message
+				: testCase.message.test(message ?? '');
 		results.push({
 			title: testCase.title,
 			status: execution?.status,
 			message,
 			httpCode: error?.httpCode,
 			// The branch's Webhook answers when the run ends: 500, since the node failed it.
-			ok: answer === 500 && execution?.status === 'error' && matches && error?.node?.name === `Case ${i}`,
+			ok:
+				answer === 500 &&
+				execution?.status === 'error' &&
+				matches &&
+				error?.node?.name === `Case ${i}`,
 		});
 	}
 	await sandbox.flushDeliveries();
 	const requests = sandbox.stats().requests - before;
 	await n8n.deactivate(workflowId);
 
-	summary(`bad input: ${results.filter((r) => r.ok).length}/${badInputCases.length} kinds failed with their message in n8n; ${requests} requests reached the sandbox`);
+	summary(
+		`bad input: ${results.filter((r) => r.ok).length}/${badInputCases.length} kinds failed with their message in n8n; ${requests} requests reached the sandbox`,
+	);
 	expect(badInputCases.length).toBeGreaterThanOrEqual(15);
 	expect(results.filter((r) => !r.ok)).toEqual([]);
 	expect(requests).toBe(0);

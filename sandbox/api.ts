@@ -13,7 +13,15 @@ import { IDEMPOTENCY_KEY_HEADER } from '../nodes/shared/vocabulary';
 import type { ApiContext, ApiHandler, Services } from './context';
 import { dialectErrorReply, dialectReply, stringIds } from './dialects';
 import { decideFault } from './faults';
-import { ApiError, clientIp, readBody, sendReply, sendReplyWhileDraining, type Reply, type RequestTarget } from './http';
+import {
+	ApiError,
+	clientIp,
+	readBody,
+	sendReply,
+	sendReplyWhileDraining,
+	type Reply,
+	type RequestTarget,
+} from './http';
 import { newId } from './ids';
 import { requestFingerprint, type IdempotencyStore } from './idempotency';
 import { allowed } from './permissions';
@@ -34,7 +42,12 @@ export interface ApiDeps {
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
-export async function handleApi(req: IncomingMessage, res: ServerResponse, target: RequestTarget, deps: ApiDeps): Promise<void> {
+export async function handleApi(
+	req: IncomingMessage,
+	res: ServerResponse,
+	target: RequestTarget,
+	deps: ApiDeps,
+): Promise<void> {
 	const { services, stats } = deps;
 	const requestId = newId('request');
 	const headers: Record<string, string> = { 'X-Request-Id': requestId };
@@ -59,7 +72,9 @@ export async function handleApi(req: IncomingMessage, res: ServerResponse, targe
 		stats.injectedFailures++;
 		req.resume();
 		const code = fault.status === 500 ? 'internal_error' : 'unavailable';
-		fail(new ApiError(fault.status, code, `Injected failure (sandbox failureRate): ${fault.status}`));
+		fail(
+			new ApiError(fault.status, code, `Injected failure (sandbox failureRate): ${fault.status}`),
+		);
 		return;
 	}
 
@@ -74,11 +89,19 @@ export async function handleApi(req: IncomingMessage, res: ServerResponse, targe
 	if (resolution.kind !== 'found') {
 		stats.route('unmatched');
 		req.resume();
-		if (resolution.kind === 'not_found') return fail(new ApiError(404, 'not_found', `No route ${method} ${target.pathname}`));
+		if (resolution.kind === 'not_found')
+			return fail(new ApiError(404, 'not_found', `No route ${method} ${target.pathname}`));
 		return fail(
-			new ApiError(405, 'method_not_allowed', `${method} is not allowed on ${target.pathname}`, undefined, undefined, {
-				Allow: resolution.allow.join(', '),
-			}),
+			new ApiError(
+				405,
+				'method_not_allowed',
+				`${method} is not allowed on ${target.pathname}`,
+				undefined,
+				undefined,
+				{
+					Allow: resolution.allow.join(', '),
+				},
+			),
 		);
 	}
 	const { route, params } = resolution;
@@ -90,7 +113,11 @@ export async function handleApi(req: IncomingMessage, res: ServerResponse, targe
 	if (!key) {
 		req.resume();
 		const message = match ? 'Unknown API key' : 'Missing API key: send Authorization: Bearer <key>';
-		return fail(new ApiError(401, 'unauthorized', message, undefined, undefined, { 'WWW-Authenticate': 'Bearer' }));
+		return fail(
+			new ApiError(401, 'unauthorized', message, undefined, undefined, {
+				'WWW-Authenticate': 'Bearer',
+			}),
+		);
 	}
 
 	// 4. Rate limit, per key.
@@ -102,10 +129,17 @@ export async function handleApi(req: IncomingMessage, res: ServerResponse, targe
 			stats.rateLimited++;
 			req.resume();
 			return fail(
-				new ApiError(429, 'rate_limited', `Too many requests; retry after ${rate.retryAfterSeconds} s`, undefined, undefined, {
-					'Retry-After': String(rate.retryAfterSeconds),
-					'X-RateLimit-Reset-After': rate.resetAfterSeconds.toFixed(3),
-				}),
+				new ApiError(
+					429,
+					'rate_limited',
+					`Too many requests; retry after ${rate.retryAfterSeconds} s`,
+					undefined,
+					undefined,
+					{
+						'Retry-After': String(rate.retryAfterSeconds),
+						'X-RateLimit-Reset-After': rate.resetAfterSeconds.toFixed(3),
+					},
+				),
 			);
 		}
 	}
@@ -113,7 +147,13 @@ export async function handleApi(req: IncomingMessage, res: ServerResponse, targe
 	// 5. Role.
 	if (!allowed(key.role, route.handler.permission)) {
 		req.resume();
-		return fail(new ApiError(403, 'forbidden', `A ${key.role} may not ${method} ${route.pattern.replace(/^\/v1/, '')}`));
+		return fail(
+			new ApiError(
+				403,
+				'forbidden',
+				`A ${key.role} may not ${method} ${route.pattern.replace(/^\/v1/, '')}`,
+			),
+		);
 	}
 
 	// 6. Body (only POST and PUT carry one; others are drained and ignored).
@@ -123,7 +163,11 @@ export async function handleApi(req: IncomingMessage, res: ServerResponse, targe
 		if (result.kind === 'aborted') return;
 		if (result.kind === 'too_large') {
 			stats.status(413);
-			const error = new ApiError(413, 'payload_too_large', `Request body over ${LIMITS.maxBodyBytes} bytes`);
+			const error = new ApiError(
+				413,
+				'payload_too_large',
+				`Request body over ${LIMITS.maxBodyBytes} bytes`,
+			);
 			sendReplyWhileDraining(req, res, errorReply(error), headers);
 			return;
 		}
@@ -144,7 +188,10 @@ export async function handleApi(req: IncomingMessage, res: ServerResponse, targe
 				pathname: target.pathname,
 				query: target.query,
 				dialect,
-				body: method === 'POST' || method === 'PUT' ? requestBody(parseJson(raw), dialect.ids) : undefined,
+				body:
+					method === 'POST' || method === 'PUT'
+						? requestBody(parseJson(raw), dialect.ids)
+						: undefined,
 				by: { actor: { type: 'api_key', email: user?.email ?? null }, ip: clientIp(req) },
 			};
 			let reply = await route.handler.handle(ctx);
@@ -194,7 +241,9 @@ function requestBody(body: unknown, ids: 'prefixed' | 'numeric'): unknown {
 
 /** `/v1/webhooks/{id}/deliveries/…` when the dialect has no delivery endpoints: no such route. */
 function withoutDeliveryEndpoints(enabled: boolean, segments: string[]): boolean {
-	return !enabled && segments.length >= 5 && segments[1] === 'webhooks' && segments[3] === 'deliveries';
+	return (
+		!enabled && segments.length >= 5 && segments[1] === 'webhooks' && segments[3] === 'deliveries'
+	);
 }
 
 /** Empty body = `{}` (bodies are optional on some POSTs); a UTF-8 BOM is tolerated. */

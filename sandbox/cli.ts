@@ -15,7 +15,12 @@ import { startSandbox } from './index';
 
 const DEFAULT_PORT = 4010;
 
-function numberOption(name: string, value: string | undefined, min: number, max: number): number | undefined {
+function numberOption(
+	name: string,
+	value: string | undefined,
+	min: number,
+	max: number,
+): number | undefined {
 	if (value === undefined || value === '') return undefined;
 	const parsed = Number(value);
 	if (!Number.isFinite(parsed) || parsed < min || parsed > max) {
@@ -38,14 +43,27 @@ async function main(): Promise<void> {
 		strict: true,
 	});
 	if (values.help) {
-		console.log('Usage: npm run sandbox -- [--port 4010] [--data-file FILE] [--rate-limit N] [--failure-rate X] [--public-origin URL] [--dialect NAME[+NAME…]]');
+		console.log(
+			'Usage: npm run sandbox -- [--port 4010] [--data-file FILE] [--rate-limit N] [--failure-rate X] [--public-origin URL] [--dialect NAME[+NAME…]]',
+		);
 		console.log(`Dialects: ${DIALECT_NAMES.join(', ')}`);
 		return;
 	}
 
-	const port = numberOption('--port', values.port ?? process.env.SANDBOX_PORT, 0, 65535) ?? DEFAULT_PORT;
-	const rate = numberOption('--rate-limit', values['rate-limit'] ?? process.env.SANDBOX_RATE_LIMIT, 0.001, 1_000_000);
-	const failureRate = numberOption('--failure-rate', values['failure-rate'] ?? process.env.SANDBOX_FAILURE_RATE, 0, 1);
+	const port =
+		numberOption('--port', values.port ?? process.env.SANDBOX_PORT, 0, 65535) ?? DEFAULT_PORT;
+	const rate = numberOption(
+		'--rate-limit',
+		values['rate-limit'] ?? process.env.SANDBOX_RATE_LIMIT,
+		0.001,
+		1_000_000,
+	);
+	const failureRate = numberOption(
+		'--failure-rate',
+		values['failure-rate'] ?? process.env.SANDBOX_FAILURE_RATE,
+		0,
+		1,
+	);
 	const dataFile = values['data-file'] ?? process.env.SANDBOX_DATA_FILE ?? undefined;
 	const publicOrigin = values['public-origin'] ?? process.env.SANDBOX_PUBLIC_ORIGIN ?? undefined;
 	const dialect = values.dialect ?? process.env.SANDBOX_DIALECT ?? undefined;

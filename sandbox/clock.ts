@@ -20,7 +20,8 @@ export class Clock {
 	}
 
 	advance(seconds: number): void {
-		if (!Number.isFinite(seconds) || seconds < 0) throw new RangeError('seconds must be a finite number ≥ 0');
+		if (!Number.isFinite(seconds) || seconds < 0)
+			throw new RangeError('seconds must be a finite number ≥ 0');
 		this.offsetMs += seconds * 1000;
 	}
 

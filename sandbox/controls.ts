@@ -31,7 +31,10 @@ export interface Sandbox {
 	/** A new, empty account whose owner holds the returned key. */
 	createAccount(): { accountId: string; apiKey: string };
 	/** Another key for an account, acting as a new active member with `role` (for 403 tests). */
-	createApiKey(accountId: string, role: 'admin' | 'member' | 'viewer'): { apiKey: string; userId: string; role: string };
+	createApiKey(
+		accountId: string,
+		role: 'admin' | 'member' | 'viewer',
+	): { apiKey: string; userId: string; role: string };
 	/** Changes run-time options (rate limit, failure injection, webhook retry, public origin, dialect). */
 	configure(patch: RuntimeConfigPatch): RuntimeConfig;
 	config(): RuntimeConfig;
@@ -51,7 +54,12 @@ export interface Sandbox {
 	 * Acts as a signer without the browser, skipping the authentication step but keeping the
 	 * state machine's other rules (order, state). Returns the document afterwards.
 	 */
-	actAsSigner(documentId: string, signerId: string, action: SignerAction, reason?: string): DocumentRecord;
+	actAsSigner(
+		documentId: string,
+		signerId: string,
+		action: SignerAction,
+		reason?: string,
+	): DocumentRecord;
 	/**
 	 * The bytes GET /documents/{id}/file?version= answers (any account's document), with its
 	 * content type and file name. Rejects with the API's error: 404 unknown, 409 not completed.

@@ -29,15 +29,25 @@ function hmacOf(key: Buffer | string, content: string | Buffer): Buffer {
 }
 
 function signedContent(prefix: string, rawBody: string | Buffer): Buffer {
-	return Buffer.concat([Buffer.from(prefix, 'utf8'), typeof rawBody === 'string' ? Buffer.from(rawBody, 'utf8') : rawBody]);
+	return Buffer.concat([
+		Buffer.from(prefix, 'utf8'),
+		typeof rawBody === 'string' ? Buffer.from(rawBody, 'utf8') : rawBody,
+	]);
 }
 
 /** Builds the `X-Signature` header value (`t=…,v1=…`) for one delivery attempt. */
-export function signWebhookPayload(secret: string, timestampSeconds: number, rawBody: string | Buffer): string {
+export function signWebhookPayload(
+	secret: string,
+	timestampSeconds: number,
+	rawBody: string | Buffer,
+): string {
 	if (!Number.isSafeInteger(timestampSeconds) || timestampSeconds < 0) {
 		throw new TypeError('timestampSeconds must be a non-negative integer (Unix seconds)');
 	}
-	const hex = hmacOf(Buffer.from(secret, 'utf8'), signedContent(`${timestampSeconds}.`, rawBody)).toString('hex');
+	const hex = hmacOf(
+		Buffer.from(secret, 'utf8'),
+		signedContent(`${timestampSeconds}.`, rawBody),
+	).toString('hex');
 	return `t=${timestampSeconds},v1=${hex}`;
 }
 
@@ -48,12 +58,19 @@ export function signWebhookPayload(secret: string, timestampSeconds: number, raw
  */
 function standardWebhooksKeyOf(secret: string): Buffer {
 	const body = secret.replace(/^whsec_/, '');
-	const decoded = /^[A-Za-z0-9+/]+={0,2}$/.test(body) ? Buffer.from(body, 'base64') : Buffer.alloc(0);
+	const decoded = /^[A-Za-z0-9+/]+={0,2}$/.test(body)
+		? Buffer.from(body, 'base64')
+		: Buffer.alloc(0);
 	return decoded.length > 0 ? decoded : Buffer.from(secret, 'utf8');
 }
 
 /** `v1,<base64>` for a Standard Webhooks delivery. */
-export function standardWebhooksSignature(secret: string, id: string, timestampSeconds: number, rawBody: string | Buffer): string {
+export function standardWebhooksSignature(
+	secret: string,
+	id: string,
+	timestampSeconds: number,
+	rawBody: string | Buffer,
+): string {
 	return `v1,${hmacOf(standardWebhooksKeyOf(secret), signedContent(`${id}.${timestampSeconds}.`, rawBody)).toString('base64')}`;
 }
 
@@ -73,19 +90,32 @@ export function deliverySignatureHeaders(
 			return {
 				'webhook-id': deliveryId,
 				'webhook-timestamp': String(timestampSeconds),
-				'webhook-signature': standardWebhooksSignature(secret, deliveryId, timestampSeconds, rawBody),
+				'webhook-signature': standardWebhooksSignature(
+					secret,
+					deliveryId,
+					timestampSeconds,
+					rawBody,
+				),
 			};
 		case 'hub-sha256':
-			return { 'X-Hub-Signature-256': `sha256=${hmacOf(utf8Key, signedContent('', rawBody)).toString('hex')}` };
+			return {
+				'X-Hub-Signature-256': `sha256=${hmacOf(utf8Key, signedContent('', rawBody)).toString('hex')}`,
+			};
 		case 'signature-base64':
 			return { Signature: hmacOf(utf8Key, signedContent('', rawBody)).toString('base64') };
 		case 'timestamp-header':
 			return {
-				'X-Webhook-Signature': hmacOf(utf8Key, signedContent(`${timestampSeconds}.`, rawBody)).toString('hex'),
+				'X-Webhook-Signature': hmacOf(
+					utf8Key,
+					signedContent(`${timestampSeconds}.`, rawBody),
+				).toString('hex'),
 				'X-Webhook-Timestamp': String(timestampSeconds),
 			};
 		case 'unsigned-timestamp':
-			return { 'X-Signature': hmacOf(utf8Key, signedContent('', rawBody)).toString('hex'), 'X-Timestamp': String(timestampSeconds) };
+			return {
+				'X-Signature': hmacOf(utf8Key, signedContent('', rawBody)).toString('hex'),
+				'X-Timestamp': String(timestampSeconds),
+			};
 		default:
 			return {};
 	}

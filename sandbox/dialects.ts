@@ -100,7 +100,13 @@ export const DIALECT_PRESETS: Record<string, Partial<Dialect>> = {
 	'error-html': { errorBody: 'html' },
 	'delete-200': { deleteAnswer: 200 },
 	'ignores-webhook-filters': { webhookFilters: 'ignored' },
-	minimal: { deliveryEndpoints: false, deliverySignature: 'none', errorBody: 'message', deleteAnswer: 200, webhookFilters: 'ignored' },
+	minimal: {
+		deliveryEndpoints: false,
+		deliverySignature: 'none',
+		errorBody: 'message',
+		deleteAnswer: 200,
+		webhookFilters: 'ignored',
+	},
 };
 
 export const DIALECT_NAMES: readonly string[] = Object.freeze(Object.keys(DIALECT_PRESETS));
@@ -148,8 +154,13 @@ export function parseDialect(spec: DialectSpec | undefined): Dialect {
 	let dialect: Dialect = { ...DEFAULT_DIALECT };
 	for (const raw of text.split('+')) {
 		const name = raw.trim();
-		const preset = Object.prototype.hasOwnProperty.call(DIALECT_PRESETS, name) ? DIALECT_PRESETS[name] : undefined;
-		if (!preset) throw new Error(`Unknown dialect "${name}"; valid dialects: ${DIALECT_NAMES.join(', ')} (combine with +)`);
+		const preset = Object.prototype.hasOwnProperty.call(DIALECT_PRESETS, name)
+			? DIALECT_PRESETS[name]
+			: undefined;
+		if (!preset)
+			throw new Error(
+				`Unknown dialect "${name}"; valid dialects: ${DIALECT_NAMES.join(', ')} (combine with +)`,
+			);
 		dialect = { ...dialect, ...preset };
 	}
 	return dialect;
@@ -158,7 +169,9 @@ export function parseDialect(spec: DialectSpec | undefined): Dialect {
 function overDefault(partial: Partial<Dialect>): Dialect {
 	const result = PartialDialectSchema.safeParse(partial);
 	if (!result.success) {
-		const issues = result.error.issues.map((issue) => `${issue.path.join('.') || 'dialect'}: ${issue.message}`).join('; ');
+		const issues = result.error.issues
+			.map((issue) => `${issue.path.join('.') || 'dialect'}: ${issue.message}`)
+			.join('; ');
 		throw new Error(`Invalid dialect: ${issues}; axes: ${Object.keys(DEFAULT_DIALECT).join(', ')}`);
 	}
 	return { ...DEFAULT_DIALECT, ...(result.data as Partial<Dialect>) };
@@ -182,19 +195,37 @@ export function dialectSpecString(spec: DialectSpec | undefined, dialect: Dialec
 // --- error bodies ------------------------------------------------------------------------------
 
 function escapeHtml(value: string): string {
-	return value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+	return value
+		.replace(/&/g, '&amp;')
+		.replace(/</g, '&lt;')
+		.replace(/>/g, '&gt;')
+		.replace(/"/g, '&quot;');
 }
 
 /** An API error as the dialect writes it. Status and headers (Retry-After, Allow, …) never change. */
-export function dialectErrorReply(error: ApiError, requestId: string, dialect: Pick<Dialect, 'errorBody'>): Reply {
+export function dialectErrorReply(
+	error: ApiError,
+	requestId: string,
+	dialect: Pick<Dialect, 'errorBody'>,
+): Reply {
 	const headers = error.headers;
 	switch (dialect.errorBody) {
 		case 'message':
 			return { status: error.status, headers, body: { message: error.message, code: error.code } };
 		case 'errors':
-			return { status: error.status, headers, body: { errors: [{ code: error.code, message: error.message, field: error.field ?? null }] } };
+			return {
+				status: error.status,
+				headers,
+				body: {
+					errors: [{ code: error.code, message: error.message, field: error.field ?? null }],
+				},
+			};
 		case 'text':
-			return { status: error.status, headers, raw: { contentType: 'text/plain; charset=utf-8', data: `${error.message}\n` } };
+			return {
+				status: error.status,
+				headers,
+				raw: { contentType: 'text/plain; charset=utf-8', data: `${error.message}\n` },
+			};
 		case 'html': {
 			const title = `${error.status} ${STATUS_CODES[error.status] ?? 'Error'}`;
 			const html = `<!DOCTYPE html>
@@ -224,7 +255,8 @@ function isIdKey(key: string): 'one' | 'many' | false {
 	return false;
 }
 
-const toNumber = (value: unknown): unknown => (typeof value === 'string' && DECIMAL.test(value) ? Number(value) : value);
+const toNumber = (value: unknown): unknown =>
+	typeof value === 'string' && DECIMAL.test(value) ? Number(value) : value;
 
 /**
  * Copies `value` with every decimal-string identifier (fields `id`, `…_id`, `…_ids`) turned into a
@@ -255,7 +287,8 @@ export function stringIds(value: unknown): unknown {
 	const out: Record<string, unknown> = {};
 	for (const [key, field] of Object.entries(value as Record<string, unknown>)) {
 		const kind = isIdKey(key);
-		const text = (item: unknown) => (typeof item === 'number' && Number.isSafeInteger(item) && item > 0 ? String(item) : item);
+		const text = (item: unknown) =>
+			typeof item === 'number' && Number.isSafeInteger(item) && item > 0 ? String(item) : item;
 		if (key === 'metadata') out[key] = field;
 		else if (kind === 'one') out[key] = text(field);
 		else if (kind === 'many' && Array.isArray(field)) out[key] = field.map(text);
@@ -268,8 +301,15 @@ export function stringIds(value: unknown): unknown {
 export function dialectReply(reply: Reply, dialect: Dialect): Reply {
 	if (dialect.ids !== 'numeric') return reply;
 	if (reply.body !== undefined) return { ...reply, body: numericIds(reply.body) };
-	if (reply.raw && reply.raw.contentType.startsWith('application/json') && typeof reply.raw.data === 'string') {
-		return { ...reply, raw: { ...reply.raw, data: JSON.stringify(numericIds(JSON.parse(reply.raw.data))) } };
+	if (
+		reply.raw &&
+		reply.raw.contentType.startsWith('application/json') &&
+		typeof reply.raw.data === 'string'
+	) {
+		return {
+			...reply,
+			raw: { ...reply.raw, data: JSON.stringify(numericIds(JSON.parse(reply.raw.data))) },
+		};
 	}
 	return reply;
 }

@@ -18,7 +18,12 @@ import http from 'http';
 import https from 'https';
 
 import { LIMITS, type WebhookDelivery, type WebhookDeliveryBody } from '../contract';
-import { DELIVERY_ATTEMPT_HEADER, DELIVERY_ID_HEADER, EVENT_HEADER, type WebhookEvent } from '../nodes/shared/vocabulary';
+import {
+	DELIVERY_ATTEMPT_HEADER,
+	DELIVERY_ID_HEADER,
+	EVENT_HEADER,
+	type WebhookEvent,
+} from '../nodes/shared/vocabulary';
 import { deliverySignatureHeaders } from './deliverySignature';
 import { Clock } from './clock';
 import { DEFAULT_DIALECT, numericIds, type Dialect } from './dialects';
@@ -112,19 +117,32 @@ export class WebhookDispatcher {
 		/** The business clock: the records' timestamps and the acknowledgement window. */
 		private readonly clock: Pick<Clock, 'now' | 'iso'> = new Clock(),
 		/** The dialect's delivery axes: numeric ids in bodies, whether deliveries are signed. */
-		private readonly dialect: () => Pick<Dialect, 'ids' | 'deliverySignature'> = () => DEFAULT_DIALECT,
+		private readonly dialect: () => Pick<Dialect, 'ids' | 'deliverySignature'> = () =>
+			DEFAULT_DIALECT,
 	) {}
 
 	/** Queues `event` for every active webhook of the account subscribed to it (or to `*`). */
-	enqueue(accountId: string, event: WebhookEvent, createdAt: string, data: WebhookDeliveryBody['data']): void {
+	enqueue(
+		accountId: string,
+		event: WebhookEvent,
+		createdAt: string,
+		data: WebhookDeliveryBody['data'],
+	): void {
 		if (this.closed) return;
 		const account = this.store.accounts.get(accountId);
 		if (!account) return;
 		const documentId = data.document?.id ?? data.signature_request?.document_id;
 		for (const webhook of account.webhooks.values()) {
-			if (!subscribed(webhook, event) || !forDocument(webhook, documentId) || this.expired(webhook)) continue;
+			if (!subscribed(webhook, event) || !forDocument(webhook, documentId) || this.expired(webhook))
+				continue;
 			const id = this.store.newId('delivery');
-			const body: WebhookDeliveryBody = { id, event, created_at: createdAt, webhook_id: webhook.record.id, data };
+			const body: WebhookDeliveryBody = {
+				id,
+				event,
+				created_at: createdAt,
+				webhook_id: webhook.record.id,
+				data,
+			};
 			const delivery: PendingDelivery = {
 				id,
 				accountId,
@@ -136,7 +154,11 @@ export class WebhookDispatcher {
 			};
 			if (this.pending.size >= MAX_PENDING_DELIVERIES) {
 				this.counts.dropped++;
-				this.record(delivery, 0, { status: null, error: 'dropped: too many pending deliveries', ok: false });
+				this.record(delivery, 0, {
+					status: null,
+					error: 'dropped: too many pending deliveries',
+					ok: false,
+				});
 				continue;
 			}
 			this.pending.set(id, delivery);
@@ -179,9 +201,14 @@ export class WebhookDispatcher {
 	acknowledge(accountId: string, webhookId: string, deliveryId: string): WebhookDelivery {
 		this.forgetExpired();
 		const row = this.records.get(deliveryId);
-		if (!row || row.accountId !== accountId || row.record.webhook_id !== webhookId) throw notFound('delivery', 'delivery_id');
+		if (!row || row.accountId !== accountId || row.record.webhook_id !== webhookId)
+			throw notFound('delivery', 'delivery_id');
 		if (row.record.acknowledged_at !== null) {
-			throw new ApiError(409, 'already_acknowledged', `Delivery ${deliveryId} was already acknowledged at ${row.record.acknowledged_at}`);
+			throw new ApiError(
+				409,
+				'already_acknowledged',
+				`Delivery ${deliveryId} was already acknowledged at ${row.record.acknowledged_at}`,
+			);
 		}
 		row.record.status = 'acknowledged';
 		row.record.acknowledged_at = this.clock.iso();
@@ -207,15 +234,25 @@ export class WebhookDispatcher {
 	deliveryOf(accountId: string, webhookId: string, deliveryId: string): WebhookDelivery {
 		this.forgetExpired();
 		const row = this.records.get(deliveryId);
-		if (!row || row.accountId !== accountId || row.record.webhook_id !== webhookId) throw notFound('delivery', 'delivery_id');
+		if (!row || row.accountId !== accountId || row.record.webhook_id !== webhookId)
+			throw notFound('delivery', 'delivery_id');
 		return structuredClone(row.record);
 	}
 
-	private remember(accountId: string, fields: Pick<WebhookDelivery, 'id' | 'webhook_id' | 'event' | 'created_at'>): void {
+	private remember(
+		accountId: string,
+		fields: Pick<WebhookDelivery, 'id' | 'webhook_id' | 'event' | 'created_at'>,
+	): void {
 		this.records.set(fields.id, {
 			accountId,
 			createdAtMs: this.clock.now(),
-			record: { ...fields, status: 'pending', attempts: 0, received_at: null, acknowledged_at: null },
+			record: {
+				...fields,
+				status: 'pending',
+				attempts: 0,
+				received_at: null,
+				acknowledged_at: null,
+			},
 		});
 		while (this.records.size > MAX_DELIVERY_RECORDS) {
 			const oldest = this.records.keys().next().value;
@@ -233,7 +270,10 @@ export class WebhookDispatcher {
 	}
 
 	/** Keeps the record in step with an attempt's outcome (an acknowledged record stays so). */
-	private updateRecord(deliveryId: string, change: { attempted?: boolean; received?: boolean; failed?: boolean }): void {
+	private updateRecord(
+		deliveryId: string,
+		change: { attempted?: boolean; received?: boolean; failed?: boolean },
+	): void {
 		const record = this.records.get(deliveryId)?.record;
 		if (!record) return;
 		if (change.attempted) record.attempts++;
@@ -265,7 +305,11 @@ export class WebhookDispatcher {
 	}
 
 	private cancel(delivery: PendingDelivery): void {
-		this.record(delivery, delivery.attempts + 1, { status: null, error: 'cancelled: webhook removed', ok: false });
+		this.record(delivery, delivery.attempts + 1, {
+			status: null,
+			error: 'cancelled: webhook removed',
+			ok: false,
+		});
 		this.finish(delivery, false);
 	}
 
@@ -276,7 +320,10 @@ export class WebhookDispatcher {
 
 	/** Past its `expires_at` on the business clock (the expiry sweep removes it soon after). */
 	private expired(webhook: WebhookRow): boolean {
-		return webhook.record.expires_at !== undefined && Date.parse(webhook.record.expires_at) <= this.clock.now();
+		return (
+			webhook.record.expires_at !== undefined &&
+			Date.parse(webhook.record.expires_at) <= this.clock.now()
+		);
 	}
 
 	private cancelAll(): void {
@@ -347,7 +394,13 @@ export class WebhookDispatcher {
 			const url = new URL(delivery.url);
 			const transport = url.protocol === 'https:' ? https : http;
 			// Transport time, not the business clock: receivers compare `t` with their own clock.
-			const signatureHeaders = deliverySignatureHeaders(this.dialect().deliverySignature, webhook.secret, Math.floor(Date.now() / 1000), delivery.id, delivery.body);
+			const signatureHeaders = deliverySignatureHeaders(
+				this.dialect().deliverySignature,
+				webhook.secret,
+				Math.floor(Date.now() / 1000),
+				delivery.id,
+				delivery.body,
+			);
 			request = transport.request(url, {
 				method: 'POST',
 				agent: url.protocol === 'https:' ? this.httpsAgent : this.httpAgent,
@@ -364,7 +417,12 @@ export class WebhookDispatcher {
 		} catch (error) {
 			settled = true;
 			this.releaseSlot(delivery.url);
-			this.record(delivery, attemptNumber, { status: null, error: `invalid request: ${String(error)}`, ok: false, startedAt });
+			this.record(delivery, attemptNumber, {
+				status: null,
+				error: `invalid request: ${String(error)}`,
+				ok: false,
+				startedAt,
+			});
 			this.retryOrGiveUp(delivery);
 			return;
 		}
@@ -398,7 +456,11 @@ export class WebhookDispatcher {
 	private startWaiting(url: string): void {
 		const waiting = this.waitingByUrl.get(url) ?? [];
 		const limit = this.retry().concurrencyPerUrl;
-		while (waiting.length > 0 && !this.closed && (limit <= 0 || (this.inFlightByUrl.get(url) ?? 0) < limit)) {
+		while (
+			waiting.length > 0 &&
+			!this.closed &&
+			(limit <= 0 || (this.inFlightByUrl.get(url) ?? 0) < limit)
+		) {
 			this.attempt(waiting.shift()!);
 		}
 		if (waiting.length === 0) this.waitingByUrl.delete(url);
@@ -452,7 +514,8 @@ export class WebhookDispatcher {
 			ok: outcome.ok,
 			body: delivery.body,
 		});
-		if (this.history.length > MAX_ATTEMPT_HISTORY) this.history.splice(0, this.history.length - MAX_ATTEMPT_HISTORY);
+		if (this.history.length > MAX_ATTEMPT_HISTORY)
+			this.history.splice(0, this.history.length - MAX_ATTEMPT_HISTORY);
 	}
 }
 
@@ -462,5 +525,8 @@ function forDocument(webhook: WebhookRow, documentId: string | undefined): boole
 }
 
 function subscribed(webhook: WebhookRow, event: WebhookEvent): boolean {
-	return webhook.record.active && (webhook.record.events.includes('*') || webhook.record.events.includes(event));
+	return (
+		webhook.record.active &&
+		(webhook.record.events.includes('*') || webhook.record.events.includes(event))
+	);
 }

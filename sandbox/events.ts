@@ -47,7 +47,12 @@ export class EventBus {
 		});
 		this.store.changed();
 		if (DELIVERED_EVENTS.has(input.event)) {
-			this.dispatcher.enqueue(input.accountId, input.event as WebhookEvent, createdAt, structuredClone(input.data ?? {}));
+			this.dispatcher.enqueue(
+				input.accountId,
+				input.event as WebhookEvent,
+				createdAt,
+				structuredClone(input.data ?? {}),
+			);
 		}
 	}
 }

@@ -9,7 +9,13 @@
  */
 import { createHmac, timingSafeEqual } from 'crypto';
 
-import type { AuditLogEntry, AuditTrail, AuditTrailFormat, DocumentFileVersion, DocumentRecord } from '../contract';
+import type {
+	AuditLogEntry,
+	AuditTrail,
+	AuditTrailFormat,
+	DocumentFileVersion,
+	DocumentRecord,
+} from '../contract';
 import { ApiError, notFound } from './http';
 import { auditTrailPdf, generatedOriginal, signedCopy, type UploadedFile } from './pdf';
 import type { Account, DocumentRow } from './store';
@@ -57,17 +63,26 @@ export function uploadedFile(row: DocumentRow): UploadedFile | null {
 
 export async function originalFile(row: DocumentRow): Promise<DocumentFile> {
 	const upload = uploadedFile(row);
-	if (upload) return { data: upload.data, contentType: upload.info.content_type, fileName: upload.info.name };
+	if (upload)
+		return { data: upload.data, contentType: upload.info.content_type, fileName: upload.info.name };
 	const document = row.record;
 	const cache = cacheOf(row);
-	const key = JSON.stringify([document.name, document.message, document.signers.map(({ name, email, order }) => [name, email, order])]);
+	const key = JSON.stringify([
+		document.name,
+		document.message,
+		document.signers.map(({ name, email, order }) => [name, email, order]),
+	]);
 	if (cache.original?.key !== key) {
 		const file = remember(generatedOriginal(structuredClone(document)), () => {
 			if (cache.original?.key === key) cache.original = undefined;
 		});
 		cache.original = { key, file };
 	}
-	return { data: await cache.original.file, contentType: 'application/pdf', fileName: `${baseName(document.name)}.pdf` };
+	return {
+		data: await cache.original.file,
+		contentType: 'application/pdf',
+		fileName: `${baseName(document.name)}.pdf`,
+	};
 }
 
 export function notCompleted(document: DocumentRecord): ApiError {
@@ -75,7 +90,12 @@ export function notCompleted(document: DocumentRecord): ApiError {
 		document.status === 'draft' || document.status === 'pending'
 			? 'the signed file exists once every signer has signed'
 			: 'only a completed document has a signed file';
-	return new ApiError(409, 'document_not_completed', `The document is ${document.status}: ${why}`, 'version');
+	return new ApiError(
+		409,
+		'document_not_completed',
+		`The document is ${document.status}: ${why}`,
+		'version',
+	);
 }
 
 export async function signedFile(row: DocumentRow, account: Account): Promise<DocumentFile> {
@@ -85,33 +105,64 @@ export async function signedFile(row: DocumentRow, account: Account): Promise<Do
 	if (!cache.signed) {
 		const ipBySigner: Record<string, string | null> = {};
 		for (const entry of documentEvents(account, document.id)) {
-			if (entry.event === 'document.signed' && typeof entry.details.signer_id === 'string') ipBySigner[entry.details.signer_id] = entry.ip;
+			if (entry.event === 'document.signed' && typeof entry.details.signer_id === 'string')
+				ipBySigner[entry.details.signer_id] = entry.ip;
 		}
-		cache.signed = remember(signedCopy(structuredClone(document), uploadedFile(row), { ipBySigner }), () => {
-			cache.signed = undefined;
-		});
+		cache.signed = remember(
+			signedCopy(structuredClone(document), uploadedFile(row), { ipBySigner }),
+			() => {
+				cache.signed = undefined;
+			},
+		);
 	}
-	return { data: await cache.signed, contentType: 'application/pdf', fileName: `${baseName(document.name)}-signed.pdf` };
+	return {
+		data: await cache.signed,
+		contentType: 'application/pdf',
+		fileName: `${baseName(document.name)}-signed.pdf`,
+	};
 }
 
-export function documentFile(row: DocumentRow, account: Account, version: DocumentFileVersion): Promise<DocumentFile> {
+export function documentFile(
+	row: DocumentRow,
+	account: Account,
+	version: DocumentFileVersion,
+): Promise<DocumentFile> {
 	return version === 'signed' ? signedFile(row, account) : originalFile(row);
 }
 
 /** The document's audit-log entries, oldest first (entries of a deleted document stay in the log). */
 export function documentEvents(account: Account, documentId: string): AuditLogEntry[] {
-	return account.audit.filter(({ record }) => record.document_id === documentId).map(({ record }) => structuredClone(record));
+	return account.audit
+		.filter(({ record }) => record.document_id === documentId)
+		.map(({ record }) => structuredClone(record));
 }
 
-export async function auditTrailFile(row: DocumentRow, account: Account, format: AuditTrailFormat): Promise<DocumentFile> {
+export async function auditTrailFile(
+	row: DocumentRow,
+	account: Account,
+	format: AuditTrailFormat,
+): Promise<DocumentFile> {
 	const document = row.record;
 	const events = documentEvents(account, document.id);
 	const fileName = `audit-trail-${document.id}.${format}`;
 	if (format === 'json') {
-		const trail: AuditTrail = { document_id: document.id, document_name: document.name, status: document.status, events };
-		return { data: Buffer.from(JSON.stringify(trail), 'utf8'), contentType: 'application/json; charset=utf-8', fileName };
+		const trail: AuditTrail = {
+			document_id: document.id,
+			document_name: document.name,
+			status: document.status,
+			events,
+		};
+		return {
+			data: Buffer.from(JSON.stringify(trail), 'utf8'),
+			contentType: 'application/json; charset=utf-8',
+			fileName,
+		};
 	}
-	return { data: await auditTrailPdf(structuredClone(document), events), contentType: 'application/pdf', fileName };
+	return {
+		data: await auditTrailPdf(structuredClone(document), events),
+		contentType: 'application/pdf',
+		fileName,
+	};
 }
 
 /**
@@ -124,8 +175,13 @@ export function contentDisposition(fileName: string): string {
 		.replace(/[\u0300-\u036f]/g, '')
 		.replace(/[^\x20-\x7e]|["\\]/g, '_');
 	const plain = fallback === fileName;
-	const encoded = encodeURIComponent(fileName).replace(/['()*]/g, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`);
-	return plain ? `attachment; filename="${fileName}"` : `attachment; filename="${fallback}"; filename*=UTF-8''${encoded}`;
+	const encoded = encodeURIComponent(fileName).replace(
+		/['()*]/g,
+		(char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`,
+	);
+	return plain
+		? `attachment; filename="${fileName}"`
+		: `attachment; filename="${fallback}"; filename*=UTF-8''${encoded}`;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -152,7 +208,10 @@ export function fileToken(accountId: string, documentId: string, target: LinkTar
 }
 
 /** The document id and target of a token issued to this account, or a 404. */
-export function readFileToken(accountId: string, token: string): { documentId: string; target: LinkTarget } {
+export function readFileToken(
+	accountId: string,
+	token: string,
+): { documentId: string; target: LinkTarget } {
 	const fail = () => notFound('file');
 	const [encoded, mac, extra] = token.split('.');
 	if (!encoded || !mac || extra !== undefined) throw fail();
@@ -177,7 +236,8 @@ export function presentDocument(
 ): DocumentRecord {
 	const copy = structuredClone(record);
 	if (!options.fileLinks) return copy;
-	const url = (target: LinkTarget) => `${options.origin}/v1/files/${fileToken(accountId, record.id, target)}`;
+	const url = (target: LinkTarget) =>
+		`${options.origin}/v1/files/${fileToken(accountId, record.id, target)}`;
 	copy.files = {
 		original: { url: url('original') },
 		signed: record.status === 'completed' ? { url: url('signed') } : null,

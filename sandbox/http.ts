@@ -17,8 +17,10 @@ export class ApiError extends Error {
 	}
 }
 
-export const notFound = (what: string, field?: string) => new ApiError(404, 'not_found', `No such ${what}`, field);
-export const conflict = (message: string, field?: string) => new ApiError(409, 'conflict', message, field);
+export const notFound = (what: string, field?: string) =>
+	new ApiError(404, 'not_found', `No such ${what}`, field);
+export const conflict = (message: string, field?: string) =>
+	new ApiError(409, 'conflict', message, field);
 
 /** What a handler returns; the pipeline turns it into bytes. */
 export interface Reply {
@@ -35,7 +37,9 @@ export function errorBody(error: ApiError, requestId: string): ErrorBody {
 			code: error.code,
 			message: error.message,
 			...(error.field !== undefined ? { field: error.field } : {}),
-			...(error.details !== undefined && error.details.length > 1 ? { details: error.details } : {}),
+			...(error.details !== undefined && error.details.length > 1
+				? { details: error.details }
+				: {}),
 			request_id: requestId,
 		},
 	};
@@ -46,7 +50,11 @@ export function errorReply(error: ApiError, requestId: string): Reply {
 }
 
 /** Writes a reply unless the client already went away. */
-export function sendReply(res: ServerResponse, reply: Reply, extraHeaders: Record<string, string> = {}): void {
+export function sendReply(
+	res: ServerResponse,
+	reply: Reply,
+	extraHeaders: Record<string, string> = {},
+): void {
 	if (res.headersSent || res.destroyed) return;
 	const headers: Record<string, string> = { ...extraHeaders, ...(reply.headers ?? {}) };
 	let payload: string | Buffer | undefined;
@@ -101,7 +109,11 @@ export type BodyResult = { kind: 'ok'; raw: Buffer } | { kind: 'too_large' } | {
  * than cutting the connection, so the client still receives the 413 instead of a reset. Past
  * `discardLimit` it gives up and destroys the socket.
  */
-export function readBody(req: IncomingMessage, limit: number, discardLimit = limit * 4): Promise<BodyResult> {
+export function readBody(
+	req: IncomingMessage,
+	limit: number,
+	discardLimit = limit * 4,
+): Promise<BodyResult> {
 	return new Promise((resolve) => {
 		const declared = Number(req.headers['content-length']);
 		const chunks: Buffer[] = [];
@@ -132,7 +144,9 @@ export function readBody(req: IncomingMessage, limit: number, discardLimit = lim
 			}
 			chunks.push(chunk);
 		});
-		req.on('end', () => settle(tooLarge ? { kind: 'too_large' } : { kind: 'ok', raw: Buffer.concat(chunks) }));
+		req.on('end', () =>
+			settle(tooLarge ? { kind: 'too_large' } : { kind: 'ok', raw: Buffer.concat(chunks) }),
+		);
 		req.on('error', () => settle({ kind: 'aborted' }));
 		req.on('close', () => settle({ kind: 'aborted' }));
 	});

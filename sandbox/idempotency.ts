@@ -34,7 +34,9 @@ function canonicalJson(value: unknown): string {
 	if (value !== null && typeof value === 'object') {
 		const entries = Object.keys(value)
 			.sort()
-			.map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`);
+			.map(
+				(key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`,
+			);
 		return `{${entries.join(',')}}`;
 	}
 	return JSON.stringify(value) ?? 'null';
@@ -48,7 +50,12 @@ export class IdempotencyStore {
 		private readonly windowMs: number,
 	) {}
 
-	async run(scope: string, key: string, fingerprint: string, execute: () => Promise<Reply>): Promise<Reply> {
+	async run(
+		scope: string,
+		key: string,
+		fingerprint: string,
+		execute: () => Promise<Reply>,
+	): Promise<Reply> {
 		const mapKey = `${scope}\u0000${key}`;
 		for (;;) {
 			const entry = this.entries.get(mapKey);
@@ -79,7 +86,11 @@ export class IdempotencyStore {
 		this.entries.clear();
 	}
 
-	private async execute(mapKey: string, fingerprint: string, execute: () => Promise<Reply>): Promise<Reply> {
+	private async execute(
+		mapKey: string,
+		fingerprint: string,
+		execute: () => Promise<Reply>,
+	): Promise<Reply> {
 		let release!: () => void;
 		const settled = new Promise<void>((resolve) => (release = resolve));
 		this.entries.set(mapKey, { state: 'in_flight', fingerprint, settled });

@@ -47,7 +47,9 @@ export function signerActor(signer: SignerRecord, ip: string | null): ActedBy {
 export function signersBlocking(document: DocumentRecord, signer: SignerRecord): SignerRecord[] {
 	if (signer.order === null) return [];
 	const order = signer.order;
-	return document.signers.filter((other) => other.order !== null && other.order < order && other.status !== 'signed');
+	return document.signers.filter(
+		(other) => other.order !== null && other.order < order && other.status !== 'signed',
+	);
 }
 
 export function needsAuthentication(signer: SignerRecord, secrets: SignerSecrets): boolean {
@@ -113,11 +115,19 @@ export class Lifecycle {
 		by: ActedBy,
 	): SigningRequestRecord {
 		if (row.record.status !== 'draft') {
-			throw conflict(`Document ${row.record.id} is ${row.record.status}; only a draft can be sent`, 'document_id');
+			throw conflict(
+				`Document ${row.record.id} is ${row.record.status}; only a draft can be sent`,
+				'document_id',
+			);
 		}
 		if (changes.signers) this.replaceSigners(row, changes.signers);
 		if (row.record.signers.length === 0) {
-			throw new ApiError(400, 'validation_error', 'signers is required: the draft has no signers yet', 'signers');
+			throw new ApiError(
+				400,
+				'validation_error',
+				'signers is required: the draft has no signers yet',
+				'signers',
+			);
 		}
 		if (changes.message !== undefined) row.record.message = changes.message;
 		if (changes.expiresAt !== undefined) row.record.expires_at = changes.expiresAt;
@@ -133,7 +143,8 @@ export class Lifecycle {
 			const authentication = input.authentication ?? 'none';
 			const secrets: SignerSecrets = {
 				token: randomToken(),
-				otpCode: authentication === 'email_otp' || authentication === 'sms_otp' ? randomDigits(6) : null,
+				otpCode:
+					authentication === 'email_otp' || authentication === 'sms_otp' ? randomDigits(6) : null,
 				eidPending: null,
 				authenticatedAt: null,
 			};
@@ -199,11 +210,21 @@ export class Lifecycle {
 		signer.status = 'viewed';
 		signer.viewed_at = this.clock.iso();
 		this.touch(row);
-		this.emitDocument(row, 'document.viewed', signerActor(signer, ip), { signer_id: signer.id }, signer);
+		this.emitDocument(
+			row,
+			'document.viewed',
+			signerActor(signer, ip),
+			{ signer_id: signer.id },
+			signer,
+		);
 	}
 
 	/** Why `signerId` cannot sign now, or null when they can. */
-	signBlocker(row: DocumentRow, signerId: string, options: { skipAuthentication?: boolean } = {}): string | null {
+	signBlocker(
+		row: DocumentRow,
+		signerId: string,
+		options: { skipAuthentication?: boolean } = {},
+	): string | null {
 		const signer = this.signer(row, signerId);
 		if (signer.status === 'signed') return 'You have already signed this document.';
 		if (signer.status === 'declined') return 'You have declined this document.';
@@ -218,7 +239,12 @@ export class Lifecycle {
 		return null;
 	}
 
-	sign(row: DocumentRow, signerId: string, ip: string | null, options: { skipAuthentication?: boolean } = {}): void {
+	sign(
+		row: DocumentRow,
+		signerId: string,
+		ip: string | null,
+		options: { skipAuthentication?: boolean } = {},
+	): void {
 		const blocker = this.signBlocker(row, signerId, options);
 		if (blocker) throw conflict(blocker);
 		const signer = this.signer(row, signerId);
@@ -226,7 +252,13 @@ export class Lifecycle {
 		signer.status = 'signed';
 		signer.signed_at = this.clock.iso();
 		this.touch(row);
-		this.emitDocument(row, 'document.signed', signerActor(signer, ip), { signer_id: signer.id }, signer);
+		this.emitDocument(
+			row,
+			'document.signed',
+			signerActor(signer, ip),
+			{ signer_id: signer.id },
+			signer,
+		);
 
 		if (row.record.signers.every((other) => other.status === 'signed')) {
 			row.record.status = 'completed';
@@ -238,7 +270,11 @@ export class Lifecycle {
 	}
 
 	/** Why `signerId` cannot decline now, or null when they can. Order does not matter here. */
-	declineBlocker(row: DocumentRow, signerId: string, options: { skipAuthentication?: boolean } = {}): string | null {
+	declineBlocker(
+		row: DocumentRow,
+		signerId: string,
+		options: { skipAuthentication?: boolean } = {},
+	): string | null {
 		const signer = this.signer(row, signerId);
 		if (signer.status === 'signed') return 'You have already signed this document.';
 		if (signer.status === 'declined') return 'You have already declined this document.';
@@ -249,7 +285,13 @@ export class Lifecycle {
 		return null;
 	}
 
-	decline(row: DocumentRow, signerId: string, reason: string, ip: string | null, options: { skipAuthentication?: boolean } = {}): void {
+	decline(
+		row: DocumentRow,
+		signerId: string,
+		reason: string,
+		ip: string | null,
+		options: { skipAuthentication?: boolean } = {},
+	): void {
 		const blocker = this.declineBlocker(row, signerId, options);
 		if (blocker) throw conflict(blocker);
 		const signer = this.signer(row, signerId);
@@ -261,26 +303,53 @@ export class Lifecycle {
 		row.record.status = 'declined';
 		this.store.expirable.delete(row.record.id);
 		this.touch(row);
-		this.emitDocument(row, 'document.declined', signerActor(signer, ip), { signer_id: signer.id, reason }, signer);
+		this.emitDocument(
+			row,
+			'document.declined',
+			signerActor(signer, ip),
+			{ signer_id: signer.id, reason },
+			signer,
+		);
 	}
 
 	// --- reminders, deletion, expiry -----------------------------------------------------------
 
-	remind(accountId: string, requestId: string, input: { signerIds?: string[]; message?: string | null }, by: ActedBy): SigningRequestRecord {
+	remind(
+		accountId: string,
+		requestId: string,
+		input: { signerIds?: string[]; message?: string | null },
+		by: ActedBy,
+	): SigningRequestRecord {
 		const request = this.store.account(accountId).signingRequests.get(requestId)?.record;
 		if (!request) throw new ApiError(404, 'not_found', 'No such signing request');
-		if (request.status !== 'pending') throw conflict(`Signing request ${request.id} is ${request.status}; only a pending request can be reminded`);
+		if (request.status !== 'pending')
+			throw conflict(
+				`Signing request ${request.id} is ${request.status}; only a pending request can be reminded`,
+			);
 		const row = this.store.account(accountId).documents.get(request.document_id);
 		if (!row) throw conflict(`The document of signing request ${request.id} no longer exists`);
 
-		const waiting = row.record.signers.filter((signer) => signer.status === 'pending' || signer.status === 'viewed');
+		const waiting = row.record.signers.filter(
+			(signer) => signer.status === 'pending' || signer.status === 'viewed',
+		);
 		let reminded = waiting;
 		if (input.signerIds) {
 			reminded = input.signerIds.map((id, index) => {
 				const signer = row.record.signers.find((candidate) => candidate.id === id);
-				if (!signer) throw new ApiError(400, 'validation_error', `signer_ids[${index}] is not a signer of this request`, `signer_ids[${index}]`);
+				if (!signer)
+					throw new ApiError(
+						400,
+						'validation_error',
+						`signer_ids[${index}] is not a signer of this request`,
+						`signer_ids[${index}]`,
+					);
 				if (!waiting.includes(signer)) {
-					throw new ApiError(400, 'validation_error', `signer_ids[${index}] has already ${signer.status}`, `signer_ids[${index}]`);
+					throw new ApiError(
+						400,
+						'validation_error',
+						`signer_ids[${index}] has already ${signer.status}`,
+						`signer_ids[${index}]`,
+					);
 				}
 				return signer;
 			});
@@ -296,7 +365,11 @@ export class Lifecycle {
 			event: 'signature.reminded',
 			...by,
 			documentId: row.record.id,
-			details: { signature_request_id: request.id, signer_ids: reminded.map((signer) => signer.id), message: input.message ?? null },
+			details: {
+				signature_request_id: request.id,
+				signer_ids: reminded.map((signer) => signer.id),
+				message: input.message ?? null,
+			},
 			data: { signature_request: structuredClone(request) },
 		});
 		return structuredClone(request);
@@ -326,7 +399,12 @@ export class Lifecycle {
 			row.record.status = 'expired';
 			this.store.expirable.delete(documentId);
 			this.touch(row);
-			this.emitDocument(row, 'document.expired', { actor: SYSTEM_ACTOR, ip: null }, { expires_at: row.record.expires_at });
+			this.emitDocument(
+				row,
+				'document.expired',
+				{ actor: SYSTEM_ACTOR, ip: null },
+				{ expires_at: row.record.expires_at },
+			);
 		}
 	}
 
@@ -343,10 +421,18 @@ export class Lifecycle {
 		const now = this.clock.iso();
 		row.record.updated_at = now;
 		const requestId = row.record.signature_request_id;
-		const request = requestId ? this.store.accounts.get(row.accountId)?.signingRequests.get(requestId)?.record : undefined;
+		const request = requestId
+			? this.store.accounts.get(row.accountId)?.signingRequests.get(requestId)?.record
+			: undefined;
 		if (request) {
 			request.status = requestStatus(row.record, request.status);
-			request.signers = row.record.signers.map(({ id, email, name, status, signing_url }) => ({ id, email, name, status, signing_url }));
+			request.signers = row.record.signers.map(({ id, email, name, status, signing_url }) => ({
+				id,
+				email,
+				name,
+				status,
+				signing_url,
+			}));
 			request.message = row.record.message;
 			request.expires_at = row.record.expires_at;
 			request.updated_at = now;
@@ -356,7 +442,16 @@ export class Lifecycle {
 
 	private emitDocument(
 		row: DocumentRow,
-		event: 'document.created' | 'document.sent' | 'document.viewed' | 'document.signed' | 'document.completed' | 'document.declined' | 'document.expired' | 'document.cancelled' | 'document.deleted',
+		event:
+			| 'document.created'
+			| 'document.sent'
+			| 'document.viewed'
+			| 'document.signed'
+			| 'document.completed'
+			| 'document.declined'
+			| 'document.expired'
+			| 'document.cancelled'
+			| 'document.deleted',
 		by: ActedBy,
 		details: Record<string, unknown>,
 		signer?: SignerRecord,
@@ -367,12 +462,17 @@ export class Lifecycle {
 			...by,
 			documentId: row.record.id,
 			details,
-			data: signer ? { document: structuredClone(row.record), signer: structuredClone(signer) } : { document: structuredClone(row.record) },
+			data: signer
+				? { document: structuredClone(row.record), signer: structuredClone(signer) }
+				: { document: structuredClone(row.record) },
 		});
 	}
 }
 
-function requestStatus(document: DocumentRecord, current: SigningRequestStatus): SigningRequestStatus {
+function requestStatus(
+	document: DocumentRecord,
+	current: SigningRequestStatus,
+): SigningRequestStatus {
 	return document.status === 'draft' ? current : document.status;
 }
 

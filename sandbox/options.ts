@@ -1,7 +1,13 @@
 /** Options of startSandbox() and the subset that can be changed while running. */
 import { z } from 'zod';
 
-import { dialectSpecString, DialectSpecSchema, parseDialect, type Dialect, type DialectSpec } from './dialects';
+import {
+	dialectSpecString,
+	DialectSpecSchema,
+	parseDialect,
+	type Dialect,
+	type DialectSpec,
+} from './dialects';
 import type { RateLimitOptions } from './rateLimit';
 import { DEFAULT_WEBHOOK_RETRY, type WebhookRetryOptions } from './dispatcher';
 
@@ -44,7 +50,9 @@ export interface RuntimeConfig {
 	dialectSpec: string;
 }
 
-export type RuntimeConfigPatch = Partial<Omit<RuntimeConfig, 'webhookRetry' | 'dialect' | 'dialectSpec'>> & {
+export type RuntimeConfigPatch = Partial<
+	Omit<RuntimeConfig, 'webhookRetry' | 'dialect' | 'dialectSpec'>
+> & {
 	webhookRetry?: Partial<WebhookRetryOptions>;
 	/** Replaces the dialect: a spec string or axes over the default. */
 	dialect?: DialectSpec;
@@ -76,7 +84,9 @@ export const RuntimeConfigPatchSchema = z
 			.optional(),
 		publicOrigin: z
 			.string()
-			.regex(/^https?:\/\/[^/?#\s]+$/, { message: 'must be an origin such as http://localhost:4010' })
+			.regex(/^https?:\/\/[^/?#\s]+$/, {
+				message: 'must be an origin such as http://localhost:4010',
+			})
 			.nullable()
 			.optional(),
 		fileLinks: z.boolean().optional(),
@@ -134,8 +144,12 @@ export function applyPatch(config: RuntimeConfig, patch: RuntimeConfigPatch): Ru
 	};
 }
 
-function dialectOf(config: RuntimeConfig, patch: RuntimeConfigPatch): Pick<RuntimeConfig, 'dialect' | 'dialectSpec'> {
-	if (patch.dialect === undefined) return { dialect: config.dialect, dialectSpec: config.dialectSpec };
+function dialectOf(
+	config: RuntimeConfig,
+	patch: RuntimeConfigPatch,
+): Pick<RuntimeConfig, 'dialect' | 'dialectSpec'> {
+	if (patch.dialect === undefined)
+		return { dialect: config.dialect, dialectSpec: config.dialectSpec };
 	const dialect = parseDialect(patch.dialect);
 	return { dialect, dialectSpec: dialectSpecString(patch.dialect, dialect) };
 }

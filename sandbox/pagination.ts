@@ -36,11 +36,17 @@ export interface CursorScope {
 }
 
 function mac(scope: CursorScope, payload: string): Buffer {
-	return createHmac('sha256', scope.secret).update(`${scope.accountId}\n${payload}`).digest().subarray(0, 16);
+	return createHmac('sha256', scope.secret)
+		.update(`${scope.accountId}\n${payload}`)
+		.digest()
+		.subarray(0, 16);
 }
 
 export function encodeCursor(scope: CursorScope, kind: string, seq: number): string {
-	const payload = Buffer.from(JSON.stringify({ k: kind, s: seq } satisfies CursorPayload), 'utf8').toString('base64url');
+	const payload = Buffer.from(
+		JSON.stringify({ k: kind, s: seq } satisfies CursorPayload),
+		'utf8',
+	).toString('base64url');
 	return `${payload}.${mac(scope, payload).toString('base64url')}`;
 }
 
@@ -50,16 +56,32 @@ function decodeCursor(scope: CursorScope, kind: string, cursor: string, field = 
 		// As text: base64 decoding ignores the last character's spare bits (see files.ts).
 		const given = Buffer.from(signature ?? '', 'utf8');
 		const expected = Buffer.from(mac(scope, payload).toString('base64url'), 'utf8');
-		if (extra === undefined && given.length === expected.length && timingSafeEqual(given, expected)) {
-			const decoded = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Partial<CursorPayload>;
-			if (decoded && decoded.k === kind && Number.isSafeInteger(decoded.s) && (decoded.s as number) >= 0) {
+		if (
+			extra === undefined &&
+			given.length === expected.length &&
+			timingSafeEqual(given, expected)
+		) {
+			const decoded = JSON.parse(
+				Buffer.from(payload, 'base64url').toString('utf8'),
+			) as Partial<CursorPayload>;
+			if (
+				decoded &&
+				decoded.k === kind &&
+				Number.isSafeInteger(decoded.s) &&
+				(decoded.s as number) >= 0
+			) {
 				return decoded.s as number;
 			}
 		}
 	} catch {
 		// fall through to the error below
 	}
-	throw new ApiError(400, 'validation_error', `${field} is not a cursor returned by this list`, field);
+	throw new ApiError(
+		400,
+		'validation_error',
+		`${field} is not a cursor returned by this list`,
+		field,
+	);
 }
 
 /** One page in the contract's shape: `{ data, has_more, next_cursor }`. */
@@ -72,7 +94,10 @@ export function paginate<T>(
 	cursorField = 'cursor',
 ): ListPage<T> {
 	const limit = query.limit ?? DEFAULT_PAGE_SIZE;
-	const after = query.cursor === undefined ? Number.POSITIVE_INFINITY : decodeCursor(scope, kind, query.cursor, cursorField);
+	const after =
+		query.cursor === undefined
+			? Number.POSITIVE_INFINITY
+			: decodeCursor(scope, kind, query.cursor, cursorField);
 
 	const candidates = [...rows].filter((row) => row.seq < after).sort((a, b) => b.seq - a.seq);
 	const page: Array<Row<T>> = [];
@@ -104,20 +129,36 @@ function pageParam(ctx: ApiContext, name: string, max: number, min = 1): number 
 	if (raw === undefined) return undefined;
 	const value = PAGE_NUMBER.test(raw) || raw === '0' ? Number(raw) : NaN;
 	if (!(value >= min && value <= max)) {
-		throw new ApiError(400, 'validation_error', `${name} must be an integer from ${min} to ${max}`, name);
+		throw new ApiError(
+			400,
+			'validation_error',
+			`${name} must be an integer from ${min} to ${max}`,
+			name,
+		);
 	}
 	return value;
 }
 
 /** Where each token dialect reads its token, and how it names its records. */
-const TOKEN_PARAMETER: Partial<Record<ListEnvelope, string>> = { 'named-token': 'page_token', 'nested-continuation': 'continuation', 'token-elsewhere': 'page_token' };
+const TOKEN_PARAMETER: Partial<Record<ListEnvelope, string>> = {
+	'named-token': 'page_token',
+	'nested-continuation': 'continuation',
+	'token-elsewhere': 'page_token',
+};
 const recordsKey = (kind: string) => kind.replace(/-/g, '_');
 
 /** The absolute URL of this list with `changes` applied to the query (other filters kept). */
 function listUrl(ctx: ApiContext, changes: Record<string, string>): string {
 	const params = new URLSearchParams();
 	for (const [key, value] of Object.entries(ctx.query)) {
-		if (key in changes || key === 'cursor' || key === 'page' || key === 'per_page' || key === 'limit') continue;
+		if (
+			key in changes ||
+			key === 'cursor' ||
+			key === 'page' ||
+			key === 'per_page' ||
+			key === 'limit'
+		)
+			continue;
 		for (const item of Array.isArray(value) ? value : [value]) params.append(key, item);
 	}
 	for (const [key, value] of Object.entries(changes)) params.set(key, value);
@@ -140,7 +181,10 @@ export function listReply<T>(
 	const ignorePaging = dialect.paging === 'ignored';
 
 	if (dialect.listEnvelope === 'page-numbers') {
-		const perPage = Math.min(pageParam(ctx, 'per_page', MAX_PAGE_SIZE) ?? query.limit ?? DEFAULT_PAGE_SIZE, dialect.maxPageSize);
+		const perPage = Math.min(
+			pageParam(ctx, 'per_page', MAX_PAGE_SIZE) ?? query.limit ?? DEFAULT_PAGE_SIZE,
+			dialect.maxPageSize,
+		);
 		// A service that ignores paging never looks at `page`, so a bad one is no 400 either.
 		const page = ignorePaging ? 1 : (pageParam(ctx, 'page', 1_000_000_000) ?? 1);
 		const matches = [...rows].sort((a, b) => b.seq - a.seq).filter((row) => filter(row.record));
@@ -148,7 +192,9 @@ export function listReply<T>(
 		return {
 			status: 200,
 			body: {
-				data: matches.slice((page - 1) * perPage, page * perPage).map((row) => structuredClone(row.record)),
+				data: matches
+					.slice((page - 1) * perPage, page * perPage)
+					.map((row) => structuredClone(row.record)),
 				page,
 				per_page: perPage,
 				total,
@@ -159,7 +205,12 @@ export function listReply<T>(
 
 	if (dialect.listEnvelope === 'offset-total' || dialect.listEnvelope === 'start-size') {
 		const starts = dialect.listEnvelope === 'offset-total';
-		const size = Math.min((starts ? undefined : pageParam(ctx, 'size', MAX_PAGE_SIZE)) ?? query.limit ?? DEFAULT_PAGE_SIZE, dialect.maxPageSize);
+		const size = Math.min(
+			(starts ? undefined : pageParam(ctx, 'size', MAX_PAGE_SIZE)) ??
+				query.limit ??
+				DEFAULT_PAGE_SIZE,
+			dialect.maxPageSize,
+		);
 		const offsetName = starts ? 'offset' : 'start';
 		const offset = ignorePaging ? 0 : (pageParam(ctx, offsetName, 1_000_000_000, 0) ?? 0);
 		const matches = [...rows].sort((a, b) => b.seq - a.seq).filter((row) => filter(row.record));
@@ -173,24 +224,50 @@ export function listReply<T>(
 	const limit = Math.min(query.limit ?? DEFAULT_PAGE_SIZE, dialect.maxPageSize);
 	const tokenParameter = TOKEN_PARAMETER[dialect.listEnvelope];
 	// Token dialects read their token under their own name only; a `cursor` is not looked at.
-	const cursor = ignorePaging ? undefined : tokenParameter ? single(ctx.query[tokenParameter]) : query.cursor;
+	const cursor = ignorePaging
+		? undefined
+		: tokenParameter
+			? single(ctx.query[tokenParameter])
+			: query.cursor;
 	const result = paginate(scope, kind, rows, { limit, cursor }, filter, tokenParameter);
-	const next = result.next_cursor === null ? null : listUrl(ctx, { limit: String(limit), cursor: result.next_cursor });
+	const next =
+		result.next_cursor === null
+			? null
+			: listUrl(ctx, { limit: String(limit), cursor: result.next_cursor });
 	switch (dialect.listEnvelope) {
 		case 'link-header':
-			return { status: 200, body: result.data, headers: next === null ? {} : { Link: `<${next}>; rel="next"` } };
+			return {
+				status: 200,
+				body: result.data,
+				headers: next === null ? {} : { Link: `<${next}>; rel="next"` },
+			};
 		case 'results-next':
 			return { status: 200, body: { results: result.data, next } };
 		case 'next-url':
-			return { status: 200, body: { data: result.data, has_more: result.has_more, next_url: next } };
+			return {
+				status: 200,
+				body: { data: result.data, has_more: result.has_more, next_url: next },
+			};
 		case 'items-links':
 			return { status: 200, body: { items: result.data, links: { next } } };
 		case 'meta-cursor':
-			return { status: 200, body: { data: result.data, meta: { next_cursor: result.next_cursor } } };
+			return {
+				status: 200,
+				body: { data: result.data, meta: { next_cursor: result.next_cursor } },
+			};
 		case 'named-token':
-			return { status: 200, body: { [recordsKey(kind)]: result.data, ...(result.next_cursor === null ? {} : { next_page_token: result.next_cursor }) } };
+			return {
+				status: 200,
+				body: {
+					[recordsKey(kind)]: result.data,
+					...(result.next_cursor === null ? {} : { next_page_token: result.next_cursor }),
+				},
+			};
 		case 'nested-continuation':
-			return { status: 200, body: { result: { [recordsKey(kind)]: result.data }, continuation: result.next_cursor } };
+			return {
+				status: 200,
+				body: { result: { [recordsKey(kind)]: result.data }, continuation: result.next_cursor },
+			};
 		case 'token-elsewhere':
 			return { status: 200, body: { data: result.data, next_cursor: result.next_cursor } };
 		default:

@@ -52,7 +52,13 @@ export class RateLimiter {
 
 		if (bucket.tokens >= 1) {
 			bucket.tokens -= 1;
-			return { allowed: true, limit: capacity, remaining: Math.floor(bucket.tokens), retryAfterSeconds: 0, resetAfterSeconds: 0 };
+			return {
+				allowed: true,
+				limit: capacity,
+				remaining: Math.floor(bucket.tokens),
+				retryAfterSeconds: 0,
+				resetAfterSeconds: 0,
+			};
 		}
 		const secondsToOneToken = (1 - bucket.tokens) / rate;
 		return {

@@ -30,7 +30,9 @@ export class Router<H> {
 
 	resolve(method: string, segments: string[]): Resolution<H> {
 		const allow = new Set<HttpMethod>();
-		let best: { route: CompiledRoute<H>; params: Record<string, string>; literals: number } | undefined;
+		let best:
+			| { route: CompiledRoute<H>; params: Record<string, string>; literals: number }
+			| undefined;
 		for (const route of this.routes) {
 			const match = matchParts(route.parts, segments);
 			if (!match) continue;
@@ -46,7 +48,10 @@ export class Router<H> {
 	}
 }
 
-function matchParts(parts: string[], segments: string[]): { params: Record<string, string>; literals: number } | null {
+function matchParts(
+	parts: string[],
+	segments: string[],
+): { params: Record<string, string>; literals: number } | null {
 	if (parts.length !== segments.length) return null;
 	const params: Record<string, string> = {};
 	let literals = 0;

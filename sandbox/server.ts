@@ -23,7 +23,13 @@ import { ApiError, notFound, parseTarget, sendReply } from './http';
 import { IdempotencyStore } from './idempotency';
 import { newId } from './ids';
 import { Lifecycle } from './lifecycle';
-import { applyPatch, initialConfig, RuntimeConfigPatchSchema, type RuntimeConfigPatch, type SandboxOptions } from './options';
+import {
+	applyPatch,
+	initialConfig,
+	RuntimeConfigPatchSchema,
+	type RuntimeConfigPatch,
+	type SandboxOptions,
+} from './options';
 import { Persistence } from './persistence';
 import { RateLimiter } from './rateLimit';
 import { Router } from './router';
@@ -63,7 +69,9 @@ export function apiRouter(): Router<ApiHandler> {
 
 export async function startSandbox(options: StartOptions = {}): Promise<Sandbox> {
 	if (options.host !== undefined && options.host !== '127.0.0.1') {
-		throw new Error('The sandbox only listens on 127.0.0.1 (its admin routes have no authentication)');
+		throw new Error(
+			'The sandbox only listens on 127.0.0.1 (its admin routes have no authentication)',
+		);
 	}
 	let config = initialConfig(options);
 	let internalErrors = 0;
@@ -85,18 +93,35 @@ export async function startSandbox(options: StartOptions = {}): Promise<Sandbox>
 	}
 
 	let origin = '';
-	const dispatcher = new WebhookDispatcher(store, () => config.webhookRetry, clock, () => config.dialect);
+	const dispatcher = new WebhookDispatcher(
+		store,
+		() => config.webhookRetry,
+		clock,
+		() => config.dialect,
+	);
 	const events = new EventBus(store, clock, dispatcher);
 	const signingOrigin = () => config.publicOrigin ?? origin;
 	const lifecycle = new Lifecycle(store, clock, events, signingOrigin);
-	const services: Services = { store, clock, events, lifecycle, dispatcher, config: () => config, signingOrigin };
+	const services: Services = {
+		store,
+		clock,
+		events,
+		lifecycle,
+		dispatcher,
+		config: () => config,
+		signingOrigin,
+	};
 	const stats = new StatsCounter();
 	const limiter = new RateLimiter(config.rateLimit);
-	const idempotency = new IdempotencyStore(() => clock.now(), LIMITS.idempotencyWindowSeconds * 1000);
+	const idempotency = new IdempotencyStore(
+		() => clock.now(),
+		LIMITS.idempotencyWindowSeconds * 1000,
+	);
 	const apiDeps: ApiDeps = { router: apiRouter(), services, stats, limiter, idempotency, onError };
 
 	/** Errors outside /v1 and /__sandbox (unknown paths, the catch-all) use the dialect's error body too. */
-	const apiErrorReply = (error: ApiError) => dialectErrorReply(error, newId('request'), config.dialect);
+	const apiErrorReply = (error: ApiError) =>
+		dialectErrorReply(error, newId('request'), config.dialect);
 
 	const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
 		const target = parseTarget(req.url);
@@ -115,17 +140,30 @@ export async function startSandbox(options: StartOptions = {}): Promise<Sandbox>
 		if (first === '__sandbox') return handleAdmin(req, res, target, sandbox);
 		req.resume();
 		if (target.segments.length === 0 && req.method === 'GET') {
-			sendReply(res, { status: 200, body: { service: 'document-signing sandbox', base_url: `${origin}/v1`, admin: `${origin}/__sandbox` } });
+			sendReply(res, {
+				status: 200,
+				body: {
+					service: 'document-signing sandbox',
+					base_url: `${origin}/v1`,
+					admin: `${origin}/__sandbox`,
+				},
+			});
 			return;
 		}
-		sendReply(res, apiErrorReply(new ApiError(404, 'not_found', `No route ${req.method} ${target.pathname}`)));
+		sendReply(
+			res,
+			apiErrorReply(new ApiError(404, 'not_found', `No route ${req.method} ${target.pathname}`)),
+		);
 	};
 
 	const server = http.createServer((req, res) => {
 		handle(req, res).catch((error) => {
 			onError(error);
 			if (!res.headersSent) {
-				sendReply(res, apiErrorReply(new ApiError(500, 'internal_error', 'The sandbox failed unexpectedly')));
+				sendReply(
+					res,
+					apiErrorReply(new ApiError(500, 'internal_error', 'The sandbox failed unexpectedly')),
+				);
 			} else {
 				res.destroy();
 			}
@@ -133,7 +171,8 @@ export async function startSandbox(options: StartOptions = {}): Promise<Sandbox>
 	});
 	// Malformed HTTP (bad request line, header overflow): answer 400 if possible, never throw.
 	server.on('clientError', (_error, socket) => {
-		if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+		if (socket.writable)
+			socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
 		else socket.destroy();
 	});
 

@@ -40,7 +40,10 @@ ${body}
 }
 
 export function messagePage(title: string, message: string): string {
-	return page(title, `<h1>${escapeHtml(title)}</h1>\n<p id="message" role="alert">${escapeHtml(message)}</p>`);
+	return page(
+		title,
+		`<h1>${escapeHtml(title)}</h1>\n<p id="message" role="alert">${escapeHtml(message)}</p>`,
+	);
 }
 
 export function signerPath(documentId: string, signerId: string, token?: string): string {
@@ -51,7 +54,8 @@ export function signerPath(documentId: string, signerId: string, token?: string)
 function signerList(document: DocumentRecord, linkTokens?: Record<string, SignerSecrets>): string {
 	const items = document.signers.map((signer) => {
 		const label = `${escapeHtml(signer.name)} &lt;${escapeHtml(signer.email)}&gt;`;
-		const order = signer.order === null ? '' : ` <span class="muted">(order ${signer.order})</span>`;
+		const order =
+			signer.order === null ? '' : ` <span class="muted">(order ${signer.order})</span>`;
 		const link = linkTokens
 			? ` — <a id="open-${escapeHtml(signer.id)}" href="${escapeHtml(signerPath(document.id, signer.id, linkTokens[signer.id]?.token))}">Open signing page for ${escapeHtml(signer.name)}</a>`
 			: '';
@@ -61,7 +65,10 @@ function signerList(document: DocumentRecord, linkTokens?: Record<string, Signer
 }
 
 /** GET /sign/{documentId}: who signs this document, with each signer's own link. */
-export function overviewPage(document: DocumentRecord, secrets: Record<string, SignerSecrets>): string {
+export function overviewPage(
+	document: DocumentRecord,
+	secrets: Record<string, SignerSecrets>,
+): string {
 	const notice =
 		document.status === 'draft'
 			? '<p id="notice" role="status">This document has not been sent for signing yet.</p>'
@@ -93,7 +100,8 @@ function hiddenToken(token: string): string {
 }
 
 function maskedContact(signer: SignerRecord): string {
-	if (signer.authentication === 'sms_otp' && signer.phone) return `${signer.phone.slice(0, 4)}…${signer.phone.slice(-2)}`;
+	if (signer.authentication === 'sms_otp' && signer.phone)
+		return `${signer.phone.slice(0, 4)}…${signer.phone.slice(-2)}`;
 	const [local, domain] = signer.email.split('@');
 	return `${local.slice(0, 1)}…@${domain ?? ''}`;
 }
@@ -149,7 +157,8 @@ export function signerPage(model: SignerPageModel): string {
 		`<p id="signer-status">Your status: ${escapeHtml(signer.status)}</p>`,
 	];
 	if (document.message) parts.push(`<p id="document-message">${escapeHtml(document.message)}</p>`);
-	if (model.error) parts.push(`<p id="error" class="alert" role="alert">${escapeHtml(model.error)}</p>`);
+	if (model.error)
+		parts.push(`<p id="error" class="alert" role="alert">${escapeHtml(model.error)}</p>`);
 
 	if (signer.status === 'signed') {
 		parts.push('<p id="notice" role="status">You signed this document. Thank you.</p>');
@@ -158,7 +167,9 @@ export function signerPage(model: SignerPageModel): string {
 	} else if (document.status === 'draft') {
 		parts.push('<p id="notice" role="status">This document has not been sent for signing yet.</p>');
 	} else if (document.status !== 'pending') {
-		parts.push(`<p id="notice" role="status">This document is ${escapeHtml(document.status)}; it can no longer be signed.</p>`);
+		parts.push(
+			`<p id="notice" role="status">This document is ${escapeHtml(document.status)}; it can no longer be signed.</p>`,
+		);
 	} else if (model.needsAuthentication) {
 		parts.push(authenticationSection(model, action));
 	} else {
@@ -187,6 +198,8 @@ ${token}
 		}
 	}
 
-	parts.push(`<section aria-labelledby="signers-heading">\n<h2 id="signers-heading">Signers</h2>\n${signerList(document)}\n</section>`);
+	parts.push(
+		`<section aria-labelledby="signers-heading">\n<h2 id="signers-heading">Signers</h2>\n${signerList(document)}\n</section>`,
+	);
 	return page(`${document.name} — sign`, parts.join('\n'));
 }

@@ -11,7 +11,13 @@ export interface SandboxStats {
 	routes: Record<string, number>;
 	/** Per answered status code of /v1 requests. */
 	statuses: Record<string, number>;
-	deliveries: { pending: number; succeeded: number; failed: number; dropped: number; acknowledged: number };
+	deliveries: {
+		pending: number;
+		succeeded: number;
+		failed: number;
+		dropped: number;
+		acknowledged: number;
+	};
 }
 
 export class StatsCounter {

@@ -151,7 +151,9 @@ export class Store {
 
 	// --- accounts and keys -------------------------------------------------------------------
 
-	createAccount(options: { accountId?: string; apiKey?: string; ownerEmail?: string; ownerName?: string } = {}): {
+	createAccount(
+		options: { accountId?: string; apiKey?: string; ownerEmail?: string; ownerName?: string } = {},
+	): {
 		accountId: string;
 		apiKey: string;
 	} {
@@ -183,7 +185,12 @@ export class Store {
 			status: 'active',
 			invited: false,
 		});
-		const row: ApiKeyRow = { key: `sk_sandbox_${randomToken(24).replace(/[-_]/g, 'x')}`, accountId, userId: user.id, role };
+		const row: ApiKeyRow = {
+			key: `sk_sandbox_${randomToken(24).replace(/[-_]/g, 'x')}`,
+			accountId,
+			userId: user.id,
+			role,
+		};
 		this.keys.set(row.key, row);
 		this.changed();
 		return row;
@@ -191,7 +198,13 @@ export class Store {
 
 	addUser(
 		account: Account,
-		input: { email: string; name: string | null; role: TeamMemberRole; status: 'invited' | 'active'; invited: boolean },
+		input: {
+			email: string;
+			name: string | null;
+			role: TeamMemberRole;
+			status: 'invited' | 'active';
+			invited: boolean;
+		},
 	): TeamMemberRecord {
 		const now = this.nowIso();
 		const record: TeamMemberRecord = {
@@ -246,7 +259,9 @@ export class Store {
 	/** Any account's document: only for the signing pages, which authenticate by token. */
 	findDocument(documentId: string): DocumentRow | undefined {
 		const accountId = this.documentAccounts.get(documentId);
-		return accountId === undefined ? undefined : this.accounts.get(accountId)?.documents.get(documentId);
+		return accountId === undefined
+			? undefined
+			: this.accounts.get(accountId)?.documents.get(documentId);
 	}
 
 	// --- read access for tests (copies, newest first) ----------------------------------------
@@ -332,7 +347,11 @@ export class Store {
 	}
 
 	restore(snapshot: StoreSnapshot): void {
-		if (snapshot?.version !== 1 || !Array.isArray(snapshot.accounts) || !Array.isArray(snapshot.keys)) {
+		if (
+			snapshot?.version !== 1 ||
+			!Array.isArray(snapshot.accounts) ||
+			!Array.isArray(snapshot.keys)
+		) {
 			throw new Error('Unsupported sandbox data file (expected version 1)');
 		}
 		this.accounts.clear();
@@ -353,7 +372,8 @@ export class Store {
 				}
 				account.documents.set(row.record.id, row);
 				this.documentAccounts.set(row.record.id, account.id);
-				if (row.record.status === 'pending' && row.record.expires_at) this.expirable.add(row.record.id);
+				if (row.record.status === 'pending' && row.record.expires_at)
+					this.expirable.add(row.record.id);
 			}
 			for (const row of saved.signingRequests) account.signingRequests.set(row.record.id, row);
 			for (const row of saved.templates) account.templates.set(row.record.id, row);

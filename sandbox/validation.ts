@@ -18,12 +18,18 @@ const errorMap: z.ZodErrorMap = (issue, ctx) => {
 			return { message: `must be one of: ${issue.options.join(', ')}` };
 		case z.ZodIssueCode.too_small:
 			if (issue.type === 'string') {
-				return { message: Number(issue.minimum) <= 1 ? 'must not be empty' : `must be at least ${issue.minimum} characters` };
+				return {
+					message:
+						Number(issue.minimum) <= 1
+							? 'must not be empty'
+							: `must be at least ${issue.minimum} characters`,
+				};
 			}
 			if (issue.type === 'array') return { message: `must have at least ${issue.minimum} item(s)` };
 			return { message: `must be at least ${issue.minimum}` };
 		case z.ZodIssueCode.too_big:
-			if (issue.type === 'string') return { message: `must be at most ${issue.maximum} characters` };
+			if (issue.type === 'string')
+				return { message: `must be at most ${issue.maximum} characters` };
 			if (issue.type === 'array') return { message: `must have at most ${issue.maximum} items` };
 			return { message: `must be at most ${issue.maximum}` };
 		case z.ZodIssueCode.invalid_string:
@@ -46,7 +52,11 @@ function article(expected: string): string {
  * Validates `input`; `root` names the whole value when it is itself wrong (e.g. a body that is
  * an array instead of an object).
  */
-export function validate<S extends z.ZodTypeAny>(schema: S, input: unknown, root: string): z.output<S> {
+export function validate<S extends z.ZodTypeAny>(
+	schema: S,
+	input: unknown,
+	root: string,
+): z.output<S> {
 	const result = schema.safeParse(input, { errorMap });
 	if (result.success) return result.data;
 	const details = result.error.issues.map((issue) => {

@@ -5,7 +5,9 @@
 import type { Services } from './context';
 import { SYSTEM_ACTOR } from './events';
 
-export function removeExpiredWebhooks(services: Pick<Services, 'store' | 'clock' | 'events' | 'dispatcher'>): void {
+export function removeExpiredWebhooks(
+	services: Pick<Services, 'store' | 'clock' | 'events' | 'dispatcher'>,
+): void {
 	const { store } = services;
 	if (store.expiringWebhooks.size === 0) return;
 	const now = services.clock.now();

@@ -19,20 +19,32 @@ function repositoryUrl(): string {
 }
 
 /** The changelog with the Unreleased notes released as `version`; throws when there are none. */
-export function releaseChangelog(text: string, version: string, date: string, repository: string): string {
+export function releaseChangelog(
+	text: string,
+	version: string,
+	date: string,
+	repository: string,
+): string {
 	const start = text.indexOf(`\n${UNRELEASED}\n`);
 	if (start === -1) throw new Error(`CHANGELOG.md has no "${UNRELEASED}" section`);
-	if (text.includes(`\n## [${version}]`)) throw new Error(`CHANGELOG.md already has a section for ${version}`);
+	if (text.includes(`\n## [${version}]`))
+		throw new Error(`CHANGELOG.md already has a section for ${version}`);
 	const bodyStart = start + UNRELEASED.length + 2;
 	const next = text.slice(bodyStart).search(/^## \[|^\[[^\]]+\]: /m);
 	const bodyEnd = next === -1 ? text.length : bodyStart + next;
 	const notes = text.slice(bodyStart, bodyEnd).trim();
-	if (notes === '') throw new Error(`CHANGELOG.md: nothing under "${UNRELEASED}" to release as ${version}`);
+	if (notes === '')
+		throw new Error(`CHANGELOG.md: nothing under "${UNRELEASED}" to release as ${version}`);
 
 	const previous = /^## \[(\d+\.\d+\.\d+[^\]]*)\]/m.exec(text.slice(bodyEnd))?.[1];
 	let out = `${text.slice(0, bodyStart)}\n## [${version}] - ${date}\n\n${notes}\n\n${text.slice(bodyEnd)}`;
-	out = out.replace(/^\[Unreleased\]: .*$/m, `[Unreleased]: ${repository}/compare/v${version}...HEAD`);
-	const link = previous ? `[${version}]: ${repository}/compare/v${previous}...v${version}` : `[${version}]: ${repository}/releases/tag/v${version}`;
+	out = out.replace(
+		/^\[Unreleased\]: .*$/m,
+		`[Unreleased]: ${repository}/compare/v${version}...HEAD`,
+	);
+	const link = previous
+		? `[${version}]: ${repository}/compare/v${previous}...v${version}`
+		: `[${version}]: ${repository}/releases/tag/v${version}`;
 	out = out.replace(/^(\[Unreleased\]: .*)$/m, `$1\n${link}`);
 	return out;
 }

@@ -22,7 +22,13 @@ import * as path from 'node:path';
 
 import { startSandbox, type Sandbox } from '../sandbox';
 import { DEMO_API_KEY } from '../sandbox/store';
-import { CREDENTIAL_TYPE, PACKAGE_NAME, TRIGGER_NODE_TYPE, createN8n, type N8nInstance } from '../e2e/harness/n8n';
+import {
+	CREDENTIAL_TYPE,
+	PACKAGE_NAME,
+	TRIGGER_NODE_TYPE,
+	createN8n,
+	type N8nInstance,
+} from '../e2e/harness/n8n';
 
 const ROOT = path.resolve(__dirname, '..');
 const DEV_DIR = path.resolve(ROOT, process.env.N8N_DEV_DIR ?? '.n8n-dev');
@@ -45,7 +51,8 @@ function portOption(name: string, fallback: number): number {
 	const raw = process.env[name];
 	if (raw === undefined || raw === '') return fallback;
 	const port = Number(raw);
-	if (!Number.isInteger(port) || port < 1 || port > 65535) throw new Error(`${name} must be a port number, got "${raw}"`);
+	if (!Number.isInteger(port) || port < 1 || port > 65535)
+		throw new Error(`${name} must be a port number, got "${raw}"`);
 	return port;
 }
 
@@ -80,7 +87,10 @@ function writeState(state: DevState): void {
 /** A stable n8n-style id (16 alphanumerics) for an example file without an id of its own. */
 function stableId(seed: string): string {
 	const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
-	return [...createHash('sha256').update(seed).digest()].slice(0, 16).map((byte) => alphabet[byte % 62]).join('');
+	return [...createHash('sha256').update(seed).digest()]
+		.slice(0, 16)
+		.map((byte) => alphabet[byte % 62])
+		.join('');
 }
 
 /** A stable UUID for a trigger node without a webhookId (its production URL must not change). */
@@ -96,9 +106,15 @@ interface ExampleImport {
 }
 
 /** examples/*.json that are new or changed since the last run, ready to import. */
-function examplesToImport(state: DevState): { pending: ExampleImport[]; all: Array<{ file: string; id: string; name: string }> } {
+function examplesToImport(state: DevState): {
+	pending: ExampleImport[];
+	all: Array<{ file: string; id: string; name: string }>;
+} {
 	const files = fs.existsSync(EXAMPLES_DIR)
-		? fs.readdirSync(EXAMPLES_DIR).filter((file) => file.endsWith('.json')).sort()
+		? fs
+				.readdirSync(EXAMPLES_DIR)
+				.filter((file) => file.endsWith('.json'))
+				.sort()
 		: [];
 	const pending: ExampleImport[] = [];
 	const all: Array<{ file: string; id: string; name: string }> = [];
@@ -116,8 +132,14 @@ function examplesToImport(state: DevState): { pending: ExampleImport[]; all: Arr
 			log(`skipping examples/${file}: not a workflow (no "nodes" list)`);
 			continue;
 		}
-		const id = typeof workflow.id === 'string' && workflow.id !== '' ? workflow.id : stableId(`example:${file}`);
-		const name = typeof workflow.name === 'string' && workflow.name ? workflow.name : file.replace(/\.json$/, '');
+		const id =
+			typeof workflow.id === 'string' && workflow.id !== ''
+				? workflow.id
+				: stableId(`example:${file}`);
+		const name =
+			typeof workflow.name === 'string' && workflow.name
+				? workflow.name
+				: file.replace(/\.json$/, '');
 		all.push({ file, id, name });
 		if (state.examples?.[file]?.sha256 === sha256 && state.examples[file].id === id) continue;
 
@@ -126,31 +148,51 @@ function examplesToImport(state: DevState): { pending: ExampleImport[]; all: Arr
 			if (typeof node.type !== 'string' || !node.type.startsWith(`${PACKAGE_NAME}.`)) continue;
 			// Every node of this package uses the sandbox credential imported above.
 			node.credentials = { ...(node.credentials ?? {}), [CREDENTIAL_TYPE]: { ...CREDENTIAL } };
-			if (node.type === TRIGGER_NODE_TYPE && !node.webhookId) node.webhookId = stableUuid(`${id}:${node.name}`);
+			if (node.type === TRIGGER_NODE_TYPE && !node.webhookId)
+				node.webhookId = stableUuid(`${id}:${node.name}`);
 		}
 		pending.push({
 			file,
 			sha256,
-			workflow: { connections: {}, settings: {}, createdAt: now, updatedAt: now, ...workflow, id, name, active: false },
+			workflow: {
+				connections: {},
+				settings: {},
+				createdAt: now,
+				updatedAt: now,
+				...workflow,
+				id,
+				name,
+				active: false,
+			},
 		});
 	}
 	return { pending, all };
 }
 
-async function importExamples(n8n: N8nInstance, state: DevState): Promise<Array<{ file: string; id: string; name: string }>> {
+async function importExamples(
+	n8n: N8nInstance,
+	state: DevState,
+): Promise<Array<{ file: string; id: string; name: string }>> {
 	const { pending, all } = examplesToImport(state);
 	if (pending.length === 0) {
-		log(all.length ? `examples: ${all.length} already imported and unchanged` : 'examples: none in examples/');
+		log(
+			all.length
+				? `examples: ${all.length} already imported and unchanged`
+				: 'examples: none in examples/',
+		);
 		return all;
 	}
 	// One `n8n import:workflow --separate` for all of them (each CLI command takes seconds).
 	const dir = path.join(n8n.userFolder, 'imports', `examples-${Date.now()}`);
 	fs.mkdirSync(dir, { recursive: true });
 	try {
-		for (const entry of pending) fs.writeFileSync(path.join(dir, entry.file), JSON.stringify(entry.workflow, null, 2));
+		for (const entry of pending)
+			fs.writeFileSync(path.join(dir, entry.file), JSON.stringify(entry.workflow, null, 2));
 		const result = await n8n.runCli(['import:workflow', '--separate', `--input=${dir}`]);
 		if (result.code !== 0) {
-			throw new Error(`importing examples failed (exit ${result.code ?? result.signal}):\n${result.stderr.slice(-2000)}`);
+			throw new Error(
+				`importing examples failed (exit ${result.code ?? result.signal}):\n${result.stderr.slice(-2000)}`,
+			);
 		}
 	} finally {
 		fs.rmSync(dir, { recursive: true, force: true });
@@ -269,12 +311,17 @@ async function main(): Promise<void> {
 			userFolder: DEV_DIR,
 			port: n8nPort,
 			sandboxBaseUrl: sandbox.baseUrl,
-			logLevel: (process.env.N8N_LOG_LEVEL as 'error' | 'warn' | 'info' | 'debug' | undefined) ?? 'info',
+			logLevel:
+				(process.env.N8N_LOG_LEVEL as 'error' | 'warn' | 'info' | 'debug' | undefined) ?? 'info',
 		});
 		if (state.apiKey) n8n.apiKey = state.apiKey;
 
 		await n8n.importCredentials([
-			n8n.documentSigningCredential({ id: CREDENTIAL.id, name: CREDENTIAL.name, apiKey: DEMO_API_KEY }),
+			n8n.documentSigningCredential({
+				id: CREDENTIAL.id,
+				name: CREDENTIAL.name,
+				apiKey: DEMO_API_KEY,
+			}),
 		]);
 		log(`credential "${CREDENTIAL.name}" (id ${CREDENTIAL.id}) → ${sandbox.baseUrl}`);
 		const examples = await importExamples(n8n, state);

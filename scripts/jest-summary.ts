@@ -4,4 +4,6 @@ import { readFileSync } from 'fs';
 const [file, label] = process.argv.slice(2);
 const report = JSON.parse(readFileSync(file, 'utf8'));
 const skipped = report.numPendingTests + (report.numTodoTests ?? 0);
-console.log(`${label}: ${report.numPassedTests} passed, ${report.numFailedTests} failed${skipped ? `, ${skipped} skipped` : ''}`);
+console.log(
+	`${label}: ${report.numPassedTests} passed, ${report.numFailedTests} failed${skipped ? `, ${skipped} skipped` : ''}`,
+);

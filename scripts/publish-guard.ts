@@ -18,7 +18,8 @@ export const PUBLISH_WORKFLOW = '.github/workflows/publish.yml';
 /** Why publishing is refused in `env`, or null when this is the publish workflow on `v<version>`. */
 export function publishRefusal(env: NodeJS.ProcessEnv, version: string): string | null {
 	const how = `Packages are published only by ${PUBLISH_WORKFLOW} on a version tag, with provenance: run \`npm run release -- <patch|minor|major>\` to tag a release.`;
-	if (env.GITHUB_ACTIONS !== 'true') return `publish refused: not running in GitHub Actions. ${how}`;
+	if (env.GITHUB_ACTIONS !== 'true')
+		return `publish refused: not running in GitHub Actions. ${how}`;
 	const expected = `${env.GITHUB_REPOSITORY}/${PUBLISH_WORKFLOW}@refs/tags/v${version}`;
 	if (env.GITHUB_WORKFLOW_REF !== expected) {
 		return `publish refused: the workflow is ${env.GITHUB_WORKFLOW_REF ?? '(unknown)'}, not ${expected}. ${how}`;
@@ -30,7 +31,8 @@ export function publishRefusal(env: NodeJS.ProcessEnv, version: string): string 
 }
 
 if (require.main === module) {
-	const version = JSON.parse(readFileSync(path.resolve(__dirname, '../package.json'), 'utf8')).version as string;
+	const version = JSON.parse(readFileSync(path.resolve(__dirname, '../package.json'), 'utf8'))
+		.version as string;
 	const refusal = publishRefusal(process.env, version);
 	if (refusal !== null) {
 		process.stderr.write(`${refusal}\n`);

@@ -38,7 +38,9 @@ const PACKAGE_FILE_PATTERNS = ['**/*.js', 'package.json'];
 const root = path.resolve(__dirname, '..');
 
 // A real dynamic import: the scanner is an ES module, and ts-node would turn `import()` into require().
-const importModule = new Function('specifier', 'return import(specifier)') as (specifier: string) => Promise<unknown>;
+const importModule = new Function('specifier', 'return import(specifier)') as (
+	specifier: string,
+) => Promise<unknown>;
 
 function option(name: string): string | undefined {
 	const index = process.argv.indexOf(name);
@@ -46,12 +48,17 @@ function option(name: string): string | undefined {
 }
 
 function packInto(dir: string): string {
-	if (!existsSync(path.join(root, 'dist', 'nodes'))) throw new Error('dist/ is missing: run `npm run build` first');
-	const out = execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', dir], {
-		cwd: root,
-		encoding: 'utf8',
-		stdio: ['ignore', 'pipe', 'inherit'],
-	});
+	if (!existsSync(path.join(root, 'dist', 'nodes')))
+		throw new Error('dist/ is missing: run `npm run build` first');
+	const out = execFileSync(
+		'npm',
+		['pack', '--json', '--ignore-scripts', '--pack-destination', dir],
+		{
+			cwd: root,
+			encoding: 'utf8',
+			stdio: ['ignore', 'pipe', 'inherit'],
+		},
+	);
 	const tarball = path.join(dir, (JSON.parse(out) as Array<{ filename: string }>)[0].filename);
 	const packageDir = path.join(dir, 'package');
 	execFileSync('mkdir', ['-p', packageDir]);
@@ -61,7 +68,9 @@ function packInto(dir: string): string {
 
 async function main(): Promise<void> {
 	const started = Date.now();
-	const scanner = (await importModule(require.resolve('@n8n/scan-community-package/scanner/scanner.mjs'))) as Scanner;
+	const scanner = (await importModule(
+		require.resolve('@n8n/scan-community-package/scanner/scanner.mjs'),
+	)) as Scanner;
 	const temp = mkdtempSync(path.join(os.tmpdir(), 'scan-package-'));
 	try {
 		const sourceDir = option('--source') ?? root;
@@ -72,12 +81,15 @@ async function main(): Promise<void> {
 		];
 		// The scanner passes a folder with nothing to lint; here that means a wrong folder.
 		for (const [, result] of legs) {
-			if (result.passed && result.message) Object.assign(result, { passed: false, message: `nothing scanned (${result.message})` });
+			if (result.passed && result.message)
+				Object.assign(result, { passed: false, message: `nothing scanned (${result.message})` });
 		}
 		const failed = legs.filter(([, result]) => !result.passed);
 		const seconds = ((Date.now() - started) / 1000).toFixed(1);
 		if (failed.length === 0) {
-			console.log(`scan: community-package scan passed (source and packed tarball; provenance not checked before publishing) in ${seconds} s`);
+			console.log(
+				`scan: community-package scan passed (source and packed tarball; provenance not checked before publishing) in ${seconds} s`,
+			);
 			return;
 		}
 		for (const [leg, result] of failed) {

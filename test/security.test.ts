@@ -15,14 +15,34 @@ import type { IDataObject, INode } from 'n8n-workflow';
 
 import { useSandbox, webhookSecret } from './helpers/sandbox';
 import { searchDocuments } from '../nodes/DocumentSigning/listSearch';
-import { HttpStatusError, RETRY_POLICY, ServiceOrigin, sendWithRetries } from '../nodes/shared/transport';
+import {
+	HttpStatusError,
+	RETRY_POLICY,
+	ServiceOrigin,
+	sendWithRetries,
+} from '../nodes/shared/transport';
 import { TIME_LIMITS } from '../nodes/shared/transport/bounds';
-import { forgetAllDeliveries, markProcessed, MAX_REMEMBERED_IN_ALL, rememberedSize, scopeKey, wasProcessed } from '../nodes/DocumentSigningTrigger/recentDeliveries';
+import {
+	forgetAllDeliveries,
+	markProcessed,
+	MAX_REMEMBERED_IN_ALL,
+	rememberedSize,
+	scopeKey,
+	wasProcessed,
+} from '../nodes/DocumentSigningTrigger/recentDeliveries';
 import { keyCheck } from '../nodes/shared/webhookSecret';
 import { safeRequestSettings } from '../nodes/shared/transport/request';
-import { allowedDomainsFor, credentialKey, readCredentials } from '../nodes/shared/transport/service';
+import {
+	allowedDomainsFor,
+	credentialKey,
+	readCredentials,
+} from '../nodes/shared/transport/service';
 import { signWebhookPayload } from '../sandbox/deliverySignature';
-import { startCountingServer, type RecordedRequest, type ServerAnswer } from './helpers/countingServer';
+import {
+	startCountingServer,
+	type RecordedRequest,
+	type ServerAnswer,
+} from './helpers/countingServer';
 import { loadOptionsContext, runDocumentSigning } from './helpers/n8nWorkflow';
 import { TriggerHost, type DeliveryOutcome, type IncomingDelivery } from './trigger/harness';
 
@@ -30,7 +50,11 @@ const EVIL = 'http://evil.test';
 const ORIGIN = 'http://signing.test';
 const API_KEY = 'sk_live_security_review_0123456789';
 
-const sandbox = useSandbox({ port: 0, host: '127.0.0.1', webhookRetry: { baseDelayMs: 5, maxAttempts: 2, timeoutMs: 5000 } });
+const sandbox = useSandbox({
+	port: 0,
+	host: '127.0.0.1',
+	webhookRetry: { baseDelayMs: 5, maxAttempts: 2, timeoutMs: 5000 },
+});
 const savedPolicy = { ...RETRY_POLICY };
 
 beforeAll(() => {
@@ -53,14 +77,26 @@ afterEach(() => {
 
 /** An interceptor on another origin that must never be used; `isDone()` stays false. */
 function trap(origin = EVIL) {
-	return nock(origin).persist().get(/.*/).reply(200, { stolen: true }).post(/.*/).reply(200, { stolen: true }).delete(/.*/).reply(200, { stolen: true });
+	return nock(origin)
+		.persist()
+		.get(/.*/)
+		.reply(200, { stolen: true })
+		.post(/.*/)
+		.reply(200, { stolen: true })
+		.delete(/.*/)
+		.reply(200, { stolen: true });
 }
 
-function expectNoKey(error: { message?: string; description?: string; stack?: string } | undefined | null) {
+function expectNoKey(
+	error: { message?: string; description?: string; stack?: string } | undefined | null,
+) {
 	expect(`${error?.message} ${error?.description} ${error?.stack}`).not.toContain(API_KEY);
 }
 
-async function withCountingServer<T>(respond: (request: RecordedRequest) => ServerAnswer, run: (server: Awaited<ReturnType<typeof startCountingServer>>) => Promise<T>): Promise<T> {
+async function withCountingServer<T>(
+	respond: (request: RecordedRequest) => ServerAnswer,
+	run: (server: Awaited<ReturnType<typeof startCountingServer>>) => Promise<T>,
+): Promise<T> {
 	const server = await startCountingServer(respond);
 	try {
 		return await run(server);
@@ -75,12 +111,14 @@ function captureWarnings(): jest.SpyInstance {
 	return jest.spyOn(logger, 'warn').mockImplementation(() => undefined);
 }
 
-const warned = (spy: jest.SpyInstance) => spy.mock.calls.map((call) => [String(call[0]), call[1] as IDataObject | undefined] as const);
+const warned = (spy: jest.SpyInstance) =>
+	spy.mock.calls.map((call) => [String(call[0]), call[1] as IDataObject | undefined] as const);
 
 // ---------------------------------------------------------------------------------------------
 
 describe('1. HIGH: crafted list-search page tokens', () => {
-	const docs = (from: number, count: number) => Array.from({ length: count }, (_, i) => ({ id: `doc_${from + i}`, name: `d${from + i}.pdf` }));
+	const docs = (from: number, count: number) =>
+		Array.from({ length: count }, (_, i) => ({ id: `doc_${from + i}`, name: `d${from + i}.pdf` }));
 	let serverBase = '';
 
 	// Old: a token {"kind":"url","url":…} was requested as is, with the API key, wherever it pointed.
@@ -129,10 +167,18 @@ describe('1. HIGH: crafted list-search page tokens', () => {
 				}
 				if (style === 'page') {
 					const page = Number(url.searchParams.get('page') ?? 1);
-					return { status: 200, body: { data: docs((page - 1) * 50, page === 3 ? 1 : 50), page, total_pages: 3 } };
+					return {
+						status: 200,
+						body: { data: docs((page - 1) * 50, page === 3 ? 1 : 50), page, total_pages: 3 },
+					};
 				}
-				if (url.searchParams.get('after') === 'doc_49') return { status: 200, body: { data: docs(50, 1) } };
-				return { status: 200, body: { data: docs(0, 50) }, headers: { link: `<${serverBase}/documents?after=doc_49&limit=50>; rel="next"` } };
+				if (url.searchParams.get('after') === 'doc_49')
+					return { status: 200, body: { data: docs(50, 1) } };
+				return {
+					status: 200,
+					body: { data: docs(0, 50) },
+					headers: { link: `<${serverBase}/documents?after=doc_49&limit=50>; rel="next"` },
+				};
 			},
 			async (server) => {
 				serverBase = server.baseUrl;
@@ -140,7 +186,11 @@ describe('1. HIGH: crafted list-search page tokens', () => {
 
 				const first = await searchDocuments.call(context(), undefined);
 				// `alt`: the other names the token may be read under, tried if the service repeats the page.
-				expect(JSON.parse(first.paginationToken!)).toEqual({ cursor: 'c2', alt: expect.arrayContaining(['page_token']), after: expect.stringMatching(/^[0-9a-f]{16}$/) });
+				expect(JSON.parse(first.paginationToken!)).toEqual({
+					cursor: 'c2',
+					alt: expect.arrayContaining(['page_token']),
+					after: expect.stringMatching(/^[0-9a-f]{16}$/),
+				});
 				const second = await searchDocuments.call(context(), undefined, first.paginationToken);
 				expect(second.results.map((result) => result.value)).toEqual(['doc_50', 'doc_51']);
 				expect(second.paginationToken).toBeUndefined();
@@ -150,16 +200,25 @@ describe('1. HIGH: crafted list-search page tokens', () => {
 				expect(JSON.parse(p1.paginationToken!)).toEqual({ page: 2, after: expect.any(String) });
 				const p2 = await searchDocuments.call(context(), undefined, p1.paginationToken);
 				expect(JSON.parse(p2.paginationToken!)).toEqual({ page: 3, after: expect.any(String) });
-				expect((await searchDocuments.call(context(), undefined, p2.paginationToken)).results.map((result) => result.value)).toEqual(['doc_100']);
+				expect(
+					(await searchDocuments.call(context(), undefined, p2.paginationToken)).results.map(
+						(result) => result.value,
+					),
+				).toEqual(['doc_100']);
 
 				style = 'link';
 				const l1 = await searchDocuments.call(context(), undefined);
 				// The token holds a path under the Base URL, never a whole URL.
-				expect(JSON.parse(l1.paginationToken!)).toEqual({ path: '/v1/documents?after=doc_49&limit=50', after: expect.any(String) });
+				expect(JSON.parse(l1.paginationToken!)).toEqual({
+					path: '/v1/documents?after=doc_49&limit=50',
+					after: expect.any(String),
+				});
 				const l2 = await searchDocuments.call(context(), undefined, l1.paginationToken);
 				expect(l2.results.map((result) => result.value)).toEqual(['doc_50']);
 				expect(server.requests.at(-1)?.url).toBe('/v1/documents?after=doc_49&limit=50');
-				expect(server.requests.every((request) => request.headers.authorization === `Bearer ${API_KEY}`)).toBe(true);
+				expect(
+					server.requests.every((request) => request.headers.authorization === `Bearer ${API_KEY}`),
+				).toBe(true);
 			},
 		);
 	});
@@ -167,16 +226,38 @@ describe('1. HIGH: crafted list-search page tokens', () => {
 	// Old: direct requests carried no allowedDomains, so n8n's credential restriction never applied to them.
 	test("n8n's domain restriction: direct requests carry allowedDomains with the Base URL's own host", () => {
 		const node = { name: 'Document Signing' } as INode;
-		const restricted = readCredentials({ baseUrl: 'https://API.Signing.test:8443/v1', apiKey: API_KEY, allowedHttpRequestDomains: 'domains', allowedDomains: 'example.org' });
+		const restricted = readCredentials({
+			baseUrl: 'https://API.Signing.test:8443/v1',
+			apiKey: API_KEY,
+			allowedHttpRequestDomains: 'domains',
+			allowedDomains: 'example.org',
+		});
 		const origin = new ServiceOrigin(restricted.baseUrl, node);
 		const allowed = allowedDomainsFor(restricted, origin);
 		expect(allowed).toBe('api.signing.test, example.org');
-		expect(safeRequestSettings(allowed)).toMatchObject({ allowedDomains: 'api.signing.test, example.org', disableFollowRedirect: true, sendCredentialsOnCrossOriginRedirect: false });
+		expect(safeRequestSettings(allowed)).toMatchObject({
+			allowedDomains: 'api.signing.test, example.org',
+			disableFollowRedirect: true,
+			sendCredentialsOnCrossOriginRedirect: false,
+		});
 
-		const onlyOwn = readCredentials({ baseUrl: 'https://api.signing.test/v1', apiKey: API_KEY, allowedHttpRequestDomains: 'domains', allowedDomains: '  ' });
-		expect(allowedDomainsFor(onlyOwn, new ServiceOrigin(onlyOwn.baseUrl, node))).toBe('api.signing.test');
-		const unrestricted = readCredentials({ baseUrl: 'https://api.signing.test/v1', apiKey: API_KEY, allowedHttpRequestDomains: 'all' });
-		expect(allowedDomainsFor(unrestricted, new ServiceOrigin(unrestricted.baseUrl, node))).toBeUndefined();
+		const onlyOwn = readCredentials({
+			baseUrl: 'https://api.signing.test/v1',
+			apiKey: API_KEY,
+			allowedHttpRequestDomains: 'domains',
+			allowedDomains: '  ',
+		});
+		expect(allowedDomainsFor(onlyOwn, new ServiceOrigin(onlyOwn.baseUrl, node))).toBe(
+			'api.signing.test',
+		);
+		const unrestricted = readCredentials({
+			baseUrl: 'https://api.signing.test/v1',
+			apiKey: API_KEY,
+			allowedHttpRequestDomains: 'all',
+		});
+		expect(
+			allowedDomainsFor(unrestricted, new ServiceOrigin(unrestricted.baseUrl, node)),
+		).toBeUndefined();
 		expect(safeRequestSettings(undefined)).not.toHaveProperty('allowedDomains');
 	});
 
@@ -184,7 +265,12 @@ describe('1. HIGH: crafted list-search page tokens', () => {
 		await withCountingServer(
 			() => ({ status: 200, body: { data: docs(0, 1) } }),
 			async (server) => {
-				const credentials = { baseUrl: server.baseUrl, apiKey: API_KEY, allowedHttpRequestDomains: 'domains', allowedDomains: 'example.org' };
+				const credentials = {
+					baseUrl: server.baseUrl,
+					apiKey: API_KEY,
+					allowedHttpRequestDomains: 'domains',
+					allowedDomains: 'example.org',
+				};
 				const result = await searchDocuments.call(loadOptionsContext(credentials), undefined);
 				expect(result.results.map((entry) => entry.value)).toEqual(['doc_0']);
 				expect(server.requests).toHaveLength(1);
@@ -196,19 +282,31 @@ describe('1. HIGH: crafted list-search page tokens', () => {
 // ---------------------------------------------------------------------------------------------
 
 describe('2. MEDIUM: the key never follows cross-origin links or redirects', () => {
-	const docs = (from: number, count: number) => Array.from({ length: count }, (_, i) => ({ id: `doc_${from + i}` }));
+	const docs = (from: number, count: number) =>
+		Array.from({ length: count }, (_, i) => ({ id: `doc_${from + i}` }));
 	const getAll = (baseUrl = `${ORIGIN}/v1`) =>
-		runDocumentSigning({ parameters: { resource: 'document', operation: 'getAll', returnAll: true, simplify: false }, credentials: { baseUrl, apiKey: API_KEY } });
+		runDocumentSigning({
+			parameters: { resource: 'document', operation: 'getAll', returnAll: true, simplify: false },
+			credentials: { baseUrl, apiKey: API_KEY },
+		});
 	const getDocument = () =>
 		runDocumentSigning({
-			parameters: { resource: 'document', operation: 'get', documentId: { __rl: true, mode: 'id', value: 'doc_1' }, simplify: false },
+			parameters: {
+				resource: 'document',
+				operation: 'get',
+				documentId: { __rl: true, mode: 'id', value: 'doc_1' },
+				simplify: false,
+			},
 			credentials: { baseUrl: `${ORIGIN}/v1`, apiKey: API_KEY },
 		});
 
 	// Old: Get Many followed any rel=next link, sending the API key to whatever host it named.
 	test('a Link rel=next to another origin: the item fails naming that origin, which received nothing', async () => {
 		const evil = trap();
-		const own = nock(ORIGIN).get('/v1/documents').query(true).reply(200, { data: docs(0, 100) }, { Link: `<${EVIL}/v1/documents?page=2>; rel="next"` });
+		const own = nock(ORIGIN)
+			.get('/v1/documents')
+			.query(true)
+			.reply(200, { data: docs(0, 100) }, { Link: `<${EVIL}/v1/documents?page=2>; rel="next"` });
 		const result = await getAll();
 		expect(own.isDone()).toBe(true);
 		expect(result.items).toEqual([]);
@@ -222,7 +320,10 @@ describe('2. MEDIUM: the key never follows cross-origin links or redirects', () 
 	// Old: a body `next` URL was followed wherever it pointed.
 	test('a body next URL to another origin: refused, nothing sent there', async () => {
 		const evil = trap();
-		nock(ORIGIN).get('/v1/documents').query(true).reply(200, { data: docs(0, 3), next: `${EVIL}/v1/documents?cursor=x` });
+		nock(ORIGIN)
+			.get('/v1/documents')
+			.query(true)
+			.reply(200, { data: docs(0, 3), next: `${EVIL}/v1/documents?cursor=x` });
 		const result = await getAll();
 		expect(result.error?.message).toContain('another origin (http://evil.test)');
 		expectNoKey(result.error);
@@ -232,7 +333,14 @@ describe('2. MEDIUM: the key never follows cross-origin links or redirects', () 
 	// Old: only the host was compared (or nothing), so https → http on the same host sent the key in clear.
 	test('an https → http downgrade on the same host is another origin: refused, nothing sent over http', async () => {
 		const plain = trap(ORIGIN.replace('https:', 'http:'));
-		nock('https://signing.test').get('/v1/documents').query(true).reply(200, { data: docs(0, 3) }, { Link: '<http://signing.test/v1/documents?page=2>; rel="next"' });
+		nock('https://signing.test')
+			.get('/v1/documents')
+			.query(true)
+			.reply(
+				200,
+				{ data: docs(0, 3) },
+				{ Link: '<http://signing.test/v1/documents?page=2>; rel="next"' },
+			);
 		const result = await getAll('https://signing.test/v1');
 		expect(result.error?.message).toContain('another origin (http://signing.test)');
 		expectNoKey(result.error);
@@ -245,7 +353,10 @@ describe('2. MEDIUM: the key never follows cross-origin links or redirects', () 
 			async (other) => {
 				const otherOrigin = new URL(other.baseUrl).origin;
 				await withCountingServer(
-					() => ({ status: 200, body: { data: docs(0, 2), next: `${other.baseUrl}/documents?cursor=2` } }),
+					() => ({
+						status: 200,
+						body: { data: docs(0, 2), next: `${other.baseUrl}/documents?cursor=2` },
+					}),
 					async (own) => {
 						const result = await getAll(own.baseUrl);
 						expect(result.error?.message).toContain(`another origin (${otherOrigin})`);
@@ -260,7 +371,9 @@ describe('2. MEDIUM: the key never follows cross-origin links or redirects', () 
 	// Old: n8n's request helper followed redirects and carried the Authorization header along.
 	test('a 307 redirect to another origin on Document › Get: error, nothing sent there', async () => {
 		const evil = trap();
-		nock(ORIGIN).get('/v1/documents/doc_1').reply(307, '', { Location: `${EVIL}/steal` });
+		nock(ORIGIN)
+			.get('/v1/documents/doc_1')
+			.reply(307, '', { Location: `${EVIL}/steal` });
 		const result = await getDocument();
 		expect(result.items).toEqual([]);
 		expect(result.error?.message).toMatch(/redirect \(HTTP 307\).*it was not followed/);
@@ -271,7 +384,9 @@ describe('2. MEDIUM: the key never follows cross-origin links or redirects', () 
 
 	// Old: same-origin redirects were followed (n8n's default).
 	test('a same-origin 302 is refused too (redirects are never followed)', async () => {
-		nock(ORIGIN).get('/v1/documents/doc_1').reply(302, '', { Location: `${ORIGIN}/v1/documents/doc_2` });
+		nock(ORIGIN)
+			.get('/v1/documents/doc_1')
+			.reply(302, '', { Location: `${ORIGIN}/v1/documents/doc_2` });
 		const target = nock(ORIGIN).get('/v1/documents/doc_2').reply(200, { id: 'doc_2' });
 		const result = await getDocument();
 		expect(result.error?.message).toMatch(/redirect \(HTTP 302\)/);
@@ -286,7 +401,12 @@ describe('2. MEDIUM: the key never follows cross-origin links or redirects', () 
 describe("3. MEDIUM: one credential's 429 never stalls another", () => {
 	const getAs = (baseUrl: string, apiKey: string, id: string) =>
 		runDocumentSigning({
-			parameters: { resource: 'document', operation: 'get', documentId: { __rl: true, mode: 'id', value: id }, simplify: false },
+			parameters: {
+				resource: 'document',
+				operation: 'get',
+				documentId: { __rl: true, mode: 'id', value: id },
+				simplify: false,
+			},
 			credentials: { baseUrl, apiKey },
 		});
 
@@ -301,22 +421,39 @@ describe("3. MEDIUM: one credential's 429 never stalls another", () => {
 		await withCountingServer(
 			(request) =>
 				request.headers.authorization === `Bearer ${keyA}`
-					? { status: 429, headers: { 'retry-after': '60' }, body: { error: { code: 'rate_limited', message: 'Too many requests' } } }
+					? {
+							status: 429,
+							headers: { 'retry-after': '60' },
+							body: { error: { code: 'rate_limited', message: 'Too many requests' } },
+						}
 					: { status: 200, body: { id: request.url.split('/').pop() } },
 			async (server) => {
 				const node = { name: 'Document Signing' } as INode;
-				const gateKeyA = credentialKey(readCredentials({ baseUrl: server.baseUrl, apiKey: keyA }), new ServiceOrigin(server.baseUrl, node));
+				const gateKeyA = credentialKey(
+					readCredentials({ baseUrl: server.baseUrl, apiKey: keyA }),
+					new ServiceOrigin(server.baseUrl, node),
+				);
 				const controller = new AbortController();
 				let aRefused = false;
 				const sendA = async () => {
-					const response = await fetch(`${server.baseUrl}/documents/doc_a`, { headers: { Authorization: `Bearer ${keyA}` } });
+					const response = await fetch(`${server.baseUrl}/documents/doc_a`, {
+						headers: { Authorization: `Bearer ${keyA}` },
+					});
 					const body = (await response.json()) as IDataObject;
 					aRefused = response.status === 429;
-					if (response.status >= 400) throw new HttpStatusError({ statusCode: response.status, headers: Object.fromEntries(response.headers), body });
+					if (response.status >= 400)
+						throw new HttpStatusError({
+							statusCode: response.status,
+							headers: Object.fromEntries(response.headers),
+							body,
+						});
 					return body;
 				};
 				let aSettled = false;
-				const a = sendWithRetries({ node, gateKey: gateKeyA, idempotent: true, abortSignal: controller.signal }, sendA).finally(() => {
+				const a = sendWithRetries(
+					{ node, gateKey: gateKeyA, idempotent: true, abortSignal: controller.signal },
+					sendA,
+				).finally(() => {
 					aSettled = true;
 				});
 				a.catch(() => undefined);
@@ -329,7 +466,11 @@ describe("3. MEDIUM: one credential's 429 never stalls another", () => {
 				expect(b.items[0].json).toMatchObject({ id: 'doc_b' });
 				// B is done while A is still waiting for its 429 to pass.
 				expect(aSettled).toBe(false);
-				expect(server.requests.map((request) => (request.headers.authorization === `Bearer ${keyA}` ? 'A' : 'B'))).toEqual(['A', 'B']);
+				expect(
+					server.requests.map((request) =>
+						request.headers.authorization === `Bearer ${keyA}` ? 'A' : 'B',
+					),
+				).toEqual(['A', 'B']);
 
 				controller.abort();
 				await expect(a).rejects.toThrow(/cancelled/);
@@ -344,7 +485,11 @@ describe("3. MEDIUM: one credential's 429 never stalls another", () => {
 		await withCountingServer(
 			() =>
 				++seen === 1
-					? { status: 429, headers: { 'retry-after': '5' }, body: { error: { code: 'rate_limited', message: 'Too many requests' } } }
+					? {
+							status: 429,
+							headers: { 'retry-after': '5' },
+							body: { error: { code: 'rate_limited', message: 'Too many requests' } },
+						}
 					: { status: 200, body: { id: 'doc_a' } },
 			async (server) => {
 				const result = await getAs(server.baseUrl, keyA, 'doc_a');
@@ -358,11 +503,17 @@ describe("3. MEDIUM: one credential's 429 never stalls another", () => {
 	// Old: a long Retry-After was honoured (the request sat there for an hour).
 	test('Retry-After: 3600 fails at once, saying it asked to wait too long', async () => {
 		await withCountingServer(
-			() => ({ status: 429, headers: { 'retry-after': '3600' }, body: { error: { code: 'rate_limited', message: 'Too many requests' } } }),
+			() => ({
+				status: 429,
+				headers: { 'retry-after': '3600' },
+				body: { error: { code: 'rate_limited', message: 'Too many requests' } },
+			}),
 			async (server) => {
 				const result = await getAs(server.baseUrl, `sk_c_${randomUUID()}`, 'doc_c');
 				expect(result.error?.httpCode).toBe('429');
-				expect(`${result.error?.message} ${result.error?.description}`).toMatch(/asked to wait 3600 s, more than the 120 s/);
+				expect(`${result.error?.message} ${result.error?.description}`).toMatch(
+					/asked to wait 3600 s, more than the 120 s/,
+				);
 				expect(server.requests).toHaveLength(1);
 			},
 		);
@@ -374,7 +525,11 @@ describe("3. MEDIUM: one credential's 429 never stalls another", () => {
 		RETRY_POLICY.maxTotalWaitMs = 1_500;
 		try {
 			await withCountingServer(
-				() => ({ status: 429, headers: { 'retry-after': '1' }, body: { error: { code: 'rate_limited', message: 'Too many requests' } } }),
+				() => ({
+					status: 429,
+					headers: { 'retry-after': '1' },
+					body: { error: { code: 'rate_limited', message: 'Too many requests' } },
+				}),
 				async (server) => {
 					const result = await getAs(server.baseUrl, `sk_d_${randomUUID()}`, 'doc_d');
 					expect(result.error?.httpCode).toBe('429');
@@ -395,10 +550,22 @@ describe("3. MEDIUM: one credential's 429 never stalls another", () => {
 		const send = async () => {
 			attempts++;
 			if (attempts === 1) setTimeout(() => controller.abort(), 100);
-			throw new HttpStatusError({ statusCode: 429, headers: { 'retry-after': '60' }, body: { message: 'slow down' } });
+			throw new HttpStatusError({
+				statusCode: 429,
+				headers: { 'retry-after': '60' },
+				body: { message: 'slow down' },
+			});
 		};
 		const started = Date.now();
-		const outcome = sendWithRetries({ node: { name: 'Document Signing' } as INode, gateKey: `cancel-${randomUUID()}`, idempotent: true, abortSignal: controller.signal }, send);
+		const outcome = sendWithRetries(
+			{
+				node: { name: 'Document Signing' } as INode,
+				gateKey: `cancel-${randomUUID()}`,
+				idempotent: true,
+				abortSignal: controller.signal,
+			},
+			send,
+		);
 		await expect(outcome).rejects.toThrow(/cancelled/);
 		expect(Date.now() - started).toBeLessThan(5_000);
 		expect(attempts).toBe(1);
@@ -433,7 +600,11 @@ class Receiver {
 		return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/webhook`;
 	}
 
-	private async handle(req: http.IncomingMessage, rawBody: Buffer, res: http.ServerResponse): Promise<void> {
+	private async handle(
+		req: http.IncomingMessage,
+		rawBody: Buffer,
+		res: http.ServerResponse,
+	): Promise<void> {
 		const host = this.hosts.get(/^\/webhook\/([^/]+)\/webhook$/.exec(req.url ?? '')?.[1] ?? '');
 		if (!host) {
 			res.writeHead(404).end();
@@ -442,7 +613,9 @@ class Receiver {
 		try {
 			const outcome = await host.receive({ headers: { ...req.headers }, rawBody });
 			this.outcomes.push(outcome);
-			res.writeHead(outcome.status, { 'Content-Type': 'application/json' }).end(JSON.stringify(outcome.body ?? {}));
+			res
+				.writeHead(outcome.status, { 'Content-Type': 'application/json' })
+				.end(JSON.stringify(outcome.body ?? {}));
 		} catch (error) {
 			res.writeHead(500).end(JSON.stringify({ error: String(error) }));
 		}
@@ -457,7 +630,10 @@ async function sendDocument(apiKey: string): Promise<void> {
 	const response = await fetch(`${sandbox().baseUrl}/documents`, {
 		method: 'POST',
 		headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
-		body: JSON.stringify({ name: 'contract.pdf', signers: [{ email: 'ada@example.com', name: 'Ada Lovelace' }] }),
+		body: JSON.stringify({
+			name: 'contract.pdf',
+			signers: [{ email: 'ada@example.com', name: 'Ada Lovelace' }],
+		}),
 	});
 	expect(response.status).toBe(201);
 	await sandbox().flushDeliveries();
@@ -466,7 +642,12 @@ async function sendDocument(apiKey: string): Promise<void> {
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 let deliverySeq = 0;
 
-function signed(secret: string, webhookId: string, t = nowSeconds(), event = 'document.completed'): IncomingDelivery {
+function signed(
+	secret: string,
+	webhookId: string,
+	t = nowSeconds(),
+	event = 'document.completed',
+): IncomingDelivery {
 	const raw = JSON.stringify({
 		id: `dlv_sec${Date.now().toString(36)}${(deliverySeq++).toString(36)}`,
 		event,
@@ -474,7 +655,13 @@ function signed(secret: string, webhookId: string, t = nowSeconds(), event = 'do
 		webhook_id: webhookId,
 		data: { document: { id: 'doc_sec', name: 'contract.pdf', status: 'completed' } },
 	});
-	return { headers: { 'content-type': 'application/json', 'x-signature': signWebhookPayload(secret, t, raw) }, rawBody: Buffer.from(raw) };
+	return {
+		headers: {
+			'content-type': 'application/json',
+			'x-signature': signWebhookPayload(secret, t, raw),
+		},
+		rawBody: Buffer.from(raw),
+	};
 }
 
 describe("4. MEDIUM: a copied workflow never deletes the original's webhook", () => {
@@ -491,9 +678,14 @@ describe("4. MEDIUM: a copied workflow never deletes the original's webhook", ()
 	});
 
 	// Old: B's activation deleted the webhook id found in its (copied) static data: A's webhook.
-	test('instance B activated from a copy of A\'s static data: both webhooks live, each instance runs one execution per event', async () => {
+	test("instance B activated from a copy of A's static data: both webhooks live, each instance runs one execution per event", async () => {
 		const { apiKey } = sandbox().createAccount();
-		const a = new TriggerHost({ baseUrl: sandbox().baseUrl, apiKey, webhookBaseUrl: receiverA.webhookBaseUrl, events: ['document.sent'] });
+		const a = new TriggerHost({
+			baseUrl: sandbox().baseUrl,
+			apiKey,
+			webhookBaseUrl: receiverA.webhookBaseUrl,
+			events: ['document.sent'],
+		});
 		receiverA.hosts.set(a.nodeWebhookId, a);
 		await a.activate();
 		const aWebhookId = String(a.nodeStaticData.webhookId);
@@ -512,13 +704,24 @@ describe("4. MEDIUM: a copied workflow never deletes the original's webhook", ()
 		await b.activate();
 
 		// A's registration was forgotten by B and logged, never deleted.
-		const foreign = warned(warnings).filter(([message]) => /points at another address.*forgotten, not deleted/.test(message));
+		const foreign = warned(warnings).filter(([message]) =>
+			/points at another address.*forgotten, not deleted/.test(message),
+		);
 		expect(foreign).toHaveLength(1);
-		expect(foreign[0][1]).toMatchObject({ webhookId: aWebhookId, storedOrigin: new URL(receiverA.webhookBaseUrl).origin, currentOrigin: new URL(receiverB.webhookBaseUrl).origin });
+		expect(foreign[0][1]).toMatchObject({
+			webhookId: aWebhookId,
+			storedOrigin: new URL(receiverA.webhookBaseUrl).origin,
+			currentOrigin: new URL(receiverB.webhookBaseUrl).origin,
+		});
 
 		const bWebhookId = String(b.nodeStaticData.webhookId);
 		expect(bWebhookId).not.toBe(aWebhookId);
-		expect(sandbox().store.webhooksOf(apiKey).map((webhook) => [webhook.id, webhook.url]).sort()).toEqual(
+		expect(
+			sandbox()
+				.store.webhooksOf(apiKey)
+				.map((webhook) => [webhook.id, webhook.url])
+				.sort(),
+		).toEqual(
 			[
 				[aWebhookId, a.webhookUrl],
 				[bWebhookId, b.webhookUrl],
@@ -537,7 +740,11 @@ describe("4. MEDIUM: a copied workflow never deletes the original's webhook", ()
 
 		// Deactivating B removes B's webhook only.
 		await b.deactivate();
-		expect(sandbox().store.webhooksOf(apiKey).map((webhook) => webhook.id)).toEqual([aWebhookId]);
+		expect(
+			sandbox()
+				.store.webhooksOf(apiKey)
+				.map((webhook) => webhook.id),
+		).toEqual([aWebhookId]);
 		expect(await a.runHook('checkExists')).toBe(true);
 		expect(a.nodeStaticData.webhookId).toBe(aWebhookId);
 	}, 20_000);
@@ -545,7 +752,12 @@ describe("4. MEDIUM: a copied workflow never deletes the original's webhook", ()
 	// Old: deactivate deleted the stored id whatever URL it was registered for.
 	test('deactivating an instance whose stored registration is on another origin forgets it (logged) and deletes nothing', async () => {
 		const { apiKey } = sandbox().createAccount();
-		const a = new TriggerHost({ baseUrl: sandbox().baseUrl, apiKey, webhookBaseUrl: receiverA.webhookBaseUrl, events: ['document.completed'] });
+		const a = new TriggerHost({
+			baseUrl: sandbox().baseUrl,
+			apiKey,
+			webhookBaseUrl: receiverA.webhookBaseUrl,
+			events: ['document.completed'],
+		});
 		await a.activate();
 		const copy = new TriggerHost({
 			baseUrl: sandbox().baseUrl,
@@ -558,9 +770,15 @@ describe("4. MEDIUM: a copied workflow never deletes the original's webhook", ()
 		copy.savedStaticData = structuredClone(a.savedStaticData);
 		const warnings = captureWarnings();
 		await copy.deactivate();
-		expect(warned(warnings).some(([message]) => /another address.*forgotten, not deleted/.test(message))).toBe(true);
+		expect(
+			warned(warnings).some(([message]) => /another address.*forgotten, not deleted/.test(message)),
+		).toBe(true);
 		expect(copy.nodeStaticData.webhookId).toBeUndefined();
-		expect(sandbox().store.webhooksOf(apiKey).map((webhook) => webhook.id)).toEqual([a.nodeStaticData.webhookId]);
+		expect(
+			sandbox()
+				.store.webhooksOf(apiKey)
+				.map((webhook) => webhook.id),
+		).toEqual([a.nodeStaticData.webhookId]);
 		expect(await a.runHook('checkExists')).toBe(true);
 	});
 });
@@ -571,24 +789,92 @@ describe('5. LOW: ids "." and ".." are refused before any request', () => {
 	const rl = (value: string) => ({ __rl: true, mode: 'id', value });
 	const byId = '={{ $json.id }}';
 	const cases: Array<[string, Record<string, unknown>, string]> = [
-		['Document › Get', { resource: 'document', operation: 'get', documentId: rl(byId) }, 'Document'],
-		['Document › Delete', { resource: 'document', operation: 'delete', documentId: rl(byId) }, 'Document'],
-		['Signing Request › Create', { resource: 'signingRequest', operation: 'create', draftDocumentId: rl(byId) }, 'Document'],
-		['Signing Request › Get Status', { resource: 'signingRequest', operation: 'getStatus', signingRequestId: byId }, 'Signing Request ID'],
-		['Signing Request › Remind', { resource: 'signingRequest', operation: 'remind', signingRequestId: byId }, 'Signing Request ID'],
-		['Template › Update', { resource: 'template', operation: 'update', templateId: rl(byId), updateFields: { name: 'NDA' } }, 'Template'],
-		['Team Member › Update Role', { resource: 'teamMember', operation: 'updateRole', teamMemberId: rl(byId), role: 'admin' }, 'Team Member'],
-		['Webhook › Delete', { resource: 'webhook', operation: 'delete', webhookId: byId }, 'Webhook ID'],
-		['Webhook › Get Delivery (webhook)', { resource: 'webhook', operation: 'getDelivery', webhookId: byId, deliveryId: 'dlv_1' }, 'Webhook ID'],
-		['Webhook › Get Delivery (delivery)', { resource: 'webhook', operation: 'getDelivery', webhookId: 'wh_1', deliveryId: byId }, 'Delivery ID'],
-		['Webhook › Acknowledge Delivery (webhook)', { resource: 'webhook', operation: 'acknowledgeDelivery', webhookId: byId, deliveryId: 'dlv_1' }, 'Webhook ID'],
-		['Webhook › Acknowledge Delivery (delivery)', { resource: 'webhook', operation: 'acknowledgeDelivery', webhookId: 'wh_1', deliveryId: byId }, 'Delivery ID'],
+		[
+			'Document › Get',
+			{ resource: 'document', operation: 'get', documentId: rl(byId) },
+			'Document',
+		],
+		[
+			'Document › Delete',
+			{ resource: 'document', operation: 'delete', documentId: rl(byId) },
+			'Document',
+		],
+		[
+			'Signing Request › Create',
+			{ resource: 'signingRequest', operation: 'create', draftDocumentId: rl(byId) },
+			'Document',
+		],
+		[
+			'Signing Request › Get Status',
+			{ resource: 'signingRequest', operation: 'getStatus', signingRequestId: byId },
+			'Signing Request ID',
+		],
+		[
+			'Signing Request › Remind',
+			{ resource: 'signingRequest', operation: 'remind', signingRequestId: byId },
+			'Signing Request ID',
+		],
+		[
+			'Template › Update',
+			{
+				resource: 'template',
+				operation: 'update',
+				templateId: rl(byId),
+				updateFields: { name: 'NDA' },
+			},
+			'Template',
+		],
+		[
+			'Team Member › Update Role',
+			{ resource: 'teamMember', operation: 'updateRole', teamMemberId: rl(byId), role: 'admin' },
+			'Team Member',
+		],
+		[
+			'Webhook › Delete',
+			{ resource: 'webhook', operation: 'delete', webhookId: byId },
+			'Webhook ID',
+		],
+		[
+			'Webhook › Get Delivery (webhook)',
+			{ resource: 'webhook', operation: 'getDelivery', webhookId: byId, deliveryId: 'dlv_1' },
+			'Webhook ID',
+		],
+		[
+			'Webhook › Get Delivery (delivery)',
+			{ resource: 'webhook', operation: 'getDelivery', webhookId: 'wh_1', deliveryId: byId },
+			'Delivery ID',
+		],
+		[
+			'Webhook › Acknowledge Delivery (webhook)',
+			{
+				resource: 'webhook',
+				operation: 'acknowledgeDelivery',
+				webhookId: byId,
+				deliveryId: 'dlv_1',
+			},
+			'Webhook ID',
+		],
+		[
+			'Webhook › Acknowledge Delivery (delivery)',
+			{
+				resource: 'webhook',
+				operation: 'acknowledgeDelivery',
+				webhookId: 'wh_1',
+				deliveryId: byId,
+			},
+			'Delivery ID',
+		],
 	];
-	const table = cases.flatMap(([title, parameters, label]) => ['.', '..'].map((id) => [title, id, parameters, label] as const));
+	const table = cases.flatMap(([title, parameters, label]) =>
+		['.', '..'].map((id) => [title, id, parameters, label] as const),
+	);
 
 	let server: Awaited<ReturnType<typeof startCountingServer>>;
 	beforeAll(async () => {
-		server = await startCountingServer((request) => ({ status: request.method === 'DELETE' ? 204 : 200, body: { id: 1004, name: 'x.pdf' } }));
+		server = await startCountingServer((request) => ({
+			status: request.method === 'DELETE' ? 204 : 200,
+			body: { id: 1004, name: 'x.pdf' },
+		}));
 	});
 	afterAll(async () => await server.close());
 	beforeEach(() => {
@@ -596,22 +882,55 @@ describe('5. LOW: ids "." and ".." are refused before any request', () => {
 	});
 
 	// Old: `.`/`..` were encoded as themselves and normalised away (Get Document "." read the list; ".." another resource).
-	test.each(table)('%s with id "%s" → an error naming the parameter, nothing sent', async (_title, id, parameters, label) => {
-		const result = await runDocumentSigning({ parameters: parameters as never, items: [{ json: { id } }], credentials: { baseUrl: server.baseUrl, apiKey: API_KEY } });
-		expect(result.error?.message).toBe(`${label}: "${id}" is not a valid ID`);
-		expect(server.requests).toEqual([]);
-	});
+	test.each(table)(
+		'%s with id "%s" → an error naming the parameter, nothing sent',
+		async (_title, id, parameters, label) => {
+			const result = await runDocumentSigning({
+				parameters: parameters as never,
+				items: [{ json: { id } }],
+				credentials: { baseUrl: server.baseUrl, apiKey: API_KEY },
+			});
+			expect(result.error?.message).toBe(`${label}: "${id}" is not a valid ID`);
+			expect(server.requests).toEqual([]);
+		},
+	);
 
 	// Old: a JSON number from an expression was refused as "not a string" or sent as "[object]"-like text.
 	test.each([
-		['Document › Get', { resource: 'document', operation: 'get', documentId: rl(byId), simplify: false }, 'GET', '/v1/documents/1004'],
-		['Webhook › Delete', { resource: 'webhook', operation: 'delete', webhookId: byId }, 'DELETE', '/v1/webhooks/1004'],
-		['Webhook › Get Delivery', { resource: 'webhook', operation: 'getDelivery', webhookId: byId, deliveryId: '={{ $json.id + 1 }}' }, 'GET', '/v1/webhooks/1004/deliveries/1005'],
+		[
+			'Document › Get',
+			{ resource: 'document', operation: 'get', documentId: rl(byId), simplify: false },
+			'GET',
+			'/v1/documents/1004',
+		],
+		[
+			'Webhook › Delete',
+			{ resource: 'webhook', operation: 'delete', webhookId: byId },
+			'DELETE',
+			'/v1/webhooks/1004',
+		],
+		[
+			'Webhook › Get Delivery',
+			{
+				resource: 'webhook',
+				operation: 'getDelivery',
+				webhookId: byId,
+				deliveryId: '={{ $json.id + 1 }}',
+			},
+			'GET',
+			'/v1/webhooks/1004/deliveries/1005',
+		],
 	])('a numeric id works: %s', async (_title, parameters, method, path) => {
-		const result = await runDocumentSigning({ parameters: parameters as never, items: [{ json: { id: 1004 } }], credentials: { baseUrl: server.baseUrl, apiKey: API_KEY } });
+		const result = await runDocumentSigning({
+			parameters: parameters as never,
+			items: [{ json: { id: 1004 } }],
+			credentials: { baseUrl: server.baseUrl, apiKey: API_KEY },
+		});
 		expect(result.error).toBeUndefined();
 		expect(result.items).toHaveLength(1);
-		expect(server.requests.map((request) => [request.method, request.url])).toEqual([[method, path]]);
+		expect(server.requests.map((request) => [request.method, request.url])).toEqual([
+			[method, path],
+		]);
 	});
 });
 
@@ -619,12 +938,25 @@ describe('5. LOW: ids "." and ".." are refused before any request', () => {
 
 describe('6. LOW: DELETE after a lost answer', () => {
 	const deleteDocument = (baseUrl: string) =>
-		runDocumentSigning({ parameters: { resource: 'document', operation: 'delete', documentId: { __rl: true, mode: 'id', value: 'doc_1' } }, credentials: { baseUrl, apiKey: API_KEY } });
-	const notFound = { status: 404, body: { error: { code: 'not_found', message: 'No such document' } } };
+		runDocumentSigning({
+			parameters: {
+				resource: 'document',
+				operation: 'delete',
+				documentId: { __rl: true, mode: 'id', value: 'doc_1' },
+			},
+			credentials: { baseUrl, apiKey: API_KEY },
+		});
+	const notFound = {
+		status: 404,
+		body: { error: { code: 'not_found', message: 'No such document' } },
+	};
 
 	// Old: any 404 after a retry counted as "deleted", even when the first attempt was a 503 (which deleted nothing).
 	test('503 then 404 fails with the 404, not "deleted"', async () => {
-		const answers: ServerAnswer[] = [{ status: 503, body: { error: { code: 'unavailable', message: 'down' } } }, notFound];
+		const answers: ServerAnswer[] = [
+			{ status: 503, body: { error: { code: 'unavailable', message: 'down' } } },
+			notFound,
+		];
 		await withCountingServer(
 			() => answers.shift() ?? { status: 500 },
 			async (server) => {
@@ -657,14 +989,20 @@ describe('6. LOW: DELETE after a lost answer', () => {
 function strings(value: unknown): string[] {
 	if (typeof value === 'string') return [value];
 	if (Array.isArray(value)) return value.flatMap(strings);
-	if (typeof value === 'object' && value !== null) return [...Object.keys(value), ...Object.values(value).flatMap(strings)];
+	if (typeof value === 'object' && value !== null)
+		return [...Object.keys(value), ...Object.values(value).flatMap(strings)];
 	return [];
 }
 
 describe('7. LOW: the webhook secret is not readable from static data', () => {
 	async function activated() {
 		const { apiKey } = sandbox().createAccount();
-		const host = new TriggerHost({ baseUrl: sandbox().baseUrl, apiKey, webhookBaseUrl: 'http://127.0.0.1:5678/webhook', events: ['document.completed'] });
+		const host = new TriggerHost({
+			baseUrl: sandbox().baseUrl,
+			apiKey,
+			webhookBaseUrl: 'http://127.0.0.1:5678/webhook',
+			events: ['document.completed'],
+		});
 		await host.activate();
 		const webhookId = String(host.nodeStaticData.webhookId);
 		const secret = webhookSecret(sandbox(), apiKey, webhookId);
@@ -687,13 +1025,32 @@ describe('7. LOW: the webhook secret is not readable from static data', () => {
 		const { host, webhookId } = await activated();
 		const data = host.nodeStaticData;
 		const nonce = String(data.secretNonce);
-		const hmac = (key: string, text: string) => createHmac('sha256', key).update(text).digest('hex');
+		const hmac = (key: string, text: string) =>
+			createHmac('sha256', key).update(text).digest('hex');
 		const guesses = [
 			nonce,
 			hmac(nonce, ''),
 			hmac(nonce, host.workflowId),
-			hmac(nonce, ['n8n-nodes-document-signing', 'webhook-secret', host.workflowId, 'trigger-node', nonce].join('\u0000')),
-			hmac('', ['n8n-nodes-document-signing', 'webhook-secret', host.workflowId, 'trigger-node', nonce].join('\u0000')),
+			hmac(
+				nonce,
+				[
+					'n8n-nodes-document-signing',
+					'webhook-secret',
+					host.workflowId,
+					'trigger-node',
+					nonce,
+				].join('\u0000'),
+			),
+			hmac(
+				'',
+				[
+					'n8n-nodes-document-signing',
+					'webhook-secret',
+					host.workflowId,
+					'trigger-node',
+					nonce,
+				].join('\u0000'),
+			),
 			createHash('sha256').update(nonce).digest('hex'),
 			String(data.keyCheck),
 			webhookId,
@@ -736,7 +1093,11 @@ describe('7. LOW: the webhook secret is not readable from static data', () => {
 		expect(refused.status).toBe(401);
 		expect(refused.started).toBe(false);
 		const reasons = warned(warnings).map(([message]) => message);
-		expect(reasons.some((message) => /refused a delivery.*API key changed since the webhook was registered/.test(message))).toBe(true);
+		expect(
+			reasons.some((message) =>
+				/refused a delivery.*API key changed since the webhook was registered/.test(message),
+			),
+		).toBe(true);
 		expect(reasons.join('\n')).not.toContain(secret);
 		await same.idle();
 	});
@@ -757,12 +1118,29 @@ describe('7b. LOW: a secret the service chose itself is sealed, not stored', () 
 				registered = body;
 				return true;
 			})
-			.reply(201, () => ({ id: 'wh_svc', url: registered.url, events: registered.events, secret: serviceSecret, active: true }));
-		nock(ORIGIN).persist().post(/\/v1\/webhooks\/wh_svc\/deliveries\/[^/]+\/acknowledge/).reply(200, { status: 'acknowledged' });
-		const host = new TriggerHost({ baseUrl: `${ORIGIN}/v1`, apiKey: API_KEY, webhookBaseUrl: 'http://127.0.0.1:5678/webhook', events: ['document.completed'] });
+			.reply(201, () => ({
+				id: 'wh_svc',
+				url: registered.url,
+				events: registered.events,
+				secret: serviceSecret,
+				active: true,
+			}));
+		nock(ORIGIN)
+			.persist()
+			.post(/\/v1\/webhooks\/wh_svc\/deliveries\/[^/]+\/acknowledge/)
+			.reply(200, { status: 'acknowledged' });
+		const host = new TriggerHost({
+			baseUrl: `${ORIGIN}/v1`,
+			apiKey: API_KEY,
+			webhookBaseUrl: 'http://127.0.0.1:5678/webhook',
+			events: ['document.completed'],
+		});
 		await host.activate();
 		expect(registered.secret).not.toBe(serviceSecret);
-		expect(host.nodeStaticData).toMatchObject({ webhookId: 'wh_svc', sealedSecret: expect.any(String) });
+		expect(host.nodeStaticData).toMatchObject({
+			webhookId: 'wh_svc',
+			sealedSecret: expect.any(String),
+		});
 		expect(JSON.stringify(host.savedStaticData)).not.toContain(serviceSecret);
 		expect(strings(host.savedStaticData).filter((text) => /[0-9a-f]{64}/i.test(text))).toEqual([]);
 
@@ -824,14 +1202,20 @@ const routeCount = (prefix: string) =>
 		.reduce((sum, [, count]) => sum + count, 0);
 
 function unsigned(body: Record<string, unknown>): IncomingDelivery {
-	return { headers: { 'content-type': 'application/json' }, rawBody: Buffer.from(JSON.stringify(body)) };
+	return {
+		headers: { 'content-type': 'application/json' },
+		rawBody: Buffer.from(JSON.stringify(body)),
+	};
 }
 
 async function createDocumentIn(apiKey: string): Promise<string> {
 	const response = await fetch(`${sandbox().baseUrl}/documents`, {
 		method: 'POST',
 		headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
-		body: JSON.stringify({ name: 'someone-elses.pdf', signers: [{ email: 'ada@example.com', name: 'Ada Lovelace' }] }),
+		body: JSON.stringify({
+			name: 'someone-elses.pdf',
+			signers: [{ email: 'ada@example.com', name: 'Ada Lovelace' }],
+		}),
 	});
 	expect(response.status).toBe(201);
 	return String(((await response.json()) as IDataObject).id);
@@ -841,25 +1225,45 @@ describe('22.2 MEDIUM: an unverified delivery makes the trigger act with the key
 	/** A trigger with Verify Signatures off; its URL is nowhere (the tests hand deliveries to it). */
 	async function unverifiedTrigger(events: string[], options: IDataObject = {}) {
 		const { apiKey } = sandbox().createAccount();
-		const host = new TriggerHost({ baseUrl: sandbox().baseUrl, apiKey, webhookBaseUrl: 'http://127.0.0.1:9/webhook', events, options });
+		const host = new TriggerHost({
+			baseUrl: sandbox().baseUrl,
+			apiKey,
+			webhookBaseUrl: 'http://127.0.0.1:9/webhook',
+			events,
+			options,
+		});
 		host.parameters.verifySignature = false;
 		await host.activate();
 		return { host, apiKey, webhookId: String(host.nodeStaticData.webhookId) };
 	}
 
 	// Old: the forged body's document was downloaded with the key and attached.
-	test("a forged document.completed naming another document: nothing is fetched, the item says why it has no file", async () => {
-		const { host, apiKey } = await unverifiedTrigger(['document.completed'], { attachSignedFile: true });
+	test('a forged document.completed naming another document: nothing is fetched, the item says why it has no file', async () => {
+		const { host, apiKey } = await unverifiedTrigger(['document.completed'], {
+			attachSignedFile: true,
+		});
 		const otherDocument = await createDocumentIn(apiKey);
 		const before = routeCount('GET /v1/documents/');
 		const outcome = await host.receive(
-			unsigned({ id: 'dlv_madeup1', event: 'document.completed', data: { document: { id: otherDocument, status: 'completed', signed_file_url: `${sandbox().baseUrl}/documents/${otherDocument}/file?version=original` } } }),
+			unsigned({
+				id: 'dlv_madeup1',
+				event: 'document.completed',
+				data: {
+					document: {
+						id: otherDocument,
+						status: 'completed',
+						signed_file_url: `${sandbox().baseUrl}/documents/${otherDocument}/file?version=original`,
+					},
+				},
+			}),
 		);
 		expect(outcome.started).toBe(true);
 		const execution = await outcome.execution!;
 		expect(execution.items).toHaveLength(1);
 		expect(execution.items[0].binary).toBeUndefined();
-		expect(String(execution.items[0].json.attachError)).toMatch(/Verify Signatures is off and the service did not confirm this delivery/);
+		expect(String(execution.items[0].json.attachError)).toMatch(
+			/Verify Signatures is off and the service did not confirm this delivery/,
+		);
 		expect(routeCount('GET /v1/documents/') - before).toBe(0);
 	});
 
@@ -873,10 +1277,14 @@ describe('22.2 MEDIUM: an unverified delivery makes the trigger act with the key
 		});
 		const other = String(((await response.json()) as IDataObject).id);
 		await sendDocument(apiKey);
-		const victim = sandbox().deliveries().find((attempt) => attempt.webhookId === other)!;
+		const victim = sandbox()
+			.deliveries()
+			.find((attempt) => attempt.webhookId === other)!;
 		expect(victim).toBeDefined();
 
-		const outcome = await host.receive(unsigned({ id: victim.deliveryId, event: 'document.sent', webhook_id: other, data: {} }));
+		const outcome = await host.receive(
+			unsigned({ id: victim.deliveryId, event: 'document.sent', webhook_id: other, data: {} }),
+		);
 		await outcome.execution;
 		expect(sandbox().deliveryRecord(victim.deliveryId)?.status).not.toBe('acknowledged');
 		expect(sandbox().deliveryRecord(victim.deliveryId)?.acknowledged_at ?? null).toBeNull();
@@ -885,8 +1293,13 @@ describe('22.2 MEDIUM: an unverified delivery makes the trigger act with the key
 	test("a real delivery of this trigger's own webhook is confirmed by the service and claimed as usual", async () => {
 		const { host, apiKey, webhookId } = await unverifiedTrigger(['document.sent']);
 		await sendDocument(apiKey);
-		const own = sandbox().deliveries().find((attempt) => attempt.webhookId === webhookId)!;
-		const outcome = await host.receive({ headers: { 'content-type': 'application/json' }, rawBody: Buffer.from(own.body) });
+		const own = sandbox()
+			.deliveries()
+			.find((attempt) => attempt.webhookId === webhookId)!;
+		const outcome = await host.receive({
+			headers: { 'content-type': 'application/json' },
+			rawBody: Buffer.from(own.body),
+		});
 		const execution = await outcome.execution!;
 		expect(execution.items).toHaveLength(1);
 		expect(sandbox().deliveryRecord(own.deliveryId)?.status).toBe('acknowledged');
@@ -895,14 +1308,32 @@ describe('22.2 MEDIUM: an unverified delivery makes the trigger act with the key
 	// Old: the signed body's `status: completed` was trusted and the file requested.
 	test("verified too: the document's state is read from the service first; one not completed gets no file request", async () => {
 		const { apiKey } = sandbox().createAccount();
-		const host = new TriggerHost({ baseUrl: sandbox().baseUrl, apiKey, webhookBaseUrl: 'http://127.0.0.1:9/webhook', events: ['document.completed'], options: { attachSignedFile: true }, continueOnFail: true });
+		const host = new TriggerHost({
+			baseUrl: sandbox().baseUrl,
+			apiKey,
+			webhookBaseUrl: 'http://127.0.0.1:9/webhook',
+			events: ['document.completed'],
+			options: { attachSignedFile: true },
+			continueOnFail: true,
+		});
 		await host.activate();
 		const webhookId = String(host.nodeStaticData.webhookId);
 		const secret = webhookSecret(sandbox(), apiKey, webhookId)!;
 		const pending = await createDocumentIn(apiKey);
-		const raw = JSON.stringify({ id: 'dlv_state1', event: 'document.completed', webhook_id: webhookId, data: { document: { id: pending, status: 'completed' } } });
+		const raw = JSON.stringify({
+			id: 'dlv_state1',
+			event: 'document.completed',
+			webhook_id: webhookId,
+			data: { document: { id: pending, status: 'completed' } },
+		});
 		const before = routeCount('GET /v1/documents/:id/file');
-		const outcome = await host.receive({ headers: { 'content-type': 'application/json', 'x-signature': signWebhookPayload(secret, nowSeconds(), raw) }, rawBody: Buffer.from(raw) });
+		const outcome = await host.receive({
+			headers: {
+				'content-type': 'application/json',
+				'x-signature': signWebhookPayload(secret, nowSeconds(), raw),
+			},
+			rawBody: Buffer.from(raw),
+		});
 		const execution = await outcome.execution!;
 		expect(String(execution.items[0]?.json.attachError)).toMatch(/is (sent|pending|draft)/);
 		expect(routeCount('GET /v1/documents/:id/file') - before).toBe(0);
@@ -912,7 +1343,13 @@ describe('22.2 MEDIUM: an unverified delivery makes the trigger act with the key
 describe('22.3 LOW: ids and links from the service are checked like typed ids', () => {
 	const download = (baseUrl: string) =>
 		runDocumentSigning({
-			parameters: { resource: 'document', operation: 'download', documentId: { __rl: true, mode: 'id', value: 'doc_1' }, version: 'signed', binaryPropertyName: 'data' },
+			parameters: {
+				resource: 'document',
+				operation: 'download',
+				documentId: { __rl: true, mode: 'id', value: 'doc_1' },
+				version: 'signed',
+				binaryPropertyName: 'data',
+			},
 			credentials: { baseUrl, apiKey: API_KEY },
 		});
 
@@ -931,7 +1368,15 @@ describe('22.3 LOW: ids and links from the service are checked like typed ids', 
 	// Old: only the origin was compared, so the key went to /admin/keys/export.
 	test("a file link on the same origin but outside the Base URL's path: refused, nothing requested there", async () => {
 		await withCountingServer(
-			() => ({ status: 200, body: { id: 'doc_1', name: 'x.pdf', status: 'completed', signed_file_url: '/admin/keys/export' } }),
+			() => ({
+				status: 200,
+				body: {
+					id: 'doc_1',
+					name: 'x.pdf',
+					status: 'completed',
+					signed_file_url: '/admin/keys/export',
+				},
+			}),
 			async (server) => {
 				const result = await download(server.baseUrl);
 				expect(result.error?.message).toContain("outside the Base URL's path (/admin/keys/export)");
@@ -942,7 +1387,10 @@ describe('22.3 LOW: ids and links from the service are checked like typed ids', 
 });
 
 /** A server on 127.0.0.1 whose answers the test writes itself (sizes, hangs). */
-async function withRawServer<T>(handle: (req: http.IncomingMessage, res: http.ServerResponse) => void, run: (baseUrl: string) => Promise<T>): Promise<T> {
+async function withRawServer<T>(
+	handle: (req: http.IncomingMessage, res: http.ServerResponse) => void,
+	run: (baseUrl: string) => Promise<T>,
+): Promise<T> {
 	const sockets = new Set<import('net').Socket>();
 	const server = http.createServer(handle);
 	server.on('connection', (socket) => {
@@ -961,28 +1409,40 @@ async function withRawServer<T>(handle: (req: http.IncomingMessage, res: http.Se
 describe('22.4 LOW/MED: answers are read within a size limit per kind', () => {
 	const MB = 1024 * 1024;
 	/** Answers `size` bytes in 64 KB chunks (JSON for the API paths, bytes for files and exports). */
-	const sized = (size: number, sent: { bytes: number }) => (req: http.IncomingMessage, res: http.ServerResponse) => {
-		if (req.url?.startsWith('/v1/documents/doc_1?') || req.url === '/v1/documents/doc_1') {
-			res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ id: 'doc_1', name: 'x.pdf', status: 'completed' }));
-			return;
-		}
-		res.writeHead(200, { 'content-type': req.url?.includes('/file') || req.url?.includes('/export') ? 'application/pdf' : 'application/json' });
-		const chunk = Buffer.alloc(64 * 1024, 0x20);
-		const write = () => {
-			while (sent.bytes < size) {
-				sent.bytes += chunk.length;
-				if (!res.write(chunk)) return void res.once('drain', write);
+	const sized =
+		(size: number, sent: { bytes: number }) =>
+		(req: http.IncomingMessage, res: http.ServerResponse) => {
+			if (req.url?.startsWith('/v1/documents/doc_1?') || req.url === '/v1/documents/doc_1') {
+				res
+					.writeHead(200, { 'content-type': 'application/json' })
+					.end(JSON.stringify({ id: 'doc_1', name: 'x.pdf', status: 'completed' }));
+				return;
 			}
-			res.end();
+			res.writeHead(200, {
+				'content-type':
+					req.url?.includes('/file') || req.url?.includes('/export')
+						? 'application/pdf'
+						: 'application/json',
+			});
+			const chunk = Buffer.alloc(64 * 1024, 0x20);
+			const write = () => {
+				while (sent.bytes < size) {
+					sent.bytes += chunk.length;
+					if (!res.write(chunk)) return void res.once('drain', write);
+				}
+				res.end();
+			};
+			write();
 		};
-		write();
-	};
 
 	// Old: n8n read any answer whole (maxContentLength: Infinity).
 	test('a 40 MB API answer: fails naming the 16 MB limit, and the rest is not read', async () => {
 		const sent = { bytes: 0 };
 		await withRawServer(sized(40 * MB, sent), async (baseUrl) => {
-			const result = await runDocumentSigning({ parameters: { resource: 'document', operation: 'getAll', returnAll: false, limit: 5 }, credentials: { baseUrl, apiKey: API_KEY } });
+			const result = await runDocumentSigning({
+				parameters: { resource: 'document', operation: 'getAll', returnAll: false, limit: 5 },
+				credentials: { baseUrl, apiKey: API_KEY },
+			});
 			expect(result.error?.message).toContain('larger than the 16 MB allowed for an API answer');
 			expect(sent.bytes).toBeLessThan(40 * MB);
 		});
@@ -992,7 +1452,13 @@ describe('22.4 LOW/MED: answers are read within a size limit per kind', () => {
 		const run = (largestDownloadMb: number) =>
 			withRawServer(sized(3 * MB, { bytes: 0 }), async (baseUrl) =>
 				runDocumentSigning({
-					parameters: { resource: 'document', operation: 'download', documentId: { __rl: true, mode: 'id', value: 'doc_1' }, version: 'signed', binaryPropertyName: 'data' },
+					parameters: {
+						resource: 'document',
+						operation: 'download',
+						documentId: { __rl: true, mode: 'id', value: 'doc_1' },
+						version: 'signed',
+						binaryPropertyName: 'data',
+					},
 					credentials: { baseUrl, apiKey: API_KEY, largestDownloadMb } as never,
 				}),
 			);
@@ -1030,7 +1496,14 @@ describe('22.5 LOW: every request and every wait ends within its bound', () => {
 			() => undefined,
 			async (baseUrl) => {
 				const started = Date.now();
-				const result = await runDocumentSigning({ parameters: { resource: 'document', operation: 'get', documentId: { __rl: true, mode: 'id', value: 'doc_1' } }, credentials: { baseUrl, apiKey: API_KEY } });
+				const result = await runDocumentSigning({
+					parameters: {
+						resource: 'document',
+						operation: 'get',
+						documentId: { __rl: true, mode: 'id', value: 'doc_1' },
+					},
+					credentials: { baseUrl, apiKey: API_KEY },
+				});
 				expect(result.error?.message).toBe('Could not reach the Document Signing service');
 				expect(result.error?.description).toContain('ETIMEDOUT');
 				expect(Date.now() - started).toBeLessThan(10_000);
@@ -1045,10 +1518,15 @@ describe('22.5 LOW: every request and every wait ends within its bound', () => {
 		const node = { name: 'Document Signing' } as INode;
 		const releases: Array<() => void> = [];
 		const hanging = Array.from({ length: RETRY_POLICY.concurrency }, () =>
-			sendWithRetries({ node, gateKey, idempotent: true }, () => new Promise<void>((resolve) => releases.push(resolve))).catch(() => undefined),
+			sendWithRetries(
+				{ node, gateKey, idempotent: true },
+				() => new Promise<void>((resolve) => releases.push(resolve)),
+			).catch(() => undefined),
 		);
 		const started = Date.now();
-		await expect(sendWithRetries({ node, gateKey, idempotent: true }, async () => 'sent')).rejects.toThrow(/No request slot for this credential came free within 0.5 s/);
+		await expect(
+			sendWithRetries({ node, gateKey, idempotent: true }, async () => 'sent'),
+		).rejects.toThrow(/No request slot for this credential came free within 0.5 s/);
 		expect(Date.now() - started).toBeLessThan(5_000);
 		for (const release of releases) release();
 		await Promise.all(hanging);
@@ -1058,10 +1536,16 @@ describe('22.5 LOW: every request and every wait ends within its bound', () => {
 	test('a list search under endless 429s ends within its own bound', async () => {
 		Object.assign(TIME_LIMITS, { listSearchMs: 800 });
 		await withCountingServer(
-			() => ({ status: 429, body: { error: { message: 'slow down' } }, headers: { 'retry-after': '0.2' } }),
+			() => ({
+				status: 429,
+				body: { error: { message: 'slow down' } },
+				headers: { 'retry-after': '0.2' },
+			}),
 			async (server) => {
 				const started = Date.now();
-				await expect(searchDocuments.call(loadOptionsContext({ baseUrl: server.baseUrl, apiKey: API_KEY }))).rejects.toThrow();
+				await expect(
+					searchDocuments.call(loadOptionsContext({ baseUrl: server.baseUrl, apiKey: API_KEY })),
+				).rejects.toThrow();
 				expect(Date.now() - started).toBeLessThan(5_000);
 			},
 		);
@@ -1083,7 +1567,8 @@ describe('22.7 LOW: repeat suppression is bounded in bytes and id length', () =>
 
 	test('ids in all, across workflow nodes, stay within MAX_REMEMBERED_IN_ALL', () => {
 		for (let node = 0; node < 12; node++) {
-			for (let index = 0; index < 5_000; index++) markProcessed(scopeKey('wf-many', `node-${node}`), `dlv_${index}`);
+			for (let index = 0; index < 5_000; index++)
+				markProcessed(scopeKey('wf-many', `node-${node}`), `dlv_${index}`);
 		}
 		expect(rememberedSize().ids).toBe(MAX_REMEMBERED_IN_ALL);
 	});
@@ -1104,8 +1589,16 @@ describe("22.9 LOW: list searches pass only http(s) links on the credential's or
 					{ id: 'doc_5', name: 'e.pdf', signing_url: `${ORIGIN}/sign/doc_5?token=t` },
 				],
 			});
-		const result = await searchDocuments.call(loadOptionsContext({ baseUrl: `${ORIGIN}/v1`, apiKey: API_KEY }));
-		expect(result.results.map((entry) => entry.url)).toEqual([undefined, undefined, undefined, undefined, `${ORIGIN}/sign/doc_5?token=t`]);
+		const result = await searchDocuments.call(
+			loadOptionsContext({ baseUrl: `${ORIGIN}/v1`, apiKey: API_KEY }),
+		);
+		expect(result.results.map((entry) => entry.url)).toEqual([
+			undefined,
+			undefined,
+			undefined,
+			undefined,
+			`${ORIGIN}/sign/doc_5?token=t`,
+		]);
 	});
 });
 
@@ -1115,17 +1608,32 @@ describe("22.10 a copy of a workflow on the same n8n (same webhook URL) never re
 	test("the copy's checkExists and delete leave the original's registration alone", async () => {
 		const { apiKey } = sandbox().createAccount();
 		const webhookBaseUrl = 'http://127.0.0.1:9/webhook';
-		const original = new TriggerHost({ baseUrl: sandbox().baseUrl, apiKey, webhookBaseUrl, events: ['document.completed'] });
+		const original = new TriggerHost({
+			baseUrl: sandbox().baseUrl,
+			apiKey,
+			webhookBaseUrl,
+			events: ['document.completed'],
+		});
 		await original.activate();
 		const originalId = String(original.nodeStaticData.webhookId);
-		const copy = new TriggerHost({ baseUrl: sandbox().baseUrl, apiKey, webhookBaseUrl, events: ['document.completed'], nodeWebhookId: original.nodeWebhookId });
+		const copy = new TriggerHost({
+			baseUrl: sandbox().baseUrl,
+			apiKey,
+			webhookBaseUrl,
+			events: ['document.completed'],
+			nodeWebhookId: original.nodeWebhookId,
+		});
 		copy.savedStaticData = structuredClone(original.savedStaticData);
 		expect(copy.workflowId).not.toBe(original.workflowId);
 		expect(copy.webhookUrl).toBe(original.webhookUrl);
 
 		expect(await copy.runHook('checkExists')).toBe(false);
 		await copy.deactivate();
-		expect(sandbox().store.webhooksOf(apiKey).map((webhook) => webhook.id)).toEqual([originalId]);
+		expect(
+			sandbox()
+				.store.webhooksOf(apiKey)
+				.map((webhook) => webhook.id),
+		).toEqual([originalId]);
 		expect(await original.runHook('checkExists')).toBe(true);
 	});
 });
@@ -1134,12 +1642,27 @@ describe('22.11 key check: static data holds no verifier of the API key', () => 
 	// Old: static data kept `keyCheck`, 64 bits of an HMAC keyed by the API key.
 	test('after activation static data has no keyCheck nor any value computed from the key; a changed key is still noticed', async () => {
 		const { apiKey, accountId } = sandbox().createAccount();
-		const host = new TriggerHost({ baseUrl: sandbox().baseUrl, apiKey, webhookBaseUrl: 'http://127.0.0.1:9/webhook', events: ['document.completed'] });
+		const host = new TriggerHost({
+			baseUrl: sandbox().baseUrl,
+			apiKey,
+			webhookBaseUrl: 'http://127.0.0.1:9/webhook',
+			events: ['document.completed'],
+		});
 		await host.activate();
 		const data = host.nodeStaticData;
-		expect(Object.keys(data).sort()).toEqual(['secretNonce', 'webhookEvents', 'webhookId', 'webhookUrl']);
+		expect(Object.keys(data).sort()).toEqual([
+			'secretNonce',
+			'webhookEvents',
+			'webhookId',
+			'webhookUrl',
+		]);
 		// Every value in static data is the service's id, n8n's URL, the events, or a random nonce.
-		const scope = { apiKey, workflowId: host.workflowId, nodeId: 'trigger-node', nonce: String(data.secretNonce) };
+		const scope = {
+			apiKey,
+			workflowId: host.workflowId,
+			nodeId: 'trigger-node',
+			nonce: String(data.secretNonce),
+		};
 		expect(strings(data)).not.toContain(keyCheck(scope));
 
 		expect(await host.runHook('checkExists')).toBe(true);

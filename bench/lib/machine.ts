@@ -26,7 +26,11 @@ export function machineInfo(host: N8nHost): MachineInfo {
 	}
 	let n8nVersion = 'unknown';
 	try {
-		n8nVersion = (JSON.parse(fs.readFileSync(path.join(host.dir, 'node_modules', 'n8n', 'package.json'), 'utf8')) as { version: string }).version;
+		n8nVersion = (
+			JSON.parse(
+				fs.readFileSync(path.join(host.dir, 'node_modules', 'n8n', 'package.json'), 'utf8'),
+			) as { version: string }
+		).version;
 	} catch {
 		// reported as unknown
 	}

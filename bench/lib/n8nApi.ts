@@ -17,13 +17,26 @@ export async function createWorkflow(n8n: N8nInstance, workflow: WorkflowJson): 
 }
 
 /** Every execution of a workflow (newest first), paging through the public API. */
-export async function allExecutions(n8n: N8nInstance, workflowId: string, includeData = false): Promise<Execution[]> {
+export async function allExecutions(
+	n8n: N8nInstance,
+	workflowId: string,
+	includeData = false,
+): Promise<Execution[]> {
 	const out: Execution[] = [];
 	let cursor: string | undefined;
 	for (let page = 0; page < 1000; page++) {
-		const params = new URLSearchParams({ workflowId, includeData: String(includeData), limit: includeData ? '100' : '250' });
+		const params = new URLSearchParams({
+			workflowId,
+			includeData: String(includeData),
+			limit: includeData ? '100' : '250',
+		});
 		if (cursor) params.set('cursor', cursor);
-		const body = await withRetries(() => n8n.api<{ data: Execution[]; nextCursor?: string | null }>('GET', `/executions?${params.toString()}`));
+		const body = await withRetries(() =>
+			n8n.api<{ data: Execution[]; nextCursor?: string | null }>(
+				'GET',
+				`/executions?${params.toString()}`,
+			),
+		);
 		out.push(...body.data);
 		cursor = body.nextCursor ?? undefined;
 		if (!cursor || body.data.length === 0) break;
@@ -32,7 +45,9 @@ export async function allExecutions(n8n: N8nInstance, workflowId: string, includ
 }
 
 export async function executionWithData(n8n: N8nInstance, executionId: string): Promise<Execution> {
-	return await withRetries(() => n8n.api<Execution>('GET', `/executions/${executionId}?includeData=true`));
+	return await withRetries(() =>
+		n8n.api<Execution>('GET', `/executions/${executionId}?includeData=true`),
+	);
 }
 
 /**
@@ -45,27 +60,44 @@ async function withRetries<T>(read: () => Promise<T>, attempts = 4): Promise<T> 
 			return await read();
 		} catch (error) {
 			if (attempt >= attempts) throw error;
-			process.stderr.write(`n8n API read failed (attempt ${attempt}), retrying: ${String((error as Error).message).split('\n')[0]}\n`);
+			process.stderr.write(
+				`n8n API read failed (attempt ${attempt}), retrying: ${String((error as Error).message).split('\n')[0]}\n`,
+			);
 			await sleep(1000 * attempt);
 		}
 	}
 }
 
-const FINISHED = (execution: Execution) => !['new', 'running', 'waiting'].includes(execution.status);
+const FINISHED = (execution: Execution) =>
+	!['new', 'running', 'waiting'].includes(execution.status);
 
 /** Waits (bounded) until `count` executions of the workflow have finished; resolves with them. */
-export async function waitForFinished(n8n: N8nInstance, workflowId: string, count: number, timeoutMs: number): Promise<Execution[]> {
+export async function waitForFinished(
+	n8n: N8nInstance,
+	workflowId: string,
+	count: number,
+	timeoutMs: number,
+): Promise<Execution[]> {
 	const deadline = Date.now() + timeoutMs;
 	for (;;) {
 		const finished = (await allExecutions(n8n, workflowId)).filter(FINISHED);
 		if (finished.length >= count) return finished;
-		if (Date.now() > deadline) throw new Error(`${finished.length} of ${count} executions of workflow ${workflowId} finished after ${timeoutMs} ms`);
+		if (Date.now() > deadline)
+			throw new Error(
+				`${finished.length} of ${count} executions of workflow ${workflowId} finished after ${timeoutMs} ms`,
+			);
 		await sleep(count > 50 ? 1000 : 200);
 	}
 }
 
 /** POSTs `body` to a production webhook; resolves with the status. */
-export async function callWebhook(n8n: N8nInstance, path: string, body: unknown, headers: Record<string, string> = {}, timeoutMs = 60_000): Promise<number> {
+export async function callWebhook(
+	n8n: N8nInstance,
+	path: string,
+	body: unknown,
+	headers: Record<string, string> = {},
+	timeoutMs = 60_000,
+): Promise<number> {
 	const response = await fetch(n8n.productionWebhookUrl(path), {
 		method: 'POST',
 		headers: { 'content-type': 'application/json', ...headers },
@@ -95,23 +127,39 @@ export async function runOnce(
 	if (status !== 200 && status !== 500) throw new Error(`webhook ${path} answered ${status}`);
 	const deadline = Date.now() + 60_000;
 	for (;;) {
-		const fresh = (await allExecutions(n8n, workflowId)).filter((execution) => !before.has(execution.id) && FINISHED(execution));
+		const fresh = (await allExecutions(n8n, workflowId)).filter(
+			(execution) => !before.has(execution.id) && FINISHED(execution),
+		);
 		if (fresh.length) return await executionWithData(n8n, fresh[0].id);
-		if (Date.now() > deadline) throw new Error(`no finished execution of workflow ${workflowId} 60 s after its webhook answered ${status}`);
+		if (Date.now() > deadline)
+			throw new Error(
+				`no finished execution of workflow ${workflowId} 60 s after its webhook answered ${status}`,
+			);
 		await sleep(200);
 	}
 }
 
 /** Wall time of an execution as n8n recorded it (stoppedAt - startedAt), ms. */
-export function executionWallMs(execution: { startedAt: string; stoppedAt: string | null }): number {
+export function executionWallMs(execution: {
+	startedAt: string;
+	stoppedAt: string | null;
+}): number {
 	if (!execution.stoppedAt) return NaN;
 	return Date.parse(execution.stoppedAt) - Date.parse(execution.startedAt);
 }
 
 /** A node's own run: its execution time (ms, n8n's figure), items out, error. */
-export function nodeRun(execution: Execution, nodeName: string): { executionTimeMs: number; items: Array<Record<string, any>>; error?: { message?: string; description?: string | null; httpCode?: string | null } } {
+export function nodeRun(
+	execution: Execution,
+	nodeName: string,
+): {
+	executionTimeMs: number;
+	items: Array<Record<string, any>>;
+	error?: { message?: string; description?: string | null; httpCode?: string | null };
+} {
 	const runs = execution.data?.resultData.runData[nodeName];
-	if (!runs?.length) return { executionTimeMs: NaN, items: [], error: execution.data?.resultData.error };
+	if (!runs?.length)
+		return { executionTimeMs: NaN, items: [], error: execution.data?.resultData.error };
 	const run = runs[0] as any;
 	return {
 		executionTimeMs: Number(run.executionTime),
@@ -132,7 +180,10 @@ export function rssBytes(pid: number): number {
 }
 
 /** Samples a process's RSS every `intervalMs` until stopped; resolves with the peak seen. */
-export function sampleRss(pid: number, intervalMs = 50): { stop: () => { peak: number; samples: number } } {
+export function sampleRss(
+	pid: number,
+	intervalMs = 50,
+): { stop: () => { peak: number; samples: number } } {
 	let peak = rssBytes(pid);
 	let samples = 1;
 	const timer = setInterval(() => {
@@ -153,7 +204,12 @@ export function sampleRss(pid: number, intervalMs = 50): { stop: () => { peak: n
 }
 
 /** POST /api/v1/credentials: a Document Signing API credential; resolves with its reference. */
-export async function createCredential(n8n: N8nInstance, name: string, apiKey: string, baseUrl: string): Promise<{ id: string; name: string }> {
+export async function createCredential(
+	n8n: N8nInstance,
+	name: string,
+	apiKey: string,
+	baseUrl: string,
+): Promise<{ id: string; name: string }> {
 	const created = await n8n.api<{ id: string; name: string }>('POST', '/credentials', {
 		name,
 		type: 'documentSigningApi',

@@ -17,10 +17,21 @@ export async function startRecordingProxy(targetOrigin: string): Promise<Recordi
 	const arrivals: RecordingProxy['arrivals'] = [];
 	const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
 	const server = http.createServer((req, res) => {
-		const entry: RecordingProxy['arrivals'][number] = { at: Date.now(), method: req.method ?? '', path: req.url ?? '' };
+		const entry: RecordingProxy['arrivals'][number] = {
+			at: Date.now(),
+			method: req.method ?? '',
+			path: req.url ?? '',
+		};
 		arrivals.push(entry);
 		const upstream = http.request(
-			{ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers, agent },
+			{
+				host: target.hostname,
+				port: target.port,
+				method: req.method,
+				path: req.url,
+				headers: req.headers,
+				agent,
+			},
 			(response) => {
 				entry.status = response.statusCode;
 				res.writeHead(response.statusCode ?? 502, response.headers);

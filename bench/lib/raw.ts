@@ -32,7 +32,14 @@ export async function rawBulkCreate(options: {
 	const { baseUrl, apiKey, items, rate, burst } = options;
 	const maxInFlight = options.maxInFlight ?? 64;
 	const run = randomUUID();
-	const result: RawBulkResult = { wallMs: 0, requests: 0, rateLimited: 0, failures: 0, created: 0, errors: [] };
+	const result: RawBulkResult = {
+		wallMs: 0,
+		requests: 0,
+		rateLimited: 0,
+		failures: 0,
+		created: 0,
+		errors: [],
+	};
 
 	// Client-side bucket, mirrored on the service's.
 	let tokens = burst;
@@ -57,7 +64,10 @@ export async function rawBulkCreate(options: {
 
 	const createOne = async (index: number): Promise<void> => {
 		const item = items[index];
-		const body = JSON.stringify({ name: item.name, signers: [{ email: item.email, name: 'Bulk Signer' }] });
+		const body = JSON.stringify({
+			name: item.name,
+			signers: [{ email: item.email, name: 'Bulk Signer' }],
+		});
 		for (let attempt = 1; attempt <= 100; attempt++) {
 			await takeToken();
 			result.requests++;
@@ -65,7 +75,11 @@ export async function rawBulkCreate(options: {
 			try {
 				response = await fetch(`${baseUrl}/documents`, {
 					method: 'POST',
-					headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', 'idempotency-key': `raw-${run}-${index}` },
+					headers: {
+						authorization: `Bearer ${apiKey}`,
+						'content-type': 'application/json',
+						'idempotency-key': `raw-${run}-${index}`,
+					},
 					body,
 				});
 			} catch {
@@ -80,7 +94,12 @@ export async function rawBulkCreate(options: {
 			}
 			if (response.status === 429) {
 				result.rateLimited++;
-				const wait = Number(response.headers.get('x-ratelimit-reset-after') ?? response.headers.get('retry-after') ?? 1) * 1000;
+				const wait =
+					Number(
+						response.headers.get('x-ratelimit-reset-after') ??
+							response.headers.get('retry-after') ??
+							1,
+					) * 1000;
 				pausedUntil = Math.max(pausedUntil, performance.now() + wait);
 				tokens = 0;
 				continue;
@@ -113,7 +132,12 @@ export interface RawPagingResult {
 }
 
 /** Reads a whole list page after page (cursor, largest page), one request at a time. */
-export async function rawPageAll(options: { baseUrl: string; apiKey: string; path: string; pageSize: number }): Promise<RawPagingResult> {
+export async function rawPageAll(options: {
+	baseUrl: string;
+	apiKey: string;
+	path: string;
+	pageSize: number;
+}): Promise<RawPagingResult> {
 	const started = performance.now();
 	let requests = 0;
 	let records = 0;
@@ -133,7 +157,14 @@ export async function rawPageAll(options: { baseUrl: string; apiKey: string; pat
 }
 
 /** Creates `count` documents through the API as fast as it answers (no rate limit expected). */
-export async function seedDocuments(options: { baseUrl: string; apiKey: string; count: number; concurrency?: number; prefix?: string; perSecond?: number }): Promise<number> {
+export async function seedDocuments(options: {
+	baseUrl: string;
+	apiKey: string;
+	count: number;
+	concurrency?: number;
+	prefix?: string;
+	perSecond?: number;
+}): Promise<number> {
 	const { baseUrl, apiKey, count } = options;
 	const prefix = options.prefix ?? 'seed';
 	let next = 0;
@@ -150,10 +181,14 @@ export async function seedDocuments(options: { baseUrl: string; apiKey: string; 
 			const response = await fetch(`${baseUrl}/documents`, {
 				method: 'POST',
 				headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
-				body: JSON.stringify({ name: `${prefix}-${index}.pdf`, signers: [{ email: `signer${index}@example.com`, name: 'Seed Signer' }] }),
+				body: JSON.stringify({
+					name: `${prefix}-${index}.pdf`,
+					signers: [{ email: `signer${index}@example.com`, name: 'Seed Signer' }],
+				}),
 			});
 			await response.arrayBuffer();
-			if (response.status !== 201) throw new Error(`seeding ${prefix}-${index}: HTTP ${response.status}`);
+			if (response.status !== 201)
+				throw new Error(`seeding ${prefix}-${index}: HTTP ${response.status}`);
 			created++;
 		}
 	};

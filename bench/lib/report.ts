@@ -32,18 +32,48 @@ export function targets(results: BenchResults): TargetCheck[] {
 	const checks: TargetCheck[] = [];
 	const a = results.bulk?.rows.find((row) => row.key === 'a');
 	if (a) {
-		checks.push({ name: 'bulk (a) time', target: '<= 1.15x (c)', actual: `${round(a.ratioToFloor)}x`, met: a.ratioToFloor <= 1.15 });
-		checks.push({ name: 'bulk (a) lost / duplicated', target: '0 / 0', actual: `${a.lost} / ${a.duplicated}`, met: a.lost === 0 && a.duplicated === 0 });
+		checks.push({
+			name: 'bulk (a) time',
+			target: '<= 1.15x (c)',
+			actual: `${round(a.ratioToFloor)}x`,
+			met: a.ratioToFloor <= 1.15,
+		});
+		checks.push({
+			name: 'bulk (a) lost / duplicated',
+			target: '0 / 0',
+			actual: `${a.lost} / ${a.duplicated}`,
+			met: a.lost === 0 && a.duplicated === 0,
+		});
 	}
 	const r = results.returnAll;
 	if (r) {
-		checks.push({ name: 'return all requests', target: `${r.minimumRequests} (minimum)`, actual: String(r.node.requests), met: r.node.requests === r.minimumRequests });
-		checks.push({ name: 'return all time', target: '<= 1.2x raw', actual: `${round(r.ratio)}x`, met: r.ratio <= 1.2 });
-		checks.push({ name: 'return all items', target: String(r.documents), actual: String(r.node.items), met: r.node.items === r.documents });
+		checks.push({
+			name: 'return all requests',
+			target: `${r.minimumRequests} (minimum)`,
+			actual: String(r.node.requests),
+			met: r.node.requests === r.minimumRequests,
+		});
+		checks.push({
+			name: 'return all time',
+			target: '<= 1.2x raw',
+			actual: `${round(r.ratio)}x`,
+			met: r.ratio <= 1.2,
+		});
+		checks.push({
+			name: 'return all items',
+			target: String(r.documents),
+			actual: String(r.node.items),
+			met: r.node.items === r.documents,
+		});
 	}
 	const t = results.trigger;
 	if (t) {
-		checks.push({ name: 'trigger executed / duplicates', target: `${t.options.events} / 0`, actual: `${t.executed} / ${t.duplicates}`, met: t.executed === t.options.events && t.duplicates === 0 });
+		checks.push({
+			name: 'trigger executed / duplicates',
+			target: `${t.options.events} / 0`,
+			actual: `${t.executed} / ${t.duplicates}`,
+			met: t.executed === t.options.events && t.duplicates === 0,
+		});
 	}
 	const b = results.burst;
 	if (b) {
@@ -54,13 +84,28 @@ export function targets(results: BenchResults): TargetCheck[] {
 				actual: `${row.executed} / ${row.duplicates}`,
 				met: row.executed === row.events && row.duplicates === 0,
 			});
-			checks.push({ name: `burst ${row.setup}: trigger delivery attempts per event`, target: '<= 1.1', actual: String(round(row.attemptsPerEvent)), met: row.attemptsPerEvent <= 1.1 });
+			checks.push({
+				name: `burst ${row.setup}: trigger delivery attempts per event`,
+				target: '<= 1.1',
+				actual: String(round(row.attemptsPerEvent)),
+				met: row.attemptsPerEvent <= 1.1,
+			});
 		}
 		for (const [setup, ratio] of Object.entries(b.triggerToWebhook)) {
-			checks.push({ name: `burst ${setup}: trigger time to last execution`, target: "<= 1.25x n8n's Webhook node", actual: `${round(ratio)}x`, met: ratio <= 1.25 });
+			checks.push({
+				name: `burst ${setup}: trigger time to last execution`,
+				target: "<= 1.25x n8n's Webhook node",
+				actual: `${round(ratio)}x`,
+				met: ratio <= 1.25,
+			});
 		}
 		if (b.twoWorkersToOne !== undefined) {
-			checks.push({ name: 'burst queue: trigger events/s, 2 workers / 1 worker', target: '>= 1.6x', actual: `${round(b.twoWorkersToOne)}x`, met: b.twoWorkersToOne >= 1.6 });
+			checks.push({
+				name: 'burst queue: trigger events/s, 2 workers / 1 worker',
+				target: '>= 1.6x',
+				actual: `${round(b.twoWorkersToOne)}x`,
+				met: b.twoWorkersToOne >= 1.6,
+			});
 		}
 	}
 	for (const row of results.sendAndWait?.rows ?? []) {
@@ -80,7 +125,8 @@ export function targets(results: BenchResults): TargetCheck[] {
 	return checks;
 }
 
-const s = (ms: number | null | undefined) => (ms === null || ms === undefined || !Number.isFinite(ms) ? '–' : `${seconds(ms)} s`);
+const s = (ms: number | null | undefined) =>
+	ms === null || ms === undefined || !Number.isFinite(ms) ? '–' : `${seconds(ms)} s`;
 
 export function renderMarkdown(results: BenchResults): string {
 	const out: string[] = [];
@@ -94,7 +140,10 @@ export function renderMarkdown(results: BenchResults): string {
 			'|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
 		);
 		for (const row of bulk.rows) {
-			const result = row.executionStatus === 'success' ? 'success' : `${row.executionStatus}: ${row.error ?? ''}`;
+			const result =
+				row.executionStatus === 'success'
+					? 'success'
+					: `${row.executionStatus}: ${row.error ?? ''}`;
 			out.push(
 				`| ${row.contender} | ${s(row.wallMs)} | ${round(row.ratioToFloor)}x | ${row.created} | ${row.lost} | ${row.duplicated} | ${row.requests} | ${row.rateLimited} | ${row.retries} | ${row.rssPeakBytes === undefined ? '–' : `${mib(row.rssBeforeBytes!)} -> ${mib(row.rssPeakBytes)} MiB`} | ${result.replace(/\|/g, '/')} |`,
 			);
@@ -132,7 +181,8 @@ export function renderMarkdown(results: BenchResults): string {
 			'|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
 			row('Document Signing Trigger', t),
 		);
-		if (results.triggerBaseline) out.push(row("n8n's Webhook node (no verification, no dedup)", results.triggerBaseline));
+		if (results.triggerBaseline)
+			out.push(row("n8n's Webhook node (no verification, no dedup)", results.triggerBaseline));
 		out.push(
 			'',
 			"Latency = the delivery's first attempt (sandbox) -> the execution's startedAt (n8n), matched by delivery id. Redeliveries: the sandbox retries a delivery not answered 2xx within 10 s (1 s, 2 s, 4 s, … up to 8 attempts).",
@@ -144,7 +194,10 @@ export function renderMarkdown(results: BenchResults): string {
 	const checks = targets(results);
 	if (checks.length) {
 		out.push('### Targets', '', '| check | target | actual | met |', '|---|---|---|---|');
-		for (const check of checks) out.push(`| ${check.name} | ${check.target} | ${check.actual} | ${check.met ? 'yes' : '**no**'} |`);
+		for (const check of checks)
+			out.push(
+				`| ${check.name} | ${check.target} | ${check.actual} | ${check.met ? 'yes' : '**no**'} |`,
+			);
 	}
 	return out.join('\n');
 }
@@ -153,7 +206,10 @@ export function renderJson(results: BenchResults): string {
 	return `${JSON.stringify({ ...results, targets: targets(results) }, (_key, value) => (typeof value === 'number' && !Number.isInteger(value) ? round(value, 3) : value), 2)}\n`;
 }
 
-const RECEIVER_LABEL = { trigger: 'Document Signing Trigger', webhook: "n8n's Webhook node" } as const;
+const RECEIVER_LABEL = {
+	trigger: 'Document Signing Trigger',
+	webhook: "n8n's Webhook node",
+} as const;
 
 function renderBurst(burst: BurstResult): string[] {
 	const { options } = burst;
@@ -166,10 +222,20 @@ function renderBurst(burst: BurstResult): string[] {
 	const cell = (row: BurstRow) =>
 		`| ${row.setup} | ${RECEIVER_LABEL[row.receiver]} | ${s(row.timeToLastExecutionMs)}${row.timedOut ? ' (bound reached)' : ''} | ${round(row.eventsPerSecond, 1)} | ${round(row.attemptsPerEvent)} | ${row.redeliveries} | ${row.failedDeliveries} | ${row.executions}${row.failedExecutions ? ` (${row.failedExecutions} failed)` : ''} | ${row.executed} | ${row.duplicates} | ${round(row.n8nCpuMsPerEvent, 0)} ms |`;
 	out.push(...burst.rows.map(cell), '');
-	const ratios = Object.entries(burst.triggerToWebhook).map(([setup, ratio]) => `${setup} ${round(ratio)}x`);
-	if (ratios.length) out.push(`Trigger / Webhook node, time to last execution: ${ratios.join(', ')}.`);
-	if (burst.twoWorkersToOne !== undefined) out.push(`Queue mode, trigger events/s with 2 workers / 1 worker: ${round(burst.twoWorkersToOne)}x.`);
-	out.push('', 'Where the time goes (medians: first delivery attempt -> execution startedAt; startedAt -> stoppedAt; the receiver\'s answer per attempt):', '');
+	const ratios = Object.entries(burst.triggerToWebhook).map(
+		([setup, ratio]) => `${setup} ${round(ratio)}x`,
+	);
+	if (ratios.length)
+		out.push(`Trigger / Webhook node, time to last execution: ${ratios.join(', ')}.`);
+	if (burst.twoWorkersToOne !== undefined)
+		out.push(
+			`Queue mode, trigger events/s with 2 workers / 1 worker: ${round(burst.twoWorkersToOne)}x.`,
+		);
+	out.push(
+		'',
+		"Where the time goes (medians: first delivery attempt -> execution startedAt; startedAt -> stoppedAt; the receiver's answer per attempt):",
+		'',
+	);
 	for (const row of burst.rows) {
 		const { profile } = row;
 		out.push(
@@ -177,10 +243,13 @@ function renderBurst(burst: BurstResult): string[] {
 		);
 	}
 	const problems = burst.rows.flatMap((row) => [
-		...(Object.keys(row.failedAttempts).length ? [`${row.setup}, ${row.receiver}: failed attempts ${JSON.stringify(row.failedAttempts)}`] : []),
+		...(Object.keys(row.failedAttempts).length
+			? [`${row.setup}, ${row.receiver}: failed attempts ${JSON.stringify(row.failedAttempts)}`]
+			: []),
 		...row.executionErrors.map((error) => `${row.setup}, ${row.receiver}: execution ${error}`),
 	]);
-	if (problems.length) out.push('', ...problems.map((problem) => `- ${problem.replace(/\|/g, '/')}`));
+	if (problems.length)
+		out.push('', ...problems.map((problem) => `- ${problem.replace(/\|/g, '/')}`));
 	out.push(
 		'',
 		"Time to last execution = the burst (all N signed in one loop) -> the latest stoppedAt of the run's executions. Attempts per event = the sandbox's delivery attempts / N (10 s to answer, retries after 1 s, 2 s, 4 s, … up to 8 attempts). Duplicates = passings of an event beyond its first (trigger: its items' deliveryId; Webhook node: body.id). n8n CPU = the n8n processes involved (regular: the one process; queue: main, workers, webhook processor) from the burst until the last execution was seen (n8n polled once a second). A few events before each burst warm n8n up and are not counted.",
@@ -201,7 +270,9 @@ function renderSendAndWait(result: SendAndWaitResult): string[] {
 			`| ${row.setup} | ${row.waiting} | ${s(row.startMs)} | ${row.resumed} | ${row.wrongResumes} | ${row.failedExecutions} | ${round(row.deliveriesPerEvent, 1)} | ${row.failedDeliveries} | ${s(row.lastCompletionToLastResumeMs)}${row.timedOut ? ' (bound reached)' : ''} | ${s(row.n8nCpuMs)} | ${row.webhooksLeft} | ${row.waitingWithoutWebhook} |`,
 		);
 	}
-	const errors = result.rows.flatMap((row) => row.executionErrors.map((error) => `- ${row.setup}: ${error.replace(/\|/g, '/')}`));
+	const errors = result.rows.flatMap((row) =>
+		row.executionErrors.map((error) => `- ${row.setup}: ${error.replace(/\|/g, '/')}`),
+	);
 	if (errors.length) out.push('', ...errors);
 	out.push(
 		'',

@@ -9,14 +9,18 @@ export function percentile(values: number[], p: number): number {
 
 export const median = (values: number[]) => percentile(values, 50);
 
-export const round = (value: number, digits = 2) => (Number.isFinite(value) ? Math.round(value * 10 ** digits) / 10 ** digits : value);
+export const round = (value: number, digits = 2) =>
+	Number.isFinite(value) ? Math.round(value * 10 ** digits) / 10 ** digits : value;
 
 export const seconds = (ms: number, digits = 2) => round(ms / 1000, digits);
 
 export const mib = (bytes: number) => round(bytes / 1024 ** 2, 0);
 
 /** How many of `names` each name occurs: lost = expected names absent, duplicated = extra copies. */
-export function countCopies(expected: string[], actual: string[]): { created: number; lost: number; duplicated: number } {
+export function countCopies(
+	expected: string[],
+	actual: string[],
+): { created: number; lost: number; duplicated: number } {
 	const counts = new Map<string, number>();
 	for (const name of actual) counts.set(name, (counts.get(name) ?? 0) + 1);
 	let lost = 0;

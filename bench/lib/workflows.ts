@@ -9,22 +9,40 @@ import { randomUUID } from 'node:crypto';
 import { CREDENTIAL_TYPE } from '../../e2e/harness/n8n';
 // The workflow JSON shapes and the general builders (chain, codeNode, signingNode, triggerNode)
 // are the e2e suite's (e2e/harness/workflows.ts); the benchmarks only add their own builders.
-import { credentialsRef, node, type CredentialRef, type WorkflowNode } from '../../e2e/harness/workflows';
+import {
+	credentialsRef,
+	node,
+	type CredentialRef,
+	type WorkflowNode,
+} from '../../e2e/harness/workflows';
 
 /**
  * A Webhook node on `POST /webhook/<path>`. `lastNode` (default) answers when the workflow has
  * finished (with no data), so a caller learns of the end without polling n8n during the run;
  * `onReceived` answers at once.
  */
-export function webhookNode(path: string, name = 'Webhook', responseMode: 'lastNode' | 'onReceived' = 'lastNode'): WorkflowNode {
-	const parameters: Record<string, unknown> = { httpMethod: 'POST', path, responseMode, options: {} };
+export function webhookNode(
+	path: string,
+	name = 'Webhook',
+	responseMode: 'lastNode' | 'onReceived' = 'lastNode',
+): WorkflowNode {
+	const parameters: Record<string, unknown> = {
+		httpMethod: 'POST',
+		path,
+		responseMode,
+		options: {},
+	};
 	if (responseMode === 'lastNode') parameters.responseData = 'noData';
 	return node(name, 'n8n-nodes-base.webhook', 2, parameters, { webhookId: randomUUID() });
 }
 
 /** One item per element of the request body's `items` array (objects are spread into json). */
 export function splitItemsNode(name = 'Items'): WorkflowNode {
-	return node(name, 'n8n-nodes-base.splitOut', 1, { fieldToSplitOut: 'body.items', include: 'noOtherFields', options: {} });
+	return node(name, 'n8n-nodes-base.splitOut', 1, {
+		fieldToSplitOut: 'body.items',
+		include: 'noOtherFields',
+		options: {},
+	});
 }
 
 export function noOpNode(name = 'Done'): WorkflowNode {
@@ -36,7 +54,12 @@ export function noOpNode(name = 'Done'): WorkflowNode {
  * credential as "predefined credential type", a JSON body from the item, every option at its
  * default unless `options` says otherwise.
  */
-export function httpRequestCreateNode(baseUrl: string, credential: CredentialRef, options: Record<string, unknown> = {}, name = 'HTTP Request'): WorkflowNode {
+export function httpRequestCreateNode(
+	baseUrl: string,
+	credential: CredentialRef,
+	options: Record<string, unknown> = {},
+	name = 'HTTP Request',
+): WorkflowNode {
 	return node(
 		name,
 		'n8n-nodes-base.httpRequest',
@@ -48,7 +71,8 @@ export function httpRequestCreateNode(baseUrl: string, credential: CredentialRef
 			nodeCredentialType: CREDENTIAL_TYPE,
 			sendBody: true,
 			specifyBody: 'json',
-			jsonBody: '={\n  "name": "{{ $json.name }}",\n  "signers": [{ "email": "{{ $json.email }}", "name": "Bulk Signer" }]\n}',
+			jsonBody:
+				'={\n  "name": "{{ $json.name }}",\n  "signers": [{ "email": "{{ $json.email }}", "name": "Bulk Signer" }]\n}',
 			options,
 		},
 		{ credentials: credentialsRef(credential) },
@@ -60,7 +84,12 @@ export function httpRequestCreateNode(baseUrl: string, credential: CredentialRef
  * n8n's documentation shows for cursor APIs: the cursor from the last response as a query
  * parameter, complete when the response says there is no more. One output item per page.
  */
-export function httpRequestListAllNode(baseUrl: string, credential: CredentialRef, pageSize: number, name = 'HTTP Request'): WorkflowNode {
+export function httpRequestListAllNode(
+	baseUrl: string,
+	credential: CredentialRef,
+	pageSize: number,
+	name = 'HTTP Request',
+): WorkflowNode {
 	return node(
 		name,
 		'n8n-nodes-base.httpRequest',
@@ -76,7 +105,11 @@ export function httpRequestListAllNode(baseUrl: string, credential: CredentialRe
 				pagination: {
 					pagination: {
 						paginationMode: 'updateAParameterInEachRequest',
-						parameters: { parameters: [{ type: 'qs', name: 'cursor', value: '={{ $response.body.next_cursor }}' }] },
+						parameters: {
+							parameters: [
+								{ type: 'qs', name: 'cursor', value: '={{ $response.body.next_cursor }}' },
+							],
+						},
 						paginationCompleteWhen: 'other',
 						completeExpression: '={{ !$response.body.has_more }}',
 					},

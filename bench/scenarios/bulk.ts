@@ -9,7 +9,15 @@
  * n8n wall time is the execution's own startedAt -> stoppedAt (n8n's figures, from its
  * executions API); the node's executionTime is kept too. The raw client is timed in this process.
  */
-import { createCredential, createWorkflow, executionWallMs, nodeRun, rssBytes, runOnce, sampleRss } from '../lib/n8nApi';
+import {
+	createCredential,
+	createWorkflow,
+	executionWallMs,
+	nodeRun,
+	rssBytes,
+	runOnce,
+	sampleRss,
+} from '../lib/n8nApi';
 import { rawBulkCreate } from '../lib/raw';
 import { countCopies } from '../lib/stats';
 import { chain, signingNode, type CredentialRef } from '../../e2e/harness/workflows';
@@ -61,26 +69,48 @@ const createParameters = {
 };
 
 function itemsFor(prefix: string, count: number) {
-	return Array.from({ length: count }, (_, i) => ({ name: `${prefix}-${i}.pdf`, email: `signer${i}@example.com` }));
+	return Array.from({ length: count }, (_, i) => ({
+		name: `${prefix}-${i}.pdf`,
+		email: `signer${i}@example.com`,
+	}));
 }
 
 export async function runBulk(ctx: BenchContext, options: BulkOptions): Promise<BulkResult> {
 	const { sandbox, n8n, log } = ctx;
-	sandbox.configure({ rateLimit: { requestsPerSecond: options.requestsPerSecond, burst: options.burst }, failureRate: 0, connectionResetRate: 0 });
+	sandbox.configure({
+		rateLimit: { requestsPerSecond: options.requestsPerSecond, burst: options.burst },
+		failureRate: 0,
+		connectionResetRate: 0,
+	});
 
 	// Workflows and credentials, one account each.
-	const contenders: Array<{ key: BulkRow['key']; label: string; nodeName: string; build: (cred: CredentialRef, path: string) => ReturnType<typeof chain> }> = [
+	const contenders: Array<{
+		key: BulkRow['key'];
+		label: string;
+		nodeName: string;
+		build: (cred: CredentialRef, path: string) => ReturnType<typeof chain>;
+	}> = [
 		{
 			key: 'a',
 			label: '(a) Document Signing node, default settings',
 			nodeName: 'Document Signing',
-			build: (cred, path) => chain('bench bulk (a)', [webhookNode(path), splitItemsNode(), signingNode('Document Signing', createParameters, { credential: cred })]),
+			build: (cred, path) =>
+				chain('bench bulk (a)', [
+					webhookNode(path),
+					splitItemsNode(),
+					signingNode('Document Signing', createParameters, { credential: cred }),
+				]),
 		},
 		{
 			key: 'b',
 			label: '(b) HTTP Request node, default options',
 			nodeName: 'HTTP Request',
-			build: (cred, path) => chain('bench bulk (b)', [webhookNode(path), splitItemsNode(), httpRequestCreateNode(sandbox.baseUrl, cred)]),
+			build: (cred, path) =>
+				chain('bench bulk (b)', [
+					webhookNode(path),
+					splitItemsNode(),
+					httpRequestCreateNode(sandbox.baseUrl, cred),
+				]),
 		},
 	];
 	if (options.withBatching) {
@@ -92,7 +122,9 @@ export async function runBulk(ctx: BenchContext, options: BulkOptions): Promise<
 				chain('bench bulk (b2)', [
 					webhookNode(path),
 					splitItemsNode(),
-					httpRequestCreateNode(sandbox.baseUrl, cred, { batching: { batch: { batchSize: 50, batchInterval: 1000 } } }),
+					httpRequestCreateNode(sandbox.baseUrl, cred, {
+						batching: { batch: { batchSize: 50, batchInterval: 1000 } },
+					}),
 				]),
 		});
 	}
@@ -101,8 +133,18 @@ export async function runBulk(ctx: BenchContext, options: BulkOptions): Promise<
 	for (const contender of contenders) {
 		const account = sandbox.createAccount();
 		const warmAccount = sandbox.createAccount();
-		const cred = await createCredential(n8n, `bench bulk ${contender.key}`, account.apiKey, sandbox.baseUrl);
-		const warmCred = await createCredential(n8n, `bench bulk ${contender.key} warm-up`, warmAccount.apiKey, sandbox.baseUrl);
+		const cred = await createCredential(
+			n8n,
+			`bench bulk ${contender.key}`,
+			account.apiKey,
+			sandbox.baseUrl,
+		);
+		const warmCred = await createCredential(
+			n8n,
+			`bench bulk ${contender.key} warm-up`,
+			warmAccount.apiKey,
+			sandbox.baseUrl,
+		);
 		const path = `bench-bulk-${contender.key}-${Date.now()}`;
 		const workflowId = await createWorkflow(n8n, contender.build(cred, path));
 		const warmId = await createWorkflow(n8n, contender.build(warmCred, `${path}-warm`));
@@ -124,9 +166,18 @@ export async function runBulk(ctx: BenchContext, options: BulkOptions): Promise<
 		const items = itemsFor('bulk-c', options.items);
 		log(`bulk (c): raw client, ${options.items} items`);
 		const before = sandbox.stats();
-		const result = await rawBulkCreate({ baseUrl: sandbox.baseUrl, apiKey: account.apiKey, items, rate: options.requestsPerSecond, burst: options.burst });
+		const result = await rawBulkCreate({
+			baseUrl: sandbox.baseUrl,
+			apiKey: account.apiKey,
+			items,
+			rate: options.requestsPerSecond,
+			burst: options.burst,
+		});
 		const delta = statsDelta(before, sandbox.stats());
-		const copies = countCopies(items.map((item) => item.name), sandbox.store.documentsOf(account.apiKey).map((doc) => doc.name));
+		const copies = countCopies(
+			items.map((item) => item.name),
+			sandbox.store.documentsOf(account.apiKey).map((doc) => doc.name),
+		);
 		rows.push({
 			key: 'c',
 			contender: '(c) raw HTTP client paced to the limit (floor)',
@@ -158,13 +209,16 @@ export async function runBulk(ctx: BenchContext, options: BulkOptions): Promise<
 		}
 		const delta = statsDelta(before, sandbox.stats());
 		const run = nodeRun(execution, contender.nodeName);
-		const copies = countCopies(items.map((item) => item.name), sandbox.store.documentsOf(contender.account.apiKey).map((doc) => doc.name));
+		const copies = countCopies(
+			items.map((item) => item.name),
+			sandbox.store.documentsOf(contender.account.apiKey).map((doc) => doc.name),
+		);
 		const error = execution.data?.resultData.error ?? run.error;
 		rows.push({
 			key: contender.key,
 			contender: contender.label,
 			wallMs: executionWallMs(execution),
-			wallSource: "n8n execution startedAt -> stoppedAt (executions API)",
+			wallSource: 'n8n execution startedAt -> stoppedAt (executions API)',
 			nodeMs: run.executionTimeMs,
 			ratioToFloor: NaN,
 			...copies,
@@ -172,7 +226,9 @@ export async function runBulk(ctx: BenchContext, options: BulkOptions): Promise<
 			rateLimited: delta.rateLimited,
 			retries: Math.max(0, delta.requests - options.items),
 			executionStatus: execution.status,
-			error: error ? `${error.message ?? ''}${error.httpCode ? ` (HTTP ${error.httpCode})` : ''}`.slice(0, 160) : null,
+			error: error
+				? `${error.message ?? ''}${error.httpCode ? ` (HTTP ${error.httpCode})` : ''}`.slice(0, 160)
+				: null,
 			rssBeforeBytes,
 			rssPeakBytes,
 		});
@@ -183,5 +239,9 @@ export async function runBulk(ctx: BenchContext, options: BulkOptions): Promise<
 	const order = ['a', 'b', 'b2', 'c'];
 	rows.sort((x, y) => order.indexOf(x.key) - order.indexOf(y.key));
 	sandbox.configure({ rateLimit: null });
-	return { options, theoreticalFloorMs: ((options.items - options.burst) / options.requestsPerSecond) * 1000, rows };
+	return {
+		options,
+		theoreticalFloorMs: ((options.items - options.burst) / options.requestsPerSecond) * 1000,
+		rows,
+	};
 }

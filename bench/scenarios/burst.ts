@@ -96,12 +96,18 @@ const STABLE_MS = 15_000;
 const POLL_MS = 1_000;
 
 const sleep = async (ms: number) => await new Promise((resolve) => setTimeout(resolve, ms));
-const FINISHED = (execution: Execution) => !['new', 'running', 'waiting'].includes(execution.status);
+const FINISHED = (execution: Execution) =>
+	!['new', 'running', 'waiting'].includes(execution.status);
 
 async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
 	let timer: NodeJS.Timeout | undefined;
 	try {
-		return await Promise.race([promise, new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), Math.max(0, ms))))]);
+		return await Promise.race([
+			promise,
+			new Promise<undefined>(
+				(resolve) => (timer = setTimeout(() => resolve(undefined), Math.max(0, ms))),
+			),
+		]);
 	} finally {
 		clearTimeout(timer);
 	}
@@ -118,12 +124,23 @@ export async function runBurst(ctx: BenchContext, options: BurstOptions): Promis
 		rateLimit: null,
 		failureRate: 0,
 		connectionResetRate: 0,
-		webhookRetry: { baseDelayMs: 1000, maxAttempts: 8, timeoutMs: 10_000, concurrencyPerUrl: options.concurrencyPerUrl },
+		webhookRetry: {
+			baseDelayMs: 1000,
+			maxAttempts: 8,
+			timeoutMs: 10_000,
+			concurrencyPerUrl: options.concurrencyPerUrl,
+		},
 	});
 	const rows: BurstRow[] = [];
 	try {
-		const regular: BurstTarget = { setup: 'regular', main: n8n, pids: () => [n8n.pid!], productionWebhookUrl: (path) => n8n.productionWebhookUrl(path) };
-		for (const receiver of ['trigger', 'webhook'] as const) rows.push(await burstOnce(ctx, regular, receiver, options));
+		const regular: BurstTarget = {
+			setup: 'regular',
+			main: n8n,
+			pids: () => [n8n.pid!],
+			productionWebhookUrl: (path) => n8n.productionWebhookUrl(path),
+		};
+		for (const receiver of ['trigger', 'webhook'] as const)
+			rows.push(await burstOnce(ctx, regular, receiver, options));
 
 		if (options.queue) {
 			for (const workers of [1, 2]) {
@@ -132,15 +149,22 @@ export async function runBurst(ctx: BenchContext, options: BurstOptions): Promis
 				let cluster: QueueCluster | undefined;
 				try {
 					// Warnings only, as the bench's own n8n: info logging of every job would be part of the figures.
-					cluster = await startQueueCluster({ workers, webhookProcessors: 1, sandboxBaseUrl: sandbox.baseUrl, logLevel: 'warn' });
+					cluster = await startQueueCluster({
+						workers,
+						webhookProcessors: 1,
+						sandboxBaseUrl: sandbox.baseUrl,
+						logLevel: 'warn',
+					});
 					const started = cluster;
 					const target: BurstTarget = {
 						setup,
 						main: started.main,
-						pids: () => [started.main, ...started.workers, ...started.webhookProcessors].map((p) => p.pid!),
+						pids: () =>
+							[started.main, ...started.workers, ...started.webhookProcessors].map((p) => p.pid!),
 						productionWebhookUrl: (path) => started.productionWebhookUrl(path),
 					};
-					for (const receiver of ['trigger', 'webhook'] as const) rows.push(await burstOnce(ctx, target, receiver, options));
+					for (const receiver of ['trigger', 'webhook'] as const)
+						rows.push(await burstOnce(ctx, target, receiver, options));
 				} finally {
 					await cluster?.dispose();
 				}
@@ -150,35 +174,58 @@ export async function runBurst(ctx: BenchContext, options: BurstOptions): Promis
 		sandbox.configure({ webhookRetry: previousRetry });
 	}
 
-	const rowOf = (setup: string, receiver: BurstReceiver) => rows.find((row) => row.setup === setup && row.receiver === receiver);
+	const rowOf = (setup: string, receiver: BurstReceiver) =>
+		rows.find((row) => row.setup === setup && row.receiver === receiver);
 	const triggerToWebhook: Record<string, number> = {};
 	for (const setup of new Set(rows.map((row) => row.setup))) {
 		const trigger = rowOf(setup, 'trigger');
 		const webhook = rowOf(setup, 'webhook');
-		if (trigger && webhook) triggerToWebhook[setup] = trigger.timeToLastExecutionMs / webhook.timeToLastExecutionMs;
+		if (trigger && webhook)
+			triggerToWebhook[setup] = trigger.timeToLastExecutionMs / webhook.timeToLastExecutionMs;
 	}
 	const one = rowOf('queue 1 worker', 'trigger');
 	const two = rowOf('queue 2 workers', 'trigger');
-	return { options, rows, triggerToWebhook, ...(one && two ? { twoWorkersToOne: two.eventsPerSecond / one.eventsPerSecond } : {}) };
+	return {
+		options,
+		rows,
+		triggerToWebhook,
+		...(one && two ? { twoWorkersToOne: two.eventsPerSecond / one.eventsPerSecond } : {}),
+	};
 }
 
 /** The event ids an execution passed on: the trigger's items' deliveryId, the Webhook node's body.id. */
-function passedEventIds(execution: Execution, receiver: BurstReceiver, firstNode: string): string[] {
+function passedEventIds(
+	execution: Execution,
+	receiver: BurstReceiver,
+	firstNode: string,
+): string[] {
 	return executionItems(execution, firstNode)
 		.map((json) => (receiver === 'trigger' ? json.deliveryId : json.body?.id))
 		.filter((id): id is string => typeof id === 'string');
 }
 
-async function burstOnce(ctx: BenchContext, target: BurstTarget, receiver: BurstReceiver, options: BurstOptions): Promise<BurstRow> {
+async function burstOnce(
+	ctx: BenchContext,
+	target: BurstTarget,
+	receiver: BurstReceiver,
+	options: BurstOptions,
+): Promise<BurstRow> {
 	const { sandbox, log } = ctx;
 	const { main } = target;
 	const account = sandbox.createAccount();
 	const accountId = sandbox.store.accountIdOf(account.apiKey)!;
-	const ours = (): DeliveryAttempt[] => sandbox.deliveries().filter((d) => d.accountId === accountId);
+	const ours = (): DeliveryAttempt[] =>
+		sandbox.deliveries().filter((d) => d.accountId === accountId);
 
 	// The documents first, with nothing subscribed yet: their creation sends no delivery.
 	log(`burst (${target.setup}, ${receiver}): creating ${options.events + WARM_EVENTS} documents`);
-	await seedDocuments({ baseUrl: sandbox.baseUrl, apiKey: account.apiKey, count: options.events + WARM_EVENTS, prefix: 'burst', concurrency: 8 });
+	await seedDocuments({
+		baseUrl: sandbox.baseUrl,
+		apiKey: account.apiKey,
+		count: options.events + WARM_EVENTS,
+		prefix: 'burst',
+		concurrency: 8,
+	});
 	const documents = sandbox.store.documentsOf(account.apiKey);
 	const warm = documents.slice(0, WARM_EVENTS);
 	const burst = documents.slice(WARM_EVENTS, WARM_EVENTS + options.events);
@@ -187,51 +234,103 @@ async function burstOnce(ctx: BenchContext, target: BurstTarget, receiver: Burst
 	let firstNode: string;
 	let handRegisteredWebhook: string | undefined;
 	if (receiver === 'trigger') {
-		const credential = await createCredential(main, `bench burst ${target.setup}`, account.apiKey, sandbox.baseUrl);
-		const trigger = triggerNode('Document Signing Trigger', { events: ['document.signed'], credential });
+		const credential = await createCredential(
+			main,
+			`bench burst ${target.setup}`,
+			account.apiKey,
+			sandbox.baseUrl,
+		);
+		const trigger = triggerNode('Document Signing Trigger', {
+			events: ['document.signed'],
+			credential,
+		});
 		firstNode = trigger.name;
-		workflowId = await createWorkflow(main, chain(`bench burst trigger (${target.setup})`, [trigger, noOpNode()]));
+		workflowId = await createWorkflow(
+			main,
+			chain(`bench burst trigger (${target.setup})`, [trigger, noOpNode()]),
+		);
 		await main.activate(workflowId);
 	} else {
 		const path = `bench-burst-webhook-${Date.now()}`;
 		const hook = webhookNode(path, 'Webhook', 'onReceived');
 		firstNode = hook.name;
-		workflowId = await createWorkflow(main, chain(`bench burst webhook (${target.setup})`, [hook, noOpNode()]));
+		workflowId = await createWorkflow(
+			main,
+			chain(`bench burst webhook (${target.setup})`, [hook, noOpNode()]),
+		);
 		await main.activate(workflowId);
 		const response = await fetch(`${sandbox.baseUrl}/webhooks`, {
 			method: 'POST',
 			headers: { authorization: `Bearer ${account.apiKey}`, 'content-type': 'application/json' },
 			body: JSON.stringify({ url: target.productionWebhookUrl(path), events: ['document.signed'] }),
 		});
-		if (response.status !== 201) throw new Error(`registering the Webhook node with the service: HTTP ${response.status}`);
+		if (response.status !== 201)
+			throw new Error(`registering the Webhook node with the service: HTTP ${response.status}`);
 		handRegisteredWebhook = ((await response.json()) as { id: string }).id;
 	}
-	if (sandbox.store.webhooksOf(account.apiKey).length !== 1) throw new Error('burst: no webhook registered');
+	if (sandbox.store.webhooksOf(account.apiKey).length !== 1)
+		throw new Error('burst: no webhook registered');
 
 	try {
 		// Warm-up, not counted.
 		for (const document of warm) sandbox.actAsSigner(document.id, document.signers[0].id, 'sign');
-		await settle(ctx, main, workflowId, () => ours().filter((d) => d.ok).length, new Set(), Date.now() + 120_000);
+		await settle(
+			ctx,
+			main,
+			workflowId,
+			() => ours().filter((d) => d.ok).length,
+			new Set(),
+			Date.now() + 120_000,
+		);
 		const warmDeliveries = new Set(ours().map((d) => d.deliveryId));
 		const warmExecutions = new Set((await allExecutions(main, workflowId)).map((e) => e.id));
 
-		log(`burst (${target.setup}, ${receiver}): ${options.events} events at once, ${options.concurrencyPerUrl || 'unbounded'} in flight per URL`);
+		log(
+			`burst (${target.setup}, ${receiver}): ${options.events} events at once, ${options.concurrencyPerUrl || 'unbounded'} in flight per URL`,
+		);
 		const pids = target.pids();
 		const cpuBefore = totalCpuMs(pids);
 		const burstAt = Date.now();
 		for (const document of burst) sandbox.actAsSigner(document.id, document.signers[0].id, 'sign');
 
 		const accepted = () => ours().filter((d) => d.ok && !warmDeliveries.has(d.deliveryId)).length;
-		const waited = await settle(ctx, main, workflowId, accepted, warmExecutions, burstAt + RUN_TIMEOUT_MS, () => totalCpuMs(pids));
+		const waited = await settle(
+			ctx,
+			main,
+			workflowId,
+			accepted,
+			warmExecutions,
+			burstAt + RUN_TIMEOUT_MS,
+			() => totalCpuMs(pids),
+		);
 		const cpuUsed = (waited.cpuAtLastChange ?? totalCpuMs(pids)) - cpuBefore;
 
-		const executions = (await allExecutions(main, workflowId, true)).filter((e) => !warmExecutions.has(e.id));
+		const executions = (await allExecutions(main, workflowId, true)).filter(
+			(e) => !warmExecutions.has(e.id),
+		);
 		const attempts = ours().filter((d) => !warmDeliveries.has(d.deliveryId));
-		return figures({ target, receiver, options, burstAt, executions, attempts, firstNode, cpuUsed, timedOut: waited.timedOut });
+		return figures({
+			target,
+			receiver,
+			options,
+			burstAt,
+			executions,
+			attempts,
+			firstNode,
+			cpuUsed,
+			timedOut: waited.timedOut,
+		});
 	} finally {
-		await main.deactivate(workflowId).catch((error: Error) => log(`burst: deactivating ${workflowId} failed: ${error.message.split('\n')[0]}`));
+		await main
+			.deactivate(workflowId)
+			.catch((error: Error) =>
+				log(`burst: deactivating ${workflowId} failed: ${error.message.split('\n')[0]}`),
+			);
 		if (handRegisteredWebhook) {
-			await fetch(`${sandbox.baseUrl}/webhooks/${handRegisteredWebhook}`, { method: 'DELETE', headers: { authorization: `Bearer ${account.apiKey}` } });
+			await fetch(`${sandbox.baseUrl}/webhooks/${handRegisteredWebhook}`, {
+				method: 'DELETE',
+				headers: { authorization: `Bearer ${account.apiKey}` },
+			});
 		}
 	}
 }
@@ -251,7 +350,10 @@ async function settle(
 	deadline: number,
 	cpu?: () => number,
 ): Promise<{ timedOut: boolean; cpuAtLastChange?: number }> {
-	const flushed = await withTimeout(ctx.sandbox.flushDeliveries().then(() => true), deadline - Date.now());
+	const flushed = await withTimeout(
+		ctx.sandbox.flushDeliveries().then(() => true),
+		deadline - Date.now(),
+	);
 	let lastCount = -1;
 	let stableSince = Date.now();
 	let cpuAtLastChange: number | undefined;
@@ -265,9 +367,12 @@ async function settle(
 			cpuAtLastChange = cpu?.();
 		}
 		const allFinished = finished === list.length;
-		if (flushed && allFinished && (finished >= accepted() || Date.now() - stableSince > STABLE_MS)) return { timedOut: false, cpuAtLastChange };
+		if (flushed && allFinished && (finished >= accepted() || Date.now() - stableSince > STABLE_MS))
+			return { timedOut: false, cpuAtLastChange };
 		if (Date.now() > deadline) {
-			ctx.log(`burst: bound reached with ${finished} of ${list.length} executions finished, deliveries ${flushed ? 'ended' : 'still pending'}`);
+			ctx.log(
+				`burst: bound reached with ${finished} of ${list.length} executions finished, deliveries ${flushed ? 'ended' : 'still pending'}`,
+			);
 			return { timedOut: true, cpuAtLastChange };
 		}
 		await sleep(Math.max(0, POLL_MS - (Date.now() - pollStarted)));
@@ -308,23 +413,33 @@ function figures(input: {
 		for (const id of passedEventIds(execution, receiver, firstNode)) {
 			passings.set(id, (passings.get(id) ?? 0) + 1);
 			const known = firstExecution.get(id);
-			if (!known || Date.parse(execution.startedAt) < Date.parse(known.startedAt)) firstExecution.set(id, execution);
+			if (!known || Date.parse(execution.startedAt) < Date.parse(known.startedAt))
+				firstExecution.set(id, execution);
 		}
 	}
 	const ofBurst = [...passings.keys()].filter((id) => firstAttemptAt.has(id));
 	const duplicates = ofBurst.reduce((sum, id) => sum + passings.get(id)! - 1, 0);
 
-	const stoppedAt = executions.map((e) => (e.stoppedAt ? Date.parse(e.stoppedAt) : NaN)).filter(Number.isFinite);
+	const stoppedAt = executions
+		.map((e) => (e.stoppedAt ? Date.parse(e.stoppedAt) : NaN))
+		.filter(Number.isFinite);
 	const timeToLastExecutionMs = stoppedAt.length ? Math.max(...stoppedAt) - burstAt : NaN;
 	const failed = executions.filter((e) => e.status !== 'success');
-	const executionErrors = [...new Set(failed.map((e) => `${e.status}: ${String(e.data?.resultData.error?.message ?? 'no error message')}`))].slice(0, 3);
+	const executionErrors = [
+		...new Set(
+			failed.map(
+				(e) => `${e.status}: ${String(e.data?.resultData.error?.message ?? 'no error message')}`,
+			),
+		),
+	].slice(0, 3);
 
 	const toStart: number[] = [];
 	const startToStop: number[] = [];
 	for (const id of ofBurst) {
 		const execution = firstExecution.get(id)!;
 		toStart.push(Date.parse(execution.startedAt) - firstAttemptAt.get(id)!);
-		if (execution.stoppedAt) startToStop.push(Date.parse(execution.stoppedAt) - Date.parse(execution.startedAt));
+		if (execution.stoppedAt)
+			startToStop.push(Date.parse(execution.stoppedAt) - Date.parse(execution.startedAt));
 	}
 	const answers = attempts.map((a) => Date.parse(a.finishedAt) - Date.parse(a.startedAt));
 
@@ -345,7 +460,11 @@ function figures(input: {
 		executed: ofBurst.length,
 		duplicates,
 		n8nCpuMsPerEvent: cpuUsed / events,
-		profile: { firstAttemptToStartMs: median(toStart), startToStopMs: median(startToStop), answerMs: median(answers) },
+		profile: {
+			firstAttemptToStartMs: median(toStart),
+			startToStopMs: median(startToStop),
+			answerMs: median(answers),
+		},
 		timedOut: input.timedOut,
 	};
 }

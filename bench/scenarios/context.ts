@@ -9,7 +9,10 @@ export interface BenchContext {
 }
 
 /** Sandbox counters that matter here, as a difference between two snapshots. */
-export function statsDelta(before: ReturnType<Sandbox['stats']>, after: ReturnType<Sandbox['stats']>) {
+export function statsDelta(
+	before: ReturnType<Sandbox['stats']>,
+	after: ReturnType<Sandbox['stats']>,
+) {
 	const route = (key: string) => (after.routes[key] ?? 0) - (before.routes[key] ?? 0);
 	const status = (code: number) => (after.statuses[code] ?? 0) - (before.statuses[code] ?? 0);
 	return {

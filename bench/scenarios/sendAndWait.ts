@@ -57,20 +57,31 @@ export interface SendAndWaitResult {
 const sleep = async (ms: number) => await new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The workflow's executions, or undefined when a busy n8n did not answer (the caller polls again, within its bound). */
-async function executionsOrNothing(ctx: BenchContext, workflowId: string, includeData = false): Promise<Execution[] | undefined> {
+async function executionsOrNothing(
+	ctx: BenchContext,
+	workflowId: string,
+	includeData = false,
+): Promise<Execution[] | undefined> {
 	try {
 		return await allExecutions(ctx.n8n, workflowId, includeData);
 	} catch (error) {
-		ctx.log(`n8n did not list executions (${String((error as Error).message).split('\n')[0]}); polling on`);
+		ctx.log(
+			`n8n did not list executions (${String((error as Error).message).split('\n')[0]}); polling on`,
+		);
 		return undefined;
 	}
 }
-const FINISHED = (execution: Execution) => !['new', 'running', 'waiting'].includes(execution.status);
+const FINISHED = (execution: Execution) =>
+	!['new', 'running', 'waiting'].includes(execution.status);
 const WAIT_NODE = 'Send and Wait';
 const AFTER_NODE = 'Done';
 
 /** Runs `task` for 0..count-1, at most `concurrency` at once. */
-async function pool(count: number, concurrency: number, task: (index: number) => Promise<void>): Promise<void> {
+async function pool(
+	count: number,
+	concurrency: number,
+	task: (index: number) => Promise<void>,
+): Promise<void> {
 	let next = 0;
 	await Promise.all(
 		Array.from({ length: Math.min(concurrency, count) }, async () => {
@@ -79,7 +90,11 @@ async function pool(count: number, concurrency: number, task: (index: number) =>
 	);
 }
 
-async function runOne(ctx: BenchContext, setup: SendAndWaitRow['setup'], options: SendAndWaitOptions): Promise<SendAndWaitRow> {
+async function runOne(
+	ctx: BenchContext,
+	setup: SendAndWaitRow['setup'],
+	options: SendAndWaitOptions,
+): Promise<SendAndWaitRow> {
 	const { sandbox, n8n, log } = ctx;
 	sandbox.configure({
 		dialect: setup === 'document filter' ? 'default' : 'ignores-webhook-filters',
@@ -90,7 +105,12 @@ async function runOne(ctx: BenchContext, setup: SendAndWaitRow['setup'], options
 	});
 	const account = sandbox.createAccount();
 	const accountId = sandbox.store.accountIdOf(account.apiKey)!;
-	const credential = await createCredential(n8n, `bench send and wait (${setup})`, account.apiKey, sandbox.baseUrl);
+	const credential = await createCredential(
+		n8n,
+		`bench send and wait (${setup})`,
+		account.apiKey,
+		sandbox.baseUrl,
+	);
 	const path = `bench-send-and-wait-${Date.now()}`;
 	const workflowId = await createWorkflow(
 		n8n,
@@ -117,7 +137,10 @@ async function runOne(ctx: BenchContext, setup: SendAndWaitRow['setup'], options
 	log(`send and wait (${setup}): starting ${options.waits} waits`);
 	const started = performance.now();
 	await pool(options.waits, 10, async (index) => {
-		const status = await callWebhook(n8n, path, { name: `wait-${index}.pdf`, email: `signer-${index}@example.com` });
+		const status = await callWebhook(n8n, path, {
+			name: `wait-${index}.pdf`,
+			email: `signer-${index}@example.com`,
+		});
 		if (status !== 200) throw new Error(`starting wait ${index}: HTTP ${status}`);
 	});
 	const startDeadline = Date.now() + options.startTimeoutMs;
@@ -125,17 +148,26 @@ async function runOne(ctx: BenchContext, setup: SendAndWaitRow['setup'], options
 	for (;;) {
 		const list = (await executionsOrNothing(ctx, workflowId)) ?? [];
 		waiting = list.filter((execution) => execution.status === 'waiting');
-		if (list.length >= options.waits && list.every((execution) => execution.status === 'waiting' || FINISHED(execution))) break;
+		if (
+			list.length >= options.waits &&
+			list.every((execution) => execution.status === 'waiting' || FINISHED(execution))
+		)
+			break;
 		if (Date.now() > startDeadline) break;
 		await sleep(1000);
 	}
 	const startMs = performance.now() - started;
-	log(`send and wait (${setup}): ${waiting.length} waiting after ${Math.round(startMs / 1000)} s; completing every document`);
+	log(
+		`send and wait (${setup}): ${waiting.length} waiting after ${Math.round(startMs / 1000)} s; completing every document`,
+	);
 
 	const statsBefore = sandbox.stats().deliveries;
-	const documents = sandbox.store.documentsOf(account.apiKey).filter((document) => document.status === 'pending');
+	const documents = sandbox.store
+		.documentsOf(account.apiKey)
+		.filter((document) => document.status === 'pending');
 	const cpuBefore = cpuMs(n8n.pid!);
-	for (const document of documents) sandbox.actAsSigner(document.id, document.signers[0].id, 'sign');
+	for (const document of documents)
+		sandbox.actAsSigner(document.id, document.signers[0].id, 'sign');
 	const lastCompletion = Date.now();
 
 	const resumeDeadline = Date.now() + options.resumeTimeoutMs;
@@ -153,16 +185,26 @@ async function runOne(ctx: BenchContext, setup: SendAndWaitRow['setup'], options
 	}
 	const n8nCpuMs = cpuMs(n8n.pid!) - cpuBefore;
 	const webhookUrls = sandbox.store.webhooksOf(account.apiKey).map((webhook) => webhook.url);
-	const waitingWithoutWebhook = stillWaiting.filter((execution) => !webhookUrls.some((url) => url.includes(`/webhook-waiting/${execution.id}/`))).length;
+	const waitingWithoutWebhook = stillWaiting.filter(
+		(execution) => !webhookUrls.some((url) => url.includes(`/webhook-waiting/${execution.id}/`)),
+	).length;
 	// Deliveries still being retried are part of the cost: wait (bounded) until the sandbox is idle.
 	await Promise.race([sandbox.flushDeliveries(), sleep(120_000)]);
 	const statsAfter = sandbox.stats().deliveries;
-	const events = sandbox.deliveries().filter((attempt) => attempt.accountId === accountId && attempt.event === 'document.completed');
+	const events = sandbox
+		.deliveries()
+		.filter((attempt) => attempt.accountId === accountId && attempt.event === 'document.completed');
 
 	let withData: Execution[] | undefined;
-	for (let attempt = 0; attempt < 10 && !withData; attempt++) withData = await executionsOrNothing(ctx, workflowId, true);
+	for (let attempt = 0; attempt < 10 && !withData; attempt++)
+		withData = await executionsOrNothing(ctx, workflowId, true);
 	if (!withData) throw new Error(`n8n did not list the executions of ${workflowId}`);
-	const resumedAfter = withData.filter((execution) => execution.status === 'success' && execution.stoppedAt && Date.parse(execution.stoppedAt) >= lastCompletion - 1000);
+	const resumedAfter = withData.filter(
+		(execution) =>
+			execution.status === 'success' &&
+			execution.stoppedAt &&
+			Date.parse(execution.stoppedAt) >= lastCompletion - 1000,
+	);
 	let wrongResumes = 0;
 	for (const execution of resumedAfter) {
 		const runs = execution.data?.resultData.runData[AFTER_NODE] ?? [];
@@ -170,15 +212,23 @@ async function runOne(ctx: BenchContext, setup: SendAndWaitRow['setup'], options
 		const sent = executionItems(execution, 'Deal Won')[0]?.body?.name;
 		if (runs.length !== 1 || item?.status !== 'completed' || item?.name !== sent) wrongResumes++;
 	}
-	const failed = withData.filter((execution) => ['error', 'crashed', 'canceled'].includes(execution.status));
+	const failed = withData.filter((execution) =>
+		['error', 'crashed', 'canceled'].includes(execution.status),
+	);
 	const lastResume = Math.max(...resumedAfter.map((execution) => Date.parse(execution.stoppedAt!)));
 	const webhooksLeft = sandbox.store.webhooksOf(account.apiKey).length;
 	await n8n.deactivate(workflowId);
 	// Waits left over (bound reached) are cancelled so that the next setup starts clean.
-	for (const execution of ((await executionsOrNothing(ctx, workflowId)) ?? []).filter((candidate) => candidate.status === 'waiting')) {
+	for (const execution of ((await executionsOrNothing(ctx, workflowId)) ?? []).filter(
+		(candidate) => candidate.status === 'waiting',
+	)) {
 		await n8n.rest('POST', `/rest/executions/${execution.id}/stop`).catch(() => undefined);
 	}
-	const delivered = statsAfter.succeeded - statsBefore.succeeded + (statsAfter.failed - statsBefore.failed) + (statsAfter.dropped - statsBefore.dropped);
+	const delivered =
+		statsAfter.succeeded -
+		statsBefore.succeeded +
+		(statsAfter.failed - statsBefore.failed) +
+		(statsAfter.dropped - statsBefore.dropped);
 	const row: SendAndWaitRow = {
 		setup,
 		waits: options.waits,
@@ -187,9 +237,16 @@ async function runOne(ctx: BenchContext, setup: SendAndWaitRow['setup'], options
 		resumed: resumedAfter.length,
 		wrongResumes,
 		failedExecutions: failed.length,
-		executionErrors: [...new Set(failed.map((execution) => String(execution.data?.resultData.error?.message ?? execution.status)))].slice(0, 5),
+		executionErrors: [
+			...new Set(
+				failed.map((execution) =>
+					String(execution.data?.resultData.error?.message ?? execution.status),
+				),
+			),
+		].slice(0, 5),
 		deliveriesPerEvent: delivered / Math.max(1, documents.length),
-		failedDeliveries: statsAfter.failed - statsBefore.failed + (statsAfter.dropped - statsBefore.dropped),
+		failedDeliveries:
+			statsAfter.failed - statsBefore.failed + (statsAfter.dropped - statsBefore.dropped),
 		lastCompletionToLastResumeMs: Number.isFinite(lastResume) ? lastResume - lastCompletion : NaN,
 		timedOut,
 		n8nCpuMs,
@@ -197,11 +254,16 @@ async function runOne(ctx: BenchContext, setup: SendAndWaitRow['setup'], options
 		waitingWithoutWebhook,
 	};
 	// The row as soon as it exists: a later failure of the run does not lose it.
-	log(`send and wait (${setup}): ${JSON.stringify(row)} (${events.length} completion attempts in the sandbox's history)`);
+	log(
+		`send and wait (${setup}): ${JSON.stringify(row)} (${events.length} completion attempts in the sandbox's history)`,
+	);
 	return row;
 }
 
-export async function runSendAndWait(ctx: BenchContext, options: SendAndWaitOptions): Promise<SendAndWaitResult> {
+export async function runSendAndWait(
+	ctx: BenchContext,
+	options: SendAndWaitOptions,
+): Promise<SendAndWaitResult> {
 	const rows: SendAndWaitRow[] = [];
 	rows.push(await runOne(ctx, 'document filter', options));
 	rows.push(await runOne(ctx, 'no filter', options));

@@ -48,22 +48,37 @@ const sleep = async (ms: number) => await new Promise((resolve) => setTimeout(re
 async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
 	let timer: NodeJS.Timeout | undefined;
 	try {
-		return await Promise.race([promise, new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)))]);
+		return await Promise.race([
+			promise,
+			new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms))),
+		]);
 	} finally {
 		clearTimeout(timer);
 	}
 }
 
-export async function runTrigger(ctx: BenchContext, options: TriggerOptions): Promise<TriggerResult> {
+export async function runTrigger(
+	ctx: BenchContext,
+	options: TriggerOptions,
+): Promise<TriggerResult> {
 	const { sandbox, n8n, log } = ctx;
-	sandbox.configure({ rateLimit: null, failureRate: 0, connectionResetRate: 0, webhookRetry: { baseDelayMs: 1000, maxAttempts: 8, timeoutMs: 10_000 } });
+	sandbox.configure({
+		rateLimit: null,
+		failureRate: 0,
+		connectionResetRate: 0,
+		webhookRetry: { baseDelayMs: 1000, maxAttempts: 8, timeoutMs: 10_000 },
+	});
 	const account = sandbox.createAccount();
 	const accountId = sandbox.store.accountIdOf(account.apiKey)!;
 	let workflowId: string;
 	let firstNode: string;
 	if (options.receiver === 'trigger') {
 		const cred = await createCredential(n8n, 'bench trigger', account.apiKey, sandbox.baseUrl);
-		const trigger = triggerNode('Document Signing Trigger', { events: ['document.created'], credential: cred, typeVersion: options.triggerTypeVersion });
+		const trigger = triggerNode('Document Signing Trigger', {
+			events: ['document.created'],
+			credential: cred,
+			typeVersion: options.triggerTypeVersion,
+		});
 		firstNode = trigger.name;
 		workflowId = await createWorkflow(n8n, chain('bench trigger', [trigger, noOpNode()]));
 		await n8n.activate(workflowId);
@@ -78,15 +93,28 @@ export async function runTrigger(ctx: BenchContext, options: TriggerOptions): Pr
 			headers: { authorization: `Bearer ${account.apiKey}`, 'content-type': 'application/json' },
 			body: JSON.stringify({ url: n8n.productionWebhookUrl(path), events: ['document.created'] }),
 		});
-		if (response.status !== 201) throw new Error(`registering the plain webhook: HTTP ${response.status}`);
+		if (response.status !== 201)
+			throw new Error(`registering the plain webhook: HTTP ${response.status}`);
 	}
-	if (sandbox.store.webhooksOf(account.apiKey).length !== 1) throw new Error('no webhook registered');
+	if (sandbox.store.webhooksOf(account.apiKey).length !== 1)
+		throw new Error('no webhook registered');
 
 	// Warm-up: a few events, not counted (their delivery ids are excluded below).
-	await seedDocuments({ baseUrl: sandbox.baseUrl, apiKey: account.apiKey, count: 5, prefix: 'warm', concurrency: 1 });
+	await seedDocuments({
+		baseUrl: sandbox.baseUrl,
+		apiKey: account.apiKey,
+		count: 5,
+		prefix: 'warm',
+		concurrency: 1,
+	});
 	await withTimeout(sandbox.flushDeliveries(), 60_000);
 	await sleep(1000);
-	const warmIds = new Set(sandbox.deliveries().filter((d) => d.accountId === accountId).map((d) => d.deliveryId));
+	const warmIds = new Set(
+		sandbox
+			.deliveries()
+			.filter((d) => d.accountId === accountId)
+			.map((d) => d.deliveryId),
+	);
 	const warmExecutions = new Set((await allExecutions(n8n, workflowId)).map((e) => e.id));
 
 	log(`trigger (${options.receiver}): ${options.events} events at ${options.eventsPerSecond}/s`);
@@ -104,7 +132,12 @@ export async function runTrigger(ctx: BenchContext, options: TriggerOptions): Pr
 	await withTimeout(sandbox.flushDeliveries(), 300_000);
 
 	// Wait until n8n has finished what it accepted (bounded), then read every execution.
-	const accepted = new Set(sandbox.deliveries().filter((d) => d.accountId === accountId && d.ok && !warmIds.has(d.deliveryId)).map((d) => d.deliveryId));
+	const accepted = new Set(
+		sandbox
+			.deliveries()
+			.filter((d) => d.accountId === accountId && d.ok && !warmIds.has(d.deliveryId))
+			.map((d) => d.deliveryId),
+	);
 	const deadline = Date.now() + 300_000;
 	let finished: Execution[] = [];
 	let lastCount = -1;
@@ -116,19 +149,28 @@ export async function runTrigger(ctx: BenchContext, options: TriggerOptions): Pr
 			lastCount = finished.length;
 			stableSince = Date.now();
 		}
-		if (finished.length === list.length && (finished.length >= accepted.size || Date.now() - stableSince > 15_000)) break;
+		if (
+			finished.length === list.length &&
+			(finished.length >= accepted.size || Date.now() - stableSince > 15_000)
+		)
+			break;
 		if (Date.now() > deadline) break;
 		await sleep(1000);
 	}
 	const cpuUsed = cpuMs(n8n.pid!) - cpuBefore;
 	await n8n.deactivate(workflowId);
 
-	const withData = (await allExecutions(n8n, workflowId, true)).filter((e) => !warmExecutions.has(e.id));
-	const attempts = sandbox.deliveries().filter((d) => d.accountId === accountId && !warmIds.has(d.deliveryId));
+	const withData = (await allExecutions(n8n, workflowId, true)).filter(
+		(e) => !warmExecutions.has(e.id),
+	);
+	const attempts = sandbox
+		.deliveries()
+		.filter((d) => d.accountId === accountId && !warmIds.has(d.deliveryId));
 	const firstAttempt = new Map<string, number>();
 	for (const attempt of attempts) {
 		const at = Date.parse(attempt.startedAt);
-		if (!firstAttempt.has(attempt.deliveryId) || at < firstAttempt.get(attempt.deliveryId)!) firstAttempt.set(attempt.deliveryId, at);
+		if (!firstAttempt.has(attempt.deliveryId) || at < firstAttempt.get(attempt.deliveryId)!)
+			firstAttempt.set(attempt.deliveryId, at);
 	}
 	const executionsByDelivery = new Map<string, Execution[]>();
 	for (const execution of withData) {
@@ -144,7 +186,9 @@ export async function runTrigger(ctx: BenchContext, options: TriggerOptions): Pr
 		duplicates += executions.length - 1;
 		const sent = firstAttempt.get(deliveryId);
 		if (sent === undefined) continue;
-		const first = executions.reduce((a, b) => (Date.parse(a.startedAt) <= Date.parse(b.startedAt) ? a : b));
+		const first = executions.reduce((a, b) =>
+			Date.parse(a.startedAt) <= Date.parse(b.startedAt) ? a : b,
+		);
 		latencies.push(Date.parse(first.startedAt) - sent);
 		if (first.stoppedAt) endToEnd.push(Date.parse(first.stoppedAt) - sent);
 	}
@@ -159,7 +203,11 @@ export async function runTrigger(ctx: BenchContext, options: TriggerOptions): Pr
 		executions: withData.length,
 		executed: [...executionsByDelivery.keys()].filter((id) => firstAttempt.has(id)).length,
 		duplicates,
-		latencyMs: { median: median(latencies), p95: percentile(latencies, 95), max: Math.max(...latencies) },
+		latencyMs: {
+			median: median(latencies),
+			p95: percentile(latencies, 95),
+			max: Math.max(...latencies),
+		},
 		n8nCpuMsPerEvent: cpuUsed / Math.max(1, withData.length),
 		endToEndMs: { median: median(endToEnd), p95: percentile(endToEnd, 95) },
 	};

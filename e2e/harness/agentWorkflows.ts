@@ -25,22 +25,39 @@ export interface AgentWorkflowJson {
 	id?: string;
 	name: string;
 	nodes: WorkflowNode[];
-	connections: Record<string, Record<string, Array<Array<{ node: string; type: string; index: number }>>>>;
+	connections: Record<
+		string,
+		Record<string, Array<Array<{ node: string; type: string; index: number }>>>
+	>;
 	settings?: Record<string, unknown>;
 	[key: string]: unknown;
 }
 
 /** `={{ $fromAI('key', 'description', 'type') }}`: a parameter the model fills. */
-export function fromAI(key: string, description: string, type: 'string' | 'number' | 'boolean' | 'json' = 'string'): string {
+export function fromAI(
+	key: string,
+	description: string,
+	type: 'string' | 'number' | 'boolean' | 'json' = 'string',
+): string {
 	const quoted = (text: string) => `'${text.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 	return `={{ $fromAI(${quoted(key)}, ${quoted(description)}, ${quoted(type)}) }}`;
 }
 
 /** A Document Signing tool (the generated `documentSigningTool` type) with its tool description set automatically. */
-export function signingTool(name: string, parameters: Record<string, unknown>, credential: CredentialRef): WorkflowNode {
-	return node(name, TOOL_NODE_TYPE, 1, { descriptionType: 'auto', ...parameters }, {
-		credentials: { [CREDENTIAL_TYPE]: { id: credential.id, name: credential.name } },
-	});
+export function signingTool(
+	name: string,
+	parameters: Record<string, unknown>,
+	credential: CredentialRef,
+): WorkflowNode {
+	return node(
+		name,
+		TOOL_NODE_TYPE,
+		1,
+		{ descriptionType: 'auto', ...parameters },
+		{
+			credentials: { [CREDENTIAL_TYPE]: { id: credential.id, name: credential.name } },
+		},
+	);
 }
 
 /** The OpenAI Chat Model on the Chat Completions API ("Use Responses API" off). */
@@ -49,14 +66,22 @@ export function openAiChatModel(credential: CredentialRef, model = 'scripted-mod
 		'OpenAI Chat Model',
 		OPENAI_CHAT_MODEL_NODE_TYPE,
 		1.3,
-		{ model: { __rl: true, mode: 'id', value: model }, responsesApiEnabled: false, options: { maxRetries: 0 } },
+		{
+			model: { __rl: true, mode: 'id', value: model },
+			responsesApiEnabled: false,
+			options: { maxRetries: 0 },
+		},
 		{ credentials: { [OPENAI_CREDENTIAL_TYPE]: { id: credential.id, name: credential.name } } },
 	);
 }
 
 /** The AI Agent reading the prompt from `chatInput`. */
 export function agentNode(version: number, name = 'AI Agent'): WorkflowNode {
-	return node(name, AGENT_NODE_TYPE, version, { promptType: 'define', text: '={{ $json.chatInput }}', options: {} });
+	return node(name, AGENT_NODE_TYPE, version, {
+		promptType: 'define',
+		text: '={{ $json.chatInput }}',
+		options: {},
+	});
 }
 
 /**
@@ -73,7 +98,10 @@ export function agentWorkflow(options: {
 	const input = setNode('Chat Input', { chatInput: options.prompt });
 	const agent = agentNode(options.agentVersion);
 	const model = openAiChatModel(options.modelCredential);
-	const place = (entry: WorkflowNode, x: number, y: number): WorkflowNode => ({ ...entry, position: [x, y] });
+	const place = (entry: WorkflowNode, x: number, y: number): WorkflowNode => ({
+		...entry,
+		position: [x, y],
+	});
 	return {
 		id: undefined,
 		name: options.name,
@@ -87,8 +115,15 @@ export function agentWorkflow(options: {
 		connections: {
 			[trigger.name]: { main: [[{ node: input.name, type: 'main', index: 0 }]] },
 			[input.name]: { main: [[{ node: agent.name, type: 'main', index: 0 }]] },
-			[model.name]: { ai_languageModel: [[{ node: agent.name, type: 'ai_languageModel', index: 0 }]] },
-			...Object.fromEntries(options.tools.map((tool) => [tool.name, { ai_tool: [[{ node: agent.name, type: 'ai_tool', index: 0 }]] }])),
+			[model.name]: {
+				ai_languageModel: [[{ node: agent.name, type: 'ai_languageModel', index: 0 }]],
+			},
+			...Object.fromEntries(
+				options.tools.map((tool) => [
+					tool.name,
+					{ ai_tool: [[{ node: agent.name, type: 'ai_tool', index: 0 }]] },
+				]),
+			),
 		},
 		settings: { executionOrder: 'v1' },
 		versionId: randomUUID(),

@@ -41,7 +41,9 @@ export interface E2eBrowser {
 /** Headless Chromium with a fresh profile; each page's actions and waits are bounded by `timeoutMs`. */
 export async function launchBrowser(options: { timeoutMs?: number } = {}): Promise<E2eBrowser> {
 	if (!fs.existsSync(CHROMIUM_PATH)) {
-		throw new Error(`${CHROMIUM_PATH} is missing: run \`bash scripts/e2e-prereqs.sh\` (installs Debian's chromium)`);
+		throw new Error(
+			`${CHROMIUM_PATH} is missing: run \`bash scripts/e2e-prereqs.sh\` (installs Debian's chromium)`,
+		);
 	}
 	const timeoutMs = options.timeoutMs ?? 20_000;
 	const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'e2e-chromium-'));
@@ -104,7 +106,10 @@ async function shot(page: Page, dir: string | undefined, name: string): Promise<
  * presses "Sign document" and waits for the confirmation. Throws with the page's error text when
  * the page refuses.
  */
-export async function signOnSignerPage(page: Page, options: SigningOptions & { name?: string } = {}): Promise<SignedSigner> {
+export async function signOnSignerPage(
+	page: Page,
+	options: SigningOptions & { name?: string } = {},
+): Promise<SignedSigner> {
 	const signerId = decodeURIComponent(new URL(page.url()).pathname.split('/')[3] ?? '');
 	const name = options.name ?? signerId;
 	const steps: string[] = [];
@@ -113,7 +118,9 @@ export async function signOnSignerPage(page: Page, options: SigningOptions & { n
 	if (await page.locator('#eid-continue').count()) {
 		steps.push('national_eid');
 		await shot(page, options.screenshotDir, `${name}-1-eid`);
-		await page.getByRole('textbox', { name: 'Personal code (11 digits)' }).fill(options.personalCode ?? '38001085718');
+		await page
+			.getByRole('textbox', { name: 'Personal code (11 digits)' })
+			.fill(options.personalCode ?? '38001085718');
 		await page.getByRole('button', { name: 'Continue with national e-ID' }).click();
 		await page.locator('#eid-control-code').waitFor();
 		await shot(page, options.screenshotDir, `${name}-2-eid-confirm`);
@@ -136,7 +143,9 @@ export async function signOnSignerPage(page: Page, options: SigningOptions & { n
 	const notice = page.locator('#notice');
 	await notice.or(page.locator('#error')).first().waitFor();
 	if (await page.locator('#error').count()) {
-		throw new Error(`signing as ${name} failed: ${(await page.locator('#error').innerText()).trim()}`);
+		throw new Error(
+			`signing as ${name} failed: ${(await page.locator('#error').innerText()).trim()}`,
+		);
 	}
 	return { signerId, steps, notice: (await notice.innerText()).trim() };
 }
@@ -146,7 +155,11 @@ export async function signOnSignerPage(page: Page, options: SigningOptions & { n
  * following the "Open signing page for …" links as a person would. Resolves with what each
  * signer went through, in page order.
  */
-export async function signEverySigner(page: Page, signingUrl: string, options: SigningOptions = {}): Promise<SignedSigner[]> {
+export async function signEverySigner(
+	page: Page,
+	signingUrl: string,
+	options: SigningOptions = {},
+): Promise<SignedSigner[]> {
 	await page.goto(signingUrl);
 	await page.locator('#signers').waitFor();
 	await shot(page, options.screenshotDir, 'overview-before');

@@ -28,7 +28,11 @@ import { runNpmOrFail } from './registry';
 export type InstallPath = 'manual' | 'installer';
 
 /** What n8n writes as the nodes folder's package.json before its first install. */
-const NODES_FOLDER_MANIFEST = { name: 'installed-nodes', private: true, dependencies: {} as Record<string, string> };
+const NODES_FOLDER_MANIFEST = {
+	name: 'installed-nodes',
+	private: true,
+	dependencies: {} as Record<string, string>,
+};
 
 /** The npm flags of n8n's `npm install` inside the unpacked package (n8n 2.41.1 and 1.123.x). */
 export const INSTALLER_NPM_INSTALL_FLAGS = [
@@ -45,9 +49,17 @@ function readManifest(file: string): Record<string, any> {
 }
 
 /** `npm install <name>` in the nodes folder, from the registry (n8n's documented manual install). */
-async function installManually(nodesFolder: string, registry: LocalRegistry, name: string, binDir?: string): Promise<void> {
+async function installManually(
+	nodesFolder: string,
+	registry: LocalRegistry,
+	name: string,
+	binDir?: string,
+): Promise<void> {
 	fs.mkdirSync(nodesFolder, { recursive: true });
-	await runNpmOrFail(['install', name, `--registry=${registry.url}`], { cwd: nodesFolder, env: registry.env(binDir) });
+	await runNpmOrFail(['install', name, `--registry=${registry.url}`], {
+		cwd: nodesFolder,
+		env: registry.env(binDir),
+	});
 }
 
 /**
@@ -56,23 +68,39 @@ async function installManually(nodesFolder: string, registry: LocalRegistry, nam
  * `npm install` there with INSTALLER_NPM_INSTALL_FLAGS, then record the version in the nodes
  * folder's package.json and delete the tarball.
  */
-async function installLikeN8n(nodesFolder: string, registry: LocalRegistry, name: string, version: string, binDir?: string): Promise<void> {
+async function installLikeN8n(
+	nodesFolder: string,
+	registry: LocalRegistry,
+	name: string,
+	version: string,
+	binDir?: string,
+): Promise<void> {
 	const env = registry.env(binDir);
 	fs.mkdirSync(nodesFolder, { recursive: true });
 	const nodesManifest = path.join(nodesFolder, 'package.json');
-	if (!fs.existsSync(nodesManifest)) fs.writeFileSync(nodesManifest, JSON.stringify(NODES_FOLDER_MANIFEST, null, 2));
+	if (!fs.existsSync(nodesManifest))
+		fs.writeFileSync(nodesManifest, JSON.stringify(NODES_FOLDER_MANIFEST, null, 2));
 	const packageDir = path.join(nodesFolder, 'node_modules', name);
 	fs.rmSync(packageDir, { recursive: true, force: true });
 	fs.mkdirSync(packageDir, { recursive: true });
-	const packed = await runNpmOrFail(['pack', `${name}@${version}`, '--quiet', `--registry=${registry.url}`], { cwd: nodesFolder, env });
+	const packed = await runNpmOrFail(
+		['pack', `${name}@${version}`, '--quiet', `--registry=${registry.url}`],
+		{ cwd: nodesFolder, env },
+	);
 	const tarball = packed.stdout.trim();
 	try {
-		execFileSync('tar', ['-xzf', tarball, '-C', packageDir, '--strip-components=1'], { cwd: nodesFolder });
+		execFileSync('tar', ['-xzf', tarball, '-C', packageDir, '--strip-components=1'], {
+			cwd: nodesFolder,
+		});
 		const manifestFile = path.join(packageDir, 'package.json');
 		const manifest = readManifest(manifestFile);
-		for (const field of ['devDependencies', 'peerDependencies', 'optionalDependencies']) delete manifest[field];
+		for (const field of ['devDependencies', 'peerDependencies', 'optionalDependencies'])
+			delete manifest[field];
 		fs.writeFileSync(manifestFile, JSON.stringify(manifest, null, 2));
-		await runNpmOrFail(['install', ...INSTALLER_NPM_INSTALL_FLAGS, `--registry=${registry.url}`], { cwd: packageDir, env });
+		await runNpmOrFail(['install', ...INSTALLER_NPM_INSTALL_FLAGS, `--registry=${registry.url}`], {
+			cwd: packageDir,
+			env,
+		});
 		const nodes = readManifest(nodesManifest);
 		nodes.dependencies = { ...nodes.dependencies, [name]: manifest.version };
 		fs.writeFileSync(nodesManifest, JSON.stringify(nodes, null, 2));
@@ -83,10 +111,24 @@ async function installLikeN8n(nodesFolder: string, registry: LocalRegistry, name
 
 export async function installPackage(
 	how: InstallPath,
-	options: { nodesFolder: string; registry: LocalRegistry; name: string; version: string; binDir?: string },
+	options: {
+		nodesFolder: string;
+		registry: LocalRegistry;
+		name: string;
+		version: string;
+		binDir?: string;
+	},
 ): Promise<void> {
-	if (how === 'manual') await installManually(options.nodesFolder, options.registry, options.name, options.binDir);
-	else await installLikeN8n(options.nodesFolder, options.registry, options.name, options.version, options.binDir);
+	if (how === 'manual')
+		await installManually(options.nodesFolder, options.registry, options.name, options.binDir);
+	else
+		await installLikeN8n(
+			options.nodesFolder,
+			options.registry,
+			options.name,
+			options.version,
+			options.binDir,
+		);
 }
 
 export async function uninstallPackage(
@@ -100,7 +142,10 @@ export async function uninstallPackage(
 		});
 		return;
 	}
-	fs.rmSync(path.join(options.nodesFolder, 'node_modules', options.name), { recursive: true, force: true });
+	fs.rmSync(path.join(options.nodesFolder, 'node_modules', options.name), {
+		recursive: true,
+		force: true,
+	});
 	const nodesManifest = path.join(options.nodesFolder, 'package.json');
 	const nodes = readManifest(nodesManifest);
 	delete nodes.dependencies?.[options.name];

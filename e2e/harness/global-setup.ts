@@ -10,7 +10,8 @@
 import { N8N_HOSTS, ensureN8nHost, type N8nHostId } from './n8n';
 
 export default function globalSetup(): void {
-	const wanted = process.env.N8N_E2E_HOSTS?.split(/[\s,]+/).filter(Boolean) ?? Object.keys(N8N_HOSTS);
+	const wanted =
+		process.env.N8N_E2E_HOSTS?.split(/[\s,]+/).filter(Boolean) ?? Object.keys(N8N_HOSTS);
 	for (const id of wanted) {
 		const host = ensureN8nHost(id as N8nHostId);
 		process.stderr.write(`n8n host ${id}: n8n ${host.version} in ${host.dir}\n`);

@@ -235,7 +235,9 @@ const cachedHosts = new Map<N8nHostId, N8nHost>();
 export function hostIdOf(options: Pick<N8nOptions, 'generation' | 'host'> = {}): N8nHostId {
 	const id = options.host ?? DEFAULT_HOST_OF[options.generation ?? 2];
 	if (!id || !(id in N8N_HOSTS)) {
-		throw new Error(`unknown n8n host ${JSON.stringify(options)} (hosts: ${Object.keys(N8N_HOSTS).join(', ')})`);
+		throw new Error(
+			`unknown n8n host ${JSON.stringify(options)} (hosts: ${Object.keys(N8N_HOSTS).join(', ')})`,
+		);
 	}
 	return id;
 }
@@ -245,7 +247,8 @@ export function hostIdOf(options: Pick<N8nOptions, 'generation' | 'host'> = {}):
  * host id or a generation; default generation 2.
  */
 export function ensureN8nHost(which: N8nHostId | N8nGeneration = '2'): N8nHost {
-	const id: N8nHostId = typeof which === 'number' ? hostIdOf({ generation: which }) : hostIdOf({ host: which });
+	const id: N8nHostId =
+		typeof which === 'number' ? hostIdOf({ generation: which }) : hostIdOf({ host: which });
 	const cached = cachedHosts.get(id);
 	if (cached) return cached;
 	let dir: string;
@@ -275,7 +278,9 @@ export function ensureN8nHost(which: N8nHostId | N8nGeneration = '2'): N8nHost {
 	}
 	const { version } = JSON.parse(fs.readFileSync(manifest, 'utf8')) as { version: string };
 	if (Number(version.split('.')[0]) !== partial.generation) {
-		throw new Error(`n8n host ${id} (${dir}) holds n8n ${version}, expected generation ${partial.generation}`);
+		throw new Error(
+			`n8n host ${id} (${dir}) holds n8n ${version}, expected generation ${partial.generation}`,
+		);
 	}
 	const host: N8nHost = { ...partial, version };
 	cachedHosts.set(id, host);
@@ -312,7 +317,9 @@ export function newId(): string {
 
 function readConfiguredKey(n8nFolder: string): string | undefined {
 	try {
-		const config = JSON.parse(fs.readFileSync(path.join(n8nFolder, 'config'), 'utf8')) as { encryptionKey?: unknown };
+		const config = JSON.parse(fs.readFileSync(path.join(n8nFolder, 'config'), 'utf8')) as {
+			encryptionKey?: unknown;
+		};
 		return typeof config.encryptionKey === 'string' ? config.encryptionKey : undefined;
 	} catch {
 		return undefined;
@@ -355,7 +362,11 @@ function plainRunData(text: string): RunData | undefined {
 }
 
 /** Output items (json) of a node's first run and first output in run data. */
-export function nodeOutput(run: RunData, nodeName: string, outputIndex = 0): Array<Record<string, any>> {
+export function nodeOutput(
+	run: RunData,
+	nodeName: string,
+	outputIndex = 0,
+): Array<Record<string, any>> {
 	const runs = run.data.resultData.runData[nodeName];
 	if (!runs?.length) {
 		const ran = Object.keys(run.data.resultData.runData).join(', ') || 'none';
@@ -399,10 +410,18 @@ export class N8nInstance {
 	private authCookie?: string;
 	private readonly browserId = randomUUID();
 
-	private constructor(host: N8nHost, options: N8nOptions, userFolder: string, ownsUserFolder: boolean, port: number) {
+	private constructor(
+		host: N8nHost,
+		options: N8nOptions,
+		userFolder: string,
+		ownsUserFolder: boolean,
+		port: number,
+	) {
 		this.host = host;
 		this.options = options;
-		this.packageDir = path.resolve(options.packageDir ?? process.env.N8N_E2E_PACKAGE_DIR ?? REPO_ROOT);
+		this.packageDir = path.resolve(
+			options.packageDir ?? process.env.N8N_E2E_PACKAGE_DIR ?? REPO_ROOT,
+		);
 		this.userFolder = userFolder;
 		this.ownsUserFolder = ownsUserFolder;
 		this.n8nFolder = path.join(userFolder, '.n8n');
@@ -472,7 +491,8 @@ export class N8nInstance {
 		const dist = path.join(this.packageDir, 'dist');
 		if (!fs.existsSync(manifest)) throw new Error(`no package.json in ${this.packageDir}`);
 		const { name } = JSON.parse(fs.readFileSync(manifest, 'utf8')) as { name?: string };
-		if (name !== PACKAGE_NAME) throw new Error(`${manifest} is "${name}", expected "${PACKAGE_NAME}"`);
+		if (name !== PACKAGE_NAME)
+			throw new Error(`${manifest} is "${name}", expected "${PACKAGE_NAME}"`);
 		if (!fs.existsSync(dist)) {
 			throw new Error(`${dist} does not exist: build the package first (npm run build)`);
 		}
@@ -504,7 +524,9 @@ export class N8nInstance {
 			N8N_PROTOCOL: 'http',
 			// 2.x reads N8N_WEBHOOK_URL (WEBHOOK_URL still works in 2.41 but logs a deprecation
 			// warning); 1.x reads only WEBHOOK_URL.
-			...(this.host.generation === 1 ? { WEBHOOK_URL: `${this.baseUrl}/` } : { N8N_WEBHOOK_URL: `${this.baseUrl}/` }),
+			...(this.host.generation === 1
+				? { WEBHOOK_URL: `${this.baseUrl}/` }
+				: { N8N_WEBHOOK_URL: `${this.baseUrl}/` }),
 			N8N_EDITOR_BASE_URL: `${this.baseUrl}/`,
 			N8N_SECURE_COOKIE: 'false',
 			DB_TYPE: 'sqlite',
@@ -587,10 +609,12 @@ export class N8nInstance {
 			timedOut = true;
 			if (child.pid !== undefined) killGroup(child.pid, 'SIGKILL');
 		}, timeoutMs);
-		const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve, reject) => {
-			child.once('error', reject);
-			child.once('close', (c, s) => resolve([c, s]));
-		}).finally(() => clearTimeout(timer));
+		const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>(
+			(resolve, reject) => {
+				child.once('error', reject);
+				child.once('close', (c, s) => resolve([c, s]));
+			},
+		).finally(() => clearTimeout(timer));
 		fs.appendFileSync(
 			this.outputFile,
 			`=== n8n ${args.join(' ')} (exit ${code ?? signal})\n${stdout}${stderr ? `--- stderr\n${stderr}` : ''}\n`,
@@ -618,9 +642,17 @@ export class N8nInstance {
 	}
 
 	/** A credential of this package's type; baseUrl defaults to the sandbox's. */
-	documentSigningCredential(options: { apiKey: string; baseUrl?: string; id?: string; name?: string }): CredentialImport {
+	documentSigningCredential(options: {
+		apiKey: string;
+		baseUrl?: string;
+		id?: string;
+		name?: string;
+	}): CredentialImport {
 		const baseUrl = options.baseUrl ?? this.sandboxBaseUrl;
-		if (!baseUrl) throw new Error('documentSigningCredential: give baseUrl or start the instance with sandboxBaseUrl');
+		if (!baseUrl)
+			throw new Error(
+				'documentSigningCredential: give baseUrl or start the instance with sandboxBaseUrl',
+			);
 		return {
 			id: options.id,
 			name: options.name ?? 'Document Signing account',
@@ -686,7 +718,9 @@ export class N8nInstance {
 			env: {
 				N8N_LOG_OUTPUT: 'console,file',
 				N8N_LOG_FORMAT: 'json',
-				...(['error', 'warn'].includes(this.options.logLevel ?? '') ? { N8N_LOG_LEVEL: 'info' } : {}),
+				...(['error', 'warn'].includes(this.options.logLevel ?? '')
+					? { N8N_LOG_LEVEL: 'info' }
+					: {}),
 			},
 		});
 		let run: RunData | undefined;
@@ -775,10 +809,14 @@ export class N8nInstance {
 			if (exited) this.fail(`n8n start ended before it was ready (${exited})`);
 			if (Date.now() > deadline) {
 				await this.stop();
-				this.fail(`n8n was not ready within ${timeoutMs} ms (${this.baseUrl}/healthz/readiness${readyPath === '/healthz/readiness' ? '' : ', then ' + readyPath})`);
+				this.fail(
+					`n8n was not ready within ${timeoutMs} ms (${this.baseUrl}/healthz/readiness${readyPath === '/healthz/readiness' ? '' : ', then ' + readyPath})`,
+				);
 			}
 			try {
-				const response = await fetch(`${this.baseUrl}${readyPath}`, { signal: AbortSignal.timeout(2_000) });
+				const response = await fetch(`${this.baseUrl}${readyPath}`, {
+					signal: AbortSignal.timeout(2_000),
+				});
 				if (response.ok) {
 					// 1.x answers readiness before it mounts its REST API (owner setup would be a 404):
 					// wait for /rest/settings too.
@@ -813,9 +851,13 @@ export class N8nInstance {
 		const problem =
 			output
 				.split('\n')
-				.find((line) => line.includes(`"${PACKAGE_NAME}"`) && /Failed to load package|Skipping package/.test(line)) ??
-			(this.host.generation === 1 ? this.packageLoadProblems()[0] : undefined);
-		if (problem) this.fail(`n8n did not load ${PACKAGE_NAME} from ${this.packageInstallDir}:\n${problem}`);
+				.find(
+					(line) =>
+						line.includes(`"${PACKAGE_NAME}"`) &&
+						/Failed to load package|Skipping package/.test(line),
+				) ?? (this.host.generation === 1 ? this.packageLoadProblems()[0] : undefined);
+		if (problem)
+			this.fail(`n8n did not load ${PACKAGE_NAME} from ${this.packageInstallDir}:\n${problem}`);
 	}
 
 	/**
@@ -827,18 +869,30 @@ export class N8nInstance {
 	packageLoadProblems(): string[] {
 		return parseLogLines(readIfExists(this.logFile))
 			.filter((entry) => entry.level === 'error' || entry.level === 'warn')
-			.map((entry) => `${entry.level}: ${String(entry.message)} ${JSON.stringify(entry.metadata ?? {})}`)
+			.map(
+				(entry) =>
+					`${entry.level}: ${String(entry.message)} ${JSON.stringify(entry.metadata ?? {})}`,
+			)
 			.filter((line) => line.includes(PACKAGE_NAME) || line.includes(this.packageInstallDir));
 	}
 
 	private async signIn(): Promise<void> {
 		const { email, password, firstName, lastName } = this.owner;
-		let response = await this.fetchRaw('POST', '/rest/owner/setup', { email, password, firstName, lastName });
+		let response = await this.fetchRaw('POST', '/rest/owner/setup', {
+			email,
+			password,
+			firstName,
+			lastName,
+		});
 		if (response.status === 400) {
 			// Set up already (a restart): log in instead.
-			response = await this.fetchRaw('POST', '/rest/login', { emailOrLdapLoginId: email, password });
+			response = await this.fetchRaw('POST', '/rest/login', {
+				emailOrLdapLoginId: email,
+				password,
+			});
 		}
-		if (!response.ok) this.fail(`owner setup / login failed: HTTP ${response.status} ${await response.text()}`);
+		if (!response.ok)
+			this.fail(`owner setup / login failed: HTTP ${response.status} ${await response.text()}`);
 		const cookie = response.headers.getSetCookie().find((c) => c.startsWith('n8n-auth='));
 		if (!cookie) this.fail('owner setup / login set no n8n-auth cookie');
 		this.authCookie = cookie.split(';')[0];
@@ -850,7 +904,9 @@ export class N8nInstance {
 					? undefined
 					: scopesResponse.ok
 						? ((await scopesResponse.json()) as { data: string[] }).data
-						: this.fail(`GET /rest/api-keys/scopes: HTTP ${scopesResponse.status} ${await scopesResponse.text()}`);
+						: this.fail(
+								`GET /rest/api-keys/scopes: HTTP ${scopesResponse.status} ${await scopesResponse.text()}`,
+							);
 			const key = await this.rest<{ rawApiKey: string }>('POST', '/rest/api-keys', {
 				label: `e2e harness ${new Date().toISOString()}`,
 				...(scopes ? { scopes } : {}),
@@ -860,7 +916,12 @@ export class N8nInstance {
 		}
 	}
 
-	private async fetchRaw(method: string, urlPath: string, body?: unknown, headers: Record<string, string> = {}) {
+	private async fetchRaw(
+		method: string,
+		urlPath: string,
+		body?: unknown,
+		headers: Record<string, string> = {},
+	) {
 		const url = `${this.baseUrl}${urlPath}`;
 		try {
 			return await fetch(url, {
@@ -901,7 +962,9 @@ export class N8nInstance {
 
 	/** n8n's public API (/api/v1/...) with the instance's API key; resolves with the JSON body. */
 	async api<T = any>(method: string, urlPath: string, body?: unknown): Promise<T> {
-		const response = await this.fetchRaw(method, `/api/v1${urlPath}`, body, { 'X-N8N-API-KEY': this.requireApiKey() });
+		const response = await this.fetchRaw(method, `/api/v1${urlPath}`, body, {
+			'X-N8N-API-KEY': this.requireApiKey(),
+		});
 		const text = await response.text();
 		if (!response.ok) this.fail(`${method} /api/v1${urlPath}: HTTP ${response.status} ${text}`);
 		return (text ? JSON.parse(text) : undefined) as T;
@@ -916,15 +979,21 @@ export class N8nInstance {
 	 */
 	async publicationStatus(workflowId: string): Promise<PublicationStatus> {
 		if (this.host.generation === 2) {
-			return await this.rest<PublicationStatus>('GET', `/rest/workflows/${workflowId}/publication-status`);
+			return await this.rest<PublicationStatus>(
+				'GET',
+				`/rest/workflows/${workflowId}/publication-status`,
+			);
 		}
-		const workflow = await this.rest<{ active: boolean; versionId?: string; nodes: Array<{ id: string; type: string }> }>(
-			'GET',
-			`/rest/workflows/${workflowId}`,
-		);
+		const workflow = await this.rest<{
+			active: boolean;
+			versionId?: string;
+			nodes: Array<{ id: string; type: string }>;
+		}>('GET', `/rest/workflows/${workflowId}`);
 		const error = workflow.active
 			? null
-			: await this.rest<string | null>('GET', `/rest/active-workflows/error/${workflowId}`).catch(() => null);
+			: await this.rest<string | null>('GET', `/rest/active-workflows/error/${workflowId}`).catch(
+					() => null,
+				);
 		const status = workflow.active ? 'published' : error ? 'failed' : 'not_published';
 		const errorMessage = typeof error === 'string' ? error : error ? JSON.stringify(error) : null;
 		return {
@@ -932,8 +1001,15 @@ export class N8nInstance {
 			liveVersionId: workflow.active ? (workflow.versionId ?? null) : null,
 			pendingVersionId: null,
 			triggers: workflow.nodes
-				.filter((node) => /trigger|webhook/i.test(node.type) && node.type !== 'n8n-nodes-base.manualTrigger')
-				.map((node) => ({ nodeId: node.id, status: status === 'published' ? 'active' : status, errorMessage })),
+				.filter(
+					(node) =>
+						/trigger|webhook/i.test(node.type) && node.type !== 'n8n-nodes-base.manualTrigger',
+				)
+				.map((node) => ({
+					nodeId: node.id,
+					status: status === 'published' ? 'active' : status,
+					errorMessage,
+				})),
 		};
 	}
 
@@ -950,7 +1026,8 @@ export class N8nInstance {
 	): Promise<PublicationStatus> {
 		return await waitForState(() => this.publicationStatus(workflowId), reached, {
 			timeoutMs,
-			describe: (last) => `${what} of workflow ${workflowId} did not settle within ${timeoutMs} ms: ${JSON.stringify(last)}`,
+			describe: (last) =>
+				`${what} of workflow ${workflowId} did not settle within ${timeoutMs} ms: ${JSON.stringify(last)}`,
 			onTimeout: (message) => this.fail(message),
 		});
 	}
@@ -968,9 +1045,14 @@ export class N8nInstance {
 		options: { allowFailure?: boolean; timeoutMs?: number } = {},
 	): Promise<PublicationStatus> {
 		if (this.host.generation === 1) {
-			const response = await this.fetchRaw('POST', `/api/v1/workflows/${workflowId}/activate`, undefined, {
-				'X-N8N-API-KEY': this.requireApiKey(),
-			});
+			const response = await this.fetchRaw(
+				'POST',
+				`/api/v1/workflows/${workflowId}/activate`,
+				undefined,
+				{
+					'X-N8N-API-KEY': this.requireApiKey(),
+				},
+			);
 			const text = await response.text();
 			if (!response.ok && !(response.status === 400 && options.allowFailure)) {
 				this.fail(`activating workflow ${workflowId}: HTTP ${response.status} ${text}`);
@@ -984,14 +1066,25 @@ export class N8nInstance {
 						return text;
 					}
 				})();
-				return { ...status, status: 'failed', triggers: status.triggers.map((t) => ({ ...t, status: 'failed', errorMessage: message })) };
+				return {
+					...status,
+					status: 'failed',
+					triggers: status.triggers.map((t) => ({ ...t, status: 'failed', errorMessage: message })),
+				};
 			}
 			return status;
 		}
 		await this.api('POST', `/workflows/${workflowId}/publish`, {});
-		const status = await this.waitForPublication(workflowId, options.timeoutMs ?? 30_000, 'activation', activationSettled);
+		const status = await this.waitForPublication(
+			workflowId,
+			options.timeoutMs ?? 30_000,
+			'activation',
+			activationSettled,
+		);
 		if (status.status !== 'published' && !options.allowFailure) {
-			this.fail(`activating workflow ${workflowId} ended "${status.status}": ${JSON.stringify(status.triggers)}`);
+			this.fail(
+				`activating workflow ${workflowId} ended "${status.status}": ${JSON.stringify(status.triggers)}`,
+			);
 		}
 		return status;
 	}
@@ -1000,13 +1093,21 @@ export class N8nInstance {
 	 * Deactivates a workflow (2.x: "unpublishes", POST /api/v1/workflows/{id}/unpublish, then waits
 	 * until its triggers are removed; 1.x: POST /api/v1/workflows/{id}/deactivate, synchronous).
 	 */
-	async deactivate(workflowId: string, options: { timeoutMs?: number } = {}): Promise<PublicationStatus> {
+	async deactivate(
+		workflowId: string,
+		options: { timeoutMs?: number } = {},
+	): Promise<PublicationStatus> {
 		if (this.host.generation === 1) {
 			await this.api('POST', `/workflows/${workflowId}/deactivate`);
 			return await this.publicationStatus(workflowId);
 		}
 		await this.api('POST', `/workflows/${workflowId}/unpublish`);
-		return await this.waitForPublication(workflowId, options.timeoutMs ?? 30_000, 'deactivation', deactivationSettled);
+		return await this.waitForPublication(
+			workflowId,
+			options.timeoutMs ?? 30_000,
+			'deactivation',
+			deactivationSettled,
+		);
 	}
 
 	/**
@@ -1015,13 +1116,23 @@ export class N8nInstance {
 	 * puts the stored one back before testing), then POST /rest/credentials/test with
 	 * `{ credentials: { id, name, type, data } }`, `data` overlaid with `edit` (what the user typed).
 	 */
-	async testCredential(credentialId: string, edit: Record<string, unknown> = {}): Promise<{ status: 'OK' | 'Error'; message: string }> {
-		const stored = await this.rest<{ id: string; name: string; type: string; data: Record<string, unknown> }>(
-			'GET',
-			`/rest/credentials/${credentialId}?includeData=true`,
-		);
+	async testCredential(
+		credentialId: string,
+		edit: Record<string, unknown> = {},
+	): Promise<{ status: 'OK' | 'Error'; message: string }> {
+		const stored = await this.rest<{
+			id: string;
+			name: string;
+			type: string;
+			data: Record<string, unknown>;
+		}>('GET', `/rest/credentials/${credentialId}?includeData=true`);
 		return await this.rest('POST', '/rest/credentials/test', {
-			credentials: { id: stored.id, name: stored.name, type: stored.type, data: { ...stored.data, ...edit } },
+			credentials: {
+				id: stored.id,
+				name: stored.name,
+				type: stored.type,
+				data: { ...stored.data, ...edit },
+			},
 		});
 	}
 
@@ -1068,7 +1179,9 @@ export class N8nInstance {
 			);
 			if (finished.length >= count) return finished;
 			if (Date.now() > deadline) {
-				this.fail(`${finished.length} of ${count} executions of workflow ${workflowId} after ${timeoutMs} ms`);
+				this.fail(
+					`${finished.length} of ${count} executions of workflow ${workflowId} after ${timeoutMs} ms`,
+				);
 			}
 			await sleep(250);
 		}

@@ -70,7 +70,10 @@ export async function settlesWithin(promise: Promise<unknown>, ms: number): Prom
 }
 
 export function tailLines(text: string, lines: number): string {
-	return text.split('\n').slice(-lines - 1).join('\n');
+	return text
+		.split('\n')
+		.slice(-lines - 1)
+		.join('\n');
 }
 
 export function readIfExists(file: string): string {

@@ -64,18 +64,27 @@ export function ensureRegistryHost(): string {
  */
 export function npmEnv(dir: string, binDir?: string): NodeJS.ProcessEnv {
 	const userconfig = path.join(dir, 'npmrc');
-	if (!fs.existsSync(userconfig)) fs.writeFileSync(userconfig, 'fund=false\naudit=false\nupdate-notifier=false\n');
+	if (!fs.existsSync(userconfig))
+		fs.writeFileSync(userconfig, 'fund=false\naudit=false\nupdate-notifier=false\n');
 	const env: NodeJS.ProcessEnv = { ...process.env, npm_config_userconfig: userconfig };
 	for (const key of Object.keys(env)) {
 		// Settings of an npm that started this process (npm test) would leak into the child's.
-		if (key.startsWith('npm_config_') && key !== 'npm_config_userconfig' && key !== 'npm_config_cache') delete env[key];
+		if (
+			key.startsWith('npm_config_') &&
+			key !== 'npm_config_userconfig' &&
+			key !== 'npm_config_cache'
+		)
+			delete env[key];
 	}
 	if (binDir) env.PATH = `${binDir}${path.delimiter}${process.env.PATH ?? ''}`;
 	return env;
 }
 
 /** Runs npm with `args` in `cwd`, bounded; resolves with its exit code and output (never throws on a non-zero exit). */
-export async function runNpm(args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs?: number }): Promise<NpmResult> {
+export async function runNpm(
+	args: string[],
+	options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs?: number },
+): Promise<NpmResult> {
 	try {
 		const { stdout, stderr } = await execFileAsync('npm', args, {
 			cwd: options.cwd,
@@ -85,7 +94,12 @@ export async function runNpm(args: string[], options: { cwd: string; env: NodeJS
 		});
 		return { code: 0, stdout, stderr };
 	} catch (error) {
-		const failed = error as { code?: number | string; stdout?: string; stderr?: string; message: string };
+		const failed = error as {
+			code?: number | string;
+			stdout?: string;
+			stderr?: string;
+			message: string;
+		};
 		return {
 			code: typeof failed.code === 'number' ? failed.code : 1,
 			stdout: failed.stdout ?? '',
@@ -95,10 +109,15 @@ export async function runNpm(args: string[], options: { cwd: string; env: NodeJS
 }
 
 /** Fails with npm's output unless the command exited 0. */
-export async function runNpmOrFail(args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs?: number }): Promise<NpmResult> {
+export async function runNpmOrFail(
+	args: string[],
+	options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs?: number },
+): Promise<NpmResult> {
 	const result = await runNpm(args, options);
 	if (result.code !== 0) {
-		throw new Error(`\`npm ${args.join(' ')}\` in ${options.cwd} failed (exit ${result.code}):\n${tailLines(result.stdout + result.stderr, 30)}`);
+		throw new Error(
+			`\`npm ${args.join(' ')}\` in ${options.cwd} failed (exit ${result.code}):\n${tailLines(result.stdout + result.stderr, 30)}`,
+		);
 	}
 	return result;
 }
@@ -106,8 +125,16 @@ export async function runNpmOrFail(args: string[], options: { cwd: string; env: 
 /** `npm pack` of `packageDir` into `destDir`: the tarball npm would publish. */
 export async function packPackage(packageDir: string, destDir: string): Promise<PackedPackage> {
 	fs.mkdirSync(destDir, { recursive: true });
-	const result = await runNpmOrFail(['pack', '--json', `--pack-destination=${destDir}`], { cwd: packageDir, env: npmEnv(destDir) });
-	const [packed] = JSON.parse(result.stdout) as Array<{ filename: string; name: string; version: string; files: Array<{ path: string }> }>;
+	const result = await runNpmOrFail(['pack', '--json', `--pack-destination=${destDir}`], {
+		cwd: packageDir,
+		env: npmEnv(destDir),
+	});
+	const [packed] = JSON.parse(result.stdout) as Array<{
+		filename: string;
+		name: string;
+		version: string;
+		files: Array<{ path: string }>;
+	}>;
 	const file = path.join(destDir, packed.filename);
 	return {
 		file,
@@ -154,25 +181,41 @@ export class LocalRegistry {
 	/**
 	 * Creates a throwaway user (Verdaccio's htpasswd allows exactly one) and publishes `tarball`
 	 * with its token, as `npm publish <tarball>` does (no lifecycle scripts: a tarball has none to run).
- * Without provenance: package.json asks for it, and only the release job's OIDC token can give it.
+	 * Without provenance: package.json asks for it, and only the release job's OIDC token can give it.
 	 */
 	async publish(tarball: string): Promise<void> {
 		if (!this.token) {
 			const response = await fetch(`${this.url}-/user/org.couchdb.user:e2e-publisher`, {
 				method: 'PUT',
 				headers: { 'content-type': 'application/json' },
-				body: JSON.stringify({ name: 'e2e-publisher', password: `e2e-${process.pid}-${Date.now()}` }),
+				body: JSON.stringify({
+					name: 'e2e-publisher',
+					password: `e2e-${process.pid}-${Date.now()}`,
+				}),
 				signal: AbortSignal.timeout(30_000),
 			});
 			const body = (await response.json()) as { token?: string; error?: string };
-			if (!response.ok || !body.token) throw new Error(`registry user: HTTP ${response.status} ${JSON.stringify(body)}`);
+			if (!response.ok || !body.token)
+				throw new Error(`registry user: HTTP ${response.status} ${JSON.stringify(body)}`);
 			this.token = body.token;
-			fs.appendFileSync(path.join(this.dir, 'npmrc'), `//127.0.0.1:${this.port}/:_authToken=${this.token}\n`);
+			fs.appendFileSync(
+				path.join(this.dir, 'npmrc'),
+				`//127.0.0.1:${this.port}/:_authToken=${this.token}\n`,
+			);
 		}
-		await runNpmOrFail(['publish', path.resolve(tarball), `--registry=${this.url}`, '--ignore-scripts', '--provenance=false'], {
-			cwd: this.dir,
-			env: this.env(),
-		});
+		await runNpmOrFail(
+			[
+				'publish',
+				path.resolve(tarball),
+				`--registry=${this.url}`,
+				'--ignore-scripts',
+				'--provenance=false',
+			],
+			{
+				cwd: this.dir,
+				env: this.env(),
+			},
+		);
 	}
 
 	/** Request lines of Verdaccio's log (`GET /<name>`, `GET /<name>/-/<file>.tgz`...) with their status. */
@@ -181,8 +224,16 @@ export class LocalRegistry {
 		for (const line of readIfExists(this.logFile).split('\n')) {
 			if (!line.startsWith('{')) continue;
 			try {
-				const entry = JSON.parse(line) as { request?: { method: string; url: string }; status?: number };
-				if (entry.request) requests.push({ method: entry.request.method, url: entry.request.url, status: entry.status });
+				const entry = JSON.parse(line) as {
+					request?: { method: string; url: string };
+					status?: number;
+				};
+				if (entry.request)
+					requests.push({
+						method: entry.request.method,
+						url: entry.request.url,
+						status: entry.status,
+					});
 			} catch {
 				// not a log line
 			}
@@ -215,7 +266,14 @@ export async function startRegistry(options: RegistryOptions): Promise<LocalRegi
 	const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'npm-registry-e2e-'));
 	const port = await freePort();
 	const localOnly = options.localOnly
-		.map((name) => [`  ${yamlString(name)}:`, '    access: $all', '    publish: $authenticated', '    unpublish: $authenticated'].join('\n'))
+		.map((name) =>
+			[
+				`  ${yamlString(name)}:`,
+				'    access: $all',
+				'    publish: $authenticated',
+				'    unpublish: $authenticated',
+			].join('\n'),
+		)
 		.join('\n');
 	const config = [
 		`storage: ${yamlString(path.join(dir, 'storage'))}`,
@@ -249,8 +307,19 @@ export async function startRegistry(options: RegistryOptions): Promise<LocalRegi
 	const output = fs.openSync(logFile, 'a');
 	const child = spawn(
 		options.node,
-		[path.join(host, 'node_modules', 'verdaccio', 'bin', 'verdaccio'), '--config', configFile, '--listen', `127.0.0.1:${port}`],
-		{ cwd: dir, detached: true, stdio: ['ignore', output, output], env: { ...process.env, NODE_OPTIONS: undefined } },
+		[
+			path.join(host, 'node_modules', 'verdaccio', 'bin', 'verdaccio'),
+			'--config',
+			configFile,
+			'--listen',
+			`127.0.0.1:${port}`,
+		],
+		{
+			cwd: dir,
+			detached: true,
+			stdio: ['ignore', output, output],
+			env: { ...process.env, NODE_OPTIONS: undefined },
+		},
 	);
 	fs.closeSync(output);
 	trackChild(child);
@@ -268,13 +337,20 @@ export async function startRegistry(options: RegistryOptions): Promise<LocalRegi
 	const registry = new LocalRegistry(dir, port, child, exit);
 	const deadline = Date.now() + (options.readyTimeoutMs ?? 60_000);
 	for (;;) {
-		const problem = exited ? `Verdaccio ended (${exited})` : Date.now() > deadline ? 'Verdaccio did not answer /-/ping in time' : undefined;
+		const problem = exited
+			? `Verdaccio ended (${exited})`
+			: Date.now() > deadline
+				? 'Verdaccio did not answer /-/ping in time'
+				: undefined;
 		if (problem) {
 			await registry.stop();
-			throw new Error(`${problem}\n--- last lines of ${logFile} ---\n${tailLines(readIfExists(logFile), 30)}`);
+			throw new Error(
+				`${problem}\n--- last lines of ${logFile} ---\n${tailLines(readIfExists(logFile), 30)}`,
+			);
 		}
 		try {
-			if ((await fetch(`${registry.url}-/ping`, { signal: AbortSignal.timeout(2_000) })).ok) return registry;
+			if ((await fetch(`${registry.url}-/ping`, { signal: AbortSignal.timeout(2_000) })).ok)
+				return registry;
 		} catch {
 			// not listening yet
 		}

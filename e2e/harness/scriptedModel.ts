@@ -40,7 +40,11 @@ export interface OfferedTool {
 export interface ChatMessage {
 	role: 'system' | 'user' | 'assistant' | 'tool' | string;
 	content?: unknown;
-	tool_calls?: Array<{ id: string; type: 'function'; function: { name: string; arguments: string } }>;
+	tool_calls?: Array<{
+		id: string;
+		type: 'function';
+		function: { name: string; arguments: string };
+	}>;
 	tool_call_id?: string;
 	[key: string]: unknown;
 }
@@ -50,7 +54,10 @@ export interface ChatRequest {
 	model?: string;
 	stream?: boolean;
 	messages: ChatMessage[];
-	tools?: Array<{ type: 'function'; function: { name: string; description?: string; parameters?: Record<string, any> } }>;
+	tools?: Array<{
+		type: 'function';
+		function: { name: string; description?: string; parameters?: Record<string, any> };
+	}>;
 	[key: string]: unknown;
 }
 
@@ -68,7 +75,11 @@ export interface RecordedRequest {
 export function messageText(content: unknown): string {
 	if (typeof content === 'string') return content;
 	if (Array.isArray(content)) {
-		return content.map((part) => (typeof part === 'string' ? part : typeof part?.text === 'string' ? part.text : '')).join('');
+		return content
+			.map((part) =>
+				typeof part === 'string' ? part : typeof part?.text === 'string' ? part.text : '',
+			)
+			.join('');
 	}
 	return content === undefined || content === null ? '' : JSON.stringify(content);
 }
@@ -86,7 +97,10 @@ export function offeredTools(request: ChatRequest): OfferedTool[] {
 export function toolResults(request: ChatRequest): Array<{ toolCallId?: string; content: string }> {
 	return request.messages
 		.filter((message) => message.role === 'tool')
-		.map((message) => ({ toolCallId: message.tool_call_id, content: messageText(message.content) }));
+		.map((message) => ({
+			toolCallId: message.tool_call_id,
+			content: messageText(message.content),
+		}));
 }
 
 /** The last tool result of a request, parsed (JSON, or the raw text). */
@@ -115,7 +129,11 @@ export class ScriptedModel {
 		this.server = http.createServer((request, response) => {
 			void this.handle(request, response).catch((error: Error) => {
 				if (!response.headersSent) response.writeHead(500, { 'content-type': 'application/json' });
-				response.end(JSON.stringify({ error: { message: `scripted model: ${error.message}`, type: 'server_error' } }));
+				response.end(
+					JSON.stringify({
+						error: { message: `scripted model: ${error.message}`, type: 'server_error' },
+					}),
+				);
 			});
 		});
 	}
@@ -148,7 +166,9 @@ export class ScriptedModel {
 
 	/** The chat calls made in the conversation of `prompt`, in order. */
 	callsFor(prompt: string): ChatRequest[] {
-		return this.requests.filter((entry) => entry.prompt === prompt && entry.body).map((entry) => entry.body!);
+		return this.requests
+			.filter((entry) => entry.prompt === prompt && entry.body)
+			.map((entry) => entry.body!);
 	}
 
 	/** How many turns of a script have been answered. */
@@ -156,7 +176,10 @@ export class ScriptedModel {
 		return this.scripts.get(prompt)?.answered ?? 0;
 	}
 
-	private async handle(request: http.IncomingMessage, response: http.ServerResponse): Promise<void> {
+	private async handle(
+		request: http.IncomingMessage,
+		response: http.ServerResponse,
+	): Promise<void> {
 		const url = new URL(request.url ?? '/', 'http://127.0.0.1');
 		const chunks: Buffer[] = [];
 		for await (const chunk of request) chunks.push(chunk as Buffer);
@@ -172,23 +195,40 @@ export class ScriptedModel {
 			});
 		}
 		if (request.method !== 'POST' || path !== '/chat/completions') {
-			return json(response, 404, { error: { message: `scripted model serves no ${request.method} ${path}`, type: 'invalid_request_error' } });
+			return json(response, 404, {
+				error: {
+					message: `scripted model serves no ${request.method} ${path}`,
+					type: 'invalid_request_error',
+				},
+			});
 		}
 
 		const body = JSON.parse(raw) as ChatRequest;
 		entry.body = body;
 		// The latest user message: with chat memory, earlier ones come along too.
-		const userText = messageText(body.messages.filter((message) => message.role === 'user').at(-1)?.content);
+		const userText = messageText(
+			body.messages.filter((message) => message.role === 'user').at(-1)?.content,
+		);
 		const match = [...this.scripts.entries()].find(([prompt]) => userText.includes(prompt));
 		if (!match) {
-			return json(response, 400, { error: { message: `scripted model: no script for the prompt ${JSON.stringify(userText.slice(0, 200))}`, type: 'invalid_request_error' } });
+			return json(response, 400, {
+				error: {
+					message: `scripted model: no script for the prompt ${JSON.stringify(userText.slice(0, 200))}`,
+					type: 'invalid_request_error',
+				},
+			});
 		}
 		const [prompt, script] = match;
 		entry.prompt = prompt;
 		entry.turn = script.answered;
 		const turn = script.turns[script.answered];
 		if (!turn) {
-			return json(response, 400, { error: { message: `scripted model: the script for ${JSON.stringify(prompt)} has only ${script.turns.length} turns`, type: 'invalid_request_error' } });
+			return json(response, 400, {
+				error: {
+					message: `scripted model: the script for ${JSON.stringify(prompt)} has only ${script.turns.length} turns`,
+					type: 'invalid_request_error',
+				},
+			});
 		}
 		script.answered += 1;
 		const reply = typeof turn === 'function' ? turn(body) : turn;
@@ -206,13 +246,36 @@ export class ScriptedModel {
 		const usage = { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 };
 
 		if (body.stream) {
-			response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
-			const base = { id, object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model: body.model ?? 'scripted-model' };
+			response.writeHead(200, {
+				'content-type': 'text/event-stream',
+				'cache-control': 'no-cache',
+				connection: 'keep-alive',
+			});
+			const base = {
+				id,
+				object: 'chat.completion.chunk',
+				created: Math.floor(Date.now() / 1000),
+				model: body.model ?? 'scripted-model',
+			};
 			const send = (choice: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
-				response.write(`data: ${JSON.stringify({ ...base, choices: [{ index: 0, ...choice }], ...extra })}\n\n`);
+				response.write(
+					`data: ${JSON.stringify({ ...base, choices: [{ index: 0, ...choice }], ...extra })}\n\n`,
+				);
 			send({ delta: { role: 'assistant', content: content ?? '' }, finish_reason: null });
 			toolCalls?.forEach((call, index) =>
-				send({ delta: { tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.function.name, arguments: call.function.arguments } }] }, finish_reason: null }),
+				send({
+					delta: {
+						tool_calls: [
+							{
+								index,
+								id: call.id,
+								type: 'function',
+								function: { name: call.function.name, arguments: call.function.arguments },
+							},
+						],
+					},
+					finish_reason: null,
+				}),
 			);
 			send({ delta: {}, finish_reason: finishReason });
 			response.write(`data: ${JSON.stringify({ ...base, choices: [], usage })}\n\n`);

@@ -44,4 +44,5 @@ export const activationSettled = (state: PublicationLike): boolean =>
 	state.status === 'published' || state.status === 'partial' || state.status === 'failed';
 
 /** A deactivation has happened only once no trigger is left. */
-export const deactivationSettled = (state: PublicationLike): boolean => state.status === 'not_published';
+export const deactivationSettled = (state: PublicationLike): boolean =>
+	state.status === 'not_published';

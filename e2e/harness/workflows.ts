@@ -25,7 +25,10 @@ import {
 export const EXAMPLES_DIR = path.resolve(__dirname, '..', '..', 'examples');
 
 /** The credential every shipped example refers to (one import with this id makes them all work). */
-export const SANDBOX_CREDENTIAL = { id: 'documentSigningSandbox', name: 'Document Signing (sandbox)' } as const;
+export const SANDBOX_CREDENTIAL = {
+	id: 'documentSigningSandbox',
+	name: 'Document Signing (sandbox)',
+} as const;
 
 export interface CredentialRef {
 	id: string;
@@ -52,7 +55,10 @@ export interface WorkflowJson {
 	id?: string;
 	name: string;
 	nodes: WorkflowNode[];
-	connections: Record<string, { main: Array<Array<{ node: string; type: 'main'; index: number }>> }>;
+	connections: Record<
+		string,
+		{ main: Array<Array<{ node: string; type: 'main'; index: number }>> }
+	>;
 	settings?: Record<string, unknown>;
 	[key: string]: unknown;
 }
@@ -68,7 +74,13 @@ export function byId(value: string): { __rl: true; mode: 'id'; value: string } {
 }
 
 /** Any node, at [0, 0] (`chain` lays nodes out); the other builders are made of this one. */
-export function node(name: string, type: string, typeVersion: number, parameters: Record<string, unknown>, extra: Partial<WorkflowNode> = {}): WorkflowNode {
+export function node(
+	name: string,
+	type: string,
+	typeVersion: number,
+	parameters: Record<string, unknown>,
+	extra: Partial<WorkflowNode> = {},
+): WorkflowNode {
 	return { id: randomUUID(), name, type, typeVersion, position: [0, 0], parameters, ...extra };
 }
 
@@ -77,7 +89,11 @@ export function manualTrigger(name = 'Start'): WorkflowNode {
 }
 
 /** A Code node (JavaScript, run once for all items unless `eachItem`). */
-export function codeNode(name: string, jsCode: string, options: { eachItem?: boolean } = {}): WorkflowNode {
+export function codeNode(
+	name: string,
+	jsCode: string,
+	options: { eachItem?: boolean } = {},
+): WorkflowNode {
 	return node(name, 'n8n-nodes-base.code', 2, {
 		mode: options.eachItem ? 'runOnceForEachItem' : 'runOnceForAllItems',
 		language: 'javaScript',
@@ -86,7 +102,11 @@ export function codeNode(name: string, jsCode: string, options: { eachItem?: boo
 }
 
 /** A Set ("Edit Fields") node; values starting with `=` are expressions. */
-export function setNode(name: string, fields: Record<string, string | number | boolean>, options: { includeOtherFields?: boolean } = {}): WorkflowNode {
+export function setNode(
+	name: string,
+	fields: Record<string, string | number | boolean>,
+	options: { includeOtherFields?: boolean } = {},
+): WorkflowNode {
 	return node(name, 'n8n-nodes-base.set', 3.4, {
 		mode: 'manual',
 		includeOtherFields: options.includeOtherFields ?? false,
@@ -95,7 +115,8 @@ export function setNode(name: string, fields: Record<string, string | number | b
 				id: randomUUID(),
 				name: fieldName,
 				value,
-				type: typeof value === 'number' ? 'number' : typeof value === 'boolean' ? 'boolean' : 'string',
+				type:
+					typeof value === 'number' ? 'number' : typeof value === 'boolean' ? 'boolean' : 'string',
 			})),
 		},
 		options: {},
@@ -104,17 +125,34 @@ export function setNode(name: string, fields: Record<string, string | number | b
 
 /** "Read/Write Files from Disk" reading files matching `fileSelector` into binary field `data`. */
 export function readFilesNode(name: string, fileSelector: string): WorkflowNode {
-	return node(name, 'n8n-nodes-base.readWriteFile', 1, { operation: 'read', fileSelector, options: {} });
+	return node(name, 'n8n-nodes-base.readWriteFile', 1, {
+		operation: 'read',
+		fileSelector,
+		options: {},
+	});
 }
 
 /** "Read/Write Files from Disk" writing binary field `dataPropertyName` to `fileName` (may be an expression). */
-export function writeFileNode(name: string, fileName: string, dataPropertyName = 'data'): WorkflowNode {
-	return node(name, 'n8n-nodes-base.readWriteFile', 1, { operation: 'write', fileName, dataPropertyName, options: {} });
+export function writeFileNode(
+	name: string,
+	fileName: string,
+	dataPropertyName = 'data',
+): WorkflowNode {
+	return node(name, 'n8n-nodes-base.readWriteFile', 1, {
+		operation: 'write',
+		fileName,
+		dataPropertyName,
+		options: {},
+	});
 }
 
 /** "Extract from File" parsing the CSV in binary field `binaryPropertyName` into one item per row. */
 export function extractCsvNode(name: string, binaryPropertyName = 'data'): WorkflowNode {
-	return node(name, 'n8n-nodes-base.extractFromFile', 1, { operation: 'csv', binaryPropertyName, options: {} });
+	return node(name, 'n8n-nodes-base.extractFromFile', 1, {
+		operation: 'csv',
+		binaryPropertyName,
+		options: {},
+	});
 }
 
 /** The Document Signing node with the given parameters (resource, operation, ...). */
@@ -143,14 +181,24 @@ export function triggerNode(
 		typeVersion?: number;
 	},
 ): WorkflowNode {
-	return node(name, TRIGGER_NODE_TYPE, options.typeVersion ?? 2, { events: options.events, ...options.parameters, options: options.options ?? {} }, {
-		webhookId: options.webhookId ?? randomUUID(),
-		credentials: credentialsRef(options.credential),
-	});
+	return node(
+		name,
+		TRIGGER_NODE_TYPE,
+		options.typeVersion ?? 2,
+		{ events: options.events, ...options.parameters, options: options.options ?? {} },
+		{
+			webhookId: options.webhookId ?? randomUUID(),
+			credentials: credentialsRef(options.credential),
+		},
+	);
 }
 
 /** Connects `from` (output 0) to `to` (input 0). */
-export function connect(workflow: Pick<WorkflowJson, 'connections'>, from: string, to: string): void {
+export function connect(
+	workflow: Pick<WorkflowJson, 'connections'>,
+	from: string,
+	to: string,
+): void {
 	const outputs = (workflow.connections[from] ??= { main: [[]] });
 	outputs.main[0] ??= [];
 	outputs.main[0].push({ node: to, type: 'main', index: 0 });
@@ -158,7 +206,12 @@ export function connect(workflow: Pick<WorkflowJson, 'connections'>, from: strin
 
 /** A workflow whose nodes run one after the other, laid out left to right. */
 export function chain(name: string, nodes: WorkflowNode[]): WorkflowJson {
-	const workflow: WorkflowJson = { name, nodes: [], connections: {}, settings: { executionOrder: 'v1' } };
+	const workflow: WorkflowJson = {
+		name,
+		nodes: [],
+		connections: {},
+		settings: { executionOrder: 'v1' },
+	};
 	nodes.forEach((entry, index) => {
 		workflow.nodes.push({ ...entry, position: [index * 220, 0] });
 		if (index > 0) connect(workflow, nodes[index - 1].name, entry.name);
@@ -171,7 +224,10 @@ export function chain(name: string, nodes: WorkflowNode[]): WorkflowJson {
  * few seconds each CLI start costs. Workflows without an id get one. Resolves with the ids, in
  * order. Imported workflows are inactive.
  */
-export async function importWorkflows(n8n: N8nInstance, workflows: WorkflowJson[]): Promise<string[]> {
+export async function importWorkflows(
+	n8n: N8nInstance,
+	workflows: WorkflowJson[],
+): Promise<string[]> {
 	const now = new Date().toISOString();
 	const entries = workflows.map((workflow) => ({
 		settings: {},
@@ -188,7 +244,9 @@ export async function importWorkflows(n8n: N8nInstance, workflows: WorkflowJson[
 	try {
 		const result = await n8n.runCli(['import:workflow', `--input=${file}`]);
 		if (result.code !== 0) {
-			throw new Error(`n8n import:workflow failed (exit ${result.code ?? result.signal}):\n${result.stderr.split('\n').slice(-20).join('\n')}`);
+			throw new Error(
+				`n8n import:workflow failed (exit ${result.code ?? result.signal}):\n${result.stderr.split('\n').slice(-20).join('\n')}`,
+			);
 		}
 	} finally {
 		fs.rmSync(file, { force: true });
@@ -201,7 +259,18 @@ export async function importWorkflows(n8n: N8nInstance, workflows: WorkflowJson[
 
 export interface OutputItem {
 	json: Record<string, any>;
-	binary?: Record<string, { mimeType?: string; fileName?: string; fileExtension?: string; fileSize?: string; id?: string; data?: string; [key: string]: unknown }>;
+	binary?: Record<
+		string,
+		{
+			mimeType?: string;
+			fileName?: string;
+			fileExtension?: string;
+			fileSize?: string;
+			id?: string;
+			data?: string;
+			[key: string]: unknown;
+		}
+	>;
 	error?: unknown;
 	pairedItem?: unknown;
 	[key: string]: unknown;
@@ -218,7 +287,11 @@ export function nodeRuns(run: Pick<RunData, 'data'>, nodeName: string): NodeRun[
 }
 
 /** The items (json and binary) of a node's first run, first output. */
-export function nodeItems(run: Pick<RunData, 'data'>, nodeName: string, outputIndex = 0): OutputItem[] {
+export function nodeItems(
+	run: Pick<RunData, 'data'>,
+	nodeName: string,
+	outputIndex = 0,
+): OutputItem[] {
 	return (nodeRuns(run, nodeName)[0].data?.main?.[outputIndex] ?? []) as OutputItem[];
 }
 
@@ -226,8 +299,13 @@ export function nodeItems(run: Pick<RunData, 'data'>, nodeName: string, outputIn
  * The items (json) of a node's first run, first output, in an execution read from the public API;
  * none when the node did not run or passed nothing on (a trigger whose claim another execution won).
  */
-export function executionItems(execution: Pick<Execution, 'data'>, nodeName: string): Array<Record<string, any>> {
-	return (execution.data?.resultData.runData[nodeName]?.[0]?.data?.main?.[0] ?? []).map((item) => item.json as Record<string, any>);
+export function executionItems(
+	execution: Pick<Execution, 'data'>,
+	nodeName: string,
+): Array<Record<string, any>> {
+	return (execution.data?.resultData.runData[nodeName]?.[0]?.data?.main?.[0] ?? []).map(
+		(item) => item.json as Record<string, any>,
+	);
 }
 
 /** One item of the Document Signing Trigger's output. */
@@ -240,10 +318,14 @@ export interface TriggerItem {
 }
 
 /** The trigger's one output item of an execution (throws unless there is exactly one). */
-export function triggerItem(execution: Execution, triggerName = 'Document Signing Trigger'): TriggerItem {
+export function triggerItem(
+	execution: Execution,
+	triggerName = 'Document Signing Trigger',
+): TriggerItem {
 	const runs = execution.data?.resultData.runData[triggerName];
 	const items = runs?.[0]?.data?.main?.[0] ?? [];
-	if (items.length !== 1) throw new Error(`execution ${execution.id}: expected 1 trigger item, got ${items.length}`);
+	if (items.length !== 1)
+		throw new Error(`execution ${execution.id}: expected 1 trigger item, got ${items.length}`);
 	return items[0].json as TriggerItem;
 }
 
@@ -251,7 +333,12 @@ export function triggerItem(execution: Execution, triggerName = 'Document Signin
 // The sandbox, directly
 
 /** POSTs `body` to `urlPath` on the sandbox's API as `apiKey`'s account; resolves with the answer's JSON, fails on a status other than 2xx. */
-export async function sandboxPost(sandbox: Pick<Sandbox, 'baseUrl'>, apiKey: string, urlPath: string, body: unknown): Promise<any> {
+export async function sandboxPost(
+	sandbox: Pick<Sandbox, 'baseUrl'>,
+	apiKey: string,
+	urlPath: string,
+	body: unknown,
+): Promise<any> {
 	const response = await fetch(`${sandbox.baseUrl}${urlPath}`, {
 		method: 'POST',
 		headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
@@ -263,7 +350,11 @@ export async function sandboxPost(sandbox: Pick<Sandbox, 'baseUrl'>, apiKey: str
 }
 
 /** POST /documents on the sandbox's API as `apiKey`'s account (the body as the API takes it). */
-export async function createDocument(sandbox: Sandbox, apiKey: string, body: Record<string, unknown>): Promise<Record<string, any>> {
+export async function createDocument(
+	sandbox: Sandbox,
+	apiKey: string,
+	body: Record<string, unknown>,
+): Promise<Record<string, any>> {
 	const response = await fetch(`${sandbox.baseUrl}/documents`, {
 		method: 'POST',
 		headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
@@ -271,7 +362,8 @@ export async function createDocument(sandbox: Sandbox, apiKey: string, body: Rec
 		signal: AbortSignal.timeout(10_000),
 	});
 	const json = (await response.json()) as Record<string, any>;
-	if (response.status !== 201) throw new Error(`POST /documents: HTTP ${response.status} ${JSON.stringify(json)}`);
+	if (response.status !== 201)
+		throw new Error(`POST /documents: HTTP ${response.status} ${JSON.stringify(json)}`);
 	return json;
 }
 

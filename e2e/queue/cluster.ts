@@ -40,7 +40,15 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 
 import { createN8n, freePort, type N8nInstance, type N8nOptions } from '../harness/n8n';
-import { killGroup, onProcessEnd, readIfExists, settlesWithin, sleep, tailLines, trackChild } from '../harness/processes';
+import {
+	killGroup,
+	onProcessEnd,
+	readIfExists,
+	settlesWithin,
+	sleep,
+	tailLines,
+	trackChild,
+} from '../harness/processes';
 
 const REPO_ROOT = path.resolve(__dirname, '..', '..');
 const REDIS_SCRIPT = path.join(REPO_ROOT, 'scripts', 'redis.sh');
@@ -112,7 +120,10 @@ export class QueueProcess {
 		const brokerPort = await freePort();
 		const processEnv = this.instance.env({ ...env, N8N_RUNNERS_BROKER_PORT: String(brokerPort) });
 		const output = fs.openSync(this.instance.outputFile, 'a');
-		fs.writeSync(output, `=== n8n ${this.role} (${this.name}, port ${this.port}, runner broker ${brokerPort})\n`);
+		fs.writeSync(
+			output,
+			`=== n8n ${this.role} (${this.name}, port ${this.port}, runner broker ${brokerPort})\n`,
+		);
 		const child = spawn(this.instance.host.node, [this.instance.host.n8nScript, this.role], {
 			cwd: this.instance.userFolder,
 			env: processEnv,
@@ -138,10 +149,14 @@ export class QueueProcess {
 			if (this.exited) this.fail(`${this.name} ended before it was ready (${this.exited})`);
 			if (Date.now() > deadline) {
 				await this.stop();
-				this.fail(`${this.name} was not ready within ${timeoutMs} ms (${this.baseUrl}/healthz/readiness)`);
+				this.fail(
+					`${this.name} was not ready within ${timeoutMs} ms (${this.baseUrl}/healthz/readiness)`,
+				);
 			}
 			try {
-				const response = await fetch(`${this.baseUrl}/healthz/readiness`, { signal: AbortSignal.timeout(2_000) });
+				const response = await fetch(`${this.baseUrl}/healthz/readiness`, {
+					signal: AbortSignal.timeout(2_000),
+				});
 				if (response.ok) break;
 			} catch {
 				// not listening yet
@@ -150,7 +165,11 @@ export class QueueProcess {
 		}
 		const problem = readIfExists(this.instance.outputFile)
 			.split('\n')
-			.find((line) => line.includes('"n8n-nodes-document-signing"') && /Failed to load package|Skipping package/.test(line));
+			.find(
+				(line) =>
+					line.includes('"n8n-nodes-document-signing"') &&
+					/Failed to load package|Skipping package/.test(line),
+			);
 		if (problem) {
 			await this.stop();
 			this.fail(`${this.name} did not load the package: ${problem}`);
@@ -224,7 +243,12 @@ export class QueueCluster {
 	 * what a second replica behind a load balancer would be. `env` adds to the shared environment.
 	 */
 	async addWebhookProcessor(env: Record<string, string | undefined> = {}): Promise<QueueProcess> {
-		const processor = await makeProcess('webhook', `webhook-${this.webhookProcessors.length}`, this.main.encryptionKey, this.options);
+		const processor = await makeProcess(
+			'webhook',
+			`webhook-${this.webhookProcessors.length}`,
+			this.main.encryptionKey,
+			this.options,
+		);
 		this.webhookProcessors.push(processor);
 		await processor.start({ ...this.sharedEnv, ...env }, this.options.readyTimeoutMs ?? 180_000);
 		return processor;
@@ -236,7 +260,8 @@ export class QueueCluster {
 	 */
 	executionsByWorker(): Record<string, string[]> {
 		const result: Record<string, string[]> = {};
-		for (const worker of this.workers) result[worker.name] = startedExecutions(worker.instance.logFile);
+		for (const worker of this.workers)
+			result[worker.name] = startedExecutions(worker.instance.logFile);
 		return result;
 	}
 
@@ -245,9 +270,24 @@ export class QueueCluster {
 		return await new Promise((resolve, reject) => {
 			execFile(
 				psqlBinary(),
-				['-h', '127.0.0.1', '-p', String(this.postgres.port), '-U', 'n8n', '-d', 'n8n', '-At', '-v', 'ON_ERROR_STOP=1', '-c', query],
+				[
+					'-h',
+					'127.0.0.1',
+					'-p',
+					String(this.postgres.port),
+					'-U',
+					'n8n',
+					'-d',
+					'n8n',
+					'-At',
+					'-v',
+					'ON_ERROR_STOP=1',
+					'-c',
+					query,
+				],
 				{ timeout: 30_000, env: { ...process.env, PGCONNECT_TIMEOUT: '10' } },
-				(error, stdout, stderr) => (error ? reject(new Error(`psql: ${error.message}\n${stderr}`)) : resolve(stdout)),
+				(error, stdout, stderr) =>
+					error ? reject(new Error(`psql: ${error.message}\n${stderr}`)) : resolve(stdout),
 			);
 		});
 	}
@@ -255,7 +295,9 @@ export class QueueCluster {
 	/** The workflow's static data as stored in the database (what every process reads). */
 	async storedStaticData(workflowId: string): Promise<Record<string, any>> {
 		if (!/^[A-Za-z0-9]+$/.test(workflowId)) throw new Error(`unexpected workflow id ${workflowId}`);
-		const text = (await this.sql(`SELECT "staticData" FROM workflow_entity WHERE id = '${workflowId}'`)).trim();
+		const text = (
+			await this.sql(`SELECT "staticData" FROM workflow_entity WHERE id = '${workflowId}'`)
+		).trim();
 		return text ? (JSON.parse(text) as Record<string, any>) : {};
 	}
 
@@ -263,7 +305,9 @@ export class QueueCluster {
 	async dispose(): Promise<void> {
 		if (this.disposed) return;
 		this.disposed = true;
-		await Promise.all([...this.webhookProcessors, ...this.workers].map(async (p) => await p.stop()));
+		await Promise.all(
+			[...this.webhookProcessors, ...this.workers].map(async (p) => await p.stop()),
+		);
 		await this.main.stop();
 		const keep = process.env.N8N_E2E_KEEP === '1';
 		if (!keep) {
@@ -310,7 +354,8 @@ export async function startQueueCluster(
 		for (let i = 0; i < (options.webhookProcessors ?? 1); i++) {
 			webhookProcessors.push(await makeProcess('webhook', `webhook-${i}`, encryptionKey, options));
 		}
-		if (webhookProcessors.length === 0) throw new Error('startQueueCluster: at least one webhook processor is needed');
+		if (webhookProcessors.length === 0)
+			throw new Error('startQueueCluster: at least one webhook processor is needed');
 		const workers: QueueProcess[] = [];
 		for (let i = 0; i < (options.workers ?? 2); i++) {
 			workers.push(await makeProcess('worker', `worker-${i}`, encryptionKey, options));
@@ -349,12 +394,22 @@ export async function startQueueCluster(
 		await main.start();
 		// The main process has run the migrations: the others can start side by side.
 		await Promise.all(
-			[...workers, ...webhookProcessors].map(async (p) =>
-				// A worker's health server listens on its instance's port; a processor's webhook server too.
-				await p.start({ ...sharedEnv, QUEUE_HEALTH_CHECK_PORT: String(p.port) }, readyTimeoutMs),
+			[...workers, ...webhookProcessors].map(
+				async (p) =>
+					// A worker's health server listens on its instance's port; a processor's webhook server too.
+					await p.start({ ...sharedEnv, QUEUE_HEALTH_CHECK_PORT: String(p.port) }, readyTimeoutMs),
 			),
 		);
-		return new QueueCluster({ redis, postgres, main, workers, webhookProcessors, sharedEnv, options, workDir });
+		return new QueueCluster({
+			redis,
+			postgres,
+			main,
+			workers,
+			webhookProcessors,
+			sharedEnv,
+			options,
+			workDir,
+		});
 	} catch (error) {
 		for (const instance of created) await instance.dispose().catch(() => undefined);
 		stopServices(workDir, false);
@@ -362,7 +417,12 @@ export async function startQueueCluster(
 	}
 }
 
-async function makeProcess(role: Role, name: string, encryptionKey: string, options: QueueClusterOptions): Promise<QueueProcess> {
+async function makeProcess(
+	role: Role,
+	name: string,
+	encryptionKey: string,
+	options: QueueClusterOptions,
+): Promise<QueueProcess> {
 	const instance = await createN8n({
 		sandboxBaseUrl: options.sandboxBaseUrl,
 		encryptionKey,
@@ -394,7 +454,9 @@ export function startedExecutions(logFile: string): string[] {
 		if (!line.includes('Worker started execution')) continue;
 		try {
 			const entry = JSON.parse(line) as { message?: string; metadata?: { executionId?: unknown } };
-			const id = entry.metadata?.executionId ?? /Worker started execution (\S+)/.exec(entry.message ?? '')?.[1];
+			const id =
+				entry.metadata?.executionId ??
+				/Worker started execution (\S+)/.exec(entry.message ?? '')?.[1];
 			if (id !== undefined) ids.push(String(id));
 		} catch {
 			const match = /Worker started execution (\S+)/.exec(line);
@@ -410,14 +472,22 @@ export function startedExecutions(logFile: string): string[] {
 /** Installs Redis and PostgreSQL if missing (apt-get; minutes on a fresh machine). */
 export function ensureQueueServices(): void {
 	for (const script of [REDIS_SCRIPT, POSTGRES_SCRIPT]) {
-		execFileSync('bash', [script, 'ensure'], { stdio: ['ignore', 'inherit', 'inherit'], timeout: 20 * 60_000 });
+		execFileSync('bash', [script, 'ensure'], {
+			stdio: ['ignore', 'inherit', 'inherit'],
+			timeout: 20 * 60_000,
+		});
 	}
 }
 
 async function runScript(script: string, args: string[]): Promise<string> {
 	return await new Promise((resolve, reject) => {
 		execFile('bash', [script, ...args], { timeout: 10 * 60_000 }, (error, stdout, stderr) => {
-			if (error) reject(new Error(`${path.basename(script)} ${args.join(' ')} failed: ${error.message}\n${stderr}`));
+			if (error)
+				reject(
+					new Error(
+						`${path.basename(script)} ${args.join(' ')} failed: ${error.message}\n${stderr}`,
+					),
+				);
 			else resolve(stdout.trim().split('\n').pop() ?? '');
 		});
 	});
@@ -434,7 +504,10 @@ function stopServices(workDir: string, keep: boolean): void {
 		[POSTGRES_SCRIPT, 'postgres'],
 	] as const) {
 		try {
-			execFileSync('bash', [script, 'stop', path.join(workDir, sub)], { stdio: 'ignore', timeout: 60_000 });
+			execFileSync('bash', [script, 'stop', path.join(workDir, sub)], {
+				stdio: 'ignore',
+				timeout: 60_000,
+			});
 		} catch {
 			// reported by the next start, if it matters
 		}

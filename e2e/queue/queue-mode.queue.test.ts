@@ -48,13 +48,18 @@ const STATEMENT_TIMEOUT_MS = 4_000;
 const EVENTS = 200;
 const TRIGGER_NAME = 'Document Signing Trigger';
 const TRIGGER_KEY = `node:${TRIGGER_NAME}`;
-const ARTIFACTS_DIR = path.join(process.env.E2E_ARTIFACTS_DIR ?? path.join(os.tmpdir(), 'n8n-nodes-document-signing-e2e'), 'queue');
+const ARTIFACTS_DIR = path.join(
+	process.env.E2E_ARTIFACTS_DIR ?? path.join(os.tmpdir(), 'n8n-nodes-document-signing-e2e'),
+	'queue',
+);
 
 const sleep = async (ms: number) => await new Promise((resolve) => setTimeout(resolve, ms));
 
 async function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
 	let timer: NodeJS.Timeout | undefined;
-	const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${message} within ${ms} ms`)), ms)));
+	const timeout = new Promise<never>(
+		(_, reject) => (timer = setTimeout(() => reject(new Error(`${message} within ${ms} ms`)), ms)),
+	);
 	try {
 		return await Promise.race([promise, timeout]);
 	} finally {
@@ -78,13 +83,16 @@ interface TriggerItem {
 
 function triggerItem(execution: Execution): TriggerItem {
 	const items = executionItems(execution, TRIGGER_NAME);
-	if (items.length !== 1) throw new Error(`execution ${execution.id}: expected 1 trigger item, got ${items.length}`);
+	if (items.length !== 1)
+		throw new Error(`execution ${execution.id}: expected 1 trigger item, got ${items.length}`);
 	return items[0] as TriggerItem;
 }
 
 /** The trigger's items of every execution: the deliveries that went on into the workflow. */
 function processedItems(executions: Execution[]): TriggerItem[] {
-	return executions.flatMap((execution) => executionItems(execution, TRIGGER_NAME) as TriggerItem[]);
+	return executions.flatMap(
+		(execution) => executionItems(execution, TRIGGER_NAME) as TriggerItem[],
+	);
 }
 
 /**
@@ -104,7 +112,8 @@ function isOrphan(execution: Execution): boolean {
 	return Date.now() - seen > ORPHAN_AFTER_MS;
 }
 
-const isUnfinished = (execution: Execution): boolean => ['new', 'running', 'waiting'].includes(execution.status) && !isOrphan(execution);
+const isUnfinished = (execution: Execution): boolean =>
+	['new', 'running', 'waiting'].includes(execution.status) && !isOrphan(execution);
 
 function countBy<T>(values: T[]): Map<T, number> {
 	const counts = new Map<T, number>();
@@ -125,7 +134,8 @@ describe('queue mode: main + 2 workers + webhook processor, Redis, PostgreSQL', 
 	let secret: string;
 	const suiteStarted = Date.now();
 
-	const ourDeliveries = (): DeliveryAttempt[] => sandbox.deliveries().filter((d) => d.webhookId === serviceWebhookId);
+	const ourDeliveries = (): DeliveryAttempt[] =>
+		sandbox.deliveries().filter((d) => d.webhookId === serviceWebhookId);
 	const webhookPath = () => `${triggerWebhookNodeId}/webhook`;
 
 	/** Every execution of a workflow, newest first (the public API's pages of 250, by cursor). */
@@ -133,9 +143,16 @@ describe('queue mode: main + 2 workers + webhook processor, Redis, PostgreSQL', 
 		const executions: Execution[] = [];
 		let cursor: string | undefined;
 		for (let page = 0; page < 100; page++) {
-			const params = new URLSearchParams({ workflowId, includeData: String(includeData), limit: '250' });
+			const params = new URLSearchParams({
+				workflowId,
+				includeData: String(includeData),
+				limit: '250',
+			});
 			if (cursor) params.set('cursor', cursor);
-			const body = await cluster.main.api<{ data: Execution[]; nextCursor?: string | null }>('GET', `/executions?${params.toString()}`);
+			const body = await cluster.main.api<{ data: Execution[]; nextCursor?: string | null }>(
+				'GET',
+				`/executions?${params.toString()}`,
+			);
 			executions.push(...body.data);
 			if (!body.nextCursor) break;
 			cursor = body.nextCursor;
@@ -144,14 +161,20 @@ describe('queue mode: main + 2 workers + webhook processor, Redis, PostgreSQL', 
 	}
 
 	/** Waits (bounded) until `count` executions of the workflow have finished; resolves with them, with data. */
-	async function waitForFinished(workflowId: string, count: number, timeoutMs: number): Promise<Execution[]> {
+	async function waitForFinished(
+		workflowId: string,
+		count: number,
+		timeoutMs: number,
+	): Promise<Execution[]> {
 		const deadline = Date.now() + timeoutMs;
 		for (;;) {
 			const executions = await allExecutions(workflowId, false);
 			const finished = executions.filter((e) => !isUnfinished(e));
 			if (finished.length >= count) return await allExecutions(workflowId, true);
 			if (Date.now() > deadline) {
-				throw new Error(`${finished.length} of ${count} executions of ${workflowId} finished after ${timeoutMs} ms (${executions.length} exist)`);
+				throw new Error(
+					`${finished.length} of ${count} executions of ${workflowId} finished after ${timeoutMs} ms (${executions.length} exist)`,
+				);
 			}
 			await sleep(500);
 		}
@@ -170,9 +193,13 @@ describe('queue mode: main + 2 workers + webhook processor, Redis, PostgreSQL', 
 		for (;;) {
 			const executions = await allExecutions(triggerWorkflowId, false);
 			const unfinished = executions.some(isUnfinished);
-			if (!unfinished && executions.length === previous && sandbox.stats().deliveries.pending === 0) return new Set(executions.map((e) => e.id));
+			if (!unfinished && executions.length === previous && sandbox.stats().deliveries.pending === 0)
+				return new Set(executions.map((e) => e.id));
 			previous = unfinished ? -1 : executions.length;
-			if (Date.now() > deadline) throw new Error(`the trigger's executions did not settle within ${timeoutMs} ms (${executions.length}, unfinished: ${unfinished})`);
+			if (Date.now() > deadline)
+				throw new Error(
+					`the trigger's executions did not settle within ${timeoutMs} ms (${executions.length}, unfinished: ${unfinished})`,
+				);
 			await sleep(1_000);
 		}
 	}
@@ -189,12 +216,24 @@ describe('queue mode: main + 2 workers + webhook processor, Redis, PostgreSQL', 
 	}
 
 	/** POSTs a delivery body as the service would: signed now (or at `t`) with `key`. */
-	async function deliver(url: string, body: string, options: { key?: string; t?: number; signature?: string | null } = {}) {
+	async function deliver(
+		url: string,
+		body: string,
+		options: { key?: string; t?: number; signature?: string | null } = {},
+	) {
 		const t = options.t ?? Math.floor(Date.now() / 1000);
 		const headers: Record<string, string> = { 'content-type': 'application/json' };
-		const signature = options.signature === undefined ? signWebhookPayload(options.key ?? secret, t, body) : options.signature;
+		const signature =
+			options.signature === undefined
+				? signWebhookPayload(options.key ?? secret, t, body)
+				: options.signature;
 		if (signature !== null) headers['x-signature'] = signature;
-		const response = await fetch(url, { method: 'POST', headers, body, signal: AbortSignal.timeout(30_000) });
+		const response = await fetch(url, {
+			method: 'POST',
+			headers,
+			body,
+			signal: AbortSignal.timeout(30_000),
+		});
 		return { status: response.status, body: await response.text() };
 	}
 
@@ -232,7 +271,9 @@ describe('queue mode: main + 2 workers + webhook processor, Redis, PostgreSQL', 
 		const document = sandbox.store.documentsOf(apiKey)[nextUnsigned++];
 		sandbox.actAsSigner(document.id, document.signers[0].id, 'sign');
 		await withTimeout(sandbox.flushDeliveries(), 60_000, 'the deliveries did not end');
-		const delivery = sandbox.deliveries().find((d) => d.webhookId === tapWebhookId && d.ok && d.body.includes(document.id));
+		const delivery = sandbox
+			.deliveries()
+			.find((d) => d.webhookId === tapWebhookId && d.ok && d.body.includes(document.id));
 		if (!delivery) throw new Error(`no delivery of ${document.id} to the tap`);
 		expect(sandbox.deliveryRecord(delivery.deliveryId)?.status).toBe('received');
 		return { id: delivery.deliveryId, body: delivery.body };
@@ -241,7 +282,10 @@ describe('queue mode: main + 2 workers + webhook processor, Redis, PostgreSQL', 
 	beforeAll(async () => {
 		fs.mkdirSync(ARTIFACTS_DIR, { recursive: true });
 		// The contract's delivery schedule (10 s to answer; retries after 1 s, 2 s, 4 s, … 8 attempts).
-		sandbox = await startSandbox({ port: 0, webhookRetry: { baseDelayMs: 1_000, maxAttempts: 8, timeoutMs: 10_000 } });
+		sandbox = await startSandbox({
+			port: 0,
+			webhookRetry: { baseDelayMs: 1_000, maxAttempts: 8, timeoutMs: 10_000 },
+		});
 		({ apiKey } = sandbox.createAccount());
 		bulkPath = `bulk-${randomUUID()}`;
 		triggerWebhookNodeId = randomUUID();
@@ -251,8 +295,12 @@ describe('queue mode: main + 2 workers + webhook processor, Redis, PostgreSQL', 
 			webhookProcessors: 1,
 			sandboxBaseUrl: sandbox.baseUrl,
 			beforeStart: async (main) => {
-				[credentialId] = await main.importCredentials([main.documentSigningCredential({ apiKey, name: 'Sandbox (queue e2e)' })]);
-				const credentials = { [CREDENTIAL_TYPE]: { id: credentialId, name: 'Sandbox (queue e2e)' } };
+				[credentialId] = await main.importCredentials([
+					main.documentSigningCredential({ apiKey, name: 'Sandbox (queue e2e)' }),
+				]);
+				const credentials = {
+					[CREDENTIAL_TYPE]: { id: credentialId, name: 'Sandbox (queue e2e)' },
+				};
 				bulkWorkflowId = await main.importWorkflow({
 					name: 'queue e2e: bulk send',
 					settings: { executionOrder: 'v1' },
@@ -264,7 +312,12 @@ describe('queue mode: main + 2 workers + webhook processor, Redis, PostgreSQL', 
 							typeVersion: 2,
 							position: [0, 0],
 							webhookId: randomUUID(),
-							parameters: { httpMethod: 'POST', path: bulkPath, responseMode: 'onReceived', options: {} },
+							parameters: {
+								httpMethod: 'POST',
+								path: bulkPath,
+								responseMode: 'onReceived',
+								options: {},
+							},
 						},
 						{
 							id: randomUUID(),
@@ -297,7 +350,13 @@ describe('queue mode: main + 2 workers + webhook processor, Redis, PostgreSQL', 
 				triggerWorkflowId = await main.importWorkflow({
 					name: 'queue e2e: when a document is signed',
 					settings: { executionOrder: 'v1' },
-					nodes: [triggerNode(TRIGGER_NAME, { events: ['document.signed'], credential: credentials[CREDENTIAL_TYPE], webhookId: triggerWebhookNodeId })],
+					nodes: [
+						triggerNode(TRIGGER_NAME, {
+							events: ['document.signed'],
+							credential: credentials[CREDENTIAL_TYPE],
+							webhookId: triggerWebhookNodeId,
+						}),
+					],
 					connections: {},
 				});
 			},
@@ -308,7 +367,10 @@ describe('queue mode: main + 2 workers + webhook processor, Redis, PostgreSQL', 
 	afterAll(async () => {
 		report('suite wall time (s)', Math.round((Date.now() - suiteStarted) / 100) / 10);
 		try {
-			fs.writeFileSync(path.join(ARTIFACTS_DIR, 'queue-figures.json'), `${JSON.stringify(figures, null, 2)}\n`);
+			fs.writeFileSync(
+				path.join(ARTIFACTS_DIR, 'queue-figures.json'),
+				`${JSON.stringify(figures, null, 2)}\n`,
+			);
 		} catch {
 			// figures are printed already
 		}
@@ -335,9 +397,13 @@ describe('queue mode: main + 2 workers + webhook processor, Redis, PostgreSQL', 
 		const [execution] = await waitForFinished(bulkWorkflowId, 1, 400_000);
 		const seconds = (Date.now() - started) / 1000;
 
-		expect({ status: execution.status, error: execution.data?.resultData.error?.message }).toEqual({ status: 'success', error: undefined });
+		expect({ status: execution.status, error: execution.data?.resultData.error?.message }).toEqual({
+			status: 'success',
+			error: undefined,
+		});
 		expect(execution.mode).toBe('webhook');
-		const output = execution.data?.resultData.runData['Create document']?.[0]?.data?.main?.[0] ?? [];
+		const output =
+			execution.data?.resultData.runData['Create document']?.[0]?.data?.main?.[0] ?? [];
 		expect(output).toHaveLength(BULK_ITEMS);
 		output.forEach((item, i) => {
 			expect(item.pairedItem).toEqual({ item: i });
@@ -349,9 +415,16 @@ describe('queue mode: main + 2 workers + webhook processor, Redis, PostgreSQL', 
 		expect(new Set(output.map((item) => item.json.id))).toEqual(new Set(stored.map((d) => d.id)));
 
 		// It ran on exactly one worker, once.
-		const ranOn = Object.entries(cluster.executionsByWorker()).filter(([, ids]) => ids.includes(execution.id));
+		const ranOn = Object.entries(cluster.executionsByWorker()).filter(([, ids]) =>
+			ids.includes(execution.id),
+		);
 		expect(ranOn.map(([, ids]) => ids.filter((id) => id === execution.id).length)).toEqual([1]);
-		report('bulk send', { items: BULK_ITEMS, seconds: Math.round(seconds * 10) / 10, itemsPerSecond: Math.round(BULK_ITEMS / seconds), worker: ranOn[0][0] });
+		report('bulk send', {
+			items: BULK_ITEMS,
+			seconds: Math.round(seconds * 10) / 10,
+			itemsPerSecond: Math.round(BULK_ITEMS / seconds),
+			worker: ranOn[0][0],
+		});
 
 		await cluster.main.deactivate(bulkWorkflowId);
 	});
@@ -363,13 +436,24 @@ describe('queue mode: main + 2 workers + webhook processor, Redis, PostgreSQL', 
 
 		const webhooks = sandbox.store.webhooksOf(apiKey);
 		expect(webhooks).toHaveLength(1);
-		expect(webhooks[0]).toMatchObject({ url: cluster.productionWebhookUrl(webhookPath()), events: ['document.signed'], active: true });
+		expect(webhooks[0]).toMatchObject({
+			url: cluster.productionWebhookUrl(webhookPath()),
+			events: ['document.signed'],
+			active: true,
+		});
 		expect((sandbox.stats().routes['POST /v1/webhooks'] ?? 0) - postsBefore).toBe(1);
 		serviceWebhookId = webhooks[0].id;
 
 		// What the webhook processor will read: the static data the main process saved at activation.
-		const stored = (await cluster.storedStaticData(triggerWorkflowId))[TRIGGER_KEY] as Record<string, any>;
-		expect(stored).toMatchObject({ webhookId: serviceWebhookId, webhookUrl: webhooks[0].url, webhookEvents: ['document.signed'] });
+		const stored = (await cluster.storedStaticData(triggerWorkflowId))[TRIGGER_KEY] as Record<
+			string,
+			any
+		>;
+		expect(stored).toMatchObject({
+			webhookId: serviceWebhookId,
+			webhookUrl: webhooks[0].url,
+			webhookEvents: ['document.signed'],
+		});
 		// No secret in the database: the nonce and the credential's key give it (secret.ts).
 		expect(stored.webhookSecret).toBeUndefined();
 		expect(stored.secretNonce).toMatch(/^[0-9a-f]{32}$/);
@@ -381,7 +465,8 @@ describe('queue mode: main + 2 workers + webhook processor, Redis, PostgreSQL', 
 		const executionsBefore = cluster.executionsByWorker();
 
 		const started = Date.now();
-		for (const document of documents) sandbox.actAsSigner(document.id, document.signers[0].id, 'sign');
+		for (const document of documents)
+			sandbox.actAsSigner(document.id, document.signers[0].id, 'sign');
 		await withTimeout(sandbox.flushDeliveries(), 400_000, 'the deliveries did not end');
 		const delivered = (Date.now() - started) / 1000;
 		await waitForFinished(triggerWorkflowId, EVENTS, 400_000);
@@ -392,7 +477,8 @@ describe('queue mode: main + 2 workers + webhook processor, Redis, PostgreSQL', 
 		for (const deadline = Date.now() + 120_000; ; await sleep(1_000)) {
 			executions = await allExecutions(triggerWorkflowId, true);
 			if (!executions.some(isUnfinished) && processedItems(executions).length >= EVENTS) break;
-			if (Date.now() > deadline) throw new Error(`${processedItems(executions).length} of ${EVENTS} deliveries processed`);
+			if (Date.now() > deadline)
+				throw new Error(`${processedItems(executions).length} of ${EVENTS} deliveries processed`);
 		}
 		const executed = (Date.now() - started) / 1000;
 		// Nothing more comes later (a late duplicate would): no delivery pending, every execution finished.
@@ -404,20 +490,31 @@ describe('queue mode: main + 2 workers + webhook processor, Redis, PostgreSQL', 
 		// and claimed by the execution that processed it.
 		const deliveries = ourDeliveries();
 		expect(deliveryIds).toHaveLength(EVENTS);
-		expect(deliveries.every((d) => d.event === 'document.signed' && d.url === cluster.productionWebhookUrl(webhookPath()))).toBe(true);
-		const unacknowledged = deliveryIds.filter((id) => sandbox.deliveryRecord(id)?.status !== 'acknowledged');
+		expect(
+			deliveries.every(
+				(d) =>
+					d.event === 'document.signed' && d.url === cluster.productionWebhookUrl(webhookPath()),
+			),
+		).toBe(true);
+		const unacknowledged = deliveryIds.filter(
+			(id) => sandbox.deliveryRecord(id)?.status !== 'acknowledged',
+		);
 		expect(unacknowledged).toEqual([]);
 
 		// n8n: every execution succeeded; exactly one passed each delivery id on, with the right document.
 		const orphans = after.filter(isOrphan);
 		const failed = after.filter((e) => e.status !== 'success' && !isOrphan(e));
-		expect(failed.map((e) => `${e.status}: ${String(e.data?.resultData.error?.message ?? '')}`)).toEqual([]);
+		expect(
+			failed.map((e) => `${e.status}: ${String(e.data?.resultData.error?.message ?? '')}`),
+		).toEqual([]);
 		expect(after.every((e) => e.mode === 'webhook')).toBe(true);
 		const items = processedItems(after);
 		const perDelivery = countBy(items.map((item) => item.deliveryId));
 		expect([...perDelivery.values()].every((count) => count === 1)).toBe(true);
 		expect(new Set(perDelivery.keys())).toEqual(new Set(deliveryIds));
-		expect(new Set(items.map((item) => item.data.document?.id))).toEqual(new Set(documents.map((d) => d.id)));
+		expect(new Set(items.map((item) => item.data.document?.id))).toEqual(
+			new Set(documents.map((d) => d.id)),
+		);
 		expect(items.every((item) => item.event === 'document.signed')).toBe(true);
 		// Executions beyond one per event: at most one per repeated attempt of the service.
 		expect(after.length - EVENTS).toBeLessThanOrEqual(deliveries.length - EVENTS);
@@ -431,12 +528,18 @@ describe('queue mode: main + 2 workers + webhook processor, Redis, PostgreSQL', 
 			perWorker[worker] = started.filter((id) => !before.has(id) && ids.includes(id)).length;
 		}
 		const everyStart = Object.values(byWorker).flat();
-		const startsPerExecution = ids.map((id) => everyStart.filter((started) => started === id).length);
+		const startsPerExecution = ids.map(
+			(id) => everyStart.filter((started) => started === id).length,
+		);
 		expect(startsPerExecution).toEqual(Array(ids.length).fill(1));
 		expect(Object.values(perWorker).every((count) => count > 0)).toBe(true);
 
 		const attempts = deliveries.length;
-		const failures = countBy(deliveries.filter((d) => !d.ok).map((d) => (d.status === null ? String(d.error) : `HTTP ${d.status}`)));
+		const failures = countBy(
+			deliveries
+				.filter((d) => !d.ok)
+				.map((d) => (d.status === null ? String(d.error) : `HTTP ${d.status}`)),
+		);
 		report('signing events', {
 			events: EVENTS,
 			deliveryAttempts: attempts,
@@ -490,7 +593,10 @@ describe('queue mode: main + 2 workers + webhook processor, Redis, PostgreSQL', 
 			const response = await fetch(`${sandbox.baseUrl}/webhooks`, {
 				method: 'POST',
 				headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
-				body: JSON.stringify({ url: `http://127.0.0.1:${(tap.address() as AddressInfo).port}/tap`, events: ['document.signed'] }),
+				body: JSON.stringify({
+					url: `http://127.0.0.1:${(tap.address() as AddressInfo).port}/tap`,
+					events: ['document.signed'],
+				}),
 			});
 			expect(response.status).toBe(201);
 			tapWebhookId = ((await response.json()) as { id: string }).id;
@@ -498,15 +604,26 @@ describe('queue mode: main + 2 workers + webhook processor, Redis, PostgreSQL', 
 
 		afterAll(async () => {
 			if (tapWebhookId) {
-				await fetch(`${sandbox.baseUrl}/webhooks/${tapWebhookId}`, { method: 'DELETE', headers: { authorization: `Bearer ${apiKey}` } });
+				await fetch(`${sandbox.baseUrl}/webhooks/${tapWebhookId}`, {
+					method: 'DELETE',
+					headers: { authorization: `Bearer ${apiKey}` },
+				});
 			}
 			await new Promise((resolve) => tap?.close(resolve));
 		});
 
 		it('the database after the 200 events: the registration only, nothing about deliveries', async () => {
-			const stored = (await cluster.storedStaticData(triggerWorkflowId))[TRIGGER_KEY] as Record<string, any>;
+			const stored = (await cluster.storedStaticData(triggerWorkflowId))[TRIGGER_KEY] as Record<
+				string,
+				any
+			>;
 			report('static data after the events', Object.keys(stored).sort());
-			expect(Object.keys(stored).sort()).toEqual(['secretNonce', 'webhookEvents', 'webhookId', 'webhookUrl']);
+			expect(Object.keys(stored).sort()).toEqual([
+				'secretNonce',
+				'webhookEvents',
+				'webhookId',
+				'webhookUrl',
+			]);
 			expect(JSON.stringify(stored)).not.toContain(secret);
 		});
 
@@ -542,14 +659,18 @@ describe('queue mode: main + 2 workers + webhook processor, Redis, PostgreSQL', 
 
 			beforeAll(async () => {
 				// A short statement timeout here only, for the failure case below (n8n's default: 5 min).
-				second = await cluster.addWebhookProcessor({ DB_POSTGRESDB_STATEMENT_TIMEOUT: String(STATEMENT_TIMEOUT_MS) });
+				second = await cluster.addWebhookProcessor({
+					DB_POSTGRESDB_STATEMENT_TIMEOUT: String(STATEMENT_TIMEOUT_MS),
+				});
 			});
 
 			it('it reads the secret from the database: genuine deliveries are executed, forged ones refused', async () => {
 				const url = second.productionWebhookUrl(webhookPath());
 				const { id, body } = await freshDelivery();
 				expect((await deliver(url, body)).status).toBe(200);
-				expect((await deliver(url, body, { key: 'wrong-secret-wrong-secret-wrong-secret' })).status).toBe(401);
+				expect(
+					(await deliver(url, body, { key: 'wrong-secret-wrong-secret-wrong-secret' })).status,
+				).toBe(401);
 				const [execution] = await waitForExecutionOf(id);
 				expect(execution.status).toBe('success');
 			});
@@ -578,11 +699,20 @@ describe('queue mode: main + 2 workers + webhook processor, Redis, PostgreSQL', 
 				await sleep(3_000);
 				await settle();
 
-				results.processedEarlierRepeatedOnOther = (await executionsOfDelivery(old.deliveryId)).length;
+				results.processedEarlierRepeatedOnOther = (
+					await executionsOfDelivery(old.deliveryId)
+				).length;
 				results.oneAfterTheOther = (await executionsOfDelivery(sequential.id)).length;
 				results.atOnce = (await executionsOfDelivery(parallel.id)).length;
-				report('executions that processed each delivery id, copies sent to both webhook processors', results);
-				expect(results).toEqual({ processedEarlierRepeatedOnOther: 1, oneAfterTheOther: 1, atOnce: 1 });
+				report(
+					'executions that processed each delivery id, copies sent to both webhook processors',
+					results,
+				);
+				expect(results).toEqual({
+					processedEarlierRepeatedOnOther: 1,
+					oneAfterTheOther: 1,
+					atOnce: 1,
+				});
 			});
 
 			// n8n answers 500 when it cannot create the execution (here: the execution table is locked
@@ -602,7 +732,10 @@ describe('queue mode: main + 2 workers + webhook processor, Redis, PostgreSQL', 
 				} finally {
 					await lock;
 				}
-				report('failed start, then retries', attempts.map((a) => `${a.status} ${a.body.slice(0, 80)}`));
+				report(
+					'failed start, then retries',
+					attempts.map((a) => `${a.status} ${a.body.slice(0, 80)}`),
+				);
 				expect(attempts[0].status).toBeGreaterThanOrEqual(500);
 				expect(attempts[attempts.length - 1].status).toBe(200);
 				const [execution] = await waitForExecutionOf(id);
@@ -625,7 +758,10 @@ describe('queue mode: main + 2 workers + webhook processor, Redis, PostgreSQL', 
 		// other registration is the tests' tap.
 		expect(sandbox.stats().routes['POST /v1/webhooks']).toBe(2);
 
-		const stored = (await cluster.storedStaticData(triggerWorkflowId))[TRIGGER_KEY] as Record<string, any>;
+		const stored = (await cluster.storedStaticData(triggerWorkflowId))[TRIGGER_KEY] as Record<
+			string,
+			any
+		>;
 		expect(stored.webhookId).toBeUndefined();
 		expect(stored.secretNonce).toBeUndefined();
 
@@ -649,9 +785,12 @@ describe('queue mode: main + 2 workers + webhook processor, Redis, PostgreSQL', 
 	async function waitForExecutionOf(deliveryId: string, timeoutMs = 60_000): Promise<Execution[]> {
 		const deadline = Date.now() + timeoutMs;
 		for (;;) {
-			const found = (await executionsOfDelivery(deliveryId)).filter((e) => !['new', 'running', 'waiting'].includes(e.status));
+			const found = (await executionsOfDelivery(deliveryId)).filter(
+				(e) => !['new', 'running', 'waiting'].includes(e.status),
+			);
 			if (found.length > 0) return found;
-			if (Date.now() > deadline) throw new Error(`no finished execution for delivery ${deliveryId} after ${timeoutMs} ms`);
+			if (Date.now() > deadline)
+				throw new Error(`no finished execution for delivery ${deliveryId} after ${timeoutMs} ms`);
 			await sleep(500);
 		}
 	}

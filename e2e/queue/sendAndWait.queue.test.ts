@@ -18,7 +18,8 @@ import { chain, executionItems, node, signingNode } from '../harness/workflows';
 import { startQueueCluster, type QueueCluster } from './cluster';
 
 const WAITS = 5;
-const FINISHED = (execution: Execution) => !['new', 'running', 'waiting'].includes(execution.status);
+const FINISHED = (execution: Execution) =>
+	!['new', 'running', 'waiting'].includes(execution.status);
 
 describe('Send and Wait for Signature in queue mode', () => {
 	let sandbox: Sandbox;
@@ -28,21 +29,37 @@ describe('Send and Wait for Signature in queue mode', () => {
 	const webhookPath = `send-and-wait-${randomUUID()}`;
 
 	const executions = async (): Promise<Execution[]> =>
-		(await cluster.main.api<{ data: Execution[] }>('GET', `/executions?workflowId=${workflowId}&includeData=true&limit=100`)).data;
+		(
+			await cluster.main.api<{ data: Execution[] }>(
+				'GET',
+				`/executions?workflowId=${workflowId}&includeData=true&limit=100`,
+			)
+		).data;
 
 	beforeAll(async () => {
-		sandbox = await startSandbox({ port: 0, webhookRetry: { baseDelayMs: 1_000, maxAttempts: 8, timeoutMs: 10_000 } });
+		sandbox = await startSandbox({
+			port: 0,
+			webhookRetry: { baseDelayMs: 1_000, maxAttempts: 8, timeoutMs: 10_000 },
+		});
 		({ apiKey } = sandbox.createAccount());
 		cluster = await startQueueCluster({
 			workers: 2,
 			webhookProcessors: 1,
 			sandboxBaseUrl: sandbox.baseUrl,
 			beforeStart: async (main) => {
-				const [credentialId] = await main.importCredentials([main.documentSigningCredential({ apiKey, name: 'Sandbox (queue send and wait)' })]);
+				const [credentialId] = await main.importCredentials([
+					main.documentSigningCredential({ apiKey, name: 'Sandbox (queue send and wait)' }),
+				]);
 				const credential = { id: credentialId, name: 'Sandbox (queue send and wait)' };
 				workflowId = await main.importWorkflow(
 					chain('queue e2e: send and wait', [
-						node('Deal Won', 'n8n-nodes-base.webhook', 2, { httpMethod: 'POST', path: webhookPath, responseMode: 'onReceived', options: {} }, { webhookId: randomUUID() }),
+						node(
+							'Deal Won',
+							'n8n-nodes-base.webhook',
+							2,
+							{ httpMethod: 'POST', path: webhookPath, responseMode: 'onReceived', options: {} },
+							{ webhookId: randomUUID() },
+						),
 						signingNode(
 							'Send and Wait',
 							{
@@ -76,14 +93,21 @@ describe('Send and Wait for Signature in queue mode', () => {
 			const call = await fetch(cluster.productionWebhookUrl(webhookPath), {
 				method: 'POST',
 				headers: { 'content-type': 'application/json' },
-				body: JSON.stringify({ name: `queue-wait-${index}.pdf`, email: `signer-${index}@example.com` }),
+				body: JSON.stringify({
+					name: `queue-wait-${index}.pdf`,
+					email: `signer-${index}@example.com`,
+				}),
 				signal: AbortSignal.timeout(30_000),
 			});
 			expect(call.status).toBe(200);
 			waiting = await waitFor(
 				async () => {
 					const list = await executions();
-					return list.length === index + 1 && list.every((execution) => execution.status === 'waiting' || FINISHED(execution)) && list;
+					return (
+						list.length === index + 1 &&
+						list.every((execution) => execution.status === 'waiting' || FINISHED(execution)) &&
+						list
+					);
 				},
 				`wait ${index} started`,
 				120_000,
@@ -93,10 +117,14 @@ describe('Send and Wait for Signature in queue mode', () => {
 		const webhooks = sandbox.store.webhooksOf(apiKey);
 		expect(webhooks).toHaveLength(WAITS);
 		// The resume URLs are the webhook processor's (N8N_WEBHOOK_URL), not the main process's.
-		for (const webhook of webhooks) expect(webhook.url.startsWith(`${cluster.webhookProcessors[0].baseUrl}/webhook-waiting/`)).toBe(true);
+		for (const webhook of webhooks)
+			expect(
+				webhook.url.startsWith(`${cluster.webhookProcessors[0].baseUrl}/webhook-waiting/`),
+			).toBe(true);
 
 		const documents = sandbox.store.documentsOf(apiKey);
-		for (const document of documents) sandbox.actAsSigner(document.id, document.signers[0].id, 'sign');
+		for (const document of documents)
+			sandbox.actAsSigner(document.id, document.signers[0].id, 'sign');
 
 		const done = await waitFor(
 			async () => {
@@ -119,7 +147,8 @@ describe('Send and Wait for Signature in queue mode', () => {
 		// Both the start and the continuation ran on workers (the main process runs none in queue mode).
 		const byWorker = cluster.executionsByWorker();
 		const ran = Object.values(byWorker).flat();
-		for (const execution of done) expect(ran.filter((id) => id === execution.id).length).toBeGreaterThanOrEqual(2);
+		for (const execution of done)
+			expect(ran.filter((id) => id === execution.id).length).toBeGreaterThanOrEqual(2);
 		// Every completion was answered by the webhook processor with a 2xx (none retried for ever).
 		await sandbox.flushDeliveries();
 		expect(sandbox.deliveries().filter((attempt) => !attempt.ok)).toEqual([]);

@@ -1,4 +1,11 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
+import type {
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeType,
+	INodeTypeDescription,
+	IWebhookFunctions,
+	IWebhookResponseData,
+} from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { CREDENTIAL_TYPE } from '../shared/transport';
@@ -18,11 +25,15 @@ export class DocumentSigning implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'Document Signing',
 		name: 'documentSigning',
-		icon: { light: 'file:../../icons/documentSigning.svg', dark: 'file:../../icons/documentSigning.dark.svg' },
+		icon: {
+			light: 'file:../../icons/documentSigning.svg',
+			dark: 'file:../../icons/documentSigning.dark.svg',
+		},
 		group: ['transform'],
 		version: 1,
 		subtitle: '={{ $parameter["operation"] + ": " + $parameter["resource"] }}',
-		description: 'Send documents for e-signature, follow signing requests and manage templates, team and reports',
+		description:
+			'Send documents for e-signature, follow signing requests and manage templates, team and reports',
 		defaults: { name: 'Document Signing' },
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],

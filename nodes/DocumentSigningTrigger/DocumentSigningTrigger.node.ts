@@ -10,7 +10,13 @@ import type {
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { CREDENTIAL_TYPE } from '../shared/transport';
-import { ANY_EVENT, eventLabel, SIGNATURE_TOLERANCE_SECONDS, WEBHOOK_EVENT_DESCRIPTIONS, WEBHOOK_EVENTS } from '../shared/vocabulary';
+import {
+	ANY_EVENT,
+	eventLabel,
+	SIGNATURE_TOLERANCE_SECONDS,
+	WEBHOOK_EVENT_DESCRIPTIONS,
+	WEBHOOK_EVENTS,
+} from '../shared/vocabulary';
 import { passClaimedDeliveries } from './claim';
 import { AUTOMATIC_LAYOUT, MAX_SIGNATURE_TOLERANCE_SECONDS, receiveDelivery } from './delivery';
 import { checkExists, create, deleteWebhook } from './registration';
@@ -19,7 +25,10 @@ export class DocumentSigningTrigger implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'Document Signing Trigger',
 		name: 'documentSigningTrigger',
-		icon: { light: 'file:../../icons/documentSigning.svg', dark: 'file:../../icons/documentSigning.dark.svg' },
+		icon: {
+			light: 'file:../../icons/documentSigning.svg',
+			dark: 'file:../../icons/documentSigning.dark.svg',
+		},
 		group: ['trigger'],
 		// Version 2 behaves as 1. n8n evaluates a "binary data" option through its expression engine on
 		// every request to a version-1 webhook node and skips that for later versions. New nodes get 2;
@@ -49,10 +58,18 @@ export class DocumentSigningTrigger implements INodeType {
 				default: [],
 				description: 'The events that start the workflow',
 				options: [
-					{ name: 'Any Event', value: ANY_EVENT, description: 'Every event, including ones added later' },
+					{
+						name: 'Any Event',
+						value: ANY_EVENT,
+						description: 'Every event, including ones added later',
+					},
 					...[...WEBHOOK_EVENTS]
 						.sort((a, b) => eventLabel(a).localeCompare(eventLabel(b)))
-						.map((event) => ({ name: eventLabel(event), value: event, description: WEBHOOK_EVENT_DESCRIPTIONS[event] })),
+						.map((event) => ({
+							name: eventLabel(event),
+							value: event,
+							description: WEBHOOK_EVENT_DESCRIPTIONS[event],
+						})),
 				],
 			},
 			{
@@ -65,7 +82,7 @@ export class DocumentSigningTrigger implements INodeType {
 			},
 			{
 				displayName:
-					'Deliveries are not verified: anyone who learns this workflow\'s webhook URL can start it with made-up events, documents, signers and e-mail addresses, and every later node acts on them. A signed file is attached, and a delivery claimed, only when the service confirms the delivery; otherwise nothing is fetched with your API key. Turn this off only for a service that does not sign deliveries, and keep the URL private.',
+					"Deliveries are not verified: anyone who learns this workflow's webhook URL can start it with made-up events, documents, signers and e-mail addresses, and every later node acts on them. A signed file is attached, and a delivery claimed, only when the service confirms the delivery; otherwise nothing is fetched with your API key. Turn this off only for a service that does not sign deliveries, and keep the URL private.",
 				name: 'unverifiedNotice',
 				type: 'notice',
 				default: '',
@@ -101,19 +118,34 @@ export class DocumentSigningTrigger implements INodeType {
 						description:
 							'How the service signs its deliveries. Automatic accepts the layout of the first delivery that verifies, and from then on only that one; choosing a layout fixes it in every n8n process.',
 						options: [
-							{ name: 'Automatic', value: AUTOMATIC_LAYOUT, description: 'Fixed by the first delivery that verifies' },
+							{
+								name: 'Automatic',
+								value: AUTOMATIC_LAYOUT,
+								description: 'Fixed by the first delivery that verifies',
+							},
 							{
 								name: 'HMAC of Body Only',
 								value: 'body-hmac',
-								description: 'Hex or base64 HMAC of the body in X-Signature, X-Hub-Signature-256, X-Webhook-Signature or Signature. No signed time, so a captured delivery can be replayed.',
+								description:
+									'Hex or base64 HMAC of the body in X-Signature, X-Hub-Signature-256, X-Webhook-Signature or Signature. No signed time, so a captured delivery can be replayed.',
 							},
 							{
 								name: 'HMAC of Timestamp and Body',
 								value: 'body-hmac-timestamp',
-								description: 'Hex or base64 HMAC of "timestamp.body", the time in X-Timestamp, X-Webhook-Timestamp or X-Signature-Timestamp',
+								description:
+									'Hex or base64 HMAC of "timestamp.body", the time in X-Timestamp, X-Webhook-Timestamp or X-Signature-Timestamp',
 							},
-							{ name: 'Standard Webhooks', value: 'standard-webhooks', description: 'Webhook-ID, Webhook-Timestamp and Webhook-Signature: v1,base64 (standardwebhooks.com)' },
-							{ name: 'X-Signature T=…,v1=…', value: 'timestamped-header', description: 'HMAC of "t.body" as hex, with its time, in X-Signature' },
+							{
+								name: 'Standard Webhooks',
+								value: 'standard-webhooks',
+								description:
+									'Webhook-ID, Webhook-Timestamp and Webhook-Signature: v1,base64 (standardwebhooks.com)',
+							},
+							{
+								name: 'X-Signature T=…,v1=…',
+								value: 'timestamped-header',
+								description: 'HMAC of "t.body" as hex, with its time, in X-Signature',
+							},
 						],
 					},
 					{
@@ -122,7 +154,8 @@ export class DocumentSigningTrigger implements INodeType {
 						type: 'number',
 						typeOptions: { minValue: 1, maxValue: MAX_SIGNATURE_TOLERANCE_SECONDS },
 						default: SIGNATURE_TOLERANCE_SECONDS,
-						description: "How far a delivery's signed time may be from n8n's clock before it is refused (at most one hour)",
+						description:
+							"How far a delivery's signed time may be from n8n's clock before it is refused (at most one hour)",
 					},
 				],
 			},

@@ -2,7 +2,12 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 
 import { apiPath, idText } from '../shared/ids';
 import { fetchDocumentFile, recordOf } from '../shared/documentFiles';
-import { apiRequest, deriveIdempotencyKey, ServiceBehaviourError, toNodeError } from '../shared/transport';
+import {
+	apiRequest,
+	deriveIdempotencyKey,
+	ServiceBehaviourError,
+	toNodeError,
+} from '../shared/transport';
 import { markProcessed, scopeKey } from './recentDeliveries';
 import { triggerStaticData } from './staticData';
 
@@ -36,12 +41,29 @@ export type ClaimOutcome = 'claimed' | 'claimed-elsewhere' | 'not-claimable';
 const NOT_CLAIMABLE_STATUSES = [404, 405, 501];
 const ALREADY_CLAIMED_STATUS = 409;
 
-export async function claimDelivery(context: IExecuteFunctions, webhookId: string, deliveryId: string, itemIndex: number): Promise<ClaimOutcome> {
-	const response = await apiRequest(context, 'POST', apiPath`/webhooks/${webhookId}/deliveries/${deliveryId}/acknowledge`, {
-		idempotencyKey: deriveIdempotencyKey('acknowledge', context.getExecutionId(), context.getWorkflow().id, context.getNode().id, itemIndex, deliveryId),
-		answerStatuses: [ALREADY_CLAIMED_STATUS, ...NOT_CLAIMABLE_STATUSES],
-		abortSignal: context.getExecutionCancelSignal?.(),
-	});
+export async function claimDelivery(
+	context: IExecuteFunctions,
+	webhookId: string,
+	deliveryId: string,
+	itemIndex: number,
+): Promise<ClaimOutcome> {
+	const response = await apiRequest(
+		context,
+		'POST',
+		apiPath`/webhooks/${webhookId}/deliveries/${deliveryId}/acknowledge`,
+		{
+			idempotencyKey: deriveIdempotencyKey(
+				'acknowledge',
+				context.getExecutionId(),
+				context.getWorkflow().id,
+				context.getNode().id,
+				itemIndex,
+				deliveryId,
+			),
+			answerStatuses: [ALREADY_CLAIMED_STATUS, ...NOT_CLAIMABLE_STATUSES],
+			abortSignal: context.getExecutionCancelSignal?.(),
+		},
+	);
 	if (response.statusCode === ALREADY_CLAIMED_STATUS) return 'claimed-elsewhere';
 	if (NOT_CLAIMABLE_STATUSES.includes(response.statusCode)) return 'not-claimable';
 	return 'claimed';
@@ -52,14 +74,29 @@ export async function claimDelivery(context: IExecuteFunctions, webhookId: strin
  * the document's id comes from the delivery: its state and links are read from the service first,
  * and a document the service does not report as completed gets nothing attached.
  */
-async function withSignedFile(context: IExecuteFunctions, item: INodeExecutionData): Promise<INodeExecutionData> {
+async function withSignedFile(
+	context: IExecuteFunctions,
+	item: INodeExecutionData,
+): Promise<INodeExecutionData> {
 	const document = (item.json.data as IDataObject | undefined)?.document as IDataObject | undefined;
 	if (item.json.event !== 'document.completed' || !document) return item;
 	const documentId = idText(document.id);
-	if (documentId === undefined) throw new ServiceBehaviourError('The delivery names no document ID', 'The signed file cannot be looked up without it.');
+	if (documentId === undefined)
+		throw new ServiceBehaviourError(
+			'The delivery names no document ID',
+			'The signed file cannot be looked up without it.',
+		);
 	const signal = context.getExecutionCancelSignal?.();
-	const current = recordOf((await apiRequest(context, 'GET', apiPath`/documents/${documentId}`, { abortSignal: signal })).body);
-	const file = await fetchDocumentFile(context, { ...current, id: current.id ?? documentId }, 'signed', signal);
+	const current = recordOf(
+		(await apiRequest(context, 'GET', apiPath`/documents/${documentId}`, { abortSignal: signal }))
+			.body,
+	);
+	const file = await fetchDocumentFile(
+		context,
+		{ ...current, id: current.id ?? documentId },
+		'signed',
+		signal,
+	);
 	const binary = await context.helpers.prepareBinaryData(file.data, file.fileName, file.mimeType);
 	return { ...item, binary: { ...(item.binary ?? {}), data: binary } };
 }
@@ -69,12 +106,22 @@ async function withSignedFile(context: IExecuteFunctions, item: INodeExecutionDa
  * done with the key for it (no file, no claim) unless the service confirms that it made this
  * delivery, for this trigger's own webhook, with this event. True only then.
  */
-async function confirmedByService(context: IExecuteFunctions, webhookId: string | undefined, deliveryId: string | undefined, event: unknown): Promise<boolean> {
+async function confirmedByService(
+	context: IExecuteFunctions,
+	webhookId: string | undefined,
+	deliveryId: string | undefined,
+	event: unknown,
+): Promise<boolean> {
 	if (webhookId === undefined || deliveryId === undefined) return false;
-	const response = await apiRequest(context, 'GET', apiPath`/webhooks/${webhookId}/deliveries/${deliveryId}`, {
-		answerStatuses: NOT_CLAIMABLE_STATUSES,
-		abortSignal: context.getExecutionCancelSignal?.(),
-	});
+	const response = await apiRequest(
+		context,
+		'GET',
+		apiPath`/webhooks/${webhookId}/deliveries/${deliveryId}`,
+		{
+			answerStatuses: NOT_CLAIMABLE_STATUSES,
+			abortSignal: context.getExecutionCancelSignal?.(),
+		},
+	);
 	if (response.statusCode !== 200) return false;
 	const record = recordOf(response.body);
 	const sameWebhook = record.webhook_id === undefined || idText(record.webhook_id) === webhookId;
@@ -82,14 +129,17 @@ async function confirmedByService(context: IExecuteFunctions, webhookId: string 
 }
 
 const UNCONFIRMED =
-	'Not attached: Verify Signatures is off and the service did not confirm this delivery for this trigger\'s webhook, so its contents may be made up. Turn Verify Signatures on.';
+	"Not attached: Verify Signatures is off and the service did not confirm this delivery for this trigger's webhook, so its contents may be made up. Turn Verify Signatures on.";
 
 /** The trigger's execute(): passes on the deliveries this execution claimed, drops the others. */
-export async function passClaimedDeliveries(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+export async function passClaimedDeliveries(
+	this: IExecuteFunctions,
+): Promise<INodeExecutionData[][]> {
 	const items = this.getInputData();
 	const registeredWebhookId = idText((triggerStaticData(this) as IDataObject).webhookId);
 	const memory = scopeKey(this.getWorkflow().id, this.getNode().id);
-	const attachSignedFile = (this.getNodeParameter('options', 0, {}) as IDataObject).attachSignedFile === true;
+	const attachSignedFile =
+		(this.getNodeParameter('options', 0, {}) as IDataObject).attachSignedFile === true;
 	const verified = this.getNodeParameter('verifySignature', 0, true) !== false;
 	const passed: INodeExecutionData[] = [];
 
@@ -113,11 +163,23 @@ export async function passClaimedDeliveries(this: IExecuteFunctions): Promise<IN
 				// Once per workflow node and process: a service without the delivery endpoint confirms none.
 				const log = warnedUnconfirmed.has(memory) ? this.logger.debug : this.logger.warn;
 				warnedUnconfirmed.add(memory);
-				log.call(this.logger, 'Document Signing Trigger: an unverified delivery the service does not confirm started the workflow; nothing was fetched or claimed for it', {
-					deliveryId: deliveryId?.slice(0, 100),
-				});
+				log.call(
+					this.logger,
+					'Document Signing Trigger: an unverified delivery the service does not confirm started the workflow; nothing was fetched or claimed for it',
+					{
+						deliveryId: deliveryId?.slice(0, 100),
+					},
+				);
 				if (deliveryId !== undefined && !markProcessed(memory, deliveryId)) continue;
-				passed.push({ json: { ...item.json, ...(attachSignedFile && item.json.event === 'document.completed' ? { attachError: UNCONFIRMED } : {}) }, pairedItem });
+				passed.push({
+					json: {
+						...item.json,
+						...(attachSignedFile && item.json.event === 'document.completed'
+							? { attachError: UNCONFIRMED }
+							: {}),
+					},
+					pairedItem,
+				});
 				continue;
 			}
 		}
@@ -139,19 +201,28 @@ export async function passClaimedDeliveries(this: IExecuteFunctions): Promise<IN
 		try {
 			const outcome = await claimDelivery(this, webhookId, deliveryId, itemIndex);
 			if (outcome === 'claimed-elsewhere') {
-				this.logger.debug('Document Signing Trigger: delivery already processed by another execution', { deliveryId });
+				this.logger.debug(
+					'Document Signing Trigger: delivery already processed by another execution',
+					{ deliveryId },
+				);
 				continue;
 			}
 			if (outcome === 'not-claimable') {
 				if (!markProcessed(memory, deliveryId)) {
-					this.logger.debug('Document Signing Trigger: repeat of a delivery this n8n processed already', { deliveryId });
+					this.logger.debug(
+						'Document Signing Trigger: repeat of a delivery this n8n processed already',
+						{ deliveryId },
+					);
 					continue;
 				}
 				if (!warnedNotClaimable.has(memory)) {
 					warnedNotClaimable.add(memory);
-					this.logger.warn('Document Signing Trigger: the service cannot confirm deliveries (no acknowledge endpoint); repeats are suppressed within this n8n process only', {
-						deliveryId,
-					});
+					this.logger.warn(
+						'Document Signing Trigger: the service cannot confirm deliveries (no acknowledge endpoint); repeats are suppressed within this n8n process only',
+						{
+							deliveryId,
+						},
+					);
 				}
 			}
 			passed.push({ ...item, pairedItem });
@@ -159,7 +230,11 @@ export async function passClaimedDeliveries(this: IExecuteFunctions): Promise<IN
 			const nodeError = toNodeError(this.getNode(), error, itemIndex);
 			// Continue On Fail keeps the event (processed at least once) and says why it is unconfirmed.
 			if (this.continueOnFail()) {
-				passed.push({ json: { ...item.json, claimError: nodeError.message }, binary: item.binary, pairedItem });
+				passed.push({
+					json: { ...item.json, claimError: nodeError.message },
+					binary: item.binary,
+					pairedItem,
+				});
 				continue;
 			}
 			throw nodeError;

@@ -16,7 +16,12 @@ import {
 import { verifyDelivery, type SignatureFailureReason } from '../shared/webhookSignature';
 import { markProcessed, wasProcessed, scopeKey } from './recentDeliveries';
 import { selectedEvents } from './registration';
-import { derivedSecret, keyCheck, openSealedSecret, type SecretScope } from '../shared/webhookSecret';
+import {
+	derivedSecret,
+	keyCheck,
+	openSealedSecret,
+	type SecretScope,
+} from '../shared/webhookSecret';
 import { readRegistration, triggerStaticData, type Registration } from './staticData';
 
 /**
@@ -51,9 +56,11 @@ const REFUSAL_REASONS: Record<SignatureFailureReason, string> = {
 	malformed_header: 'the signature header cannot be read',
 	unsupported_scheme: 'the signature header has no v1 signature',
 	missing_timestamp: 'the layout signs a time, and the delivery carries none',
-	stale_timestamp: "the signed time is too far from n8n's clock (check both clocks, or Signature Tolerance)",
+	stale_timestamp:
+		"the signed time is too far from n8n's clock (check both clocks, or Signature Tolerance)",
 	empty_body: 'empty body',
-	signature_mismatch: "the signature does not match this webhook's secret (if the credential's API key changed since the webhook was registered, deactivate and activate the workflow)",
+	signature_mismatch:
+		"the signature does not match this webhook's secret (if the credential's API key changed since the webhook was registered, deactivate and activate the workflow)",
 	layout_not_accepted: 'this registration accepts another layout',
 };
 
@@ -75,9 +82,19 @@ export function toleranceOf(options: TriggerOptions): number {
 	return Math.min(value, MAX_SIGNATURE_TOLERANCE_SECONDS);
 }
 
-function refuse(context: IWebhookFunctions, status: number, code: string, message: string, reason: string): IWebhookResponseData {
+function refuse(
+	context: IWebhookFunctions,
+	status: number,
+	code: string,
+	message: string,
+	reason: string,
+): IWebhookResponseData {
 	const workflow = context.getWorkflow();
-	context.logger.warn(`Document Signing Trigger refused a delivery: ${reason}`, { reason, workflowId: workflow.id, node: context.getNode().name });
+	context.logger.warn(`Document Signing Trigger refused a delivery: ${reason}`, {
+		reason,
+		workflowId: workflow.id,
+		node: context.getNode().name,
+	});
 	context.getResponseObject().status(status).json({ error: { code, message } });
 	return { noWebhookResponse: true };
 }
@@ -110,18 +127,30 @@ export function forgetCachedSecrets(): void {
 
 function registrationKey(context: IWebhookFunctions, registration: Registration): string {
 	const node = context.getNode();
-	return [String(context.getWorkflow().id ?? ''), node.id ?? node.name, registration.secretNonce, registration.sealedSecret ?? ''].join('\u0000');
+	return [
+		String(context.getWorkflow().id ?? ''),
+		node.id ?? node.name,
+		registration.secretNonce,
+		registration.sealedSecret ?? '',
+	].join('\u0000');
 }
 
 /** The layout Signature Layout names, or undefined for Automatic (an unknown value is refused, not widened). */
-function chosenLayout(options: TriggerOptions): SignatureLayout | typeof AUTOMATIC_LAYOUT | 'unknown' {
+function chosenLayout(
+	options: TriggerOptions,
+): SignatureLayout | typeof AUTOMATIC_LAYOUT | 'unknown' {
 	const value = options.signatureLayout ?? AUTOMATIC_LAYOUT;
 	if (value === AUTOMATIC_LAYOUT) return AUTOMATIC_LAYOUT;
-	return (SIGNATURE_LAYOUTS as readonly string[]).includes(value) ? (value as SignatureLayout) : 'unknown';
+	return (SIGNATURE_LAYOUTS as readonly string[]).includes(value)
+		? (value as SignatureLayout)
+		: 'unknown';
 }
 
 /** The secret deliveries are signed with, recomputed from the credential (see secret.ts). */
-async function signingSecret(context: IWebhookFunctions, registration: Registration): Promise<{ secret?: string; keyChanged: boolean }> {
+async function signingSecret(
+	context: IWebhookFunctions,
+	registration: Registration,
+): Promise<{ secret?: string; keyChanged: boolean }> {
 	const node = context.getNode();
 	const workflowId = String(context.getWorkflow().id ?? '');
 	const nodeId = node.id ?? node.name;
@@ -129,30 +158,58 @@ async function signingSecret(context: IWebhookFunctions, registration: Registrat
 	const cached = secretsByRegistration.get(cacheKey);
 	if (cached !== undefined) return { secret: cached, keyChanged: false };
 	const credentials = await context.getCredentials(CREDENTIAL_TYPE);
-	const scope: SecretScope = { apiKey: String(credentials.apiKey ?? ''), workflowId, nodeId, nonce: registration.secretNonce };
-	const keyChanged = registration.keyCheck !== undefined && registration.keyCheck !== keyCheck(scope);
-	const secret = registration.sealedSecret ? openSealedSecret(registration.sealedSecret, scope) : derivedSecret(scope);
+	const scope: SecretScope = {
+		apiKey: String(credentials.apiKey ?? ''),
+		workflowId,
+		nodeId,
+		nonce: registration.secretNonce,
+	};
+	const keyChanged =
+		registration.keyCheck !== undefined && registration.keyCheck !== keyCheck(scope);
+	const secret = registration.sealedSecret
+		? openSealedSecret(registration.sealedSecret, scope)
+		: derivedSecret(scope);
 	if (secret !== undefined && !keyChanged) {
 		secretsByRegistration.set(cacheKey, secret);
-		if (secretsByRegistration.size > MAX_CACHED_SECRETS) secretsByRegistration.delete(secretsByRegistration.keys().next().value as string);
+		if (secretsByRegistration.size > MAX_CACHED_SECRETS)
+			secretsByRegistration.delete(secretsByRegistration.keys().next().value as string);
 	}
 	return { secret, keyChanged };
 }
 
 /** Whether the service reports the delivery as claimed by an execution; false when it cannot tell. */
-async function claimedAlready(context: IWebhookFunctions, webhookId: string, deliveryId: string): Promise<boolean> {
+async function claimedAlready(
+	context: IWebhookFunctions,
+	webhookId: string,
+	deliveryId: string,
+): Promise<boolean> {
 	try {
-		const response = await apiRequest(context, 'GET', apiPath`/webhooks/${webhookId}/deliveries/${deliveryId}`, {
-			singleAttemptTimeoutMs: CLAIM_CHECK_TIMEOUT_MS,
-		});
+		const response = await apiRequest(
+			context,
+			'GET',
+			apiPath`/webhooks/${webhookId}/deliveries/${deliveryId}`,
+			{
+				singleAttemptTimeoutMs: CLAIM_CHECK_TIMEOUT_MS,
+			},
+		);
 		const record = (response.body ?? {}) as IDataObject;
-		const delivery = (typeof record.data === 'object' && record.data !== null && !Array.isArray(record.data) ? record.data : record) as IDataObject;
-		return delivery.status === 'acknowledged' || (typeof delivery.acknowledged_at === 'string' && delivery.acknowledged_at !== '');
+		const delivery = (
+			typeof record.data === 'object' && record.data !== null && !Array.isArray(record.data)
+				? record.data
+				: record
+		) as IDataObject;
+		return (
+			delivery.status === 'acknowledged' ||
+			(typeof delivery.acknowledged_at === 'string' && delivery.acknowledged_at !== '')
+		);
 	} catch (error) {
-		context.logger.debug('Document Signing Trigger could not check a retried delivery; its execution will', {
-			deliveryId,
-			error: (error as Error).message,
-		});
+		context.logger.debug(
+			'Document Signing Trigger could not check a retried delivery; its execution will',
+			{
+				deliveryId,
+				error: (error as Error).message,
+			},
+		);
 		return false;
 	}
 }
@@ -165,18 +222,35 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 	const registration = readRegistration(triggerStaticData(this));
 	// n8n reads every webhook request into req.rawBody (a Buffer) before calling the node.
 	const raw: unknown = req.rawBody;
-	const rawBody = Buffer.isBuffer(raw) ? raw : typeof raw === 'string' ? Buffer.from(raw, 'utf8') : undefined;
+	const rawBody = Buffer.isBuffer(raw)
+		? raw
+		: typeof raw === 'string'
+			? Buffer.from(raw, 'utf8')
+			: undefined;
 
 	let signedAt: number | undefined;
 	let signedId: string | undefined;
 	if (verify) {
 		if (!registration) {
-			return refuse(this, 401, 'invalid_signature', "The delivery's signature is not valid (no webhook registered)", 'no webhook is registered for this workflow (activate it again)');
+			return refuse(
+				this,
+				401,
+				'invalid_signature',
+				"The delivery's signature is not valid (no webhook registered)",
+				'no webhook is registered for this workflow (activate it again)',
+			);
 		}
 		const chosen = chosenLayout(options);
 		const key = registrationKey(this, registration);
 		const fixed = chosen === AUTOMATIC_LAYOUT ? fixedLayouts.get(key) : undefined;
-		const accepted: SignatureLayout[] | undefined = chosen === 'unknown' ? [] : chosen !== AUTOMATIC_LAYOUT ? [chosen] : fixed ? [fixed] : undefined;
+		const accepted: SignatureLayout[] | undefined =
+			chosen === 'unknown'
+				? []
+				: chosen !== AUTOMATIC_LAYOUT
+					? [chosen]
+					: fixed
+						? [fixed]
+						: undefined;
 		const { secret, keyChanged } = await signingSecret(this, registration);
 		const verification = verifyDelivery({
 			header: (name) => headerValue(headers, name),
@@ -190,15 +264,27 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 			const seen = verification.layout ?? 'none';
 			let why = `layout ${seen}: ${REFUSAL_REASONS[verification.reason]}`;
 			if (verification.reason === 'layout_not_accepted') {
-				const by = chosen === AUTOMATIC_LAYOUT ? 'the first delivery that verified' : 'the Signature Layout option';
+				const by =
+					chosen === AUTOMATIC_LAYOUT
+						? 'the first delivery that verified'
+						: 'the Signature Layout option';
 				why += ` (${accepted?.join(', ') || 'none'}, fixed by ${by})`;
 			}
-			if (keyChanged) why += "; the credential's API key changed since the webhook was registered: deactivate and activate the workflow";
-			return refuse(this, 401, 'invalid_signature', `The delivery's signature is not valid (${verification.reason})`, why);
+			if (keyChanged)
+				why +=
+					"; the credential's API key changed since the webhook was registered: deactivate and activate the workflow";
+			return refuse(
+				this,
+				401,
+				'invalid_signature',
+				`The delivery's signature is not valid (${verification.reason})`,
+				why,
+			);
 		}
 		if (chosen === AUTOMATIC_LAYOUT && !fixed) {
 			fixedLayouts.set(key, verification.layout);
-			if (fixedLayouts.size > MAX_CACHED_SECRETS) fixedLayouts.delete(fixedLayouts.keys().next().value as string);
+			if (fixedLayouts.size > MAX_CACHED_SECRETS)
+				fixedLayouts.delete(fixedLayouts.keys().next().value as string);
 			this.logger.info(
 				`Document Signing Trigger: deliveries verify as layout ${verification.layout}; this n8n process now accepts only that layout for this registration (set Signature Layout to fix it in every process)`,
 				{ workflowId: this.getWorkflow().id, node: this.getNode().name },
@@ -211,10 +297,17 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 	let body: IDataObject;
 	try {
 		const parsed: unknown = JSON.parse(String(rawBody?.toString('utf8')));
-		if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new TypeError('not a JSON object');
+		if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+			throw new TypeError('not a JSON object');
 		body = parsed as IDataObject;
 	} catch {
-		return refuse(this, 400, 'invalid_json', 'The delivery body is not a JSON object', 'the body is not a JSON object');
+		return refuse(
+			this,
+			400,
+			'invalid_json',
+			'The delivery body is not a JSON object',
+			'the body is not a JSON object',
+		);
 	}
 
 	// The body is signed, most headers are not: the event comes from the body only, the delivery
@@ -235,18 +328,30 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 	}
 	// No signed id: nothing to claim at the service, so this process recognises a repeat by the
 	// signed body itself (a retry's body is byte for byte the same).
-	if (deliveryId === undefined && rawBody !== undefined && !markProcessed(memory, `body-sha256:${createHash('sha256').update(rawBody).digest('hex')}`)) {
+	if (
+		deliveryId === undefined &&
+		rawBody !== undefined &&
+		!markProcessed(memory, `body-sha256:${createHash('sha256').update(rawBody).digest('hex')}`)
+	) {
 		return { webhookResponse: { received: true, ignored: true, reason: 'already processed' } };
 	}
 	const attempt = Number(headerValue(headers, DELIVERY_ATTEMPT_HEADER));
-	if (deliveryId !== undefined && webhookId !== undefined && attempt > 1 && (await claimedAlready(this, webhookId, deliveryId))) {
+	if (
+		deliveryId !== undefined &&
+		webhookId !== undefined &&
+		attempt > 1 &&
+		(await claimedAlready(this, webhookId, deliveryId))
+	) {
 		return { webhookResponse: { received: true, ignored: true, reason: 'already processed' } };
 	}
 
 	const json: IDataObject = {
 		event,
 		deliveryId: idText(body.id) !== undefined ? (body.id as string | number) : (deliveryId ?? null),
-		timestamp: typeof body.created_at === 'string' ? body.created_at : new Date((signedAt ?? Math.floor(Date.now() / 1000)) * 1000).toISOString(),
+		timestamp:
+			typeof body.created_at === 'string'
+				? body.created_at
+				: new Date((signedAt ?? Math.floor(Date.now() / 1000)) * 1000).toISOString(),
 		data: (body.data ?? {}) as IDataObject,
 	};
 	if (idText(body.webhook_id) !== undefined) json.webhookId = body.webhook_id as string | number;

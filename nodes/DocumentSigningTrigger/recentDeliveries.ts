@@ -25,7 +25,9 @@ let rememberedInAll = 0;
 
 /** The id as kept: itself, or its digest when longer than MAX_KEPT_ID_LENGTH. */
 function keptId(deliveryId: string): string {
-	return deliveryId.length <= MAX_KEPT_ID_LENGTH ? deliveryId : `sha256:${createHash('sha256').update(deliveryId).digest('hex')}`;
+	return deliveryId.length <= MAX_KEPT_ID_LENGTH
+		? deliveryId
+		: `sha256:${createHash('sha256').update(deliveryId).digest('hex')}`;
 }
 
 /** Forgets the oldest id of the least recently used workflow node (dropping emptied nodes). */
@@ -83,7 +85,11 @@ export function wasProcessed(scopeKeyValue: string, deliveryId: string, now = Da
  * Records the delivery as processed; false when it already was (then the caller drops it).
  * Synchronous, so two executions of one delivery in this process cannot both win.
  */
-export function markProcessed(scopeKeyValue: string, deliveryId: string, now = Date.now()): boolean {
+export function markProcessed(
+	scopeKeyValue: string,
+	deliveryId: string,
+	now = Date.now(),
+): boolean {
 	const scope = scopeOf(scopeKeyValue, true) as Map<string, number>;
 	const kept = keptId(deliveryId);
 	if (fresh(scope, kept, now)) return false;

@@ -2,10 +2,31 @@ import type { IDataObject, IHookFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { apiPath, idText } from '../shared/ids';
-import { apiRequest, apiRequestAllRecords, deriveIdempotencyKey, serviceClient, toNodeError, type ServiceClient } from '../shared/transport';
+import {
+	apiRequest,
+	apiRequestAllRecords,
+	deriveIdempotencyKey,
+	serviceClient,
+	toNodeError,
+	type ServiceClient,
+} from '../shared/transport';
 import { ANY_EVENT, WEBHOOK_EVENTS } from '../shared/vocabulary';
-import { derivedSecret, keyCheck, newNonce, ownerTag, registrationDescription, registrationNote, sealSecret, type SecretScope } from '../shared/webhookSecret';
-import { forgetRegistration, readRegistration, saveRegistration, triggerStaticData } from './staticData';
+import {
+	derivedSecret,
+	keyCheck,
+	newNonce,
+	ownerTag,
+	registrationDescription,
+	registrationNote,
+	sealSecret,
+	type SecretScope,
+} from '../shared/webhookSecret';
+import {
+	forgetRegistration,
+	readRegistration,
+	saveRegistration,
+	triggerStaticData,
+} from './staticData';
 
 /**
  * The trigger's webhook lifecycle: checkExists / create / delete.
@@ -30,9 +51,13 @@ import { forgetRegistration, readRegistration, saveRegistration, triggerStaticDa
  */
 
 /** The chosen events as the service stores them: sorted, unique, or just `*` when Any Event is among them. */
-export function selectedEvents(context: { getNodeParameter(name: string, fallback: unknown): unknown }): string[] {
+export function selectedEvents(context: {
+	getNodeParameter(name: string, fallback: unknown): unknown;
+}): string[] {
 	const raw = context.getNodeParameter('events', []);
-	const list = (Array.isArray(raw) ? raw : [raw]).map((event) => String(event).trim()).filter(Boolean);
+	const list = (Array.isArray(raw) ? raw : [raw])
+		.map((event) => String(event).trim())
+		.filter(Boolean);
 	if (list.includes(ANY_EVENT)) return [ANY_EVENT];
 	return [...new Set(list)].sort();
 }
@@ -55,7 +80,8 @@ export function sameUrl(a: unknown, b: string): boolean {
 
 function productionUrl(context: IHookFunctions): string {
 	const url = context.getNodeWebhookUrl('default');
-	if (!url) throw new NodeOperationError(context.getNode(), 'n8n did not give this trigger a webhook URL');
+	if (!url)
+		throw new NodeOperationError(context.getNode(), 'n8n did not give this trigger a webhook URL');
 	return url;
 }
 
@@ -65,20 +91,35 @@ function recordOf(body: unknown): IDataObject {
 	const record = body as IDataObject;
 	if (idText(record.id) !== undefined) return record;
 	const wrapped = record.data;
-	return typeof wrapped === 'object' && wrapped !== null && !Array.isArray(wrapped) ? (wrapped as IDataObject) : record;
+	return typeof wrapped === 'object' && wrapped !== null && !Array.isArray(wrapped)
+		? (wrapped as IDataObject)
+		: record;
 }
 
 function isNotFound(error: unknown): boolean {
 	return String((error as { httpCode?: unknown })?.httpCode ?? '') === '404';
 }
 
-export function secretScope(context: IHookFunctions, client: ServiceClient, nonce: string): SecretScope {
+export function secretScope(
+	context: IHookFunctions,
+	client: ServiceClient,
+	nonce: string,
+): SecretScope {
 	const node = context.getNode();
-	return { apiKey: client.credentials.apiKey, workflowId: String(context.getWorkflow().id ?? ''), nodeId: node.id ?? node.name, nonce };
+	return {
+		apiKey: client.credentials.apiKey,
+		workflowId: String(context.getWorkflow().id ?? ''),
+		nodeId: node.id ?? node.name,
+		nonce,
+	};
 }
 
 /** Removes one webhook from the service; one that is already gone (404) counts as removed. */
-async function removeServiceWebhook(context: IHookFunctions, client: ServiceClient, id: string): Promise<void> {
+async function removeServiceWebhook(
+	context: IHookFunctions,
+	client: ServiceClient,
+	id: string,
+): Promise<void> {
 	try {
 		await apiRequest(context, 'DELETE', apiPath`/webhooks/${id}`, { client });
 	} catch (error) {
@@ -98,31 +139,47 @@ function ownWebhook(context: IHookFunctions, webhook: IDataObject, url: string):
 	if (!sameUrl(webhook.url, url)) return false;
 	const owner = registrationNote(webhook.description)?.owner;
 	const node = context.getNode();
-	return owner === undefined || owner === ownerTag(String(context.getWorkflow().id ?? ''), node.id ?? node.name);
+	return (
+		owner === undefined ||
+		owner === ownerTag(String(context.getWorkflow().id ?? ''), node.id ?? node.name)
+	);
 }
 
 /** Deletes every service webhook that is this node's (ownWebhook); throws on any failure but 404. */
 async function sweep(context: IHookFunctions, client: ServiceClient, url: string): Promise<void> {
 	for (const webhook of await apiRequestAllRecords(context, '/webhooks')) {
 		const id = idText(webhook.id);
-		if (id !== undefined && ownWebhook(context, webhook, url)) await removeServiceWebhook(context, client, id);
+		if (id !== undefined && ownWebhook(context, webhook, url))
+			await removeServiceWebhook(context, client, id);
 	}
 }
 
 /** After a failed activation: removes what it may have created, and never hides the first failure. */
-async function cleanUpAfterFailure(context: IHookFunctions, client: ServiceClient, url: string, createdId?: string): Promise<void> {
+async function cleanUpAfterFailure(
+	context: IHookFunctions,
+	client: ServiceClient,
+	url: string,
+	createdId?: string,
+): Promise<void> {
 	try {
 		if (createdId !== undefined) await removeServiceWebhook(context, client, createdId);
 		await sweep(context, client, url);
 	} catch (cleanupError) {
-		context.logger.warn('Document Signing Trigger could not remove the webhook of a failed activation; the next activation or deactivation removes it', {
-			error: (cleanupError as Error).message,
-		});
+		context.logger.warn(
+			'Document Signing Trigger could not remove the webhook of a failed activation; the next activation or deactivation removes it',
+			{
+				error: (cleanupError as Error).message,
+			},
+		);
 	}
 }
 
 /** Logs (never deletes) a stored registration that belongs to another n8n address. */
-function forgetForeign(context: IHookFunctions, stored: { id: string; url: string }, url: string): void {
+function forgetForeign(
+	context: IHookFunctions,
+	stored: { id: string; url: string },
+	url: string,
+): void {
 	context.logger.warn(
 		"Document Signing Trigger: the stored webhook registration points at another address (a copied workflow, or n8n's public URL changed); forgotten, not deleted. If it is an old registration of this workflow, delete it with Document Signing › Webhook › Delete",
 		{ webhookId: stored.id, storedOrigin: safeOrigin(stored.url), currentOrigin: safeOrigin(url) },
@@ -155,13 +212,24 @@ export async function checkExists(this: IHookFunctions): Promise<boolean> {
 	if ('keyCheck' in data) delete data.keyCheck;
 	const client = await serviceClient(this);
 	const events = selectedEvents(this);
-	const onService = (await apiRequestAllRecords(this, '/webhooks')).find((webhook) => idText(webhook.id) === stored.id);
+	const onService = (await apiRequestAllRecords(this, '/webhooks')).find(
+		(webhook) => idText(webhook.id) === stored.id,
+	);
 	// The key check sits in the webhook's description at the service; a service that keeps no
 	// description cannot tell, and then the webhook is kept (re-registering on every start would
 	// drop the retries still due to it).
 	const registeredCheck = registrationNote(onService?.description)?.keyCheck;
-	const keyUnchanged = registeredCheck === undefined || registeredCheck === keyCheck(secretScope(this, client, stored.secretNonce));
-	if (onService && onService.active !== false && ownWebhook(this, onService, url) && sameEvents(onService.events, events) && sameEvents(stored.events, events) && keyUnchanged) {
+	const keyUnchanged =
+		registeredCheck === undefined ||
+		registeredCheck === keyCheck(secretScope(this, client, stored.secretNonce));
+	if (
+		onService &&
+		onService.active !== false &&
+		ownWebhook(this, onService, url) &&
+		sameEvents(onService.events, events) &&
+		sameEvents(stored.events, events) &&
+		keyUnchanged
+	) {
 		return true;
 	}
 	// Stale (other events, another key, gone): forget it so `create` runs; its sweep removes the
@@ -178,10 +246,13 @@ export async function create(this: IHookFunctions): Promise<boolean> {
 	const events = selectedEvents(this);
 	if (events.length === 0) {
 		throw new NodeOperationError(node, 'Choose at least one event to listen for', {
-			description: 'Pick the events that should start this workflow in the "Events" parameter, or "Any Event".',
+			description:
+				'Pick the events that should start this workflow in the "Events" parameter, or "Any Event".',
 		});
 	}
-	const unknown = events.filter((event) => event !== ANY_EVENT && !(WEBHOOK_EVENTS as readonly string[]).includes(event));
+	const unknown = events.filter(
+		(event) => event !== ANY_EVENT && !(WEBHOOK_EVENTS as readonly string[]).includes(event),
+	);
 	if (unknown.length) {
 		throw new NodeOperationError(node, `Unknown event: ${unknown.join(', ')}`, {
 			description: `Events the service sends: ${WEBHOOK_EVENTS.join(', ')}`,
@@ -200,23 +271,42 @@ export async function create(this: IHookFunctions): Promise<boolean> {
 	const workflow = this.getWorkflow();
 	// The same attempt (same nonce) always carries the same key, so a create the transport retries
 	// after a lost answer is recognised by the service and never makes a second webhook.
-	const idempotencyKey = deriveIdempotencyKey('trigger-create', workflow.id, node.id ?? node.name, url, events.join(','), nonce);
+	const idempotencyKey = deriveIdempotencyKey(
+		'trigger-create',
+		workflow.id,
+		node.id ?? node.name,
+		url,
+		events.join(','),
+		nonce,
+	);
 	let createdId: string | undefined;
 	try {
 		const response = await apiRequest(this, 'POST', '/webhooks', {
 			client,
-			body: { url, events, secret, description: registrationDescription(`n8n workflow ${workflow.name ?? workflow.id ?? ''}`.trim(), scope) },
+			body: {
+				url,
+				events,
+				secret,
+				description: registrationDescription(
+					`n8n workflow ${workflow.name ?? workflow.id ?? ''}`.trim(),
+					scope,
+				),
+			},
 			idempotencyKey,
 		});
 		const created = recordOf(response.body);
 		createdId = idText(created.id);
 		if (createdId === undefined) {
 			throw new NodeOperationError(node, 'The service did not return an ID for the new webhook', {
-				description: 'The webhook it may have created was removed again. Check that the Base URL points at the signing service.',
+				description:
+					'The webhook it may have created was removed again. Check that the Base URL points at the signing service.',
 			});
 		}
 		// The service echoes the secret it stored; it is ours unless it chose its own.
-		const issued = typeof created.secret === 'string' && created.secret !== '' && created.secret !== secret ? created.secret : undefined;
+		const issued =
+			typeof created.secret === 'string' && created.secret !== '' && created.secret !== secret
+				? created.secret
+				: undefined;
 		saveRegistration(data, {
 			id: createdId,
 			url,

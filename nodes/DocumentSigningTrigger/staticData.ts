@@ -1,4 +1,9 @@
-import type { IDataObject, IExecuteFunctions, IHookFunctions, IWebhookFunctions } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	IHookFunctions,
+	IWebhookFunctions,
+} from 'n8n-workflow';
 
 /**
  * What the trigger keeps in the workflow's static data (`getWorkflowStaticData('node')`, stored
@@ -38,7 +43,9 @@ export interface Registration {
 	keyCheck?: string;
 }
 
-export function triggerStaticData(context: IHookFunctions | IWebhookFunctions | IExecuteFunctions): TriggerStaticData {
+export function triggerStaticData(
+	context: IHookFunctions | IWebhookFunctions | IExecuteFunctions,
+): TriggerStaticData {
 	return context.getWorkflowStaticData('node') as TriggerStaticData;
 }
 
@@ -69,7 +76,14 @@ export function saveRegistration(data: TriggerStaticData, registration: Registra
 
 /** Forgets the registration; keys that are not the registration's are left alone. */
 export function forgetRegistration(data: TriggerStaticData): void {
-	for (const key of ['webhookId', 'webhookUrl', 'webhookEvents', 'secretNonce', 'sealedSecret', 'keyCheck']) {
+	for (const key of [
+		'webhookId',
+		'webhookUrl',
+		'webhookEvents',
+		'secretNonce',
+		'sealedSecret',
+		'keyCheck',
+	]) {
 		delete data[key];
 	}
 }

@@ -19,9 +19,29 @@ export type DocumentFileVersion = ContractFileVersion | 'auditTrail';
 
 /** Where records put their links, most specific first, by version. */
 const LINK_PATHS: Record<DocumentFileVersion, string[][]> = {
-	original: [['files', 'original', 'url'], ['files', 'original'], ['original_file_url'], ['file_url'], ['file', 'url'], ['download_url']],
-	signed: [['files', 'signed', 'url'], ['files', 'signed'], ['signed_file_url'], ['signed_document_url'], ['signed_pdf_url'], ['completed_file_url']],
-	auditTrail: [['files', 'audit_trail', 'url'], ['files', 'audit_trail'], ['audit_trail_url'], ['certificate_url'], ['audit_log_url']],
+	original: [
+		['files', 'original', 'url'],
+		['files', 'original'],
+		['original_file_url'],
+		['file_url'],
+		['file', 'url'],
+		['download_url'],
+	],
+	signed: [
+		['files', 'signed', 'url'],
+		['files', 'signed'],
+		['signed_file_url'],
+		['signed_document_url'],
+		['signed_pdf_url'],
+		['completed_file_url'],
+	],
+	auditTrail: [
+		['files', 'audit_trail', 'url'],
+		['files', 'audit_trail'],
+		['audit_trail_url'],
+		['certificate_url'],
+		['audit_log_url'],
+	],
 };
 
 function pick(record: IDataObject, path: string[]): unknown {
@@ -40,13 +60,22 @@ export function fileLinkOf(record: IDataObject, version: DocumentFileVersion): s
 		if (typeof value === 'string' && value.trim() !== '') return value.trim();
 	}
 	// `download_url` on a completed document is, for most services, the signed copy.
-	if (version === 'signed' && record.status === 'completed' && typeof record.download_url === 'string') return record.download_url;
+	if (
+		version === 'signed' &&
+		record.status === 'completed' &&
+		typeof record.download_url === 'string'
+	)
+		return record.download_url;
 	return undefined;
 }
 
 /** Why this version cannot exist yet, naming the document's state; undefined when it can. */
-export function notReadyReason(record: IDataObject, version: DocumentFileVersion): string | undefined {
-	if (version !== 'signed' || typeof record.status !== 'string' || record.status === 'completed') return undefined;
+export function notReadyReason(
+	record: IDataObject,
+	version: DocumentFileVersion,
+): string | undefined {
+	if (version !== 'signed' || typeof record.status !== 'string' || record.status === 'completed')
+		return undefined;
 	const name = typeof record.name === 'string' ? `"${record.name}" ` : '';
 	return `The document ${name}is ${record.status}: the signed file exists once every signer has signed`;
 }
@@ -55,7 +84,13 @@ export function notReadyReason(record: IDataObject, version: DocumentFileVersion
 export function recordOf(body: unknown): IDataObject {
 	if (typeof body !== 'object' || body === null || Array.isArray(body)) return {};
 	const record = body as IDataObject;
-	if (idText(record.id) === undefined && typeof record.data === 'object' && record.data !== null && !Array.isArray(record.data)) return record.data as IDataObject;
+	if (
+		idText(record.id) === undefined &&
+		typeof record.data === 'object' &&
+		record.data !== null &&
+		!Array.isArray(record.data)
+	)
+		return record.data as IDataObject;
 	return record;
 }
 
@@ -66,7 +101,9 @@ export interface DocumentFile {
 }
 
 function defaultName(record: IDataObject, version: DocumentFileVersion): string {
-	const base = (typeof record.name === 'string' ? record.name : `document-${idText(record.id) ?? ''}`).replace(/\.[A-Za-z0-9]{1,10}$/, '');
+	const base = (
+		typeof record.name === 'string' ? record.name : `document-${idText(record.id) ?? ''}`
+	).replace(/\.[A-Za-z0-9]{1,10}$/, '');
 	if (version === 'signed') return `${base}-signed.pdf`;
 	if (version === 'auditTrail') return `audit-trail-${idText(record.id) ?? base}.pdf`;
 	return typeof record.name === 'string' ? record.name : `${base}.pdf`;
@@ -85,24 +122,53 @@ function bytesOf(body: unknown): Buffer {
  * answered it (its status and links); a signed copy of a document not yet completed is refused
  * here, with its status, before any download is attempted.
  */
-export async function fetchDocumentFile(context: ApiContext, record: IDataObject, version: DocumentFileVersion, abortSignal?: AbortSignal): Promise<DocumentFile> {
+export async function fetchDocumentFile(
+	context: ApiContext,
+	record: IDataObject,
+	version: DocumentFileVersion,
+	abortSignal?: AbortSignal,
+): Promise<DocumentFile> {
 	const id = idText(record.id);
-	if (id === undefined) throw new ServiceBehaviourError('The service answered a document without an ID', 'The file cannot be looked up without it.');
+	if (id === undefined)
+		throw new ServiceBehaviourError(
+			'The service answered a document without an ID',
+			'The file cannot be looked up without it.',
+		);
 	const notReady = notReadyReason(record, version);
-	if (notReady) throw new ServiceBehaviourError(notReady, 'Download the Original instead, or wait for the Document Completed event (Document Signing Trigger › Attach Signed File).', '409');
+	if (notReady)
+		throw new ServiceBehaviourError(
+			notReady,
+			'Download the Original instead, or wait for the Document Completed event (Document Signing Trigger › Attach Signed File).',
+			'409',
+		);
 	const client = await serviceClient(context);
 	const link = fileLinkOf(record, version);
 	const request = { client, binary: true, abortSignal };
 	let response: IN8nHttpFullResponse;
 	if (link) {
 		// Only on the credential's origin: a link anywhere else is refused before anything is sent.
-		response = await apiRequest(context, 'GET', client.origin.followable(link, `${client.origin.baseUrl}/`, 'a file link'), request);
+		response = await apiRequest(
+			context,
+			'GET',
+			client.origin.followable(link, `${client.origin.baseUrl}/`, 'a file link'),
+			request,
+		);
 	} else if (version === 'auditTrail') {
-		response = await apiRequest(context, 'GET', apiPath`/documents/${id}/audit-trail`, { ...request, qs: { format: 'pdf' } });
+		response = await apiRequest(context, 'GET', apiPath`/documents/${id}/audit-trail`, {
+			...request,
+			qs: { format: 'pdf' },
+		});
 	} else {
-		response = await apiRequest(context, 'GET', apiPath`/documents/${id}/file`, { ...request, qs: { version } });
+		response = await apiRequest(context, 'GET', apiPath`/documents/${id}/file`, {
+			...request,
+			qs: { version },
+		});
 	}
-	const mimeType = (headerValue(response.headers, 'content-type') ?? 'application/octet-stream').split(';')[0].trim();
-	const fileName = fileNameFromDisposition(headerValue(response.headers, 'content-disposition')) ?? defaultName(record, version);
+	const mimeType = (headerValue(response.headers, 'content-type') ?? 'application/octet-stream')
+		.split(';')[0]
+		.trim();
+	const fileName =
+		fileNameFromDisposition(headerValue(response.headers, 'content-disposition')) ??
+		defaultName(record, version);
 	return { data: bytesOf(response.body), fileName, mimeType };
 }

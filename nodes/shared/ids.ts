@@ -19,7 +19,9 @@ export function idText(value: unknown): string | undefined {
  * whitespace would change the path itself.
  */
 export function idProblem(id: string): string | undefined {
-	return id === '.' || id === '..' || /[/?#\\\s]/.test(id) ? `"${id}" is not a valid ID` : undefined;
+	return id === '.' || id === '..' || /[/?#\\\s]/.test(id)
+		? `"${id}" is not a valid ID`
+		: undefined;
 }
 
 export const ID_HINT = 'An ID has no spaces, "/", "\\", "?" or "#", and is not "." or "..".';
@@ -27,7 +29,10 @@ export const ID_HINT = 'An ID has no spaces, "/", "\\", "?" or "#", and is not "
 /** An id, from wherever it came (the service, a delivery, static data), that cannot name a record in a path. */
 export class UnusableIdError extends ServiceBehaviourError {
 	constructor(readonly id: string) {
-		super(`The ID "${id.slice(0, 100)}" cannot be used in a request path`, `Nothing was requested with it. ${ID_HINT}`);
+		super(
+			`The ID "${id.slice(0, 100)}" cannot be used in a request path`,
+			`Nothing was requested with it. ${ID_HINT}`,
+		);
 	}
 }
 

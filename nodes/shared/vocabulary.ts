@@ -6,22 +6,45 @@
  * never disagree on a value. Every value is documented in docs/api-contract.md.
  */
 
-export const DOCUMENT_STATUSES = ['draft', 'pending', 'completed', 'declined', 'expired', 'cancelled'] as const;
+export const DOCUMENT_STATUSES = [
+	'draft',
+	'pending',
+	'completed',
+	'declined',
+	'expired',
+	'cancelled',
+] as const;
 export type DocumentStatus = (typeof DOCUMENT_STATUSES)[number];
 
 /** States a document never leaves (short of being deleted); each has its own `document.<status>` event. */
-export const FINAL_DOCUMENT_STATUSES = ['completed', 'declined', 'expired', 'cancelled'] as const satisfies readonly DocumentStatus[];
+export const FINAL_DOCUMENT_STATUSES = [
+	'completed',
+	'declined',
+	'expired',
+	'cancelled',
+] as const satisfies readonly DocumentStatus[];
 export type FinalDocumentStatus = (typeof FINAL_DOCUMENT_STATUSES)[number];
 export const finalEventOf = (status: FinalDocumentStatus): WebhookEvent => `document.${status}`;
 
 export const SIGNER_STATUSES = ['pending', 'viewed', 'signed', 'declined'] as const;
 export type SignerStatus = (typeof SIGNER_STATUSES)[number];
 
-export const SIGNING_REQUEST_STATUSES = ['pending', 'completed', 'declined', 'expired', 'cancelled'] as const;
+export const SIGNING_REQUEST_STATUSES = [
+	'pending',
+	'completed',
+	'declined',
+	'expired',
+	'cancelled',
+] as const;
 export type SigningRequestStatus = (typeof SIGNING_REQUEST_STATUSES)[number];
 
 /** How a signer proves who they are before signing. `national_eid` is the national e-ID scheme. */
-export const SIGNER_AUTHENTICATION_METHODS = ['none', 'email_otp', 'sms_otp', 'national_eid'] as const;
+export const SIGNER_AUTHENTICATION_METHODS = [
+	'none',
+	'email_otp',
+	'sms_otp',
+	'national_eid',
+] as const;
 export type SignerAuthenticationMethod = (typeof SIGNER_AUTHENTICATION_METHODS)[number];
 
 export const TEAM_MEMBER_ROLES = ['owner', 'admin', 'member', 'viewer'] as const;
@@ -117,14 +140,33 @@ export const SIGNATURE_TOLERANCE_SECONDS = 300;
  *   the timestamp in its own header;
  * - `body-hmac`: a signature header with a hex or base64 HMAC of the body alone (no replay window).
  */
-export const SIGNATURE_LAYOUTS = ['standard-webhooks', 'timestamped-header', 'body-hmac-timestamp', 'body-hmac'] as const;
+export const SIGNATURE_LAYOUTS = [
+	'standard-webhooks',
+	'timestamped-header',
+	'body-hmac-timestamp',
+	'body-hmac',
+] as const;
 export type SignatureLayout = (typeof SIGNATURE_LAYOUTS)[number];
 /** Headers of the Standard Webhooks specification. */
-export const STANDARD_WEBHOOKS_HEADERS = { id: 'webhook-id', timestamp: 'webhook-timestamp', signature: 'webhook-signature' } as const;
+export const STANDARD_WEBHOOKS_HEADERS = {
+	id: 'webhook-id',
+	timestamp: 'webhook-timestamp',
+	signature: 'webhook-signature',
+} as const;
 /** Headers that carry an HMAC (plain, `sha256=`-prefixed, or `t=…,v1=…`), first found wins. */
-export const BODY_SIGNATURE_HEADERS = ['x-signature', 'x-hub-signature-256', 'x-webhook-signature', 'x-signature-256', 'signature'] as const;
+export const BODY_SIGNATURE_HEADERS = [
+	'x-signature',
+	'x-hub-signature-256',
+	'x-webhook-signature',
+	'x-signature-256',
+	'signature',
+] as const;
 /** Headers that carry the signed time of a `body-hmac-timestamp` delivery, first found wins. */
-export const SIGNATURE_TIMESTAMP_HEADERS = ['x-timestamp', 'x-webhook-timestamp', 'x-signature-timestamp'] as const;
+export const SIGNATURE_TIMESTAMP_HEADERS = [
+	'x-timestamp',
+	'x-webhook-timestamp',
+	'x-signature-timestamp',
+] as const;
 
 /** The contract's numeric limits (docs/api-contract.md); the node checks input against the same values. */
 export const LIMITS = {
@@ -166,7 +208,10 @@ export const ACCEPTED_FILE_TYPES = {
 	'image/png': ['png'],
 	'image/jpeg': ['jpg', 'jpeg'],
 } as const satisfies Record<string, readonly string[]>;
-export const FILE_CONTENT_TYPES = Object.keys(ACCEPTED_FILE_TYPES) as [keyof typeof ACCEPTED_FILE_TYPES, ...Array<keyof typeof ACCEPTED_FILE_TYPES>];
+export const FILE_CONTENT_TYPES = Object.keys(ACCEPTED_FILE_TYPES) as [
+	keyof typeof ACCEPTED_FILE_TYPES,
+	...Array<keyof typeof ACCEPTED_FILE_TYPES>,
+];
 
 /** A phone number in E.164 form, e.g. +3725550123. */
 export const PHONE_PATTERN = /^\+[1-9]\d{6,14}$/;

@@ -18,7 +18,9 @@ export interface SecretScope {
 }
 
 function derive(purpose: string, { apiKey, workflowId, nodeId, nonce }: SecretScope): Buffer {
-	return createHmac('sha256', apiKey).update(['n8n-nodes-document-signing', purpose, workflowId, nodeId, nonce].join('\u0000')).digest();
+	return createHmac('sha256', apiKey)
+		.update(['n8n-nodes-document-signing', purpose, workflowId, nodeId, nonce].join('\u0000'))
+		.digest();
 }
 
 export function newNonce(): string {
@@ -45,7 +47,10 @@ export function keyCheck(scope: SecretScope): string {
  * original's webhook from its own. Not secret; a digest only to keep the description short.
  */
 export function ownerTag(workflowId: string, nodeId: string): string {
-	return createHash('sha256').update(['n8n-nodes-document-signing', 'owner', workflowId, nodeId].join('\u0000')).digest('hex').slice(0, 16);
+	return createHash('sha256')
+		.update(['n8n-nodes-document-signing', 'owner', workflowId, nodeId].join('\u0000'))
+		.digest('hex')
+		.slice(0, 16);
 }
 
 const REGISTRATION_NOTE = /\[n8n ([0-9a-f]{16}) ([0-9a-f]{16})\]$/;
@@ -57,7 +62,9 @@ export function registrationDescription(description: string, scope: SecretScope)
 }
 
 /** The owner and key check a webhook's description carries, when it carries them. */
-export function registrationNote(description: unknown): { owner: string; keyCheck: string } | undefined {
+export function registrationNote(
+	description: unknown,
+): { owner: string; keyCheck: string } | undefined {
 	const match = typeof description === 'string' ? REGISTRATION_NOTE.exec(description) : null;
 	return match ? { owner: match[1], keyCheck: match[2] } : undefined;
 }

@@ -31,7 +31,9 @@ export type SignatureFailureReason =
 	| 'signature_mismatch'
 	| 'layout_not_accepted';
 
-export type SignatureVerification = { valid: true; timestamp: number } | { valid: false; reason: SignatureFailureReason };
+export type SignatureVerification =
+	| { valid: true; timestamp: number }
+	| { valid: false; reason: SignatureFailureReason };
 
 /** How strongly each layout binds a delivery: a fixed layout never gives way to a weaker one. */
 export const LAYOUT_STRENGTH: Readonly<Record<SignatureLayout, number>> = Object.freeze({
@@ -80,7 +82,8 @@ function anyMatches(candidates: Buffer[], expected: Buffer): boolean {
 	let matched = false;
 	for (const candidate of candidates) {
 		// timingSafeEqual throws on unequal lengths; a wrong length is simply not a match.
-		if (candidate.length === expected.length && timingSafeEqual(candidate, expected)) matched = true;
+		if (candidate.length === expected.length && timingSafeEqual(candidate, expected))
+			matched = true;
 	}
 	return matched;
 }
@@ -107,7 +110,11 @@ export function standardWebhooksKey(secret: string): Buffer {
 }
 
 function bodyIsEmpty(rawBody: Bytes | undefined | null): rawBody is undefined | null {
-	return rawBody === undefined || rawBody === null || (typeof rawBody === 'string' ? rawBody.length : rawBody.byteLength) === 0;
+	return (
+		rawBody === undefined ||
+		rawBody === null ||
+		(typeof rawBody === 'string' ? rawBody.length : rawBody.byteLength) === 0
+	);
 }
 
 /** Seconds of a timestamp header: Unix seconds, or milliseconds (13 digits and more). */
@@ -129,7 +136,9 @@ interface TimestampedHeader {
 }
 
 /** Parses `t=…,v1=…[,v1=…]`; tolerant of whitespace, strict about everything else. */
-function parseTimestampedHeader(header: string): TimestampedHeader | 'malformed_header' | 'unsupported_scheme' {
+function parseTimestampedHeader(
+	header: string,
+): TimestampedHeader | 'malformed_header' | 'unsupported_scheme' {
 	let timestamp: number | undefined;
 	const signatures: string[] = [];
 	let otherSchemeSeen = false;
@@ -174,18 +183,23 @@ export function verifyWebhookSignature(input: VerifyWebhookSignatureInput): Sign
 	const toleranceSeconds = input.toleranceSeconds ?? SIGNATURE_TOLERANCE_SECONDS;
 
 	const header = Array.isArray(input.header) ? input.header.join(',') : input.header;
-	if (typeof header !== 'string' || header.trim() === '') return { valid: false, reason: 'missing_header' };
+	if (typeof header !== 'string' || header.trim() === '')
+		return { valid: false, reason: 'missing_header' };
 
 	const parsed = parseTimestampedHeader(header);
 	if (typeof parsed === 'string') return { valid: false, reason: parsed };
-	if (!fresh(parsed.timestamp, nowSeconds, toleranceSeconds)) return { valid: false, reason: 'stale_timestamp' };
+	if (!fresh(parsed.timestamp, nowSeconds, toleranceSeconds))
+		return { valid: false, reason: 'stale_timestamp' };
 	if (bodyIsEmpty(rawBody)) return { valid: false, reason: 'empty_body' };
 	// An empty secret means the receiver is not configured; it must never accept anything.
-	if (typeof secret !== 'string' || secret === '') return { valid: false, reason: 'signature_mismatch' };
+	if (typeof secret !== 'string' || secret === '')
+		return { valid: false, reason: 'signature_mismatch' };
 
 	const expected = hmac(Buffer.from(secret, 'utf8'), `${parsed.timestamp}.`, rawBody);
 	const candidates = parsed.signatures.map((hex) => Buffer.from(hex, 'hex'));
-	return anyMatches(candidates, expected) ? { valid: true, timestamp: parsed.timestamp } : { valid: false, reason: 'signature_mismatch' };
+	return anyMatches(candidates, expected)
+		? { valid: true, timestamp: parsed.timestamp }
+		: { valid: false, reason: 'signature_mismatch' };
 }
 
 // --- every layout ---------------------------------------------------------------------------
@@ -221,7 +235,10 @@ export type DeliveryVerification =
 
 type LayoutCheck = DeliveryVerification;
 
-function firstHeader(read: HeaderReader, names: readonly string[]): { name: string; value: string } | undefined {
+function firstHeader(
+	read: HeaderReader,
+	names: readonly string[],
+): { name: string; value: string } | undefined {
 	for (const name of names) {
 		const value = read(name);
 		if (value !== undefined && value.trim() !== '') return { name, value: value.trim() };
@@ -237,8 +254,10 @@ function checkStandardWebhooks(input: VerifyDeliveryInput, tolerance: number): L
 	if (!signatureText) return { valid: false, layout, reason: 'missing_header' };
 	if (!timestampText) return { valid: false, layout, reason: 'missing_timestamp' };
 	// The id is signed, and '.' separates the signed parts: an id may not contain it.
-	if (!id || id.length > MAX_SIGNED_ID_LENGTH || id.includes('.')) return { valid: false, layout, reason: 'malformed_header' };
-	if (!TIMESTAMP_PATTERN.test(timestampText)) return { valid: false, layout, reason: 'malformed_header' };
+	if (!id || id.length > MAX_SIGNED_ID_LENGTH || id.includes('.'))
+		return { valid: false, layout, reason: 'malformed_header' };
+	if (!TIMESTAMP_PATTERN.test(timestampText))
+		return { valid: false, layout, reason: 'malformed_header' };
 	const timestamp = Number(timestampText);
 
 	const candidates: Buffer[] = [];
@@ -255,18 +274,33 @@ function checkStandardWebhooks(input: VerifyDeliveryInput, tolerance: number): L
 		if (!bytes) return { valid: false, layout, reason: 'malformed_header' };
 		candidates.push(bytes);
 	}
-	if (candidates.length === 0) return { valid: false, layout, reason: otherVersionSeen ? 'unsupported_scheme' : 'malformed_header' };
-	if (!fresh(timestamp, input.nowSeconds, tolerance)) return { valid: false, layout, reason: 'stale_timestamp' };
+	if (candidates.length === 0)
+		return {
+			valid: false,
+			layout,
+			reason: otherVersionSeen ? 'unsupported_scheme' : 'malformed_header',
+		};
+	if (!fresh(timestamp, input.nowSeconds, tolerance))
+		return { valid: false, layout, reason: 'stale_timestamp' };
 	if (bodyIsEmpty(input.rawBody)) return { valid: false, layout, reason: 'empty_body' };
 
-	const expected = hmac(standardWebhooksKey(input.secret), `${id}.${timestampText}.`, input.rawBody);
-	return anyMatches(candidates, expected) ? { valid: true, layout, timestamp, signedId: id } : { valid: false, layout, reason: 'signature_mismatch' };
+	const expected = hmac(
+		standardWebhooksKey(input.secret),
+		`${id}.${timestampText}.`,
+		input.rawBody,
+	);
+	return anyMatches(candidates, expected)
+		? { valid: true, layout, timestamp, signedId: id }
+		: { valid: false, layout, reason: 'signature_mismatch' };
 }
 
 /** Bare HMACs in a signature header: comma- or space-separated, each hex or base64, `sha256=` allowed. */
 function bareDigests(value: string): Buffer[] | undefined {
 	const digests: Buffer[] = [];
-	for (const rawEntry of value.split(/[,\s]+/).filter(Boolean).slice(0, MAX_SIGNATURE_CANDIDATES)) {
+	for (const rawEntry of value
+		.split(/[,\s]+/)
+		.filter(Boolean)
+		.slice(0, MAX_SIGNATURE_CANDIDATES)) {
 		const entry = /^sha256=/i.test(rawEntry) ? rawEntry.slice('sha256='.length) : rawEntry;
 		const bytes = digestBytes(entry);
 		if (!bytes) return undefined;
@@ -280,9 +314,15 @@ function bareDigests(value: string): Buffer[] | undefined {
  * (`body-hmac-timestamp`), else of the body alone (`body-hmac`, the timestamp header unsigned and
  * ignored). `accepted` may rule either out.
  */
-function checkBareHmac(input: VerifyDeliveryInput, signature: string, tolerance: number, accepts: (layout: SignatureLayout) => boolean): LayoutCheck {
+function checkBareHmac(
+	input: VerifyDeliveryInput,
+	signature: string,
+	tolerance: number,
+	accepts: (layout: SignatureLayout) => boolean,
+): LayoutCheck {
 	const timestampHeader = firstHeader(input.header, SIGNATURE_TIMESTAMP_HEADERS);
-	const seen: SignatureLayout = timestampHeader && accepts('body-hmac-timestamp') ? 'body-hmac-timestamp' : 'body-hmac';
+	const seen: SignatureLayout =
+		timestampHeader && accepts('body-hmac-timestamp') ? 'body-hmac-timestamp' : 'body-hmac';
 	const digests = bareDigests(signature);
 	if (!digests) return { valid: false, layout: seen, reason: 'malformed_header' };
 	if (bodyIsEmpty(input.rawBody)) return { valid: false, layout: seen, reason: 'empty_body' };
@@ -290,7 +330,10 @@ function checkBareHmac(input: VerifyDeliveryInput, signature: string, tolerance:
 
 	if (timestampHeader && accepts('body-hmac-timestamp')) {
 		const seconds = secondsOf(timestampHeader.value);
-		if (seconds !== undefined && anyMatches(digests, hmac(utf8Key, `${timestampHeader.value}.`, input.rawBody))) {
+		if (
+			seconds !== undefined &&
+			anyMatches(digests, hmac(utf8Key, `${timestampHeader.value}.`, input.rawBody))
+		) {
 			// Signed, so the time is binding: a stale one is refused, never retried as body-only.
 			return fresh(seconds, input.nowSeconds, tolerance)
 				? { valid: true, layout: 'body-hmac-timestamp', timestamp: seconds }
@@ -298,15 +341,33 @@ function checkBareHmac(input: VerifyDeliveryInput, signature: string, tolerance:
 		}
 	}
 	if (!accepts('body-hmac')) {
-		return { valid: false, layout: 'body-hmac-timestamp', reason: timestampHeader ? 'signature_mismatch' : 'missing_timestamp' };
+		return {
+			valid: false,
+			layout: 'body-hmac-timestamp',
+			reason: timestampHeader ? 'signature_mismatch' : 'missing_timestamp',
+		};
 	}
-	return anyMatches(digests, hmac(utf8Key, '', input.rawBody)) ? { valid: true, layout: 'body-hmac' } : { valid: false, layout: seen, reason: 'signature_mismatch' };
+	return anyMatches(digests, hmac(utf8Key, '', input.rawBody))
+		? { valid: true, layout: 'body-hmac' }
+		: { valid: false, layout: seen, reason: 'signature_mismatch' };
 }
 
-function checkTimestampedHeader(input: VerifyDeliveryInput, header: string, tolerance: number): LayoutCheck {
+function checkTimestampedHeader(
+	input: VerifyDeliveryInput,
+	header: string,
+	tolerance: number,
+): LayoutCheck {
 	const layout: SignatureLayout = 'timestamped-header';
-	const result = verifyWebhookSignature({ header, rawBody: input.rawBody, secret: input.secret, nowSeconds: input.nowSeconds, toleranceSeconds: tolerance });
-	return result.valid ? { valid: true, layout, timestamp: result.timestamp } : { valid: false, layout, reason: result.reason };
+	const result = verifyWebhookSignature({
+		header,
+		rawBody: input.rawBody,
+		secret: input.secret,
+		nowSeconds: input.nowSeconds,
+		toleranceSeconds: tolerance,
+	});
+	return result.valid
+		? { valid: true, layout, timestamp: result.timestamp }
+		: { valid: false, layout, reason: result.reason };
 }
 
 /**
@@ -332,19 +393,24 @@ export function verifyDelivery(input: VerifyDeliveryInput): DeliveryVerification
 	const signatureHeader = firstHeader(input.header, BODY_SIGNATURE_HEADERS);
 	if (signatureHeader && looksTimestamped(signatureHeader.value)) {
 		seen.push('timestamped-header');
-		if (accepts('timestamped-header')) checks.push(() => checkTimestampedHeader(input, signatureHeader.value, tolerance));
+		if (accepts('timestamped-header'))
+			checks.push(() => checkTimestampedHeader(input, signatureHeader.value, tolerance));
 	} else if (signatureHeader) {
 		const hasTimestamp = firstHeader(input.header, SIGNATURE_TIMESTAMP_HEADERS) !== undefined;
 		seen.push(hasTimestamp ? 'body-hmac-timestamp' : 'body-hmac');
-		if (accepts('body-hmac-timestamp') || accepts('body-hmac')) checks.push(() => checkBareHmac(input, signatureHeader.value, tolerance, accepts));
+		if (accepts('body-hmac-timestamp') || accepts('body-hmac'))
+			checks.push(() => checkBareHmac(input, signatureHeader.value, tolerance, accepts));
 	}
 
 	if (checks.length === 0) {
 		// Headers of a layout this registration does not accept, or none at all.
-		return seen.length > 0 ? { valid: false, layout: seen[0], reason: 'layout_not_accepted' } : { valid: false, reason: 'missing_header' };
+		return seen.length > 0
+			? { valid: false, layout: seen[0], reason: 'layout_not_accepted' }
+			: { valid: false, reason: 'missing_header' };
 	}
 	// Checks were queued strongest first; the first present decides.
 	const result = checks[0]();
-	if (result.valid && secretMissing) return { valid: false, layout: result.layout, reason: 'signature_mismatch' };
+	if (result.valid && secretMissing)
+		return { valid: false, layout: result.layout, reason: 'signature_mismatch' };
 	return result;
 }

@@ -27,7 +27,14 @@ interface AdminContext {
 type AdminHandler = (ctx: AdminContext) => Reply | Promise<Reply>;
 
 const CreateKeySchema = z.object({ role: z.enum(['admin', 'member', 'viewer']) }).strict();
-const ClockSchema = z.object({ advance_seconds: z.number().min(0).max(10 * 365 * 24 * 3600) }).strict();
+const ClockSchema = z
+	.object({
+		advance_seconds: z
+			.number()
+			.min(0)
+			.max(10 * 365 * 24 * 3600),
+	})
+	.strict();
 const SignatureSchema = z
 	.object({
 		secret: z.string().min(1),
@@ -40,9 +47,12 @@ const SignatureSchema = z
 			.optional(),
 	})
 	.strict();
-const SignerActionSchema = z.object({ reason: z.string().trim().min(1).max(2000).optional() }).strict();
-const FlushSchema = z.object({ timeout_ms: z.number().int().min(0).max(600_000).optional() }).strict();
-
+const SignerActionSchema = z
+	.object({ reason: z.string().trim().min(1).max(2000).optional() })
+	.strict();
+const FlushSchema = z
+	.object({ timeout_ms: z.number().int().min(0).max(600_000).optional() })
+	.strict();
 
 const routes = new Router<AdminHandler>()
 	.add('GET', '/__sandbox', () => ({
@@ -75,7 +85,15 @@ const routes = new Router<AdminHandler>()
 		} catch {
 			throw new ApiError(404, 'not_found', 'No such account');
 		}
-		return { status: 201, body: { account_id: params.accountId, api_key: key.apiKey, user_id: key.userId, role: key.role } };
+		return {
+			status: 201,
+			body: {
+				account_id: params.accountId,
+				api_key: key.apiKey,
+				user_id: key.userId,
+				role: key.role,
+			},
+		};
 	})
 	.add('GET', '/__sandbox/config', ({ sandbox }) => ({ status: 200, body: sandbox.config() }))
 	.add('PUT', '/__sandbox/config', ({ sandbox, body }) => ({
@@ -85,9 +103,11 @@ const routes = new Router<AdminHandler>()
 	.add('GET', '/__sandbox/stats', ({ sandbox }) => ({ status: 200, body: sandbox.stats() }))
 	.add('GET', '/__sandbox/deliveries', ({ sandbox, query }) => {
 		const filters = ['deliveryId', 'webhookId', 'event', 'accountId'] as const;
-		const data = sandbox.deliveries().filter((attempt) =>
-			filters.every((name) => query[name] === undefined || attempt[name] === query[name]),
-		);
+		const data = sandbox
+			.deliveries()
+			.filter((attempt) =>
+				filters.every((name) => query[name] === undefined || attempt[name] === query[name]),
+			);
 		return { status: 200, body: { data } };
 	})
 	.add('POST', '/__sandbox/deliveries/flush', async ({ sandbox, body }) => {
@@ -115,17 +135,28 @@ const routes = new Router<AdminHandler>()
 	.add('POST', '/__sandbox/signature', ({ body }) => {
 		const input = validate(SignatureSchema, body, 'body');
 		const timestamp = input.timestamp ?? Math.floor(Date.now() / 1000);
-		return { status: 200, body: { header: signWebhookPayload(input.secret, timestamp, input.body), timestamp } };
+		return {
+			status: 200,
+			body: { header: signWebhookPayload(input.secret, timestamp, input.body), timestamp },
+		};
 	})
-	.add('POST', '/__sandbox/documents/:documentId/signers/:signerId/:action', ({ sandbox, params, body }) => {
-		const { reason } = validate(SignerActionSchema, body, 'body');
-		const action = params.action;
-		if (action !== 'view' && action !== 'sign' && action !== 'decline') {
-			throw new ApiError(404, 'not_found', 'Action must be view, sign or decline');
-		}
-		if (action === 'decline' && !reason) throw new ApiError(400, 'validation_error', 'reason is required to decline', 'reason');
-		return { status: 200, body: sandbox.actAsSigner(params.documentId, params.signerId, action, reason) };
-	});
+	.add(
+		'POST',
+		'/__sandbox/documents/:documentId/signers/:signerId/:action',
+		({ sandbox, params, body }) => {
+			const { reason } = validate(SignerActionSchema, body, 'body');
+			const action = params.action;
+			if (action !== 'view' && action !== 'sign' && action !== 'decline') {
+				throw new ApiError(404, 'not_found', 'Action must be view, sign or decline');
+			}
+			if (action === 'decline' && !reason)
+				throw new ApiError(400, 'validation_error', 'reason is required to decline', 'reason');
+			return {
+				status: 200,
+				body: sandbox.actAsSigner(params.documentId, params.signerId, action, reason),
+			};
+		},
+	);
 
 // The same bytes and headers as GET /v1/documents/:id/file, without a key (any account).
 routes.add('GET', '/__sandbox/documents/:documentId/file', async ({ sandbox, params, query }) => {
@@ -133,22 +164,36 @@ routes.add('GET', '/__sandbox/documents/:documentId/file', async ({ sandbox, par
 	return fileReply(await sandbox.documentFile(params.documentId, version ?? 'original'));
 });
 
-export async function handleAdmin(req: IncomingMessage, res: ServerResponse, target: RequestTarget, sandbox: Sandbox): Promise<void> {
+export async function handleAdmin(
+	req: IncomingMessage,
+	res: ServerResponse,
+	target: RequestTarget,
+	sandbox: Sandbox,
+): Promise<void> {
 	const requestId = newId('request');
 	const method = req.method ?? 'GET';
 	try {
 		const resolution = routes.resolve(method, target.segments);
-		if (resolution.kind === 'not_found') throw new ApiError(404, 'not_found', `No route ${method} ${target.pathname}`);
+		if (resolution.kind === 'not_found')
+			throw new ApiError(404, 'not_found', `No route ${method} ${target.pathname}`);
 		if (resolution.kind === 'method_not_allowed') {
-			throw new ApiError(405, 'method_not_allowed', `${method} is not allowed here`, undefined, undefined, {
-				Allow: resolution.allow.join(', '),
-			});
+			throw new ApiError(
+				405,
+				'method_not_allowed',
+				`${method} is not allowed here`,
+				undefined,
+				undefined,
+				{
+					Allow: resolution.allow.join(', '),
+				},
+			);
 		}
 		let body: unknown = {};
 		if (method === 'POST' || method === 'PUT') {
 			const result = await readBody(req, ADMIN_BODY_LIMIT);
 			if (result.kind === 'aborted') return;
-			if (result.kind === 'too_large') throw new ApiError(413, 'payload_too_large', 'Admin request body too large');
+			if (result.kind === 'too_large')
+				throw new ApiError(413, 'payload_too_large', 'Admin request body too large');
 			const text = result.raw.toString('utf8');
 			if (text.trim() !== '') {
 				try {
@@ -160,14 +205,23 @@ export async function handleAdmin(req: IncomingMessage, res: ServerResponse, tar
 		} else {
 			req.resume();
 		}
-		const reply = await resolution.route.handler({ sandbox, params: resolution.params, query: target.query, body });
+		const reply = await resolution.route.handler({
+			sandbox,
+			params: resolution.params,
+			query: target.query,
+			body,
+		});
 		sendReply(res, reply, { 'X-Request-Id': requestId });
 	} catch (error) {
 		req.resume();
 		const apiError =
 			error instanceof ApiError
 				? error
-				: new ApiError(500, 'internal_error', error instanceof Error ? error.message : String(error));
+				: new ApiError(
+						500,
+						'internal_error',
+						error instanceof Error ? error.message : String(error),
+					);
 		sendReply(res, errorReply(apiError, requestId), { 'X-Request-Id': requestId });
 	}
 }

@@ -15,10 +15,15 @@ import type { DocumentRow } from '../store';
 import { validateBody, validateQuery } from '../validation';
 
 /** Turns an accepted `expires_at` into the stored UTC form, refusing a past instant. */
-export function futureTimestamp(ctx: ApiContext, value: string | null | undefined, field: string): string | null | undefined {
+export function futureTimestamp(
+	ctx: ApiContext,
+	value: string | null | undefined,
+	field: string,
+): string | null | undefined {
 	if (value === undefined || value === null) return value;
 	const ms = Date.parse(value);
-	if (ms <= ctx.services.clock.now()) throw new ApiError(400, 'validation_error', `${field} must be in the future`, field);
+	if (ms <= ctx.services.clock.now())
+		throw new ApiError(400, 'validation_error', `${field} must be in the future`, field);
 	return new Date(ms).toISOString();
 }
 
@@ -28,13 +33,19 @@ export function futureTimestamp(ctx: ApiContext, value: string | null | undefine
  * order unless it gives its own (signers beyond the roles keep no order). Without given signers
  * the template decides alone, which works only when every role names a person.
  */
-function templateSigners(given: SignerInput[] | undefined, template: TemplateRecord | undefined): SignerInput[] | undefined {
+function templateSigners(
+	given: SignerInput[] | undefined,
+	template: TemplateRecord | undefined,
+): SignerInput[] | undefined {
 	if (!template) return given;
 	const roles = [...template.signer_roles].sort((a, b) => a.order - b.order);
 	const fixed = roles.filter((role) => role.email && role.name);
 	const open = roles.filter((role) => !(role.email && role.name));
 	if (!given && open.length > 0) return undefined;
-	const filled = (given ?? []).map((signer, index) => ({ ...signer, order: signer.order ?? open[index]?.order ?? null }));
+	const filled = (given ?? []).map((signer, index) => ({
+		...signer,
+		order: signer.order ?? open[index]?.order ?? null,
+	}));
 	const emails = new Set(filled.map((signer) => signer.email.toLowerCase()));
 	const fixedSigners = fixed
 		.filter((role) => !emails.has((role.email as string).toLowerCase()))
@@ -44,7 +55,10 @@ function templateSigners(given: SignerInput[] | undefined, template: TemplateRec
 
 /** The record as the API answers it (download links when the `fileLinks` option is on). */
 export const present = (ctx: ApiContext, record: DocumentRecord) =>
-	presentDocument(record, ctx.account.id, { fileLinks: ctx.services.config().fileLinks, origin: ctx.services.signingOrigin() });
+	presentDocument(record, ctx.account.id, {
+		fileLinks: ctx.services.config().fileLinks,
+		origin: ctx.services.signingOrigin(),
+	});
 
 export function documentOf(ctx: ApiContext, id: string, field?: string): DocumentRow {
 	const row = ctx.account.documents.get(id);
@@ -64,7 +78,12 @@ const createDocument: ApiHandler = {
 
 		const name = body.name ?? template?.document_name ?? undefined;
 		if (name === undefined) {
-			throw new ApiError(400, 'validation_error', 'name is required (the template has no document_name)', 'name');
+			throw new ApiError(
+				400,
+				'validation_error',
+				'name is required (the template has no document_name)',
+				'name',
+			);
 		}
 		const signers = templateSigners(body.signers, template) ?? (body.draft ? [] : undefined);
 		if (signers === undefined) {
@@ -110,7 +129,16 @@ const listDocuments: ApiHandler = {
 				(before === undefined || createdMs < before)
 			);
 		};
-		return listReply(ctx, 'documents', [...ctx.account.documents.values()].map((row) => ({ ...row, record: present(ctx, row.record) })), query, matches);
+		return listReply(
+			ctx,
+			'documents',
+			[...ctx.account.documents.values()].map((row) => ({
+				...row,
+				record: present(ctx, row.record),
+			})),
+			query,
+			matches,
+		);
 	},
 };
 

@@ -5,7 +5,13 @@
  */
 import { AuditTrailQuerySchema, DocumentFileQuerySchema } from '../../contract';
 import type { ApiContext, ApiHandler } from '../context';
-import { auditTrailFile, contentDisposition, documentFile, readFileToken, type DocumentFile } from '../files';
+import {
+	auditTrailFile,
+	contentDisposition,
+	documentFile,
+	readFileToken,
+	type DocumentFile,
+} from '../files';
 import { notFound, type Reply } from '../http';
 import type { Router } from '../router';
 import { validateQuery } from '../validation';
@@ -14,7 +20,11 @@ import { documentOf } from './documents';
 export function fileReply(file: DocumentFile): Reply {
 	return {
 		status: 200,
-		headers: { 'Content-Disposition': contentDisposition(file.fileName), 'Cache-Control': 'private, no-store', 'X-Content-Type-Options': 'nosniff' },
+		headers: {
+			'Content-Disposition': contentDisposition(file.fileName),
+			'Cache-Control': 'private, no-store',
+			'X-Content-Type-Options': 'nosniff',
+		},
 		raw: { contentType: file.contentType, data: file.data },
 	};
 }

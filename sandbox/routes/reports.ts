@@ -39,7 +39,8 @@ export function reportRange(ctx: ApiContext, query: { from?: string; to?: string
 			? Date.parse(`${query.from}T00:00:00.000Z`)
 			: Date.parse(query.from)
 		: toMs - LIMITS.defaultReportDays * DAY_MS;
-	if (fromMs > toMs) throw new ApiError(400, 'validation_error', 'from must not be after to', 'from');
+	if (fromMs > toMs)
+		throw new ApiError(400, 'validation_error', 'from must not be after to', 'from');
 	return { fromMs, toMs };
 }
 
@@ -129,13 +130,21 @@ const exportDocuments: ApiHandler = {
 		const headers = { 'Content-Disposition': `attachment; filename="${filename}"` };
 
 		if (format === 'json') {
-			return { status: 200, headers, raw: { contentType: 'application/json; charset=utf-8', data: JSON.stringify(rows) } };
+			return {
+				status: 200,
+				headers,
+				raw: { contentType: 'application/json; charset=utf-8', data: JSON.stringify(rows) },
+			};
 		}
 		const lines = [
 			EXPORT_COLUMNS.join(','),
 			...rows.map((row) => EXPORT_COLUMNS.map((column) => csvCell(row[column])).join(',')),
 		];
-		return { status: 200, headers, raw: { contentType: 'text/csv; charset=utf-8', data: `${lines.join('\r\n')}\r\n` } };
+		return {
+			status: 200,
+			headers,
+			raw: { contentType: 'text/csv; charset=utf-8', data: `${lines.join('\r\n')}\r\n` },
+		};
 	},
 };
 

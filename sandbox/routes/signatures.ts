@@ -39,7 +39,12 @@ const remind: ApiHandler = {
 		if (!ctx.account.signingRequests.has(ctx.params.id)) throw notFound('signing request');
 		const body = validateBody(RemindBodySchema, ctx.body);
 		return ok(
-			ctx.services.lifecycle.remind(ctx.account.id, ctx.params.id, { signerIds: body.signer_ids, message: body.message }, ctx.by),
+			ctx.services.lifecycle.remind(
+				ctx.account.id,
+				ctx.params.id,
+				{ signerIds: body.signer_ids, message: body.message },
+				ctx.by,
+			),
 		);
 	},
 };

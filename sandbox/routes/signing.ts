@@ -44,7 +44,8 @@ interface PageReply {
 type PageAction = (request: PageRequest) => PageReply;
 
 const SECURITY_HEADERS = {
-	'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
+	'Content-Security-Policy':
+		"default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
 	'X-Content-Type-Options': 'nosniff',
 	'Referrer-Policy': 'no-referrer',
 	'Cache-Control': 'no-store',
@@ -53,7 +54,11 @@ const SECURITY_HEADERS = {
 function send(res: ServerResponse, reply: PageReply): void {
 	if (res.headersSent || res.destroyed) return;
 	if (reply.location) {
-		res.writeHead(reply.status, { ...SECURITY_HEADERS, Location: reply.location, 'Content-Length': '0' });
+		res.writeHead(reply.status, {
+			...SECURITY_HEADERS,
+			Location: reply.location,
+			'Content-Length': '0',
+		});
 		res.end();
 		return;
 	}
@@ -73,7 +78,11 @@ function tokenMatches(expected: string, given: string | null): boolean {
 	return a.length === b.length && timingSafeEqual(a, b);
 }
 
-function renderSigner(request: Pick<PageRequest, 'services' | 'row' | 'signerId'>, status: number, error?: string): PageReply {
+function renderSigner(
+	request: Pick<PageRequest, 'services' | 'row' | 'signerId'>,
+	status: number,
+	error?: string,
+): PageReply {
 	const { services, row, signerId } = request;
 	const signer = services.lifecycle.signer(row, signerId);
 	const secrets = row.signerSecrets[signerId];
@@ -111,8 +120,12 @@ function authenticationStep(request: PageRequest, method: 'national_eid' | 'otp'
 	const { row, signerId, services } = request;
 	const signer = services.lifecycle.signer(row, signerId);
 	if (row.record.status !== 'pending') return `The document is ${row.record.status}.`;
-	const expected = method === 'otp' ? signer.authentication === 'email_otp' || signer.authentication === 'sms_otp' : signer.authentication === 'national_eid';
-	if (!expected || !needsAuthentication(signer, row.signerSecrets[signerId])) return 'No identity verification is pending.';
+	const expected =
+		method === 'otp'
+			? signer.authentication === 'email_otp' || signer.authentication === 'sms_otp'
+			: signer.authentication === 'national_eid';
+	if (!expected || !needsAuthentication(signer, row.signerSecrets[signerId]))
+		return 'No identity verification is pending.';
 	return null;
 }
 
@@ -120,8 +133,12 @@ const startEid: PageAction = (request) => {
 	const problem = authenticationStep(request, 'national_eid');
 	if (problem) return renderSigner(request, 409, problem);
 	const personalCode = (request.form.get('personal_code') ?? '').trim();
-	if (!/^\d{11}$/.test(personalCode)) return renderSigner(request, 400, 'Enter your 11-digit personal code.');
-	request.row.signerSecrets[request.signerId].eidPending = { personalCode, controlCode: randomDigits(4) };
+	if (!/^\d{11}$/.test(personalCode))
+		return renderSigner(request, 400, 'Enter your 11-digit personal code.');
+	request.row.signerSecrets[request.signerId].eidPending = {
+		personalCode,
+		controlCode: randomDigits(4),
+	};
 	request.services.store.changed();
 	return backToSigner(request);
 };
@@ -130,7 +147,8 @@ const confirmEid: PageAction = (request) => {
 	const problem = authenticationStep(request, 'national_eid');
 	if (problem) return renderSigner(request, 409, problem);
 	const secrets = request.row.signerSecrets[request.signerId];
-	if (!secrets.eidPending) return renderSigner(request, 409, 'Start the national e-ID identification first.');
+	if (!secrets.eidPending)
+		return renderSigner(request, 409, 'Start the national e-ID identification first.');
 	secrets.eidPending = null;
 	secrets.authenticatedAt = request.services.clock.iso();
 	request.services.store.changed();
@@ -142,22 +160,31 @@ const verifyOtp: PageAction = (request) => {
 	if (problem) return renderSigner(request, 409, problem);
 	const secrets = request.row.signerSecrets[request.signerId];
 	const code = (request.form.get('code') ?? '').trim();
-	if (!secrets.otpCode || !tokenMatches(secrets.otpCode, code)) return renderSigner(request, 400, 'That code is not correct. Try again.');
+	if (!secrets.otpCode || !tokenMatches(secrets.otpCode, code))
+		return renderSigner(request, 400, 'That code is not correct. Try again.');
 	secrets.authenticatedAt = request.services.clock.iso();
 	request.services.store.changed();
 	return backToSigner(request);
 };
 
 const sign: PageAction = (request) =>
-	attempt(request, () => request.services.lifecycle.sign(request.row, request.signerId, request.ip));
+	attempt(request, () =>
+		request.services.lifecycle.sign(request.row, request.signerId, request.ip),
+	);
 
 const decline: PageAction = (request) => {
 	const reason = (request.form.get('reason') ?? '').trim();
 	if (reason === '') return renderSigner(request, 400, 'Please give a reason for declining.');
 	if (reason.length > LIMITS.maxDeclineReasonLength) {
-		return renderSigner(request, 400, `The reason must be at most ${LIMITS.maxDeclineReasonLength} characters.`);
+		return renderSigner(
+			request,
+			400,
+			`The reason must be at most ${LIMITS.maxDeclineReasonLength} characters.`,
+		);
 	}
-	return attempt(request, () => request.services.lifecycle.decline(request.row, request.signerId, reason, request.ip));
+	return attempt(request, () =>
+		request.services.lifecycle.decline(request.row, request.signerId, reason, request.ip),
+	);
 };
 
 type PageRoute = { kind: 'overview' } | { kind: 'signer' } | { kind: 'action'; action: PageAction };
@@ -171,13 +198,21 @@ const router = new Router<PageRoute>()
 	.add('POST', '/sign/:doc/:signer/sign', { kind: 'action', action: sign })
 	.add('POST', '/sign/:doc/:signer/decline', { kind: 'action', action: decline });
 
-export async function handleSigning(req: IncomingMessage, res: ServerResponse, target: RequestTarget, services: Services): Promise<string> {
+export async function handleSigning(
+	req: IncomingMessage,
+	res: ServerResponse,
+	target: RequestTarget,
+	services: Services,
+): Promise<string> {
 	const method = req.method ?? 'GET';
 	const resolution = router.resolve(method, target.segments);
 	if (resolution.kind !== 'found') {
 		req.resume();
 		if (resolution.kind === 'method_not_allowed') {
-			send(res, { status: 405, html: messagePage('Not allowed', `${method} is not allowed here.`) });
+			send(res, {
+				status: 405,
+				html: messagePage('Not allowed', `${method} is not allowed here.`),
+			});
 		} else {
 			send(res, { status: 404, html: messagePage('Not found', 'There is no such page.') });
 		}
@@ -202,13 +237,22 @@ export async function handleSigning(req: IncomingMessage, res: ServerResponse, t
 	services.lifecycle.expireDue();
 	const row = services.store.findDocument(doc);
 	if (!row) {
-		send(res, { status: 404, html: messagePage('Document not found', 'This document does not exist or was deleted.') });
+		send(res, {
+			status: 404,
+			html: messagePage('Document not found', 'This document does not exist or was deleted.'),
+		});
 		return routeKey;
 	}
 	if (resolution.route.handler.kind === 'overview') {
 		// The overview links to every signer's own page, so it needs the document's token.
 		if (!row.pageToken || !tokenMatches(row.pageToken, firstValue(target.query.token))) {
-			send(res, { status: 403, html: messagePage('Link not valid', 'This signing link is not valid. Use the link you received.') });
+			send(res, {
+				status: 403,
+				html: messagePage(
+					'Link not valid',
+					'This signing link is not valid. Use the link you received.',
+				),
+			});
 			return routeKey;
 		}
 		send(res, { status: 200, html: overviewPage(row.record, row.signerSecrets) });
@@ -217,12 +261,24 @@ export async function handleSigning(req: IncomingMessage, res: ServerResponse, t
 
 	const secrets = row.signerSecrets[signerId];
 	if (!secrets || !row.record.signers.some((candidate) => candidate.id === signerId)) {
-		send(res, { status: 404, html: messagePage('Signer not found', 'This signing link does not match a signer of the document.') });
+		send(res, {
+			status: 404,
+			html: messagePage(
+				'Signer not found',
+				'This signing link does not match a signer of the document.',
+			),
+		});
 		return routeKey;
 	}
 	const token = method === 'POST' ? form.get('token') : firstValue(target.query.token);
 	if (!tokenMatches(secrets.token, token)) {
-		send(res, { status: 403, html: messagePage('Link not valid', 'This signing link is not valid. Use the link you received.') });
+		send(res, {
+			status: 403,
+			html: messagePage(
+				'Link not valid',
+				'This signing link is not valid. Use the link you received.',
+			),
+		});
 		return routeKey;
 	}
 

@@ -1,5 +1,10 @@
 /** /v1/users: list the team, invite a member, change a member's role (never the owner's). */
-import { ChangeRoleBodySchema, InviteUserBodySchema, ListUsersQuerySchema, type TeamMemberRecord } from '../../contract';
+import {
+	ChangeRoleBodySchema,
+	InviteUserBodySchema,
+	ListUsersQuerySchema,
+	type TeamMemberRecord,
+} from '../../contract';
 import { created, ok, type ApiHandler } from '../context';
 import { conflict, notFound } from '../http';
 import { listReply } from '../pagination';
@@ -27,7 +32,8 @@ const inviteUser: ApiHandler = {
 		const body = validateBody(InviteUserBodySchema, ctx.body);
 		const email = body.email.toLowerCase();
 		for (const row of ctx.account.users.values()) {
-			if (row.record.email.toLowerCase() === email) throw conflict(`${body.email} is already on the team`, 'email');
+			if (row.record.email.toLowerCase() === email)
+				throw conflict(`${body.email} is already on the team`, 'email');
 		}
 		const user = ctx.services.store.addUser(ctx.account, {
 			email: body.email,

@@ -1,5 +1,9 @@
 /** /v1/webhooks: list, create (the only answer that shows the secret), delete; a delivery's record, acknowledging it. */
-import { CreateWebhookBodySchema, ListWebhooksQuerySchema, type WebhookRecord } from '../../contract';
+import {
+	CreateWebhookBodySchema,
+	ListWebhooksQuerySchema,
+	type WebhookRecord,
+} from '../../contract';
 import { created, noContent, ok, type ApiContext, type ApiHandler } from '../context';
 import { notFound } from '../http';
 import { randomToken } from '../ids';
@@ -35,7 +39,10 @@ const createWebhook: ApiHandler = {
 	permission: 'manage_account',
 	handle(ctx) {
 		const body = validateBody(CreateWebhookBodySchema, withoutIgnoredFields(ctx));
-		const documentId = body.document_id === undefined ? undefined : documentOf(ctx, body.document_id, 'document_id').record.id;
+		const documentId =
+			body.document_id === undefined
+				? undefined
+				: documentOf(ctx, body.document_id, 'document_id').record.id;
 		const expiresAt = futureTimestamp(ctx, body.expires_at, 'expires_at') ?? undefined;
 		const record: WebhookRecord = {
 			id: ctx.services.store.newId('webhook'),
@@ -56,7 +63,12 @@ const createWebhook: ApiHandler = {
 			event: 'webhook.created',
 			...ctx.by,
 			documentId: null,
-			details: { webhook_id: record.id, url: record.url, events: record.events, ...(documentId === undefined ? {} : { document_id: documentId }) },
+			details: {
+				webhook_id: record.id,
+				url: record.url,
+				events: record.events,
+				...(documentId === undefined ? {} : { document_id: documentId }),
+			},
 		});
 		return created({ ...structuredClone(record), secret });
 	},
@@ -90,14 +102,18 @@ function webhookIdOf(ctx: ApiContext): string {
 
 const getDelivery: ApiHandler = {
 	permission: 'read',
-	handle: (ctx) => ok(ctx.services.dispatcher.deliveryOf(ctx.account.id, webhookIdOf(ctx), ctx.params.deliveryId)),
+	handle: (ctx) =>
+		ok(ctx.services.dispatcher.deliveryOf(ctx.account.id, webhookIdOf(ctx), ctx.params.deliveryId)),
 };
 
 const acknowledgeDelivery: ApiHandler = {
 	// Claiming a delivery makes the service stop retrying it, so a key that could claim could make a
 	// receiver drop real events: the same permission as managing webhooks (whoever registered it claims).
 	permission: 'manage_account',
-	handle: (ctx) => ok(ctx.services.dispatcher.acknowledge(ctx.account.id, webhookIdOf(ctx), ctx.params.deliveryId)),
+	handle: (ctx) =>
+		ok(
+			ctx.services.dispatcher.acknowledge(ctx.account.id, webhookIdOf(ctx), ctx.params.deliveryId),
+		),
 };
 
 export function webhookRoutes(router: Router<ApiHandler>): void {

@@ -1,4 +1,8 @@
-import { activationSettled, deactivationSettled, waitForState } from '../../e2e/harness/waitForState';
+import {
+	activationSettled,
+	deactivationSettled,
+	waitForState,
+} from '../../e2e/harness/waitForState';
 
 /** A publication status that answers from a script, as n8n does while its outbox catches up. */
 function scripted(statuses: string[]) {
@@ -12,14 +16,22 @@ function scripted(statuses: string[]) {
 describe('waitForState', () => {
 	it('a deactivation is not over while n8n still reports the old "published" (its outbox not yet read)', async () => {
 		const n8n = scripted(['published', 'published', 'in_progress', 'published', 'not_published']);
-		const state = await waitForState(n8n.read, deactivationSettled, { timeoutMs: 5000, intervalMs: 1, describe: () => 'x' });
+		const state = await waitForState(n8n.read, deactivationSettled, {
+			timeoutMs: 5000,
+			intervalMs: 1,
+			describe: () => 'x',
+		});
 		expect(state.status).toBe('not_published');
 		expect(n8n.reads()).toBe(5);
 	});
 
 	it('an activation is not over while n8n still reports "not_published" or "in_progress"', async () => {
 		const n8n = scripted(['not_published', 'in_progress', 'in_progress', 'published']);
-		const state = await waitForState(n8n.read, activationSettled, { timeoutMs: 5000, intervalMs: 1, describe: () => 'x' });
+		const state = await waitForState(n8n.read, activationSettled, {
+			timeoutMs: 5000,
+			intervalMs: 1,
+			describe: () => 'x',
+		});
 		expect(state.status).toBe('published');
 		expect(n8n.reads()).toBe(4);
 	});
@@ -27,14 +39,26 @@ describe('waitForState', () => {
 	it('a failed activation is an outcome', async () => {
 		for (const outcome of ['failed', 'partial']) {
 			const n8n = scripted(['in_progress', outcome]);
-			expect((await waitForState(n8n.read, activationSettled, { timeoutMs: 5000, intervalMs: 1, describe: () => 'x' })).status).toBe(outcome);
+			expect(
+				(
+					await waitForState(n8n.read, activationSettled, {
+						timeoutMs: 5000,
+						intervalMs: 1,
+						describe: () => 'x',
+					})
+				).status,
+			).toBe(outcome);
 		}
 	});
 
 	it('fails with the last state read when the state never comes', async () => {
 		const n8n = scripted(['published']);
 		await expect(
-			waitForState(n8n.read, deactivationSettled, { timeoutMs: 30, intervalMs: 5, describe: (last) => `still ${last?.status}` }),
+			waitForState(n8n.read, deactivationSettled, {
+				timeoutMs: 30,
+				intervalMs: 5,
+				describe: (last) => `still ${last?.status}`,
+			}),
 		).rejects.toThrow('still published');
 	});
 });

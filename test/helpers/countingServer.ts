@@ -9,7 +9,9 @@ export interface RecordedRequest {
 }
 
 /** An answer, or `reset` to drop the connection without one (as a crashing proxy would). */
-export type ServerAnswer = { status: number; body?: unknown; headers?: Record<string, string> } | { reset: true };
+export type ServerAnswer =
+	| { status: number; body?: unknown; headers?: Record<string, string> }
+	| { reset: true };
 
 /**
  * A bare 127.0.0.1 server that records every request and answers with `respond` (default 200 {}).
@@ -23,14 +25,22 @@ export async function startCountingServer(
 		const chunks: Buffer[] = [];
 		req.on('data', (chunk: Buffer) => chunks.push(chunk));
 		req.on('end', () => {
-			const recorded = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString() };
+			const recorded = {
+				method: req.method ?? '',
+				url: req.url ?? '',
+				headers: req.headers,
+				body: Buffer.concat(chunks).toString(),
+			};
 			requests.push(recorded);
 			const answer = respond(recorded);
 			if ('reset' in answer) {
 				req.socket.destroy();
 				return;
 			}
-			res.writeHead(answer.status, { 'content-type': 'application/json', ...(answer.headers ?? {}) });
+			res.writeHead(answer.status, {
+				'content-type': 'application/json',
+				...(answer.headers ?? {}),
+			});
 			res.end(answer.body === undefined ? '' : JSON.stringify(answer.body));
 		});
 	});

@@ -54,7 +54,11 @@ export class CredentialsHelper extends ICredentialsHelper {
 		return true;
 	}
 
-	async authenticate(credentials: ICredentialDataDecryptedObject, _typeName: string, requestOptions: IHttpRequestOptions) {
+	async authenticate(
+		credentials: ICredentialDataDecryptedObject,
+		_typeName: string,
+		requestOptions: IHttpRequestOptions,
+	) {
 		// As n8n's CredentialsHelper calls an authenticate function.
 		const authenticate = credentialType.authenticate;
 		if (typeof authenticate !== 'function') throw new Error('expected an authenticate function');
@@ -115,7 +119,11 @@ export function executionAdditionalData(
 	credentials: () => ICredentialDataDecryptedObject,
 	executionId: string,
 	nodes: INode[],
-	{ mode = 'manual' as WorkflowExecuteMode, workflowId = 'wf-test', webhookBaseUrl = 'http://127.0.0.1/webhook' } = {},
+	{
+		mode = 'manual' as WorkflowExecuteMode,
+		workflowId = 'wf-test',
+		webhookBaseUrl = 'http://127.0.0.1/webhook',
+	} = {},
 ): IWorkflowExecuteAdditionalData {
 	return hostAdditionalData(
 		credentials,

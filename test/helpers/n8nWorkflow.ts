@@ -49,10 +49,17 @@ class SourceNode implements INodeType {
 /** The tool variant n8n generates for an AI Agent (same node, type name + `Tool`). */
 export const TOOL_NODE_TYPE = `${NODE_TYPE}Tool`;
 
-const nodeTypes = new NodeTypes({ [SOURCE_TYPE]: new SourceNode(), [NODE_TYPE]: new DocumentSigning(), [TOOL_NODE_TYPE]: new DocumentSigning() });
+const nodeTypes = new NodeTypes({
+	[SOURCE_TYPE]: new SourceNode(),
+	[NODE_TYPE]: new DocumentSigning(),
+	[TOOL_NODE_TYPE]: new DocumentSigning(),
+});
 
-const makeAdditionalData = (credentials: { baseUrl: string; apiKey: string }, executionId: string, nodes: INode[]) =>
-	executionAdditionalData(() => ({ ...credentials }), executionId, nodes);
+const makeAdditionalData = (
+	credentials: { baseUrl: string; apiKey: string },
+	executionId: string,
+	nodes: INode[],
+) => executionAdditionalData(() => ({ ...credentials }), executionId, nodes);
 
 export interface RunNodeOptions {
 	parameters: INodeParameters;
@@ -115,10 +122,17 @@ export async function runDocumentSigning(options: RunNodeOptions): Promise<RunNo
 	try {
 		let run: IRun;
 		try {
-			run = await new WorkflowExecute(additionalData, 'manual').run({ workflow, startNode: source });
+			run = await new WorkflowExecute(additionalData, 'manual').run({
+				workflow,
+				startNode: source,
+			});
 		} catch (error) {
 			// n8n refuses to start a workflow whose nodes have parameter issues.
-			return { items: [], error: error as RunNodeResult['error'], run: undefined as unknown as IRun };
+			return {
+				items: [],
+				error: error as RunNodeResult['error'],
+				run: undefined as unknown as IRun,
+			};
 		}
 		const nodeRun = run.data.resultData.runData['Document Signing']?.[0];
 		const items = (nodeRun?.data?.main?.[0] ?? []) as INodeExecutionData[];
@@ -130,7 +144,10 @@ export async function runDocumentSigning(options: RunNodeOptions): Promise<RunNo
 }
 
 /** n8n-core's real context for a node's list searches ("From list" of resource locators). */
-export function loadOptionsContext(credentials: { baseUrl: string; apiKey: string }, parameters: INodeParameters = {}): LoadOptionsContext {
+export function loadOptionsContext(
+	credentials: { baseUrl: string; apiKey: string },
+	parameters: INodeParameters = {},
+): LoadOptionsContext {
 	const node: INode = {
 		id: 'signing',
 		name: 'Document Signing',
@@ -140,8 +157,19 @@ export function loadOptionsContext(credentials: { baseUrl: string; apiKey: strin
 		parameters,
 		credentials: { documentSigningApi: { id: 'cred-1', name: 'Sandbox' } },
 	};
-	const workflow = new Workflow({ id: 'wf-test', nodes: [node], connections: {}, active: false, nodeTypes, staticData: {}, settings: {} });
+	const workflow = new Workflow({
+		id: 'wf-test',
+		nodes: [node],
+		connections: {},
+		active: false,
+		nodeTypes,
+		staticData: {},
+		settings: {},
+	});
 	// The editor sends the node's current parameters with every search, as here.
-	const additionalData = { ...makeAdditionalData(credentials, randomUUID(), [node]), currentNodeParameters: parameters };
+	const additionalData = {
+		...makeAdditionalData(credentials, randomUUID(), [node]),
+		currentNodeParameters: parameters,
+	};
 	return new LoadOptionsContext(workflow, node, additionalData, 'parameters.documentId');
 }

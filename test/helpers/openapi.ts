@@ -25,13 +25,22 @@ interface OpenApiDocument {
 
 const DOCUMENT_ID = 'openapi.json';
 
-let state: { document: OpenApiDocument; ajv: Ajv2020; templates: Array<{ template: string; pattern: RegExp }>; compiled: Map<string, ValidateFunction> } | undefined;
+let state:
+	| {
+			document: OpenApiDocument;
+			ajv: Ajv2020;
+			templates: Array<{ template: string; pattern: RegExp }>;
+			compiled: Map<string, ValidateFunction>;
+	  }
+	| undefined;
 
 function load(): NonNullable<typeof state> {
 	if (state) return state;
 	const text = readFileSync(path.join(__dirname, '../../docs/openapi.json'), 'utf8');
 	// Component references point into the document; the components are added to ajv as one schema.
-	const document = JSON.parse(text.split('"#/components/schemas/').join(`"${DOCUMENT_ID}#/$defs/`)) as OpenApiDocument;
+	const document = JSON.parse(
+		text.split('"#/components/schemas/').join(`"${DOCUMENT_ID}#/$defs/`),
+	) as OpenApiDocument;
 	const ajv = new Ajv2020({ allErrors: true, strict: true });
 	addFormats(ajv);
 	ajv.addSchema({ $id: DOCUMENT_ID, $defs: document.components.schemas });
@@ -51,22 +60,36 @@ function templateOf(requestPath: string): string {
 	return match.template;
 }
 
-export function expectMatchesOpenApi(method: string, requestPath: string, status: number, body: unknown, contentType = 'application/json'): void {
+export function expectMatchesOpenApi(
+	method: string,
+	requestPath: string,
+	status: number,
+	body: unknown,
+	contentType = 'application/json',
+): void {
 	const { document, ajv, compiled } = load();
 	const template = templateOf(requestPath);
 	const operation = document.paths[template][method.toLowerCase()];
 	if (!operation) throw new Error(`docs/openapi.json has no ${method.toUpperCase()} ${template}`);
 	const response = operation.responses[String(status)] ?? operation.responses.default;
 	if (!response) {
-		throw new Error(`${method.toUpperCase()} ${template} answered ${status}, which docs/openapi.json does not document (${Object.keys(operation.responses).join(', ')})`);
+		throw new Error(
+			`${method.toUpperCase()} ${template} answered ${status}, which docs/openapi.json does not document (${Object.keys(operation.responses).join(', ')})`,
+		);
 	}
 	if (!response.content) {
-		if (body !== '' && body !== undefined && body !== null) throw new Error(`${method.toUpperCase()} ${template} ${status} has no body in docs/openapi.json, got ${JSON.stringify(body)}`);
+		if (body !== '' && body !== undefined && body !== null)
+			throw new Error(
+				`${method.toUpperCase()} ${template} ${status} has no body in docs/openapi.json, got ${JSON.stringify(body)}`,
+			);
 		return;
 	}
 	const mediaType = contentType.split(';')[0].trim();
 	const schema = response.content[mediaType]?.schema;
-	if (!schema) throw new Error(`${method.toUpperCase()} ${template} ${status}: docs/openapi.json has no ${mediaType} body (${Object.keys(response.content).join(', ')})`);
+	if (!schema)
+		throw new Error(
+			`${method.toUpperCase()} ${template} ${status}: docs/openapi.json has no ${mediaType} body (${Object.keys(response.content).join(', ')})`,
+		);
 	const key = `${method} ${template} ${status} ${mediaType}`;
 	let validate = compiled.get(key);
 	if (!validate) {
@@ -83,6 +106,14 @@ export function expectMatchesOpenApi(method: string, requestPath: string, status
 /** expectMatchesOpenApi with the method, path, status, body and content type of an axios response. */
 export function expectResponseMatchesOpenApi(response: AxiosResponse): void {
 	const { url = '', baseURL = '', method = 'get' } = response.config;
-	const full = /^https?:/.test(url) ? url : `${baseURL.replace(/\/$/, '')}/${url.replace(/^\//, '')}`;
-	expectMatchesOpenApi(method, new URL(full).pathname, response.status, response.data, String(response.headers['content-type'] ?? 'application/json'));
+	const full = /^https?:/.test(url)
+		? url
+		: `${baseURL.replace(/\/$/, '')}/${url.replace(/^\//, '')}`;
+	expectMatchesOpenApi(
+		method,
+		new URL(full).pathname,
+		response.status,
+		response.data,
+		String(response.headers['content-type'] ?? 'application/json'),
+	);
 }

@@ -6,28 +6,46 @@ import type { AddressInfo } from 'net';
  * sandbox has acted on the request: the way to play a service that did the work but answered
  * something unusable (no id, another shape, a dropped connection).
  */
-export type Rewrite = (request: { method: string; path: string }, answer: { status: number; body: string }) => { status: number; body: string } | 'reset' | undefined;
+export type Rewrite = (
+	request: { method: string; path: string },
+	answer: { status: number; body: string },
+) => { status: number; body: string } | 'reset' | undefined;
 
-export async function startRewritingProxy(targetOrigin: string, rewrite: Rewrite): Promise<{ baseUrl: string; close: () => Promise<void> }> {
+export async function startRewritingProxy(
+	targetOrigin: string,
+	rewrite: Rewrite,
+): Promise<{ baseUrl: string; close: () => Promise<void> }> {
 	const target = new URL(targetOrigin);
 	const server = http.createServer((req, res) => {
-		const upstream = http.request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers }, (response) => {
-			const chunks: Buffer[] = [];
-			response.on('data', (chunk: Buffer) => chunks.push(chunk));
-			response.on('end', () => {
-				const answer = { status: response.statusCode ?? 502, body: Buffer.concat(chunks).toString('utf8') };
-				const changed = rewrite({ method: req.method ?? '', path: req.url ?? '' }, answer);
-				if (changed === 'reset') {
-					req.socket.destroy();
-					return;
-				}
-				const final = changed ?? answer;
-				const headers = { ...response.headers };
-				delete headers['content-length'];
-				delete headers['transfer-encoding'];
-				res.writeHead(final.status, headers).end(final.body);
-			});
-		});
+		const upstream = http.request(
+			{
+				host: target.hostname,
+				port: target.port,
+				method: req.method,
+				path: req.url,
+				headers: req.headers,
+			},
+			(response) => {
+				const chunks: Buffer[] = [];
+				response.on('data', (chunk: Buffer) => chunks.push(chunk));
+				response.on('end', () => {
+					const answer = {
+						status: response.statusCode ?? 502,
+						body: Buffer.concat(chunks).toString('utf8'),
+					};
+					const changed = rewrite({ method: req.method ?? '', path: req.url ?? '' }, answer);
+					if (changed === 'reset') {
+						req.socket.destroy();
+						return;
+					}
+					const final = changed ?? answer;
+					const headers = { ...response.headers };
+					delete headers['content-length'];
+					delete headers['transfer-encoding'];
+					res.writeHead(final.status, headers).end(final.body);
+				});
+			},
+		);
 		upstream.on('error', () => res.destroy());
 		req.pipe(upstream);
 	});

@@ -42,20 +42,34 @@ export function api(sandbox: Sandbox, apiKey: string | null = sandbox.apiKey): A
 }
 
 export function admin(sandbox: Sandbox): AxiosInstance {
-	return axios.create({ baseURL: `${sandbox.origin}/__sandbox`, validateStatus: () => true, httpAgent: new http.Agent({ keepAlive: false }) });
+	return axios.create({
+		baseURL: `${sandbox.origin}/__sandbox`,
+		validateStatus: () => true,
+		httpAgent: new http.Agent({ keepAlive: false }),
+	});
 }
 
 /** Parses with the contract schema; on failure the message shows the issues and the data. */
 export function expectSchema<S extends z.ZodTypeAny>(schema: S, data: unknown): z.output<S> {
 	const result = schema.safeParse(data);
 	if (!result.success) {
-		throw new Error(`Response does not match the contract:\n${JSON.stringify(result.error.issues, null, 2)}\nData: ${JSON.stringify(data, null, 2).slice(0, 4000)}`);
+		throw new Error(
+			`Response does not match the contract:\n${JSON.stringify(result.error.issues, null, 2)}\nData: ${JSON.stringify(data, null, 2).slice(0, 4000)}`,
+		);
 	}
 	return result.data;
 }
 
-export function expectError(response: AxiosResponse, status: number, code: string, field?: string): void {
-	expect({ status: response.status, body: response.data }).toMatchObject({ status, body: { error: { code } } });
+export function expectError(
+	response: AxiosResponse,
+	status: number,
+	code: string,
+	field?: string,
+): void {
+	expect({ status: response.status, body: response.data }).toMatchObject({
+		status,
+		body: { error: { code } },
+	});
 	const body = expectSchema(ErrorBodySchema, response.data);
 	if (field !== undefined) expect(body.error.field).toBe(field);
 }
@@ -72,7 +86,11 @@ export function documentBody(overrides: Record<string, unknown> = {}): Record<st
 }
 
 /** Polls until `check` returns a value other than undefined/false; fails after `timeoutMs`. */
-export async function waitFor<T>(check: () => T | undefined | false | Promise<T | undefined | false>, what: string, timeoutMs = 15_000): Promise<T> {
+export async function waitFor<T>(
+	check: () => T | undefined | false | Promise<T | undefined | false>,
+	what: string,
+	timeoutMs = 15_000,
+): Promise<T> {
 	const deadline = Date.now() + timeoutMs;
 	for (;;) {
 		const value = await check();
@@ -152,8 +170,14 @@ export function useReceivers(): () => Promise<Receiver> {
  * A webhook's secret as the sandbox stores it. The store view hides secrets (the API returns
  * them only on creation), so this reads the store's internal rows: read-only, test-only.
  */
-export function webhookSecret(sandbox: Sandbox, apiKey: string, webhookId: string): string | undefined {
+export function webhookSecret(
+	sandbox: Sandbox,
+	apiKey: string,
+	webhookId: string,
+): string | undefined {
 	const store = sandbox.store as unknown as Store;
 	const accountId = store.accountIdOf(apiKey);
-	return accountId === undefined ? undefined : store.accounts.get(accountId)?.webhooks.get(webhookId)?.secret;
+	return accountId === undefined
+		? undefined
+		: store.accounts.get(accountId)?.webhooks.get(webhookId)?.secret;
 }

@@ -41,7 +41,8 @@ export function uploadUntilAnswered(
 			const head: Record<string, string> = {};
 			for (const line of lines) {
 				const colon = line.indexOf(':');
-				if (colon > 0) head[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
+				if (colon > 0)
+					head[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
 			}
 			let body = raw.subarray(split + 4);
 			if (/chunked/i.test(head['transfer-encoding'] ?? '')) {
@@ -81,15 +82,28 @@ export function uploadUntilAnswered(
 		socket.on('error', () => finish(true));
 		socket.on('close', () => {
 			finish(true);
-			if (!settled) reject(new Error(`connection closed without a complete answer after ${sent} bytes`));
+			if (!settled)
+				reject(new Error(`connection closed without a complete answer after ${sent} bytes`));
 		});
-		const headerLines = Object.entries({ Host: `${hostname}:${port}`, ...headers, Connection: 'close' }).map(([name, value]) => `${name}: ${value}\r\n`);
-		socket.write(`POST ${pathname}${search} HTTP/1.1\r\n${headerLines.join('')}${declareLength ? `Content-Length: ${total}` : 'Transfer-Encoding: chunked'}\r\n\r\n`);
+		const headerLines = Object.entries({
+			Host: `${hostname}:${port}`,
+			...headers,
+			Connection: 'close',
+		}).map(([name, value]) => `${name}: ${value}\r\n`);
+		socket.write(
+			`POST ${pathname}${search} HTTP/1.1\r\n${headerLines.join('')}${declareLength ? `Content-Length: ${total}` : 'Transfer-Encoding: chunked'}\r\n\r\n`,
+		);
 		const pump = () => {
 			while (!settled && !socket.destroyed && sent < total) {
 				const bytes = piece.subarray(0, Math.min(piece.length, total - sent));
 				sent += bytes.length;
-				const framed = declareLength ? bytes : Buffer.concat([Buffer.from(`${bytes.length.toString(16)}\r\n`), bytes, Buffer.from('\r\n')]);
+				const framed = declareLength
+					? bytes
+					: Buffer.concat([
+							Buffer.from(`${bytes.length.toString(16)}\r\n`),
+							bytes,
+							Buffer.from('\r\n'),
+						]);
 				if (!socket.write(framed)) return void socket.once('drain', pump);
 			}
 			if (!settled && !socket.destroyed && !declareLength) socket.write('0\r\n\r\n');

@@ -19,7 +19,12 @@
 import http from 'http';
 import type { AddressInfo } from 'net';
 import { randomUUID } from 'crypto';
-import { validateUrlSignature, WAITING_TOKEN_QUERY_PARAM, WebhookContext, WorkflowExecute } from 'n8n-core';
+import {
+	validateUrlSignature,
+	WAITING_TOKEN_QUERY_PARAM,
+	WebhookContext,
+	WorkflowExecute,
+} from 'n8n-core';
 import {
 	Workflow,
 	type IExecuteFunctions,
@@ -68,14 +73,19 @@ const nodeTypes = new NodeTypes({ [SOURCE_TYPE]: new SourceNode(), [NODE_TYPE]: 
 /** n8n-core's own DI container and InstanceSettings (it ships them nested), as the node sees them. */
 function hmacSignatureSecret(): string {
 	// eslint-disable-next-line @typescript-eslint/no-require-imports -- resolved at run time, from n8n-core's folder
-	const { Container } = require(require.resolve('@n8n/di', { paths: [require.resolve('n8n-core')] })) as { Container: { get<T>(type: unknown): T } };
+	const { Container } = require(
+		require.resolve('@n8n/di', { paths: [require.resolve('n8n-core')] }),
+	) as { Container: { get<T>(type: unknown): T } };
 	// eslint-disable-next-line @typescript-eslint/no-require-imports
 	const { InstanceSettings } = require('n8n-core') as { InstanceSettings: unknown };
 	return Container.get<{ hmacSignatureSecret: string }>(InstanceSettings).hmacSignatureSecret;
 }
 
 /** As n8n's WebhookService.runWebhook calls a node's webhook() (the node hands it out to this caller only). */
-async function runWebhook(nodeType: INodeType, context: WebhookContext): Promise<IWebhookResponseData> {
+async function runWebhook(
+	nodeType: INodeType,
+	context: WebhookContext,
+): Promise<IWebhookResponseData> {
 	if (nodeType.webhook === undefined) throw new Error('Node does not have any webhooks defined');
 	return await nodeType.webhook.call(context);
 }
@@ -167,7 +177,10 @@ export class WaitingHost {
 			req.on('data', (chunk: Buffer) => chunks.push(chunk));
 			req.on('end', () => {
 				void this.handle(req, Buffer.concat(chunks)).then(
-					({ status, body }) => res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(body ?? {})),
+					({ status, body }) =>
+						res
+							.writeHead(status, { 'Content-Type': 'application/json' })
+							.end(JSON.stringify(body ?? {})),
 					(error) => res.writeHead(500).end(String(error)),
 				);
 			});
@@ -185,7 +198,14 @@ export class WaitingHost {
 
 	private nodes(parameters: INodeParameters, runId: string, continueOnFail: boolean): INode[] {
 		return [
-			{ id: 'source', name: 'Source', type: SOURCE_TYPE, typeVersion: 1, position: [0, 0], parameters: { run: runId } },
+			{
+				id: 'source',
+				name: 'Source',
+				type: SOURCE_TYPE,
+				typeVersion: 1,
+				position: [0, 0],
+				parameters: { run: runId },
+			},
 			{
 				id: WAIT_NODE_ID,
 				name: WAIT_NODE_NAME,
@@ -213,7 +233,11 @@ export class WaitingHost {
 	}
 
 	private additionalData(executionId: string, nodes: INode[]): IWorkflowExecuteAdditionalData {
-		return executionAdditionalData(() => ({ ...this.credentials }), executionId, nodes, { mode: 'manual', workflowId: this.workflowId, webhookBaseUrl: `${this.origin}/webhook` });
+		return executionAdditionalData(() => ({ ...this.credentials }), executionId, nodes, {
+			mode: 'manual',
+			workflowId: this.workflowId,
+			webhookBaseUrl: `${this.origin}/webhook`,
+		});
 	}
 
 	private record(execution: WaitingExecution, data: IRunExecutionData): void {
@@ -226,7 +250,11 @@ export class WaitingHost {
 	}
 
 	/** Runs Source → Document Signing until it ends or waits. */
-	async run({ parameters, items = [{ json: {} }], continueOnFail = false }: RunOptions): Promise<WaitingExecution> {
+	async run({
+		parameters,
+		items = [{ json: {} }],
+		continueOnFail = false,
+	}: RunOptions): Promise<WaitingExecution> {
 		const id = String(Math.floor(Math.random() * 1e9));
 		const runId = randomUUID();
 		sourceItems.set(runId, items);
@@ -235,7 +263,10 @@ export class WaitingHost {
 		const nodes = this.nodes(parameters, runId, continueOnFail);
 		const workflow = this.workflow(nodes);
 		try {
-			const run = await new WorkflowExecute(this.additionalData(id, nodes), 'manual').run({ workflow, startNode: workflow.getNode('Source')! });
+			const run = await new WorkflowExecute(this.additionalData(id, nodes), 'manual').run({
+				workflow,
+				startNode: workflow.getNode('Source')!,
+			});
 			this.record(execution, run.data);
 		} catch (error) {
 			execution.status = 'error';
@@ -248,7 +279,8 @@ export class WaitingHost {
 
 	/** The time limit passes: n8n runs the stored execution on with waitTill still set. */
 	async timeOut(execution: WaitingExecution): Promise<void> {
-		if (execution.status !== 'waiting') throw new Error(`execution ${execution.id} is ${execution.status}`);
+		if (execution.status !== 'waiting')
+			throw new Error(`execution ${execution.id} is ${execution.status}`);
 		await this.continueRun(execution, execution.data);
 	}
 
@@ -271,7 +303,11 @@ export class WaitingHost {
 		execution.status = 'running';
 		const runId = randomUUID();
 		const nodes = this.nodes(execution.parameters, runId, execution.continueOnFail);
-		const run = await new WorkflowExecute(this.additionalData(execution.id, nodes), 'manual', data).processRunExecutionData(this.workflow(nodes));
+		const run = await new WorkflowExecute(
+			this.additionalData(execution.id, nodes),
+			'manual',
+			data,
+		).processRunExecutionData(this.workflow(nodes));
 		this.record(execution, run.data);
 	}
 
@@ -279,34 +315,63 @@ export class WaitingHost {
 	/** While true, every call is answered 503 before n8n looks at it (an n8n that is down). */
 	unavailable = false;
 
-	private async handle(req: http.IncomingMessage, rawBody: Buffer): Promise<{ status: number; body: unknown }> {
+	private async handle(
+		req: http.IncomingMessage,
+		rawBody: Buffer,
+	): Promise<{ status: number; body: unknown }> {
 		if (this.unavailable) return { status: 503, body: { message: 'unavailable' } };
 		const url = new URL(req.url ?? '/', this.origin);
 		const match = /^\/webhook-waiting\/([^/]+)\/([^/]+)$/.exec(url.pathname);
-		if (!match || req.method !== 'POST') return { status: 404, body: { message: 'not a waiting webhook' } };
+		if (!match || req.method !== 'POST')
+			return { status: 404, body: { message: 'not a waiting webhook' } };
 		const execution = this.executions.get(match[1]);
-		if (!execution) return { status: 404, body: { message: `The execution "${match[1]}" does not exist.` } };
+		if (!execution)
+			return { status: 404, body: { message: `The execution "${match[1]}" does not exist.` } };
 		const token = url.searchParams.get(WAITING_TOKEN_QUERY_PARAM);
-		const sendAndWait = decodeURIComponent(match[2]) === WAIT_NODE_ID && execution.parameters.operation === 'sendAndWait';
-		if (!sendAndWait || !token || !validateUrlSignature(token, url, hmacSignatureSecret())) return { status: 401, body: { error: 'Invalid token' } };
+		const sendAndWait =
+			decodeURIComponent(match[2]) === WAIT_NODE_ID &&
+			execution.parameters.operation === 'sendAndWait';
+		if (!sendAndWait || !token || !validateUrlSignature(token, url, hmacSignatureSecret()))
+			return { status: 401, body: { error: 'Invalid token' } };
 		// n8n 2.41's answers (WaitingWebhooks): a run still going, a run that ended in an error (a
 		// cancel records one), and a send-and-wait run that ended well (its "no action required" page).
-		if (execution.status === 'running') return { status: 409, body: { code: 409, message: `The execution "${execution.id}" is running already.` } };
-		if (execution.status === 'error' || execution.status === 'cancelled') return { status: 409, body: { code: 409, message: `The execution "${execution.id}" has finished with error.` } };
+		if (execution.status === 'running')
+			return {
+				status: 409,
+				body: { code: 409, message: `The execution "${execution.id}" is running already.` },
+			};
+		if (execution.status === 'error' || execution.status === 'cancelled')
+			return {
+				status: 409,
+				body: { code: 409, message: `The execution "${execution.id}" has finished with error.` },
+			};
 		if (execution.status === 'success') return { status: 200, body: 'No action required' };
 
 		const nodes = this.nodes(execution.parameters, 'webhook', execution.continueOnFail);
 		const workflow = this.workflow(nodes);
 		const node = workflow.getNode(WAIT_NODE_NAME)!;
-		const additionalData = hostAdditionalData(() => ({ ...this.credentials }), {}, `${this.origin}/webhook`);
+		const additionalData = hostAdditionalData(
+			() => ({ ...this.credentials }),
+			{},
+			`${this.origin}/webhook`,
+		);
 		let parsed: unknown = {};
 		try {
 			parsed = JSON.parse(rawBody.toString('utf8'));
 		} catch {
 			parsed = {};
 		}
-		const headers = Object.fromEntries(Object.entries(req.headers).map(([key, value]) => [key.toLowerCase(), value]));
-		additionalData.httpRequest = { method: 'POST', headers, rawBody, body: parsed, params: {}, query: Object.fromEntries(url.searchParams) } as unknown as IWorkflowExecuteAdditionalData['httpRequest'];
+		const headers = Object.fromEntries(
+			Object.entries(req.headers).map(([key, value]) => [key.toLowerCase(), value]),
+		);
+		additionalData.httpRequest = {
+			method: 'POST',
+			headers,
+			rawBody,
+			body: parsed,
+			params: {},
+			query: Object.fromEntries(url.searchParams),
+		} as unknown as IWorkflowExecuteAdditionalData['httpRequest'];
 		const res = new FakeResponse();
 		additionalData.httpResponse = res as unknown as IWorkflowExecuteAdditionalData['httpResponse'];
 		const webhookData: IWebhookData = {
@@ -319,7 +384,15 @@ export class WaitingHost {
 		};
 		// The stored data, as n8n loads it per call: what one call changes does not reach the next.
 		const data = JSON.parse(JSON.stringify(execution.data)) as IRunExecutionData;
-		const context = new WebhookContext(workflow, node, additionalData, 'webhook', webhookData, [], data);
+		const context = new WebhookContext(
+			workflow,
+			node,
+			additionalData,
+			'webhook',
+			webhookData,
+			[],
+			data,
+		);
 		let outcome: CallRecord;
 		let result;
 		try {
@@ -335,7 +408,11 @@ export class WaitingHost {
 		if (result.workflowData === undefined) {
 			outcome = result.noWebhookResponse
 				? { status: res.statusCode, body: res.body, resumed: false }
-				: { status: 200, body: result.webhookResponse ?? { message: 'Webhook call received' }, resumed: false };
+				: {
+						status: 200,
+						body: result.webhookResponse ?? { message: 'Webhook call received' },
+						resumed: false,
+					};
 			execution.calls.push(outcome);
 			return outcome;
 		}
@@ -347,7 +424,11 @@ export class WaitingHost {
 		entry.metadata = { ...entry.metadata, forwardAllOutputs: true };
 		execution.status = 'running';
 		execution.finished = this.continueRun(execution, data);
-		outcome = { status: 200, body: result.webhookResponse ?? { message: 'Workflow was started' }, resumed: true };
+		outcome = {
+			status: 200,
+			body: result.webhookResponse ?? { message: 'Workflow was started' },
+			resumed: true,
+		};
 		execution.calls.push(outcome);
 		return outcome;
 	}

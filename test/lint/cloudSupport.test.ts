@@ -16,7 +16,10 @@ test('n8n-node cloud-support reports eligible for n8n Cloud verification', () =>
 		env: { ...process.env, NO_COLOR: '1', npm_config_offline: 'true' },
 	});
 	const output = `${result.stdout}${result.stderr}`;
-	expect({ status: result.status, output }).toEqual({ status: 0, output: expect.stringContaining('Cloud support is ENABLED') });
+	expect({ status: result.status, output }).toEqual({
+		status: 0,
+		output: expect.stringContaining('Cloud support is ENABLED'),
+	});
 	expect(output).toContain('Strict mode: enabled');
 	expect(output).toContain('ESLint config: using default config');
 	expect(output).toMatch(/Status: eligible for n8n Cloud verification/);

@@ -12,7 +12,12 @@ test('.prettierrc.js has the settings of the starter template in @n8n/node-cli',
 	// eslint-disable-next-line @typescript-eslint/no-require-imports
 	const ours = require(path.join(root, '.prettierrc.js'));
 	// eslint-disable-next-line @typescript-eslint/no-require-imports
-	const starter = require(path.join(root, 'node_modules/@n8n/node-cli/dist/template/templates/shared/default/.prettierrc.js'));
+	const starter = require(
+		path.join(
+			root,
+			'node_modules/@n8n/node-cli/dist/template/templates/shared/default/.prettierrc.js',
+		),
+	);
 	expect(ours).toEqual(starter);
 });
 
@@ -40,6 +45,11 @@ test('format:check skips generated and large files, and checks the rest', () => 
 		}
 		console.log(JSON.stringify(out));
 	`;
-	const ignored = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: root, encoding: 'utf8' }));
+	const ignored = JSON.parse(
+		execFileSync(process.execPath, ['--input-type=module', '-e', script], {
+			cwd: root,
+			encoding: 'utf8',
+		}),
+	);
 	expect(ignored).toEqual(Object.fromEntries(CASES));
 }, 60_000);

@@ -7,7 +7,12 @@
 import type { INodeParameters, INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
 import { DocumentSigning } from '../../nodes/DocumentSigning/DocumentSigning.node';
-import { AUDIT_EVENTS, DOCUMENT_STATUSES, TEAM_MEMBER_ROLES, TEAM_MEMBER_STATUSES } from '../../nodes/shared/vocabulary';
+import {
+	AUDIT_EVENTS,
+	DOCUMENT_STATUSES,
+	TEAM_MEMBER_ROLES,
+	TEAM_MEMBER_STATUSES,
+} from '../../nodes/shared/vocabulary';
 import { startCountingServer } from '../helpers/countingServer';
 import { runDocumentSigning } from '../helpers/n8nWorkflow';
 
@@ -18,11 +23,21 @@ beforeAll(async () => {
 afterAll(() => server.close());
 beforeEach(() => server.requests.splice(0));
 
-const credentials = () => ({ baseUrl: server.baseUrl, apiKey: 'sk_test_shared_fields_0000000000000' });
+const credentials = () => ({
+	baseUrl: server.baseUrl,
+	apiKey: 'sk_test_shared_fields_0000000000000',
+});
 
 /** The query of the one request a list operation sent, without paging parameters. */
-async function filterQuery(resource: string, operation: string, filters: INodeParameters): Promise<Record<string, string>> {
-	const result = await runDocumentSigning({ parameters: { resource, operation, returnAll: false, limit: 10, filters }, credentials: credentials() });
+async function filterQuery(
+	resource: string,
+	operation: string,
+	filters: INodeParameters,
+): Promise<Record<string, string>> {
+	const result = await runDocumentSigning({
+		parameters: { resource, operation, returnAll: false, limit: 10, filters },
+		credentials: credentials(),
+	});
 	expect(result.error).toBeUndefined();
 	expect(server.requests).toHaveLength(1);
 	const query = Object.fromEntries(new URL(server.requests[0].url, 'http://x').searchParams);
@@ -33,20 +48,35 @@ async function filterQuery(resource: string, operation: string, filters: INodePa
 
 describe('list filters', () => {
 	it.each([
-		['document', 'getAll', { status: 'completed', q: 'nda', created_after: '2026-01-01T00:00:00', created_before: '2026-02-01T00:00:00' }],
+		[
+			'document',
+			'getAll',
+			{
+				status: 'completed',
+				q: 'nda',
+				created_after: '2026-01-01T00:00:00',
+				created_before: '2026-02-01T00:00:00',
+			},
+		],
 		['teamMember', 'getAll', { q: 'ada@', role: 'admin', status: 'invited' }],
 		['template', 'getAll', { q: 'Mutual NDA' }],
 		['report', 'auditLog', { document_id: 'doc_1', event: 'document.completed' }],
-	])('%s › %s sends each filter set as the query parameter of its name, and none left unset', async (resource, operation, filters) => {
-		expect(await filterQuery(resource, operation, filters)).toEqual(filters);
-		expect(await filterQuery(resource, operation, {})).toEqual({});
-	});
+	])(
+		'%s › %s sends each filter set as the query parameter of its name, and none left unset',
+		async (resource, operation, filters) => {
+			expect(await filterQuery(resource, operation, filters)).toEqual(filters);
+			expect(await filterQuery(resource, operation, {})).toEqual({});
+		},
+	);
 });
 
 describe('choices built from the contract', () => {
 	const properties = new DocumentSigning().description.properties as INodeProperties[];
 	const filterChoices = (resource: string, name: string) => {
-		const filters = properties.find((property) => property.name === 'filters' && property.displayOptions?.show?.resource?.includes(resource));
+		const filters = properties.find(
+			(property) =>
+				property.name === 'filters' && property.displayOptions?.show?.resource?.includes(resource),
+		);
 		const choice = (filters?.options as INodeProperties[]).find((option) => option.name === name);
 		return (choice?.options as INodePropertyOptions[]).map((option) => option.value);
 	};
@@ -65,7 +95,13 @@ describe('choices built from the contract', () => {
 describe('Put Output File in Field', () => {
 	it('an expression that resolves to nothing fails the download, naming the field, before any request', async () => {
 		const result = await runDocumentSigning({
-			parameters: { resource: 'document', operation: 'download', documentId: { __rl: true, mode: 'id', value: 'doc_1' }, version: 'original', binaryPropertyName: '={{ $json.field }}' },
+			parameters: {
+				resource: 'document',
+				operation: 'download',
+				documentId: { __rl: true, mode: 'id', value: 'doc_1' },
+				version: 'original',
+				binaryPropertyName: '={{ $json.field }}',
+			},
 			credentials: credentials(),
 		});
 		expect(result.error?.message).toMatch(/^Put Output File in Field/);
@@ -77,14 +113,24 @@ describe('List Paging', () => {
 	const properties = new DocumentSigning().description.properties;
 	/** The operations a property is shown for, as `resource › operation`. */
 	const shownFor = (property: INodeProperties) =>
-		(property.displayOptions?.show?.resource as string[]).flatMap((resource) => (property.displayOptions?.show?.operation as string[]).map((operation) => `${resource} › ${operation}`));
-	const withPaging = properties.filter((property) => property.name === 'listPaging').flatMap(shownFor).sort();
+		(property.displayOptions?.show?.resource as string[]).flatMap((resource) =>
+			(property.displayOptions?.show?.operation as string[]).map(
+				(operation) => `${resource} › ${operation}`,
+			),
+		);
+	const withPaging = properties
+		.filter((property) => property.name === 'listPaging')
+		.flatMap(shownFor)
+		.sort();
 
 	it('is on every list operation and beside every From-list locator, Automatic by default', () => {
 		const lists = properties.filter((property) => property.name === 'returnAll').flatMap(shownFor);
-		const locators = properties.filter((property) => property.type === 'resourceLocator').flatMap(shownFor);
+		const locators = properties
+			.filter((property) => property.type === 'resourceLocator')
+			.flatMap(shownFor);
 		expect(withPaging).toEqual([...new Set([...lists, ...locators])].sort());
-		for (const property of properties.filter((candidate) => candidate.name === 'listPaging')) expect(property.default).toBe('automatic');
+		for (const property of properties.filter((candidate) => candidate.name === 'listPaging'))
+			expect(property.default).toBe('automatic');
 	});
 
 	it('its Custom settings are shown only with Custom, and every one is read by the transport', () => {
@@ -92,9 +138,16 @@ describe('List Paging', () => {
 		expect(settings.flatMap(shownFor).sort()).toEqual(withPaging);
 		for (const setting of settings) {
 			expect(setting.displayOptions?.show?.listPaging).toEqual(['custom']);
-			expect(((setting.options ?? []) as INodeProperties[]).map((option) => option.name).sort()).toEqual(
-				['limitParameter', 'nextTokenParameter', 'nextTokenPath', 'offsetParameter', 'recordsPath', 'totalPath'],
-			);
+			expect(
+				((setting.options ?? []) as INodeProperties[]).map((option) => option.name).sort(),
+			).toEqual([
+				'limitParameter',
+				'nextTokenParameter',
+				'nextTokenPath',
+				'offsetParameter',
+				'recordsPath',
+				'totalPath',
+			]);
 		}
 	});
 });

@@ -13,10 +13,25 @@ import { searchDocuments } from '../../nodes/DocumentSigning/listSearch';
 
 const ORIGIN = 'http://signing.test';
 const credentials = { baseUrl: `${ORIGIN}/v1/`, apiKey: 'sk_test_shapes' };
-const docs = (from: number, count: number) => Array.from({ length: count }, (_, i) => ({ id: `doc_${from + i}`, name: `d${from + i}.pdf`, extra: 'kept' }));
+const docs = (from: number, count: number) =>
+	Array.from({ length: count }, (_, i) => ({
+		id: `doc_${from + i}`,
+		name: `d${from + i}.pdf`,
+		extra: 'kept',
+	}));
 const getAll = (extra: Record<string, unknown> = {}) =>
-	runDocumentSigning({ parameters: { resource: 'document', operation: 'getAll', returnAll: true, simplify: false, ...extra }, credentials });
-const ids = (result: Awaited<ReturnType<typeof getAll>>) => result.items.map((item) => item.json.id);
+	runDocumentSigning({
+		parameters: {
+			resource: 'document',
+			operation: 'getAll',
+			returnAll: true,
+			simplify: false,
+			...extra,
+		},
+		credentials,
+	});
+const ids = (result: Awaited<ReturnType<typeof getAll>>) =>
+	result.items.map((item) => item.json.id);
 
 beforeAll(() => nock.disableNetConnect());
 afterAll(() => nock.enableNetConnect());
@@ -91,7 +106,9 @@ test('a Link header with rel="next"', async () => {
 	nock(ORIGIN)
 		.get('/v1/documents')
 		.query({ limit: 100 })
-		.reply(200, docs(0, 2), { Link: `<${ORIGIN}/v1/documents?page=2&per_page=100>; rel="next", <${ORIGIN}/v1/documents?page=2&per_page=100>; rel="last"` })
+		.reply(200, docs(0, 2), {
+			Link: `<${ORIGIN}/v1/documents?page=2&per_page=100>; rel="next", <${ORIGIN}/v1/documents?page=2&per_page=100>; rel="last"`,
+		})
 		.get('/v1/documents')
 		.query({ page: 2, per_page: 100 })
 		.reply(200, docs(2, 1));
@@ -120,7 +137,9 @@ test('a service that repeats the same cursor stops with an error naming it, afte
 		.reply(200, { data: docs(1, 1), next_cursor: 'same' });
 	const result = await getAll();
 	expect(result.items).toEqual([]);
-	expect(result.error?.message).toBe('The service gave the next-page cursor it had already given; the list would never end');
+	expect(result.error?.message).toBe(
+		'The service gave the next-page cursor it had already given; the list would never end',
+	);
 });
 
 /** A service paging by offset that caps pages at `cap` and states its `total` (the issue's first failure). */
@@ -136,7 +155,15 @@ function offsetService(total: number, cap: number, names = { offset: 'offset', l
 			served.push(query);
 			const offset = Number(query[names.offset] ?? 0);
 			const size = Math.min(Number(query[names.limit] ?? query.limit ?? 20), cap);
-			return [200, { data: all.slice(offset, offset + size), [names.offset]: offset, [names.limit]: size, total }];
+			return [
+				200,
+				{
+					data: all.slice(offset, offset + size),
+					[names.offset]: offset,
+					[names.limit]: size,
+					total,
+				},
+			];
 		});
 	return served;
 }
@@ -174,7 +201,8 @@ describe('never silently short', () => {
 });
 
 describe('List Paging (Custom)', () => {
-	const custom = (settings: Record<string, string>, extra: Record<string, unknown> = {}) => getAll({ listPaging: 'custom', listPagingSettings: settings, ...extra });
+	const custom = (settings: Record<string, string>, extra: Record<string, unknown> = {}) =>
+		getAll({ listPaging: 'custom', listPagingSettings: settings, ...extra });
 
 	test('records path, next-token path and its parameter: a service nobody foresaw', async () => {
 		nock(ORIGIN)
@@ -184,7 +212,11 @@ describe('List Paging (Custom)', () => {
 			.get('/v1/documents')
 			.query({ limit: 100, from_token: 'r2' })
 			.reply(200, { result: { docs: docs(2, 1), tags: [] }, state: {} });
-		const result = await custom({ recordsPath: 'result.docs', nextTokenPath: 'state.resume', nextTokenParameter: 'from_token' });
+		const result = await custom({
+			recordsPath: 'result.docs',
+			nextTokenPath: 'state.resume',
+			nextTokenParameter: 'from_token',
+		});
 		expect(result.error).toBeUndefined();
 		expect(ids(result)).toEqual(['doc_0', 'doc_1', 'doc_2']);
 	});
@@ -197,16 +229,25 @@ describe('List Paging (Custom)', () => {
 			.get('/v1/documents')
 			.query({ top: 100, skip: 2 })
 			.reply(200, { rows: docs(2, 1), stats: { matching: 3 } });
-		const result = await custom({ offsetParameter: 'skip', limitParameter: 'top', totalPath: 'stats.matching' });
+		const result = await custom({
+			offsetParameter: 'skip',
+			limitParameter: 'top',
+			totalPath: 'stats.matching',
+		});
 		expect(result.error).toBeUndefined();
 		expect(ids(result)).toEqual(['doc_0', 'doc_1', 'doc_2']);
 	});
 
-	test('a records path that is not in the answer fails naming it and the answer\'s keys', async () => {
-		nock(ORIGIN).get('/v1/documents').query({ limit: 100 }).reply(200, { data: docs(0, 1) });
+	test("a records path that is not in the answer fails naming it and the answer's keys", async () => {
+		nock(ORIGIN)
+			.get('/v1/documents')
+			.query({ limit: 100 })
+			.reply(200, { data: docs(0, 1) });
 		const result = await custom({ recordsPath: 'result.docs' });
 		expect(result.items).toEqual([]);
-		expect(result.error?.message).toBe('The list answer has no array at the Records Path "result.docs" (top-level keys: data)');
+		expect(result.error?.message).toBe(
+			'The list answer has no array at the Records Path "result.docs" (top-level keys: data)',
+		);
 	});
 
 	test('a setting that is not a path fails before any request, naming it', async () => {
@@ -215,8 +256,14 @@ describe('List Paging (Custom)', () => {
 	});
 
 	test('Automatic (the default) ignores settings left from Custom', async () => {
-		nock(ORIGIN).get('/v1/documents').query({ limit: 100 }).reply(200, { data: docs(0, 1) });
-		const result = await getAll({ listPaging: 'automatic', listPagingSettings: { recordsPath: 'nowhere' } });
+		nock(ORIGIN)
+			.get('/v1/documents')
+			.query({ limit: 100 })
+			.reply(200, { data: docs(0, 1) });
+		const result = await getAll({
+			listPaging: 'automatic',
+			listPagingSettings: { recordsPath: 'nowhere' },
+		});
 		expect(ids(result)).toEqual(['doc_0']);
 	});
 
@@ -224,11 +271,19 @@ describe('List Paging (Custom)', () => {
 		nock(ORIGIN)
 			.get('/v1/documents')
 			.query({ limit: 50 })
-			.reply(200, { payload: { entries_v2: [{ id: 'doc_a', name: 'a.pdf' }] }, resume: { at: 'p2' } })
+			.reply(200, {
+				payload: { entries_v2: [{ id: 'doc_a', name: 'a.pdf' }] },
+				resume: { at: 'p2' },
+			})
 			.get('/v1/documents')
 			.query({ limit: 50, at: 'p2' })
 			.reply(200, { payload: { entries_v2: [{ id: 'doc_b', name: 'b.pdf' }] }, resume: {} });
-		const parameters = { resource: 'document', operation: 'get', listPaging: 'custom', listPagingSettings: { recordsPath: 'payload.entries_v2', nextTokenPath: 'resume.at' } };
+		const parameters = {
+			resource: 'document',
+			operation: 'get',
+			listPaging: 'custom',
+			listPagingSettings: { recordsPath: 'payload.entries_v2', nextTokenPath: 'resume.at' },
+		};
 		const context = loadOptionsContext(credentials, parameters);
 		const first = await searchDocuments.call(context);
 		expect(first.results.map((result) => result.value)).toEqual(['doc_a']);
@@ -239,22 +294,38 @@ describe('List Paging (Custom)', () => {
 });
 
 test('an answer that is no list fails with its top-level keys, never one item holding the envelope', async () => {
-	nock(ORIGIN).get('/v1/documents').query({ limit: 100 }).reply(200, { status: 'ok', documents: 'see /v2' });
+	nock(ORIGIN)
+		.get('/v1/documents')
+		.query({ limit: 100 })
+		.reply(200, { status: 'ok', documents: 'see /v2' });
 	const result = await getAll();
 	expect(result.items).toEqual([]);
-	expect(result.error?.message).toBe("The service's answer is not a list the node can read: it holds no single array of records (top-level keys: status, documents)");
+	expect(result.error?.message).toBe(
+		"The service's answer is not a list the node can read: it holds no single array of records (top-level keys: status, documents)",
+	);
 });
 
 test('filters go out as query parameters and Simplify keeps the main fields', async () => {
 	nock(ORIGIN)
 		.get('/v1/documents')
 		.query({ limit: 5, status: 'completed', q: 'nda' })
-		.reply(200, { data: [{ id: 'doc_1', name: 'nda.pdf', status: 'completed', internal: { a: 1 } }], has_more: false });
+		.reply(200, {
+			data: [{ id: 'doc_1', name: 'nda.pdf', status: 'completed', internal: { a: 1 } }],
+			has_more: false,
+		});
 	const result = await runDocumentSigning({
-		parameters: { resource: 'document', operation: 'getAll', returnAll: false, limit: 5, filters: { status: 'completed', q: 'nda' } },
+		parameters: {
+			resource: 'document',
+			operation: 'getAll',
+			returnAll: false,
+			limit: 5,
+			filters: { status: 'completed', q: 'nda' },
+		},
 		credentials,
 	});
-	expect(result.items.map((item) => item.json)).toEqual([{ id: 'doc_1', name: 'nda.pdf', status: 'completed' }]);
+	expect(result.items.map((item) => item.json)).toEqual([
+		{ id: 'doc_1', name: 'nda.pdf', status: 'completed' },
+	]);
 });
 
 test('one input item per list: every output item is paired with the item that asked', async () => {
@@ -266,7 +337,12 @@ test('one input item per list: every output item is paired with the item that as
 		.query({ limit: 100, q: 'b' })
 		.reply(200, { data: [{ id: 'tpl_b1' }] });
 	const result = await runDocumentSigning({
-		parameters: { resource: 'template', operation: 'getAll', returnAll: true, filters: { q: '={{ $json.q }}' } },
+		parameters: {
+			resource: 'template',
+			operation: 'getAll',
+			returnAll: true,
+			filters: { q: '={{ $json.q }}' },
+		},
 		items: [{ json: { q: 'a' } }, { json: { q: 'b' } }],
 		credentials,
 	});
@@ -289,7 +365,10 @@ describe.each(DIALECT_NAMES)('list shapes of the %s dialect', (dialectName) => {
 	const TOTAL = 130;
 	const listRequests = () => sandbox().stats().routes['GET /v1/documents'] ?? 0;
 	const read = (extra: Record<string, unknown>) =>
-		runDocumentSigning({ parameters: { resource: 'document', operation: 'getAll', simplify: false, ...extra }, credentials: { baseUrl: sandbox().baseUrl, apiKey } });
+		runDocumentSigning({
+			parameters: { resource: 'document', operation: 'getAll', simplify: false, ...extra },
+			credentials: { baseUrl: sandbox().baseUrl, apiKey },
+		});
 
 	beforeAll(async () => {
 		nock.enableNetConnect('127.0.0.1');
@@ -321,7 +400,9 @@ describe.each(DIALECT_NAMES)('list shapes of the %s dialect', (dialectName) => {
 		const ids = result.items.map((item) => String(item.json.id));
 		expect(ids).toHaveLength(TOTAL);
 		expect(new Set(ids).size).toBe(TOTAL);
-		expect(listRequests() - before).toBeLessThanOrEqual(Math.ceil(TOTAL / Math.min(100, dialect.maxPageSize)) + 2);
+		expect(listRequests() - before).toBeLessThanOrEqual(
+			Math.ceil(TOTAL / Math.min(100, dialect.maxPageSize)) + 2,
+		);
 	});
 
 	test('Limit 60 gives 60 distinct records in at most ceil(60 / page size) + 2 requests', async () => {

@@ -20,7 +20,9 @@ const sandbox = useSandbox({
 
 test('1,000 creates: none lost, none duplicated', async () => {
 	const { apiKey } = sandbox().createAccount();
-	const items = Array.from({ length: ITEMS }, (_, i) => ({ json: { name: `bulk-${i}.pdf`, email: `signer${i}@example.com` } }));
+	const items = Array.from({ length: ITEMS }, (_, i) => ({
+		json: { name: `bulk-${i}.pdf`, email: `signer${i}@example.com` },
+	}));
 	const result = await runDocumentSigning({
 		parameters: {
 			resource: 'document',
@@ -48,7 +50,9 @@ test('1,000 creates: none lost, none duplicated', async () => {
 
 	// The faults really happened, so the test proves the retries.
 	const stats = sandbox().stats();
-	process.stdout.write(`load stats: ${JSON.stringify({ requests: stats.requests, rateLimited: stats.rateLimited, injectedFailures: stats.injectedFailures, resets: stats.resets })}\n`);
+	process.stdout.write(
+		`load stats: ${JSON.stringify({ requests: stats.requests, rateLimited: stats.rateLimited, injectedFailures: stats.injectedFailures, resets: stats.resets })}\n`,
+	);
 	expect(stats.rateLimited).toBeGreaterThan(0);
 	// After a 429 requests start spaced, not all together (which earned ~2.5 429s per create).
 	expect(stats.rateLimited).toBeLessThan(ITEMS / 2);

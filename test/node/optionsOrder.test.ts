@@ -10,7 +10,10 @@ import { DocumentSigningTrigger } from '../../nodes/DocumentSigningTrigger/Docum
 
 type Entry = INodeProperties | INodePropertyOptions | INodePropertyCollection;
 
-function optionLists(properties: Entry[], path: string[] = []): Array<{ where: string; names: string[] }> {
+function optionLists(
+	properties: Entry[],
+	path: string[] = [],
+): Array<{ where: string; names: string[] }> {
 	const lists: Array<{ where: string; names: string[] }> = [];
 	for (const property of properties) {
 		const label = 'displayName' in property ? property.displayName : property.name;
@@ -19,11 +22,21 @@ function optionLists(properties: Entry[], path: string[] = []): Array<{ where: s
 		if (!options?.length) continue;
 		const type = (property as INodeProperties).type;
 		if (type === 'options' || type === 'multiOptions') {
-			lists.push({ where: here.join(' › '), names: (options as INodePropertyOptions[]).map((option) => option.name) });
+			lists.push({
+				where: here.join(' › '),
+				names: (options as INodePropertyOptions[]).map((option) => option.name),
+			});
 		} else {
 			// collection / fixedCollection: their fields are listed in the editor sorted by name too.
-			const fields = type === 'fixedCollection' ? (options as INodePropertyCollection[]).flatMap((group) => group.values) : (options as INodeProperties[]);
-			if (type === 'collection') lists.push({ where: `${here.join(' › ')} (fields)`, names: (options as INodeProperties[]).map((field) => field.displayName) });
+			const fields =
+				type === 'fixedCollection'
+					? (options as INodePropertyCollection[]).flatMap((group) => group.values)
+					: (options as INodeProperties[]);
+			if (type === 'collection')
+				lists.push({
+					where: `${here.join(' › ')} (fields)`,
+					names: (options as INodeProperties[]).map((field) => field.displayName),
+				});
 			lists.push(...optionLists(fields, here));
 		}
 	}
@@ -42,7 +55,10 @@ describe.each([
 		expect(lists.length).toBeGreaterThan(0);
 	});
 
-	test.each(lists.map((list) => [list.where, list.names] as const))('%s is in alphabetical order', (_where, names) => {
-		expect(names).toEqual(sorted(names));
-	});
+	test.each(lists.map((list) => [list.where, list.names] as const))(
+		'%s is in alphabetical order',
+		(_where, names) => {
+			expect(names).toEqual(sorted(names));
+		},
+	);
 });

@@ -1,23 +1,55 @@
 /** nodes/DocumentSigning/shared/postReceive.ts: the output steps operations share (the flows through n8n are in operations.sandbox.test.ts). */
-import type { IBinaryData, IExecuteSingleFunctions, IN8nHttpFullResponse, INodeExecutionData, PostReceiveAction } from 'n8n-workflow';
+import type {
+	IBinaryData,
+	IExecuteSingleFunctions,
+	IN8nHttpFullResponse,
+	INodeExecutionData,
+	PostReceiveAction,
+} from 'n8n-workflow';
 
-import { binaryFromResponse, deletedResult, simplifyTo } from '../../nodes/DocumentSigning/shared/postReceive';
+import {
+	binaryFromResponse,
+	deletedResult,
+	simplifyTo,
+} from '../../nodes/DocumentSigning/shared/postReceive';
 
 function contextWith(parameters: Record<string, unknown>): IExecuteSingleFunctions {
 	return {
-		getNodeParameter: (name: string, fallback?: unknown) => (name in parameters ? parameters[name] : fallback),
+		getNodeParameter: (name: string, fallback?: unknown) =>
+			name in parameters ? parameters[name] : fallback,
 		helpers: {
-			prepareBinaryData: async (data: Buffer, fileName?: string, mimeType?: string): Promise<IBinaryData> => ({ data: data.toString('base64'), fileName, mimeType: mimeType ?? '' }),
+			prepareBinaryData: async (
+				data: Buffer,
+				fileName?: string,
+				mimeType?: string,
+			): Promise<IBinaryData> => ({
+				data: data.toString('base64'),
+				fileName,
+				mimeType: mimeType ?? '',
+			}),
 		},
 	} as unknown as IExecuteSingleFunctions;
 }
 
-type OutputStep = (this: IExecuteSingleFunctions, items: INodeExecutionData[], response: IN8nHttpFullResponse) => Promise<INodeExecutionData[]>;
+type OutputStep = (
+	this: IExecuteSingleFunctions,
+	items: INodeExecutionData[],
+	response: IN8nHttpFullResponse,
+) => Promise<INodeExecutionData[]>;
 /** Runs an output step as n8n's routing engine does (the steps here are functions). */
-const run = async (step: PostReceiveAction, context: IExecuteSingleFunctions, items: INodeExecutionData[], answer: IN8nHttpFullResponse) =>
-	await (step as OutputStep).call(context, items, answer);
+const run = async (
+	step: PostReceiveAction,
+	context: IExecuteSingleFunctions,
+	items: INodeExecutionData[],
+	answer: IN8nHttpFullResponse,
+) => await (step as OutputStep).call(context, items, answer);
 
-const response = (body: unknown, headers: Record<string, string> = {}): IN8nHttpFullResponse => ({ body: body as IN8nHttpFullResponse['body'], headers, statusCode: 200, statusMessage: 'OK' });
+const response = (body: unknown, headers: Record<string, string> = {}): IN8nHttpFullResponse => ({
+	body: body as IN8nHttpFullResponse['body'],
+	headers,
+	statusCode: 200,
+	statusMessage: 'OK',
+});
 const record = { id: 'doc_1', name: 'nda.pdf', status: 'pending', custom_field: 'x', signers: [] };
 
 describe('simplifyTo', () => {
@@ -25,7 +57,9 @@ describe('simplifyTo', () => {
 	const items: INodeExecutionData[] = [{ json: record, pairedItem: { item: 3 } }];
 
 	it('keeps the listed fields the record has (and the item pairing) when Simplify is on', async () => {
-		expect(await run(step, contextWith({ simplify: true }), items, response(record))).toEqual([{ json: { id: 'doc_1', name: 'nda.pdf', status: 'pending' }, pairedItem: { item: 3 } }]);
+		expect(await run(step, contextWith({ simplify: true }), items, response(record))).toEqual([
+			{ json: { id: 'doc_1', name: 'nda.pdf', status: 'pending' }, pairedItem: { item: 3 } },
+		]);
 	});
 
 	it('passes every field through, unknown ones included, when Simplify is off', async () => {
@@ -35,7 +69,14 @@ describe('simplifyTo', () => {
 
 describe('deletedResult', () => {
 	it('says what was deleted (a delete answers no body)', async () => {
-		expect(await run(deletedResult('documentId'), contextWith({ documentId: 'doc_9' }), [], response(''))).toEqual([{ json: { id: 'doc_9', deleted: true } }]);
+		expect(
+			await run(
+				deletedResult('documentId'),
+				contextWith({ documentId: 'doc_9' }),
+				[],
+				response(''),
+			),
+		).toEqual([{ json: { id: 'doc_9', deleted: true } }]);
 	});
 });
 
@@ -47,7 +88,10 @@ describe('binaryFromResponse', () => {
 			step,
 			contextWith({ binaryPropertyName: 'report' }),
 			[],
-			response(Buffer.from('a,b\n1,2\n'), { 'Content-Type': 'text/csv; charset=utf-8', 'Content-Disposition': 'attachment; filename="usage.csv"' }),
+			response(Buffer.from('a,b\n1,2\n'), {
+				'Content-Type': 'text/csv; charset=utf-8',
+				'Content-Disposition': 'attachment; filename="usage.csv"',
+			}),
 		);
 		expect(item.json).toEqual({ fileName: 'usage.csv', mimeType: 'text/csv', fileSize: 8 });
 		expect(Buffer.from(item.binary!.report.data, 'base64').toString()).toBe('a,b\n1,2\n');
@@ -55,7 +99,11 @@ describe('binaryFromResponse', () => {
 
 	it('falls back to the given name, a generic type and the "data" field; a JSON body is kept as its text', async () => {
 		const [item] = await run(step, contextWith({}), [], response({ rows: [] }));
-		expect(item.json).toEqual({ fileName: 'export.csv', mimeType: 'application/octet-stream', fileSize: 11 });
+		expect(item.json).toEqual({
+			fileName: 'export.csv',
+			mimeType: 'application/octet-stream',
+			fileSize: 11,
+		});
 		expect(Buffer.from(item.binary!.data.data, 'base64').toString()).toBe('{"rows":[]}');
 	});
 });

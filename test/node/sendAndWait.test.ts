@@ -11,10 +11,25 @@ import { signWebhookPayload } from '../../sandbox/deliverySignature';
 import { useSandbox, waitFor } from '../helpers/sandbox';
 import { WAIT_NODE_ID, WaitingHost, type WaitingExecution } from '../helpers/waitingExecutions';
 
-const sandbox = useSandbox({ port: 0, host: '127.0.0.1', webhookRetry: { baseDelayMs: 5, maxAttempts: 3, timeoutMs: 5000 } });
+const sandbox = useSandbox({
+	port: 0,
+	host: '127.0.0.1',
+	webhookRetry: { baseDelayMs: 5, maxAttempts: 3, timeoutMs: 5000 },
+});
 
-const signers = { signer: [{ email: 'ada@example.com', name: 'Ada Lovelace' }, { email: 'alan@example.com', name: 'Alan Turing' }] };
-const sendAndWait = (extra: INodeParameters = {}): INodeParameters => ({ resource: 'document', operation: 'sendAndWait', name: 'nda.pdf', signers, ...extra });
+const signers = {
+	signer: [
+		{ email: 'ada@example.com', name: 'Ada Lovelace' },
+		{ email: 'alan@example.com', name: 'Alan Turing' },
+	],
+};
+const sendAndWait = (extra: INodeParameters = {}): INodeParameters => ({
+	resource: 'document',
+	operation: 'sendAndWait',
+	name: 'nda.pdf',
+	signers,
+	...extra,
+});
 
 const hosts: WaitingHost[] = [];
 async function newHost(apiKey: string, workflowId?: string): Promise<WaitingHost> {
@@ -37,7 +52,8 @@ const documentIdOf = (execution: WaitingExecution) => String(execution.items[0]?
 
 function signAll(documentId: string): void {
 	const record = sandboxDocument(documentId);
-	for (const signer of record.signers as IDataObject[]) sandbox().actAsSigner(documentId, String(signer.id), 'sign');
+	for (const signer of record.signers as IDataObject[])
+		sandbox().actAsSigner(documentId, String(signer.id), 'sign');
 }
 
 let currentKey = '';
@@ -57,16 +73,33 @@ async function resumed(execution: WaitingExecution): Promise<void> {
 function registration(apiKey: string, host: WaitingHost) {
 	const [webhook] = webhooksOf(apiKey);
 	const url = new URL(webhook.url);
-	const secret = derivedSecret({ apiKey, workflowId: host.workflowId, nodeId: WAIT_NODE_ID, nonce: url.searchParams.get('nonce')! });
+	const secret = derivedSecret({
+		apiKey,
+		workflowId: host.workflowId,
+		nodeId: WAIT_NODE_ID,
+		nonce: url.searchParams.get('nonce')!,
+	});
 	return { webhook, url: webhook.url, secret };
 }
 
-async function post(url: string, body: object, headers: Record<string, string> = {}): Promise<{ status: number; body: unknown }> {
-	const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+async function post(
+	url: string,
+	body: object,
+	headers: Record<string, string> = {},
+): Promise<{ status: number; body: unknown }> {
+	const response = await fetch(url, {
+		method: 'POST',
+		headers: { 'content-type': 'application/json', ...headers },
+		body: JSON.stringify(body),
+	});
 	return { status: response.status, body: await response.json().catch(() => undefined) };
 }
 
-function signed(secret: string, body: object, t = Math.floor(Date.now() / 1000)): { body: object; headers: Record<string, string> } {
+function signed(
+	secret: string,
+	body: object,
+	t = Math.floor(Date.now() / 1000),
+): { body: object; headers: Record<string, string> } {
 	return { body, headers: { 'x-signature': signWebhookPayload(secret, t, JSON.stringify(body)) } };
 }
 
@@ -75,7 +108,10 @@ describe('a new document', () => {
 		const { apiKey } = account();
 		currentKey = apiKey;
 		const host = await newHost(apiKey);
-		const execution = await host.run({ parameters: sendAndWait({ additionalFields: { message: 'Please sign' } }), items: [{ json: { dealId: 'D-1' } }] });
+		const execution = await host.run({
+			parameters: sendAndWait({ additionalFields: { message: 'Please sign' } }),
+			items: [{ json: { dealId: 'D-1' } }],
+		});
 
 		expect(execution.error).toBeUndefined();
 		expect(execution.status).toBe('waiting');
@@ -87,8 +123,12 @@ describe('a new document', () => {
 		const webhooks = webhooksOf(apiKey);
 		expect(webhooks).toHaveLength(1);
 		expect(webhooks[0].events).toEqual(['document.completed']);
-		expect(webhooks[0].url.startsWith(`${host.origin}/webhook-waiting/${execution.id}/${WAIT_NODE_ID}?`)).toBe(true);
-		expect(webhooks[0].description).toMatch(new RegExp(`^n8n Send and Wait · workflow ${host.workflowId} · instance \\S+ · until none$`));
+		expect(
+			webhooks[0].url.startsWith(`${host.origin}/webhook-waiting/${execution.id}/${WAIT_NODE_ID}?`),
+		).toBe(true);
+		expect(webhooks[0].description).toMatch(
+			new RegExp(`^n8n Send and Wait · workflow ${host.workflowId} · instance \\S+ · until none$`),
+		);
 
 		signAll(documentId);
 		await resumed(execution);
@@ -98,7 +138,10 @@ describe('a new document', () => {
 		expect(execution.items).toHaveLength(1);
 		const output = execution.items[0].json;
 		expect(output).toMatchObject({ id: documentId, status: 'completed' });
-		expect((output.signers as IDataObject[]).map((signer) => signer.status)).toEqual(['signed', 'signed']);
+		expect((output.signers as IDataObject[]).map((signer) => signer.status)).toEqual([
+			'signed',
+			'signed',
+		]);
 		expect(output.timedOut).toBeUndefined();
 		expect(execution.items[0].pairedItem).toEqual({ item: 0 });
 		expect(webhooksOf(apiKey)).toHaveLength(0);
@@ -108,7 +151,11 @@ describe('a new document', () => {
 		const { apiKey } = account();
 		currentKey = apiKey;
 		const host = await newHost(apiKey);
-		const execution = await host.run({ parameters: sendAndWait({ waitOptions: { attachSignedFile: true, binaryPropertyName: 'signed' } }) });
+		const execution = await host.run({
+			parameters: sendAndWait({
+				waitOptions: { attachSignedFile: true, binaryPropertyName: 'signed' },
+			}),
+		});
 		const documentId = documentIdOf(execution);
 		signAll(documentId);
 		await resumed(execution);
@@ -141,8 +188,15 @@ describe('Resume On', () => {
 		const { apiKey } = account();
 		currentKey = apiKey;
 		const host = await newHost(apiKey);
-		const execution = await host.run({ parameters: sendAndWait({ waitOptions: { resumeOn: 'anyFinal', attachSignedFile: true } }) });
-		expect(webhooksOf(apiKey)[0].events).toEqual(['document.completed', 'document.declined', 'document.expired', 'document.cancelled']);
+		const execution = await host.run({
+			parameters: sendAndWait({ waitOptions: { resumeOn: 'anyFinal', attachSignedFile: true } }),
+		});
+		expect(webhooksOf(apiKey)[0].events).toEqual([
+			'document.completed',
+			'document.declined',
+			'document.expired',
+			'document.cancelled',
+		]);
 		const documentId = documentIdOf(execution);
 		const signer = (sandboxDocument(documentId).signers as IDataObject[])[1];
 		sandbox().actAsSigner(documentId, String(signer.id), 'decline', 'Wrong amount');
@@ -161,9 +215,20 @@ describe('an existing draft', () => {
 		const { apiKey } = account();
 		currentKey = apiKey;
 		const host = await newHost(apiKey);
-		const draft = await post(`${sandbox().baseUrl}/documents`, { name: 'draft.pdf', signers: signers.signer, draft: true }, { authorization: `Bearer ${apiKey}` });
+		const draft = await post(
+			`${sandbox().baseUrl}/documents`,
+			{ name: 'draft.pdf', signers: signers.signer, draft: true },
+			{ authorization: `Bearer ${apiKey}` },
+		);
 		const draftId = String((draft.body as IDataObject).id);
-		const execution = await host.run({ parameters: { resource: 'document', operation: 'sendAndWait', documentSource: 'draft', waitDocumentId: { __rl: true, mode: 'id', value: draftId } } });
+		const execution = await host.run({
+			parameters: {
+				resource: 'document',
+				operation: 'sendAndWait',
+				documentSource: 'draft',
+				waitDocumentId: { __rl: true, mode: 'id', value: draftId },
+			},
+		});
 
 		expect(execution.status).toBe('waiting');
 		expect(sandboxDocument(draftId).status).toBe('pending');
@@ -176,9 +241,18 @@ describe('an existing draft', () => {
 		const { apiKey } = account();
 		currentKey = apiKey;
 		const host = await newHost(apiKey);
-		const sent = await post(`${sandbox().baseUrl}/documents`, { name: 'sent.pdf', signers: signers.signer }, { authorization: `Bearer ${apiKey}` });
+		const sent = await post(
+			`${sandbox().baseUrl}/documents`,
+			{ name: 'sent.pdf', signers: signers.signer },
+			{ authorization: `Bearer ${apiKey}` },
+		);
 		const execution = await host.run({
-			parameters: { resource: 'document', operation: 'sendAndWait', documentSource: 'draft', waitDocumentId: { __rl: true, mode: 'id', value: String((sent.body as IDataObject).id) } },
+			parameters: {
+				resource: 'document',
+				operation: 'sendAndWait',
+				documentSource: 'draft',
+				waitDocumentId: { __rl: true, mode: 'id', value: String((sent.body as IDataObject).id) },
+			},
 		});
 
 		expect(execution.status).toBe('error');
@@ -201,7 +275,9 @@ describe('calls that must not resume a wait', () => {
 		({ apiKey } = account());
 		currentKey = apiKey;
 		host = await newHost(apiKey);
-		execution = await host.run({ parameters: sendAndWait({ waitOptions: { resumeOn: 'anyFinal' } }) });
+		execution = await host.run({
+			parameters: sendAndWait({ waitOptions: { resumeOn: 'anyFinal' } }),
+		});
 		documentId = documentIdOf(execution);
 		({ url, secret } = registration(apiKey, host));
 	});
@@ -218,9 +294,22 @@ describe('calls that must not resume a wait', () => {
 	it.each([
 		['unsigned', () => ({ body: completedBody(), headers: {} })],
 		['signed with another secret', () => signed('x'.repeat(64), completedBody())],
-		['signed long ago (a replay)', () => signed(secret, completedBody(), Math.floor(Date.now() / 1000) - 3600)],
-		['about another document', () => signed(secret, completedBody({ data: { document: { id: 'doc_other', status: 'completed' } } }))],
-		['of an event that is not final', () => signed(secret, completedBody({ event: 'document.signed' }))],
+		[
+			'signed long ago (a replay)',
+			() => signed(secret, completedBody(), Math.floor(Date.now() / 1000) - 3600),
+		],
+		[
+			'about another document',
+			() =>
+				signed(
+					secret,
+					completedBody({ data: { document: { id: 'doc_other', status: 'completed' } } }),
+				),
+		],
+		[
+			'of an event that is not final',
+			() => signed(secret, completedBody({ event: 'document.signed' })),
+		],
 		['from another webhook', () => signed(secret, completedBody({ webhook_id: 'wh_other' }))],
 		['saying "completed" while the service says pending', () => signed(secret, completedBody())],
 	])('%s: answered 200, the execution keeps waiting', async (_name, make) => {
@@ -246,7 +335,11 @@ describe('calls that must not resume a wait', () => {
 		expect(execution.resumes).toBe(1);
 		expect(execution.items[0].json).toMatchObject({ id: documentId, status: 'completed' });
 		// A later call finds the execution finished: n8n's "no action required" answer, no second resume.
-		const late = await post(url, signed(secret, completedBody()).body, signed(secret, completedBody()).headers);
+		const late = await post(
+			url,
+			signed(secret, completedBody()).body,
+			signed(secret, completedBody()).headers,
+		);
 		expect(late.status).toBe(200);
 		expect(execution.resumes).toBe(1);
 	});
@@ -267,7 +360,14 @@ describe('a document the service reports completed, whose delivery n8n missed', 
 		expect(sandboxDocument(documentId).status).toBe('completed');
 		expect(execution.status).toBe('waiting');
 
-		const body = (extra: IDataObject = {}) => ({ id: 'dlv_late', event: 'document.completed', created_at: new Date().toISOString(), webhook_id: webhook.id, data: { document: { id: documentId } }, ...extra });
+		const body = (extra: IDataObject = {}) => ({
+			id: 'dlv_late',
+			event: 'document.completed',
+			created_at: new Date().toISOString(),
+			webhook_id: webhook.id,
+			data: { document: { id: documentId } },
+			...extra,
+		});
 		const refused = [
 			{ body: body(), headers: {} },
 			signed('y'.repeat(64), body()),
@@ -278,7 +378,10 @@ describe('a document the service reports completed, whose delivery n8n missed', 
 		];
 		for (const call of refused) {
 			const answer = await post(url, call.body, call.headers);
-			expect({ status: answer.status, ignored: (answer.body as IDataObject)?.ignored }).toEqual({ status: 200, ignored: true });
+			expect({ status: answer.status, ignored: (answer.body as IDataObject)?.ignored }).toEqual({
+				status: 200,
+				ignored: true,
+			});
 		}
 		expect(execution.status).toBe('waiting');
 		expect(execution.resumes).toBe(0);
@@ -311,7 +414,10 @@ describe('dialects', () => {
 		const host = await newHost(apiKey);
 		const execution = await host.run({ parameters: sendAndWait({ waitOptions }) });
 		expect(execution.status).toBe('waiting');
-		const stored = JSON.parse(execution.customData.documentSigningWait) as { webhookId: string; secret?: string };
+		const stored = JSON.parse(execution.customData.documentSigningWait) as {
+			webhookId: string;
+			secret?: string;
+		};
 		expect(String(stored.webhookId)).toBe(String(webhooksOf(apiKey)[0].id));
 		if (dialect === 'server-secret') {
 			expect(stored.secret).toBeDefined();
@@ -349,7 +455,13 @@ describe('the time limit', () => {
 		const host = await newHost(apiKey);
 		const before = Date.now();
 		const execution = await host.run({
-			parameters: sendAndWait({ waitOptions: { limitWaitTime: { values: { limitType: 'afterTimeInterval', resumeAmount: 2, resumeUnit: 'hours' } } } }),
+			parameters: sendAndWait({
+				waitOptions: {
+					limitWaitTime: {
+						values: { limitType: 'afterTimeInterval', resumeAmount: 2, resumeUnit: 'hours' },
+					},
+				},
+			}),
 			items: [{ json: { dealId: 'D-7' } }],
 		});
 		expect(execution.status).toBe('waiting');
@@ -357,12 +469,18 @@ describe('the time limit', () => {
 		expect(waitTill).toBeGreaterThanOrEqual(before + 2 * 3600_000);
 		expect(waitTill).toBeLessThanOrEqual(Date.now() + 2 * 3600_000);
 		const documentId = documentIdOf(execution);
-		expect(webhooksOf(apiKey)[0].description).toContain(`until ${new Date(waitTill).toISOString()}`);
+		expect(webhooksOf(apiKey)[0].description).toContain(
+			`until ${new Date(waitTill).toISOString()}`,
+		);
 
 		await host.timeOut(execution);
 		expect(execution.status).toBe('success');
 		expect(execution.items).toHaveLength(1);
-		expect(execution.items[0].json).toMatchObject({ id: documentId, status: 'pending', timedOut: true });
+		expect(execution.items[0].json).toMatchObject({
+			id: documentId,
+			status: 'pending',
+			timedOut: true,
+		});
 		expect(execution.items[0].json.dealId).toBeUndefined();
 
 		// n8n told no node; the next Send and Wait of this workflow finds the execution ended.
@@ -379,7 +497,15 @@ describe('waits past their time limit', () => {
 		const { apiKey } = account();
 		currentKey = apiKey;
 		const host = await newHost(apiKey);
-		const limited = await host.run({ parameters: sendAndWait({ waitOptions: { limitWaitTime: { values: { limitType: 'afterTimeInterval', resumeAmount: 1, resumeUnit: 'minutes' } } } }) });
+		const limited = await host.run({
+			parameters: sendAndWait({
+				waitOptions: {
+					limitWaitTime: {
+						values: { limitType: 'afterTimeInterval', resumeAmount: 1, resumeUnit: 'minutes' },
+					},
+				},
+			}),
+		});
 		const unlimited = await host.run({ parameters: sendAndWait() });
 		// n8n unreachable from itself: every probe fails, so only the limit can decide.
 		host.unavailable = true;
@@ -394,7 +520,8 @@ describe('waits past their time limit', () => {
 		}
 		expect(next.status).toBe('waiting');
 		const urls = webhooksOf(apiKey).map((webhook) => webhook.url);
-		const has = (execution: WaitingExecution) => urls.some((u) => u.startsWith(`${host.origin}/webhook-waiting/${execution.id}/`));
+		const has = (execution: WaitingExecution) =>
+			urls.some((u) => u.startsWith(`${host.origin}/webhook-waiting/${execution.id}/`));
 		expect(has(limited)).toBe(false);
 		expect(has(unlimited)).toBe(true);
 		expect(has(next)).toBe(true);
@@ -414,7 +541,11 @@ describe('waits whose execution was cancelled or deleted', () => {
 		otherWorkflow.cancel(otherWait);
 		const foreign = await post(
 			`${sandbox().baseUrl}/webhooks`,
-			{ url: `${host.origin}/webhook-waiting/123/x`, events: ['document.completed'], description: 'someone else' },
+			{
+				url: `${host.origin}/webhook-waiting/123/x`,
+				events: ['document.completed'],
+				description: 'someone else',
+			},
 			{ authorization: `Bearer ${apiKey}` },
 		);
 		expect(foreign.status).toBe(201);
@@ -424,7 +555,8 @@ describe('waits whose execution was cancelled or deleted', () => {
 		const next = await host.run({ parameters: sendAndWait() });
 		expect(next.status).toBe('waiting');
 		const urls = webhooksOf(apiKey).map((webhook) => webhook.url);
-		const has = (execution: WaitingExecution, on: WaitingHost) => urls.some((u) => u.startsWith(`${on.origin}/webhook-waiting/${execution.id}/`));
+		const has = (execution: WaitingExecution, on: WaitingHost) =>
+			urls.some((u) => u.startsWith(`${on.origin}/webhook-waiting/${execution.id}/`));
 		expect(has(cancelled, host)).toBe(false);
 		expect(has(deleted, host)).toBe(false);
 		expect(has(stillWaiting, host)).toBe(true);
@@ -447,7 +579,9 @@ describe('waits started at the same moment', () => {
 
 		await host.run({ parameters: sendAndWait() });
 		const urls = webhooksOf(apiKey).map((webhook) => webhook.url);
-		expect(urls.some((u) => u.startsWith(`${host.origin}/webhook-waiting/${starting.id}/`))).toBe(true);
+		expect(urls.some((u) => u.startsWith(`${host.origin}/webhook-waiting/${starting.id}/`))).toBe(
+			true,
+		);
 	});
 });
 
@@ -455,10 +589,38 @@ describe('bad input', () => {
 	it.each([
 		['no signers', { signers: {} }, 'Signers'],
 		['Save as Draft', { additionalFields: { draft: true } }, 'Additional Fields › Save as Draft'],
-		['an Amount of 0', { waitOptions: { limitWaitTime: { values: { limitType: 'afterTimeInterval', resumeAmount: 0, resumeUnit: 'hours' } } } }, 'Options › Limit Wait Time › Amount'],
-		['a past Max Date and Time', { waitOptions: { limitWaitTime: { values: { limitType: 'atSpecifiedTime', maxDateAndTime: '2020-01-01T00:00:00Z' } } } }, 'Options › Limit Wait Time › Max Date and Time'],
-		['an empty signed file field', { waitOptions: { attachSignedFile: true, binaryPropertyName: ' ' } }, 'Options › Put Signed File in Field'],
-		['a draft without ID', { documentSource: 'draft', waitDocumentId: { __rl: true, mode: 'id', value: '' } }, 'Draft'],
+		[
+			'an Amount of 0',
+			{
+				waitOptions: {
+					limitWaitTime: {
+						values: { limitType: 'afterTimeInterval', resumeAmount: 0, resumeUnit: 'hours' },
+					},
+				},
+			},
+			'Options › Limit Wait Time › Amount',
+		],
+		[
+			'a past Max Date and Time',
+			{
+				waitOptions: {
+					limitWaitTime: {
+						values: { limitType: 'atSpecifiedTime', maxDateAndTime: '2020-01-01T00:00:00Z' },
+					},
+				},
+			},
+			'Options › Limit Wait Time › Max Date and Time',
+		],
+		[
+			'an empty signed file field',
+			{ waitOptions: { attachSignedFile: true, binaryPropertyName: ' ' } },
+			'Options › Put Signed File in Field',
+		],
+		[
+			'a draft without ID',
+			{ documentSource: 'draft', waitDocumentId: { __rl: true, mode: 'id', value: '' } },
+			'Draft',
+		],
 	])('%s fails naming the parameter, before any request', async (_name, extra, parameter) => {
 		const { apiKey } = account();
 		currentKey = apiKey;
@@ -473,7 +635,10 @@ describe('bad input', () => {
 	it('more than one item fails: one document per execution', async () => {
 		const { apiKey } = account();
 		const host = await newHost(apiKey);
-		const execution = await host.run({ parameters: sendAndWait(), items: [{ json: {} }, { json: {} }] });
+		const execution = await host.run({
+			parameters: sendAndWait(),
+			items: [{ json: {} }, { json: {} }],
+		});
 		expect(execution.error?.message).toContain('one document per execution');
 		expect(documentsOf(apiKey)).toHaveLength(0);
 	});
@@ -481,7 +646,10 @@ describe('bad input', () => {
 	it('with Continue On Fail the error becomes the item’s output, paired with its input', async () => {
 		const { apiKey } = account();
 		const host = await newHost(apiKey);
-		const execution = await host.run({ parameters: sendAndWait({ additionalFields: { draft: true } }), continueOnFail: true });
+		const execution = await host.run({
+			parameters: sendAndWait({ additionalFields: { draft: true } }),
+			continueOnFail: true,
+		});
 		expect(execution.status).toBe('success');
 		expect(execution.items).toHaveLength(1);
 		expect(String(execution.items[0].json.error)).toContain('Save as Draft');

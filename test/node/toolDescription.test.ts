@@ -5,7 +5,12 @@
  * new tool node is named the same, which becomes the tool's name (spaces → `_`). The reviewed text
  * is kept in the snapshot; docs/ai-agents.md explains the choices.
  */
-import { NodeHelpers, nodeNameToToolName, type INodePropertyOptions, type INodeTypeDescription } from 'n8n-workflow';
+import {
+	NodeHelpers,
+	nodeNameToToolName,
+	type INodePropertyOptions,
+	type INodeTypeDescription,
+} from 'n8n-workflow';
 
 import { DocumentSigning } from '../../nodes/DocumentSigning/DocumentSigning.node';
 
@@ -20,10 +25,13 @@ const toolDescription: INodeTypeDescription = {
 	outputs: ['ai_tool'],
 };
 
-const resources = (description.properties.find((property) => property.name === 'resource')?.options ?? []) as INodePropertyOptions[];
+const resources = (description.properties.find((property) => property.name === 'resource')
+	?.options ?? []) as INodePropertyOptions[];
 const operationsOf = (resource: string) =>
-	(description.properties.find((property) => property.name === 'operation' && property.displayOptions?.show?.resource?.includes(resource))?.options ??
-		[]) as INodePropertyOptions[];
+	(description.properties.find(
+		(property) =>
+			property.name === 'operation' && property.displayOptions?.show?.resource?.includes(resource),
+	)?.options ?? []) as INodePropertyOptions[];
 
 const tools = resources.flatMap(({ value: resource }) =>
 	operationsOf(String(resource)).map(({ value: operation }) => {
@@ -45,7 +53,11 @@ describe('the node as an AI Agent tool, with its description set automatically',
 
 	it("names a new tool node so that its tool name is one OpenAI accepts (at most 64 of a-z, A-Z, 0-9, _ and -, with room for n8n's number suffix)", () => {
 		for (const { operation, defaultToolName } of tools) {
-			expect({ operation, defaultToolName, valid: /^[A-Za-z0-9_-]{1,62}$/.test(defaultToolName) }).toEqual({ operation, defaultToolName, valid: true });
+			expect({
+				operation,
+				defaultToolName,
+				valid: /^[A-Za-z0-9_-]{1,62}$/.test(defaultToolName),
+			}).toEqual({ operation, defaultToolName, valid: true });
 		}
 	});
 

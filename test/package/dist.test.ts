@@ -20,7 +20,8 @@ function filesUnder(folder: string): string[] {
 let scripts: string[];
 
 beforeAll(() => {
-	if (!existsSync(path.join(dist, 'nodes'))) throw new Error('dist/ is missing: run `npm run build` first');
+	if (!existsSync(path.join(dist, 'nodes')))
+		throw new Error('dist/ is missing: run `npm run build` first');
 	scripts = filesUnder(dist).filter((file) => file.endsWith('.js'));
 });
 
@@ -28,7 +29,11 @@ test('every script in dist/ is built from nodes/ or credentials/', () => {
 	expect(scripts.length).toBeGreaterThan(0);
 	const foreign = scripts
 		.map((file) => path.relative(dist, file).split(path.sep).join('/'))
-		.filter((file) => !/^(nodes|credentials)\//.test(file) || !existsSync(path.join(root, file.replace(/\.js$/, '.ts'))));
+		.filter(
+			(file) =>
+				!/^(nodes|credentials)\//.test(file) ||
+				!existsSync(path.join(root, file.replace(/\.js$/, '.ts'))),
+		);
 	expect(foreign).toEqual([]);
 });
 
@@ -36,7 +41,15 @@ test('dist/ holds no delivery signer and no sandbox, contract or test code', () 
 	const offending: string[] = [];
 	for (const file of scripts) {
 		const text = readFileSync(file, 'utf8');
-		for (const marker of ['signWebhookPayload', 'deliverySignatureHeaders', 'standardWebhooksSignature', 'sandbox/', 'contract/', 'describe(', 'jest']) {
+		for (const marker of [
+			'signWebhookPayload',
+			'deliverySignatureHeaders',
+			'standardWebhooksSignature',
+			'sandbox/',
+			'contract/',
+			'describe(',
+			'jest',
+		]) {
 			if (text.includes(marker)) offending.push(`${path.relative(dist, file)}: ${marker}`);
 		}
 	}
@@ -50,7 +63,8 @@ test('dist/ scripts require only n8n-workflow, Node built-ins and each other', (
 		for (const [, target] of readFileSync(file, 'utf8').matchAll(/require\("([^"]+)"\)/g)) {
 			if (target.startsWith('.')) {
 				const resolved = path.resolve(path.dirname(file), target);
-				if (!resolved.startsWith(dist + path.sep)) outside.push(`${path.relative(dist, file)} → ${target}`);
+				if (!resolved.startsWith(dist + path.sep))
+					outside.push(`${path.relative(dist, file)} → ${target}`);
 			} else if (target !== 'n8n-workflow' && !builtins.has(target.replace(/^node:/, ''))) {
 				outside.push(`${path.relative(dist, file)} → ${target}`);
 			}

@@ -18,16 +18,26 @@ interface PackResult {
 let packed: string[];
 
 beforeAll(() => {
-	if (!existsSync(path.join(root, 'dist/nodes'))) throw new Error('dist/ is missing: run `npm run build` first');
-	const out = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+	if (!existsSync(path.join(root, 'dist/nodes')))
+		throw new Error('dist/ is missing: run `npm run build` first');
+	const out = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
+		cwd: root,
+		encoding: 'utf8',
+		stdio: ['ignore', 'pipe', 'ignore'],
+	});
 	packed = (JSON.parse(out) as PackResult[])[0].files.map((file) => file.path).sort();
 });
 
 test('the tarball holds dist/, README, LICENSE and package.json only', () => {
-	const outside = packed.filter((file) => !file.startsWith('dist/') && !['README.md', 'LICENSE.md', 'package.json'].includes(file));
+	const outside = packed.filter(
+		(file) =>
+			!file.startsWith('dist/') && !['README.md', 'LICENSE.md', 'package.json'].includes(file),
+	);
 	expect(outside).toEqual([]);
 	expect(packed).toEqual(expect.arrayContaining(['README.md', 'LICENSE.md', 'package.json']));
-	expect(packed.filter((file) => /\.test\.|__tests__|\/(sandbox|contract|test|e2e)\//.test(file))).toEqual([]);
+	expect(
+		packed.filter((file) => /\.test\.|__tests__|\/(sandbox|contract|test|e2e)\//.test(file)),
+	).toEqual([]);
 });
 
 test('every file n8n loads, and main if set, is in the tarball', () => {

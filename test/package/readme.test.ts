@@ -13,13 +13,17 @@ test('the README is at most 1,500 words', () => {
 });
 
 test('every relative link and picture of the README exists', () => {
-	const targets = [...readme.matchAll(/\]\(([^)\s#]+)(?:#[^)]*)?\)/g)].map((match) => match[1]).filter((target) => !/^[a-z]+:/.test(target));
+	const targets = [...readme.matchAll(/\]\(([^)\s#]+)(?:#[^)]*)?\)/g)]
+		.map((match) => match[1])
+		.filter((target) => !/^[a-z]+:/.test(target));
 	expect(targets.length).toBeGreaterThan(5);
 	expect(targets.filter((target) => !existsSync(path.join(root, target)))).toEqual([]);
 });
 
 test('every picture of the README is taken by a screenshot test in real n8n', () => {
-	const pictures = [...readme.matchAll(/!\[[^\]]*\]\(docs\/images\/([^)]+\.png)\)/g)].map((match) => match[1]);
+	const pictures = [...readme.matchAll(/!\[[^\]]*\]\(docs\/images\/([^)]+\.png)\)/g)].map(
+		(match) => match[1],
+	);
 	const e2e = path.join(root, 'e2e');
 	const screenshotTests = readdirSync(e2e)
 		.filter((file) => /Screenshot\.e2e\.test\.ts$/.test(file))

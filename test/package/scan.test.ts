@@ -30,15 +30,36 @@ test('a node that requires child_process and logs to the console fails the scan'
 		mkdirSync(path.join(packed, 'dist/nodes/Fixture'), { recursive: true });
 		writeFileSync(path.join(source, 'package.json'), JSON.stringify(pkg, null, 2));
 		writeFileSync(path.join(packed, 'package.json'), JSON.stringify(pkg, null, 2));
-		writeFileSync(path.join(source, 'nodes/Fixture/Fixture.node.ts'), "import { exec } from 'child_process';\nconsole.log(exec);\n");
-		writeFileSync(path.join(packed, 'dist/nodes/Fixture/Fixture.node.js'), "const cp = require('child_process');\nconsole.log(cp);\n");
+		writeFileSync(
+			path.join(source, 'nodes/Fixture/Fixture.node.ts'),
+			"import { exec } from 'child_process';\nconsole.log(exec);\n",
+		);
+		writeFileSync(
+			path.join(packed, 'dist/nodes/Fixture/Fixture.node.js'),
+			"const cp = require('child_process');\nconsole.log(cp);\n",
+		);
 
-		const result = spawnSync(process.execPath, [require.resolve('ts-node/dist/bin'), '--transpile-only', 'scripts/scan-package.ts', '--source', source, '--package', packed], {
-			cwd: root,
-			encoding: 'utf8',
-		});
+		const result = spawnSync(
+			process.execPath,
+			[
+				require.resolve('ts-node/dist/bin'),
+				'--transpile-only',
+				'scripts/scan-package.ts',
+				'--source',
+				source,
+				'--package',
+				packed,
+			],
+			{
+				cwd: root,
+				encoding: 'utf8',
+			},
+		);
 		const output = `${result.stdout}${result.stderr}`;
-		expect({ status: result.status, output }).toEqual({ status: 1, output: expect.stringContaining('scan: source: ESLint violations found') });
+		expect({ status: result.status, output }).toEqual({
+			status: 1,
+			output: expect.stringContaining('scan: source: ESLint violations found'),
+		});
 		expect(output).toContain('scan: package: ESLint violations found');
 		expect(output).toMatch(/Fixture\.node\.ts[\s\S]*no-restricted-imports/);
 		expect(output).toMatch(/Fixture\.node\.js[\s\S]*no-restricted-imports/);

@@ -59,12 +59,20 @@ afterAll(async () => {
  * GitHub or npm_config_* variables a CI run of the tests has), plus `extraEnv`. Asynchronous, so
  * the registry in this process can answer; killed after 90 s.
  */
-function npm(args: string[], extraEnv: Record<string, string> = {}): Promise<{ status: number | null; output: string }> {
+function npm(
+	args: string[],
+	extraEnv: Record<string, string> = {},
+): Promise<{ status: number | null; output: string }> {
 	const auth = `--${registryUrl.replace(/^http:/, '')}:_authToken=test-token`;
 	const child = spawn('npm', [...args, '--registry', registryUrl, auth, '--fetch-retries=0'], {
 		cwd: root,
 		timeout: 90_000,
-		env: { PATH: process.env.PATH, HOME: process.env.HOME, NPM_CONFIG_USERCONFIG: path.join(temp, 'userconfig.npmrc'), ...extraEnv },
+		env: {
+			PATH: process.env.PATH,
+			HOME: process.env.HOME,
+			NPM_CONFIG_USERCONFIG: path.join(temp, 'userconfig.npmrc'),
+			...extraEnv,
+		},
 	});
 	let output = '';
 	child.stdout.on('data', (chunk) => (output += chunk));
@@ -82,9 +90,27 @@ describe('publishRefusal', () => {
 
 	test('refuses outside GitHub Actions, another workflow or tag, and a job without OIDC', () => {
 		expect(publishRefusal({}, version)).toMatch(/not running in GitHub Actions.*npm run release/);
-		expect(publishRefusal({ ...PUBLISH_JOB_ENV, GITHUB_WORKFLOW_REF: `${REPO}/.github/workflows/ci.yml@refs/heads/main` }, version)).toMatch(/the workflow is .*ci\.yml/);
-		expect(publishRefusal({ ...PUBLISH_JOB_ENV, GITHUB_WORKFLOW_REF: `${REPO}/.github/workflows/publish.yml@refs/tags/v99.0.0` }, version)).toMatch(/not .*publish\.yml@refs\/tags\/v/);
-		expect(publishRefusal({ ...PUBLISH_JOB_ENV, ACTIONS_ID_TOKEN_REQUEST_URL: '' }, version)).toMatch(/no OIDC token/);
+		expect(
+			publishRefusal(
+				{
+					...PUBLISH_JOB_ENV,
+					GITHUB_WORKFLOW_REF: `${REPO}/.github/workflows/ci.yml@refs/heads/main`,
+				},
+				version,
+			),
+		).toMatch(/the workflow is .*ci\.yml/);
+		expect(
+			publishRefusal(
+				{
+					...PUBLISH_JOB_ENV,
+					GITHUB_WORKFLOW_REF: `${REPO}/.github/workflows/publish.yml@refs/tags/v99.0.0`,
+				},
+				version,
+			),
+		).toMatch(/not .*publish\.yml@refs\/tags\/v/);
+		expect(
+			publishRefusal({ ...PUBLISH_JOB_ENV, ACTIONS_ID_TOKEN_REQUEST_URL: '' }, version),
+		).toMatch(/no OIDC token/);
 	});
 });
 
@@ -101,14 +127,22 @@ describe('the packed tarball', () => {
 	let tarball: string;
 
 	beforeAll(() => {
-		if (!readdirSync(root).includes('dist')) throw new Error('dist/ is missing: run `npm run build` first');
-		const packed = spawnSync('npm', ['pack', '--ignore-scripts', '--pack-destination', temp, '--json'], { cwd: root, encoding: 'utf8', timeout: 90_000 });
+		if (!readdirSync(root).includes('dist'))
+			throw new Error('dist/ is missing: run `npm run build` first');
+		const packed = spawnSync(
+			'npm',
+			['pack', '--ignore-scripts', '--pack-destination', temp, '--json'],
+			{ cwd: root, encoding: 'utf8', timeout: 90_000 },
+		);
 		tarball = path.join(temp, JSON.parse(packed.stdout)[0].filename);
 	}, 120_000);
 
 	test('`npm publish --dry-run` of it succeeds as the publish job runs it, uploading nothing', async () => {
 		const result = await npm(['publish', tarball, '--dry-run'], PUBLISH_JOB_ENV);
-		expect({ status: result.status, output: result.output }).toEqual({ status: 0, output: expect.stringContaining(`+ ${pkg.name}@${version}`) });
+		expect({ status: result.status, output: result.output }).toEqual({
+			status: 0,
+			output: expect.stringContaining(`+ ${pkg.name}@${version}`),
+		});
 		expect(result.output).toContain('dist/nodes/DocumentSigning/DocumentSigning.node.js');
 		expect(requests.filter((request) => !request.startsWith('GET '))).toEqual([]);
 	}, 120_000);

@@ -7,7 +7,15 @@ import path from 'path';
 import { DocumentSchema, TeamMemberListSchema } from '../../contract';
 import { verifyWebhookSignature } from '../../nodes/shared/webhookSignature';
 import { DEMO_API_KEY, startSandbox } from '../../sandbox';
-import { admin, api, documentBody, expectError, expectSchema, useSandbox, waitFor } from '../helpers/sandbox';
+import {
+	admin,
+	api,
+	documentBody,
+	expectError,
+	expectSchema,
+	useSandbox,
+	waitFor,
+} from '../helpers/sandbox';
 
 describe('admin routes', () => {
 	const sandbox = useSandbox();
@@ -15,7 +23,10 @@ describe('admin routes', () => {
 	it('POST /__sandbox/accounts creates an isolated account with its own key', async () => {
 		const response = await admin(sandbox()).post('/accounts');
 		expect(response.status).toBe(201);
-		expect(response.data).toEqual({ account_id: expect.stringMatching(/^acct_/), api_key: expect.stringMatching(/^sk_sandbox_/) });
+		expect(response.data).toEqual({
+			account_id: expect.stringMatching(/^acct_/),
+			api_key: expect.stringMatching(/^sk_sandbox_/),
+		});
 		const client = api(sandbox(), response.data.api_key);
 		expect((await client.get('/documents')).data.data).toEqual([]);
 		const owners = expectSchema(TeamMemberListSchema, (await client.get('/users')).data);
@@ -27,23 +38,63 @@ describe('admin routes', () => {
 		const response = await admin(sandbox()).post(`/accounts/${accountId}/keys`, { role: 'viewer' });
 		expect(response.status).toBe(201);
 		expect(response.data.role).toBe('viewer');
-		expectError(await api(sandbox(), response.data.api_key).post('/templates', { name: 'x' }), 403, 'forbidden');
-		expectError(await admin(sandbox()).post('/accounts/acct_missing/keys', { role: 'viewer' }), 404, 'not_found');
-		expectError(await admin(sandbox()).post(`/accounts/${accountId}/keys`, { role: 'owner' }), 400, 'validation_error', 'role');
+		expectError(
+			await api(sandbox(), response.data.api_key).post('/templates', { name: 'x' }),
+			403,
+			'forbidden',
+		);
+		expectError(
+			await admin(sandbox()).post('/accounts/acct_missing/keys', { role: 'viewer' }),
+			404,
+			'not_found',
+		);
+		expectError(
+			await admin(sandbox()).post(`/accounts/${accountId}/keys`, { role: 'owner' }),
+			400,
+			'validation_error',
+			'role',
+		);
 	});
 
 	it('GET/PUT /__sandbox/config reads and changes run-time switches, validating them', async () => {
 		const client = admin(sandbox());
 		const initial = await client.get('/config');
-		expect(initial.data).toMatchObject({ rateLimit: null, failureRate: 0, connectionResetRate: 0, failureStatuses: [500, 503] });
-		const changed = await client.put('/config', { webhookRetry: { baseDelayMs: 5 }, failureStatuses: [503] });
+		expect(initial.data).toMatchObject({
+			rateLimit: null,
+			failureRate: 0,
+			connectionResetRate: 0,
+			failureStatuses: [500, 503],
+		});
+		const changed = await client.put('/config', {
+			webhookRetry: { baseDelayMs: 5 },
+			failureStatuses: [503],
+		});
 		expect(changed.status).toBe(200);
-		expect(changed.data.webhookRetry).toMatchObject({ baseDelayMs: 5, maxAttempts: 8, timeoutMs: 10_000 });
+		expect(changed.data.webhookRetry).toMatchObject({
+			baseDelayMs: 5,
+			maxAttempts: 8,
+			timeoutMs: 10_000,
+		});
 		expect(sandbox().config().failureStatuses).toEqual([503]);
-		expectError(await client.put('/config', { failureRate: 2 }), 400, 'validation_error', 'failureRate');
+		expectError(
+			await client.put('/config', { failureRate: 2 }),
+			400,
+			'validation_error',
+			'failureRate',
+		);
 		expectError(await client.put('/config', { nonsense: true }), 400, 'validation_error');
-		expectError(await client.put('/config', '{nope', { headers: { 'Content-Type': 'application/json' }, transformRequest: [(body) => body] }), 400, 'invalid_json');
-		await client.put('/config', { failureStatuses: [500, 503], webhookRetry: { baseDelayMs: 1000 } });
+		expectError(
+			await client.put('/config', '{nope', {
+				headers: { 'Content-Type': 'application/json' },
+				transformRequest: [(body) => body],
+			}),
+			400,
+			'invalid_json',
+		);
+		await client.put('/config', {
+			failureStatuses: [500, 503],
+			webhookRetry: { baseDelayMs: 1000 },
+		});
 	});
 
 	it('GET /__sandbox/stats counts requests per route and status', async () => {
@@ -55,26 +106,52 @@ describe('admin routes', () => {
 		const after = (await admin(sandbox()).get('/stats')).data;
 		expect(after.requests - before.requests).toBe(3);
 		expect(after.routes['GET /v1/documents'] - (before.routes['GET /v1/documents'] ?? 0)).toBe(1);
-		expect(after.routes['GET /v1/documents/:id'] - (before.routes['GET /v1/documents/:id'] ?? 0)).toBe(1);
+		expect(
+			after.routes['GET /v1/documents/:id'] - (before.routes['GET /v1/documents/:id'] ?? 0),
+		).toBe(1);
 		expect(after.statuses['404'] - (before.statuses['404'] ?? 0)).toBe(2);
 	});
 
 	it('POST /__sandbox/clock advances the business clock (expiry)', async () => {
 		const client = api(sandbox(), sandbox().createAccount().apiKey);
-		const document = expectSchema(DocumentSchema, (await client.post('/documents', documentBody({ expires_at: new Date(Date.now() + 60_000).toISOString() }))).data);
+		const document = expectSchema(
+			DocumentSchema,
+			(
+				await client.post(
+					'/documents',
+					documentBody({ expires_at: new Date(Date.now() + 60_000).toISOString() }),
+				)
+			).data,
+		);
 		const before = Date.parse((await admin(sandbox()).get('/clock')).data.now);
 		const advanced = await admin(sandbox()).post('/clock', { advance_seconds: 120 });
 		expect(advanced.status).toBe(200);
 		expect(Date.parse(advanced.data.now) - before).toBeGreaterThanOrEqual(120_000);
 		expect((await client.get(`/documents/${document.id}`)).data.status).toBe('expired');
-		expectError(await admin(sandbox()).post('/clock', { advance_seconds: -1 }), 400, 'validation_error', 'advance_seconds');
+		expectError(
+			await admin(sandbox()).post('/clock', { advance_seconds: -1 }),
+			400,
+			'validation_error',
+			'advance_seconds',
+		);
 	});
 
 	it('POST /__sandbox/signature signs a payload exactly like deliveries are signed', async () => {
 		const secret = 's'.repeat(32);
-		const response = await admin(sandbox()).post('/signature', { secret, body: '{"a":1}', timestamp: 1_763_805_600 });
+		const response = await admin(sandbox()).post('/signature', {
+			secret,
+			body: '{"a":1}',
+			timestamp: 1_763_805_600,
+		});
 		expect(response.status).toBe(200);
-		expect(verifyWebhookSignature({ header: response.data.header, rawBody: '{"a":1}', secret, nowSeconds: 1_763_805_600 })).toEqual({
+		expect(
+			verifyWebhookSignature({
+				header: response.data.header,
+				rawBody: '{"a":1}',
+				secret,
+				nowSeconds: 1_763_805_600,
+			}),
+		).toEqual({
 			valid: true,
 			timestamp: 1_763_805_600,
 		});
@@ -116,7 +193,15 @@ describe('persistence', () => {
 		const first = await startSandbox({ dataFile });
 		const { apiKey } = first.createAccount();
 		const client = api(first, apiKey);
-		const document = expectSchema(DocumentSchema, (await client.post('/documents', documentBody({ expires_at: new Date(Date.now() + 3_600_000).toISOString() }))).data);
+		const document = expectSchema(
+			DocumentSchema,
+			(
+				await client.post(
+					'/documents',
+					documentBody({ expires_at: new Date(Date.now() + 3_600_000).toISOString() }),
+				)
+			).data,
+		);
 		const demoTemplate = await api(first).post('/templates', { name: 'Demo template' });
 		await first.close();
 		expect(JSON.parse(readFileSync(dataFile, 'utf8')).version).toBe(1);
@@ -125,12 +210,24 @@ describe('persistence', () => {
 		try {
 			const restored = await api(second, apiKey).get(`/documents/${document.id}`);
 			expect(restored.status).toBe(200);
-			expect(restored.data).toMatchObject({ id: document.id, status: 'pending', signers: document.signers });
-			expect((await api(second).get('/templates')).data.data.map((template: { id: string }) => template.id)).toEqual([demoTemplate.data.id]);
+			expect(restored.data).toMatchObject({
+				id: document.id,
+				status: 'pending',
+				signers: document.signers,
+			});
+			expect(
+				(await api(second).get('/templates')).data.data.map(
+					(template: { id: string }) => template.id,
+				),
+			).toEqual([demoTemplate.data.id]);
 			// The signing links still work (their tokens were kept), and expiry still applies.
-			expect((await fetch(document.signers[0].signing_url.replace(first.origin, second.origin))).status).toBe(200);
+			expect(
+				(await fetch(document.signers[0].signing_url.replace(first.origin, second.origin))).status,
+			).toBe(200);
 			second.advanceClock(3601);
-			expect((await api(second, apiKey).get(`/documents/${document.id}`)).data.status).toBe('expired');
+			expect((await api(second, apiKey).get(`/documents/${document.id}`)).data.status).toBe(
+				'expired',
+			);
 		} finally {
 			await second.close();
 		}
@@ -152,8 +249,12 @@ describe('options', () => {
 		const sandbox = await startSandbox({ publicOrigin: 'http://sandbox.test:4010/' });
 		try {
 			const document = (await api(sandbox).post('/documents', documentBody())).data;
-			expect(document.signing_url.startsWith(`http://sandbox.test:4010/sign/${document.id}?token=`)).toBe(true);
-			expect(document.signers[0].signing_url.startsWith(`http://sandbox.test:4010/sign/${document.id}/`)).toBe(true);
+			expect(
+				document.signing_url.startsWith(`http://sandbox.test:4010/sign/${document.id}?token=`),
+			).toBe(true);
+			expect(
+				document.signers[0].signing_url.startsWith(`http://sandbox.test:4010/sign/${document.id}/`),
+			).toBe(true);
 		} finally {
 			await sandbox.close();
 		}
@@ -170,16 +271,34 @@ describe('cli', () => {
 	it('prints the base URL and the demo key, serves, and stops cleanly on SIGTERM', async () => {
 		const directory = mkdtempSync(path.join(tmpdir(), 'sandbox-cli-'));
 		const dataFile = path.join(directory, 'data.json');
-		const child = spawn(process.execPath, [require.resolve('ts-node/dist/bin.js'), '--transpile-only', 'sandbox/cli.ts', '--port', '0', '--data-file', dataFile], {
-			cwd: path.resolve(__dirname, '../..'),
-			stdio: ['ignore', 'pipe', 'pipe'],
-		});
+		const child = spawn(
+			process.execPath,
+			[
+				require.resolve('ts-node/dist/bin.js'),
+				'--transpile-only',
+				'sandbox/cli.ts',
+				'--port',
+				'0',
+				'--data-file',
+				dataFile,
+			],
+			{
+				cwd: path.resolve(__dirname, '../..'),
+				stdio: ['ignore', 'pipe', 'pipe'],
+			},
+		);
 		let output = '';
 		child.stdout.on('data', (chunk) => (output += chunk));
 		child.stderr.on('data', (chunk) => (output += chunk));
-		const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+		const exited = new Promise<number | null>((resolve) =>
+			child.on('exit', (code) => resolve(code)),
+		);
 		try {
-			const baseUrl = await waitFor(() => /Base URL:\s+(\S+)/.exec(output)?.[1], `the CLI banner (output so far: ${output})`, 60_000);
+			const baseUrl = await waitFor(
+				() => /Base URL:\s+(\S+)/.exec(output)?.[1],
+				`the CLI banner (output so far: ${output})`,
+				60_000,
+			);
 			expect(output).toContain(`Demo API key:   ${DEMO_API_KEY}`);
 			expect(output).toMatch(/Signing pages:\s+http:\/\/127\.0\.0\.1:\d+\/sign\//);
 			const response = await fetch(`${baseUrl}/documents`, {

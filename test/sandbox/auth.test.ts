@@ -1,7 +1,13 @@
 /** API keys (401), account isolation (404, never listed) and roles (403). */
 import axios from 'axios';
 
-import { AuditLogListSchema, DocumentListSchema, DocumentSchema, TemplateSchema, WebhookWithSecretSchema } from '../../contract';
+import {
+	AuditLogListSchema,
+	DocumentListSchema,
+	DocumentSchema,
+	TemplateSchema,
+	WebhookWithSecretSchema,
+} from '../../contract';
 import { api, documentBody, expectError, expectSchema, useSandbox } from '../helpers/sandbox';
 
 const sandbox = useSandbox();
@@ -12,12 +18,21 @@ describe('authentication', () => {
 		['an unknown key', { Authorization: 'Bearer sk_sandbox_nope' }],
 		['an empty bearer', { Authorization: 'Bearer ' }],
 		['another scheme', { Authorization: `Basic ${Buffer.from('user:pass').toString('base64')}` }],
-		['the key without the Bearer scheme', { Authorization: 'sk_sandbox_demo_00000000000000000000000000000000' }],
-		['a key with a typo', { Authorization: 'Bearer sk_sandbox_demo_00000000000000000000000000000001' }],
+		[
+			'the key without the Bearer scheme',
+			{ Authorization: 'sk_sandbox_demo_00000000000000000000000000000000' },
+		],
+		[
+			'a key with a typo',
+			{ Authorization: 'Bearer sk_sandbox_demo_00000000000000000000000000000001' },
+		],
 	];
 
 	it.each(unauthenticated)('answers 401 unauthorized for %s', async (_name, headers) => {
-		const response = await axios.get(`${sandbox().baseUrl}/documents`, { headers, validateStatus: () => true });
+		const response = await axios.get(`${sandbox().baseUrl}/documents`, {
+			headers,
+			validateStatus: () => true,
+		});
 		expectError(response, 401, 'unauthorized');
 		expect(response.headers['www-authenticate']).toBe('Bearer');
 	});
@@ -60,28 +75,66 @@ describe('account isolation', () => {
 		const keyB = sandbox().createAccount().apiKey;
 		const b = api(sandbox(), keyB);
 
-		const document = expectSchema(DocumentSchema, (await a.post('/documents', documentBody())).data);
-		const template = expectSchema(TemplateSchema, (await a.post('/templates', { name: 'A only' })).data);
-		const webhook = expectSchema(WebhookWithSecretSchema, (await a.post('/webhooks', { url: 'http://127.0.0.1:9/a', events: ['*'] })).data);
+		const document = expectSchema(
+			DocumentSchema,
+			(await a.post('/documents', documentBody())).data,
+		);
+		const template = expectSchema(
+			TemplateSchema,
+			(await a.post('/templates', { name: 'A only' })).data,
+		);
+		const webhook = expectSchema(
+			WebhookWithSecretSchema,
+			(await a.post('/webhooks', { url: 'http://127.0.0.1:9/a', events: ['*'] })).data,
+		);
 		const users = (await a.get('/users')).data.data as Array<{ id: string }>;
 
 		expectError(await b.get(`/documents/${document.id}`), 404, 'not_found');
 		expectError(await b.delete(`/documents/${document.id}`), 404, 'not_found');
 		expectError(await b.get(`/signatures/${document.signature_request_id}`), 404, 'not_found');
-		expectError(await b.post(`/signatures/${document.signature_request_id}/remind`), 404, 'not_found');
-		expectError(await b.post('/signatures/request', { document_id: document.id }), 404, 'not_found', 'document_id');
+		expectError(
+			await b.post(`/signatures/${document.signature_request_id}/remind`),
+			404,
+			'not_found',
+		);
+		expectError(
+			await b.post('/signatures/request', { document_id: document.id }),
+			404,
+			'not_found',
+			'document_id',
+		);
 		expectError(await b.put(`/templates/${template.id}`, { name: 'stolen' }), 404, 'not_found');
-		expectError(await b.post('/documents', documentBody({ template_id: template.id })), 404, 'not_found', 'template_id');
+		expectError(
+			await b.post('/documents', documentBody({ template_id: template.id })),
+			404,
+			'not_found',
+			'template_id',
+		);
 		expectError(await b.put(`/users/${users[0].id}/role`, { role: 'viewer' }), 404, 'not_found');
 		expectError(await b.delete(`/webhooks/${webhook.id}`), 404, 'not_found');
 
-		const lists = await Promise.all(['/documents', '/templates', '/webhooks', '/reports/audit-log', '/users'].map((path) => b.get(path)));
+		const lists = await Promise.all(
+			['/documents', '/templates', '/webhooks', '/reports/audit-log', '/users'].map((path) =>
+				b.get(path),
+			),
+		);
 		const seen = JSON.stringify(lists.map((response) => response.data));
-		for (const id of [document.id, template.id, webhook.id, users[0].id, document.signature_request_id as string]) {
+		for (const id of [
+			document.id,
+			template.id,
+			webhook.id,
+			users[0].id,
+			document.signature_request_id as string,
+		]) {
 			expect(seen).not.toContain(id);
 		}
 		expect(expectSchema(DocumentListSchema, lists[0].data).data).toEqual([]);
-		expect(expectSchema(AuditLogListSchema, (await b.get('/reports/audit-log', { params: { document_id: document.id } })).data).data).toEqual([]);
+		expect(
+			expectSchema(
+				AuditLogListSchema,
+				(await b.get('/reports/audit-log', { params: { document_id: document.id } })).data,
+			).data,
+		).toEqual([]);
 		expect(sandbox().store.documentsOf(keyB)).toEqual([]);
 
 		// Nothing B tried changed A's data.
@@ -97,7 +150,10 @@ describe('roles', () => {
 		const viewer = api(sandbox(), sandbox().createApiKey(accountId, 'viewer').apiKey);
 		const member = api(sandbox(), sandbox().createApiKey(accountId, 'member').apiKey);
 		const adminKey = api(sandbox(), sandbox().createApiKey(accountId, 'admin').apiKey);
-		const document = expectSchema(DocumentSchema, (await owner.post('/documents', documentBody())).data);
+		const document = expectSchema(
+			DocumentSchema,
+			(await owner.post('/documents', documentBody())).data,
+		);
 
 		expect((await viewer.get('/documents')).status).toBe(200);
 		expect((await viewer.get(`/documents/${document.id}`)).status).toBe(200);
@@ -108,10 +164,16 @@ describe('roles', () => {
 		expect((await member.post('/documents', documentBody())).status).toBe(201);
 		expect((await member.post('/templates', { name: 'x' })).status).toBe(201);
 		expectError(await member.post('/users/invite', { email: 'z@example.com' }), 403, 'forbidden');
-		expectError(await member.post('/webhooks', { url: 'http://127.0.0.1:9/', events: ['*'] }), 403, 'forbidden');
+		expectError(
+			await member.post('/webhooks', { url: 'http://127.0.0.1:9/', events: ['*'] }),
+			403,
+			'forbidden',
+		);
 
 		expect((await adminKey.post('/users/invite', { email: 'z@example.com' })).status).toBe(201);
-		expect((await adminKey.post('/webhooks', { url: 'http://127.0.0.1:9/', events: ['*'] })).status).toBe(201);
+		expect(
+			(await adminKey.post('/webhooks', { url: 'http://127.0.0.1:9/', events: ['*'] })).status,
+		).toBe(201);
 	});
 
 	it('a role change applies to the key at once', async () => {

@@ -5,11 +5,13 @@ import { deliverySignatureHeaders, signWebhookPayload } from '../../sandbox/deli
 // Expected signatures are computed here with crypto directly, never with the code under test.
 const SECRET = 'whsec_test_'.padEnd(40, '0');
 const NOW = 1_763_805_600;
-const BODY = '{"id":"dlv_1","event":"document.completed","data":{"document":{"name":"Vertrag – ü.pdf"}}}';
-const hmac = (key: string | Buffer, content: string) => createHmac('sha256', key).update(content, 'utf8').digest();
+const BODY =
+	'{"id":"dlv_1","event":"document.completed","data":{"document":{"name":"Vertrag – ü.pdf"}}}';
+const hmac = (key: string | Buffer, content: string) =>
+	createHmac('sha256', key).update(content, 'utf8').digest();
 const good = hmac(SECRET, `${NOW}.${BODY}`).toString('hex');
 
-describe("signWebhookPayload", () => {
+describe('signWebhookPayload', () => {
 	it('produces t=<t>,v1=<hex HMAC-SHA256 of "<t>.<body>">', () => {
 		expect(signWebhookPayload(SECRET, NOW, BODY)).toBe(`t=${NOW},v1=${good}`);
 	});
@@ -30,7 +32,13 @@ describe("signWebhookPayload", () => {
 describe('deliverySignatureHeaders', () => {
 	it('Standard Webhooks: the whsec_ secret base64-decoded is the key, over "<id>.<t>.<body>"', () => {
 		const key = Buffer.from('twenty-four byte key 123');
-		const headers = deliverySignatureHeaders('standard-webhooks', `whsec_${key.toString('base64')}`, NOW, 'dlv_9', BODY);
+		const headers = deliverySignatureHeaders(
+			'standard-webhooks',
+			`whsec_${key.toString('base64')}`,
+			NOW,
+			'dlv_9',
+			BODY,
+		);
 		expect(headers).toEqual({
 			'webhook-id': 'dlv_9',
 			'webhook-timestamp': String(NOW),
@@ -42,8 +50,17 @@ describe('deliverySignatureHeaders', () => {
 		['v1', { 'X-Signature': `t=${NOW},v1=${good}` }],
 		['hub-sha256', { 'X-Hub-Signature-256': `sha256=${hmac(SECRET, BODY).toString('hex')}` }],
 		['signature-base64', { Signature: hmac(SECRET, BODY).toString('base64') }],
-		['timestamp-header', { 'X-Webhook-Signature': hmac(SECRET, `${NOW}.${BODY}`).toString('hex'), 'X-Webhook-Timestamp': String(NOW) }],
-		['unsigned-timestamp', { 'X-Signature': hmac(SECRET, BODY).toString('hex'), 'X-Timestamp': String(NOW) }],
+		[
+			'timestamp-header',
+			{
+				'X-Webhook-Signature': hmac(SECRET, `${NOW}.${BODY}`).toString('hex'),
+				'X-Webhook-Timestamp': String(NOW),
+			},
+		],
+		[
+			'unsigned-timestamp',
+			{ 'X-Signature': hmac(SECRET, BODY).toString('hex'), 'X-Timestamp': String(NOW) },
+		],
 		['none', {}],
 	] as const)('%s', (style, expected) => {
 		expect(deliverySignatureHeaders(style, SECRET, NOW, 'dlv_1', BODY)).toEqual(expected);

@@ -8,8 +8,24 @@ import http from 'http';
 import { LIMITS } from '../../contract';
 import { verifyDelivery, verifyWebhookSignature } from '../../nodes/shared/webhookSignature';
 import { startSandbox, type Sandbox } from '../../sandbox';
-import { DEFAULT_DIALECT, DIALECT_NAMES, DIALECT_PRESETS, LIST_ENVELOPES, parseDialect, type Dialect, type ListEnvelope } from '../../sandbox/dialects';
-import { admin, api, documentBody, expectError, useReceivers, useSandbox, waitFor } from '../helpers/sandbox';
+import {
+	DEFAULT_DIALECT,
+	DIALECT_NAMES,
+	DIALECT_PRESETS,
+	LIST_ENVELOPES,
+	parseDialect,
+	type Dialect,
+	type ListEnvelope,
+} from '../../sandbox/dialects';
+import {
+	admin,
+	api,
+	documentBody,
+	expectError,
+	useReceivers,
+	useSandbox,
+	waitFor,
+} from '../helpers/sandbox';
 import { uploadUntilAnswered } from '../helpers/upload';
 
 /** useSandbox passes every start option on, the dialect included. */
@@ -21,19 +37,32 @@ afterAll(async () => {
 	await Promise.all(sandboxes.map((sandbox) => sandbox.close()));
 });
 
-async function start(dialect: string | Partial<Dialect>, options: Parameters<typeof startSandbox>[0] = {}): Promise<Sandbox> {
-	const sandbox = await startSandbox({ dialect, onError: (error) => console.error(error), ...options });
+async function start(
+	dialect: string | Partial<Dialect>,
+	options: Parameters<typeof startSandbox>[0] = {},
+): Promise<Sandbox> {
+	const sandbox = await startSandbox({
+		dialect,
+		onError: (error) => console.error(error),
+		...options,
+	});
 	sandboxes.push(sandbox);
 	return sandbox;
 }
 
 /** A new account with `count` documents (every third a draft); returns its client and ids newest first. */
-async function accountWith(sandbox: Sandbox, count: number): Promise<{ client: AxiosInstance; ids: unknown[]; apiKey: string }> {
+async function accountWith(
+	sandbox: Sandbox,
+	count: number,
+): Promise<{ client: AxiosInstance; ids: unknown[]; apiKey: string }> {
 	const { apiKey } = sandbox.createAccount();
 	const client = api(sandbox, apiKey);
 	const ids: unknown[] = [];
 	for (let i = 0; i < count; i++) {
-		const body = i % 3 === 0 ? { name: `draft-${i}.pdf`, draft: true } : documentBody({ name: `Contract-${i}.pdf` });
+		const body =
+			i % 3 === 0
+				? { name: `draft-${i}.pdf`, draft: true }
+				: documentBody({ name: `Contract-${i}.pdf` });
 		const response = await client.post('/documents', body);
 		expect(response.status).toBe(201);
 		ids.push(response.data.id);
@@ -47,9 +76,21 @@ function follow(client: AxiosInstance, url: string): Promise<AxiosResponse> {
 }
 
 /** The records' key of each list in the dialects that name it after the resource. */
-const RECORDS_KEYS: Record<string, string> = { '/documents': 'documents', '/templates': 'templates', '/users': 'users', '/webhooks': 'webhooks', '/reports/audit-log': 'audit_log' };
+const RECORDS_KEYS: Record<string, string> = {
+	'/documents': 'documents',
+	'/templates': 'templates',
+	'/users': 'users',
+	'/webhooks': 'webhooks',
+	'/reports/audit-log': 'audit_log',
+};
 /** Where each dialect reads the next position when it is no link. */
-const TOKEN_PARAMETERS: Partial<Record<ListEnvelope, string>> = { 'offset-total': 'offset', 'start-size': 'start', 'named-token': 'page_token', 'nested-continuation': 'continuation', 'token-elsewhere': 'page_token' };
+const TOKEN_PARAMETERS: Partial<Record<ListEnvelope, string>> = {
+	'offset-total': 'offset',
+	'start-size': 'start',
+	'named-token': 'page_token',
+	'nested-continuation': 'continuation',
+	'token-elsewhere': 'page_token',
+};
 
 interface Walked {
 	ids: unknown[];
@@ -62,7 +103,13 @@ interface Walked {
  * Walks a list to the end the way a client of `envelope` would, checking the shape of every page.
  * Stops after `maxPages` (for the ignores-paging dialect, which never ends).
  */
-async function walk(envelope: ListEnvelope, client: AxiosInstance, path: string, params: Record<string, string | number>, maxPages = 50): Promise<Walked> {
+async function walk(
+	envelope: ListEnvelope,
+	client: AxiosInstance,
+	path: string,
+	params: Record<string, string | number>,
+	maxPages = 50,
+): Promise<Walked> {
 	const walked: Walked = { ids: [], sizes: [], nexts: [] };
 	let response = await client.get(path, { params });
 	for (let page = 1; page <= maxPages; page++) {
@@ -113,7 +160,13 @@ async function walk(envelope: ListEnvelope, client: AxiosInstance, path: string,
 				next = body.meta.next_cursor;
 				break;
 			case 'page-numbers':
-				expect(Object.keys(body).sort()).toEqual(['data', 'page', 'per_page', 'total', 'total_pages']);
+				expect(Object.keys(body).sort()).toEqual([
+					'data',
+					'page',
+					'per_page',
+					'total',
+					'total_pages',
+				]);
 				records = body.data;
 				next = body.page < body.total_pages ? body.page + 1 : null;
 				break;
@@ -126,7 +179,10 @@ async function walk(envelope: ListEnvelope, client: AxiosInstance, path: string,
 				expect(Object.keys(body).sort()).toEqual(['hits', 'meta']);
 				expect(Object.keys(body.meta).sort()).toEqual(['size', 'start', 'total_count']);
 				records = body.hits;
-				next = body.meta.start + records.length < body.meta.total_count ? body.meta.start + records.length : null;
+				next =
+					body.meta.start + records.length < body.meta.total_count
+						? body.meta.start + records.length
+						: null;
 				break;
 			case 'named-token': {
 				const [key, ...rest] = Object.keys(body).filter((name) => name !== 'next_page_token');
@@ -157,7 +213,9 @@ async function walk(envelope: ListEnvelope, client: AxiosInstance, path: string,
 		} else if (envelope === 'page-numbers') {
 			response = await client.get(path, { params: { ...params, page: next } });
 		} else if (TOKEN_PARAMETERS[envelope]) {
-			response = await client.get(path, { params: { ...params, [TOKEN_PARAMETERS[envelope]!]: next } });
+			response = await client.get(path, {
+				params: { ...params, [TOKEN_PARAMETERS[envelope]!]: next },
+			});
 		} else {
 			response = await client.get(path, { params: { ...params, cursor: next } });
 		}
@@ -226,18 +284,38 @@ describe('parseDialect and presets', () => {
 	});
 
 	it('composes with + left to right over the default', () => {
-		expect(parseDialect('numeric-ids+items-links')).toEqual({ ...DEFAULT_DIALECT, ids: 'numeric', listEnvelope: 'items-links' });
+		expect(parseDialect('numeric-ids+items-links')).toEqual({
+			...DEFAULT_DIALECT,
+			ids: 'numeric',
+			listEnvelope: 'items-links',
+		});
 		expect(parseDialect('error-text+error-html').errorBody).toBe('html');
 		expect(parseDialect('error-html+error-text').errorBody).toBe('text');
-		expect(parseDialect('minimal+error-errors')).toEqual({ ...parseDialect('minimal'), errorBody: 'errors' });
+		expect(parseDialect('minimal+error-errors')).toEqual({
+			...parseDialect('minimal'),
+			errorBody: 'errors',
+		});
 		expect(parseDialect('error-errors+minimal').errorBody).toBe('message');
-		expect(parseDialect(' numeric-ids + page-cap ')).toEqual({ ...DEFAULT_DIALECT, ids: 'numeric', maxPageSize: 25 });
-		expect(parseDialect({ maxPageSize: 10, ids: 'numeric' })).toEqual({ ...DEFAULT_DIALECT, maxPageSize: 10, ids: 'numeric' });
-		expect(parseDialect('{"listEnvelope":"link-header"}')).toEqual({ ...DEFAULT_DIALECT, listEnvelope: 'link-header' });
+		expect(parseDialect(' numeric-ids + page-cap ')).toEqual({
+			...DEFAULT_DIALECT,
+			ids: 'numeric',
+			maxPageSize: 25,
+		});
+		expect(parseDialect({ maxPageSize: 10, ids: 'numeric' })).toEqual({
+			...DEFAULT_DIALECT,
+			maxPageSize: 10,
+			ids: 'numeric',
+		});
+		expect(parseDialect('{"listEnvelope":"link-header"}')).toEqual({
+			...DEFAULT_DIALECT,
+			listEnvelope: 'link-header',
+		});
 	});
 
 	it('refuses unknown names and invalid axes with the valid ones listed', () => {
-		expect(() => parseDialect('numeric-ids+bogus')).toThrow(/Unknown dialect "bogus"; valid dialects: default, numeric-ids, .*minimal/);
+		expect(() => parseDialect('numeric-ids+bogus')).toThrow(
+			/Unknown dialect "bogus"; valid dialects: default, numeric-ids, .*minimal/,
+		);
 		expect(() => parseDialect('numeric-ids+')).toThrow(/Unknown dialect ""/);
 		expect(() => parseDialect({ ids: 'uuid' } as never)).toThrow(/Invalid dialect: ids/);
 		expect(() => parseDialect({ colour: 'red' } as never)).toThrow(/Invalid dialect/);
@@ -256,34 +334,55 @@ describe('choosing the dialect', () => {
 
 	it('startSandbox({dialect}), sandbox.config(), configure(), reset() keeps it', async () => {
 		const sandbox = await start('numeric-ids+items-links');
-		expect(sandbox.config()).toMatchObject({ dialectSpec: 'numeric-ids+items-links', dialect: { ...DEFAULT_DIALECT, ids: 'numeric', listEnvelope: 'items-links' } });
+		expect(sandbox.config()).toMatchObject({
+			dialectSpec: 'numeric-ids+items-links',
+			dialect: { ...DEFAULT_DIALECT, ids: 'numeric', listEnvelope: 'items-links' },
+		});
 		expect(sandbox.configure({ dialect: { errorBody: 'text' } })).toMatchObject({
 			dialectSpec: '{"errorBody":"text"}',
 			dialect: { ...DEFAULT_DIALECT, errorBody: 'text' },
 		});
-		expect(() => sandbox.configure({ dialect: 'bogus' })).toThrow(/Unknown dialect "bogus"; valid dialects/);
+		expect(() => sandbox.configure({ dialect: 'bogus' })).toThrow(
+			/Unknown dialect "bogus"; valid dialects/,
+		);
 		sandbox.configure({ dialect: 'link-header' });
 		sandbox.configure({ failureRate: 0 });
 		sandbox.reset();
-		expect(sandbox.config()).toMatchObject({ dialectSpec: 'link-header', dialect: { listEnvelope: 'link-header' } });
+		expect(sandbox.config()).toMatchObject({
+			dialectSpec: 'link-header',
+			dialect: { listEnvelope: 'link-header' },
+		});
 		await expect(startSandbox({ dialect: 'nope' })).rejects.toThrow(/Unknown dialect "nope"/);
 	});
 
 	it('GET/PUT /__sandbox/config show and switch it (spec string or object); admin errors keep the admin format', async () => {
 		const sandbox = await start('error-html');
 		const control = admin(sandbox);
-		expect((await control.get('/config')).data).toMatchObject({ dialectSpec: 'error-html', dialect: { errorBody: 'html' } });
+		expect((await control.get('/config')).data).toMatchObject({
+			dialectSpec: 'error-html',
+			dialect: { errorBody: 'html' },
+		});
 		const put = await control.put('/config', { dialect: 'page-numbers+delete-200' });
 		expect(put.status).toBe(200);
-		expect(put.data).toMatchObject({ dialectSpec: 'page-numbers+delete-200', dialect: { listEnvelope: 'page-numbers', deleteAnswer: 200, errorBody: 'contract' } });
-		expect((await control.put('/config', { dialect: { ids: 'numeric' } })).data).toMatchObject({ dialectSpec: '{"ids":"numeric"}', dialect: { ids: 'numeric' } });
+		expect(put.data).toMatchObject({
+			dialectSpec: 'page-numbers+delete-200',
+			dialect: { listEnvelope: 'page-numbers', deleteAnswer: 200, errorBody: 'contract' },
+		});
+		expect((await control.put('/config', { dialect: { ids: 'numeric' } })).data).toMatchObject({
+			dialectSpec: '{"ids":"numeric"}',
+			dialect: { ids: 'numeric' },
+		});
 		expect((await control.get('/config')).data.dialect.ids).toBe('numeric');
 
 		await control.put('/config', { dialect: 'error-text' });
 		const bad = await control.put('/config', { dialect: 'bogus' });
 		expectError(bad, 400, 'validation_error', 'dialect');
 		expect(bad.data.error.message).toMatch(/valid dialects: default, numeric-ids/);
-		expectError(await control.put('/config', { dialect: { ids: 'uuid' } }), 400, 'validation_error');
+		expectError(
+			await control.put('/config', { dialect: { ids: 'uuid' } }),
+			400,
+			'validation_error',
+		);
 		expect((await control.get('/config')).data.dialectSpec).toBe('error-text');
 	});
 });
@@ -306,18 +405,38 @@ describe('listEnvelope', () => {
 		});
 
 		it('keeps the filters across pages', async () => {
-			const { ids } = await walk(envelope, account.client, '/documents', { status: 'draft', limit: 7 });
-			const drafts = (await account.client.get('/documents', { params: { status: 'draft', limit: 100 } })).data;
+			const { ids } = await walk(envelope, account.client, '/documents', {
+				status: 'draft',
+				limit: 7,
+			});
+			const drafts = (
+				await account.client.get('/documents', { params: { status: 'draft', limit: 100 } })
+			).data;
 			expect(ids).toHaveLength(20);
-			const all = Array.isArray(drafts) ? drafts : (drafts.data ?? drafts.results ?? drafts.items ?? drafts.hits ?? drafts.documents ?? drafts.result.documents);
+			const all = Array.isArray(drafts)
+				? drafts
+				: (drafts.data ??
+					drafts.results ??
+					drafts.items ??
+					drafts.hits ??
+					drafts.documents ??
+					drafts.result.documents);
 			expect(ids).toEqual(all.map((record: { id: unknown }) => record.id));
 		});
 
 		it('every list endpoint answers in the envelope', async () => {
 			const { client } = account;
 			expect((await client.post('/templates', { name: 'T' })).status).toBe(201);
-			expect((await client.post('/webhooks', { url: 'http://127.0.0.1:9/hook', events: ['*'] })).status).toBe(201);
-			for (const path of ['/documents', '/templates', '/users', '/webhooks', '/reports/audit-log']) {
+			expect(
+				(await client.post('/webhooks', { url: 'http://127.0.0.1:9/hook', events: ['*'] })).status,
+			).toBe(201);
+			for (const path of [
+				'/documents',
+				'/templates',
+				'/users',
+				'/webhooks',
+				'/reports/audit-log',
+			]) {
 				const { ids } = await walk(envelope, client, path, { limit: 100 });
 				expect(ids.length).toBeGreaterThan(0);
 			}
@@ -325,7 +444,13 @@ describe('listEnvelope', () => {
 
 		if (LINKED_ENVELOPES.includes(envelope)) {
 			it('next links are absolute URLs on the origin the client reached (or publicOrigin) with the same path, filters, cursor and limit', async () => {
-				const { nexts } = await walk(envelope, account.client, '/documents', { q: 'contract', limit: 10 }, 1);
+				const { nexts } = await walk(
+					envelope,
+					account.client,
+					'/documents',
+					{ q: 'contract', limit: 10 },
+					1,
+				);
 				const next = new URL(nexts[0] as string);
 				expect(`${next.origin}${next.pathname}`).toBe(`${sandbox.origin}/v1/documents`);
 				expect(next.searchParams.get('q')).toBe('contract');
@@ -334,7 +459,13 @@ describe('listEnvelope', () => {
 
 				sandbox.configure({ publicOrigin: 'http://sandbox.test:4010' });
 				try {
-					const { nexts: publicNexts } = await walk(envelope, account.client, '/documents', { limit: 10 }, 1);
+					const { nexts: publicNexts } = await walk(
+						envelope,
+						account.client,
+						'/documents',
+						{ limit: 10 },
+						1,
+					);
 					expect(publicNexts[0]).toMatch(/^http:\/\/sandbox\.test:4010\/v1\/documents\?/);
 				} finally {
 					sandbox.configure({ publicOrigin: null });
@@ -352,15 +483,34 @@ describe('listEnvelope', () => {
 		const perPage = (await client.get('/documents', { params: { page: 3, per_page: 20 } })).data;
 		expect(perPage).toMatchObject({ page: 3, per_page: 20, total: 60, total_pages: 3 });
 		expect(perPage.data.map((record: { id: unknown }) => record.id)).toEqual(ids.slice(40, 60));
-		expect((await client.get('/documents', { params: { page: 9 } })).data).toMatchObject({ data: [], page: 9, total: 60 });
-		expectError(await client.get('/documents', { params: { page: 0 } }), 400, 'validation_error', 'page');
-		expectError(await client.get('/documents', { params: { page: 'x' } }), 400, 'validation_error', 'page');
-		expectError(await client.get('/documents', { params: { per_page: 101 } }), 400, 'validation_error', 'per_page');
+		expect((await client.get('/documents', { params: { page: 9 } })).data).toMatchObject({
+			data: [],
+			page: 9,
+			total: 60,
+		});
+		expectError(
+			await client.get('/documents', { params: { page: 0 } }),
+			400,
+			'validation_error',
+			'page',
+		);
+		expectError(
+			await client.get('/documents', { params: { page: 'x' } }),
+			400,
+			'validation_error',
+			'page',
+		);
+		expectError(
+			await client.get('/documents', { params: { per_page: 101 } }),
+			400,
+			'validation_error',
+			'per_page',
+		);
 	});
 });
 
 describe('the dialects of issue 24', () => {
-	it("offset-total: offset paging capped at 50 that states its total (a client stopping at a short page is 74 short of 124)", async () => {
+	it('offset-total: offset paging capped at 50 that states its total (a client stopping at a short page is 74 short of 124)', async () => {
 		const sandbox = await start('offset-total');
 		const { client, ids } = await accountWith(sandbox, 124);
 		const first = (await client.get('/documents', { params: { limit: 100 } })).data;
@@ -368,43 +518,65 @@ describe('the dialects of issue 24', () => {
 		expect(first.data).toHaveLength(50);
 		const third = (await client.get('/documents', { params: { limit: 100, offset: 100 } })).data;
 		expect(third.data.map((record: { id: unknown }) => record.id)).toEqual(ids.slice(100));
-		expectError(await client.get('/documents', { params: { offset: -1 } }), 400, 'validation_error', 'offset');
+		expectError(
+			await client.get('/documents', { params: { offset: -1 } }),
+			400,
+			'validation_error',
+			'offset',
+		);
 	});
 
-	it('named-token: records under the resource\'s name; the token is read as page_token only (a `cursor` gets the first page again)', async () => {
+	it("named-token: records under the resource's name; the token is read as page_token only (a `cursor` gets the first page again)", async () => {
 		const sandbox = await start('named-token');
 		const { client, ids } = await accountWith(sandbox, 12);
 		const first = (await client.get('/documents', { params: { limit: 5 } })).data;
 		expect(Object.keys(first).sort()).toEqual(['documents', 'next_page_token']);
-		expect((await client.get('/documents', { params: { limit: 5, cursor: first.next_page_token } })).data).toEqual(first);
-		const second = (await client.get('/documents', { params: { limit: 5, page_token: first.next_page_token } })).data;
+		expect(
+			(await client.get('/documents', { params: { limit: 5, cursor: first.next_page_token } }))
+				.data,
+		).toEqual(first);
+		const second = (
+			await client.get('/documents', { params: { limit: 5, page_token: first.next_page_token } })
+		).data;
 		expect(second.documents.map((record: { id: unknown }) => record.id)).toEqual(ids.slice(5, 10));
-		expectError(await client.get('/documents', { params: { page_token: 'forged' } }), 400, 'validation_error', 'page_token');
+		expectError(
+			await client.get('/documents', { params: { page_token: 'forged' } }),
+			400,
+			'validation_error',
+			'page_token',
+		);
 	});
 });
 
 describe('paging: ignored', () => {
-	it.each(ENVELOPES)('%s: every request answers page one and still says there is more', async (envelope) => {
-		const sandbox = await start({ paging: 'ignored', listEnvelope: envelope });
-		const { client, ids } = await accountWith(sandbox, 30);
-		const walked = await walk(envelope, client, '/documents', { limit: 10 }, 3);
-		expect(walked.sizes).toEqual([10, 10, 10]);
-		expect(walked.ids).toEqual([...ids.slice(0, 10), ...ids.slice(0, 10), ...ids.slice(0, 10)]);
-		// The same next cursor / URL / page number every time: it never progresses.
-		expect(walked.nexts[0]).not.toBeNull();
-		expect(new Set(walked.nexts).size).toBe(1);
-	});
+	it.each(ENVELOPES)(
+		'%s: every request answers page one and still says there is more',
+		async (envelope) => {
+			const sandbox = await start({ paging: 'ignored', listEnvelope: envelope });
+			const { client, ids } = await accountWith(sandbox, 30);
+			const walked = await walk(envelope, client, '/documents', { limit: 10 }, 3);
+			expect(walked.sizes).toEqual([10, 10, 10]);
+			expect(walked.ids).toEqual([...ids.slice(0, 10), ...ids.slice(0, 10), ...ids.slice(0, 10)]);
+			// The same next cursor / URL / page number every time: it never progresses.
+			expect(walked.nexts[0]).not.toBeNull();
+			expect(new Set(walked.nexts).size).toBe(1);
+		},
+	);
 
 	it("the 'ignores-paging' preset; limit still applies", async () => {
 		const sandbox = await start('ignores-paging');
 		const { client, ids } = await accountWith(sandbox, 12);
 		const first = (await client.get('/documents', { params: { limit: 5 } })).data;
-		const again = (await client.get('/documents', { params: { limit: 5, cursor: first.next_cursor } })).data;
+		const again = (
+			await client.get('/documents', { params: { limit: 5, cursor: first.next_cursor } })
+		).data;
 		expect(again).toEqual(first);
 		expect(first.data.map((record: { id: unknown }) => record.id)).toEqual(ids.slice(0, 5));
 		expect(first.has_more).toBe(true);
 		// Ignored means not even looked at: a cursor that is not one is no 400.
-		expect((await client.get('/documents', { params: { limit: 5, cursor: 'not-a-cursor' } })).data).toEqual(first);
+		expect(
+			(await client.get('/documents', { params: { limit: 5, cursor: 'not-a-cursor' } })).data,
+		).toEqual(first);
 		sandbox.configure({ dialect: 'ignores-paging+page-numbers' });
 		const numbered = (await client.get('/documents', { params: { limit: 5, page: 0 } })).data;
 		expect(numbered).toMatchObject({ page: 1, per_page: 5, total: 12, total_pages: 3 });
@@ -412,16 +584,24 @@ describe('paging: ignored', () => {
 });
 
 describe('maxPageSize', () => {
-	it.each(ENVELOPES)("'page-cap' with %s: limit above 25 is served as 25 (no 400) and paging continues correctly", async (envelope) => {
-		const sandbox = await start({ listEnvelope: envelope, maxPageSize: 25 });
-		const { client, ids } = await accountWith(sandbox, 60);
-		const { ids: walked, sizes } = await walk(envelope, client, '/documents', { limit: 100 });
-		expect(sizes).toEqual([25, 25, 10]);
-		expect(walked).toEqual(ids);
-		const small = await walk(envelope, client, '/documents', { limit: 20 });
-		expect(small.sizes).toEqual([20, 20, 20]);
-		expectError(await client.get('/documents', { params: { limit: 101 } }), 400, 'validation_error', 'limit');
-	});
+	it.each(ENVELOPES)(
+		"'page-cap' with %s: limit above 25 is served as 25 (no 400) and paging continues correctly",
+		async (envelope) => {
+			const sandbox = await start({ listEnvelope: envelope, maxPageSize: 25 });
+			const { client, ids } = await accountWith(sandbox, 60);
+			const { ids: walked, sizes } = await walk(envelope, client, '/documents', { limit: 100 });
+			expect(sizes).toEqual([25, 25, 10]);
+			expect(walked).toEqual(ids);
+			const small = await walk(envelope, client, '/documents', { limit: 20 });
+			expect(small.sizes).toEqual([20, 20, 20]);
+			expectError(
+				await client.get('/documents', { params: { limit: 101 } }),
+				400,
+				'validation_error',
+				'limit',
+			);
+		},
+	);
 
 	it('the default page size (20) is under the cap and stays', async () => {
 		const sandbox = await start({ maxPageSize: 10 });
@@ -444,7 +624,8 @@ function expectNumericIds(value: unknown, path = '$'): number {
 		if (key === 'metadata' || key === 'request_id') continue;
 		if (key === 'id' || key.endsWith('_id')) {
 			if (field !== null) {
-				if (typeof field !== 'number') throw new Error(`${path}.${key} is ${JSON.stringify(field)}, not a number`);
+				if (typeof field !== 'number')
+					throw new Error(`${path}.${key} is ${JSON.stringify(field)}, not a number`);
 				expect(Number.isSafeInteger(field)).toBe(true);
 				count++;
 			}
@@ -461,12 +642,16 @@ function expectNumericIds(value: unknown, path = '$'): number {
 describe("ids: 'numeric'", () => {
 	let sandbox: Sandbox;
 	beforeAll(async () => {
-		sandbox = await start('numeric-ids', { webhookRetry: { baseDelayMs: 20, maxAttempts: 2, timeoutMs: 5000 } });
+		sandbox = await start('numeric-ids', {
+			webhookRetry: { baseDelayMs: 20, maxAttempts: 2, timeoutMs: 5000 },
+		});
 	});
 
 	it('records, nested references and paths use numbers; account isolation holds', async () => {
 		const client = api(sandbox);
-		const template = (await client.post('/templates', { name: 'NDA', signer_roles: [{ role: 'client' }] })).data;
+		const template = (
+			await client.post('/templates', { name: 'NDA', signer_roles: [{ role: 'client' }] })
+		).data;
 		expect(typeof template.id).toBe('number');
 		expect(template.id).toBeGreaterThan(1000);
 
@@ -490,22 +675,37 @@ describe("ids: 'numeric'", () => {
 		expect(request.document_id).toBe(document.data.id);
 		expectNumericIds(request);
 
-		const remind = await client.post(`/signatures/${document.data.signature_request_id}/remind`, { signer_ids: [document.data.signers[0].id] });
+		const remind = await client.post(`/signatures/${document.data.signature_request_id}/remind`, {
+			signer_ids: [document.data.signers[0].id],
+		});
 		expect(remind.status).toBe(200);
 		expectNumericIds(remind.data);
 
 		const draft = (await client.post('/documents', { name: 'draft.pdf', draft: true })).data;
-		const sent = await client.post('/signatures/request', { document_id: draft.id, signers: [{ email: 'bob@example.com', name: 'Bob' }] });
+		const sent = await client.post('/signatures/request', {
+			document_id: draft.id,
+			signers: [{ email: 'bob@example.com', name: 'Bob' }],
+		});
 		expect(sent.status).toBe(201);
 		expect(sent.data.document_id).toBe(draft.id);
 
 		// The ids are unique across kinds and sequential.
-		const all = [template.id, document.data.id, document.data.signature_request_id, document.data.signers[0].id, draft.id];
+		const all = [
+			template.id,
+			document.data.id,
+			document.data.signature_request_id,
+			document.data.signers[0].id,
+			draft.id,
+		];
 		expect(new Set(all).size).toBe(all.length);
 
 		const other = api(sandbox, sandbox.createAccount().apiKey);
 		expectError(await other.get(`/documents/${document.data.id}`), 404, 'not_found');
-		expectError(await other.get(`/signatures/${document.data.signature_request_id}`), 404, 'not_found');
+		expectError(
+			await other.get(`/signatures/${document.data.signature_request_id}`),
+			404,
+			'not_found',
+		);
 		expectError(await other.delete(`/documents/${document.data.id}`), 404, 'not_found');
 		// Errors keep their string request ids.
 		const missing = await client.get('/documents/999999');
@@ -516,12 +716,20 @@ describe("ids: 'numeric'", () => {
 			const list = await client.get(path, { params: { limit: 100 } });
 			expect(list.status).toBe(200);
 			expect(expectNumericIds(list.data)).toBeGreaterThan(0);
-			expect(list.data.next_cursor === null || typeof list.data.next_cursor === 'string').toBe(true);
+			expect(list.data.next_cursor === null || typeof list.data.next_cursor === 'string').toBe(
+				true,
+			);
 		}
-		const audit = (await client.get('/reports/audit-log', { params: { document_id: String(document.data.id), limit: 100 } })).data.data;
+		const audit = (
+			await client.get('/reports/audit-log', {
+				params: { document_id: String(document.data.id), limit: 100 },
+			})
+		).data.data;
 		expect(audit.length).toBeGreaterThan(0);
 		for (const entry of audit) expect(entry.document_id).toBe(document.data.id);
-		const templateEvent = (await client.get('/reports/audit-log', { params: { event: 'template.created' } })).data.data[0];
+		const templateEvent = (
+			await client.get('/reports/audit-log', { params: { event: 'template.created' } })
+		).data.data[0];
 		expect(templateEvent.details.template_id).toBe(template.id);
 
 		const exported = await client.get('/reports/export', { params: { format: 'json' } });
@@ -534,7 +742,9 @@ describe("ids: 'numeric'", () => {
 		const { apiKey } = sandbox.createAccount();
 		const client = api(sandbox, apiKey);
 		const target = await receiver();
-		const webhook = (await client.post('/webhooks', { url: target.url, events: ['document.created'] })).data;
+		const webhook = (
+			await client.post('/webhooks', { url: target.url, events: ['document.created'] })
+		).data;
 		expect(typeof webhook.id).toBe('number');
 		const document = (await client.post('/documents', documentBody())).data;
 		await sandbox.flushDeliveries();
@@ -545,12 +755,21 @@ describe("ids: 'numeric'", () => {
 		expect(body.webhook_id).toBe(webhook.id);
 		expect(body.data.document.id).toBe(document.id);
 		expect(request.headers['x-delivery-id']).toBe(String(body.id));
-		expect(verifyWebhookSignature({ header: request.headers['x-signature'], rawBody: request.rawBody, secret: webhook.secret, nowSeconds: Math.floor(Date.now() / 1000) }).valid).toBe(true);
+		expect(
+			verifyWebhookSignature({
+				header: request.headers['x-signature'],
+				rawBody: request.rawBody,
+				secret: webhook.secret,
+				nowSeconds: Math.floor(Date.now() / 1000),
+			}).valid,
+		).toBe(true);
 
 		const record = await client.get(`/webhooks/${webhook.id}/deliveries/${body.id}`);
 		expect(record.status).toBe(200);
 		expect(record.data).toMatchObject({ id: body.id, webhook_id: webhook.id });
-		const acknowledged = await client.post(`/webhooks/${webhook.id}/deliveries/${body.id}/acknowledge`);
+		const acknowledged = await client.post(
+			`/webhooks/${webhook.id}/deliveries/${body.id}/acknowledge`,
+		);
 		expect(acknowledged.status).toBe(200);
 		expect(acknowledged.data).toMatchObject({ id: body.id, status: 'acknowledged' });
 		const other = api(sandbox, sandbox.createAccount().apiKey);
@@ -561,7 +780,10 @@ describe("ids: 'numeric'", () => {
 		const document = (await api(sandbox).post('/documents', documentBody())).data;
 		expect((await fetch(document.signing_url)).status).toBe(200);
 		expect((await fetch(document.signers[0].signing_url)).status).toBe(200);
-		expect(sandbox.actAsSigner(String(document.id), String(document.signers[0].id), 'sign').signers[0].status).toBe('signed');
+		expect(
+			sandbox.actAsSigner(String(document.id), String(document.signers[0].id), 'sign').signers[0]
+				.status,
+		).toBe('signed');
 	});
 });
 
@@ -574,17 +796,31 @@ describe('webhook secrets and signatures', () => {
 		const sandbox = await start('server-secret');
 		const client = api(sandbox);
 		const target = await receiver();
-		const created = await client.post('/webhooks', { url: target.url, events: ['document.created'], secret: 'my-own-secret-0123456789-0123456789-abcdef' });
+		const created = await client.post('/webhooks', {
+			url: target.url,
+			events: ['document.created'],
+			secret: 'my-own-secret-0123456789-0123456789-abcdef',
+		});
 		expect(created.status).toBe(201);
 		expect(created.data.secret).toMatch(/^whsec_[\w-]{40,}$/);
 		await client.post('/documents', documentBody());
 		await sandbox.flushDeliveries();
 		const [request] = target.requests;
-		const check = (secret: string) => verifyWebhookSignature({ header: request.headers['x-signature'], rawBody: request.rawBody, secret, nowSeconds: now() });
+		const check = (secret: string) =>
+			verifyWebhookSignature({
+				header: request.headers['x-signature'],
+				rawBody: request.rawBody,
+				secret,
+				nowSeconds: now(),
+			});
 		expect(check(created.data.secret).valid).toBe(true);
 		expect(check('my-own-secret-0123456789-0123456789-abcdef').valid).toBe(false);
 		// Ignored altogether: a secret the contract would refuse is not even validated.
-		const short = await client.post('/webhooks', { url: target.url, events: ['document.created'], secret: 'x' });
+		const short = await client.post('/webhooks', {
+			url: target.url,
+			events: ['document.created'],
+			secret: 'x',
+		});
 		expect(short.status).toBe(201);
 		expect(short.data.secret).toMatch(/^whsec_/);
 	});
@@ -592,11 +828,22 @@ describe('webhook secrets and signatures', () => {
 	it("webhookSecret 'client' (default) signs with the client's secret", async () => {
 		const sandbox = await start('default');
 		const target = await receiver();
-		const created = await api(sandbox).post('/webhooks', { url: target.url, events: ['document.created'], secret: 'my-own-secret-0123456789-0123456789-abcdef' });
+		const created = await api(sandbox).post('/webhooks', {
+			url: target.url,
+			events: ['document.created'],
+			secret: 'my-own-secret-0123456789-0123456789-abcdef',
+		});
 		expect(created.data.secret).toBe('my-own-secret-0123456789-0123456789-abcdef');
 		await api(sandbox).post('/documents', documentBody());
 		await sandbox.flushDeliveries();
-		expect(verifyWebhookSignature({ header: target.requests[0].headers['x-signature'], rawBody: target.requests[0].rawBody, secret: 'my-own-secret-0123456789-0123456789-abcdef', nowSeconds: now() }).valid).toBe(true);
+		expect(
+			verifyWebhookSignature({
+				header: target.requests[0].headers['x-signature'],
+				rawBody: target.requests[0].rawBody,
+				secret: 'my-own-secret-0123456789-0123456789-abcdef',
+				nowSeconds: now(),
+			}).valid,
+		).toBe(true);
 	});
 
 	it("deliverySignature 'none': no X-Signature header, everything else as usual", async () => {
@@ -616,38 +863,81 @@ describe('deliverySignature: each layout a service may sign in', () => {
 	const now = () => Math.floor(Date.now() / 1000);
 
 	it.each([
-		['sig-standard-webhooks', 'standard-webhooks', ['webhook-id', 'webhook-timestamp', 'webhook-signature']],
-		['sig-standard-webhooks+server-secret', 'standard-webhooks', ['webhook-id', 'webhook-timestamp', 'webhook-signature']],
+		[
+			'sig-standard-webhooks',
+			'standard-webhooks',
+			['webhook-id', 'webhook-timestamp', 'webhook-signature'],
+		],
+		[
+			'sig-standard-webhooks+server-secret',
+			'standard-webhooks',
+			['webhook-id', 'webhook-timestamp', 'webhook-signature'],
+		],
 		['sig-hub-sha256', 'body-hmac', ['x-hub-signature-256']],
 		['sig-base64', 'body-hmac', ['signature']],
 		['sig-timestamp-header', 'body-hmac-timestamp', ['x-webhook-signature', 'x-webhook-timestamp']],
 		['sig-unsigned-timestamp', 'body-hmac', ['x-signature', 'x-timestamp']],
-	])('%s: signed only in its own headers, verifying as %s with the webhook secret and no other', async (spec, layout, names) => {
-		const sandbox = await start(spec);
-		const target = await receiver();
-		const webhook = (await api(sandbox).post('/webhooks', { url: target.url, events: ['document.created'], secret: 'my-own-secret-0123456789-0123456789-abcdef' })).data;
-		await api(sandbox).post('/documents', documentBody());
-		await sandbox.flushDeliveries();
-		expect(target.requests).toHaveLength(1);
-		const [request] = target.requests;
-		const signatureHeaders = ['x-signature', 'webhook-signature', 'x-hub-signature-256', 'x-webhook-signature', 'signature', 'webhook-id', 'webhook-timestamp', 'x-timestamp', 'x-webhook-timestamp'];
-		expect(signatureHeaders.filter((name) => request.headers[name] !== undefined).sort()).toEqual([...names].sort());
-		if (names.includes('webhook-id')) expect(request.headers['webhook-id']).toBe(request.headers['x-delivery-id']);
-		const check = (secret: string) =>
-			verifyDelivery({ header: (name) => request.headers[name] as string | undefined, rawBody: request.rawBody, secret, nowSeconds: now() });
-		expect(check(webhook.secret)).toMatchObject({ valid: true, layout });
-		expect(check('another-secret-0123456789-0123456789-abcdef')).toMatchObject({ valid: false, reason: 'signature_mismatch' });
-	});
+	])(
+		'%s: signed only in its own headers, verifying as %s with the webhook secret and no other',
+		async (spec, layout, names) => {
+			const sandbox = await start(spec);
+			const target = await receiver();
+			const webhook = (
+				await api(sandbox).post('/webhooks', {
+					url: target.url,
+					events: ['document.created'],
+					secret: 'my-own-secret-0123456789-0123456789-abcdef',
+				})
+			).data;
+			await api(sandbox).post('/documents', documentBody());
+			await sandbox.flushDeliveries();
+			expect(target.requests).toHaveLength(1);
+			const [request] = target.requests;
+			const signatureHeaders = [
+				'x-signature',
+				'webhook-signature',
+				'x-hub-signature-256',
+				'x-webhook-signature',
+				'signature',
+				'webhook-id',
+				'webhook-timestamp',
+				'x-timestamp',
+				'x-webhook-timestamp',
+			];
+			expect(signatureHeaders.filter((name) => request.headers[name] !== undefined).sort()).toEqual(
+				[...names].sort(),
+			);
+			if (names.includes('webhook-id'))
+				expect(request.headers['webhook-id']).toBe(request.headers['x-delivery-id']);
+			const check = (secret: string) =>
+				verifyDelivery({
+					header: (name) => request.headers[name] as string | undefined,
+					rawBody: request.rawBody,
+					secret,
+					nowSeconds: now(),
+				});
+			expect(check(webhook.secret)).toMatchObject({ valid: true, layout });
+			expect(check('another-secret-0123456789-0123456789-abcdef')).toMatchObject({
+				valid: false,
+				reason: 'signature_mismatch',
+			});
+		},
+	);
 });
 
 describe("webhookFilters: 'ignored'", () => {
-	it('POST /webhooks ignores document_id and expires_at: no echo, every document\'s events, never removed; not even validated', async () => {
+	it("POST /webhooks ignores document_id and expires_at: no echo, every document's events, never removed; not even validated", async () => {
 		const sandbox = await start('ignores-webhook-filters');
 		const client = api(sandbox);
 		const target = await receiver();
 		const mine = (await client.post('/documents', documentBody({ draft: true }))).data;
 		const expiresAt = new Date(Date.parse(sandbox.now()) + 60_000).toISOString();
-		const created = await client.post('/webhooks', { url: target.url, events: ['document.created'], document_id: mine.id, expires_at: expiresAt });
+		const created = await client.post('/webhooks', {
+			url: target.url,
+			events: ['document.created'],
+			document_id: mine.id,
+			expires_at: expiresAt,
+		});
 		expect(created.status).toBe(201);
 		expect(created.data).not.toHaveProperty('document_id');
 		expect(created.data).not.toHaveProperty('expires_at');
@@ -662,7 +952,12 @@ describe("webhookFilters: 'ignored'", () => {
 		await sandbox.flushDeliveries();
 		expect(target.requests).toHaveLength(2);
 
-		const unchecked = await client.post('/webhooks', { url: target.url, events: ['document.created'], document_id: 'doc_nosuch', expires_at: 'yesterday' });
+		const unchecked = await client.post('/webhooks', {
+			url: target.url,
+			events: ['document.created'],
+			document_id: 'doc_nosuch',
+			expires_at: 'yesterday',
+		});
 		expect(unchecked.status).toBe(201);
 	});
 
@@ -670,7 +965,11 @@ describe("webhookFilters: 'ignored'", () => {
 		const sandbox = await start('minimal');
 		const client = api(sandbox);
 		const target = await receiver();
-		const created = await client.post('/webhooks', { url: target.url, events: ['document.created'], document_id: 'doc_nosuch' });
+		const created = await client.post('/webhooks', {
+			url: target.url,
+			events: ['document.created'],
+			document_id: 'doc_nosuch',
+		});
 		expect(created.status).toBe(201);
 		expect(created.data).not.toHaveProperty('document_id');
 	});
@@ -681,12 +980,18 @@ describe('deliveryEndpoints: false', () => {
 		const sandbox = await start('no-delivery-endpoints');
 		const client = api(sandbox);
 		const target = await receiver();
-		const webhook = (await client.post('/webhooks', { url: target.url, events: ['document.created'] })).data;
+		const webhook = (
+			await client.post('/webhooks', { url: target.url, events: ['document.created'] })
+		).data;
 		await client.post('/documents', documentBody());
 		await sandbox.flushDeliveries();
 		const deliveryId = target.requests[0].headers['x-delivery-id'] as string;
 		const base = `/webhooks/${webhook.id}/deliveries/${deliveryId}`;
-		for (const response of [await client.get(base), await client.post(`${base}/acknowledge`), await client.get(`${base}/acknowledge`)]) {
+		for (const response of [
+			await client.get(base),
+			await client.post(`${base}/acknowledge`),
+			await client.get(`${base}/acknowledge`),
+		]) {
 			expectError(response, 404, 'not_found');
 			expect(response.data.error.message).toMatch(/^No route/);
 		}
@@ -702,17 +1007,32 @@ describe('deliveryEndpoints: false', () => {
 describe('errorBody', () => {
 	/** A body over the limit, uploaded until the 413 arrives, as an axios-like response. */
 	async function tooLarge(sandbox: Sandbox): Promise<AxiosResponse> {
-		const headers = { Authorization: `Bearer ${sandbox.apiKey}`, 'Content-Type': 'application/json' };
-		const answer = await uploadUntilAnswered(`${sandbox.baseUrl}/documents`, headers, LIMITS.maxBodyBytes + 5 * 1024 * 1024);
+		const headers = {
+			Authorization: `Bearer ${sandbox.apiKey}`,
+			'Content-Type': 'application/json',
+		};
+		const answer = await uploadUntilAnswered(
+			`${sandbox.baseUrl}/documents`,
+			headers,
+			LIMITS.maxBodyBytes + 5 * 1024 * 1024,
+		);
 		const json = /^application\/json/.test(answer.headers['content-type'] ?? '');
-		return { status: answer.status, headers: answer.headers, data: json ? JSON.parse(answer.text) : answer.text } as AxiosResponse;
+		return {
+			status: answer.status,
+			headers: answer.headers,
+			data: json ? JSON.parse(answer.text) : answer.text,
+		} as AxiosResponse;
 	}
 
 	/** Error answers of several kinds: 400, 401, 404 (route and record), 405, 413, 429. */
 	async function errors(sandbox: Sandbox): Promise<Record<string, AxiosResponse>> {
 		const client = api(sandbox);
 		const noKey = api(sandbox, null);
-		const raw = axios.create({ baseURL: sandbox.origin, validateStatus: () => true, httpAgent: new http.Agent({ keepAlive: false }) });
+		const raw = axios.create({
+			baseURL: sandbox.origin,
+			validateStatus: () => true,
+			httpAgent: new http.Agent({ keepAlive: false }),
+		});
 		const out: Record<string, AxiosResponse> = {
 			validation: await client.post('/documents', { name: '' }),
 			unauthorized: await noKey.get('/documents'),
@@ -729,10 +1049,20 @@ describe('errorBody', () => {
 		return out;
 	}
 
-	const expectedStatus: Record<string, number> = { validation: 400, unauthorized: 401, route: 404, record: 404, method: 405, tooLarge: 413, outside: 404, rateLimited: 429 };
+	const expectedStatus: Record<string, number> = {
+		validation: 400,
+		unauthorized: 401,
+		route: 404,
+		record: 404,
+		method: 405,
+		tooLarge: 413,
+		outside: 404,
+		rateLimited: 429,
+	};
 
 	function statusesAndHeaders(all: Record<string, AxiosResponse>) {
-		for (const [kind, response] of Object.entries(all)) expect([kind, response.status]).toEqual([kind, expectedStatus[kind]]);
+		for (const [kind, response] of Object.entries(all))
+			expect([kind, response.status]).toEqual([kind, expectedStatus[kind]]);
 		expect(all.rateLimited.headers['retry-after']).toMatch(/^\d+$/);
 		expect(all.unauthorized.headers['www-authenticate']).toBe('Bearer');
 		expect(all.method.headers.allow).toContain('GET');
@@ -741,7 +1071,8 @@ describe('errorBody', () => {
 	it("'contract' (default): {error:{code,message,field,request_id}}", async () => {
 		const all = await errors(await start('default'));
 		statusesAndHeaders(all);
-		for (const response of Object.values(all)) expect(Object.keys(response.data)).toEqual(['error']);
+		for (const response of Object.values(all))
+			expect(Object.keys(response.data)).toEqual(['error']);
 		expect(all.validation.data.error).toMatchObject({ code: 'validation_error', field: 'name' });
 	});
 
@@ -755,7 +1086,10 @@ describe('errorBody', () => {
 		}
 		expect(all.validation.data.code).toBe('validation_error');
 		expect(all.rateLimited.data.code).toBe('rate_limited');
-		expect(all.unauthorized.data).toEqual({ code: 'unauthorized', message: 'Missing API key: send Authorization: Bearer <key>' });
+		expect(all.unauthorized.data).toEqual({
+			code: 'unauthorized',
+			message: 'Missing API key: send Authorization: Bearer <key>',
+		});
 	});
 
 	it("'errors': {errors: [{code, message, field}]}", async () => {
@@ -767,7 +1101,10 @@ describe('errorBody', () => {
 			expect(response.data.errors).toHaveLength(1);
 			expect(Object.keys(response.data.errors[0]).sort()).toEqual(['code', 'field', 'message']);
 		}
-		expect(all.validation.data.errors[0]).toMatchObject({ code: 'validation_error', field: 'name' });
+		expect(all.validation.data.errors[0]).toMatchObject({
+			code: 'validation_error',
+			field: 'name',
+		});
 		expect(all.route.data.errors[0]).toMatchObject({ code: 'not_found', field: null });
 	});
 
@@ -789,16 +1126,25 @@ describe('errorBody', () => {
 		for (const [kind, response] of Object.entries(all)) {
 			expect(response.headers['content-type']).toMatch(/^text\/html/);
 			expect(response.data).toMatch(/^<!DOCTYPE html>/);
-			expect(response.data).toContain(`<title>${expectedStatus[kind]} ${http.STATUS_CODES[expectedStatus[kind]]}</title>`);
+			expect(response.data).toContain(
+				`<title>${expectedStatus[kind]} ${http.STATUS_CODES[expectedStatus[kind]]}</title>`,
+			);
 			expect(response.data).toContain('<center>nginx</center>');
 		}
 		expect(all.rateLimited.data).toContain('<h1>429 Too Many Requests</h1>');
-		expect(all.unauthorized.data).toContain('Missing API key: send Authorization: Bearer &lt;key&gt;');
+		expect(all.unauthorized.data).toContain(
+			'Missing API key: send Authorization: Bearer &lt;key&gt;',
+		);
 	});
 
 	it('admin routes keep their own JSON format in every dialect', async () => {
 		const sandbox = await start('error-text');
-		expectError(await admin(sandbox).put('/config', { failureRate: 7 }), 400, 'validation_error', 'failureRate');
+		expectError(
+			await admin(sandbox).put('/config', { failureRate: 7 }),
+			400,
+			'validation_error',
+			'failureRate',
+		);
 		expectError(await admin(sandbox).get('/nothing'), 404, 'not_found');
 	});
 });
@@ -812,13 +1158,21 @@ describe('deleteAnswer', () => {
 		expect(deleted.status).toBe(200);
 		expect(deleted.data).toEqual({ id: document.id, deleted: true });
 		expectError(await client.get(`/documents/${document.id}`), 404, 'not_found');
-		const webhook = (await client.post('/webhooks', { url: 'http://127.0.0.1:9/hook', events: ['*'] })).data;
-		expect((await client.delete(`/webhooks/${webhook.id}`)).data).toEqual({ id: webhook.id, deleted: true });
+		const webhook = (
+			await client.post('/webhooks', { url: 'http://127.0.0.1:9/hook', events: ['*'] })
+		).data;
+		expect((await client.delete(`/webhooks/${webhook.id}`)).data).toEqual({
+			id: webhook.id,
+			deleted: true,
+		});
 		expectError(await client.delete(`/webhooks/${webhook.id}`), 404, 'not_found');
 
 		sandbox.configure({ dialect: 'numeric-ids+delete-200' });
 		const numeric = (await client.post('/documents', documentBody())).data;
-		expect((await client.delete(`/documents/${numeric.id}`)).data).toEqual({ id: numeric.id, deleted: true });
+		expect((await client.delete(`/documents/${numeric.id}`)).data).toEqual({
+			id: numeric.id,
+			deleted: true,
+		});
 		expect(typeof numeric.id).toBe('number');
 	});
 
@@ -832,27 +1186,38 @@ describe('deleteAnswer', () => {
 });
 
 describe('every preset keeps the rest of the service working', () => {
-	it.each(DIALECT_NAMES)('%s: create, fetch, list, sign, deliver, delete, validate, idempotency', async (name) => {
-		const sandbox = await start(name, { webhookRetry: { baseDelayMs: 20, maxAttempts: 2, timeoutMs: 5000 } });
-		const client = api(sandbox);
-		const target = await receiver();
-		expect((await client.post('/webhooks', { url: target.url, events: ['document.completed'] })).status).toBe(201);
-		const headers = { 'Idempotency-Key': `k-${name}` };
-		const created = await client.post('/documents', documentBody(), { headers });
-		expect(created.status).toBe(201);
-		const replay = await client.post('/documents', documentBody(), { headers });
-		expect(replay.data).toEqual(created.data);
-		expect(replay.headers['idempotent-replayed']).toBe('true');
-		const document = created.data;
-		expect((await client.get(`/documents/${document.id}`)).data.id).toBe(document.id);
-		const list = (await client.get('/documents')).data;
-		expect(JSON.stringify(list)).toContain(JSON.stringify(document.id));
-		expect((await client.post('/documents', { name: 'x.pdf', signers: 'nope' })).status).toBe(400);
+	it.each(DIALECT_NAMES)(
+		'%s: create, fetch, list, sign, deliver, delete, validate, idempotency',
+		async (name) => {
+			const sandbox = await start(name, {
+				webhookRetry: { baseDelayMs: 20, maxAttempts: 2, timeoutMs: 5000 },
+			});
+			const client = api(sandbox);
+			const target = await receiver();
+			expect(
+				(await client.post('/webhooks', { url: target.url, events: ['document.completed'] }))
+					.status,
+			).toBe(201);
+			const headers = { 'Idempotency-Key': `k-${name}` };
+			const created = await client.post('/documents', documentBody(), { headers });
+			expect(created.status).toBe(201);
+			const replay = await client.post('/documents', documentBody(), { headers });
+			expect(replay.data).toEqual(created.data);
+			expect(replay.headers['idempotent-replayed']).toBe('true');
+			const document = created.data;
+			expect((await client.get(`/documents/${document.id}`)).data.id).toBe(document.id);
+			const list = (await client.get('/documents')).data;
+			expect(JSON.stringify(list)).toContain(JSON.stringify(document.id));
+			expect((await client.post('/documents', { name: 'x.pdf', signers: 'nope' })).status).toBe(
+				400,
+			);
 
-		for (const signer of document.signers) sandbox.actAsSigner(String(document.id), String(signer.id), 'sign');
-		expect((await client.get(`/documents/${document.id}`)).data.status).toBe('completed');
-		await waitFor(() => target.requests.length === 1 || undefined, 'the completed delivery');
-		const deleted = await client.delete(`/documents/${document.id}`);
-		expect(deleted.status).toBe(parseDialect(name).deleteAnswer);
-	});
+			for (const signer of document.signers)
+				sandbox.actAsSigner(String(document.id), String(signer.id), 'sign');
+			expect((await client.get(`/documents/${document.id}`)).data.status).toBe('completed');
+			await waitFor(() => target.requests.length === 1 || undefined, 'the completed delivery');
+			const deleted = await client.delete(`/documents/${document.id}`);
+			expect(deleted.status).toBe(parseDialect(name).deleteAnswer);
+		},
+	);
 });

@@ -31,8 +31,14 @@ function freshClient() {
 describe('documents', () => {
 	it('POST /documents creates a pending document with a signing URL and its signing request', async () => {
 		const { client } = freshClient();
-		const file = { content_type: 'application/pdf', data: Buffer.from('%PDF-1.7 test').toString('base64') };
-		const response = await client.post('/documents', documentBody({ message: 'Please sign', metadata: { deal: '42' }, file }));
+		const file = {
+			content_type: 'application/pdf',
+			data: Buffer.from('%PDF-1.7 test').toString('base64'),
+		};
+		const response = await client.post(
+			'/documents',
+			documentBody({ message: 'Please sign', metadata: { deal: '42' }, file }),
+		);
 		expect(response.status).toBe(201);
 		expectResponseMatchesOpenApi(response);
 		const document = expectSchema(DocumentSchema, response.data);
@@ -43,13 +49,19 @@ describe('documents', () => {
 			metadata: { deal: '42' },
 			file: { name: 'contract.pdf', content_type: 'application/pdf', size: 13 },
 		});
-		expect(document.signing_url).toMatch(new RegExp(`^${sandbox().origin}/sign/${document.id}\\?token=[\\w-]{20,}$`));
-		expect(document.signers.map((signer) => [signer.email, signer.status, signer.authentication])).toEqual([
+		expect(document.signing_url).toMatch(
+			new RegExp(`^${sandbox().origin}/sign/${document.id}\\?token=[\\w-]{20,}$`),
+		);
+		expect(
+			document.signers.map((signer) => [signer.email, signer.status, signer.authentication]),
+		).toEqual([
 			['ann@example.com', 'pending', 'none'],
 			['bob@example.com', 'pending', 'none'],
 		]);
 		for (const signer of document.signers) {
-			expect(signer.signing_url).toMatch(new RegExp(`^${sandbox().origin}/sign/${document.id}/${signer.id}\\?token=.+`));
+			expect(signer.signing_url).toMatch(
+				new RegExp(`^${sandbox().origin}/sign/${document.id}/${signer.id}\\?token=.+`),
+			);
 		}
 		expect(document.signature_request_id).toMatch(/^sr_/);
 	});
@@ -58,17 +70,26 @@ describe('documents', () => {
 		const { client } = freshClient();
 		const response = await client.post('/documents', { name: 'offer.docx', draft: true });
 		expect(response.status).toBe(201);
-		expect(expectSchema(DocumentSchema, response.data)).toMatchObject({ status: 'draft', signers: [], signature_request_id: null });
+		expect(expectSchema(DocumentSchema, response.data)).toMatchObject({
+			status: 'draft',
+			signers: [],
+			signature_request_id: null,
+		});
 	});
 
 	it('GET /documents lists, GET /documents/{id} fetches, DELETE /documents/{id} removes', async () => {
 		const { client } = freshClient();
-		const created = expectSchema(DocumentSchema, (await client.post('/documents', documentBody())).data);
+		const created = expectSchema(
+			DocumentSchema,
+			(await client.post('/documents', documentBody())).data,
+		);
 
 		const list = await client.get('/documents');
 		expect(list.status).toBe(200);
 		expectResponseMatchesOpenApi(list);
-		expect(expectSchema(DocumentListSchema, list.data).data.map((document) => document.id)).toEqual([created.id]);
+		expect(expectSchema(DocumentListSchema, list.data).data.map((document) => document.id)).toEqual(
+			[created.id],
+		);
 
 		const one = await client.get(`/documents/${created.id}`);
 		expect(one.status).toBe(200);
@@ -100,7 +121,10 @@ describe('documents', () => {
 				})
 			).data,
 		);
-		const response = await client.post('/documents', { template_id: template.id, metadata: { deal: '7' } });
+		const response = await client.post('/documents', {
+			template_id: template.id,
+			metadata: { deal: '7' },
+		});
 		expect(response.status).toBe(201);
 		expect(expectSchema(DocumentSchema, response.data)).toMatchObject({
 			name: 'nda.pdf',
@@ -119,7 +143,10 @@ describe('documents', () => {
 describe('signing requests', () => {
 	it('POST /signatures/request sends a draft; a second send is 409', async () => {
 		const { client } = freshClient();
-		const draft = expectSchema(DocumentSchema, (await client.post('/documents', { name: 'offer.pdf', draft: true })).data);
+		const draft = expectSchema(
+			DocumentSchema,
+			(await client.post('/documents', { name: 'offer.pdf', draft: true })).data,
+		);
 		const response = await client.post('/signatures/request', {
 			document_id: draft.id,
 			signers: [{ email: 'carol@example.com', name: 'Carol' }],
@@ -128,28 +155,56 @@ describe('signing requests', () => {
 		expect(response.status).toBe(201);
 		expectResponseMatchesOpenApi(response);
 		const request = expectSchema(SigningRequestSchema, response.data);
-		expect(request).toMatchObject({ document_id: draft.id, status: 'pending', message: 'Over to you', reminders_sent: 0 });
+		expect(request).toMatchObject({
+			document_id: draft.id,
+			status: 'pending',
+			message: 'Over to you',
+			reminders_sent: 0,
+		});
 		expect(request.signers.map((signer) => signer.email)).toEqual(['carol@example.com']);
 
-		const document = expectSchema(DocumentSchema, (await client.get(`/documents/${draft.id}`)).data);
+		const document = expectSchema(
+			DocumentSchema,
+			(await client.get(`/documents/${draft.id}`)).data,
+		);
 		expect(document).toMatchObject({ status: 'pending', signature_request_id: request.id });
-		expectError(await client.post('/signatures/request', { document_id: draft.id }), 409, 'conflict', 'document_id');
+		expectError(
+			await client.post('/signatures/request', { document_id: draft.id }),
+			409,
+			'conflict',
+			'document_id',
+		);
 	});
 
 	it('a draft without signers cannot be sent without giving some', async () => {
 		const { client } = freshClient();
-		const draft = expectSchema(DocumentSchema, (await client.post('/documents', { name: 'offer.pdf', draft: true })).data);
-		expectError(await client.post('/signatures/request', { document_id: draft.id }), 400, 'validation_error', 'signers');
+		const draft = expectSchema(
+			DocumentSchema,
+			(await client.post('/documents', { name: 'offer.pdf', draft: true })).data,
+		);
+		expectError(
+			await client.post('/signatures/request', { document_id: draft.id }),
+			400,
+			'validation_error',
+			'signers',
+		);
 	});
 
 	it('GET /signatures/{id} and POST /signatures/{id}/remind', async () => {
 		const { client } = freshClient();
-		const document = expectSchema(DocumentSchema, (await client.post('/documents', documentBody())).data);
+		const document = expectSchema(
+			DocumentSchema,
+			(await client.post('/documents', documentBody())).data,
+		);
 		const id = document.signature_request_id as string;
 
 		const fetched = await client.get(`/signatures/${id}`);
 		expect(fetched.status).toBe(200);
-		expect(expectSchema(SigningRequestSchema, fetched.data)).toMatchObject({ id, status: 'pending', document_id: document.id });
+		expect(expectSchema(SigningRequestSchema, fetched.data)).toMatchObject({
+			id,
+			status: 'pending',
+			document_id: document.id,
+		});
 
 		const reminded = await client.post(`/signatures/${id}/remind`);
 		expect(reminded.status).toBe(200);
@@ -159,21 +214,35 @@ describe('signing requests', () => {
 		expect(afterOne.reminders_sent).toBe(1);
 		expect(afterOne.last_reminded_at).not.toBeNull();
 
-		const targeted = await client.post(`/signatures/${id}/remind`, { signer_ids: [document.signers[1].id], message: 'Gentle nudge' });
+		const targeted = await client.post(`/signatures/${id}/remind`, {
+			signer_ids: [document.signers[1].id],
+			message: 'Gentle nudge',
+		});
 		expect(targeted.status).toBe(200);
 		expect(expectSchema(SigningRequestSchema, targeted.data).reminders_sent).toBe(2);
 
-		expectError(await client.post(`/signatures/${id}/remind`, { signer_ids: ['sgn_unknown'] }), 400, 'validation_error', 'signer_ids[0]');
+		expectError(
+			await client.post(`/signatures/${id}/remind`, { signer_ids: ['sgn_unknown'] }),
+			400,
+			'validation_error',
+			'signer_ids[0]',
+		);
 		expectError(await client.get('/signatures/sr_doesnotexist'), 404, 'not_found');
 		expectError(await client.post('/signatures/sr_doesnotexist/remind'), 404, 'not_found');
 	});
 
 	it('reminding a request that is not pending is 409', async () => {
 		const { client } = freshClient();
-		const document = expectSchema(DocumentSchema, (await client.post('/documents', documentBody())).data);
+		const document = expectSchema(
+			DocumentSchema,
+			(await client.post('/documents', documentBody())).data,
+		);
 		expect((await client.delete(`/documents/${document.id}`)).status).toBe(204);
 		// The signing request outlives its document and shows how it ended.
-		const request = expectSchema(SigningRequestSchema, (await client.get(`/signatures/${document.signature_request_id}`)).data);
+		const request = expectSchema(
+			SigningRequestSchema,
+			(await client.get(`/signatures/${document.signature_request_id}`)).data,
+		);
 		expect(request.status).toBe('cancelled');
 		expectError(await client.post(`/signatures/${request.id}/remind`), 409, 'conflict');
 	});
@@ -200,9 +269,14 @@ describe('templates', () => {
 		const list = await client.get('/templates', { params: { q: 'employ' } });
 		expect(list.status).toBe(200);
 		expectResponseMatchesOpenApi(list);
-		expect(expectSchema(TemplateListSchema, list.data).data.map((template) => template.id)).toEqual([created.id]);
+		expect(expectSchema(TemplateListSchema, list.data).data.map((template) => template.id)).toEqual(
+			[created.id],
+		);
 
-		const updated = await client.put(`/templates/${created.id}`, { description: null, message: 'Hello' });
+		const updated = await client.put(`/templates/${created.id}`, {
+			description: null,
+			message: 'Hello',
+		});
 		expect(updated.status).toBe(200);
 		expectResponseMatchesOpenApi(updated);
 		expect(expectSchema(TemplateSchema, updated.data)).toMatchObject({
@@ -219,7 +293,15 @@ describe('templates', () => {
 		const { client } = freshClient();
 		const template = expectSchema(
 			TemplateSchema,
-			(await client.post('/templates', { name: 'T', signer_roles: [{ role: 'Client', order: 2 }, { role: 'Company', order: 1 }] })).data,
+			(
+				await client.post('/templates', {
+					name: 'T',
+					signer_roles: [
+						{ role: 'Client', order: 2 },
+						{ role: 'Company', order: 1 },
+					],
+				})
+			).data,
 		);
 		const response = await client.post('/documents', {
 			template_id: template.id,
@@ -232,15 +314,38 @@ describe('templates', () => {
 			],
 		});
 		expect(response.status).toBe(201);
-		expect(expectSchema(DocumentSchema, response.data).signers.map((signer) => signer.order)).toEqual([1, 2, null, 7]);
+		expect(
+			expectSchema(DocumentSchema, response.data).signers.map((signer) => signer.order),
+		).toEqual([1, 2, null, 7]);
 	});
 
 	it('a document from a template whose roles name nobody needs signers', async () => {
 		const { client } = freshClient();
-		const template = expectSchema(TemplateSchema, (await client.post('/templates', { name: 'T', signer_roles: [{ role: 'Client' }] })).data);
-		expectError(await client.post('/documents', { template_id: template.id, name: 'a.pdf' }), 400, 'validation_error', 'signers');
-		expectError(await client.post('/documents', { template_id: template.id, signers: documentBody().signers }), 400, 'validation_error', 'name');
-		expectError(await client.post('/documents', documentBody({ template_id: 'tpl_missing' })), 404, 'not_found', 'template_id');
+		const template = expectSchema(
+			TemplateSchema,
+			(await client.post('/templates', { name: 'T', signer_roles: [{ role: 'Client' }] })).data,
+		);
+		expectError(
+			await client.post('/documents', { template_id: template.id, name: 'a.pdf' }),
+			400,
+			'validation_error',
+			'signers',
+		);
+		expectError(
+			await client.post('/documents', {
+				template_id: template.id,
+				signers: documentBody().signers,
+			}),
+			400,
+			'validation_error',
+			'name',
+		);
+		expectError(
+			await client.post('/documents', documentBody({ template_id: 'tpl_missing' })),
+			404,
+			'not_found',
+			'template_id',
+		);
 	});
 });
 
@@ -258,7 +363,12 @@ describe('team members', () => {
 		const member = expectSchema(TeamMemberSchema, invited.data);
 		expect(member).toMatchObject({ email: 'dana@example.com', role: 'member', status: 'invited' });
 		expect(member.invited_at).not.toBeNull();
-		expectError(await client.post('/users/invite', { email: 'DANA@example.com' }), 409, 'conflict', 'email');
+		expectError(
+			await client.post('/users/invite', { email: 'DANA@example.com' }),
+			409,
+			'conflict',
+			'email',
+		);
 
 		const changed = await client.put(`/users/${member.id}/role`, { role: 'admin' });
 		expect(changed.status).toBe(200);
@@ -267,17 +377,31 @@ describe('team members', () => {
 		expect(expectSchema(TeamMemberSchema, changed.data).role).toBe('admin');
 
 		expectError(await client.put(`/users/${owner.id}/role`, { role: 'viewer' }), 409, 'conflict');
-		expectError(await client.put(`/users/${member.id}/role`, { role: 'owner' }), 400, 'validation_error', 'role');
+		expectError(
+			await client.put(`/users/${member.id}/role`, { role: 'owner' }),
+			400,
+			'validation_error',
+			'role',
+		);
 		expectError(await client.put('/users/usr_missing/role', { role: 'admin' }), 404, 'not_found');
 
-		const admins = expectSchema(TeamMemberListSchema, (await client.get('/users', { params: { role: 'admin' } })).data);
+		const admins = expectSchema(
+			TeamMemberListSchema,
+			(await client.get('/users', { params: { role: 'admin' } })).data,
+		);
 		expect(admins.data.map((user) => user.id)).toEqual([member.id]);
-		const invitedOnly = expectSchema(TeamMemberListSchema, (await client.get('/users', { params: { status: 'active' } })).data);
+		const invitedOnly = expectSchema(
+			TeamMemberListSchema,
+			(await client.get('/users', { params: { status: 'active' } })).data,
+		);
 		expect(invitedOnly.data.map((user) => user.id)).toEqual([owner.id]);
 	});
 
 	it('the demo account has an owner user', async () => {
-		const users = expectSchema(TeamMemberListSchema, (await api(sandbox()).get('/users', { params: { role: 'owner' } })).data);
+		const users = expectSchema(
+			TeamMemberListSchema,
+			(await api(sandbox()).get('/users', { params: { role: 'owner' } })).data,
+		);
 		expect(users.data.map((user) => user.email)).toEqual([DEMO_OWNER_EMAIL]);
 	});
 });
@@ -285,7 +409,10 @@ describe('team members', () => {
 describe('webhooks', () => {
 	it('POST /webhooks returns the secret once; GET /webhooks never shows it; DELETE removes', async () => {
 		const { client } = freshClient();
-		const generated = await client.post('/webhooks', { url: 'https://example.com/hook', events: ['document.completed'] });
+		const generated = await client.post('/webhooks', {
+			url: 'https://example.com/hook',
+			events: ['document.completed'],
+		});
 		expect(generated.status).toBe(201);
 		expectResponseMatchesOpenApi(generated);
 		const first = expectSchema(WebhookWithSecretSchema, generated.data);
@@ -295,7 +422,14 @@ describe('webhooks', () => {
 		const chosenSecret = 'a'.repeat(40);
 		const second = expectSchema(
 			WebhookWithSecretSchema,
-			(await client.post('/webhooks', { url: 'http://127.0.0.1:9/x', events: ['*'], secret: chosenSecret, description: 'all' })).data,
+			(
+				await client.post('/webhooks', {
+					url: 'http://127.0.0.1:9/x',
+					events: ['*'],
+					secret: chosenSecret,
+					description: 'all',
+				})
+			).data,
 		);
 		expect(second.secret).toBe(chosenSecret);
 
@@ -307,7 +441,11 @@ describe('webhooks', () => {
 		expect(JSON.stringify(list.data)).not.toContain('secret');
 
 		expect((await client.delete(`/webhooks/${first.id}`)).status).toBe(204);
-		expect(expectSchema(WebhookListSchema, (await client.get('/webhooks')).data).data.map((webhook) => webhook.id)).toEqual([second.id]);
+		expect(
+			expectSchema(WebhookListSchema, (await client.get('/webhooks')).data).data.map(
+				(webhook) => webhook.id,
+			),
+		).toEqual([second.id]);
 		expectError(await client.delete(`/webhooks/${first.id}`), 404, 'not_found');
 	});
 });
@@ -330,36 +468,69 @@ describe('reports', () => {
 			team_members: 2,
 		});
 
-		const past = expectSchema(UsageReportSchema, (await client.get('/reports/usage', { params: { from: '2020-01-01', to: '2020-01-31' } })).data);
-		expect(past).toMatchObject({ from: '2020-01-01T00:00:00.000Z', to: '2020-01-31T23:59:59.999Z', documents_created: 0 });
-		expectError(await client.get('/reports/usage', { params: { from: '2020-02-01', to: '2020-01-01' } }), 400, 'validation_error', 'from');
+		const past = expectSchema(
+			UsageReportSchema,
+			(await client.get('/reports/usage', { params: { from: '2020-01-01', to: '2020-01-31' } }))
+				.data,
+		);
+		expect(past).toMatchObject({
+			from: '2020-01-01T00:00:00.000Z',
+			to: '2020-01-31T23:59:59.999Z',
+			documents_created: 0,
+		});
+		expectError(
+			await client.get('/reports/usage', { params: { from: '2020-02-01', to: '2020-01-01' } }),
+			400,
+			'validation_error',
+			'from',
+		);
 	});
 
 	it('GET /reports/audit-log pages newest first and filters by document and event', async () => {
 		const { client } = freshClient();
-		const document = expectSchema(DocumentSchema, (await client.post('/documents', documentBody())).data);
+		const document = expectSchema(
+			DocumentSchema,
+			(await client.post('/documents', documentBody())).data,
+		);
 		await client.post('/documents', documentBody());
 
-		const response = await client.get('/reports/audit-log', { params: { document_id: document.id } });
+		const response = await client.get('/reports/audit-log', {
+			params: { document_id: document.id },
+		});
 		expect(response.status).toBe(200);
 		expectResponseMatchesOpenApi(response);
 		const entries = expectSchema(AuditLogListSchema, response.data).data;
-		expect(entries.map((entry) => entry.event)).toEqual(['document.sent', 'signature.requested', 'document.created']);
+		expect(entries.map((entry) => entry.event)).toEqual([
+			'document.sent',
+			'signature.requested',
+			'document.created',
+		]);
 		expect(entries[0].actor.type).toBe('api_key');
 
-		const created = expectSchema(AuditLogListSchema, (await client.get('/reports/audit-log', { params: { event: 'document.created' } })).data);
+		const created = expectSchema(
+			AuditLogListSchema,
+			(await client.get('/reports/audit-log', { params: { event: 'document.created' } })).data,
+		);
 		expect(created.data).toHaveLength(2);
 	});
 
 	it('GET /reports/export returns a CSV file, or JSON rows', async () => {
 		const { client } = freshClient();
-		const document = expectSchema(DocumentSchema, (await client.post('/documents', documentBody({ name: '=cmd|x.pdf' }))).data);
+		const document = expectSchema(
+			DocumentSchema,
+			(await client.post('/documents', documentBody({ name: '=cmd|x.pdf' }))).data,
+		);
 
-		const csv = await client.get('/reports/export', { params: { from: '2000-01-01', to: '2999-12-31' }, responseType: 'text' });
+		const csv = await client.get('/reports/export', {
+			params: { from: '2000-01-01', to: '2999-12-31' },
+			responseType: 'text',
+		});
 		expect(csv.status).toBe(200);
 		expectResponseMatchesOpenApi(csv);
 		expect(csv.headers['content-type']).toMatch(/^text\/csv/);
-		expect(csv.headers['content-disposition']).toBe('attachment; filename="documents-2000-01-01-2999-12-31.csv"');
+		expect(csv.headers['content-disposition']).toBe(
+			'attachment; filename="documents-2000-01-01-2999-12-31.csv"',
+		);
 		const lines = (csv.data as string).trimEnd().split('\r\n');
 		expect(lines[0]).toBe(EXPORT_COLUMNS.join(','));
 		expect(lines).toHaveLength(2);
@@ -371,10 +542,19 @@ describe('reports', () => {
 		expect(json.status).toBe(200);
 		expectResponseMatchesOpenApi(json);
 		expect(json.headers['content-type']).toMatch(/^application\/json/);
-		expect(json.headers['content-disposition']).toMatch(/^attachment; filename="documents-\d{4}-\d{2}-\d{2}-\d{4}-\d{2}-\d{2}\.json"$/);
+		expect(json.headers['content-disposition']).toMatch(
+			/^attachment; filename="documents-\d{4}-\d{2}-\d{2}-\d{4}-\d{2}-\d{2}\.json"$/,
+		);
 		const rows = expectSchema(ExportJsonSchema, json.data);
-		expect(rows).toEqual([expect.objectContaining({ id: document.id, signer_count: 2, signed_count: 0 })]);
+		expect(rows).toEqual([
+			expect.objectContaining({ id: document.id, signer_count: 2, signed_count: 0 }),
+		]);
 
-		expectError(await client.get('/reports/export', { params: { format: 'xml' } }), 400, 'validation_error', 'format');
+		expectError(
+			await client.get('/reports/export', { params: { format: 'xml' } }),
+			400,
+			'validation_error',
+			'format',
+		);
 	});
 });

@@ -29,7 +29,10 @@ function decodeEntities(value: string): string {
 }
 
 /** The form that holds the button with `buttonId`: its action and hidden fields. */
-export function findForm(html: string, buttonId: string): { action: string; fields: Record<string, string> } | undefined {
+export function findForm(
+	html: string,
+	buttonId: string,
+): { action: string; fields: Record<string, string> } | undefined {
 	for (const match of html.matchAll(/<form\b([^>]*)>([\s\S]*?)<\/form>/g)) {
 		const [, attributes, inner] = match;
 		if (!inner.includes(`id="${buttonId}"`)) continue;
@@ -50,7 +53,11 @@ export function findForm(html: string, buttonId: string): { action: string; fiel
  * Submits the form holding `buttonId` on `page` with extra `fields`, following the redirect like
  * a browser. Fails if the page has no such button.
  */
-export async function submit(page: Page, buttonId: string, fields: Record<string, string> = {}): Promise<Page> {
+export async function submit(
+	page: Page,
+	buttonId: string,
+	fields: Record<string, string> = {},
+): Promise<Page> {
 	const form = findForm(page.html, buttonId);
 	if (!form) throw new Error(`No form with button #${buttonId} on ${page.url}:\n${page.html}`);
 	const target = new URL(form.action, page.url).toString();

@@ -1,18 +1,30 @@
 /** Cursor pagination: every id once, newest first, limits, filters, stability under inserts. */
 import type { AxiosInstance, AxiosResponse } from 'axios';
 
-import { AuditLogListSchema, DocumentListSchema, type AuditLogEntry, type DocumentRecord, type ListPage } from '../../contract';
+import {
+	AuditLogListSchema,
+	DocumentListSchema,
+	type AuditLogEntry,
+	type DocumentRecord,
+	type ListPage,
+} from '../../contract';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../nodes/shared/vocabulary';
 import { api, documentBody, expectError, expectSchema, useSandbox } from '../helpers/sandbox';
 
 const sandbox = useSandbox();
 
-async function walk(client: AxiosInstance, params: Record<string, string | number>, onPage?: (page: number) => Promise<void>) {
+async function walk(
+	client: AxiosInstance,
+	params: Record<string, string | number>,
+	onPage?: (page: number) => Promise<void>,
+) {
 	const ids: string[] = [];
 	const sizes: number[] = [];
 	let cursor: string | null = null;
 	for (let page = 0; page < 100; page++) {
-		const response: AxiosResponse = await client.get('/documents', { params: { ...params, ...(cursor ? { cursor } : {}) } });
+		const response: AxiosResponse = await client.get('/documents', {
+			params: { ...params, ...(cursor ? { cursor } : {}) },
+		});
 		expect(response.status).toBe(200);
 		const body: ListPage<DocumentRecord> = expectSchema(DocumentListSchema, response.data);
 		ids.push(...body.data.map((document) => document.id));
@@ -25,13 +37,19 @@ async function walk(client: AxiosInstance, params: Record<string, string | numbe
 }
 
 describe('pagination', () => {
-	const account = { client: undefined as unknown as AxiosInstance, created: [] as DocumentRecord[] };
+	const account = {
+		client: undefined as unknown as AxiosInstance,
+		created: [] as DocumentRecord[],
+	};
 
 	beforeAll(async () => {
 		const { apiKey } = sandbox().createAccount();
 		account.client = api(sandbox(), apiKey);
 		for (let i = 0; i < 45; i++) {
-			const body = i % 3 === 0 ? { name: `draft-${i}.pdf`, draft: true } : documentBody({ name: `Contract-${i}.pdf` });
+			const body =
+				i % 3 === 0
+					? { name: `draft-${i}.pdf`, draft: true }
+					: documentBody({ name: `Contract-${i}.pdf` });
 			const response = await account.client.post('/documents', body);
 			expect(response.status).toBe(201);
 			account.created.push(response.data);
@@ -48,7 +66,10 @@ describe('pagination', () => {
 		const first = expectSchema(DocumentListSchema, (await account.client.get('/documents')).data);
 		expect(first.data).toHaveLength(DEFAULT_PAGE_SIZE);
 		expect(first.has_more).toBe(true);
-		const all = expectSchema(DocumentListSchema, (await account.client.get('/documents', { params: { limit: MAX_PAGE_SIZE } })).data);
+		const all = expectSchema(
+			DocumentListSchema,
+			(await account.client.get('/documents', { params: { limit: MAX_PAGE_SIZE } })).data,
+		);
 		expect(all.data).toHaveLength(45);
 		expect(all).toMatchObject({ has_more: false, next_cursor: null });
 	});
@@ -59,16 +80,28 @@ describe('pagination', () => {
 	});
 
 	it.each([0, 101, -1, 1.5])('limit=%p is a 400 naming limit', async (limit) => {
-		expectError(await account.client.get('/documents', { params: { limit } }), 400, 'validation_error', 'limit');
+		expectError(
+			await account.client.get('/documents', { params: { limit } }),
+			400,
+			'validation_error',
+			'limit',
+		);
 	});
 
 	it('filters by status and q, across pages', async () => {
 		const drafts = await walk(account.client, { status: 'draft', limit: 4 });
-		expect(drafts.ids).toEqual(account.created.filter((document) => document.status === 'draft').map((document) => document.id).reverse());
+		expect(drafts.ids).toEqual(
+			account.created
+				.filter((document) => document.status === 'draft')
+				.map((document) => document.id)
+				.reverse(),
+		);
 		expect(drafts.ids).toHaveLength(15);
 
 		const named = await walk(account.client, { q: 'CONTRACT-1', limit: 3 });
-		const expected = account.created.filter((document) => document.name.toLowerCase().includes('contract-1'));
+		const expected = account.created.filter((document) =>
+			document.name.toLowerCase().includes('contract-1'),
+		);
 		expect(named.ids).toEqual(expected.map((document) => document.id).reverse());
 		expect(named.ids.length).toBeGreaterThan(3);
 	});
@@ -87,7 +120,8 @@ describe('pagination', () => {
 		const { apiKey } = sandbox().createAccount();
 		const client = api(sandbox(), apiKey);
 		const original: string[] = [];
-		for (let i = 0; i < 25; i++) original.push((await client.post('/documents', documentBody())).data.id);
+		for (let i = 0; i < 25; i++)
+			original.push((await client.post('/documents', documentBody())).data.id);
 
 		const { ids } = await walk(client, { limit: 10 }, async () => {
 			// Two new documents arrive after every page is read.
@@ -102,7 +136,8 @@ describe('pagination', () => {
 		const { apiKey } = sandbox().createAccount();
 		const client = api(sandbox(), apiKey);
 		const original: string[] = [];
-		for (let i = 0; i < 12; i++) original.push((await client.post('/documents', documentBody())).data.id);
+		for (let i = 0; i < 12; i++)
+			original.push((await client.post('/documents', documentBody())).data.id);
 		const newestFirst = [...original].reverse();
 
 		const { ids } = await walk(client, { limit: 5 }, async (page) => {
@@ -112,16 +147,26 @@ describe('pagination', () => {
 	});
 
 	it("refuses another list's cursor", async () => {
-		const page = expectSchema(AuditLogListSchema, (await account.client.get('/reports/audit-log', { params: { limit: 1 } })).data);
+		const page = expectSchema(
+			AuditLogListSchema,
+			(await account.client.get('/reports/audit-log', { params: { limit: 1 } })).data,
+		);
 		expect(page.next_cursor).not.toBeNull();
-		expectError(await account.client.get('/documents', { params: { cursor: page.next_cursor } }), 400, 'validation_error', 'cursor');
+		expectError(
+			await account.client.get('/documents', { params: { cursor: page.next_cursor } }),
+			400,
+			'validation_error',
+			'cursor',
+		);
 	});
 
 	it('pages the audit log like every list', async () => {
 		const seen: string[] = [];
 		let cursor: string | null = null;
 		do {
-			const response: AxiosResponse = await account.client.get('/reports/audit-log', { params: { limit: 7, ...(cursor ? { cursor } : {}) } });
+			const response: AxiosResponse = await account.client.get('/reports/audit-log', {
+				params: { limit: 7, ...(cursor ? { cursor } : {}) },
+			});
 			const page: ListPage<AuditLogEntry> = expectSchema(AuditLogListSchema, response.data);
 			seen.push(...page.data.map((entry) => entry.id));
 			cursor = page.next_cursor;

@@ -5,7 +5,14 @@
  * what the sandbox makes. It finds nothing in an image or in text drawn as paths, so a name
  * that is not really there as text fails the test.
  */
-import { decodePDFRawStream, PDFArray, PDFDocument, PDFRawStream, PDFRef, type PDFObject } from 'pdf-lib';
+import {
+	decodePDFRawStream,
+	PDFArray,
+	PDFDocument,
+	PDFRawStream,
+	PDFRef,
+	type PDFObject,
+} from 'pdf-lib';
 
 const winAnsi = new TextDecoder('windows-1252');
 
@@ -18,7 +25,16 @@ function literal(body: string): Buffer {
 			continue;
 		}
 		const next = body[++i];
-		const escapes: Record<string, number> = { n: 10, r: 13, t: 9, b: 8, f: 12, '(': 40, ')': 41, '\\': 92 };
+		const escapes: Record<string, number> = {
+			n: 10,
+			r: 13,
+			t: 9,
+			b: 8,
+			f: 12,
+			'(': 40,
+			')': 41,
+			'\\': 92,
+		};
 		if (next in escapes) bytes.push(escapes[next]);
 		else if (/[0-7]/.test(next)) {
 			let octal = next;
@@ -34,8 +50,12 @@ export function textOfContentStream(content: string): string[] {
 	const out: string[] = [];
 	const string = /<([0-9A-Fa-f\s]*)>|\(((?:\\.|[^\\()])*)\)/g;
 	const decode = (match: RegExpExecArray) =>
-		winAnsi.decode(match[1] !== undefined ? Buffer.from(match[1].replace(/\s/g, ''), 'hex') : literal(match[2]));
-	for (const show of content.matchAll(/(\[(?:[^\]]*)\]\s*TJ)|((?:<[0-9A-Fa-f\s]*>|\((?:\\.|[^\\()])*\))\s*(?:Tj|'|"))/g)) {
+		winAnsi.decode(
+			match[1] !== undefined ? Buffer.from(match[1].replace(/\s/g, ''), 'hex') : literal(match[2]),
+		);
+	for (const show of content.matchAll(
+		/(\[(?:[^\]]*)\]\s*TJ)|((?:<[0-9A-Fa-f\s]*>|\((?:\\.|[^\\()])*\))\s*(?:Tj|'|"))/g,
+	)) {
 		let text = '';
 		for (const match of show[0].matchAll(string)) text += decode(match);
 		out.push(text);
@@ -46,7 +66,8 @@ export function textOfContentStream(content: string): string[] {
 function streamsOf(doc: PDFDocument, contents: PDFObject | undefined): PDFRawStream[] {
 	const resolved = contents instanceof PDFRef ? doc.context.lookup(contents) : contents;
 	if (resolved instanceof PDFRawStream) return [resolved];
-	if (resolved instanceof PDFArray) return resolved.asArray().flatMap((item) => streamsOf(doc, item));
+	if (resolved instanceof PDFArray)
+		return resolved.asArray().flatMap((item) => streamsOf(doc, item));
 	return [];
 }
 
@@ -61,7 +82,11 @@ export async function readPdf(bytes: Buffer | Uint8Array): Promise<PdfInfo> {
 	const doc = await PDFDocument.load(bytes, { updateMetadata: false });
 	const pages = doc.getPages().map((page) =>
 		streamsOf(doc, page.node.Contents())
-			.map((stream) => textOfContentStream(Buffer.from(decodePDFRawStream(stream).decode()).toString('latin1')).join('\n'))
+			.map((stream) =>
+				textOfContentStream(
+					Buffer.from(decodePDFRawStream(stream).decode()).toString('latin1'),
+				).join('\n'),
+			)
 			.join('\n'),
 	);
 	return { pageCount: doc.getPageCount(), pages, text: pages.join('\n') };

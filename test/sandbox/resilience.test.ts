@@ -1,7 +1,14 @@
 /** Rate limiting (429 + Retry-After), injected 5xx and connection resets. */
 import axios from 'axios';
 
-import { api, documentBody, expectError, startReceiver, useSandbox, waitFor } from '../helpers/sandbox';
+import {
+	api,
+	documentBody,
+	expectError,
+	startReceiver,
+	useSandbox,
+	waitFor,
+} from '../helpers/sandbox';
 import { startSandbox, type Sandbox } from '../../sandbox';
 
 describe('rate limit', () => {
@@ -53,7 +60,11 @@ describe('rate limit', () => {
 		try {
 			expect((await client.get('/webhooks')).status).toBe(200);
 			// One token every 20 ms: a later request gets through again.
-			await waitFor(async () => (await client.get('/webhooks')).status === 200, 'a refilled token', 10_000);
+			await waitFor(
+				async () => (await client.get('/webhooks')).status === 200,
+				'a refilled token',
+				10_000,
+			);
 			sandbox().configure({ rateLimit: null });
 			const burst = await Promise.all(Array.from({ length: 20 }, () => client.get('/webhooks')));
 			expect(burst.every((response) => response.status === 200)).toBe(true);
@@ -79,12 +90,18 @@ describe('failure injection', () => {
 		for (let i = 0; i < 30; i++) {
 			const response = await client.post('/documents', documentBody());
 			expect([500, 503]).toContain(response.status);
-			expectError(response, response.status, response.status === 500 ? 'internal_error' : 'unavailable');
+			expectError(
+				response,
+				response.status,
+				response.status === 500 ? 'internal_error' : 'unavailable',
+			);
 		}
 		expect(sandbox.store.documentsOf(sandbox.apiKey)).toHaveLength(0);
 		expect(sandbox.stats().injectedFailures).toBe(30);
 		// Admin routes are never failed, so the switch can always be turned off again.
-		expect((await axios.put(`${sandbox.origin}/__sandbox/config`, { failureRate: 0 })).data.failureRate).toBe(0);
+		expect(
+			(await axios.put(`${sandbox.origin}/__sandbox/config`, { failureRate: 0 })).data.failureRate,
+		).toBe(0);
 		expect((await client.post('/documents', documentBody())).status).toBe(201);
 	});
 
@@ -117,7 +134,9 @@ describe('failure injection', () => {
 		);
 		expect(axios.isAxiosError(error)).toBe(true);
 		expect(axios.isAxiosError(error) && error.response).toBeFalsy();
-		expect(axios.isAxiosError(error) && error.code).toMatch(/ECONNRESET|ERR_BAD_RESPONSE|EPIPE|ECONNABORTED|socket hang up/i);
+		expect(axios.isAxiosError(error) && error.code).toMatch(
+			/ECONNRESET|ERR_BAD_RESPONSE|EPIPE|ECONNABORTED|socket hang up/i,
+		);
 		expect(sandbox.stats().resets).toBe(1);
 		expect(sandbox.store.documentsOf(sandbox.apiKey)).toHaveLength(0);
 		sandbox.configure({ connectionResetRate: 0 });
@@ -128,7 +147,10 @@ describe('failure injection', () => {
 		const target = await startReceiver();
 		try {
 			const client = api(sandbox);
-			const webhook = await client.post('/webhooks', { url: target.url, events: ['document.created'] });
+			const webhook = await client.post('/webhooks', {
+				url: target.url,
+				events: ['document.created'],
+			});
 			const document = await client.post('/documents', documentBody());
 			expect([webhook.status, document.status]).toEqual([201, 201]);
 			sandbox.configure({ failureRate: 1, connectionResetRate: 0 });

@@ -15,7 +15,10 @@ function fresh(): { client: AxiosInstance; apiKey: string } {
 	return { client: api(sandbox(), apiKey), apiKey };
 }
 
-async function create(client: AxiosInstance, overrides: Record<string, unknown> = {}): Promise<DocumentRecord> {
+async function create(
+	client: AxiosInstance,
+	overrides: Record<string, unknown> = {},
+): Promise<DocumentRecord> {
 	const response = await client.post('/documents', documentBody(overrides));
 	expect(response.status).toBe(201);
 	return expectSchema(DocumentSchema, response.data);
@@ -61,11 +64,17 @@ describe('signing flow', () => {
 		expect(done.status).toBe('completed');
 		expect(done.completed_at).not.toBeNull();
 		expect(done.signers.every((signer) => signer.signed_at !== null)).toBe(true);
-		const request = expectSchema(SigningRequestSchema, (await client.get(`/signatures/${document.signature_request_id}`)).data);
+		const request = expectSchema(
+			SigningRequestSchema,
+			(await client.get(`/signatures/${document.signature_request_id}`)).data,
+		);
 		expect(request.status).toBe('completed');
 		expect(request.signers.map((signer) => signer.status)).toEqual(['signed', 'signed']);
 
-		const events = sandbox().store.auditLogOf(apiKey).map((entry) => entry.event).reverse();
+		const events = sandbox()
+			.store.auditLogOf(apiKey)
+			.map((entry) => entry.event)
+			.reverse();
 		expect(events).toEqual([
 			'document.created',
 			'signature.requested',
@@ -76,13 +85,17 @@ describe('signing flow', () => {
 			'document.signed',
 			'document.completed',
 		]);
-		const signed = sandbox().store.auditLogOf(apiKey).find((entry) => entry.event === 'document.signed');
+		const signed = sandbox()
+			.store.auditLogOf(apiKey)
+			.find((entry) => entry.event === 'document.signed');
 		expect(signed?.actor).toEqual({ type: 'signer', email: 'bob@example.com' });
 	});
 
 	it('signing twice is refused and changes nothing', async () => {
 		const { client } = fresh();
-		const document = await create(client, { signers: [{ email: 'solo@example.com', name: 'Solo' }] });
+		const document = await create(client, {
+			signers: [{ email: 'solo@example.com', name: 'Solo' }],
+		});
 		const page = await getPage(document.signers[0].signing_url);
 		await submit(page, 'sign-document');
 		// Re-posting the old form (e.g. the back button) is answered 409 with a message.
@@ -110,7 +123,10 @@ describe('signing flow', () => {
 		expect(after.status).toBe('declined');
 		expect(after.signers[1]).toMatchObject({ status: 'declined', decline_reason: 'Wrong amount' });
 		expect(after.signers[1].declined_at).not.toBeNull();
-		const request = expectSchema(SigningRequestSchema, (await client.get(`/signatures/${document.signature_request_id}`)).data);
+		const request = expectSchema(
+			SigningRequestSchema,
+			(await client.get(`/signatures/${document.signature_request_id}`)).data,
+		);
 		expect(request.status).toBe('declined');
 
 		// The other signer can no longer sign.
@@ -141,7 +157,15 @@ describe('signing flow', () => {
 		// Posting the sign form anyway (taken from the first signer's page) is refused.
 		const firstPage = await getPage(first.signing_url);
 		const forged = await submit(
-			{ ...firstPage, html: firstPage.html.replace(new RegExp(first.id, 'g'), second.id).replace(/value="[^"]+"/, `value="${new URL(second.signing_url).searchParams.get('token')}"`) },
+			{
+				...firstPage,
+				html: firstPage.html
+					.replace(new RegExp(first.id, 'g'), second.id)
+					.replace(
+						/value="[^"]+"/,
+						`value="${new URL(second.signing_url).searchParams.get('token')}"`,
+					),
+			},
 			'sign-document',
 		);
 		expect(forged.status).toBe(409);
@@ -157,7 +181,9 @@ describe('signing flow', () => {
 
 	it('a national e-ID signer identifies (11-digit personal code, then confirm) before signing', async () => {
 		const { client } = fresh();
-		const document = await create(client, { signers: [{ email: 'eid@example.com', name: 'E Id', authentication: 'national_eid' }] });
+		const document = await create(client, {
+			signers: [{ email: 'eid@example.com', name: 'E Id', authentication: 'national_eid' }],
+		});
 		const signer = document.signers[0];
 
 		const page = await getPage(signer.signing_url);
@@ -173,7 +199,9 @@ describe('signing flow', () => {
 		const direct = await fetch(`${sandbox().origin}/sign/${document.id}/${signer.id}/sign`, {
 			method: 'POST',
 			headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-			body: new URLSearchParams({ token: new URL(signer.signing_url).searchParams.get('token') as string }).toString(),
+			body: new URLSearchParams({
+				token: new URL(signer.signing_url).searchParams.get('token') as string,
+			}).toString(),
 		});
 		expect(direct.status).toBe(409);
 		expect((await fetchDocument(client, document.id)).signers[0].status).toBe('viewed');
@@ -194,23 +222,30 @@ describe('signing flow', () => {
 	it.each([
 		['email_otp', {}],
 		['sms_otp', { phone: '+3725550123' }],
-	])('a %s signer enters the simulated one-time code shown on the page', async (authentication, extra) => {
-		const { client } = fresh();
-		const document = await create(client, { signers: [{ email: 'otp@example.com', name: 'O Tp', authentication, ...extra }] });
-		const page = await getPage(document.signers[0].signing_url);
-		expect(page.html).not.toContain('id="sign-document"');
-		const code = textOf(page.html, 'otp-value') as string;
-		expect(code).toMatch(/^\d{6}$/);
+	])(
+		'a %s signer enters the simulated one-time code shown on the page',
+		async (authentication, extra) => {
+			const { client } = fresh();
+			const document = await create(client, {
+				signers: [{ email: 'otp@example.com', name: 'O Tp', authentication, ...extra }],
+			});
+			const page = await getPage(document.signers[0].signing_url);
+			expect(page.html).not.toContain('id="sign-document"');
+			const code = textOf(page.html, 'otp-value') as string;
+			expect(code).toMatch(/^\d{6}$/);
 
-		const wrong = await submit(page, 'verify-code', { code: code === '000000' ? '111111' : '000000' });
-		expect(wrong.status).toBe(400);
-		expect(textOf(wrong.html, 'error')).toMatch(/not correct/);
+			const wrong = await submit(page, 'verify-code', {
+				code: code === '000000' ? '111111' : '000000',
+			});
+			expect(wrong.status).toBe(400);
+			expect(textOf(wrong.html, 'error')).toMatch(/not correct/);
 
-		const verified = await submit(page, 'verify-code', { code });
-		expect(verified.html).toContain('id="sign-document"');
-		await submit(verified, 'sign-document');
-		expect((await fetchDocument(client, document.id)).status).toBe('completed');
-	});
+			const verified = await submit(page, 'verify-code', { code });
+			expect(verified.html).toContain('id="sign-document"');
+			await submit(verified, 'sign-document');
+			expect((await fetchDocument(client, document.id)).status).toBe('completed');
+		},
+	);
 
 	it('pending documents expire when the clock passes expires_at', async () => {
 		const { client, apiKey } = fresh();
@@ -222,10 +257,18 @@ describe('signing flow', () => {
 		const expired = await fetchDocument(client, document.id);
 		expect(expired.status).toBe('expired');
 		expect((await fetchDocument(client, untouched.id)).status).toBe('pending');
-		const request = expectSchema(SigningRequestSchema, (await client.get(`/signatures/${document.signature_request_id}`)).data);
+		const request = expectSchema(
+			SigningRequestSchema,
+			(await client.get(`/signatures/${document.signature_request_id}`)).data,
+		);
 		expect(request.status).toBe('expired');
-		const entry = sandbox().store.auditLogOf(apiKey).find((item) => item.event === 'document.expired');
-		expect(entry).toMatchObject({ document_id: document.id, actor: { type: 'system', email: null } });
+		const entry = sandbox()
+			.store.auditLogOf(apiKey)
+			.find((item) => item.event === 'document.expired');
+		expect(entry).toMatchObject({
+			document_id: document.id,
+			actor: { type: 'system', email: null },
+		});
 
 		const page = await getPage(document.signers[0].signing_url);
 		expect(page.html).not.toContain('id="sign-document"');
@@ -263,14 +306,19 @@ describe('signing pages', () => {
 		const page = await getPage(document.signing_url);
 		expect(page.status).toBe(200);
 		for (const signer of document.signers) {
-			expect(page.html).toContain(`href="${new URL(signer.signing_url).pathname}${new URL(signer.signing_url).search}"`);
+			expect(page.html).toContain(
+				`href="${new URL(signer.signing_url).pathname}${new URL(signer.signing_url).search}"`,
+			);
 		}
 		expect(textOf(page.html, 'document-status')).toBe('Status: pending');
 	});
 
 	it('a draft has no links to sign yet', async () => {
 		const { client } = fresh();
-		const draft = expectSchema(DocumentSchema, (await client.post('/documents', documentBody({ draft: true }))).data);
+		const draft = expectSchema(
+			DocumentSchema,
+			(await client.post('/documents', documentBody({ draft: true }))).data,
+		);
 		const page = await getPage(draft.signing_url);
 		expect(textOf(page.html, 'notice')).toMatch(/not been sent/);
 		expect(page.html).not.toContain('?token=');
@@ -286,9 +334,15 @@ describe('signing pages', () => {
 		const base = `${sandbox().origin}/sign/${document.id}/${signer.id}`;
 		expect((await getPage(`${base}?token=wrong`)).status).toBe(403);
 		expect((await getPage(base)).status).toBe(403);
-		expect((await getPage(`${sandbox().origin}/sign/${document.id}/sgn_nobody?token=x`)).status).toBe(404);
+		expect(
+			(await getPage(`${sandbox().origin}/sign/${document.id}/sgn_nobody?token=x`)).status,
+		).toBe(404);
 		expect((await getPage(`${sandbox().origin}/sign/doc_nothing`)).status).toBe(404);
-		const post = await fetch(`${base}/sign`, { method: 'POST', body: 'token=wrong', headers: { 'Content-Type': 'application/x-www-form-urlencoded' } });
+		const post = await fetch(`${base}/sign`, {
+			method: 'POST',
+			body: 'token=wrong',
+			headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+		});
 		expect(post.status).toBe(403);
 		// None of this counts as viewing.
 		expect((await fetchDocument(client, document.id)).signers[0].status).toBe('pending');
@@ -312,7 +366,9 @@ describe('signing pages', () => {
 
 	it('is accessible: every input has a label and the page declares its language', async () => {
 		const { client } = fresh();
-		const document = await create(client, { signers: [{ email: 'a@example.com', name: 'A', authentication: 'national_eid' }] });
+		const document = await create(client, {
+			signers: [{ email: 'a@example.com', name: 'A', authentication: 'national_eid' }],
+		});
 		const eidPage = await getPage(document.signers[0].signing_url);
 		const plain = await getPage((await create(client)).signers[0].signing_url);
 		for (const page of [eidPage, plain]) {
@@ -340,14 +396,20 @@ describe('acting as a signer without a browser', () => {
 		expect(() => sandbox().actAsSigner(document.id, two.id, 'sign')).toThrow(/signing order/);
 		expect(sandbox().actAsSigner(document.id, one.id, 'sign').signers[0].status).toBe('signed');
 
-		const response = await fetch(`${sandbox().origin}/__sandbox/documents/${document.id}/signers/${two.id}/sign`, { method: 'POST' });
+		const response = await fetch(
+			`${sandbox().origin}/__sandbox/documents/${document.id}/signers/${two.id}/sign`,
+			{ method: 'POST' },
+		);
 		expect(response.status).toBe(200);
 		expect(((await response.json()) as DocumentRecord).status).toBe('completed');
 
-		const again = await fetch(`${sandbox().origin}/__sandbox/documents/${document.id}/signers/${two.id}/decline`, {
-			method: 'POST',
-			body: JSON.stringify({ reason: 'late' }),
-		});
+		const again = await fetch(
+			`${sandbox().origin}/__sandbox/documents/${document.id}/signers/${two.id}/decline`,
+			{
+				method: 'POST',
+				body: JSON.stringify({ reason: 'late' }),
+			},
+		);
 		expect(again.status).toBe(409);
 	});
 });

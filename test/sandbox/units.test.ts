@@ -25,14 +25,24 @@ describe('IdempotencyStore', () => {
 		const replies = await all;
 		expect(runs).toBe(1);
 		expect(replies.map((reply) => reply.body)).toEqual([{ id: 1 }, { id: 1 }, { id: 1 }]);
-		expect(replies.filter((reply) => reply.headers?.['Idempotent-Replayed'] === 'true')).toHaveLength(2);
+		expect(
+			replies.filter((reply) => reply.headers?.['Idempotent-Replayed'] === 'true'),
+		).toHaveLength(2);
 	});
 
 	it('a different fingerprint while in flight is a conflict at once', async () => {
 		const store = new IdempotencyStore(() => 0, 1000);
 		let release!: () => void;
-		const first = store.run('acct', 'key', 'a', () => new Promise<Reply>((resolve) => (release = () => resolve(replyOf(201)))));
-		await expect(store.run('acct', 'key', 'b', async () => replyOf(201))).rejects.toMatchObject({ status: 409, code: 'idempotency_conflict' });
+		const first = store.run(
+			'acct',
+			'key',
+			'a',
+			() => new Promise<Reply>((resolve) => (release = () => resolve(replyOf(201)))),
+		);
+		await expect(store.run('acct', 'key', 'b', async () => replyOf(201))).rejects.toMatchObject({
+			status: 409,
+			code: 'idempotency_conflict',
+		});
 		release();
 		await first;
 	});
@@ -47,7 +57,9 @@ describe('IdempotencyStore', () => {
 		expect((await store.run('acct', 'key', 'fp', failing)).status).toBe(503);
 		expect((await store.run('acct', 'key', 'fp', failing)).status).toBe(201);
 		expect(runs).toBe(2);
-		await expect(store.run('acct', 'other', 'fp', async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
+		await expect(
+			store.run('acct', 'other', 'fp', async () => Promise.reject(new Error('boom'))),
+		).rejects.toThrow('boom');
 		expect((await store.run('acct', 'other', 'fp', async () => replyOf(200))).status).toBe(200);
 	});
 
@@ -80,10 +92,19 @@ describe('RateLimiter', () => {
 		const limiter = new RateLimiter({ requestsPerSecond: 2, burst: 2 }, () => now);
 		expect(limiter.take('k')).toMatchObject({ allowed: true, limit: 2, remaining: 1 });
 		expect(limiter.take('k')).toMatchObject({ allowed: true, remaining: 0 });
-		expect(limiter.take('k')).toMatchObject({ allowed: false, remaining: 0, retryAfterSeconds: 1, resetAfterSeconds: 0.5 });
+		expect(limiter.take('k')).toMatchObject({
+			allowed: false,
+			remaining: 0,
+			retryAfterSeconds: 1,
+			resetAfterSeconds: 0.5,
+		});
 		now = 250;
 		// A quarter second later, half a token is back: the precise wait halves, Retry-After cannot.
-		expect(limiter.take('k')).toMatchObject({ allowed: false, retryAfterSeconds: 1, resetAfterSeconds: 0.25 });
+		expect(limiter.take('k')).toMatchObject({
+			allowed: false,
+			retryAfterSeconds: 1,
+			resetAfterSeconds: 0.25,
+		});
 		now = 500; // half a second refills one token at 2/s
 		expect(limiter.take('k')?.allowed).toBe(true);
 		expect(limiter.take('other')?.allowed).toBe(true);
@@ -105,9 +126,17 @@ describe('decideFault', () => {
 	const options = { failureRate: 0, failureStatuses: [500, 503], connectionResetRate: 0 };
 	it('never fires when off and always when the rate is 1', () => {
 		expect(decideFault(options, () => 0)).toBeNull();
-		expect(decideFault({ ...options, connectionResetRate: 1 }, () => 0.999)).toEqual({ kind: 'reset' });
-		expect(decideFault({ ...options, failureRate: 1 }, () => 0.999)).toEqual({ kind: 'fail', status: 503 });
-		expect(decideFault({ ...options, failureRate: 1, failureStatuses: [502] }, () => 0.5)).toEqual({ kind: 'fail', status: 502 });
+		expect(decideFault({ ...options, connectionResetRate: 1 }, () => 0.999)).toEqual({
+			kind: 'reset',
+		});
+		expect(decideFault({ ...options, failureRate: 1 }, () => 0.999)).toEqual({
+			kind: 'fail',
+			status: 503,
+		});
+		expect(decideFault({ ...options, failureRate: 1, failureStatuses: [502] }, () => 0.5)).toEqual({
+			kind: 'fail',
+			status: 502,
+		});
 	});
 });
 
@@ -118,13 +147,25 @@ describe('Router', () => {
 		.add('POST', '/v1/signatures/:id/remind', 'remind');
 
 	it('prefers literal segments and extracts parameters', () => {
-		expect(router.resolve('POST', ['v1', 'signatures', 'request'])).toMatchObject({ kind: 'found', route: { handler: 'create' } });
-		expect(router.resolve('GET', ['v1', 'signatures', 'sr_1'])).toMatchObject({ kind: 'found', params: { id: 'sr_1' } });
-		expect(router.resolve('GET', ['v1', 'signatures', 'request'])).toMatchObject({ kind: 'found', route: { handler: 'get' } });
+		expect(router.resolve('POST', ['v1', 'signatures', 'request'])).toMatchObject({
+			kind: 'found',
+			route: { handler: 'create' },
+		});
+		expect(router.resolve('GET', ['v1', 'signatures', 'sr_1'])).toMatchObject({
+			kind: 'found',
+			params: { id: 'sr_1' },
+		});
+		expect(router.resolve('GET', ['v1', 'signatures', 'request'])).toMatchObject({
+			kind: 'found',
+			route: { handler: 'get' },
+		});
 	});
 
 	it('tells 405 from 404', () => {
-		expect(router.resolve('DELETE', ['v1', 'signatures', 'sr_1'])).toEqual({ kind: 'method_not_allowed', allow: ['GET'] });
+		expect(router.resolve('DELETE', ['v1', 'signatures', 'sr_1'])).toEqual({
+			kind: 'method_not_allowed',
+			allow: ['GET'],
+		});
 		expect(router.resolve('GET', ['v1', 'nothing'])).toEqual({ kind: 'not_found' });
 	});
 });
@@ -170,7 +211,14 @@ describe('csvCell', () => {
 
 describe('ApiError', () => {
 	it('carries status, code, field and headers', () => {
-		const error = new ApiError(429, 'rate_limited', 'slow down', undefined, undefined, { 'Retry-After': '3' });
-		expect(error).toMatchObject({ status: 429, code: 'rate_limited', message: 'slow down', headers: { 'Retry-After': '3' } });
+		const error = new ApiError(429, 'rate_limited', 'slow down', undefined, undefined, {
+			'Retry-After': '3',
+		});
+		expect(error).toMatchObject({
+			status: 429,
+			code: 'rate_limited',
+			message: 'slow down',
+			headers: { 'Retry-After': '3' },
+		});
 	});
 });

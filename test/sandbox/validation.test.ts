@@ -11,7 +11,13 @@ const sandbox = useSandbox();
 const signer = { email: 'ann@example.com', name: 'Ann' };
 const future = () => new Date(Date.now() + 86_400_000).toISOString();
 
-type Case = [description: string, method: 'post' | 'put' | 'get', path: string, body: unknown, field: string];
+type Case = [
+	description: string,
+	method: 'post' | 'put' | 'get',
+	path: string,
+	body: unknown,
+	field: string,
+];
 
 const cases: Case[] = [
 	['name missing', 'post', '/documents', { signers: [signer] }, 'name'],
@@ -19,41 +25,211 @@ const cases: Case[] = [
 	['name not a string', 'post', '/documents', { name: 42, signers: [signer] }, 'name'],
 	['signers missing', 'post', '/documents', { name: 'a.pdf' }, 'signers'],
 	['signers empty', 'post', '/documents', { name: 'a.pdf', signers: [] }, 'signers'],
-	['signers not an array', 'post', '/documents', { name: 'a.pdf', signers: 'ann@example.com' }, 'signers'],
-	['more than 50 signers', 'post', '/documents', { name: 'a.pdf', signers: Array.from({ length: 51 }, (_, i) => ({ email: `s${i}@example.com`, name: `S${i}` })) }, 'signers'],
-	['signer e-mail invalid', 'post', '/documents', { name: 'a.pdf', signers: [signer, { email: 'not-an-email', name: 'X' }] }, 'signers[1].email'],
-	['signer name empty', 'post', '/documents', { name: 'a.pdf', signers: [{ email: 'a@example.com', name: '  ' }] }, 'signers[0].name'],
-	['duplicate signer e-mails', 'post', '/documents', { name: 'a.pdf', signers: [signer, { ...signer, email: 'ANN@example.com' }] }, 'signers[1].email'],
-	['signer order zero', 'post', '/documents', { name: 'a.pdf', signers: [{ ...signer, order: 0 }] }, 'signers[0].order'],
-	['signer order fractional', 'post', '/documents', { name: 'a.pdf', signers: [{ ...signer, order: 1.5 }] }, 'signers[0].order'],
-	['unknown authentication', 'post', '/documents', { name: 'a.pdf', signers: [{ ...signer, authentication: 'magic' }] }, 'signers[0].authentication'],
-	['sms_otp without phone', 'post', '/documents', { name: 'a.pdf', signers: [{ ...signer, authentication: 'sms_otp' }] }, 'signers[0].phone'],
-	['phone not E.164', 'post', '/documents', { name: 'a.pdf', signers: [{ ...signer, authentication: 'sms_otp', phone: '5550123' }] }, 'signers[0].phone'],
-	['expires_at not a timestamp', 'post', '/documents', documentBody({ expires_at: 'tomorrow' }), 'expires_at'],
-	['expires_at in the past', 'post', '/documents', documentBody({ expires_at: '2001-01-01T00:00:00Z' }), 'expires_at'],
-	['metadata value not a string', 'post', '/documents', documentBody({ metadata: { a: 1 } }), 'metadata.a'],
-	['metadata with 51 keys', 'post', '/documents', documentBody({ metadata: Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, 'v'])) }), 'metadata'],
-	['file content type', 'post', '/documents', documentBody({ file: { content_type: 'text/plain', data: 'aGVsbG8=' } }), 'file.content_type'],
-	['file data not base64', 'post', '/documents', documentBody({ file: { content_type: 'application/pdf', data: 'not base64!' } }), 'file.data'],
+	[
+		'signers not an array',
+		'post',
+		'/documents',
+		{ name: 'a.pdf', signers: 'ann@example.com' },
+		'signers',
+	],
+	[
+		'more than 50 signers',
+		'post',
+		'/documents',
+		{
+			name: 'a.pdf',
+			signers: Array.from({ length: 51 }, (_, i) => ({
+				email: `s${i}@example.com`,
+				name: `S${i}`,
+			})),
+		},
+		'signers',
+	],
+	[
+		'signer e-mail invalid',
+		'post',
+		'/documents',
+		{ name: 'a.pdf', signers: [signer, { email: 'not-an-email', name: 'X' }] },
+		'signers[1].email',
+	],
+	[
+		'signer name empty',
+		'post',
+		'/documents',
+		{ name: 'a.pdf', signers: [{ email: 'a@example.com', name: '  ' }] },
+		'signers[0].name',
+	],
+	[
+		'duplicate signer e-mails',
+		'post',
+		'/documents',
+		{ name: 'a.pdf', signers: [signer, { ...signer, email: 'ANN@example.com' }] },
+		'signers[1].email',
+	],
+	[
+		'signer order zero',
+		'post',
+		'/documents',
+		{ name: 'a.pdf', signers: [{ ...signer, order: 0 }] },
+		'signers[0].order',
+	],
+	[
+		'signer order fractional',
+		'post',
+		'/documents',
+		{ name: 'a.pdf', signers: [{ ...signer, order: 1.5 }] },
+		'signers[0].order',
+	],
+	[
+		'unknown authentication',
+		'post',
+		'/documents',
+		{ name: 'a.pdf', signers: [{ ...signer, authentication: 'magic' }] },
+		'signers[0].authentication',
+	],
+	[
+		'sms_otp without phone',
+		'post',
+		'/documents',
+		{ name: 'a.pdf', signers: [{ ...signer, authentication: 'sms_otp' }] },
+		'signers[0].phone',
+	],
+	[
+		'phone not E.164',
+		'post',
+		'/documents',
+		{ name: 'a.pdf', signers: [{ ...signer, authentication: 'sms_otp', phone: '5550123' }] },
+		'signers[0].phone',
+	],
+	[
+		'expires_at not a timestamp',
+		'post',
+		'/documents',
+		documentBody({ expires_at: 'tomorrow' }),
+		'expires_at',
+	],
+	[
+		'expires_at in the past',
+		'post',
+		'/documents',
+		documentBody({ expires_at: '2001-01-01T00:00:00Z' }),
+		'expires_at',
+	],
+	[
+		'metadata value not a string',
+		'post',
+		'/documents',
+		documentBody({ metadata: { a: 1 } }),
+		'metadata.a',
+	],
+	[
+		'metadata with 51 keys',
+		'post',
+		'/documents',
+		documentBody({
+			metadata: Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, 'v'])),
+		}),
+		'metadata',
+	],
+	[
+		'file content type',
+		'post',
+		'/documents',
+		documentBody({ file: { content_type: 'text/plain', data: 'aGVsbG8=' } }),
+		'file.content_type',
+	],
+	[
+		'file data not base64',
+		'post',
+		'/documents',
+		documentBody({ file: { content_type: 'application/pdf', data: 'not base64!' } }),
+		'file.data',
+	],
 	['draft not a boolean', 'post', '/documents', documentBody({ draft: 'yes' }), 'draft'],
 	['body is an array', 'post', '/documents', [documentBody()], 'body'],
 	['body is a string', 'post', '/documents', '"contract.pdf"', 'body'],
 	['document_id missing', 'post', '/signatures/request', {}, 'document_id'],
-	['signing request expires_at', 'post', '/signatures/request', { document_id: 'doc_x', expires_at: 5 }, 'expires_at'],
+	[
+		'signing request expires_at',
+		'post',
+		'/signatures/request',
+		{ document_id: 'doc_x', expires_at: 5 },
+		'expires_at',
+	],
 	['template name missing', 'post', '/templates', { description: 'x' }, 'name'],
-	['template document_name without extension', 'post', '/templates', { name: 'T', document_name: 'nda' }, 'document_name'],
-	['template duplicate roles', 'post', '/templates', { name: 'T', signer_roles: [{ role: 'Client' }, { role: 'client' }] }, 'signer_roles[1].role'],
-	['template role e-mail', 'post', '/templates', { name: 'T', signer_roles: [{ role: 'Client', email: 'nope' }] }, 'signer_roles[0].email'],
+	[
+		'template document_name without extension',
+		'post',
+		'/templates',
+		{ name: 'T', document_name: 'nda' },
+		'document_name',
+	],
+	[
+		'template duplicate roles',
+		'post',
+		'/templates',
+		{ name: 'T', signer_roles: [{ role: 'Client' }, { role: 'client' }] },
+		'signer_roles[1].role',
+	],
+	[
+		'template role e-mail',
+		'post',
+		'/templates',
+		{ name: 'T', signer_roles: [{ role: 'Client', email: 'nope' }] },
+		'signer_roles[0].email',
+	],
 	['invite e-mail missing', 'post', '/users/invite', { name: 'X' }, 'email'],
 	['invite as owner', 'post', '/users/invite', { email: 'x@example.com', role: 'owner' }, 'role'],
 	['webhook url missing', 'post', '/webhooks', { events: ['*'] }, 'url'],
-	['webhook url not http(s)', 'post', '/webhooks', { url: 'ftp://example.com/x', events: ['*'] }, 'url'],
-	['webhook url javascript:', 'post', '/webhooks', { url: 'javascript:alert(1)', events: ['*'] }, 'url'],
-	['webhook events empty', 'post', '/webhooks', { url: 'https://example.com', events: [] }, 'events'],
-	['webhook unknown event', 'post', '/webhooks', { url: 'https://example.com', events: ['document.exploded'] }, 'events[0]'],
-	['webhook duplicate event', 'post', '/webhooks', { url: 'https://example.com', events: ['*', '*'] }, 'events[1]'],
-	['webhook secret too short', 'post', '/webhooks', { url: 'https://example.com', events: ['*'], secret: 'short' }, 'secret'],
-	['remind signer_ids not an array', 'post', '/signatures/sr_x/remind', { signer_ids: 'sgn_1' }, 'signer_ids'],
+	[
+		'webhook url not http(s)',
+		'post',
+		'/webhooks',
+		{ url: 'ftp://example.com/x', events: ['*'] },
+		'url',
+	],
+	[
+		'webhook url javascript:',
+		'post',
+		'/webhooks',
+		{ url: 'javascript:alert(1)', events: ['*'] },
+		'url',
+	],
+	[
+		'webhook events empty',
+		'post',
+		'/webhooks',
+		{ url: 'https://example.com', events: [] },
+		'events',
+	],
+	[
+		'webhook unknown event',
+		'post',
+		'/webhooks',
+		{ url: 'https://example.com', events: ['document.exploded'] },
+		'events[0]',
+	],
+	[
+		'webhook duplicate event',
+		'post',
+		'/webhooks',
+		{ url: 'https://example.com', events: ['*', '*'] },
+		'events[1]',
+	],
+	[
+		'webhook secret too short',
+		'post',
+		'/webhooks',
+		{ url: 'https://example.com', events: ['*'], secret: 'short' },
+		'secret',
+	],
+	[
+		'remind signer_ids not an array',
+		'post',
+		'/signatures/sr_x/remind',
+		{ signer_ids: 'sgn_1' },
+		'signer_ids',
+	],
 	['limit 0', 'get', '/documents?limit=0', undefined, 'limit'],
 	['limit 101', 'get', '/documents?limit=101', undefined, 'limit'],
 	['limit not a number', 'get', '/documents?limit=ten', undefined, 'limit'],
@@ -61,7 +237,13 @@ const cases: Case[] = [
 	['limit given twice', 'get', '/users?limit=1&limit=2', undefined, 'limit'],
 	['cursor from nowhere', 'get', '/documents?cursor=bm9wZQ', undefined, 'cursor'],
 	['status filter unknown', 'get', '/documents?status=shredded', undefined, 'status'],
-	['created_after not a timestamp', 'get', '/documents?created_after=yesterday', undefined, 'created_after'],
+	[
+		'created_after not a timestamp',
+		'get',
+		'/documents?created_after=yesterday',
+		undefined,
+		'created_after',
+	],
 	['users role filter', 'get', '/users?role=emperor', undefined, 'role'],
 	['audit-log event filter', 'get', '/reports/audit-log?event=nope', undefined, 'event'],
 	['usage from not a date', 'get', '/reports/usage?from=last-week', undefined, 'from'],
@@ -74,7 +256,10 @@ describe('validation errors name the field', () => {
 		// The remind case needs a real request so the id check does not answer 404 first.
 		let target = path;
 		if (path.startsWith('/signatures/sr_x/')) {
-			const document = expectSchema(DocumentSchema, (await client.post('/documents', documentBody())).data);
+			const document = expectSchema(
+				DocumentSchema,
+				(await client.post('/documents', documentBody())).data,
+			);
 			target = path.replace('sr_x', document.signature_request_id as string);
 		}
 		const response =
@@ -88,18 +273,30 @@ describe('validation errors name the field', () => {
 						transformRequest: [(raw) => raw],
 					});
 		expectError(response, 400, 'validation_error', field);
-		expect(response.data.error.message).toMatch(new RegExp(`^${field.replace(/[[\].]/g, '\\$&')} `));
+		expect(response.data.error.message).toMatch(
+			new RegExp(`^${field.replace(/[[\].]/g, '\\$&')} `),
+		);
 	});
 
 	it('lists every problem in details when there are several', async () => {
-		const response = await api(sandbox()).post('/documents', { name: 'x', signers: [{ email: 'bad', name: '' }] });
+		const response = await api(sandbox()).post('/documents', {
+			name: 'x',
+			signers: [{ email: 'bad', name: '' }],
+		});
 		expectError(response, 400, 'validation_error', 'name');
-		expect(response.data.error.details.map((detail: { field: string }) => detail.field)).toEqual(['name', 'signers[0].email', 'signers[0].name']);
+		expect(response.data.error.details.map((detail: { field: string }) => detail.field)).toEqual([
+			'name',
+			'signers[0].email',
+			'signers[0].name',
+		]);
 	});
 
 	it('ignores unknown body fields and unknown query parameters', async () => {
 		const client = api(sandbox());
-		const response = await client.post('/documents', documentBody({ colour: 'blue', signers: [{ ...signer, shoe_size: 44 }] }));
+		const response = await client.post(
+			'/documents',
+			documentBody({ colour: 'blue', signers: [{ ...signer, shoe_size: 44 }] }),
+		);
 		expect(response.status).toBe(201);
 		expect(response.data).not.toHaveProperty('colour');
 		expect(response.data.signers[0]).not.toHaveProperty('shoe_size');
@@ -109,7 +306,10 @@ describe('validation errors name the field', () => {
 	it('accepts an expires_at with an offset and stores it in UTC', async () => {
 		const later = new Date(Date.now() + 2 * 86_400_000);
 		const withOffset = `${later.toISOString().slice(0, 19)}+02:00`;
-		const response = await api(sandbox()).post('/documents', documentBody({ expires_at: withOffset }));
+		const response = await api(sandbox()).post(
+			'/documents',
+			documentBody({ expires_at: withOffset }),
+		);
 		expect(response.status).toBe(201);
 		expect(response.data.expires_at).toBe(new Date(Date.parse(withOffset)).toISOString());
 		expect(future()).toBeDefined();
@@ -132,9 +332,17 @@ describe('malformed requests', () => {
 	});
 
 	/** Uploads `total` bytes to POST /documents until the sandbox answers (see uploadUntilAnswered). */
-	async function uploadDocumentUntilAnswered(total: number, declareLength: boolean): Promise<{ status: number; body: unknown; sent: number }> {
-		const headers = { Authorization: `Bearer ${sandbox().apiKey}`, 'Content-Type': 'application/json' };
-		const answer = await uploadUntilAnswered(`${sandbox().baseUrl}/documents`, headers, total, { declareLength });
+	async function uploadDocumentUntilAnswered(
+		total: number,
+		declareLength: boolean,
+	): Promise<{ status: number; body: unknown; sent: number }> {
+		const headers = {
+			Authorization: `Bearer ${sandbox().apiKey}`,
+			'Content-Type': 'application/json',
+		};
+		const answer = await uploadUntilAnswered(`${sandbox().baseUrl}/documents`, headers, total, {
+			declareLength,
+		});
 		return { status: answer.status, body: JSON.parse(answer.text), sent: answer.sent };
 	}
 
@@ -157,7 +365,10 @@ describe('malformed requests', () => {
 
 	it('a file of more than 10 MiB decoded → 400 on file.data', async () => {
 		const data = Buffer.alloc(LIMITS.maxFileBytes + 3).toString('base64');
-		const response = await api(sandbox()).post('/documents', documentBody({ file: { content_type: 'application/pdf', data } }));
+		const response = await api(sandbox()).post(
+			'/documents',
+			documentBody({ file: { content_type: 'application/pdf', data } }),
+		);
 		expectError(response, 400, 'validation_error', 'file.data');
 	});
 
@@ -228,10 +439,22 @@ describe('garbage never crashes the server', () => {
 			'123',
 			'"string"',
 			'{"__proto__":{"admin":true},"constructor":{"prototype":{"x":1}}}',
-			JSON.stringify({ name: 'a.pdf', signers: [{ email: 'a@example.com', name: 'A', __proto__: { order: 5 } }] }),
+			JSON.stringify({
+				name: 'a.pdf',
+				signers: [{ email: 'a@example.com', name: 'A', __proto__: { order: 5 } }],
+			}),
 			JSON.stringify({ name: { $gt: '' }, signers: { length: 1e9 }, metadata: [] }),
-			JSON.stringify({ name: '\u0000\uFFFF.pdf', signers: [{ email: 'a@example.com', name: '\uD800' }] }),
-			JSON.stringify({ document_id: ['x'], signer_ids: [null], events: [{}], url: 1e308, role: ['admin'] }),
+			JSON.stringify({
+				name: '\u0000\uFFFF.pdf',
+				signers: [{ email: 'a@example.com', name: '\uD800' }],
+			}),
+			JSON.stringify({
+				document_id: ['x'],
+				signer_ids: [null],
+				events: [{}],
+				url: 1e308,
+				role: ['admin'],
+			}),
 			'\uFEFF{"name":"bom.pdf","signers":[{"email":"a@example.com","name":"A"}]}',
 		];
 		const paths: Array<[string, string]> = [
@@ -246,13 +469,34 @@ describe('garbage never crashes the server', () => {
 		];
 		for (const [method, url] of paths) {
 			for (const data of hostileBodies) {
-				const response = await client.request({ method, url, data, headers: { 'Content-Type': 'application/json' }, transformRequest: [(body) => body] });
+				const response = await client.request({
+					method,
+					url,
+					data,
+					headers: { 'Content-Type': 'application/json' },
+					transformRequest: [(body) => body],
+				});
 				expect(response.status).toBeGreaterThanOrEqual(200);
 				expect(response.status).toBeLessThan(500);
 			}
 		}
-		const queries = ['?limit=1e3', '?cursor=%00%00', '?created_before=9999-99-99', '?from=2020-13-45&to=x', '?q=' + 'x'.repeat(5000), '?status[]=pending'];
-		for (const path of ['/documents', '/reports/audit-log', '/reports/usage', '/reports/export', '/users', '/templates', '/webhooks']) {
+		const queries = [
+			'?limit=1e3',
+			'?cursor=%00%00',
+			'?created_before=9999-99-99',
+			'?from=2020-13-45&to=x',
+			'?q=' + 'x'.repeat(5000),
+			'?status[]=pending',
+		];
+		for (const path of [
+			'/documents',
+			'/reports/audit-log',
+			'/reports/usage',
+			'/reports/export',
+			'/users',
+			'/templates',
+			'/webhooks',
+		]) {
 			for (const query of queries) {
 				const response = await client.get(path + query);
 				expect(response.status).toBeLessThan(500);

@@ -14,7 +14,9 @@ test.each([
 });
 
 test('a signed file exists only for a completed document; the reason names the state', () => {
-	expect(notReadyReason({ name: 'a.pdf', status: 'declined' }, 'signed')).toBe('The document "a.pdf" is declined: the signed file exists once every signer has signed');
+	expect(notReadyReason({ name: 'a.pdf', status: 'declined' }, 'signed')).toBe(
+		'The document "a.pdf" is declined: the signed file exists once every signer has signed',
+	);
 	expect(notReadyReason({ status: 'completed' }, 'signed')).toBeUndefined();
 	expect(notReadyReason({ status: 'pending' }, 'original')).toBeUndefined();
 	expect(notReadyReason({}, 'signed')).toBeUndefined();

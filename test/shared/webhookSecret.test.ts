@@ -1,12 +1,28 @@
-import { derivedSecret, keyCheck, openSealedSecret, sealSecret, type SecretScope } from '../../nodes/shared/webhookSecret';
+import {
+	derivedSecret,
+	keyCheck,
+	openSealedSecret,
+	sealSecret,
+	type SecretScope,
+} from '../../nodes/shared/webhookSecret';
 
-const scope: SecretScope = { apiKey: 'sk_live_key_one', workflowId: 'wf1', nodeId: 'node1', nonce: '00112233445566778899aabbccddeeff' };
+const scope: SecretScope = {
+	apiKey: 'sk_live_key_one',
+	workflowId: 'wf1',
+	nodeId: 'node1',
+	nonce: '00112233445566778899aabbccddeeff',
+};
 
 test('the derived secret is 64 hex characters, the same for the same scope, different for any other', () => {
 	const secret = derivedSecret(scope);
 	expect(secret).toMatch(/^[0-9a-f]{64}$/);
 	expect(derivedSecret({ ...scope })).toBe(secret);
-	for (const change of [{ apiKey: 'sk_live_key_two' }, { workflowId: 'wf2' }, { nodeId: 'node2' }, { nonce: 'ff'.repeat(16) }]) {
+	for (const change of [
+		{ apiKey: 'sk_live_key_two' },
+		{ workflowId: 'wf2' },
+		{ nodeId: 'node2' },
+		{ nonce: 'ff'.repeat(16) },
+	]) {
 		expect(derivedSecret({ ...scope, ...change })).not.toBe(secret);
 	}
 });

@@ -7,11 +7,23 @@
 import type { IN8nHttpFullResponse } from 'n8n-workflow';
 
 import { HttpStatusError, ServiceBehaviourError } from '../../nodes/shared/transport/errors';
-import { checkAnswer, deriveIdempotencyKey, safeRequestSettings } from '../../nodes/shared/transport/request';
+import {
+	checkAnswer,
+	deriveIdempotencyKey,
+	safeRequestSettings,
+} from '../../nodes/shared/transport/request';
 
-const answer = (statusCode: number, body: unknown = {}, headers: Record<string, string> = {}): IN8nHttpFullResponse => ({ statusCode, body, headers, statusMessage: '' }) as IN8nHttpFullResponse;
+const answer = (
+	statusCode: number,
+	body: unknown = {},
+	headers: Record<string, string> = {},
+): IN8nHttpFullResponse =>
+	({ statusCode, body, headers, statusMessage: '' }) as IN8nHttpFullResponse;
 
-function refusal(response: IN8nHttpFullResponse, options: { expectJson: boolean; answerStatuses?: number[] }): unknown {
+function refusal(
+	response: IN8nHttpFullResponse,
+	options: { expectJson: boolean; answerStatuses?: number[] },
+): unknown {
 	try {
 		checkAnswer(response, options);
 	} catch (error) {
@@ -35,39 +47,70 @@ describe('checkAnswer', () => {
 	});
 
 	test('answerStatuses are returned as answers, not thrown', () => {
-		expect(refusal(answer(404, { error: { code: 'not_found' } }), { expectJson: true, answerStatuses: [404] })).toBeUndefined();
-		expect(refusal(answer(410, ''), { expectJson: true, answerStatuses: [404] })).toBeInstanceOf(HttpStatusError);
+		expect(
+			refusal(answer(404, { error: { code: 'not_found' } }), {
+				expectJson: true,
+				answerStatuses: [404],
+			}),
+		).toBeUndefined();
+		expect(refusal(answer(410, ''), { expectJson: true, answerStatuses: [404] })).toBeInstanceOf(
+			HttpStatusError,
+		);
 	});
 
-	test.each([301, 302, 303, 307, 308])('a redirect (%i) is refused and names its Location', (status) => {
-		const error = refusal(answer(status, '', { Location: 'https://elsewhere.test/v1/documents' }), { expectJson: true });
-		expect(error).toBeInstanceOf(ServiceBehaviourError);
-		expect((error as ServiceBehaviourError).message).toBe(`The service answered with a redirect (HTTP ${status}) to https://elsewhere.test/v1/documents; it was not followed`);
-		expect((error as ServiceBehaviourError).description).toMatch(/never followed/);
-		expect((error as ServiceBehaviourError).httpCode).toBe(String(status));
-	});
+	test.each([301, 302, 303, 307, 308])(
+		'a redirect (%i) is refused and names its Location',
+		(status) => {
+			const error = refusal(
+				answer(status, '', { Location: 'https://elsewhere.test/v1/documents' }),
+				{ expectJson: true },
+			);
+			expect(error).toBeInstanceOf(ServiceBehaviourError);
+			expect((error as ServiceBehaviourError).message).toBe(
+				`The service answered with a redirect (HTTP ${status}) to https://elsewhere.test/v1/documents; it was not followed`,
+			);
+			expect((error as ServiceBehaviourError).description).toMatch(/never followed/);
+			expect((error as ServiceBehaviourError).httpCode).toBe(String(status));
+		},
+	);
 
 	test('a redirect without Location is refused too; a long Location is cut to 200 characters', () => {
-		expect((refusal(answer(302, ''), { expectJson: false }) as ServiceBehaviourError).message).toBe('The service answered with a redirect (HTTP 302); it was not followed');
+		expect((refusal(answer(302, ''), { expectJson: false }) as ServiceBehaviourError).message).toBe(
+			'The service answered with a redirect (HTTP 302); it was not followed',
+		);
 		const long = `https://elsewhere.test/${'x'.repeat(400)}`;
-		expect((refusal(answer(302, '', { location: long }), { expectJson: false }) as ServiceBehaviourError).message).toContain(`to ${long.slice(0, 200)};`);
+		expect(
+			(refusal(answer(302, '', { location: long }), { expectJson: false }) as ServiceBehaviourError)
+				.message,
+		).toContain(`to ${long.slice(0, 200)};`);
 	});
 
 	test('an HTML page answered 2xx is refused as a web page', () => {
-		const error = refusal(answer(200, '<!DOCTYPE html><html><title>Sign in</title></html>'), { expectJson: true }) as ServiceBehaviourError;
+		const error = refusal(answer(200, '<!DOCTYPE html><html><title>Sign in</title></html>'), {
+			expectJson: true,
+		}) as ServiceBehaviourError;
 		expect(error).toBeInstanceOf(ServiceBehaviourError);
-		expect(error.message).toBe('The service answered HTTP 200 with a web page instead of an API response');
+		expect(error.message).toBe(
+			'The service answered HTTP 200 with a web page instead of an API response',
+		);
 		expect(error.description).toMatch(/Base URL/);
 		expect(error.httpCode).toBe('200');
 	});
 
 	test('a text/html content type makes any text a web page', () => {
-		const error = refusal(answer(200, 'maintenance', { 'Content-Type': 'text/html; charset=utf-8' }), { expectJson: true }) as ServiceBehaviourError;
-		expect(error.message).toBe('The service answered HTTP 200 with a web page instead of an API response');
+		const error = refusal(
+			answer(200, 'maintenance', { 'Content-Type': 'text/html; charset=utf-8' }),
+			{ expectJson: true },
+		) as ServiceBehaviourError;
+		expect(error.message).toBe(
+			'The service answered HTTP 200 with a web page instead of an API response',
+		);
 	});
 
 	test('other text where JSON was expected (garbage, a cut-off body) is refused as not JSON', () => {
-		const error = refusal(answer(200, '{"id": "doc_1", "na'), { expectJson: true }) as ServiceBehaviourError;
+		const error = refusal(answer(200, '{"id": "doc_1", "na'), {
+			expectJson: true,
+		}) as ServiceBehaviourError;
 		expect(error).toBeInstanceOf(ServiceBehaviourError);
 		expect(error.message).toBe('The service answered HTTP 200 with a body that is not valid JSON');
 		expect(error.description).toMatch(/cut off/);
@@ -104,11 +147,18 @@ describe('deriveIdempotencyKey', () => {
 
 describe('safeRequestSettings', () => {
 	test('redirects are never followed and no credential goes with one', () => {
-		expect(safeRequestSettings(undefined)).toEqual({ disableFollowRedirect: true, sendCredentialsOnCrossOriginRedirect: false });
+		expect(safeRequestSettings(undefined)).toEqual({
+			disableFollowRedirect: true,
+			sendCredentialsOnCrossOriginRedirect: false,
+		});
 	});
 
 	test('allowedDomains is set when given', () => {
-		expect(safeRequestSettings('api.signing.test')).toEqual({ disableFollowRedirect: true, sendCredentialsOnCrossOriginRedirect: false, allowedDomains: 'api.signing.test' });
+		expect(safeRequestSettings('api.signing.test')).toEqual({
+			disableFollowRedirect: true,
+			sendCredentialsOnCrossOriginRedirect: false,
+			allowedDomains: 'api.signing.test',
+		});
 	});
 
 	test('an empty allowedDomains is left out', () => {

@@ -7,7 +7,8 @@ afterEach(() => jest.useRealTimers());
 /** Starts `count` requests through the gate; each records when it got its place and keeps it. */
 function queue(gate: RequestGate, count: number): number[] {
 	const starts: number[] = [];
-	for (let i = 0; i < count; i++) void gate.acquire().then((startedAt) => starts.push(startedAt - 1_000_000));
+	for (let i = 0; i < count; i++)
+		void gate.acquire().then((startedAt) => starts.push(startedAt - 1_000_000));
 	return starts;
 }
 
@@ -35,7 +36,7 @@ describe('request gate', () => {
 		expect(starts).toEqual([0, 0, 0, 50]);
 	});
 
-	test('after a 429 nobody starts until its wait is over, then one at a time, spaced by the service\'s time to its next request', async () => {
+	test("after a 429 nobody starts until its wait is over, then one at a time, spaced by the service's time to its next request", async () => {
 		const gate = new RequestGate(8);
 		gate.rateLimited(100, 20, Date.now());
 		const starts = queue(gate, 5);
@@ -78,7 +79,7 @@ describe('request gate', () => {
 		expect(gate.spacingMs).toBe(400);
 	});
 
-	test('the spacing never exceeds a second (429s\' own waits take over from there)', async () => {
+	test("the spacing never exceeds a second (429s' own waits take over from there)", async () => {
 		const gate = new RequestGate(8);
 		gate.rateLimited(0, 900, Date.now());
 		for (let i = 0; i < 5; i++) {

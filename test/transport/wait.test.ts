@@ -1,5 +1,9 @@
 /** nodes/shared/transport/wait.ts: waits that a cancelled execution ends at once. */
-import { CancelledError, cancellableSleep, throwIfCancelled } from '../../nodes/shared/transport/wait';
+import {
+	CancelledError,
+	cancellableSleep,
+	throwIfCancelled,
+} from '../../nodes/shared/transport/wait';
 
 describe('cancellableSleep', () => {
 	it('resolves after a short wait when nothing cancels it', async () => {
@@ -16,7 +20,9 @@ describe('cancellableSleep', () => {
 	it('does not start waiting for an execution already cancelled', async () => {
 		const controller = new AbortController();
 		controller.abort();
-		await expect(cancellableSleep(60 * 60 * 1000, controller.signal)).rejects.toThrow('The execution was cancelled');
+		await expect(cancellableSleep(60 * 60 * 1000, controller.signal)).rejects.toThrow(
+			'The execution was cancelled',
+		);
 	});
 });
 

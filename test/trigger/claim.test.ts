@@ -44,20 +44,31 @@ describe('exactly once: the delivery is claimed at the service', () => {
 		await sandbox().flushDeliveries();
 		await host.idle();
 
-		const sentRequests = receiver.receivedBy(host).filter((request) => request.headers['x-event'] === 'document.sent');
+		const sentRequests = receiver
+			.receivedBy(host)
+			.filter((request) => request.headers['x-event'] === 'document.sent');
 		const deliveryId = deliveryIdOf(sentRequests[0]);
 		// Either the claim ended the retries before the next attempt, or the retry came and its
 		// execution lost the claim, or (on a slow machine) the retry came after the claim and webhook()
 		// found the delivery claimed, answering without an execution: never a second processing.
 		expect(sentRequests.length).toBeGreaterThanOrEqual(1);
-		expect(sentRequests.every((request) => request.rawBody.equals(sentRequests[0].rawBody))).toBe(true);
-		expect(host.processed.map((execution) => execution.items[0].json.deliveryId)).toEqual([deliveryId]);
+		expect(sentRequests.every((request) => request.rawBody.equals(sentRequests[0].rawBody))).toBe(
+			true,
+		);
+		expect(host.processed.map((execution) => execution.items[0].json.deliveryId)).toEqual([
+			deliveryId,
+		]);
 		const [first, ...retries] = sentRequests;
 		expect(first.outcome.started).toBe(true);
 		for (const retry of retries.filter((request) => !request.outcome.started)) {
-			expect([retry.outcome.status, retry.outcome.body]).toEqual([200, { received: true, ignored: true, reason: 'already processed' }]);
+			expect([retry.outcome.status, retry.outcome.body]).toEqual([
+				200,
+				{ received: true, ignored: true, reason: 'already processed' },
+			]);
 		}
-		expect(host.executions).toHaveLength(sentRequests.filter((request) => request.outcome.started).length);
+		expect(host.executions).toHaveLength(
+			sentRequests.filter((request) => request.outcome.started).length,
+		);
 		expect(sandbox().deliveryRecord(deliveryId)?.status).toBe('acknowledged');
 	});
 
@@ -80,7 +91,9 @@ describe('exactly once: the delivery is claimed at the service', () => {
 	it('new copies of a delivery not yet claimed race for it: exactly one execution passes it on', async () => {
 		const { host, secret, body } = await unclaimedDelivery();
 
-		const outcomes = await Promise.all(Array.from({ length: 5 }, () => host.receive(signedDelivery(secret, body))));
+		const outcomes = await Promise.all(
+			Array.from({ length: 5 }, () => host.receive(signedDelivery(secret, body))),
+		);
 		await Promise.all(outcomes.map((outcome) => outcome.execution));
 		expect(host.executions).toHaveLength(5);
 		expect(host.processed).toHaveLength(1);
@@ -93,7 +106,9 @@ describe('exactly once: the delivery is claimed at the service', () => {
 		await sendDocument(apiKey);
 		await host.idle();
 
-		const attempts = sandbox().deliveries().filter((attempt) => attempt.url === host.webhookUrl);
+		const attempts = sandbox()
+			.deliveries()
+			.filter((attempt) => attempt.url === host.webhookUrl);
 		expect(attempts.map((attempt) => [attempt.attempt, attempt.status])).toEqual([
 			[1, 500],
 			[2, 200],
@@ -110,19 +125,32 @@ describe('exactly once: the delivery is claimed at the service', () => {
 		const registration = structuredClone(host.savedStaticData);
 
 		// Another n8n process (or the same one restarted): same database, nothing else shared.
-		const other = new TriggerHost({ baseUrl: sandbox().baseUrl, apiKey, webhookBaseUrl: receiver.webhookBaseUrl, events: ['document.sent'], workflowId: host.workflowId, nodeWebhookId: host.nodeWebhookId });
+		const other = new TriggerHost({
+			baseUrl: sandbox().baseUrl,
+			apiKey,
+			webhookBaseUrl: receiver.webhookBaseUrl,
+			events: ['document.sent'],
+			workflowId: host.workflowId,
+			nodeWebhookId: host.nodeWebhookId,
+		});
 		other.savedStaticData = structuredClone(host.savedStaticData);
 		const outcome = await other.receive({ headers: original.headers, rawBody: original.rawBody });
 		expect(outcome.started).toBe(true);
 		expect((await outcome.execution!).items).toEqual([]);
 		// No request wrote anything to the workflow's static data.
 		expect(host.savedStaticData).toEqual(registration);
-		expect(Object.keys(host.nodeStaticData).sort()).toEqual(['secretNonce', 'webhookEvents', 'webhookId', 'webhookUrl']);
+		expect(Object.keys(host.nodeStaticData).sort()).toEqual([
+			'secretNonce',
+			'webhookEvents',
+			'webhookId',
+			'webhookUrl',
+		]);
 	});
 
 	it('a retry (attempt 2+) of a delivery already claimed is answered 2xx with no execution; first attempts are never checked', async () => {
 		const { host, apiKey, secret } = await activeTrigger(['document.sent']);
-		const checks = () => sandbox().stats().routes['GET /v1/webhooks/:id/deliveries/:deliveryId'] ?? 0;
+		const checks = () =>
+			sandbox().stats().routes['GET /v1/webhooks/:id/deliveries/:deliveryId'] ?? 0;
 		const checksBefore = checks();
 		await sendDocument(apiKey);
 		await host.idle();
@@ -136,7 +164,11 @@ describe('exactly once: the delivery is claimed at the service', () => {
 		};
 
 		const second = await retry('2');
-		expect(second).toMatchObject({ status: 200, started: false, body: { ignored: true, reason: 'already processed' } });
+		expect(second).toMatchObject({
+			status: 200,
+			started: false,
+			body: { ignored: true, reason: 'already processed' },
+		});
 		expect(checks()).toBe(checksBefore + 1);
 		// Without the attempt header (or as attempt 1) it is left to the execution's claim.
 		const unnumbered = await retry('1');
@@ -203,7 +235,9 @@ describe('when the claim cannot be made', () => {
 		expect(execution.error!.message).toBe('The API key was revoked');
 		expect(JSON.stringify(execution.error)).not.toContain(apiKey);
 		// Unclaimed: a retry of this execution (or a later copy) can still claim it.
-		expect(sandbox().deliveryRecord(String(execution.received[0].json.deliveryId))?.status).toBe('received');
+		expect(sandbox().deliveryRecord(String(execution.received[0].json.deliveryId))?.status).toBe(
+			'received',
+		);
 	});
 
 	it('with Continue On Fail the event is passed on with the reason it is unconfirmed', async () => {
@@ -224,7 +258,10 @@ describe('when the claim cannot be made', () => {
 		const [execution] = host.executions;
 		expect(execution.error).toBeUndefined();
 		expect(execution.items).toHaveLength(1);
-		expect(execution.items[0].json).toMatchObject({ event: 'document.sent', claimError: 'The API key was revoked' });
+		expect(execution.items[0].json).toMatchObject({
+			event: 'document.sent',
+			claimError: 'The API key was revoked',
+		});
 		expect(String(execution.items[0].json.claimError)).not.toContain(apiKey);
 	});
 });

@@ -8,9 +8,19 @@ import nock from 'nock';
  * n8n's webhook endpoint: it keeps the exact bytes and headers it got, hands them to the node and
  * answers the sandbox with what n8n would answer. Recorded requests are then replayed and forged.
  */
-import { deliverySignatureHeaders, signWebhookPayload, type DeliverySignatureStyle } from '../../sandbox/deliverySignature';
+import {
+	deliverySignatureHeaders,
+	signWebhookPayload,
+	type DeliverySignatureStyle,
+} from '../../sandbox/deliverySignature';
 import { captureWarnings, TriggerHost, type IncomingDelivery } from './harness';
-import { deliveryBody, nowSeconds, signedDelivery, useDeliveryFixtures, withFastRetries } from './fixtures';
+import {
+	deliveryBody,
+	nowSeconds,
+	signedDelivery,
+	useDeliveryFixtures,
+	withFastRetries,
+} from './fixtures';
 
 const { sandbox, receiver, activeTrigger, sendDocument } = useDeliveryFixtures();
 
@@ -21,8 +31,12 @@ describe('a real delivery from the sandbox', () => {
 		await host.idle();
 
 		// The service sends only the subscribed event, answered 2xx on the first attempt.
-		const attempts = sandbox().deliveries().filter((attempt) => attempt.url === host.webhookUrl);
-		expect(attempts.map((attempt) => [attempt.event, attempt.attempt, attempt.status])).toEqual([['document.sent', 1, 200]]);
+		const attempts = sandbox()
+			.deliveries()
+			.filter((attempt) => attempt.url === host.webhookUrl);
+		expect(attempts.map((attempt) => [attempt.event, attempt.attempt, attempt.status])).toEqual([
+			['document.sent', 1, 200],
+		]);
 		expect(receiver.receivedBy(host)).toHaveLength(1);
 		expect(Buffer.isBuffer(receiver.receivedBy(host)[0].rawBody)).toBe(true);
 
@@ -33,7 +47,13 @@ describe('a real delivery from the sandbox', () => {
 		const sent = receiver.receivedBy(host)[0];
 		const body = JSON.parse(sent.rawBody.toString('utf8'));
 		const item = execution.items[0].json;
-		expect(Object.keys(item).sort()).toEqual(['data', 'deliveryId', 'event', 'timestamp', 'webhookId']);
+		expect(Object.keys(item).sort()).toEqual([
+			'data',
+			'deliveryId',
+			'event',
+			'timestamp',
+			'webhookId',
+		]);
 		expect(item.event).toBe('document.sent');
 		expect(item.deliveryId).toBe(body.id);
 		expect(item.deliveryId).toBe(sent.headers['x-delivery-id']);
@@ -44,7 +64,10 @@ describe('a real delivery from the sandbox', () => {
 		expect(item.data).toEqual(body.data);
 		expect(execution.items[0].pairedItem).toEqual({ item: 0 });
 		// The execution claimed it at the service.
-		expect(sandbox().deliveryRecord(body.id)).toMatchObject({ status: 'acknowledged', webhook_id: host.nodeStaticData.webhookId });
+		expect(sandbox().deliveryRecord(body.id)).toMatchObject({
+			status: 'acknowledged',
+			webhook_id: host.nodeStaticData.webhookId,
+		});
 	});
 
 	it('Include Headers adds the request headers without the signature', async () => {
@@ -69,15 +92,22 @@ describe('a real delivery from the sandbox', () => {
 		await sendDocument(apiKey);
 		await host.idle();
 
-		const attempts = sandbox().deliveries().filter((attempt) => attempt.url === host.webhookUrl);
-		expect(attempts.map((attempt) => attempt.event).sort()).toEqual(['document.created', 'document.sent', 'signature.requested']);
-		expect(attempts.every((attempt) => attempt.ok && attempt.attempt === 1)).toBe(true);
-		const ignored = receiver.receivedBy(host).filter((request) => !request.outcome.started);
-		expect(ignored.map((request) => JSON.parse(request.rawBody.toString('utf8')).event).sort()).toEqual([
+		const attempts = sandbox()
+			.deliveries()
+			.filter((attempt) => attempt.url === host.webhookUrl);
+		expect(attempts.map((attempt) => attempt.event).sort()).toEqual([
 			'document.created',
+			'document.sent',
 			'signature.requested',
 		]);
-		expect(host.executions.map((execution) => execution.items[0].json.event)).toEqual(['document.sent']);
+		expect(attempts.every((attempt) => attempt.ok && attempt.attempt === 1)).toBe(true);
+		const ignored = receiver.receivedBy(host).filter((request) => !request.outcome.started);
+		expect(
+			ignored.map((request) => JSON.parse(request.rawBody.toString('utf8')).event).sort(),
+		).toEqual(['document.created', 'signature.requested']);
+		expect(host.executions.map((execution) => execution.items[0].json.event)).toEqual([
+			'document.sent',
+		]);
 	});
 
 	it('"Any Event" starts one execution per event', async () => {
@@ -103,49 +133,102 @@ describe('forged and invalid deliveries', () => {
 	const hex64 = (char: string) => char.repeat(64);
 
 	const cases: Array<[string, () => IncomingDelivery]> = [
-		['missing signature header', () => {
-			const delivery = signedDelivery(secret, deliveryBody());
-			delete delivery.headers['x-signature'];
-			return delivery;
-		}],
-		['empty signature header', () => ({ ...signedDelivery(secret, deliveryBody()), headers: { 'x-signature': '' } })],
-		['signed with the wrong secret', () => signedDelivery('another-secret-that-is-long-enough-000000', deliveryBody())],
-		['tampered body (same length)', () => {
-			const delivery = signedDelivery(secret, deliveryBody());
-			const tampered = delivery.rawBody.toString('utf8').replace('"doc_test"', '"doc_evil"');
-			return { ...delivery, rawBody: Buffer.from(tampered, 'utf8') };
-		}],
-		['tampered body (extra whitespace)', () => {
-			const delivery = signedDelivery(secret, deliveryBody());
-			return { ...delivery, rawBody: Buffer.concat([delivery.rawBody, Buffer.from(' ')]) };
-		}],
-		['tampered timestamp', () => {
-			const t = nowSeconds();
-			const raw = JSON.stringify(deliveryBody());
-			const v1 = signWebhookPayload(secret, t, raw).split('v1=')[1];
-			return { headers: { 'x-signature': `t=${t - 1},v1=${v1}` }, rawBody: Buffer.from(raw) };
-		}],
-		['stale timestamp (correctly signed, 301 s old)', () => signedDelivery(secret, deliveryBody(), nowSeconds() - 301)],
-		['timestamp far in the future (correctly signed)', () => signedDelivery(secret, deliveryBody(), nowSeconds() + 3600)],
-		['malformed header', () => ({ ...signedDelivery(secret, deliveryBody()), headers: { 'x-signature': 'garbage' } })],
-		['malformed header (non-numeric t, non-hex v1)', () => ({
-			...signedDelivery(secret, deliveryBody()),
-			headers: { 'x-signature': 't=yesterday,v1=zzzz' },
-		})],
-		['wrong algorithm prefix (v0=)', () => {
-			const delivery = signedDelivery(secret, deliveryBody());
-			return { ...delivery, headers: { 'x-signature': String(delivery.headers['x-signature']).replace('v1=', 'v0=') } };
-		}],
-		['wrong algorithm prefix (sha256=)', () => {
-			const delivery = signedDelivery(secret, deliveryBody());
-			return { ...delivery, headers: { 'x-signature': String(delivery.headers['x-signature']).replace('v1=', 'sha256=') } };
-		}],
-		['signature of the wrong length', () => ({
-			...signedDelivery(secret, deliveryBody()),
-			headers: { 'x-signature': `t=${nowSeconds()},v1=${hex64('a').slice(0, 40)}` },
-		})],
+		[
+			'missing signature header',
+			() => {
+				const delivery = signedDelivery(secret, deliveryBody());
+				delete delivery.headers['x-signature'];
+				return delivery;
+			},
+		],
+		[
+			'empty signature header',
+			() => ({ ...signedDelivery(secret, deliveryBody()), headers: { 'x-signature': '' } }),
+		],
+		[
+			'signed with the wrong secret',
+			() => signedDelivery('another-secret-that-is-long-enough-000000', deliveryBody()),
+		],
+		[
+			'tampered body (same length)',
+			() => {
+				const delivery = signedDelivery(secret, deliveryBody());
+				const tampered = delivery.rawBody.toString('utf8').replace('"doc_test"', '"doc_evil"');
+				return { ...delivery, rawBody: Buffer.from(tampered, 'utf8') };
+			},
+		],
+		[
+			'tampered body (extra whitespace)',
+			() => {
+				const delivery = signedDelivery(secret, deliveryBody());
+				return { ...delivery, rawBody: Buffer.concat([delivery.rawBody, Buffer.from(' ')]) };
+			},
+		],
+		[
+			'tampered timestamp',
+			() => {
+				const t = nowSeconds();
+				const raw = JSON.stringify(deliveryBody());
+				const v1 = signWebhookPayload(secret, t, raw).split('v1=')[1];
+				return { headers: { 'x-signature': `t=${t - 1},v1=${v1}` }, rawBody: Buffer.from(raw) };
+			},
+		],
+		[
+			'stale timestamp (correctly signed, 301 s old)',
+			() => signedDelivery(secret, deliveryBody(), nowSeconds() - 301),
+		],
+		[
+			'timestamp far in the future (correctly signed)',
+			() => signedDelivery(secret, deliveryBody(), nowSeconds() + 3600),
+		],
+		[
+			'malformed header',
+			() => ({ ...signedDelivery(secret, deliveryBody()), headers: { 'x-signature': 'garbage' } }),
+		],
+		[
+			'malformed header (non-numeric t, non-hex v1)',
+			() => ({
+				...signedDelivery(secret, deliveryBody()),
+				headers: { 'x-signature': 't=yesterday,v1=zzzz' },
+			}),
+		],
+		[
+			'wrong algorithm prefix (v0=)',
+			() => {
+				const delivery = signedDelivery(secret, deliveryBody());
+				return {
+					...delivery,
+					headers: { 'x-signature': String(delivery.headers['x-signature']).replace('v1=', 'v0=') },
+				};
+			},
+		],
+		[
+			'wrong algorithm prefix (sha256=)',
+			() => {
+				const delivery = signedDelivery(secret, deliveryBody());
+				return {
+					...delivery,
+					headers: {
+						'x-signature': String(delivery.headers['x-signature']).replace('v1=', 'sha256='),
+					},
+				};
+			},
+		],
+		[
+			'signature of the wrong length',
+			() => ({
+				...signedDelivery(secret, deliveryBody()),
+				headers: { 'x-signature': `t=${nowSeconds()},v1=${hex64('a').slice(0, 40)}` },
+			}),
+		],
 		['empty body (correctly signed)', () => signedDelivery(secret, '')],
-		['no raw body at all', () => ({ ...signedDelivery(secret, deliveryBody()), rawBody: undefined as unknown as Buffer })],
+		[
+			'no raw body at all',
+			() => ({
+				...signedDelivery(secret, deliveryBody()),
+				rawBody: undefined as unknown as Buffer,
+			}),
+		],
 	];
 
 	it.each(cases)('%s → 401 and no execution', async (_name, build) => {
@@ -217,7 +300,12 @@ describe('forged and invalid deliveries', () => {
 
 	it('refuses everything while no secret is stored (the trigger was never activated)', async () => {
 		const { apiKey } = sandbox().createAccount();
-		const inactive = new TriggerHost({ baseUrl: sandbox().baseUrl, apiKey, webhookBaseUrl: receiver.webhookBaseUrl, events: ['*'] });
+		const inactive = new TriggerHost({
+			baseUrl: sandbox().baseUrl,
+			apiKey,
+			webhookBaseUrl: receiver.webhookBaseUrl,
+			events: ['*'],
+		});
 		const outcome = await inactive.receive(signedDelivery('', deliveryBody()));
 		expect(outcome.status).toBe(401);
 		expect(inactive.executions).toHaveLength(0);
@@ -226,18 +314,25 @@ describe('forged and invalid deliveries', () => {
 
 describe('options', () => {
 	const signEveryone = async (apiKey: string, documentId: string) => {
-		const row = sandbox().store.documentsOf(apiKey).find((document) => document.id === documentId)!;
+		const row = sandbox()
+			.store.documentsOf(apiKey)
+			.find((document) => document.id === documentId)!;
 		for (const signer of row.signers) sandbox().actAsSigner(documentId, signer.id, 'sign');
 		await sandbox().flushDeliveries();
 	};
 
 	it('Attach Signed File: a completed document arrives with its signed PDF as binary "data", byte for byte', async () => {
-		const { host, apiKey } = await activeTrigger(['document.completed', 'document.sent'], { attachSignedFile: true });
+		const { host, apiKey } = await activeTrigger(['document.completed', 'document.sent'], {
+			attachSignedFile: true,
+		});
 		const { id } = await sendDocument(apiKey);
 		await signEveryone(apiKey, id);
 		await host.idle();
 		const events = host.processed.map((execution) => execution.items[0]);
-		expect(events.map((item) => item.json.event).sort()).toEqual(['document.completed', 'document.sent']);
+		expect(events.map((item) => item.json.event).sort()).toEqual([
+			'document.completed',
+			'document.sent',
+		]);
 		const completed = events.find((item) => item.json.event === 'document.completed')!;
 		const signed = await sandbox().documentFile(id, 'signed');
 		expect(completed.binary?.data.mimeType).toBe('application/pdf');
@@ -248,7 +343,9 @@ describe('options', () => {
 	});
 
 	it('Attach Signed File: a failed download fails the execution with the service message and leaves the delivery unclaimed', async () => {
-		const { host, apiKey } = await activeTrigger(['document.completed'], { attachSignedFile: true });
+		const { host, apiKey } = await activeTrigger(['document.completed'], {
+			attachSignedFile: true,
+		});
 		const { id } = await sendDocument(apiKey);
 		const scope = nock(sandbox().origin, { allowUnmocked: true })
 			.get(/\/v1\/documents\/[^/]+\/file/)
@@ -267,7 +364,9 @@ describe('options', () => {
 		expect(failed.length).toBeGreaterThan(0);
 		expect(failed[0].error!.message).toBe('File storage is down');
 		expect(host.processed).toHaveLength(0);
-		expect(sandbox().deliveryRecord(String(failed[0].received[0].json.deliveryId))?.status).not.toBe('acknowledged');
+		expect(
+			sandbox().deliveryRecord(String(failed[0].received[0].json.deliveryId))?.status,
+		).not.toBe('acknowledged');
 	});
 
 	it('Signature Tolerance (Seconds) narrows and widens the accepted window', async () => {
@@ -275,8 +374,12 @@ describe('options', () => {
 		const lenient = await activeTrigger(['*'], { signatureToleranceSeconds: 1000 });
 		const t = nowSeconds() - 60;
 
-		expect((await strict.host.receive(signedDelivery(strict.secret, deliveryBody(), t))).status).toBe(401);
-		expect((await lenient.host.receive(signedDelivery(lenient.secret, deliveryBody(), t))).status).toBe(200);
+		expect(
+			(await strict.host.receive(signedDelivery(strict.secret, deliveryBody(), t))).status,
+		).toBe(401);
+		expect(
+			(await lenient.host.receive(signedDelivery(lenient.secret, deliveryBody(), t))).status,
+		).toBe(200);
 		await lenient.host.idle();
 		expect(strict.host.executions).toHaveLength(0);
 		expect(lenient.host.executions).toHaveLength(1);
@@ -284,9 +387,21 @@ describe('options', () => {
 });
 
 /** A delivery signed by the sandbox's signer in `style` (the service's side, written apart from the verifier). */
-function deliveryIn(style: DeliverySignatureStyle, secret: string, body: object, t = nowSeconds(), id = 'dlv_sw0001'): IncomingDelivery {
+function deliveryIn(
+	style: DeliverySignatureStyle,
+	secret: string,
+	body: object,
+	t = nowSeconds(),
+	id = 'dlv_sw0001',
+): IncomingDelivery {
 	const raw = JSON.stringify(body);
-	return { headers: { 'content-type': 'application/json', ...deliverySignatureHeaders(style, secret, t, id, raw) }, rawBody: Buffer.from(raw, 'utf8') };
+	return {
+		headers: {
+			'content-type': 'application/json',
+			...deliverySignatureHeaders(style, secret, t, id, raw),
+		},
+		rawBody: Buffer.from(raw, 'utf8'),
+	};
 }
 
 /** The warnings logged while `run` runs. */
@@ -324,7 +439,9 @@ describe('signature layouts', () => {
 			outcome = await host.receive(deliveryIn('hub-sha256', secret, deliveryBody()));
 		});
 		expect(outcome).toMatchObject({ status: 401, started: false });
-		const refusal = warnings.find((message) => message.startsWith('Document Signing Trigger refused a delivery'));
+		const refusal = warnings.find((message) =>
+			message.startsWith('Document Signing Trigger refused a delivery'),
+		);
 		expect(refusal).toContain('layout body-hmac');
 		expect(refusal).toContain('timestamped-header, fixed by the first delivery that verified');
 		expect(refusal).not.toMatch(/turn off|Verify Signatures/i);
@@ -335,40 +452,70 @@ describe('signature layouts', () => {
 	it('Automatic: the layout is fixed per registration, not for every trigger of the process', async () => {
 		const first = await activeTrigger(['document.completed']);
 		const second = await activeTrigger(['document.completed']);
-		expect((await first.host.receive(deliveryIn('v1', first.secret, deliveryBody()))).status).toBe(200);
-		expect((await second.host.receive(deliveryIn('hub-sha256', second.secret, deliveryBody()))).status).toBe(200);
-		expect((await second.host.receive(deliveryIn('v1', second.secret, deliveryBody()))).status).toBe(401);
+		expect((await first.host.receive(deliveryIn('v1', first.secret, deliveryBody()))).status).toBe(
+			200,
+		);
+		expect(
+			(await second.host.receive(deliveryIn('hub-sha256', second.secret, deliveryBody()))).status,
+		).toBe(200);
+		expect(
+			(await second.host.receive(deliveryIn('v1', second.secret, deliveryBody()))).status,
+		).toBe(401);
 		await Promise.all([first.host.idle(), second.host.idle()]);
 	});
 
 	it('Signature Layout set: only that layout verifies, from the first delivery on', async () => {
-		const { host, secret } = await activeTrigger(['document.completed'], { signatureLayout: 'standard-webhooks' });
+		const { host, secret } = await activeTrigger(['document.completed'], {
+			signatureLayout: 'standard-webhooks',
+		});
 		expect((await host.receive(deliveryIn('v1', secret, deliveryBody()))).status).toBe(401);
 		expect((await host.receive(deliveryIn('hub-sha256', secret, deliveryBody()))).status).toBe(401);
-		expect((await host.receive(deliveryIn('standard-webhooks', secret, deliveryBody()))).status).toBe(200);
+		expect(
+			(await host.receive(deliveryIn('standard-webhooks', secret, deliveryBody()))).status,
+		).toBe(200);
 		await host.idle();
 		expect(host.executions).toHaveLength(1);
 	});
 
 	it('Signature Layout "HMAC of Timestamp and Body": the signature without its timestamp header, or with a stale one, is refused', async () => {
-		const { host, secret } = await activeTrigger(['document.completed'], { signatureLayout: 'body-hmac-timestamp' });
+		const { host, secret } = await activeTrigger(['document.completed'], {
+			signatureLayout: 'body-hmac-timestamp',
+		});
 		const stripped = deliveryIn('timestamp-header', secret, deliveryBody());
 		delete stripped.headers['X-Webhook-Timestamp'];
 		expect((await host.receive(stripped)).status).toBe(401);
-		expect((await host.receive(deliveryIn('timestamp-header', secret, deliveryBody(), nowSeconds() - 301))).status).toBe(401);
-		expect((await host.receive(deliveryIn('unsigned-timestamp', secret, deliveryBody()))).status).toBe(401);
-		expect((await host.receive(deliveryIn('timestamp-header', secret, deliveryBody()))).status).toBe(200);
+		expect(
+			(
+				await host.receive(
+					deliveryIn('timestamp-header', secret, deliveryBody(), nowSeconds() - 301),
+				)
+			).status,
+		).toBe(401);
+		expect(
+			(await host.receive(deliveryIn('unsigned-timestamp', secret, deliveryBody()))).status,
+		).toBe(401);
+		expect(
+			(await host.receive(deliveryIn('timestamp-header', secret, deliveryBody()))).status,
+		).toBe(200);
 		await host.idle();
 		expect(host.executions).toHaveLength(1);
 	});
 
-	it.each<DeliverySignatureStyle>(['standard-webhooks', 'hub-sha256', 'signature-base64', 'timestamp-header'])('%s: another secret, a tampered body, no signature → 401, nothing runs', async (style) => {
+	it.each<DeliverySignatureStyle>([
+		'standard-webhooks',
+		'hub-sha256',
+		'signature-base64',
+		'timestamp-header',
+	])('%s: another secret, a tampered body, no signature → 401, nothing runs', async (style) => {
 		const { host, secret } = await activeTrigger(['document.completed']);
 		const forged = deliveryIn(style, 'another-secret-that-is-long-enough-000000', deliveryBody());
 		const tampered = deliveryIn(style, secret, deliveryBody());
-		tampered.rawBody = Buffer.from(tampered.rawBody.toString('utf8').replace('"doc_test"', '"doc_evil"'));
+		tampered.rawBody = Buffer.from(
+			tampered.rawBody.toString('utf8').replace('"doc_test"', '"doc_evil"'),
+		);
 		const unsigned = deliveryIn('none', secret, deliveryBody());
-		for (const delivery of [forged, tampered, unsigned]) expect((await host.receive(delivery)).status).toBe(401);
+		for (const delivery of [forged, tampered, unsigned])
+			expect((await host.receive(delivery)).status).toBe(401);
 		expect(host.executions).toHaveLength(0);
 	});
 });
@@ -398,11 +545,15 @@ describe('the repeat key comes from signed data only', () => {
 
 	it('Standard Webhooks: the signed webhook-id is the repeat key of a body without an id', async () => {
 		const { host, secret } = await activeTrigger(['document.completed']);
-		const first = await host.receive(deliveryIn('standard-webhooks', secret, withoutId(), nowSeconds(), 'msg_one'));
+		const first = await host.receive(
+			deliveryIn('standard-webhooks', secret, withoutId(), nowSeconds(), 'msg_one'),
+		);
 		expect((await first.execution!).received[0].json.deliveryId).toBe('msg_one');
 		// A retry after the first ran (the service has no record of msg_one, so this process remembers
 		// it): same signed id, fresh timestamp and signature, a body that differs in a field.
-		const retry = await host.receive(deliveryIn('standard-webhooks', secret, withoutId(), nowSeconds(), 'msg_one'));
+		const retry = await host.receive(
+			deliveryIn('standard-webhooks', secret, withoutId(), nowSeconds(), 'msg_one'),
+		);
 		await host.idle();
 		expect(retry.started).toBe(false);
 		expect(host.executions).toHaveLength(1);

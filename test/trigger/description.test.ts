@@ -14,16 +14,23 @@ describe('Document Signing Trigger description', () => {
 		expect(description.inputs).toEqual([]);
 		expect(description.outputs).toEqual(['main']);
 		expect(description.usableAsTool).toBeUndefined();
-		expect(description.icon).toEqual({ light: 'file:../../icons/documentSigning.svg', dark: 'file:../../icons/documentSigning.dark.svg' });
+		expect(description.icon).toEqual({
+			light: 'file:../../icons/documentSigning.svg',
+			dark: 'file:../../icons/documentSigning.dark.svg',
+		});
 		expect(description.credentials).toEqual([{ name: 'documentSigningApi', required: true }]);
-		expect(description.webhooks).toEqual([{ name: 'default', httpMethod: 'POST', responseMode: 'onReceived', path: 'webhook' }]);
+		expect(description.webhooks).toEqual([
+			{ name: 'default', httpMethod: 'POST', responseMode: 'onReceived', path: 'webhook' },
+		]);
 	});
 
 	it('offers every event of the vocabulary, labelled by eventLabel, plus Any Event', () => {
 		const events = description.properties.find((property) => property.name === 'events');
 		expect(events?.type).toBe('multiOptions');
 		const options = (events?.options ?? []) as Array<{ name: string; value: string }>;
-		expect(options.map((option) => option.value).sort()).toEqual([ANY_EVENT, ...WEBHOOK_EVENTS].sort());
+		expect(options.map((option) => option.value).sort()).toEqual(
+			[ANY_EVENT, ...WEBHOOK_EVENTS].sort(),
+		);
 		for (const option of options) {
 			expect(option.name).toBe(option.value === ANY_EVENT ? 'Any Event' : eventLabel(option.value));
 		}
@@ -31,9 +38,16 @@ describe('Document Signing Trigger description', () => {
 
 	it('has the Include Headers and Signature Tolerance (Seconds) options', () => {
 		const options = description.properties.find((property) => property.name === 'options');
-		const byName = Object.fromEntries(((options?.options ?? []) as Array<{ name: string; displayName: string; default: unknown }>).map((option) => [option.name, option]));
+		const byName = Object.fromEntries(
+			(
+				(options?.options ?? []) as Array<{ name: string; displayName: string; default: unknown }>
+			).map((option) => [option.name, option]),
+		);
 		expect(byName.includeHeaders).toMatchObject({ displayName: 'Include Headers', default: false });
-		expect(byName.signatureToleranceSeconds).toMatchObject({ displayName: 'Signature Tolerance (Seconds)', default: 300 });
+		expect(byName.signatureToleranceSeconds).toMatchObject({
+			displayName: 'Signature Tolerance (Seconds)',
+			default: 300,
+		});
 	});
 
 	it('has a codex with categories and the trigger documentation link, and is registered in package.json', () => {
@@ -42,6 +56,8 @@ describe('Document Signing Trigger description', () => {
 		expect(codex.resources.primaryDocumentation[0].url).toBe(
 			'https://github.com/n8n-nodes-document-signing/n8n-nodes-document-signing#trigger',
 		);
-		expect(packageJson.n8n.nodes).toContain('dist/nodes/DocumentSigningTrigger/DocumentSigningTrigger.node.js');
+		expect(packageJson.n8n.nodes).toContain(
+			'dist/nodes/DocumentSigningTrigger/DocumentSigningTrigger.node.js',
+		);
 	});
 });

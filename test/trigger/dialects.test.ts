@@ -16,7 +16,10 @@ async function sendDocument(sandbox: Sandbox, apiKey: string): Promise<void> {
 	const response = await fetch(`${sandbox.baseUrl}/documents`, {
 		method: 'POST',
 		headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
-		body: JSON.stringify({ name: 'contract.pdf', signers: [{ email: 'ada@example.com', name: 'Ada Lovelace' }] }),
+		body: JSON.stringify({
+			name: 'contract.pdf',
+			signers: [{ email: 'ada@example.com', name: 'Ada Lovelace' }],
+		}),
 	});
 	expect(response.status).toBe(201);
 }
@@ -34,9 +37,17 @@ describe.each(DIALECT_NAMES)('dialect %s', (dialectName) => {
 		await receiver.close();
 	});
 
-	function newTrigger(events: string[], verifySignature = true): { host: TriggerHost; apiKey: string } {
+	function newTrigger(
+		events: string[],
+		verifySignature = true,
+	): { host: TriggerHost; apiKey: string } {
 		const { apiKey } = sandbox().createAccount();
-		const host = new TriggerHost({ baseUrl: sandbox().baseUrl, apiKey, webhookBaseUrl: receiver.webhookBaseUrl, events });
+		const host = new TriggerHost({
+			baseUrl: sandbox().baseUrl,
+			apiKey,
+			webhookBaseUrl: receiver.webhookBaseUrl,
+			events,
+		});
 		host.parameters.verifySignature = verifySignature;
 		receiver.hosts.set(host.nodeWebhookId, host);
 		return { host, apiKey };
@@ -56,10 +67,20 @@ describe.each(DIALECT_NAMES)('dialect %s', (dialectName) => {
 		expect(host.processed).toHaveLength(1);
 		const [item] = host.processed[0].items;
 		expect(item.json.event).toBe('document.sent');
-		expect(String(item.json.deliveryId)).toBe(sandbox().deliveries().find((attempt) => attempt.event === 'document.sent')!.deliveryId);
+		expect(String(item.json.deliveryId)).toBe(
+			sandbox()
+				.deliveries()
+				.find((attempt) => attempt.event === 'document.sent')!.deliveryId,
+		);
 
 		// The exact same request again (a retry after a lost answer): not processed a second time.
-		const original = receiver.receivedBy(host).find((received) => received.outcome.started && String(JSON.parse(received.rawBody.toString()).id) === String(item.json.deliveryId))!;
+		const original = receiver
+			.receivedBy(host)
+			.find(
+				(received) =>
+					received.outcome.started &&
+					String(JSON.parse(received.rawBody.toString()).id) === String(item.json.deliveryId),
+			)!;
 		const replay = await host.receive({ headers: original.headers, rawBody: original.rawBody });
 		await replay.execution;
 		await host.idle();
@@ -82,7 +103,11 @@ describe.each(DIALECT_NAMES)('dialect %s', (dialectName) => {
 				warnings.restore();
 			}
 			expect(host.executions).toHaveLength(0);
-			const refusals = warnings.messages.filter((message) => message.startsWith('Document Signing Trigger refused a delivery: layout none: no signature header'));
+			const refusals = warnings.messages.filter((message) =>
+				message.startsWith(
+					'Document Signing Trigger refused a delivery: layout none: no signature header',
+				),
+			);
 			expect(refusals.length).toBeGreaterThan(0);
 			// The fix is never to give up verification.
 			expect(refusals.filter((message) => /verif|turn off/i.test(message))).toEqual([]);
@@ -96,15 +121,25 @@ describe('a failed activation leaves nothing behind, whatever the service answer
 
 	test.each([
 		['an answer without an id', (body: string) => JSON.stringify({ webhook: JSON.parse(body) })],
-		['an id that is not a scalar', (body: string) => JSON.stringify({ ...JSON.parse(body), id: { value: 1 } })],
+		[
+			'an id that is not a scalar',
+			(body: string) => JSON.stringify({ ...JSON.parse(body), id: { value: 1 } }),
+		],
 		['an answer that is not JSON', () => '<html><body>Created</body></html>'],
 	])('20 activations in a row against %s leave 0 webhooks', async (_title, rewriteBody) => {
 		const { apiKey } = sandbox().createAccount();
 		const proxy = await startRewritingProxy(sandbox().origin, (request, answer) =>
-			request.method === 'POST' && request.path.startsWith('/v1/webhooks') && answer.status === 201 ? { status: 201, body: rewriteBody(answer.body) } : undefined,
+			request.method === 'POST' && request.path.startsWith('/v1/webhooks') && answer.status === 201
+				? { status: 201, body: rewriteBody(answer.body) }
+				: undefined,
 		);
 		try {
-			const host = new TriggerHost({ baseUrl: proxy.baseUrl, apiKey, webhookBaseUrl: 'http://127.0.0.1:5678/webhook', events: ['document.completed'] });
+			const host = new TriggerHost({
+				baseUrl: proxy.baseUrl,
+				apiKey,
+				webhookBaseUrl: 'http://127.0.0.1:5678/webhook',
+				events: ['document.completed'],
+			});
 			for (let attempt = 0; attempt < 20; attempt++) {
 				await expect(host.activate()).rejects.toThrow();
 				expect(sandbox().store.webhooksOf(apiKey)).toHaveLength(0);
@@ -118,9 +153,18 @@ describe('a failed activation leaves nothing behind, whatever the service answer
 	test('a create whose answer is lost (connection reset) is retried with the same Idempotency-Key: one webhook', async () => {
 		const { apiKey } = sandbox().createAccount();
 		let resets = 0;
-		const proxy = await startRewritingProxy(sandbox().origin, (request) => (request.method === 'POST' && request.path === '/v1/webhooks' && resets++ === 0 ? 'reset' : undefined));
+		const proxy = await startRewritingProxy(sandbox().origin, (request) =>
+			request.method === 'POST' && request.path === '/v1/webhooks' && resets++ === 0
+				? 'reset'
+				: undefined,
+		);
 		try {
-			const host = new TriggerHost({ baseUrl: proxy.baseUrl, apiKey, webhookBaseUrl: 'http://127.0.0.1:5678/webhook', events: ['document.completed'] });
+			const host = new TriggerHost({
+				baseUrl: proxy.baseUrl,
+				apiKey,
+				webhookBaseUrl: 'http://127.0.0.1:5678/webhook',
+				events: ['document.completed'],
+			});
 			await host.activate();
 			expect(resets).toBeGreaterThan(0);
 			expect(sandbox().store.webhooksOf(apiKey)).toHaveLength(1);
@@ -133,7 +177,12 @@ describe('a failed activation leaves nothing behind, whatever the service answer
 
 	test('deactivation sweeps numeric ids too, including one the static data never knew', async () => {
 		const { apiKey } = sandbox().createAccount();
-		const host = new TriggerHost({ baseUrl: sandbox().baseUrl, apiKey, webhookBaseUrl: 'http://127.0.0.1:5678/webhook', events: ['document.completed'] });
+		const host = new TriggerHost({
+			baseUrl: sandbox().baseUrl,
+			apiKey,
+			webhookBaseUrl: 'http://127.0.0.1:5678/webhook',
+			events: ['document.completed'],
+		});
 		await host.activate({ save: false });
 		await host.activate({ save: false });
 		expect(sandbox().store.webhooksOf(apiKey)).toHaveLength(1);

@@ -13,10 +13,17 @@ import { Receiver, TriggerHost, type IncomingDelivery } from './harness';
 
 export const nowSeconds = () => Math.floor(Date.now() / 1000);
 
-export function signedDelivery(secret: string, body: object | string, t = nowSeconds()): IncomingDelivery {
+export function signedDelivery(
+	secret: string,
+	body: object | string,
+	t = nowSeconds(),
+): IncomingDelivery {
 	const raw = typeof body === 'string' ? body : JSON.stringify(body);
 	return {
-		headers: { 'content-type': 'application/json', 'x-signature': signWebhookPayload(secret, t, raw) },
+		headers: {
+			'content-type': 'application/json',
+			'x-signature': signWebhookPayload(secret, t, raw),
+		},
 		rawBody: Buffer.from(raw, 'utf8'),
 	};
 }
@@ -34,7 +41,8 @@ export function deliveryBody(event = 'document.completed', extra: Record<string,
 	};
 }
 
-export const deliveryIdOf = (request: IncomingDelivery): string => JSON.parse(request.rawBody.toString('utf8')).id as string;
+export const deliveryIdOf = (request: IncomingDelivery): string =>
+	JSON.parse(request.rawBody.toString('utf8')).id as string;
 
 /** Makes the transport's retries quick while `run` runs. */
 export async function withFastRetries<T>(run: () => Promise<T>): Promise<T> {
@@ -48,7 +56,11 @@ export async function withFastRetries<T>(run: () => Promise<T>): Promise<T> {
 }
 
 export function useDeliveryFixtures() {
-	const sandbox = useSandbox({ port: 0, host: '127.0.0.1', webhookRetry: { baseDelayMs: 5, maxAttempts: 4, timeoutMs: 5000 } });
+	const sandbox = useSandbox({
+		port: 0,
+		host: '127.0.0.1',
+		webhookRetry: { baseDelayMs: 5, maxAttempts: 4, timeoutMs: 5000 },
+	});
 	const receiver = new Receiver();
 
 	beforeAll(async () => {
@@ -66,7 +78,13 @@ export function useDeliveryFixtures() {
 
 	async function activeTrigger(events: string[], options: IDataObject = {}) {
 		const { apiKey } = sandbox().createAccount();
-		const host = new TriggerHost({ baseUrl: sandbox().baseUrl, apiKey, webhookBaseUrl: receiver.webhookBaseUrl, events, options });
+		const host = new TriggerHost({
+			baseUrl: sandbox().baseUrl,
+			apiKey,
+			webhookBaseUrl: receiver.webhookBaseUrl,
+			events,
+			options,
+		});
 		receiver.hosts.set(host.nodeWebhookId, host);
 		await host.activate();
 		expect(sandbox().store.webhooksOf(apiKey)).toHaveLength(1);
@@ -79,7 +97,10 @@ export function useDeliveryFixtures() {
 		const response = await fetch(`${sandbox().baseUrl}/documents`, {
 			method: 'POST',
 			headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
-			body: JSON.stringify({ name: 'contract.pdf', signers: [{ email: 'ada@example.com', name: 'Ada Lovelace' }] }),
+			body: JSON.stringify({
+				name: 'contract.pdf',
+				signers: [{ email: 'ada@example.com', name: 'Ada Lovelace' }],
+			}),
 		});
 		expect(response.status).toBe(201);
 		const document = (await response.json()) as { id: string };

@@ -192,7 +192,10 @@ export class TriggerHost {
 		return hostAdditionalData(() => this.credentials, {}, this.webhookBaseUrl);
 	}
 
-	private webhookData(workflow: Workflow, additionalData: IWorkflowExecuteAdditionalData): IWebhookData {
+	private webhookData(
+		workflow: Workflow,
+		additionalData: IWorkflowExecuteAdditionalData,
+	): IWebhookData {
 		const description = trigger.description.webhooks![0];
 		return {
 			httpMethod: 'POST',
@@ -222,18 +225,33 @@ export class TriggerHost {
 		return result;
 	}
 
-	private async hook(workflow: Workflow, method: 'checkExists' | 'create' | 'delete', activation: WorkflowActivateMode) {
+	private async hook(
+		workflow: Workflow,
+		method: 'checkExists' | 'create' | 'delete',
+		activation: WorkflowActivateMode,
+	) {
 		const additionalData = this.additionalData();
 		const node = workflow.getNode(NODE_NAME)!;
-		const context = new HookContext(workflow, node, additionalData, 'webhook', activation, this.webhookData(workflow, additionalData));
+		const context = new HookContext(
+			workflow,
+			node,
+			additionalData,
+			'webhook',
+			activation,
+			this.webhookData(workflow, additionalData),
+		);
 		return await trigger.webhookMethods.default[method].call(context);
 	}
 
 	/** Activation as n8n does it: checkExists, create when needed, then save the static data. */
-	async activate({ activation = 'activate' as WorkflowActivateMode, save = true } = {}): Promise<void> {
+	async activate({
+		activation = 'activate' as WorkflowActivateMode,
+		save = true,
+	} = {}): Promise<void> {
 		const workflow = this.workflow();
 		try {
-			if (!(await this.hook(workflow, 'checkExists', activation))) await this.hook(workflow, 'create', activation);
+			if (!(await this.hook(workflow, 'checkExists', activation)))
+				await this.hook(workflow, 'create', activation);
 		} finally {
 			if (save) this.save(workflow);
 		}
@@ -253,7 +271,9 @@ export class TriggerHost {
 		const workflow = this.workflow();
 		const additionalData = this.additionalData();
 		const res = new FakeResponse();
-		const headers = Object.fromEntries(Object.entries(delivery.headers).map(([key, value]) => [key.toLowerCase(), value]));
+		const headers = Object.fromEntries(
+			Object.entries(delivery.headers).map(([key, value]) => [key.toLowerCase(), value]),
+		);
 		let parsed: unknown = {};
 		try {
 			parsed = JSON.parse(delivery.rawBody.toString('utf8'));
@@ -270,23 +290,41 @@ export class TriggerHost {
 		} as unknown as IWorkflowExecuteAdditionalData['httpRequest'];
 		additionalData.httpResponse = res as unknown as IWorkflowExecuteAdditionalData['httpResponse'];
 		const node = workflow.getNode(NODE_NAME)!;
-		const context = new WebhookContext(workflow, node, additionalData, 'webhook', this.webhookData(workflow, additionalData), [], null);
+		const context = new WebhookContext(
+			workflow,
+			node,
+			additionalData,
+			'webhook',
+			this.webhookData(workflow, additionalData),
+			[],
+			null,
+		);
 		const result = await trigger.webhook.call(context);
 
 		// executeWebhook: workflowData starts an execution; otherwise n8n answers and stops.
-		if (result.workflowData === undefined || this.savesStaticDataWhenExecutionStarts) this.save(workflow);
+		if (result.workflowData === undefined || this.savesStaticDataWhenExecutionStarts)
+			this.save(workflow);
 		if (result.workflowData === undefined) {
-			if (result.noWebhookResponse) return { status: res.statusCode, body: res.body, started: false, result };
+			if (result.noWebhookResponse)
+				return { status: res.statusCode, body: res.body, started: false, result };
 			return { status: 200, body: result.webhookResponse, started: false, result };
 		}
 		if (this.failStarts > 0) {
 			this.failStarts--;
-			return { status: 500, body: { code: 0, message: 'Error in workflow' }, started: false, result };
+			return {
+				status: 500,
+				body: { code: 0, message: 'Error in workflow' },
+				started: false,
+				result,
+			};
 		}
 		const execution = this.execute(result.workflowData);
 		this.running.add(execution);
 		void execution.finally(() => this.running.delete(execution));
-		const body = result.webhookResponse !== undefined ? result.webhookResponse : { message: 'Workflow was started' };
+		const body =
+			result.webhookResponse !== undefined
+				? result.webhookResponse
+				: { message: 'Workflow was started' };
 		return { status: 200, body, started: true, execution, result };
 	}
 
@@ -304,7 +342,11 @@ export class TriggerHost {
 		const runExecutionData = createRunExecutionData({
 			executionData: { nodeExecutionStack: [{ node, data: { main: workflowData }, source: null }] },
 		});
-		const run = await new WorkflowExecute(additionalData, 'webhook', runExecutionData).processRunExecutionData(workflow);
+		const run = await new WorkflowExecute(
+			additionalData,
+			'webhook',
+			runExecutionData,
+		).processRunExecutionData(workflow);
 		const nodeRun = run.data.resultData.runData[NODE_NAME]?.[0];
 		const execution: TriggerExecution = {
 			id,
@@ -325,7 +367,6 @@ export class TriggerHost {
 	get processed(): TriggerExecution[] {
 		return this.executions.filter((execution) => execution.items.length > 0);
 	}
-
 }
 
 export interface Received extends IncomingDelivery {
@@ -361,7 +402,11 @@ export class Receiver {
 		return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/webhook`;
 	}
 
-	private async handle(req: http.IncomingMessage, rawBody: Buffer, res: http.ServerResponse): Promise<void> {
+	private async handle(
+		req: http.IncomingMessage,
+		rawBody: Buffer,
+		res: http.ServerResponse,
+	): Promise<void> {
 		const nodeWebhookId = /^\/webhook\/([^/]+)\/webhook$/.exec(req.url ?? '')?.[1];
 		const host = nodeWebhookId ? this.hosts.get(nodeWebhookId) : undefined;
 		if (!host) {
@@ -374,9 +419,13 @@ export class Receiver {
 			const received = { ...delivery, outcome, host };
 			this.received.push(received);
 			const status = this.answerOverride?.(received) ?? outcome.status;
-			res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(outcome.body ?? {}));
+			res
+				.writeHead(status, { 'Content-Type': 'application/json' })
+				.end(JSON.stringify(outcome.body ?? {}));
 		} catch (error) {
-			res.writeHead(500, { 'Content-Type': 'application/json' }).end(JSON.stringify({ error: String(error) }));
+			res
+				.writeHead(500, { 'Content-Type': 'application/json' })
+				.end(JSON.stringify({ error: String(error) }));
 		}
 	}
 
@@ -386,11 +435,21 @@ export class Receiver {
 }
 
 /** Collects what n8n's logger receives at warning level (the nodes log through n8n-core's Logger). */
-export function captureWarnings(): { messages: string[]; metadata: unknown[]; restore: () => void } {
+export function captureWarnings(): {
+	messages: string[];
+	metadata: unknown[];
+	restore: () => void;
+} {
 	// n8n-core's own copies of the DI container and Logger (it ships them nested), as the nodes see them.
-	// eslint-disable-next-line @typescript-eslint/no-require-imports -- resolved at run time, from n8n-core's folder
-	const fromCore = (name: string) => require(require.resolve(name, { paths: [require.resolve('n8n-core')] })) as Record<string, never>;
-	const { Container } = fromCore('@n8n/di') as unknown as { Container: { get<T>(type: unknown): T } };
+	const fromCore = (name: string) =>
+		// eslint-disable-next-line @typescript-eslint/no-require-imports -- resolved at run time, from n8n-core's folder
+		require(require.resolve(name, { paths: [require.resolve('n8n-core')] })) as Record<
+			string,
+			never
+		>;
+	const { Container } = fromCore('@n8n/di') as unknown as {
+		Container: { get<T>(type: unknown): T };
+	};
 	const { Logger } = fromCore('@n8n/backend-common') as unknown as { Logger: unknown };
 	const logger = Container.get<{ warn: (message: string, meta?: unknown) => void }>(Logger);
 	const messages: string[] = [];

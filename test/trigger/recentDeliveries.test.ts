@@ -1,4 +1,11 @@
-import { forgetAllDeliveries, markProcessed, MAX_REMEMBERED_DELIVERIES, REMEMBER_MS, scopeKey, wasProcessed } from '../../nodes/DocumentSigningTrigger/recentDeliveries';
+import {
+	forgetAllDeliveries,
+	markProcessed,
+	MAX_REMEMBERED_DELIVERIES,
+	REMEMBER_MS,
+	scopeKey,
+	wasProcessed,
+} from '../../nodes/DocumentSigningTrigger/recentDeliveries';
 
 beforeEach(() => forgetAllDeliveries());
 

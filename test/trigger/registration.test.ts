@@ -18,7 +18,10 @@ afterEach(() => {
 });
 
 /** A trigger on a fresh account, so every test sees only its own webhooks. */
-function newHost(events: string[], webhookBaseUrl = 'http://127.0.0.1:5678/webhook'): { host: TriggerHost; apiKey: string } {
+function newHost(
+	events: string[],
+	webhookBaseUrl = 'http://127.0.0.1:5678/webhook',
+): { host: TriggerHost; apiKey: string } {
 	const { apiKey } = sandbox().createAccount();
 	const host = new TriggerHost({ baseUrl: sandbox().baseUrl, apiKey, webhookBaseUrl, events });
 	return { host, apiKey };
@@ -48,7 +51,11 @@ async function createByHand(apiKey: string, url: string, events: string[]): Prom
 
 describe('activation', () => {
 	it('registers exactly one webhook with the production URL, the chosen events and a generated secret', async () => {
-		const { host, apiKey } = newHost(['document.signed', 'document.completed', 'document.completed']);
+		const { host, apiKey } = newHost([
+			'document.signed',
+			'document.completed',
+			'document.completed',
+		]);
 		await host.activate();
 
 		const webhooks = webhooksOnService(apiKey);
@@ -64,7 +71,9 @@ describe('activation', () => {
 		// No secret in static data (n8n's public API shows it): a nonce, from which the credential's key derives it.
 		expect(stored.webhookSecret).toBeUndefined();
 		expect(String(stored.secretNonce)).toMatch(/^[0-9a-f]{32}$/);
-		expect(JSON.stringify(stored)).not.toContain(String(webhookSecret(sandbox(), apiKey, webhooks[0].id)));
+		expect(JSON.stringify(stored)).not.toContain(
+			String(webhookSecret(sandbox(), apiKey, webhooks[0].id)),
+		);
 	});
 
 	it('subscribes to "*" when Any Event is chosen (other choices are then redundant)', async () => {
@@ -157,7 +166,9 @@ describe('activation', () => {
 		await host.activate();
 
 		const webhooks = webhooksOnService(apiKey);
-		expect(webhooks.map((webhook) => webhook.id).sort()).toEqual([foreign, sibling, host.nodeStaticData.webhookId].sort());
+		expect(webhooks.map((webhook) => webhook.id).sort()).toEqual(
+			[foreign, sibling, host.nodeStaticData.webhookId].sort(),
+		);
 		expect(webhooks.filter((webhook) => webhook.url === host.webhookUrl)).toHaveLength(1);
 	});
 
@@ -170,8 +181,12 @@ describe('activation', () => {
 		await host.activate({ activation: 'init' });
 
 		const webhooks = webhooksOnService(apiKey);
-		expect(webhooks.map((webhook) => webhook.url).sort()).toEqual([old.url, 'https://n8n.example.com/webhook/' + host.nodeWebhookId + '/webhook'].sort());
-		expect(host.nodeStaticData.webhookUrl).toBe('https://n8n.example.com/webhook/' + host.nodeWebhookId + '/webhook');
+		expect(webhooks.map((webhook) => webhook.url).sort()).toEqual(
+			[old.url, 'https://n8n.example.com/webhook/' + host.nodeWebhookId + '/webhook'].sort(),
+		);
+		expect(host.nodeStaticData.webhookUrl).toBe(
+			'https://n8n.example.com/webhook/' + host.nodeWebhookId + '/webhook',
+		);
 		// Deactivating here removes this address's webhook only.
 		await host.deactivate();
 		expect(webhooksOnService(apiKey).map((webhook) => webhook.id)).toEqual([old.id]);

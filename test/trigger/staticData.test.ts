@@ -1,14 +1,29 @@
 /** nodes/DocumentSigningTrigger/staticData.ts: the registration the trigger keeps in the workflow's static data. */
-import { forgetRegistration, readRegistration, saveRegistration, type TriggerStaticData } from '../../nodes/DocumentSigningTrigger/staticData';
+import {
+	forgetRegistration,
+	readRegistration,
+	saveRegistration,
+	type TriggerStaticData,
+} from '../../nodes/DocumentSigningTrigger/staticData';
 
-const registration = { id: 'wh_1', url: 'https://n8n.example.com/webhook/abc/webhook', events: ['document.completed'], secretNonce: 'a'.repeat(32) };
+const registration = {
+	id: 'wh_1',
+	url: 'https://n8n.example.com/webhook/abc/webhook',
+	events: ['document.completed'],
+	secretNonce: 'a'.repeat(32),
+};
 
 describe('trigger static data', () => {
 	it('saves a registration and reads it back', () => {
 		const data: TriggerStaticData = {};
 		saveRegistration(data, registration);
 		expect(readRegistration(data)).toEqual({ ...registration, sealedSecret: undefined });
-		expect(Object.keys(data).sort()).toEqual(['secretNonce', 'webhookEvents', 'webhookId', 'webhookUrl']);
+		expect(Object.keys(data).sort()).toEqual([
+			'secretNonce',
+			'webhookEvents',
+			'webhookId',
+			'webhookUrl',
+		]);
 	});
 
 	it('keeps a sealed (service-chosen) secret when there is one', () => {

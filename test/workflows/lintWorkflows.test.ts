@@ -10,16 +10,28 @@ import path from 'path';
 const root = path.resolve(__dirname, '../..');
 
 function lintWorkflows(...folders: string[]): { status: number | null; output: string } {
-	const result = spawnSync(process.execPath, [require.resolve('ts-node/dist/bin'), '--transpile-only', 'scripts/lint-workflows.ts', ...folders], {
-		cwd: root,
-		encoding: 'utf8',
-	});
+	const result = spawnSync(
+		process.execPath,
+		[
+			require.resolve('ts-node/dist/bin'),
+			'--transpile-only',
+			'scripts/lint-workflows.ts',
+			...folders,
+		],
+		{
+			cwd: root,
+			encoding: 'utf8',
+		},
+	);
 	return { status: result.status, output: `${result.stdout}${result.stderr}` };
 }
 
 test('the repository workflows pass', () => {
 	const { status, output } = lintWorkflows();
-	expect({ status, output }).toEqual({ status: 0, output: expect.stringContaining('2 workflow file(s), no problems') });
+	expect({ status, output }).toEqual({
+		status: 0,
+		output: expect.stringContaining('2 workflow file(s), no problems'),
+	});
 }, 60_000);
 
 test('a broken workflow fails: unknown event, bad permission, undefined expression property, missing runs-on', () => {

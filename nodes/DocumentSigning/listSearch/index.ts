@@ -1,4 +1,9 @@
-import { NodeOperationError, type IDataObject, type ILoadOptionsFunctions, type INodeListSearchResult } from 'n8n-workflow';
+import {
+	NodeOperationError,
+	type IDataObject,
+	type ILoadOptionsFunctions,
+	type INodeListSearchResult,
+} from 'n8n-workflow';
 
 import { apiRequestPage, type ServiceOrigin } from '../../shared/transport';
 import { readListPaging, type ListPaging } from '../../shared/transport/listPages';
@@ -33,7 +38,11 @@ async function search(
 	return {
 		results: page.records
 			.filter((record) => record.id !== undefined)
-			.map((record) => ({ name: label(record), value: String(record.id), url: url ? editorLink(url(record), page.origin) : undefined })),
+			.map((record) => ({
+				name: label(record),
+				value: String(record.id),
+				url: url ? editorLink(url(record), page.origin) : undefined,
+			})),
 		paginationToken: page.nextToken,
 	};
 }
@@ -46,29 +55,51 @@ export function editorLink(value: unknown, origin: ServiceOrigin): string | unde
 	if (typeof value !== 'string') return undefined;
 	try {
 		const url = new URL(value);
-		return /^https?:$/.test(url.protocol) && !url.username && !url.password && origin.isOwn(url.href) ? url.href : undefined;
+		return /^https?:$/.test(url.protocol) &&
+			!url.username &&
+			!url.password &&
+			origin.isOwn(url.href)
+			? url.href
+			: undefined;
 	} catch {
 		return undefined;
 	}
 }
 
-export async function searchDocuments(this: ILoadOptionsFunctions, filter?: string, paginationToken?: string) {
+export async function searchDocuments(
+	this: ILoadOptionsFunctions,
+	filter?: string,
+	paginationToken?: string,
+) {
 	return await search(
 		this,
 		'/documents',
 		filter,
 		paginationToken,
-		(record) => `${String(record.name ?? record.id)}${record.status ? ` (${String(record.status)})` : ''}`,
+		(record) =>
+			`${String(record.name ?? record.id)}${record.status ? ` (${String(record.status)})` : ''}`,
 		(record) => record.signing_url,
 	);
 }
 
-export async function searchTemplates(this: ILoadOptionsFunctions, filter?: string, paginationToken?: string) {
-	return await search(this, '/templates', filter, paginationToken, (record) => String(record.name ?? record.id));
+export async function searchTemplates(
+	this: ILoadOptionsFunctions,
+	filter?: string,
+	paginationToken?: string,
+) {
+	return await search(this, '/templates', filter, paginationToken, (record) =>
+		String(record.name ?? record.id),
+	);
 }
 
-export async function searchTeamMembers(this: ILoadOptionsFunctions, filter?: string, paginationToken?: string) {
+export async function searchTeamMembers(
+	this: ILoadOptionsFunctions,
+	filter?: string,
+	paginationToken?: string,
+) {
 	return await search(this, '/users', filter, paginationToken, (record) =>
-		record.name ? `${String(record.name)} <${String(record.email)}>` : String(record.email ?? record.id),
+		record.name
+			? `${String(record.name)} <${String(record.email)}>`
+			: String(record.email ?? record.id),
 	);
 }

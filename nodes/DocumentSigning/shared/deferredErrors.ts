@@ -11,7 +11,10 @@ const DEFERRED_ERROR = Symbol('documentSigning.deferredError');
 type OptionsWithDeferred = IHttpRequestOptions & { [DEFERRED_ERROR]?: Error };
 
 export function deferErrors(step: PreSendAction): PreSendAction {
-	return async function (this: IExecuteSingleFunctions, options: IHttpRequestOptions): Promise<IHttpRequestOptions> {
+	return async function (
+		this: IExecuteSingleFunctions,
+		options: IHttpRequestOptions,
+	): Promise<IHttpRequestOptions> {
 		if ((options as OptionsWithDeferred)[DEFERRED_ERROR]) return options;
 		try {
 			return await step.call(this, options);

@@ -1,4 +1,9 @@
-import type { IDisplayOptions, IExecuteSingleFunctions, IHttpRequestOptions, INodeProperties } from 'n8n-workflow';
+import type {
+	IDisplayOptions,
+	IExecuteSingleFunctions,
+	IHttpRequestOptions,
+	INodeProperties,
+} from 'n8n-workflow';
 
 import { ID_PATTERN } from '../../shared/ids';
 import { requireText } from './validation';
@@ -11,7 +16,11 @@ export function byName<T extends { name: string }>(options: T[]): T[] {
 	return [...options].sort((a, b) => a.name.localeCompare(b.name));
 }
 
-export function showFor(resource: string, operations: string[], extra: IDisplayOptions['show'] = {}): IDisplayOptions {
+export function showFor(
+	resource: string,
+	operations: string[],
+	extra: IDisplayOptions['show'] = {},
+): IDisplayOptions {
 	return { show: { resource: [resource], operation: operations, ...extra } };
 }
 
@@ -35,13 +44,19 @@ export function returnAllAndLimit(resource: string, operation: string): INodePro
 			description: 'Max number of results to return',
 			displayOptions: showFor(resource, [operation], { returnAll: [false] }),
 		},
-		...listPagingFields(showFor(resource, [operation]), 'How the node reads the pages of this list'),
+		...listPagingFields(
+			showFor(resource, [operation]),
+			'How the node reads the pages of this list',
+		),
 	];
 }
 
 /** List Paging for the "From list" choices of a resource locator shown with `displayOptions`. */
 export function searchListPaging(displayOptions: IDisplayOptions): INodeProperties[] {
-	return listPagingFields(displayOptions, 'How the node reads the pages of the list under From List');
+	return listPagingFields(
+		displayOptions,
+		'How the node reads the pages of the list under From List',
+	);
 }
 
 /**
@@ -49,8 +64,16 @@ export function searchListPaging(displayOptions: IDisplayOptions): INodeProperti
  * records, next-page token and total, and which query parameters it pages by. The transport reads
  * both (routedRequest.ts); a setting left empty is still found automatically.
  */
-export function listPagingFields(displayOptions: IDisplayOptions, description: string): INodeProperties[] {
-	const setting = (displayName: string, name: string, placeholder: string, description: string): INodeProperties => ({
+export function listPagingFields(
+	displayOptions: IDisplayOptions,
+	description: string,
+): INodeProperties[] {
+	const setting = (
+		displayName: string,
+		name: string,
+		placeholder: string,
+		description: string,
+	): INodeProperties => ({
 		displayName,
 		name,
 		type: 'string',
@@ -66,8 +89,17 @@ export function listPagingFields(displayOptions: IDisplayOptions, description: s
 			default: 'automatic',
 			description,
 			options: [
-				{ name: 'Automatic', value: 'automatic', description: 'Read the records and the next page from what each answer says' },
-				{ name: 'Custom', value: 'custom', description: 'Say where the records, next-page token and total are, for a service the node cannot read by itself' },
+				{
+					name: 'Automatic',
+					value: 'automatic',
+					description: 'Read the records and the next page from what each answer says',
+				},
+				{
+					name: 'Custom',
+					value: 'custom',
+					description:
+						'Say where the records, next-page token and total are, for a service the node cannot read by itself',
+				},
 			],
 			displayOptions,
 		},
@@ -77,14 +109,47 @@ export function listPagingFields(displayOptions: IDisplayOptions, description: s
 			type: 'collection',
 			placeholder: 'Add Setting',
 			default: {},
-			displayOptions: { ...displayOptions, show: { ...displayOptions.show, listPaging: ['custom'] } },
+			displayOptions: {
+				...displayOptions,
+				show: { ...displayOptions.show, listPaging: ['custom'] },
+			},
 			options: [
-				setting('Limit Parameter', 'limitParameter', 'page_size', 'Query parameter that sets the page size (default: limit)'),
-				setting('Next Token Parameter', 'nextTokenParameter', 'page_token', 'Query parameter the next-page token is sent back in (default: implied by the Next Token Path)'),
-				setting('Next Token Path', 'nextTokenPath', 'meta.next_page_token', 'Where the answer holds the next-page token, as keys joined by dots; the list ends when it is missing'),
-				setting('Offset Parameter', 'offsetParameter', 'offset', 'Query parameter for the number of records to skip, for a service paged by offset'),
-				setting('Records Path', 'recordsPath', 'result.documents', 'Where the answer holds the records, as keys joined by dots'),
-				setting('Total Path', 'totalPath', 'meta.total', 'Where the answer states how many records the whole list holds; fewer records read than that is an error'),
+				setting(
+					'Limit Parameter',
+					'limitParameter',
+					'page_size',
+					'Query parameter that sets the page size (default: limit)',
+				),
+				setting(
+					'Next Token Parameter',
+					'nextTokenParameter',
+					'page_token',
+					'Query parameter the next-page token is sent back in (default: implied by the Next Token Path)',
+				),
+				setting(
+					'Next Token Path',
+					'nextTokenPath',
+					'meta.next_page_token',
+					'Where the answer holds the next-page token, as keys joined by dots; the list ends when it is missing',
+				),
+				setting(
+					'Offset Parameter',
+					'offsetParameter',
+					'offset',
+					'Query parameter for the number of records to skip, for a service paged by offset',
+				),
+				setting(
+					'Records Path',
+					'recordsPath',
+					'result.documents',
+					'Where the answer holds the records, as keys joined by dots',
+				),
+				setting(
+					'Total Path',
+					'totalPath',
+					'meta.total',
+					'Where the answer states how many records the whole list holds; fewer records read than that is an error',
+				),
 			],
 		},
 	];
@@ -108,8 +173,18 @@ export function capitalise(value: string): string {
 }
 
 /** A filter sent as the query parameter of the same name. */
-export function queryFilter(displayName: string, name: string, type: 'string' | 'dateTime' = 'string'): INodeProperties {
-	return { displayName, name, type, default: '', routing: { send: { type: 'query', property: name } } };
+export function queryFilter(
+	displayName: string,
+	name: string,
+	type: 'string' | 'dateTime' = 'string',
+): INodeProperties {
+	return {
+		displayName,
+		name,
+		type,
+		default: '',
+		routing: { send: { type: 'query', property: name } },
+	};
 }
 
 /** A filter choosing one of `values` (listed by `label`, alphabetically), sent as the query parameter `name`. */
@@ -166,7 +241,11 @@ const AUTHENTICATION_LABELS: Record<(typeof SIGNER_AUTHENTICATION_METHODS)[numbe
 export function signersField(
 	resource: string,
 	operations: string[],
-	{ name = 'signers', required, description }: { name?: string; required: boolean; description: string },
+	{
+		name = 'signers',
+		required,
+		description,
+	}: { name?: string; required: boolean; description: string },
 ): INodeProperties {
 	return {
 		displayName: 'Signers',
@@ -191,7 +270,12 @@ export function signersField(
 						type: 'options',
 						default: 'none',
 						description: 'How the signer proves who they are before signing',
-						options: byName(SIGNER_AUTHENTICATION_METHODS.map((value) => ({ name: AUTHENTICATION_LABELS[value], value }))),
+						options: byName(
+							SIGNER_AUTHENTICATION_METHODS.map((value) => ({
+								name: AUTHENTICATION_LABELS[value],
+								value,
+							})),
+						),
 					},
 					emailField('Where the signing invitation is sent'),
 					{
@@ -277,7 +361,9 @@ export function resourceLocator({
 				type: 'string',
 				placeholder: idPlaceholder,
 				// The same check as requireId (shared/ids.ts), so the editor flags what the node refuses.
-				validation: [{ type: 'regex', properties: { regex: ID_PATTERN, errorMessage: 'Not a valid ID' } }],
+				validation: [
+					{ type: 'regex', properties: { regex: ID_PATTERN, errorMessage: 'Not a valid ID' } },
+				],
 			},
 			...(url
 				? [
@@ -289,10 +375,16 @@ export function resourceLocator({
 							validation: [
 								{
 									type: 'regex' as const,
-									properties: { regex: `https?://.+/(?:${url.pathSegment})/[^/?#]+.*`, errorMessage: 'Not a valid URL' },
+									properties: {
+										regex: `https?://.+/(?:${url.pathSegment})/[^/?#]+.*`,
+										errorMessage: 'Not a valid URL',
+									},
 								},
 							],
-							extractValue: { type: 'regex' as const, regex: `https?://.+/(?:${url.pathSegment})/([^/?#]+)` },
+							extractValue: {
+								type: 'regex' as const,
+								regex: `https?://.+/(?:${url.pathSegment})/([^/?#]+)`,
+							},
 						},
 					]
 				: []),
@@ -314,7 +406,10 @@ export function outputFileField(resource: string, operations: string[]): INodePr
 }
 
 /** The preSend check of outputFileField. */
-export async function checkOutputFileField(this: IExecuteSingleFunctions, options: IHttpRequestOptions): Promise<IHttpRequestOptions> {
+export async function checkOutputFileField(
+	this: IExecuteSingleFunctions,
+	options: IHttpRequestOptions,
+): Promise<IHttpRequestOptions> {
 	requireText(this, 'Put Output File in Field', this.getNodeParameter('binaryPropertyName', ''));
 	return options;
 }

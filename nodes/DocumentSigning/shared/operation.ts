@@ -62,8 +62,20 @@ export interface OperationSpec {
 	binaryResponse?: boolean;
 }
 
-export function operation({ name, value, action, description, method, path, preSend = [], postReceive = [], binaryResponse = false }: OperationSpec): INodePropertyOptions {
-	const steps = [...(pathParameters(path).length ? [fillPath(path)] : []), ...preSend].map(deferErrors);
+export function operation({
+	name,
+	value,
+	action,
+	description,
+	method,
+	path,
+	preSend = [],
+	postReceive = [],
+	binaryResponse = false,
+}: OperationSpec): INodePropertyOptions {
+	const steps = [...(pathParameters(path).length ? [fillPath(path)] : []), ...preSend].map(
+		deferErrors,
+	);
 	return {
 		name,
 		value,
@@ -84,7 +96,11 @@ export function operation({ name, value, action, description, method, path, preS
 }
 
 /** The Operation dropdown of a resource; its options sorted by name, as n8n asks. */
-export function operationProperty(resource: string, options: INodePropertyOptions[], defaultValue: string): INodeProperties {
+export function operationProperty(
+	resource: string,
+	options: INodePropertyOptions[],
+	defaultValue: string,
+): INodeProperties {
 	return {
 		displayName: 'Operation',
 		name: 'operation',

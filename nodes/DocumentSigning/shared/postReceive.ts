@@ -1,4 +1,10 @@
-import type { IDataObject, IExecuteSingleFunctions, IN8nHttpFullResponse, INodeExecutionData, PostReceiveAction } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteSingleFunctions,
+	IN8nHttpFullResponse,
+	INodeExecutionData,
+	PostReceiveAction,
+} from 'n8n-workflow';
 
 import { fetchDocumentFile, recordOf, type DocumentFileVersion } from '../../shared/documentFiles';
 import { fileNameFromDisposition, headerValue } from '../../shared/transport/headers';
@@ -7,7 +13,10 @@ import { fileNameFromDisposition, headerValue } from '../../shared/transport/hea
 
 /** Keeps the listed fields of each record when Simplify is on; unknown fields pass through when off. */
 export function simplifyTo(fields: string[]): PostReceiveAction {
-	return async function (this: IExecuteSingleFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
+	return async function (
+		this: IExecuteSingleFunctions,
+		items: INodeExecutionData[],
+	): Promise<INodeExecutionData[]> {
 		if (!(this.getNodeParameter('simplify', true) as boolean)) return items;
 		return items.map((item) => {
 			const simplified: IDataObject = {};
@@ -28,8 +37,15 @@ export function deletedResult(idParameter: string): PostReceiveAction {
 }
 
 /** The downloaded file as binary data, named and typed as the service said. */
-export function binaryFromResponse(binaryPropertyParameter: string, fallbackName: string): PostReceiveAction {
-	return async function (this: IExecuteSingleFunctions, _items: INodeExecutionData[], response: IN8nHttpFullResponse) {
+export function binaryFromResponse(
+	binaryPropertyParameter: string,
+	fallbackName: string,
+): PostReceiveAction {
+	return async function (
+		this: IExecuteSingleFunctions,
+		_items: INodeExecutionData[],
+		response: IN8nHttpFullResponse,
+	) {
 		const binaryProperty = this.getNodeParameter(binaryPropertyParameter, 'data') as string;
 		const body = response.body as unknown;
 		const buffer = Buffer.isBuffer(body)
@@ -37,10 +53,18 @@ export function binaryFromResponse(binaryPropertyParameter: string, fallbackName
 			: body instanceof ArrayBuffer
 				? Buffer.from(body)
 				: Buffer.from(typeof body === 'string' ? body : JSON.stringify(body ?? ''));
-		const mimeType = (headerValue(response.headers, 'content-type') ?? 'application/octet-stream').split(';')[0].trim();
-		const fileName = fileNameFromDisposition(headerValue(response.headers, 'content-disposition')) ?? fallbackName;
+		const mimeType = (headerValue(response.headers, 'content-type') ?? 'application/octet-stream')
+			.split(';')[0]
+			.trim();
+		const fileName =
+			fileNameFromDisposition(headerValue(response.headers, 'content-disposition')) ?? fallbackName;
 		const binary = await this.helpers.prepareBinaryData(buffer, fileName, mimeType);
-		return [{ json: { fileName, mimeType, fileSize: buffer.length }, binary: { [binaryProperty]: binary } }];
+		return [
+			{
+				json: { fileName, mimeType, fileSize: buffer.length },
+				binary: { [binaryProperty]: binary },
+			},
+		];
 	};
 }
 
@@ -49,8 +73,15 @@ export function binaryFromResponse(binaryPropertyParameter: string, fallbackName
  * the chosen file (documentFiles.ts) and outputs it as binary data, with the document's id, name
  * and status as the item's JSON.
  */
-export function downloadedFile(versionParameter: string, binaryPropertyParameter: string): PostReceiveAction {
-	return async function (this: IExecuteSingleFunctions, _items: INodeExecutionData[], response: IN8nHttpFullResponse) {
+export function downloadedFile(
+	versionParameter: string,
+	binaryPropertyParameter: string,
+): PostReceiveAction {
+	return async function (
+		this: IExecuteSingleFunctions,
+		_items: INodeExecutionData[],
+		response: IN8nHttpFullResponse,
+	) {
 		const record = recordOf(response.body);
 		const version = this.getNodeParameter(versionParameter, 'signed') as DocumentFileVersion;
 		const binaryProperty = this.getNodeParameter(binaryPropertyParameter, 'data') as string;
@@ -58,7 +89,15 @@ export function downloadedFile(versionParameter: string, binaryPropertyParameter
 		const binary = await this.helpers.prepareBinaryData(file.data, file.fileName, file.mimeType);
 		return [
 			{
-				json: { id: record.id, name: record.name, status: record.status, version, fileName: file.fileName, mimeType: file.mimeType, fileSize: file.data.length },
+				json: {
+					id: record.id,
+					name: record.name,
+					status: record.status,
+					version,
+					fileName: file.fileName,
+					mimeType: file.mimeType,
+					fileSize: file.data.length,
+				},
 				binary: { [binaryProperty]: binary },
 			},
 		];

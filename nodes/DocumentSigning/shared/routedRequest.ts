@@ -1,7 +1,24 @@
-import { NodeOperationError, type DeclarativeRestApiSettings, type IDataObject, type IExecutePaginationFunctions, type IN8nHttpFullResponse, type INode, type INodeExecutionData } from 'n8n-workflow';
+import {
+	NodeOperationError,
+	type DeclarativeRestApiSettings,
+	type IDataObject,
+	type IExecutePaginationFunctions,
+	type IN8nHttpFullResponse,
+	type INode,
+	type INodeExecutionData,
+} from 'n8n-workflow';
 
 import { MAX_PAGE_SIZE } from '../../shared/vocabulary';
-import { checkAnswer, deriveIdempotencyKey, safeRequestSettings, sendWithRetries, serviceClient, toNodeError, walkPages, type ServiceClient } from '../../shared/transport';
+import {
+	checkAnswer,
+	deriveIdempotencyKey,
+	safeRequestSettings,
+	sendWithRetries,
+	serviceClient,
+	toNodeError,
+	walkPages,
+	type ServiceClient,
+} from '../../shared/transport';
 import { TIME_LIMITS, type AnswerKind } from '../../shared/transport/bounds';
 import { headerValue } from '../../shared/transport/headers';
 import { pageQuery, type PageRequest } from '../../shared/transport/pageWalk';
@@ -40,7 +57,9 @@ function runClient(context: IExecutePaginationFunctions): Promise<ServiceClient>
 /** The node's run index: n8n-core's context carries it; older ones answer through an expression. */
 function runIndexOf(context: IExecutePaginationFunctions, itemIndex: number): number {
 	const known = (context as { runIndex?: unknown }).runIndex;
-	return typeof known === 'number' ? known : (context.evaluateExpression('{{ $runIndex }}', itemIndex) as number);
+	return typeof known === 'number'
+		? known
+		: (context.evaluateExpression('{{ $runIndex }}', itemIndex) as number);
 }
 
 /** The List Paging override of a list operation (automatic: none), checked before any request. */
@@ -50,11 +69,15 @@ function listPagingOf(context: IExecutePaginationFunctions): ListPaging {
 		return readListPaging(context.getNodeParameter('listPagingSettings', {}));
 	} catch (error) {
 		// readListPaging throws only ListPagingInputError, whose message names the setting.
-		throw new NodeOperationError(context.getNode(), (error as Error).message, { itemIndex: context.getItemIndex() });
+		throw new NodeOperationError(context.getNode(), (error as Error).message, {
+			itemIndex: context.getItemIndex(),
+		});
 	}
 }
 
-function listSettings(context: IExecutePaginationFunctions): { limit?: number; paging: ListPaging } | undefined {
+function listSettings(
+	context: IExecutePaginationFunctions,
+): { limit?: number; paging: ListPaging } | undefined {
 	const returnAll = context.getNodeParameter('returnAll', false) as boolean;
 	if (returnAll) return { paging: listPagingOf(context) };
 	const limit = Number(context.getNodeParameter('limit', 0));
@@ -67,7 +90,8 @@ export async function executeRoutedRequest(
 ): Promise<INodeExecutionData[]> {
 	const itemIndex = this.getItemIndex();
 	const node = this.getNode();
-	const pair = (items: INodeExecutionData[]) => items.map((item) => ({ ...item, pairedItem: { item: itemIndex } }));
+	const pair = (items: INodeExecutionData[]) =>
+		items.map((item) => ({ ...item, pairedItem: { item: itemIndex } }));
 
 	// Before anything else: under the legacy execution order nothing this call does reaches the agent.
 	const orderProblem = legacyOrderToolCall(this, node);
@@ -80,21 +104,36 @@ export async function executeRoutedRequest(
 		const client = await runClient(this);
 		const options = requestData.options;
 		const method = String(options.method ?? 'GET').toUpperCase();
-		Object.assign(options, { baseURL: client.origin.baseUrl, ignoreHttpStatusErrors: true }, safeRequestSettings(client.allowedDomains));
+		Object.assign(
+			options,
+			{ baseURL: client.origin.baseUrl, ignoreHttpStatusErrors: true },
+			safeRequestSettings(client.allowedDomains),
+		);
 		options.headers = options.headers ?? {};
 		// The path comes from the node's own description; anything absolute must still be the service's.
-		if (options.url && !options.url.startsWith('/')) options.url = client.origin.followable(options.url, client.origin.baseUrl, 'a request URL');
+		if (options.url && !options.url.startsWith('/'))
+			options.url = client.origin.followable(options.url, client.origin.baseUrl, 'a request URL');
 		const idempotencyKey = headerValue(options.headers, 'idempotency-key');
 		if (method === 'POST' && !idempotencyKey) {
 			const runIndex = runIndexOf(this, itemIndex);
-			options.headers['Idempotency-Key'] = deriveIdempotencyKey(this.getExecutionId(), this.getWorkflow().id, node.id ?? node.name, runIndex, itemIndex);
+			options.headers['Idempotency-Key'] = deriveIdempotencyKey(
+				this.getExecutionId(),
+				this.getWorkflow().id,
+				node.id ?? node.name,
+				runIndex,
+				itemIndex,
+			);
 		}
 
 		const list = listSettings(this);
 		const paging = list?.paging ?? {};
 		const binary = options.encoding === 'arraybuffer';
 		const expectJson = !binary && method !== 'DELETE';
-		const kind: AnswerKind = !binary ? 'json' : /\/reports\/export$/.test(String(options.url ?? '')) ? 'export' : 'file';
+		const kind: AnswerKind = !binary
+			? 'json'
+			: /\/reports\/export$/.test(String(options.url ?? ''))
+				? 'export'
+				: 'file';
 		// Read as a stream and counted (bounds.ts): n8n would otherwise read any answer whole.
 		options.encoding = 'stream';
 		options.timeout = TIME_LIMITS.attemptMs;
@@ -108,10 +147,13 @@ export async function executeRoutedRequest(
 					await readAnswer(response, kind, client);
 					// A DELETE whose first attempt went through but whose answer was lost finds nothing the
 					// second time: that is the outcome the user asked for. Never after a 5xx: that attempt failed.
-					const deletedEarlier = method === 'DELETE' && response.statusCode === 404 && observed.retriedAfterLostAnswer;
+					const deletedEarlier =
+						method === 'DELETE' && response.statusCode === 404 && observed.retriedAfterLostAnswer;
 					if (!deletedEarlier) checkAnswer(response, { expectJson });
 					lastAnswer = response;
-					return list ? extractRecords(response.body, paging).map((json) => ({ json })) : [{ json: response.body as IDataObject }];
+					return list
+						? extractRecords(response.body, paging).map((json) => ({ json }))
+						: [{ json: response.body as IDataObject }];
 				},
 			],
 		});
@@ -150,14 +192,20 @@ export async function executeRoutedRequest(
 				}
 				const pageItems = await sendWithRetries(settings, send);
 				const answer = lastAnswer as IN8nHttpFullResponse;
-				return { answer, requestUrl: request.url ?? client.origin.urlOf(String(path ?? '')), items: pageItems };
+				return {
+					answer,
+					requestUrl: request.url ?? client.origin.urlOf(String(path ?? '')),
+					items: pageItems,
+				};
 			},
 		});
 		return pair(items);
 	} catch (error) {
 		const nodeError = toNodeError(node, error, itemIndex);
 		if (this.continueOnFail()) {
-			return [{ json: { error: nodeError.message }, error: nodeError, pairedItem: { item: itemIndex } }];
+			return [
+				{ json: { error: nodeError.message }, error: nodeError, pairedItem: { item: itemIndex } },
+			];
 		}
 		if (answersErrorsToAgent(node)) {
 			return [{ json: toolErrorAnswer(nodeError), pairedItem: { item: itemIndex } }];
@@ -173,17 +221,24 @@ export async function executeRoutedRequest(
  * ahead of its tools: it reads an empty result (`""`) and the tool runs afterwards, unseen. So the
  * call is refused, unsent, with the fix. AI Agent 2 runs its tools itself, in any order.
  */
-function legacyOrderToolCall(context: IExecutePaginationFunctions, node: INode): NodeOperationError | undefined {
+function legacyOrderToolCall(
+	context: IExecutePaginationFunctions,
+	node: INode,
+): NodeOperationError | undefined {
 	if (!node.type.endsWith('Tool')) return undefined;
 	const order = context.getWorkflowSettings?.()?.executionOrder;
 	if (order === 'v1') return undefined;
 	const input = context.getInputData?.()?.json;
 	if (typeof input?.toolCallId !== 'string') return undefined;
-	return new NodeOperationError(node, 'This workflow\'s Execution Order must be "v1 (recommended)" for an AI Agent to read this tool\'s results', {
-		itemIndex: context.getItemIndex(),
-		description:
-			'Under the legacy order the AI Agent reads an empty result before its tools run. Nothing was sent. Set Workflow Settings → Execution Order to "v1 (recommended)", which n8n gives every new workflow.',
-	});
+	return new NodeOperationError(
+		node,
+		'This workflow\'s Execution Order must be "v1 (recommended)" for an AI Agent to read this tool\'s results',
+		{
+			itemIndex: context.getItemIndex(),
+			description:
+				'Under the legacy order the AI Agent reads an empty result before its tools run. Nothing was sent. Set Workflow Settings → Execution Order to "v1 (recommended)", which n8n gives every new workflow.',
+		},
+	);
 }
 
 /**
@@ -197,10 +252,16 @@ function answersErrorsToAgent(node: INode): boolean {
 }
 
 /** What the model reads when a call failed: the error, and how to fix it when the node knows. */
-function toolErrorAnswer(error: { message: string; description?: string | null; httpCode?: string | null }): IDataObject {
+function toolErrorAnswer(error: {
+	message: string;
+	description?: string | null;
+	httpCode?: string | null;
+}): IDataObject {
 	return {
 		error: error.message,
-		...(error.description && error.description !== error.message ? { hint: error.description } : {}),
+		...(error.description && error.description !== error.message
+			? { hint: error.description }
+			: {}),
 		...(error.httpCode ? { httpCode: error.httpCode } : {}),
 	};
 }

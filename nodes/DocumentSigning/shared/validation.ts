@@ -9,7 +9,12 @@ import { LIMITS, PHONE_PATTERN, SIGNER_AUTHENTICATION_METHODS } from '../../shar
  * in the editor, and is raised before the item's request is sent.
  */
 
-export function invalid(context: IExecuteSingleFunctions, parameter: string, problem: string, hint?: string): NodeOperationError {
+export function invalid(
+	context: IExecuteSingleFunctions,
+	parameter: string,
+	problem: string,
+	hint?: string,
+): NodeOperationError {
 	return new NodeOperationError(context.getNode(), `${parameter}: ${problem}`, {
 		itemIndex: context.getItemIndex(),
 		description: hint,
@@ -22,20 +27,37 @@ export function isEmail(value: string): boolean {
 	return EMAIL.test(value);
 }
 
-export function requireText(context: IExecuteSingleFunctions, parameter: string, value: unknown): string {
-	const text = typeof value === 'string' ? value.trim() : value === undefined || value === null ? '' : String(value).trim();
+export function requireText(
+	context: IExecuteSingleFunctions,
+	parameter: string,
+	value: unknown,
+): string {
+	const text =
+		typeof value === 'string'
+			? value.trim()
+			: value === undefined || value === null
+				? ''
+				: String(value).trim();
 	if (!text) throw invalid(context, parameter, 'must not be empty');
 	return text;
 }
 
-export function requireEmail(context: IExecuteSingleFunctions, parameter: string, value: unknown): string {
+export function requireEmail(
+	context: IExecuteSingleFunctions,
+	parameter: string,
+	value: unknown,
+): string {
 	const email = requireText(context, parameter, value);
 	if (!isEmail(email)) throw invalid(context, parameter, `"${email}" is not a valid email address`);
 	return email;
 }
 
 /** The ID a parameter holds (a resource locator in any mode, or a plain field; text or a number). */
-export function requireId(context: IExecuteSingleFunctions, parameter: string, displayName: string): string {
+export function requireId(
+	context: IExecuteSingleFunctions,
+	parameter: string,
+	displayName: string,
+): string {
 	const value = context.getNodeParameter(parameter, '', { extractValue: true });
 	const id = requireText(context, displayName, idText(value) ?? value);
 	const problem = idProblem(id);
@@ -44,25 +66,44 @@ export function requireId(context: IExecuteSingleFunctions, parameter: string, d
 }
 
 /** A date or date-time parameter as an ISO 8601 string, or undefined when left empty. */
-export function optionalDate(context: IExecuteSingleFunctions, parameter: string, value: unknown): string | undefined {
+export function optionalDate(
+	context: IExecuteSingleFunctions,
+	parameter: string,
+	value: unknown,
+): string | undefined {
 	if (value === undefined || value === null || value === '') return undefined;
 	const time = Date.parse(String(value));
-	if (!Number.isFinite(time)) throw invalid(context, parameter, `"${String(value)}" is not a valid date`);
+	if (!Number.isFinite(time))
+		throw invalid(context, parameter, `"${String(value)}" is not a valid date`);
 	return new Date(time).toISOString();
 }
 
-export function parseJsonObject(context: IExecuteSingleFunctions, parameter: string, raw: unknown): IDataObject {
+export function parseJsonObject(
+	context: IExecuteSingleFunctions,
+	parameter: string,
+	raw: unknown,
+): IDataObject {
 	if (raw === undefined || raw === null || raw === '') return {};
 	let value = raw;
 	if (typeof raw === 'string') {
 		try {
 			value = JSON.parse(raw);
 		} catch (error) {
-			throw invalid(context, parameter, `is not valid JSON (${(error as Error).message})`, 'Enter a JSON object such as {"key": "value"}.');
+			throw invalid(
+				context,
+				parameter,
+				`is not valid JSON (${(error as Error).message})`,
+				'Enter a JSON object such as {"key": "value"}.',
+			);
 		}
 	}
 	if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-		throw invalid(context, parameter, 'must be a JSON object', 'Enter a JSON object such as {"key": "value"}.');
+		throw invalid(
+			context,
+			parameter,
+			'must be a JSON object',
+			'Enter a JSON object such as {"key": "value"}.',
+		);
 	}
 	return value as IDataObject;
 }
@@ -83,7 +124,13 @@ export function readSigners(
 	const collection = context.getNodeParameter(parameter, {}) as { signer?: SignerInput[] };
 	const entries = collection.signer ?? [];
 	if (!entries.length) {
-		if (required) throw invalid(context, 'Signers', 'add at least one signer', 'Every document needs someone to sign it.');
+		if (required)
+			throw invalid(
+				context,
+				'Signers',
+				'add at least one signer',
+				'Every document needs someone to sign it.',
+			);
 		return undefined;
 	}
 	const seen = new Set<string>();
@@ -92,24 +139,37 @@ export function readSigners(
 		const email = requireEmail(context, `${label} › Email`, entry.email);
 		const name = requireText(context, `${label} › Name`, entry.name);
 		const key = email.toLowerCase();
-		if (seen.has(key)) throw invalid(context, `${label} › Email`, `${email} is listed more than once`);
+		if (seen.has(key))
+			throw invalid(context, `${label} › Email`, `${email} is listed more than once`);
 		seen.add(key);
 		const signer: IDataObject = { email, name };
 		const order = Number(entry.order ?? 0);
 		if (!Number.isInteger(order) || order < 0 || order > LIMITS.maxSigningOrder) {
-			throw invalid(context, `${label} › Signing Order`, `must be a whole number from 0 to ${LIMITS.maxSigningOrder}`);
+			throw invalid(
+				context,
+				`${label} › Signing Order`,
+				`must be a whole number from 0 to ${LIMITS.maxSigningOrder}`,
+			);
 		}
 		if (order > 0) signer.order = order;
 		const authentication = entry.authentication ?? 'none';
 		if (!(SIGNER_AUTHENTICATION_METHODS as readonly string[]).includes(authentication)) {
-			throw invalid(context, `${label} › Authentication`, `"${authentication}" is not a known method`);
+			throw invalid(
+				context,
+				`${label} › Authentication`,
+				`"${authentication}" is not a known method`,
+			);
 		}
 		if (authentication !== 'none') signer.authentication = authentication;
 		if (authentication === 'sms_otp') {
 			const phone = requireText(context, `${label} › Phone`, entry.phone);
 			const compactPhone = phone.replace(/[\s()-]/g, '');
 			if (!PHONE_PATTERN.test(compactPhone)) {
-				throw invalid(context, `${label} › Phone`, `"${phone}" is not an international number such as +15551234567`);
+				throw invalid(
+					context,
+					`${label} › Phone`,
+					`"${phone}" is not an international number such as +15551234567`,
+				);
 			}
 			signer.phone = compactPhone;
 		}
@@ -118,24 +178,41 @@ export function readSigners(
 }
 
 /** Metadata is a flat map of strings: numbers and booleans are written as text, anything else refused. */
-export function readMetadata(context: IExecuteSingleFunctions, parameter: string, raw: unknown): IDataObject | undefined {
+export function readMetadata(
+	context: IExecuteSingleFunctions,
+	parameter: string,
+	raw: unknown,
+): IDataObject | undefined {
 	const metadata = parseJsonObject(context, parameter, raw);
 	const entries = Object.entries(metadata);
 	if (!entries.length) return undefined;
 	if (entries.length > LIMITS.maxMetadataKeys) {
-		throw invalid(context, parameter, `has ${entries.length} keys; at most ${LIMITS.maxMetadataKeys} are kept`);
+		throw invalid(
+			context,
+			parameter,
+			`has ${entries.length} keys; at most ${LIMITS.maxMetadataKeys} are kept`,
+		);
 	}
 	const result: IDataObject = {};
 	for (const [key, value] of entries) {
 		if (typeof value === 'string') result[key] = value;
 		else if (typeof value === 'number' || typeof value === 'boolean') result[key] = String(value);
-		else throw invalid(context, parameter, `the value of "${key}" must be text, a number or true/false`);
+		else
+			throw invalid(
+				context,
+				parameter,
+				`the value of "${key}" must be text, a number or true/false`,
+			);
 	}
 	return result;
 }
 
 /** Merges the Extra Body Fields (JSON) option over a body that was built from the other fields. */
-export function withExtraBodyFields(context: IExecuteSingleFunctions, body: IDataObject, raw: unknown): IDataObject {
+export function withExtraBodyFields(
+	context: IExecuteSingleFunctions,
+	body: IDataObject,
+	raw: unknown,
+): IDataObject {
 	return { ...body, ...parseJsonObject(context, 'Extra Body Fields (JSON)', raw) };
 }
 

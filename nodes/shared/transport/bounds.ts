@@ -33,7 +33,8 @@ export const TIME_LIMITS = {
 export function bodyLimit(kind: AnswerKind, largestDownloadMb?: number): number {
 	if (kind === 'json') return BODY_LIMITS.json;
 	const configured = Number(largestDownloadMb);
-	if (Number.isFinite(configured) && configured > 0) return Math.min(Math.round(configured * MB), BODY_LIMITS.maxConfigurableDownload);
+	if (Number.isFinite(configured) && configured > 0)
+		return Math.min(Math.round(configured * MB), BODY_LIMITS.maxConfigurableDownload);
 	return BODY_LIMITS[kind];
 }
 
@@ -46,7 +47,12 @@ interface ByteStream extends AsyncIterable<unknown> {
 }
 
 export function isByteStream(body: unknown): body is ByteStream {
-	return typeof body === 'object' && body !== null && typeof (body as { pipe?: unknown }).pipe === 'function' && Symbol.asyncIterator in body;
+	return (
+		typeof body === 'object' &&
+		body !== null &&
+		typeof (body as { pipe?: unknown }).pipe === 'function' &&
+		Symbol.asyncIterator in body
+	);
 }
 
 export class BodyTooLargeError extends ServiceBehaviourError {
@@ -57,7 +63,7 @@ export class BodyTooLargeError extends ServiceBehaviourError {
 		super(
 			`The service's answer is larger than the ${describeLimit(limit)} allowed for ${kind === 'json' ? 'an API answer' : kind === 'file' ? 'a file' : 'an export'}; it was not read`,
 			kind === 'json'
-				? 'API answers are read up to this size so a faulty or hostile server cannot exhaust n8n\'s memory. Lower the page size or narrow the request.'
+				? "API answers are read up to this size so a faulty or hostile server cannot exhaust n8n's memory. Lower the page size or narrow the request."
 				: 'Downloads are read up to this size so a faulty or hostile server cannot exhaust n8n\'s memory. To allow larger files, raise "Largest Download (MB)" in the credentials.',
 		);
 	}
@@ -68,7 +74,12 @@ export class BodyTooLargeError extends ServiceBehaviourError {
  * destroyed then, so the rest is never read). A Content-Length over the limit is refused before
  * anything is read. Answers that are not streams (a test double) are returned as they are.
  */
-export async function readBody(body: unknown, limit: number, kind: AnswerKind, contentLength?: string): Promise<unknown> {
+export async function readBody(
+	body: unknown,
+	limit: number,
+	kind: AnswerKind,
+	contentLength?: string,
+): Promise<unknown> {
 	if (!isByteStream(body)) return body;
 	const declared = Number(contentLength);
 	if (Number.isFinite(declared) && declared > limit) {

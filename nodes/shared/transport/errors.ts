@@ -86,7 +86,8 @@ function htmlText(html: string): string {
 }
 
 function htmlTitle(html: string): string | undefined {
-	const title = /<title[^>]*>([^<]{1,200})<\/title>/i.exec(html) ?? /<h1[^>]*>([^<]{1,200})<\/h1>/i.exec(html);
+	const title =
+		/<title[^>]*>([^<]{1,200})<\/title>/i.exec(html) ?? /<h1[^>]*>([^<]{1,200})<\/h1>/i.exec(html);
 	return title ? shownText(title[1].replace(/\s+/g, ' ').trim(), 200) : undefined;
 }
 
@@ -120,10 +121,14 @@ export function serviceWords(body: unknown): ServiceWords {
 	if (typeof body === 'string') return { message: text(body) };
 	if (typeof body !== 'object' || body === null) return {};
 	const record = body as IDataObject;
-	const nested = typeof record.error === 'object' && record.error !== null && !Array.isArray(record.error) ? (record.error as IDataObject) : undefined;
+	const nested =
+		typeof record.error === 'object' && record.error !== null && !Array.isArray(record.error)
+			? (record.error as IDataObject)
+			: undefined;
 	const listed = Array.isArray(record.errors) ? record.errors : undefined;
 	const first = listed?.[0];
-	const firstObject = typeof first === 'object' && first !== null ? (first as IDataObject) : undefined;
+	const firstObject =
+		typeof first === 'object' && first !== null ? (first as IDataObject) : undefined;
 	const source = nested ?? firstObject ?? record;
 	const message =
 		text(source.message) ??
@@ -136,10 +141,15 @@ export function serviceWords(body: unknown): ServiceWords {
 		text(record.message) ??
 		text(record.detail);
 	const field =
-		text(source.field, MAX_WORD_LENGTH) ?? text(source.param, MAX_WORD_LENGTH) ?? text(source.pointer, MAX_WORD_LENGTH) ?? text((source.source as IDataObject | undefined)?.pointer, MAX_WORD_LENGTH);
+		text(source.field, MAX_WORD_LENGTH) ??
+		text(source.param, MAX_WORD_LENGTH) ??
+		text(source.pointer, MAX_WORD_LENGTH) ??
+		text((source.source as IDataObject | undefined)?.pointer, MAX_WORD_LENGTH);
 	return {
 		message,
-		code: text(source.code, MAX_WORD_LENGTH) ?? (typeof source.code === 'number' ? String(source.code) : undefined),
+		code:
+			text(source.code, MAX_WORD_LENGTH) ??
+			(typeof source.code === 'number' ? String(source.code) : undefined),
 		field,
 		more: listed && listed.length > 1 ? listed.length - 1 : undefined,
 	};
@@ -154,7 +164,11 @@ const STATUS_HINTS: Record<number, string> = {
 	429: 'The service kept answering "too many requests". Try again later or lower the number of items per run.',
 };
 
-function statusError(node: INode, response: IN8nHttpFullResponse, itemIndex?: number): NodeApiError {
+function statusError(
+	node: INode,
+	response: IN8nHttpFullResponse,
+	itemIndex?: number,
+): NodeApiError {
 	const { statusCode } = response;
 	const body = readableBody(response.body);
 	const contentType = headerValue(response.headers, 'content-type');
@@ -176,12 +190,27 @@ function statusError(node: INode, response: IN8nHttpFullResponse, itemIndex?: nu
 	}
 	const { message, code, field, more } = serviceWords(body);
 	const details = [code && `code: ${code}`, field && `field: ${field}`].filter(Boolean).join(', ');
-	const description = [details && `The service said ${details}.`, more && `It reported ${more} more problem${more > 1 ? 's' : ''}.`, STATUS_HINTS[statusCode]]
+	const description = [
+		details && `The service said ${details}.`,
+		more && `It reported ${more} more problem${more > 1 ? 's' : ''}.`,
+		STATUS_HINTS[statusCode],
+	]
 		.filter(Boolean)
 		.join(' ');
 	// The body goes into the execution's data with the error: kept whole only when small.
-	const small = typeof body === 'object' && body !== null && JSON.stringify(body).length <= MAX_KEPT_BODY_LENGTH;
-	const errorBody = (small ? body : { message: message ?? `HTTP ${statusCode}`, ...(code ? { code } : {}), ...(field ? { field } : {}) }) as JsonObject;
+	const small =
+		typeof body === 'object' &&
+		body !== null &&
+		JSON.stringify(body).length <= MAX_KEPT_BODY_LENGTH;
+	const errorBody = (
+		small
+			? body
+			: {
+					message: message ?? `HTTP ${statusCode}`,
+					...(code ? { code } : {}),
+					...(field ? { field } : {}),
+				}
+	) as JsonObject;
 	return new NodeApiError(node, errorBody, {
 		message: message ?? `The service answered HTTP ${statusCode}`,
 		description: description || undefined,
@@ -191,14 +220,26 @@ function statusError(node: INode, response: IN8nHttpFullResponse, itemIndex?: nu
 }
 
 /** The error users see for any failure of a request. */
-export function toNodeError(node: INode, error: unknown, itemIndex?: number): NodeApiError | NodeOperationError {
+export function toNodeError(
+	node: INode,
+	error: unknown,
+	itemIndex?: number,
+): NodeApiError | NodeOperationError {
 	if (error instanceof NodeApiError || error instanceof NodeOperationError) return error;
 	return failureToNodeError(node, describeFailure(error), itemIndex);
 }
 
-export function failureToNodeError(node: INode, failure: Failure, itemIndex?: number): NodeApiError | NodeOperationError {
+export function failureToNodeError(
+	node: INode,
+	failure: Failure,
+	itemIndex?: number,
+): NodeApiError | NodeOperationError {
 	// Already one of n8n's (a nested request of ours failed): passed on as it is.
-	if (failure.kind === 'other' && (failure.error instanceof NodeApiError || failure.error instanceof NodeOperationError)) return failure.error;
+	if (
+		failure.kind === 'other' &&
+		(failure.error instanceof NodeApiError || failure.error instanceof NodeOperationError)
+	)
+		return failure.error;
 	if (failure.kind === 'status') return statusError(node, failure.response, itemIndex);
 	if (failure.kind === 'network') {
 		return new NodeApiError(

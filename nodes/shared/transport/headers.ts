@@ -18,7 +18,10 @@ export function headerValue(headers: HeaderBag, name: string): string | undefine
 }
 
 /** A copy of `headers` without the named ones (any case). */
-export function withoutHeaders<T>(headers: Record<string, T> | undefined, names: string[]): Record<string, T> {
+export function withoutHeaders<T>(
+	headers: Record<string, T> | undefined,
+	names: string[],
+): Record<string, T> {
 	const drop = new Set(names.map((name) => name.toLowerCase()));
 	const copy: Record<string, T> = {};
 	for (const [key, value] of Object.entries(headers ?? {})) {

@@ -1,5 +1,13 @@
 /** The transport: every request the package makes, split by job (see each file's header). */
-export { checkAnswer, safeRequestSettings, apiRequest, apiRequestAllRecords, apiRequestPage, deriveIdempotencyKey, serviceClient } from './request';
+export {
+	checkAnswer,
+	safeRequestSettings,
+	apiRequest,
+	apiRequestAllRecords,
+	apiRequestPage,
+	deriveIdempotencyKey,
+	serviceClient,
+} from './request';
 export type { ApiContext, ApiRequestOptions, ServiceClient } from './request';
 export { HttpStatusError, ServiceBehaviourError, toNodeError } from './errors';
 export { RETRY_POLICY, sendWithRetries } from './retry';

@@ -45,7 +45,8 @@ export function readListPaging(raw: unknown): ListPaging {
 	if (typeof raw !== 'object' || raw === null) return {};
 	const settings = raw as Record<string, unknown>;
 	const paging: ListPaging = {};
-	const text = (name: keyof ListPaging) => (typeof settings[name] === 'string' ? (settings[name] as string).trim() : '');
+	const text = (name: keyof ListPaging) =>
+		typeof settings[name] === 'string' ? (settings[name] as string).trim() : '';
 	const paths: Array<[keyof ListPaging, string]> = [
 		['recordsPath', 'Records Path'],
 		['nextTokenPath', 'Next Token Path'],
@@ -54,7 +55,11 @@ export function readListPaging(raw: unknown): ListPaging {
 	for (const [name, label] of paths) {
 		const value = text(name).replace(/^\$\./, '');
 		if (!value) continue;
-		if (!PATH.test(value)) throw new ListPagingInputError(label, `"${value}" is not a path; write keys joined by dots, like result.documents`);
+		if (!PATH.test(value))
+			throw new ListPagingInputError(
+				label,
+				`"${value}" is not a path; write keys joined by dots, like result.documents`,
+			);
 		paging[name] = value;
 	}
 	const parameters: Array<[keyof ListPaging, string]> = [
@@ -65,11 +70,15 @@ export function readListPaging(raw: unknown): ListPaging {
 	for (const [name, label] of parameters) {
 		const value = text(name);
 		if (!value) continue;
-		if (!PARAMETER.test(value)) throw new ListPagingInputError(label, `"${value}" is not a query parameter name`);
+		if (!PARAMETER.test(value))
+			throw new ListPagingInputError(label, `"${value}" is not a query parameter name`);
 		paging[name] = value;
 	}
 	if (paging.nextTokenParameter && !paging.nextTokenPath) {
-		throw new ListPagingInputError('Next Token Path', 'must be set when Next Token Parameter is (where the answer holds the token)');
+		throw new ListPagingInputError(
+			'Next Token Path',
+			'must be set when Next Token Parameter is (where the answer holds the token)',
+		);
 	}
 	return paging;
 }
@@ -89,12 +98,16 @@ function pick(source: unknown, path: string[]): unknown {
 
 const pathOf = (path: string) => path.split('.');
 
-const isArrayOfObjects = (value: unknown): value is IDataObject[] => Array.isArray(value) && value.every(isObject);
+const isArrayOfObjects = (value: unknown): value is IDataObject[] =>
+	Array.isArray(value) && value.every(isObject);
 
 /** The top-level keys of an answer, for error messages (a few, each cut short). */
 export function describeKeys(body: unknown): string {
 	if (Array.isArray(body)) return 'none (an array of non-records)';
-	if (!isObject(body)) return body === undefined || body === null || body === '' ? 'none (an empty answer)' : `none (${typeof body})`;
+	if (!isObject(body))
+		return body === undefined || body === null || body === ''
+			? 'none (an empty answer)'
+			: `none (${typeof body})`;
 	const keys = Object.keys(body);
 	if (keys.length === 0) return 'none (an empty object)';
 	const shown = keys.slice(0, 20).map((key) => (key.length > 40 ? `${key.slice(0, 40)}…` : key));
@@ -131,7 +144,9 @@ export function extractRecords(body: unknown, paging: ListPaging = {}): IDataObj
 		const top = single(values.filter(isArrayOfObjects));
 		if (top) return top;
 		if (!values.some(isArrayOfObjects)) {
-			const nested = single(values.filter(isObject).flatMap((value) => Object.values(value).filter(isArrayOfObjects)));
+			const nested = single(
+				values.filter(isObject).flatMap((value) => Object.values(value).filter(isArrayOfObjects)),
+			);
 			if (nested) return nested;
 		}
 	}
@@ -141,7 +156,16 @@ export function extractRecords(body: unknown, paging: ListPaging = {}): IDataObj
 	);
 }
 
-const CONTAINERS = [[], ['meta'], ['pagination'], ['paging'], ['page_info'], ['pageInfo'], ['page'], ['response_metadata']];
+const CONTAINERS = [
+	[],
+	['meta'],
+	['pagination'],
+	['paging'],
+	['page_info'],
+	['pageInfo'],
+	['page'],
+	['response_metadata'],
+];
 const TOTAL_KEYS = [
 	'total',
 	'total_count',
@@ -164,7 +188,9 @@ const TOTAL_KEYS = [
 
 function count(value: unknown): number | undefined {
 	const number = typeof value === 'string' && /^\d{1,15}$/.test(value) ? Number(value) : value;
-	return typeof number === 'number' && Number.isSafeInteger(number) && number >= 0 ? number : undefined;
+	return typeof number === 'number' && Number.isSafeInteger(number) && number >= 0
+		? number
+		: undefined;
 }
 
 /** The number of records the answer says the whole list holds (a total in any common spelling), if any. */
@@ -176,7 +202,10 @@ export function statedTotal(answer: PageAnswer, paging: ListPaging = {}): number
 			if (total !== undefined) return total;
 		}
 	}
-	return count(headerValue(answer.headers, 'x-total-count')) ?? count(headerValue(answer.headers, 'x-total'));
+	return (
+		count(headerValue(answer.headers, 'x-total-count')) ??
+		count(headerValue(answer.headers, 'x-total'))
+	);
 }
 
 /**
@@ -209,11 +238,27 @@ export function nextLinkFromHeader(link: string | undefined): string | undefined
 }
 
 /** Names under which services commonly read a page token, tried when the first guess is ignored. */
-export const CONVENTIONAL_TOKEN_PARAMETERS = ['cursor', 'page_token', 'pageToken', 'token', 'continuation', 'after'] as const;
+export const CONVENTIONAL_TOKEN_PARAMETERS = [
+	'cursor',
+	'page_token',
+	'pageToken',
+	'token',
+	'continuation',
+	'after',
+] as const;
 
 /** Keys holding a page token: next_cursor, nextPageToken, NextToken, next_marker, continuation, endCursor, … */
-const TOKEN_KEY = /^(next[_-]?(page[_-]?)?(cursor|token|key|marker)|continuation([_-]?token)?|end[_-]?cursor)$/i;
-const TOKEN_CONTAINERS = [...CONTAINERS, ['cursor'], ['cursors'], ['paging', 'cursors'], ['meta', 'cursor'], ['links'], ['_links']];
+const TOKEN_KEY =
+	/^(next[_-]?(page[_-]?)?(cursor|token|key|marker)|continuation([_-]?token)?|end[_-]?cursor)$/i;
+const TOKEN_CONTAINERS = [
+	...CONTAINERS,
+	['cursor'],
+	['cursors'],
+	['paging', 'cursors'],
+	['meta', 'cursor'],
+	['links'],
+	['_links'],
+];
 
 /** The query parameter a token's own key implies: next_page_token → page_token, nextCursor → cursor, continuation → continuation. */
 export function tokenParameterFor(key: string, container: string[] = []): string {
@@ -227,9 +272,17 @@ export function tokenParameterFor(key: string, container: string[] = []): string
 }
 
 function cursorAt(key: string, container: string[], value: unknown): NextPage | undefined {
-	if (!((typeof value === 'string' && value !== '') || (typeof value === 'number' && Number.isFinite(value)))) return undefined;
+	if (
+		!(
+			(typeof value === 'string' && value !== '') ||
+			(typeof value === 'number' && Number.isFinite(value))
+		)
+	)
+		return undefined;
 	const param = tokenParameterFor(key, container);
-	const alternatives = [key, ...CONVENTIONAL_TOKEN_PARAMETERS].filter((name, index, all) => name !== param && all.indexOf(name) === index);
+	const alternatives = [key, ...CONVENTIONAL_TOKEN_PARAMETERS].filter(
+		(name, index, all) => name !== param && all.indexOf(name) === index,
+	);
 	return { kind: 'cursor', cursor: String(value), param, alternatives };
 }
 
@@ -239,7 +292,10 @@ function findToken(body: unknown): NextPage | undefined {
 		const holder = pick(body, container);
 		if (!isObject(holder)) continue;
 		for (const [key, value] of Object.entries(holder)) {
-			const named = TOKEN_KEY.test(key) || (key === 'next' && ['cursor', 'meta.cursor'].includes(container.join('.'))) || (key === 'after' && container[container.length - 1] === 'cursors');
+			const named =
+				TOKEN_KEY.test(key) ||
+				(key === 'next' && ['cursor', 'meta.cursor'].includes(container.join('.'))) ||
+				(key === 'after' && container[container.length - 1] === 'cursors');
 			if (!named || (typeof value === 'string' && LINK.test(value))) continue;
 			const cursor = cursorAt(key, container, value);
 			if (cursor) return cursor;
@@ -267,8 +323,22 @@ const NEXT_URL_PATHS = [
 	['paging', 'next'],
 	['@odata.nextLink'],
 ];
-const CURRENT_PAGE_PATHS = [['page'], ['current_page'], ['meta', 'current_page'], ['meta', 'page'], ['pagination', 'page'], ['pagination', 'current_page']];
-const LAST_PAGE_PATHS = [['total_pages'], ['last_page'], ['meta', 'last_page'], ['meta', 'total_pages'], ['pagination', 'total_pages'], ['pagination', 'last_page']];
+const CURRENT_PAGE_PATHS = [
+	['page'],
+	['current_page'],
+	['meta', 'current_page'],
+	['meta', 'page'],
+	['pagination', 'page'],
+	['pagination', 'current_page'],
+];
+const LAST_PAGE_PATHS = [
+	['total_pages'],
+	['last_page'],
+	['meta', 'last_page'],
+	['meta', 'total_pages'],
+	['pagination', 'total_pages'],
+	['pagination', 'last_page'],
+];
 const HAS_MORE_PATHS = [
 	['has_more'],
 	['hasMore'],
@@ -281,9 +351,24 @@ const HAS_MORE_PATHS = [
 	['pageInfo', 'hasNextPage'],
 ];
 const OFFSET_KEYS = ['offset', 'skip', 'start', 'startIndex', 'start_index', 'from'];
-const LIMIT_KEYS = ['limit', 'size', 'page_size', 'pageSize', 'per_page', 'perPage', 'take', 'max_results', 'maxResults', 'rows'];
+const LIMIT_KEYS = [
+	'limit',
+	'size',
+	'page_size',
+	'pageSize',
+	'per_page',
+	'perPage',
+	'take',
+	'max_results',
+	'maxResults',
+	'rows',
+];
 
-function firstDefined(body: unknown, paths: string[][], accept: (value: unknown) => boolean = () => true): unknown {
+function firstDefined(
+	body: unknown,
+	paths: string[][],
+	accept: (value: unknown) => boolean = () => true,
+): unknown {
 	for (const path of paths) {
 		const value = pick(body, path);
 		if (value !== undefined && value !== null && value !== '' && accept(value)) return value;
@@ -294,7 +379,10 @@ function firstDefined(body: unknown, paths: string[][], accept: (value: unknown)
 const isText = (value: unknown) => typeof value === 'string';
 
 /** An offset echoed back with a page size or a total: its key, its value and the page size's key. */
-function echoedOffset(body: unknown, hasTotal: boolean): { offsetKey: string; offset: number; limitKey?: string; limit?: number } | undefined {
+function echoedOffset(
+	body: unknown,
+	hasTotal: boolean,
+): { offsetKey: string; offset: number; limitKey?: string; limit?: number } | undefined {
 	for (const container of CONTAINERS) {
 		const holder = pick(body, container);
 		if (!isObject(holder)) continue;
@@ -302,7 +390,12 @@ function echoedOffset(body: unknown, hasTotal: boolean): { offsetKey: string; of
 		if (!offsetKey) continue;
 		const limitKey = LIMIT_KEYS.find((key) => count(holder[key]) !== undefined);
 		if (!limitKey && !hasTotal) continue;
-		return { offsetKey, offset: count(holder[offsetKey]) as number, limitKey, limit: limitKey ? count(holder[limitKey]) : undefined };
+		return {
+			offsetKey,
+			offset: count(holder[offsetKey]) as number,
+			limitKey,
+			limit: limitKey ? count(holder[limitKey]) : undefined,
+		};
 	}
 	return undefined;
 }
@@ -323,7 +416,13 @@ export interface PagingState {
  * this answer and `pageSize` the number a full page holds: a list with no hint at all is paged by
  * number while pages come back full, or while a stated total says there is more.
  */
-export function findNextPage(answer: PageAnswer, requestedPage: number, received: number, pageSize: number, state: PagingState = {}): NextPage | undefined {
+export function findNextPage(
+	answer: PageAnswer,
+	requestedPage: number,
+	received: number,
+	pageSize: number,
+	state: PagingState = {},
+): NextPage | undefined {
 	const { body } = answer;
 	const paging = state.paging ?? {};
 	const total = statedTotal(answer, paging);
@@ -331,15 +430,30 @@ export function findNextPage(answer: PageAnswer, requestedPage: number, received
 
 	if (paging.nextTokenPath) {
 		const path = pathOf(paging.nextTokenPath);
-		const token = received === 0 ? undefined : cursorAt(path[path.length - 1], path.slice(0, -1), pick(body, path));
+		const token =
+			received === 0
+				? undefined
+				: cursorAt(path[path.length - 1], path.slice(0, -1), pick(body, path));
 		if (!token || token.kind !== 'cursor') return undefined;
 		return { ...token, param: paging.nextTokenParameter ?? token.param, alternatives: [] };
 	}
 	if (paging.offsetParameter) {
 		if (received === 0) return undefined;
 		const offset = (state.offset ?? 0) + received;
-		const more = total !== undefined ? offset < total : firstDefined(body, HAS_MORE_PATHS) === true || received >= pageSize;
-		return more ? { kind: 'offset', offset, params: { [paging.offsetParameter]: offset, [paging.limitParameter ?? 'limit']: pageSize } } : undefined;
+		const more =
+			total !== undefined
+				? offset < total
+				: firstDefined(body, HAS_MORE_PATHS) === true || received >= pageSize;
+		return more
+			? {
+					kind: 'offset',
+					offset,
+					params: {
+						[paging.offsetParameter]: offset,
+						[paging.limitParameter ?? 'limit']: pageSize,
+					},
+				}
+			: undefined;
 	}
 
 	const hasMore = firstDefined(body, HAS_MORE_PATHS);
@@ -367,13 +481,24 @@ export function findNextPage(answer: PageAnswer, requestedPage: number, received
 	const echoed = echoedOffset(body, total !== undefined);
 	if (echoed) {
 		const offset = echoed.offset + received;
-		const more = total !== undefined ? offset < total : hasMore === true || received >= (echoed.limit || pageSize);
+		const more =
+			total !== undefined
+				? offset < total
+				: hasMore === true || received >= (echoed.limit || pageSize);
 		if (!more) return undefined;
-		return { kind: 'offset', offset, params: { [echoed.offsetKey]: offset, [paging.limitParameter ?? echoed.limitKey ?? 'limit']: pageSize } };
+		return {
+			kind: 'offset',
+			offset,
+			params: {
+				[echoed.offsetKey]: offset,
+				[paging.limitParameter ?? echoed.limitKey ?? 'limit']: pageSize,
+			},
+		};
 	}
 
 	if (hasMore === true) return { kind: 'page', page: requestedPage + 1 };
 	// No pointer: ask for the next page number while pages come back full or the total says there is more.
-	if (received >= pageSize || moreByTotal) return { kind: 'page', page: requestedPage + 1, guessed: true };
+	if (received >= pageSize || moreByTotal)
+		return { kind: 'page', page: requestedPage + 1, guessed: true };
 	return undefined;
 }

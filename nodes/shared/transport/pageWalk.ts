@@ -3,7 +3,14 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { idText } from '../ids';
 import { ServiceBehaviourError } from './errors';
-import { extractRecords, findNextPage, statedTotal, type ListPaging, type NextPage, type PageAnswer } from './listPages';
+import {
+	extractRecords,
+	findNextPage,
+	statedTotal,
+	type ListPaging,
+	type NextPage,
+	type PageAnswer,
+} from './listPages';
 import type { ServiceOrigin } from './service';
 
 /**
@@ -35,7 +42,11 @@ export interface PageRequest {
 }
 
 /** The query parameters of a page request (besides the list's filters); not used for links, which carry their own. */
-export function pageQuery(request: PageRequest, pageSize: number, paging: ListPaging = {}): IDataObject {
+export function pageQuery(
+	request: PageRequest,
+	pageSize: number,
+	paging: ListPaging = {},
+): IDataObject {
 	const query: IDataObject = { [paging.limitParameter ?? 'limit']: pageSize };
 	if (request.cursor !== undefined) query[request.cursorParam ?? 'cursor'] = request.cursor;
 	if (request.page !== undefined) query.page = request.page;
@@ -87,7 +98,12 @@ function ignoredParameter(next: PageRequest): string {
  * Never silently short: when the service stated a total, a list that ended with fewer records
  * than it (or than the Limit, when that is smaller) is an error naming both numbers.
  */
-function whole<T>(records: T[], total: number | undefined, limit: number | undefined, requests: number): T[] {
+function whole<T>(
+	records: T[],
+	total: number | undefined,
+	limit: number | undefined,
+	requests: number,
+): T[] {
 	if (total === undefined) return records;
 	const expected = Math.min(total, limit ?? Number.POSITIVE_INFINITY);
 	if (records.length >= expected) return records;
@@ -98,15 +114,31 @@ function whole<T>(records: T[], total: number | undefined, limit: number | undef
 }
 
 /** The request for `next`, with a marker that is the same whenever the service repeats itself. */
-export function requestFor(next: NextPage, origin: ServiceOrigin, requestUrl: string): { request: PageRequest; marker: string } {
-	if (next.kind === 'cursor') return { request: { cursor: next.cursor, cursorParam: next.param }, marker: `c:${next.cursor}` };
+export function requestFor(
+	next: NextPage,
+	origin: ServiceOrigin,
+	requestUrl: string,
+): { request: PageRequest; marker: string } {
+	if (next.kind === 'cursor')
+		return {
+			request: { cursor: next.cursor, cursorParam: next.param },
+			marker: `c:${next.cursor}`,
+		};
 	if (next.kind === 'page') return { request: { page: next.page }, marker: `p:${next.page}` };
-	if (next.kind === 'offset') return { request: { offset: next.offset, params: next.params }, marker: `o:${next.offset}` };
+	if (next.kind === 'offset')
+		return { request: { offset: next.offset, params: next.params }, marker: `o:${next.offset}` };
 	const url = origin.followable(next.url, requestUrl, 'a next-page link');
 	return { request: { url }, marker: `u:${url}` };
 }
 
-export async function walkPages<T = IDataObject>({ origin, limit, paging = {}, pageSize, maxPages = MAX_PAGES, fetchPage }: WalkOptions<T>): Promise<T[]> {
+export async function walkPages<T = IDataObject>({
+	origin,
+	limit,
+	paging = {},
+	pageSize,
+	maxPages = MAX_PAGES,
+	fetchPage,
+}: WalkOptions<T>): Promise<T[]> {
 	const records: T[] = [];
 	const seenRecords = new Set<string>();
 	const seenNext = new Set<string>();
@@ -157,7 +189,11 @@ export async function walkPages<T = IDataObject>({ origin, limit, paging = {}, p
 			confirmedParam = request.cursorParam;
 			alternatives = [];
 		}
-		const next = findNextPage(answer, request.page ?? 1, page.length, pageSize, { offset: request.offset, read: records.length, paging });
+		const next = findNextPage(answer, request.page ?? 1, page.length, pageSize, {
+			offset: request.offset,
+			read: records.length,
+			paging,
+		});
 		if (!next) return whole(records, total, limit, pages);
 		emptyInARow = page.length === 0 ? emptyInARow + 1 : 0;
 		if (emptyInARow >= MAX_EMPTY_PAGES) {
@@ -194,7 +230,12 @@ export async function walkPages<T = IDataObject>({ origin, limit, paging = {}, p
  * Page tokens of the list searches (sent to the editor and back). They carry a cursor, a page
  * number, or a path under the Base URL — never a whole URL — and are checked again when they return.
  */
-export function pageToken(next: NextPage, origin: ServiceOrigin, requestUrl: string, lastRecord?: IDataObject): string {
+export function pageToken(
+	next: NextPage,
+	origin: ServiceOrigin,
+	requestUrl: string,
+	lastRecord?: IDataObject,
+): string {
 	const { request } = requestFor(next, origin, requestUrl);
 	// The last record served, so the next page can tell when the service ignores paging.
 	const after = lastRecord ? { after: shortHash(recordKey(lastRecord)) } : {};
@@ -203,11 +244,14 @@ export function pageToken(next: NextPage, origin: ServiceOrigin, requestUrl: str
 		return JSON.stringify({ path: `${url.pathname}${url.search}`, ...after });
 	}
 	if (request.cursor !== undefined) {
-		const param = request.cursorParam && request.cursorParam !== 'cursor' ? { param: request.cursorParam } : {};
-		const alternatives = next.kind === 'cursor' && next.alternatives.length > 0 ? { alt: next.alternatives } : {};
+		const param =
+			request.cursorParam && request.cursorParam !== 'cursor' ? { param: request.cursorParam } : {};
+		const alternatives =
+			next.kind === 'cursor' && next.alternatives.length > 0 ? { alt: next.alternatives } : {};
 		return JSON.stringify({ cursor: request.cursor, ...param, ...alternatives, ...after });
 	}
-	if (request.params !== undefined) return JSON.stringify({ offset: request.offset, params: request.params, ...after });
+	if (request.params !== undefined)
+		return JSON.stringify({ offset: request.offset, params: request.params, ...after });
 	return JSON.stringify({ page: request.page, ...after });
 }
 
@@ -216,10 +260,13 @@ const PARAMETER_NAME = /^[A-Za-z0-9_\-.[\]]{1,100}$/;
 const isName = (value: unknown) => typeof value === 'string' && PARAMETER_NAME.test(value);
 
 /** A cursor, its parameter name and the names still to try, from a page token (only the keys pageToken writes). */
-function cursorFromToken(token: Record<string, unknown>): Pick<PageRequest, 'cursor' | 'cursorParam' | 'alternatives'> | undefined {
+function cursorFromToken(
+	token: Record<string, unknown>,
+): Pick<PageRequest, 'cursor' | 'cursorParam' | 'alternatives'> | undefined {
 	const { cursor, param, alt, ...other } = token;
 	if (Object.keys(other).length > 0 || (param !== undefined && !isName(param))) return undefined;
-	if (alt !== undefined && !(Array.isArray(alt) && alt.length <= 10 && alt.every(isName))) return undefined;
+	if (alt !== undefined && !(Array.isArray(alt) && alt.length <= 10 && alt.every(isName)))
+		return undefined;
 	return {
 		cursor: cursor as string,
 		...(param !== undefined ? { cursorParam: param as string } : {}),
@@ -228,11 +275,29 @@ function cursorFromToken(token: Record<string, unknown>): Pick<PageRequest, 'cur
 }
 
 /** The offset and its query parameters from a page token, or undefined when they are not what pageToken makes. */
-function offsetFromToken(offset: unknown, params: unknown): Pick<PageRequest, 'offset' | 'params'> | undefined {
-	if (!Number.isSafeInteger(offset) || (offset as number) < 1 || typeof params !== 'object' || params === null || Array.isArray(params)) return undefined;
+function offsetFromToken(
+	offset: unknown,
+	params: unknown,
+): Pick<PageRequest, 'offset' | 'params'> | undefined {
+	if (
+		!Number.isSafeInteger(offset) ||
+		(offset as number) < 1 ||
+		typeof params !== 'object' ||
+		params === null ||
+		Array.isArray(params)
+	)
+		return undefined;
 	const entries = Object.entries(params);
-	const valid = entries.length >= 1 && entries.length <= 2 && entries.every(([name, value]) => PARAMETER_NAME.test(name) && Number.isSafeInteger(value) && (value as number) >= 0);
-	return valid ? { offset: offset as number, params: Object.fromEntries(entries) as Record<string, number> } : undefined;
+	const valid =
+		entries.length >= 1 &&
+		entries.length <= 2 &&
+		entries.every(
+			([name, value]) =>
+				PARAMETER_NAME.test(name) && Number.isSafeInteger(value) && (value as number) >= 0,
+		);
+	return valid
+		? { offset: offset as number, params: Object.fromEntries(entries) as Record<string, number> }
+		: undefined;
 }
 
 function shortHash(text: string): string {
@@ -240,11 +305,17 @@ function shortHash(text: string): string {
 }
 
 function repeats(records: IDataObject[], request: { after?: string }): boolean {
-	return request.after !== undefined && records.some((record) => shortHash(recordKey(record)) === request.after);
+	return (
+		request.after !== undefined &&
+		records.some((record) => shortHash(recordKey(record)) === request.after)
+	);
 }
 
 /** A page of a list search must not repeat the record the previous page ended with. */
-export function checkNotRepeated(records: IDataObject[], request: PageRequest & { after?: string }): void {
+export function checkNotRepeated(
+	records: IDataObject[],
+	request: PageRequest & { after?: string },
+): void {
 	if (repeats(records, request)) {
 		throw new ServiceBehaviourError(
 			`The service answered ${describeNext(request)} with records it had already sent; it seems to ignore ${ignoredParameter(request)}`,
@@ -254,14 +325,20 @@ export function checkNotRepeated(records: IDataObject[], request: PageRequest & 
 }
 
 /** A page token back from the editor, or an error when it is not one this package would make. */
-export function readPageToken(token: string, origin: ServiceOrigin): PageRequest & { after?: string } {
+export function readPageToken(
+	token: string,
+	origin: ServiceOrigin,
+): PageRequest & { after?: string } {
 	let parsed: unknown;
 	try {
 		parsed = JSON.parse(token);
 	} catch {
 		parsed = undefined;
 	}
-	const value = (typeof parsed === 'object' && parsed !== null ? parsed : {}) as Record<string, unknown>;
+	const value = (typeof parsed === 'object' && parsed !== null ? parsed : {}) as Record<
+		string,
+		unknown
+	>;
 	const { after, ...rest } = value;
 	const keys = Object.keys(rest);
 	const seen = typeof after === 'string' && /^[0-9a-f]{16}$/.test(after) ? { after } : {};
@@ -270,13 +347,17 @@ export function readPageToken(token: string, origin: ServiceOrigin): PageRequest
 		if (cursor) return { ...cursor, ...seen };
 		const offset = keys.length === 2 ? offsetFromToken(rest.offset, rest.params) : undefined;
 		if (offset) return { ...offset, ...seen };
-		if (keys.length === 1 && Number.isSafeInteger(rest.page) && (rest.page as number) > 1) return { page: rest.page as number, ...seen };
+		if (keys.length === 1 && Number.isSafeInteger(rest.page) && (rest.page as number) > 1)
+			return { page: rest.page as number, ...seen };
 		if (keys.length === 1 && typeof rest.path === 'string') {
 			const url = origin.underBase(rest.path);
 			if (url) return { url, ...seen };
 		}
 	}
-	throw new ServiceBehaviourError('The list page token is not valid', 'Reload the list to start from its first page.');
+	throw new ServiceBehaviourError(
+		'The list page token is not valid',
+		'Reload the list to start from its first page.',
+	);
 }
 
 /**
@@ -307,9 +388,18 @@ export async function searchPage({
 			continue;
 		}
 		checkNotRepeated(records, request);
-		let next = findNextPage(answer, request.page ?? 1, records.length, pageSize, { offset: request.offset, paging });
+		let next = findNextPage(answer, request.page ?? 1, records.length, pageSize, {
+			offset: request.offset,
+			paging,
+		});
 		// The name this token was read under works: the next token goes back under it too.
-		if (next?.kind === 'cursor' && request.cursor !== undefined) next = { ...next, param: request.cursorParam ?? next.param, alternatives: [] };
-		return { records, nextToken: next ? pageToken(next, origin, requestUrl, records[records.length - 1]) : undefined };
+		if (next?.kind === 'cursor' && request.cursor !== undefined)
+			next = { ...next, param: request.cursorParam ?? next.param, alternatives: [] };
+		return {
+			records,
+			nextToken: next
+				? pageToken(next, origin, requestUrl, records[records.length - 1])
+				: undefined,
+		};
 	}
 }

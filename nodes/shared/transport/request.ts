@@ -19,7 +19,14 @@ import { headerValue } from './headers';
 import type { ListPaging } from './listPages';
 import { pageQuery, searchPage, walkPages, type PageRequest } from './pageWalk';
 import { sendWithRetries } from './retry';
-import { allowedDomainsFor, credentialKey, CREDENTIAL_TYPE, readCredentials, ServiceOrigin, type ServiceCredentials } from './service';
+import {
+	allowedDomainsFor,
+	credentialKey,
+	CREDENTIAL_TYPE,
+	readCredentials,
+	ServiceOrigin,
+	type ServiceCredentials,
+} from './service';
 
 /**
  * Requests the package makes itself (outside n8n's routing engine): the trigger's webhook lifecycle,
@@ -27,15 +34,28 @@ import { allowedDomainsFor, credentialKey, CREDENTIAL_TYPE, readCredentials, Ser
  * engine instead (nodes/DocumentSigning/shared/routedRequest.ts); both share the checks below.
  */
 
-export type ApiContext = IHookFunctions | IWebhookFunctions | ILoadOptionsFunctions | IExecuteSingleFunctions | IExecuteFunctions;
+export type ApiContext =
+	| IHookFunctions
+	| IWebhookFunctions
+	| ILoadOptionsFunctions
+	| IExecuteSingleFunctions
+	| IExecuteFunctions;
 
 /** The same execution, node, run and item always give the same key, so a repeat is recognised. */
 export function deriveIdempotencyKey(...parts: Array<string | number | undefined>): string {
-	return 'n8n-' + createHash('sha256').update(parts.map((part) => String(part ?? '')).join('\u0000')).digest('hex').slice(0, 40);
+	return (
+		'n8n-' +
+		createHash('sha256')
+			.update(parts.map((part) => String(part ?? '')).join('\u0000'))
+			.digest('hex')
+			.slice(0, 40)
+	);
 }
 
 /** Request settings every request of the package carries, whichever path it takes. */
-export function safeRequestSettings(allowedDomains: string | undefined): Partial<IHttpRequestOptions> {
+export function safeRequestSettings(
+	allowedDomains: string | undefined,
+): Partial<IHttpRequestOptions> {
 	return {
 		// Redirects are never followed: a redirect to another origin would carry the key there.
 		disableFollowRedirect: true,
@@ -48,7 +68,10 @@ export function safeRequestSettings(allowedDomains: string | undefined): Partial
  * Refuses answers the package cannot use: error statuses (thrown as HttpStatusError for the retry
  * policy), redirects, and text where JSON was expected (a proxy's page, a cut-off body).
  */
-export function checkAnswer(response: IN8nHttpFullResponse, { expectJson, answerStatuses = [] }: { expectJson: boolean; answerStatuses?: number[] }): void {
+export function checkAnswer(
+	response: IN8nHttpFullResponse,
+	{ expectJson, answerStatuses = [] }: { expectJson: boolean; answerStatuses?: number[] },
+): void {
 	const status = response.statusCode;
 	if (answerStatuses.includes(status)) return;
 	if (status >= 400) throw new HttpStatusError(response);
@@ -87,7 +110,13 @@ export async function serviceClient(context: ApiContext): Promise<ServiceClient>
 	const decrypted = await context.getCredentials(CREDENTIAL_TYPE);
 	const credentials = readCredentials(decrypted);
 	const origin = new ServiceOrigin(credentials.baseUrl, context.getNode());
-	return { credentials, decrypted, origin, gateKey: credentialKey(credentials, origin), allowedDomains: allowedDomainsFor(credentials, origin) };
+	return {
+		credentials,
+		decrypted,
+		origin,
+		gateKey: credentialKey(credentials, origin),
+		allowedDomains: allowedDomainsFor(credentials, origin),
+	};
 }
 
 export interface ApiRequestOptions {
@@ -111,11 +140,26 @@ export interface ApiRequestOptions {
 }
 
 /** The answer's body read whole within its kind's limit: parsed JSON (or text), or bytes for a file. */
-export async function readAnswer(response: IN8nHttpFullResponse, kind: AnswerKind, client: ServiceClient): Promise<IN8nHttpFullResponse> {
+export async function readAnswer(
+	response: IN8nHttpFullResponse,
+	kind: AnswerKind,
+	client: ServiceClient,
+): Promise<IN8nHttpFullResponse> {
 	// Error answers are read as API answers whatever was asked for: they carry the service's words.
-	const limit = bodyLimit(response.statusCode >= 300 ? 'json' : kind, client.credentials.largestDownloadMb);
-	const bytes = await readBody(response.body, limit, response.statusCode >= 300 ? 'json' : kind, headerValue(response.headers, 'content-length'));
-	response.body = kind === 'json' ? (jsonOrText(bytes) as IN8nHttpFullResponse['body']) : (bytes as IN8nHttpFullResponse['body']);
+	const limit = bodyLimit(
+		response.statusCode >= 300 ? 'json' : kind,
+		client.credentials.largestDownloadMb,
+	);
+	const bytes = await readBody(
+		response.body,
+		limit,
+		response.statusCode >= 300 ? 'json' : kind,
+		headerValue(response.headers, 'content-length'),
+	);
+	response.body =
+		kind === 'json'
+			? (jsonOrText(bytes) as IN8nHttpFullResponse['body'])
+			: (bytes as IN8nHttpFullResponse['body']);
 	return response;
 }
 
@@ -124,10 +168,17 @@ export async function readAnswer(response: IN8nHttpFullResponse, kind: AnswerKin
  * `target` is a path under the Base URL (`/webhooks`) or an absolute URL, which must be on the
  * credential's origin, under the Base URL's path.
  */
-export async function apiRequest(context: ApiContext, method: IHttpRequestMethods, target: string, options: ApiRequestOptions = {}): Promise<IN8nHttpFullResponse> {
+export async function apiRequest(
+	context: ApiContext,
+	method: IHttpRequestMethods,
+	target: string,
+	options: ApiRequestOptions = {},
+): Promise<IN8nHttpFullResponse> {
 	const node = context.getNode();
 	const client = options.client ?? (await serviceClient(context));
-	const url = target.startsWith('/') ? client.origin.urlOf(target) : client.origin.followable(target, client.origin.baseUrl, 'a link');
+	const url = target.startsWith('/')
+		? client.origin.urlOf(target)
+		: client.origin.followable(target, client.origin.baseUrl, 'a link');
 	const headers: IDataObject = { Accept: options.binary ? '*/*' : 'application/json' };
 	if (options.idempotencyKey) headers['Idempotency-Key'] = options.idempotencyKey;
 	const kind: AnswerKind = options.kind ?? (options.binary ? 'file' : 'json');
@@ -147,33 +198,69 @@ export async function apiRequest(context: ApiContext, method: IHttpRequestMethod
 	};
 	const send = async (signal: AbortSignal) => {
 		// The credential read above goes along: without it n8n reads and decrypts it again per request.
-		const response = (await context.helpers.httpRequestWithAuthentication.call(context, CREDENTIAL_TYPE, { ...request, abortSignal: signal }, {
-			credentialsDecrypted: { id: '', name: '', type: CREDENTIAL_TYPE, data: client.decrypted },
-		})) as IN8nHttpFullResponse;
+		const response = (await context.helpers.httpRequestWithAuthentication.call(
+			context,
+			CREDENTIAL_TYPE,
+			{ ...request, abortSignal: signal },
+			{
+				credentialsDecrypted: { id: '', name: '', type: CREDENTIAL_TYPE, data: client.decrypted },
+			},
+		)) as IN8nHttpFullResponse;
 		await readAnswer(response, kind, client);
-		checkAnswer(response, { expectJson: !options.binary && method !== 'DELETE', answerStatuses: options.answerStatuses });
+		checkAnswer(response, {
+			expectJson: !options.binary && method !== 'DELETE',
+			answerStatuses: options.answerStatuses,
+		});
 		return response;
 	};
 	if (options.singleAttemptTimeoutMs) {
 		const limit = AbortSignal.timeout(options.singleAttemptTimeoutMs);
 		try {
-			return await send(options.abortSignal ? AbortSignal.any([options.abortSignal, limit]) : limit);
+			return await send(
+				options.abortSignal ? AbortSignal.any([options.abortSignal, limit]) : limit,
+			);
 		} catch (error) {
-			throw toNodeError(node, limit.aborted ? Object.assign(new Error('timed out'), { code: 'ETIMEDOUT' }) : error);
+			throw toNodeError(
+				node,
+				limit.aborted ? Object.assign(new Error('timed out'), { code: 'ETIMEDOUT' }) : error,
+			);
 		}
 	}
-	const idempotent = method !== 'POST' && method !== 'PATCH' ? true : Boolean(options.idempotencyKey);
+	const idempotent =
+		method !== 'POST' && method !== 'PATCH' ? true : Boolean(options.idempotencyKey);
 	return await sendWithRetries(
-		{ node, gateKey: client.gateKey, idempotent, abortSignal: options.abortSignal, maxTotalWaitMs: options.maxTotalWaitMs },
+		{
+			node,
+			gateKey: client.gateKey,
+			idempotent,
+			abortSignal: options.abortSignal,
+			maxTotalWaitMs: options.maxTotalWaitMs,
+		},
 		async (attempt) => await send(attempt.signal),
 	);
 }
 
-async function fetchListPage(context: ApiContext, client: ServiceClient, path: string, qs: IDataObject, request: PageRequest, pageSize: number, paging?: ListPaging, maxTotalWaitMs?: number) {
+async function fetchListPage(
+	context: ApiContext,
+	client: ServiceClient,
+	path: string,
+	qs: IDataObject,
+	request: PageRequest,
+	pageSize: number,
+	paging?: ListPaging,
+	maxTotalWaitMs?: number,
+) {
 	if (request.url) {
-		return { answer: await apiRequest(context, 'GET', request.url, { client, maxTotalWaitMs }), requestUrl: request.url };
+		return {
+			answer: await apiRequest(context, 'GET', request.url, { client, maxTotalWaitMs }),
+			requestUrl: request.url,
+		};
 	}
-	const answer = await apiRequest(context, 'GET', path, { client, qs: { ...qs, ...pageQuery(request, pageSize, paging) }, maxTotalWaitMs });
+	const answer = await apiRequest(context, 'GET', path, {
+		client,
+		qs: { ...qs, ...pageQuery(request, pageSize, paging) },
+		maxTotalWaitMs,
+	});
 	return { answer, requestUrl: client.origin.urlOf(path) };
 }
 
@@ -196,17 +283,32 @@ export async function apiRequestPage(
 		token,
 		pageSize,
 		paging,
-		fetchPage: async (request) => await fetchListPage(context, client, path, filters, request, pageSize, paging, TIME_LIMITS.listSearchMs),
+		fetchPage: async (request) =>
+			await fetchListPage(
+				context,
+				client,
+				path,
+				filters,
+				request,
+				pageSize,
+				paging,
+				TIME_LIMITS.listSearchMs,
+			),
 	});
 	return { ...page, origin: client.origin };
 }
 
 /** Every record of a list, page after page, within the page walk's bounds. */
-export async function apiRequestAllRecords(context: ApiContext, path: string, qs: IDataObject = {}): Promise<IDataObject[]> {
+export async function apiRequestAllRecords(
+	context: ApiContext,
+	path: string,
+	qs: IDataObject = {},
+): Promise<IDataObject[]> {
 	const client = await serviceClient(context);
 	return await walkPages({
 		origin: client.origin,
 		pageSize: MAX_PAGE_SIZE,
-		fetchPage: async (request) => await fetchListPage(context, client, path, qs, request, MAX_PAGE_SIZE),
+		fetchPage: async (request) =>
+			await fetchListPage(context, client, path, qs, request, MAX_PAGE_SIZE),
 	});
 }

@@ -40,7 +40,10 @@ export class RequestGate {
 	 * CancelledError when `signal` aborts, and with GateDeadlineError when no place can be had
 	 * before `deadline` (epoch ms) because a 429's pause lasts longer.
 	 */
-	async acquire({ signal, deadline = Number.POSITIVE_INFINITY }: { signal?: AbortSignal; deadline?: number } = {}): Promise<number> {
+	async acquire({
+		signal,
+		deadline = Number.POSITIVE_INFINITY,
+	}: { signal?: AbortSignal; deadline?: number } = {}): Promise<number> {
 		for (;;) {
 			throwIfCancelled(signal);
 			const pause = this.nextStartAt - Date.now();
@@ -65,7 +68,11 @@ export class RequestGate {
 	 */
 	private async queueUp(signal: AbortSignal | undefined, deadline: number): Promise<void> {
 		const left = deadline - Date.now();
-		if (left <= 0) throw new GateDeadlineError(deadline, 'No free request slot for this credential before the request\'s time limit');
+		if (left <= 0)
+			throw new GateDeadlineError(
+				deadline,
+				"No free request slot for this credential before the request's time limit",
+			);
 		const expiry = Number.isFinite(deadline) ? AbortSignal.timeout(Math.ceil(left)) : undefined;
 		await new Promise<void>((resolve, reject) => {
 			const stopListening = () => {
@@ -87,7 +94,12 @@ export class RequestGate {
 			};
 			const onExpiry = () => {
 				leave();
-				reject(new GateDeadlineError(deadline, 'No free request slot for this credential before the request\'s time limit'));
+				reject(
+					new GateDeadlineError(
+						deadline,
+						"No free request slot for this credential before the request's time limit",
+					),
+				);
 			};
 			this.waiting.push(wake);
 			signal?.addEventListener('abort', onAbort, { once: true });
@@ -111,7 +123,10 @@ export class RequestGate {
 		if (nextRequestMs < MIN_PACE_MS) return;
 		// Requests in flight when the spacing last changed were not spaced by it: they say nothing new.
 		const spacedAndRefused = this.paceMs > 0 && startedAt > this.paceChangedAt;
-		const paceMs = Math.min(MAX_PACE_MS, Math.max(nextRequestMs, spacedAndRefused ? this.paceMs * PACE_GROWTH : this.paceMs));
+		const paceMs = Math.min(
+			MAX_PACE_MS,
+			Math.max(nextRequestMs, spacedAndRefused ? this.paceMs * PACE_GROWTH : this.paceMs),
+		);
 		if (paceMs > this.paceMs) {
 			this.paceMs = paceMs;
 			this.paceChangedAt = now;

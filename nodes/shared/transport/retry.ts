@@ -2,7 +2,13 @@ import type { IN8nHttpFullResponse, INode } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
 import { TIME_LIMITS } from './bounds';
-import { describeFailure, type Failure, failureToNodeError, ServiceBehaviourError, toNodeError } from './errors';
+import {
+	describeFailure,
+	type Failure,
+	failureToNodeError,
+	ServiceBehaviourError,
+	toNodeError,
+} from './errors';
 import { headerValue } from './headers';
 import { GateDeadlineError, RequestGate } from './requestGate';
 import { CancelledError, cancellableSleep } from './wait';
@@ -27,9 +33,23 @@ export const RETRY_POLICY = {
 };
 
 const RETRYABLE_STATUS = new Set([500, 502, 503, 504]);
-const RETRYABLE_NETWORK_CODES = new Set(['ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ECONNABORTED', 'EAI_AGAIN', 'ESOCKETTIMEDOUT', 'ECONNREFUSED']);
+const RETRYABLE_NETWORK_CODES = new Set([
+	'ECONNRESET',
+	'EPIPE',
+	'ETIMEDOUT',
+	'ECONNABORTED',
+	'EAI_AGAIN',
+	'ESOCKETTIMEDOUT',
+	'ECONNREFUSED',
+]);
 /** Failures after which the request may have reached the service and been carried out. */
-const MAYBE_DONE_NETWORK_CODES = new Set(['ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ECONNABORTED', 'ESOCKETTIMEDOUT']);
+const MAYBE_DONE_NETWORK_CODES = new Set([
+	'ECONNRESET',
+	'EPIPE',
+	'ETIMEDOUT',
+	'ECONNABORTED',
+	'ESOCKETTIMEDOUT',
+]);
 /** Refused connections are retried only briefly: usually the address is simply wrong. */
 const MAX_REFUSED_ATTEMPTS = 2;
 
@@ -62,7 +82,8 @@ export function retryAfterMs(value: string | undefined, now = Date.now()): numbe
  */
 export function rateLimitWaitMs(response: IN8nHttpFullResponse): number {
 	const precise = Number(headerValue(response.headers, 'x-ratelimit-reset-after'));
-	if (Number.isFinite(precise) && precise >= 0 && precise <= RETRY_POLICY.maxRetryAfterMs / 1000) return Math.max(precise * 1000, 1);
+	if (Number.isFinite(precise) && precise >= 0 && precise <= RETRY_POLICY.maxRetryAfterMs / 1000)
+		return Math.max(precise * 1000, 1);
 	return retryAfterMs(headerValue(response.headers, 'retry-after'));
 }
 
@@ -102,21 +123,36 @@ export interface Attempt {
 }
 
 /** The signal of one attempt: the execution's cancel, or the attempt's own time limit (never past the request's deadline). */
-function attemptSignal(cancel: AbortSignal | undefined, deadline: number): { signal: AbortSignal; timedOut: () => boolean } {
-	const limit = AbortSignal.timeout(Math.max(1, Math.min(TIME_LIMITS.attemptMs, deadline - Date.now())));
-	return { signal: cancel ? AbortSignal.any([cancel, limit]) : limit, timedOut: () => limit.aborted && !cancel?.aborted };
+function attemptSignal(
+	cancel: AbortSignal | undefined,
+	deadline: number,
+): { signal: AbortSignal; timedOut: () => boolean } {
+	const limit = AbortSignal.timeout(
+		Math.max(1, Math.min(TIME_LIMITS.attemptMs, deadline - Date.now())),
+	);
+	return {
+		signal: cancel ? AbortSignal.any([cancel, limit]) : limit,
+		timedOut: () => limit.aborted && !cancel?.aborted,
+	};
 }
 
 function withDescription(error: ReturnType<typeof toNodeError>, extra: string) {
-	if (error instanceof NodeApiError) error.description = [error.description, extra].filter(Boolean).join(' ');
+	if (error instanceof NodeApiError)
+		error.description = [error.description, extra].filter(Boolean).join(' ');
 	return error;
 }
 
 /** Runs `send` under the credential's gate, retrying what can be retried without a duplicate. */
-export async function sendWithRetries<T>(settings: AttemptSettings, send: (attempt: Attempt) => Promise<T>): Promise<T> {
+export async function sendWithRetries<T>(
+	settings: AttemptSettings,
+	send: (attempt: Attempt) => Promise<T>,
+): Promise<T> {
 	const { node, itemIndex, abortSignal: signal } = settings;
 	const gate = gateFor(settings.gateKey);
-	const budgetMs = Math.min(RETRY_POLICY.maxTotalWaitMs, settings.maxTotalWaitMs ?? Number.POSITIVE_INFINITY);
+	const budgetMs = Math.min(
+		RETRY_POLICY.maxTotalWaitMs,
+		settings.maxTotalWaitMs ?? Number.POSITIVE_INFINITY,
+	);
 	const deadline = Date.now() + budgetMs;
 	const giveUp = (failure: Failure, why?: string) => {
 		const error = failureToNodeError(node, failure, itemIndex);
@@ -131,7 +167,10 @@ export async function sendWithRetries<T>(settings: AttemptSettings, send: (attem
 			startedAt = await gate.acquire({ signal, deadline });
 		} catch (error) {
 			if (error instanceof GateDeadlineError && lastFailure) {
-				throw giveUp(lastFailure, `Gave up: the service asked to wait beyond this request's limit of ${budgetMs / 1000} s in all.`);
+				throw giveUp(
+					lastFailure,
+					`Gave up: the service asked to wait beyond this request's limit of ${budgetMs / 1000} s in all.`,
+				);
 			}
 			if (error instanceof GateDeadlineError) {
 				throw toNodeError(
@@ -153,7 +192,9 @@ export async function sendWithRetries<T>(settings: AttemptSettings, send: (attem
 			return result;
 		} catch (error) {
 			// The attempt's own time limit: a hanging service, told apart from a cancel.
-			failure = attempt.timedOut() ? { kind: 'network', code: 'ETIMEDOUT' } : describeFailure(error);
+			failure = attempt.timedOut()
+				? { kind: 'network', code: 'ETIMEDOUT' }
+				: describeFailure(error);
 			if (failure.kind === 'status' && failure.response.statusCode !== 429) gate.admitted();
 		} finally {
 			gate.release();
@@ -164,7 +205,10 @@ export async function sendWithRetries<T>(settings: AttemptSettings, send: (attem
 		if (failure.kind === 'status' && failure.response.statusCode === 429) {
 			const wait = rateLimitWaitMs(failure.response);
 			if (wait > RETRY_POLICY.maxRetryAfterMs) {
-				throw giveUp(failure, `The service asked to wait ${Math.round(wait / 1000)} s, more than the ${RETRY_POLICY.maxRetryAfterMs / 1000} s this node waits.`);
+				throw giveUp(
+					failure,
+					`The service asked to wait ${Math.round(wait / 1000)} s, more than the ${RETRY_POLICY.maxRetryAfterMs / 1000} s this node waits.`,
+				);
 			}
 			gate.rateLimited(wait, rateLimitPaceMs(failure.response), startedAt);
 			continue;
@@ -182,7 +226,11 @@ export async function sendWithRetries<T>(settings: AttemptSettings, send: (attem
 		if (Date.now() + delay > deadline) {
 			throw giveUp(failure, `Gave up after ${budgetMs / 1000} s of retries.`);
 		}
-		if (failure.kind === 'network' && MAYBE_DONE_NETWORK_CODES.has(failure.code) && settings.observed) {
+		if (
+			failure.kind === 'network' &&
+			MAYBE_DONE_NETWORK_CODES.has(failure.code) &&
+			settings.observed
+		) {
 			settings.observed.retriedAfterLostAnswer = true;
 		}
 		try {
@@ -194,6 +242,11 @@ export async function sendWithRetries<T>(settings: AttemptSettings, send: (attem
 }
 
 function cancelledOr(node: INode, error: unknown, itemIndex?: number) {
-	if (error instanceof CancelledError) return toNodeError(node, new Error('The execution was cancelled while waiting to retry'), itemIndex);
+	if (error instanceof CancelledError)
+		return toNodeError(
+			node,
+			new Error('The execution was cancelled while waiting to retry'),
+			itemIndex,
+		);
 	return toNodeError(node, error, itemIndex);
 }

@@ -26,9 +26,15 @@ export function readCredentials(data: ICredentialDataDecryptedObject): ServiceCr
 	return {
 		baseUrl: String(data.baseUrl ?? ''),
 		apiKey: String(data.apiKey ?? ''),
-		allowedDomainsMode: typeof data.allowedHttpRequestDomains === 'string' ? data.allowedHttpRequestDomains : undefined,
+		allowedDomainsMode:
+			typeof data.allowedHttpRequestDomains === 'string'
+				? data.allowedHttpRequestDomains
+				: undefined,
 		allowedDomains: typeof data.allowedDomains === 'string' ? data.allowedDomains : undefined,
-		largestDownloadMb: typeof data.largestDownloadMb === 'number' && data.largestDownloadMb > 0 ? data.largestDownloadMb : undefined,
+		largestDownloadMb:
+			typeof data.largestDownloadMb === 'number' && data.largestDownloadMb > 0
+				? data.largestDownloadMb
+				: undefined,
 	};
 }
 
@@ -48,13 +54,19 @@ export class ServiceOrigin {
 			parsed = new URL(baseUrl.trim());
 		} catch {
 			throw new NodeOperationError(node, 'The Base URL in the credentials is not a valid URL', {
-				description: 'Enter the API address from your account settings, e.g. https://api.example.com/v1',
+				description:
+					'Enter the API address from your account settings, e.g. https://api.example.com/v1',
 			});
 		}
 		if (!/^https?:$/.test(parsed.protocol) || parsed.username || parsed.password) {
-			throw new NodeOperationError(node, 'The Base URL in the credentials must be an http:// or https:// address without a user name', {
-				description: 'Enter the API address from your account settings, e.g. https://api.example.com/v1',
-			});
+			throw new NodeOperationError(
+				node,
+				'The Base URL in the credentials must be an http:// or https:// address without a user name',
+				{
+					description:
+						'Enter the API address from your account settings, e.g. https://api.example.com/v1',
+				},
+			);
 		}
 		this.origin = parsed.origin;
 		this.basePath = parsed.pathname.replace(/\/+$/, '');
@@ -81,7 +93,11 @@ export class ServiceOrigin {
 	 */
 	followable(link: string, from: string, what: string): string {
 		const url = parseUrl(link, from);
-		if (!url) throw new ServiceBehaviourError(`The service gave ${what} that is not a valid URL`, `The link was "${link.slice(0, 200)}".`);
+		if (!url)
+			throw new ServiceBehaviourError(
+				`The service gave ${what} that is not a valid URL`,
+				`The link was "${link.slice(0, 200)}".`,
+			);
 		if (url.origin !== this.origin) {
 			throw new ServiceBehaviourError(
 				`The service gave ${what} on another origin (${url.origin}); it was not followed`,
@@ -101,7 +117,8 @@ export class ServiceOrigin {
 	underBase(pathAndQuery: string): string | undefined {
 		if (!pathAndQuery.startsWith('/') || pathAndQuery.startsWith('//')) return undefined;
 		const url = parseUrl(pathAndQuery, this.origin);
-		if (!url || url.origin !== this.origin || !`${url.pathname}/`.startsWith(`${this.basePath}/`)) return undefined;
+		if (!url || url.origin !== this.origin || !`${url.pathname}/`.startsWith(`${this.basePath}/`))
+			return undefined;
 		return url.toString();
 	}
 }
@@ -119,7 +136,10 @@ function parseUrl(link: string, base?: string): URL | undefined {
  * URL: in "Specific Domains" mode the listed domains plus the Base URL's own host (every request
  * here stays on that host anyway). Passed on with each request so n8n checks every hop.
  */
-export function allowedDomainsFor(credentials: ServiceCredentials, origin: ServiceOrigin): string | undefined {
+export function allowedDomainsFor(
+	credentials: ServiceCredentials,
+	origin: ServiceOrigin,
+): string | undefined {
 	if (credentials.allowedDomainsMode !== 'domains') return undefined;
 	const ownHost = new URL(origin.origin).hostname.toLowerCase();
 	const listed = (credentials.allowedDomains ?? '').trim();

@@ -1,4 +1,9 @@
-import type { IDataObject, IExecuteSingleFunctions, IHttpRequestOptions, INodeProperties } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteSingleFunctions,
+	IHttpRequestOptions,
+	INodeProperties,
+} from 'n8n-workflow';
 
 import { ACCEPTED_FILE_TYPES, LIMITS } from '../../../shared/vocabulary';
 import { extraBodyFieldsOption, resourceLocator, showFor, signersField } from '../../shared/fields';
@@ -25,14 +30,16 @@ export const documentCreateFields: INodeProperties[] = [
 		type: 'string',
 		default: '',
 		placeholder: 'contract.pdf',
-		description: "File name shown to signers, e.g. contract.pdf. May be left empty when a template gives the document's name.",
+		description:
+			"File name shown to signers, e.g. contract.pdf. May be left empty when a template gives the document's name.",
 		hint: "Without an extension (e.g. .pdf) the attached file's extension is added; with no file attached, give one",
 		displayOptions: show,
 	},
 	{
 		...signersField('document', CREATE_FIELD_OPERATIONS, {
 			required: true,
-			description: 'Who signs the document. Not needed when saving a draft or when the template names the signers.',
+			description:
+				'Who signs the document. Not needed when saving a draft or when the template names the signers.',
 		}),
 		displayOptions: show,
 	},
@@ -41,7 +48,8 @@ export const documentCreateFields: INodeProperties[] = [
 		name: 'attachFile',
 		type: 'boolean',
 		default: false,
-		description: 'Whether to upload the document content from a binary property of the input item (e.g. from Read File or Google Drive)',
+		description:
+			'Whether to upload the document content from a binary property of the input item (e.g. from Read File or Google Drive)',
 		displayOptions: show,
 	},
 	{
@@ -51,7 +59,10 @@ export const documentCreateFields: INodeProperties[] = [
 		default: 'data',
 		required: true,
 		hint: 'The name of the input field containing the file (PDF, DOCX, PNG or JPEG; at most 10 MB)',
-		displayOptions: { ...showFor('document', CREATE_FIELD_OPERATIONS, { attachFile: [true] }), hide: onlyForNewDocuments },
+		displayOptions: {
+			...showFor('document', CREATE_FIELD_OPERATIONS, { attachFile: [true] }),
+			hide: onlyForNewDocuments,
+		},
 	},
 	{
 		displayName: 'Additional Fields',
@@ -89,12 +100,14 @@ export const documentCreateFields: INodeProperties[] = [
 				name: 'draft',
 				type: 'boolean',
 				default: false,
-				description: 'Whether to keep the document as a draft instead of sending it now. Send it later with Signing Request → Create.',
+				description:
+					'Whether to keep the document as a draft instead of sending it now. Send it later with Signing Request → Create.',
 			},
 			resourceLocator({
 				name: 'template_id',
 				displayName: 'Template',
-				description: 'Create the document from this template; its signer roles are filled with the signers in order',
+				description:
+					'Create the document from this template; its signer roles are filled with the signers in order',
 				searchListMethod: 'searchTemplates',
 				idPlaceholder: 'tpl_2b7x0d',
 				required: false,
@@ -116,14 +129,18 @@ function extensionOf(name: string): string | undefined {
 
 /** The extension the attached file gives a name that has none: its own file name's, if accepted for its type, else its type's. */
 function fileExtension(file: IDataObject): string {
-	const accepted: readonly string[] = ACCEPTED_FILE_TYPES[file.content_type as keyof typeof ACCEPTED_FILE_TYPES];
+	const accepted: readonly string[] =
+		ACCEPTED_FILE_TYPES[file.content_type as keyof typeof ACCEPTED_FILE_TYPES];
 	const own = typeof file.name === 'string' ? extensionOf(file.name) : undefined;
 	return own && accepted.includes(own) ? own : accepted[0];
 }
 
 /** Additional Fields › Template as an ID: a resource locator's value (any mode) or plain text; '' when not set. */
 function templateIdOf(context: IExecuteSingleFunctions, value: unknown): string {
-	const raw = typeof value === 'object' && value !== null && 'value' in value ? (value as IDataObject).value : value;
+	const raw =
+		typeof value === 'object' && value !== null && 'value' in value
+			? (value as IDataObject).value
+			: value;
 	const id = (idText(raw) ?? '').trim();
 	const problem = id ? idProblem(id) : undefined;
 	if (problem) throw invalid(context, 'Additional Fields › Template', problem, ID_HINT);
@@ -131,7 +148,11 @@ function templateIdOf(context: IExecuteSingleFunctions, value: unknown): string 
 }
 
 async function readFile(context: IExecuteSingleFunctions): Promise<IDataObject> {
-	const property = requireText(context, 'Input Binary Field', context.getNodeParameter('binaryPropertyName', 'data'));
+	const property = requireText(
+		context,
+		'Input Binary Field',
+		context.getNodeParameter('binaryPropertyName', 'data'),
+	);
 	const item = context.getInputData();
 	if (!item.binary?.[property]) {
 		throw invalid(
@@ -144,25 +165,46 @@ async function readFile(context: IExecuteSingleFunctions): Promise<IDataObject> 
 	const binary = context.helpers.assertBinaryData(property);
 	const mimeType = (binary.mimeType ?? '').split(';')[0].trim().toLowerCase();
 	if (!isAcceptedType(mimeType)) {
-		throw invalid(context, 'Input Binary Field', `files of type "${mimeType || 'unknown'}" are not accepted`, 'Use a PDF, DOCX, PNG or JPEG file.');
+		throw invalid(
+			context,
+			'Input Binary Field',
+			`files of type "${mimeType || 'unknown'}" are not accepted`,
+			'Use a PDF, DOCX, PNG or JPEG file.',
+		);
 	}
 	const buffer = await context.helpers.getBinaryDataBuffer(property);
 	if (buffer.length === 0) throw invalid(context, 'Input Binary Field', 'the file is empty');
 	if (buffer.length > LIMITS.maxFileBytes) {
-		throw invalid(context, 'Input Binary Field', `the file is ${(buffer.length / MIB).toFixed(1)} MB; the limit is ${LIMITS.maxFileBytes / MIB} MB`);
+		throw invalid(
+			context,
+			'Input Binary Field',
+			`the file is ${(buffer.length / MIB).toFixed(1)} MB; the limit is ${LIMITS.maxFileBytes / MIB} MB`,
+		);
 	}
-	return compact({ name: binary.fileName, content_type: mimeType, data: buffer.toString('base64') });
+	return compact({
+		name: binary.fileName,
+		content_type: mimeType,
+		data: buffer.toString('base64'),
+	});
 }
 
-export const buildDocumentBody = async function (this: IExecuteSingleFunctions, options: IHttpRequestOptions) {
+export const buildDocumentBody = async function (
+	this: IExecuteSingleFunctions,
+	options: IHttpRequestOptions,
+) {
 	const additional = this.getNodeParameter('additionalFields', {}) as IDataObject;
 	const draft = additional.draft === true;
 	const templateId = templateIdOf(this, additional.template_id);
 
 	// With a template the service names the document after the template's document_name.
 	const rawName = this.getNodeParameter('name', '') as string;
-	let name = templateId && !String(rawName ?? '').trim() ? undefined : requireText(this, 'Document Name', rawName);
-	const file = (this.getNodeParameter('attachFile', false) as boolean) ? await readFile(this) : undefined;
+	let name =
+		templateId && !String(rawName ?? '').trim()
+			? undefined
+			: requireText(this, 'Document Name', rawName);
+	const file = (this.getNodeParameter('attachFile', false) as boolean)
+		? await readFile(this)
+		: undefined;
 	if (name !== undefined && !extensionOf(name)) {
 		if (!file) {
 			throw invalid(
@@ -191,9 +233,14 @@ export const buildDocumentBody = async function (this: IExecuteSingleFunctions, 
 	if (metadata) body.metadata = metadata;
 
 	if (file) {
-		const accepted: readonly string[] = ACCEPTED_FILE_TYPES[file.content_type as keyof typeof ACCEPTED_FILE_TYPES];
+		const accepted: readonly string[] =
+			ACCEPTED_FILE_TYPES[file.content_type as keyof typeof ACCEPTED_FILE_TYPES];
 		if (extension && !accepted.includes(extension)) {
-			throw invalid(this, 'Document Name', `the extension ".${extension}" does not match the attached ${accepted[0].toUpperCase()} file`);
+			throw invalid(
+				this,
+				'Document Name',
+				`the extension ".${extension}" does not match the attached ${accepted[0].toUpperCase()} file`,
+			);
 		}
 		body.file = file;
 	}

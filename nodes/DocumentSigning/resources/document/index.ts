@@ -1,7 +1,19 @@
 import type { IExecuteSingleFunctions, IHttpRequestOptions, INodeProperties } from 'n8n-workflow';
 
 import { DOCUMENT_STATUSES } from '../../../shared/vocabulary';
-import { capitalise, checkOutputFileField, filtersCollection, outputFileField, queryChoiceFilter, queryFilter, resourceLocator, returnAllAndLimit, showFor, simplifyField, searchListPaging } from '../../shared/fields';
+import {
+	capitalise,
+	checkOutputFileField,
+	filtersCollection,
+	outputFileField,
+	queryChoiceFilter,
+	queryFilter,
+	resourceLocator,
+	returnAllAndLimit,
+	showFor,
+	simplifyField,
+	searchListPaging,
+} from '../../shared/fields';
 import { operation, operationProperty } from '../../shared/operation';
 import { deletedResult, downloadedFile, simplifyTo } from '../../shared/postReceive';
 import { invalid, optionalDate } from '../../shared/validation';
@@ -10,13 +22,30 @@ import { sendAndWaitFields, sendAndWaitOperation } from './sendAndWait/descripti
 
 // signature_request_id: what Signing Request → Get Status and Send Reminder need next (an AI
 // agent reading a found document has nothing else to go on).
-const SIMPLE_FIELDS = ['id', 'name', 'status', 'signers', 'signing_url', 'signature_request_id', 'created_at', 'expires_at', 'completed_at'];
+const SIMPLE_FIELDS = [
+	'id',
+	'name',
+	'status',
+	'signers',
+	'signing_url',
+	'signature_request_id',
+	'created_at',
+	'expires_at',
+	'completed_at',
+];
 
-const checkListFilters = async function (this: IExecuteSingleFunctions, options: IHttpRequestOptions) {
-	const filters = this.getNodeParameter('filters', {}) as { created_after?: string; created_before?: string };
+const checkListFilters = async function (
+	this: IExecuteSingleFunctions,
+	options: IHttpRequestOptions,
+) {
+	const filters = this.getNodeParameter('filters', {}) as {
+		created_after?: string;
+		created_before?: string;
+	};
 	const after = optionalDate(this, 'Filters › Created After', filters.created_after);
 	const before = optionalDate(this, 'Filters › Created Before', filters.created_before);
-	if (after && before && after > before) throw invalid(this, 'Filters › Created After', 'must be before Created Before');
+	if (after && before && after > before)
+		throw invalid(this, 'Filters › Created After', 'must be before Created Before');
 	return options;
 };
 
@@ -57,7 +86,8 @@ export const documentOperations = operationProperty(
 			name: 'Get',
 			value: 'get',
 			action: 'Get a document',
-			description: 'Get a document by ID with its status, signers, signing link and signature_request_id',
+			description:
+				'Get a document by ID with its status, signers, signing link and signature_request_id',
 			method: 'GET',
 			path: '/documents/{documentId}',
 			postReceive: [simplifyTo(SIMPLE_FIELDS)],
@@ -66,7 +96,8 @@ export const documentOperations = operationProperty(
 			name: 'Get Many',
 			value: 'getAll',
 			action: 'Get many documents',
-			description: 'List documents, newest first, filtered by name, status or creation date. Each comes with its ID, status, signers and signature_request_id.',
+			description:
+				'List documents, newest first, filtered by name, status or creation date. Each comes with its ID, status, signers and signature_request_id.',
 			method: 'GET',
 			path: '/documents',
 			preSend: [checkListFilters],
@@ -98,9 +129,17 @@ export const documentFields: INodeProperties[] = [
 		description: 'Which file of the document to download',
 		displayOptions: showFor('document', ['download']),
 		options: [
-			{ name: 'Audit Trail', value: 'auditTrail', description: 'Who did what and when, as a PDF (available at any time)' },
+			{
+				name: 'Audit Trail',
+				value: 'auditTrail',
+				description: 'Who did what and when, as a PDF (available at any time)',
+			},
 			{ name: 'Original', value: 'original', description: 'The file as it was uploaded' },
-			{ name: 'Signed', value: 'signed', description: 'The signed PDF, once every signer has signed' },
+			{
+				name: 'Signed',
+				value: 'signed',
+				description: 'The signed PDF, once every signer has signed',
+			},
 		],
 	},
 	outputFileField('document', ['download']),

@@ -1,7 +1,16 @@
 import type { IExecuteSingleFunctions, IHttpRequestOptions, INodeProperties } from 'n8n-workflow';
 
 import { AUDIT_EVENTS, eventLabel, EXPORT_FORMATS } from '../../../shared/vocabulary';
-import { byName, checkOutputFileField, filtersCollection, outputFileField, queryChoiceFilter, queryFilter, returnAllAndLimit, showFor } from '../../shared/fields';
+import {
+	byName,
+	checkOutputFileField,
+	filtersCollection,
+	outputFileField,
+	queryChoiceFilter,
+	queryFilter,
+	returnAllAndLimit,
+	showFor,
+} from '../../shared/fields';
 import { operation, operationProperty } from '../../shared/operation';
 import { binaryFromResponse } from '../../shared/postReceive';
 import { invalid, optionalDate } from '../../shared/validation';
@@ -42,7 +51,8 @@ export const reportOperations = operationProperty(
 			name: 'Usage',
 			value: 'usage',
 			action: 'Get usage statistics',
-			description: 'Documents created, completed and declined, reminders and signatures in a period',
+			description:
+				'Documents created, completed and declined, reminders and signatures in a period',
 			method: 'GET',
 			path: '/reports/usage',
 			preSend: [sendDateRange],

@@ -1,17 +1,48 @@
-import type { IDataObject, IExecuteSingleFunctions, IHttpRequestOptions, INodeProperties } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteSingleFunctions,
+	IHttpRequestOptions,
+	INodeProperties,
+} from 'n8n-workflow';
 
-import { extraBodyFieldsOption, resourceLocator, showFor, signersField, simplifyField, searchListPaging } from '../../shared/fields';
+import {
+	extraBodyFieldsOption,
+	resourceLocator,
+	showFor,
+	signersField,
+	simplifyField,
+	searchListPaging,
+} from '../../shared/fields';
 import { operation, operationProperty } from '../../shared/operation';
 import { simplifyTo } from '../../shared/postReceive';
-import { compact, invalid, optionalDate, readSigners, requireId, withExtraBodyFields } from '../../shared/validation';
+import {
+	compact,
+	invalid,
+	optionalDate,
+	readSigners,
+	requireId,
+	withExtraBodyFields,
+} from '../../shared/validation';
 
-const SIMPLE_FIELDS = ['id', 'document_id', 'status', 'signers', 'reminders_sent', 'last_reminded_at', 'expires_at'];
+const SIMPLE_FIELDS = [
+	'id',
+	'document_id',
+	'status',
+	'signers',
+	'reminders_sent',
+	'last_reminded_at',
+	'expires_at',
+];
 
-const buildRequestBody = async function (this: IExecuteSingleFunctions, options: IHttpRequestOptions) {
+const buildRequestBody = async function (
+	this: IExecuteSingleFunctions,
+	options: IHttpRequestOptions,
+) {
 	const documentId = requireId(this, 'draftDocumentId', 'Document');
 	const additional = this.getNodeParameter('signingRequestAdditionalFields', {}) as IDataObject;
 	const expiresAt = optionalDate(this, 'Additional Fields › Expires At', additional.expires_at);
-	if (expiresAt && Date.parse(expiresAt) <= Date.now()) throw invalid(this, 'Additional Fields › Expires At', 'must be in the future');
+	if (expiresAt && Date.parse(expiresAt) <= Date.now())
+		throw invalid(this, 'Additional Fields › Expires At', 'must be in the future');
 	const body = compact({
 		document_id: documentId,
 		signers: readSigners(this, { required: false, parameter: 'requestSigners' }),
@@ -22,9 +53,16 @@ const buildRequestBody = async function (this: IExecuteSingleFunctions, options:
 	return options;
 };
 
-const buildReminderBody = async function (this: IExecuteSingleFunctions, options: IHttpRequestOptions) {
+const buildReminderBody = async function (
+	this: IExecuteSingleFunctions,
+	options: IHttpRequestOptions,
+) {
 	const reminder = this.getNodeParameter('reminderOptions', {}) as IDataObject;
-	options.body = withExtraBodyFields(this, compact({ message: reminder.message }), reminder.extraBodyFields);
+	options.body = withExtraBodyFields(
+		this,
+		compact({ message: reminder.message }),
+		reminder.extraBodyFields,
+	);
 	return options;
 };
 
@@ -44,7 +82,8 @@ export const signingRequestOperations = operationProperty(
 			name: 'Get Status',
 			value: 'getStatus',
 			action: 'Get the status of a signing request',
-			description: "Get where a signing request stands and which signers have signed. Needs the request's ID: a document's signature_request_id.",
+			description:
+				"Get where a signing request stands and which signers have signed. Needs the request's ID: a document's signature_request_id.",
 			method: 'GET',
 			path: '/signatures/{signingRequestId}',
 			postReceive: [simplifyTo(SIMPLE_FIELDS)],
@@ -53,7 +92,8 @@ export const signingRequestOperations = operationProperty(
 			name: 'Send Reminder',
 			value: 'remind',
 			action: 'Send a reminder for a signing request',
-			description: "Remind every signer who has not signed yet. Needs the request's ID: a document's signature_request_id. Returns the request with its reminder count.",
+			description:
+				"Remind every signer who has not signed yet. Needs the request's ID: a document's signature_request_id. Returns the request with its reminder count.",
 			method: 'POST',
 			path: '/signatures/{signingRequestId}/remind',
 			preSend: [buildReminderBody],
@@ -85,9 +125,22 @@ export const signingRequestFields: INodeProperties[] = [
 		default: {},
 		displayOptions: showFor('signingRequest', ['create']),
 		options: [
-			{ displayName: 'Expires At', name: 'expires_at', type: 'dateTime', default: '', description: 'When signing closes' },
+			{
+				displayName: 'Expires At',
+				name: 'expires_at',
+				type: 'dateTime',
+				default: '',
+				description: 'When signing closes',
+			},
 			extraBodyFieldsOption,
-			{ displayName: 'Message', name: 'message', type: 'string', typeOptions: { rows: 3 }, default: '', description: 'Note shown to signers in the invitation' },
+			{
+				displayName: 'Message',
+				name: 'message',
+				type: 'string',
+				typeOptions: { rows: 3 },
+				default: '',
+				description: 'Note shown to signers in the invitation',
+			},
 		],
 	},
 	{
@@ -97,7 +150,8 @@ export const signingRequestFields: INodeProperties[] = [
 		default: '',
 		required: true,
 		placeholder: 'sr_4k2m9q',
-		description: "The signing request's ID, e.g. from a document's signature_request_id or a trigger event",
+		description:
+			"The signing request's ID, e.g. from a document's signature_request_id or a trigger event",
 		displayOptions: showFor('signingRequest', ['getStatus', 'remind']),
 	},
 	{
@@ -109,7 +163,14 @@ export const signingRequestFields: INodeProperties[] = [
 		displayOptions: showFor('signingRequest', ['remind']),
 		options: [
 			extraBodyFieldsOption,
-			{ displayName: 'Message', name: 'message', type: 'string', typeOptions: { rows: 3 }, default: '', description: 'Note added to the reminder' },
+			{
+				displayName: 'Message',
+				name: 'message',
+				type: 'string',
+				typeOptions: { rows: 3 },
+				default: '',
+				description: 'Note added to the reminder',
+			},
 		],
 	},
 	simplifyField('signingRequest', ['getStatus']),

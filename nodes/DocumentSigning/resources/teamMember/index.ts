@@ -1,10 +1,37 @@
-import type { IDataObject, IExecuteSingleFunctions, IHttpRequestOptions, INodeProperties } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteSingleFunctions,
+	IHttpRequestOptions,
+	INodeProperties,
+} from 'n8n-workflow';
 
-import { ASSIGNABLE_ROLES, TEAM_MEMBER_ROLES, TEAM_MEMBER_STATUSES } from '../../../shared/vocabulary';
-import { capitalise, emailField, extraBodyFieldsOption, filtersCollection, queryChoiceFilter, queryFilter, resourceLocator, returnAllAndLimit, showFor, simplifyField, searchListPaging } from '../../shared/fields';
+import {
+	ASSIGNABLE_ROLES,
+	TEAM_MEMBER_ROLES,
+	TEAM_MEMBER_STATUSES,
+} from '../../../shared/vocabulary';
+import {
+	capitalise,
+	emailField,
+	extraBodyFieldsOption,
+	filtersCollection,
+	queryChoiceFilter,
+	queryFilter,
+	resourceLocator,
+	returnAllAndLimit,
+	showFor,
+	simplifyField,
+	searchListPaging,
+} from '../../shared/fields';
 import { operation, operationProperty } from '../../shared/operation';
 import { simplifyTo } from '../../shared/postReceive';
-import { compact, invalid, requireEmail, requireText, withExtraBodyFields } from '../../shared/validation';
+import {
+	compact,
+	invalid,
+	requireEmail,
+	requireText,
+	withExtraBodyFields,
+} from '../../shared/validation';
 
 const SIMPLE_FIELDS = ['id', 'email', 'name', 'role', 'status'];
 const CUSTOM_ROLE = '__custom';
@@ -14,7 +41,6 @@ const ROLE_DESCRIPTIONS: Record<(typeof ASSIGNABLE_ROLES)[number], string> = {
 	member: 'Documents, signing requests and templates',
 	viewer: 'Read only',
 };
-
 
 function roleFields(operations: string[]): INodeProperties[] {
 	return [
@@ -30,7 +56,11 @@ function roleFields(operations: string[]): INodeProperties[] {
 			options: [
 				{ name: 'Admin', value: 'admin', description: ROLE_DESCRIPTIONS.admin },
 				{ name: 'Member', value: 'member', description: ROLE_DESCRIPTIONS.member },
-				{ name: 'Other Role…', value: CUSTOM_ROLE, description: 'A role this node does not list yet' },
+				{
+					name: 'Other Role…',
+					value: CUSTOM_ROLE,
+					description: 'A role this node does not list yet',
+				},
 				{ name: 'Viewer', value: 'viewer', description: ROLE_DESCRIPTIONS.viewer },
 			],
 		},
@@ -51,11 +81,15 @@ function chosenRole(context: IExecuteSingleFunctions): string {
 	const role = requireText(context, 'Role', context.getNodeParameter('role', ''));
 	if (role !== CUSTOM_ROLE) return role;
 	const custom = requireText(context, 'Role Name', context.getNodeParameter('customRole', ''));
-	if (custom === 'owner') throw invalid(context, 'Role Name', 'the owner role cannot be given to anyone');
+	if (custom === 'owner')
+		throw invalid(context, 'Role Name', 'the owner role cannot be given to anyone');
 	return custom;
 }
 
-const buildInviteBody = async function (this: IExecuteSingleFunctions, options: IHttpRequestOptions) {
+const buildInviteBody = async function (
+	this: IExecuteSingleFunctions,
+	options: IHttpRequestOptions,
+) {
 	const email = requireEmail(this, 'Email', this.getNodeParameter('email', ''));
 	const additional = this.getNodeParameter('inviteAdditionalFields', {}) as IDataObject;
 	const body = compact({ email, name: additional.name, role: chosenRole(this) });
@@ -103,7 +137,10 @@ export const teamMemberOperations = operationProperty(
 );
 
 export const teamMemberFields: INodeProperties[] = [
-	{ ...emailField('Where the invitation is sent'), displayOptions: showFor('teamMember', ['invite']) },
+	{
+		...emailField('Where the invitation is sent'),
+		displayOptions: showFor('teamMember', ['invite']),
+	},
 	resourceLocator({
 		name: 'teamMemberId',
 		displayName: 'Team Member',
@@ -123,7 +160,13 @@ export const teamMemberFields: INodeProperties[] = [
 		displayOptions: showFor('teamMember', ['invite']),
 		options: [
 			extraBodyFieldsOption,
-			{ displayName: 'Name', name: 'name', type: 'string', default: '', description: 'Full name of the person invited' },
+			{
+				displayName: 'Name',
+				name: 'name',
+				type: 'string',
+				default: '',
+				description: 'Full name of the person invited',
+			},
 		],
 	},
 	...returnAllAndLimit('teamMember', 'getAll'),

@@ -15,7 +15,8 @@ export const sendAndWaitOperation: INodePropertyOptions = {
 	name: 'Send and Wait for Signature',
 	value: SEND_AND_WAIT,
 	action: 'Send a document and wait for its signature',
-	description: 'Send a new document or a draft, and continue the workflow once it is signed (or reaches another final state)',
+	description:
+		'Send a new document or a draft, and continue the workflow once it is signed (or reaches another final state)',
 };
 
 /**
@@ -44,7 +45,11 @@ export const sendAndWaitFields: INodeProperties[] = [
 		displayOptions: show,
 		options: [
 			{ name: 'Existing Draft', value: 'draft', description: 'Send a document saved as a draft' },
-			{ name: 'New Document', value: 'new', description: 'Create the document from the fields below and send it' },
+			{
+				name: 'New Document',
+				value: 'new',
+				description: 'Create the document from the fields below and send it',
+			},
 		],
 	},
 	resourceLocator({
@@ -78,14 +83,18 @@ export const sendAndWaitFields: INodeProperties[] = [
 				name: 'attachSignedFile',
 				type: 'boolean',
 				default: false,
-				description: 'Whether to download the signed PDF when the document is completed and pass it on as binary data',
+				description:
+					'Whether to download the signed PDF when the document is completed and pass it on as binary data',
 			},
 			{
 				displayName: 'Limit Wait Time',
 				name: 'limitWaitTime',
 				type: 'fixedCollection',
-				default: { values: { limitType: 'afterTimeInterval', resumeAmount: 7, resumeUnit: 'days' } },
-				description: 'How long to wait at most. Without a limit the wait lasts until the document reaches a final state.',
+				default: {
+					values: { limitType: 'afterTimeInterval', resumeAmount: 7, resumeUnit: 'days' },
+				},
+				description:
+					'How long to wait at most. Without a limit the wait lasts until the document reaches a final state.',
 				options: [
 					{
 						displayName: 'Values',
@@ -97,8 +106,16 @@ export const sendAndWaitFields: INodeProperties[] = [
 								type: 'options',
 								default: 'afterTimeInterval',
 								options: [
-									{ name: 'After Time Interval', value: 'afterTimeInterval', description: 'Wait at most this long' },
-									{ name: 'At Specified Time', value: 'atSpecifiedTime', description: 'Wait at most until this date and time' },
+									{
+										name: 'After Time Interval',
+										value: 'afterTimeInterval',
+										description: 'Wait at most this long',
+									},
+									{
+										name: 'At Specified Time',
+										value: 'atSpecifiedTime',
+										description: 'Wait at most until this date and time',
+									},
 								],
 							},
 							{
@@ -151,7 +168,11 @@ export const sendAndWaitFields: INodeProperties[] = [
 						value: 'anyFinal',
 						description: 'Continue when the document is completed, declined, expired or cancelled',
 					},
-					{ name: 'Completed', value: 'completed', description: 'Continue only once every signer has signed' },
+					{
+						name: 'Completed',
+						value: 'completed',
+						description: 'Continue only once every signer has signed',
+					},
 				],
 			},
 			{

@@ -1,15 +1,46 @@
-import type { IDataObject, IExecuteFunctions, IExecuteSingleFunctions, IHttpRequestOptions, INodeExecutionData } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	IExecuteSingleFunctions,
+	IHttpRequestOptions,
+	INodeExecutionData,
+} from 'n8n-workflow';
 import { NodeOperationError, WAIT_INDEFINITELY } from 'n8n-workflow';
 
 import { apiPath, idText } from '../../../../shared/ids';
 import { recordOf } from '../../../../shared/documentFiles';
-import { apiRequest, deriveIdempotencyKey, serviceClient, toNodeError, type ServiceClient } from '../../../../shared/transport';
-import { derivedSecret, newNonce, sealSecret, type SecretScope } from '../../../../shared/webhookSecret';
+import {
+	apiRequest,
+	deriveIdempotencyKey,
+	serviceClient,
+	toNodeError,
+	type ServiceClient,
+} from '../../../../shared/transport';
+import {
+	derivedSecret,
+	newNonce,
+	sealSecret,
+	type SecretScope,
+} from '../../../../shared/webhookSecret';
 import { requireId } from '../../../shared/validation';
 import { buildDocumentBody } from '../create';
 import { documentOutput } from './output';
-import { readWaitOptions, resumeEvents, resumeStatuses, toQuery, WAIT_CUSTOM_DATA_KEY, type WaitOptions, type WaitSettings } from './waitSettings';
-import { LIMIT_GRACE_MS, removeStaleWaitWebhooks, removeWaitWebhook, waitDescription, type WaitOwner } from './waitWebhooks';
+import {
+	readWaitOptions,
+	resumeEvents,
+	resumeStatuses,
+	toQuery,
+	WAIT_CUSTOM_DATA_KEY,
+	type WaitOptions,
+	type WaitSettings,
+} from './waitSettings';
+import {
+	LIMIT_GRACE_MS,
+	removeStaleWaitWebhooks,
+	removeWaitWebhook,
+	waitDescription,
+	type WaitOwner,
+} from './waitWebhooks';
 
 /**
  * Document › Send and Wait for Signature, execute(): checks every input, sends the document,
@@ -38,10 +69,12 @@ function singleItemContext(context: IExecuteFunctions): IExecuteSingleFunctions 
 		getNode: () => context.getNode(),
 		getItemIndex: () => 0,
 		getInputData: () => context.getInputData()[0],
-		getNodeParameter: (name: string, fallback?: unknown, options?: IDataObject) => context.getNodeParameter(name, 0, fallback, options),
+		getNodeParameter: (name: string, fallback?: unknown, options?: IDataObject) =>
+			context.getNodeParameter(name, 0, fallback, options),
 		helpers: {
 			assertBinaryData: (property: string) => context.helpers.assertBinaryData(0, property),
-			getBinaryDataBuffer: async (property: string) => await context.helpers.getBinaryDataBuffer(0, property),
+			getBinaryDataBuffer: async (property: string) =>
+				await context.helpers.getBinaryDataBuffer(0, property),
 		},
 	};
 	return adapter as unknown as IExecuteSingleFunctions;
@@ -51,15 +84,26 @@ async function readSource(context: IExecuteFunctions): Promise<Source> {
 	const single = singleItemContext(context);
 	const kind = context.getNodeParameter('documentSource', 0, 'new') as string;
 	if (kind === 'draft') return { kind, draftId: requireId(single, 'waitDocumentId', 'Draft') };
-	if (kind !== 'new') throw new NodeOperationError(context.getNode(), `Document: "${kind}" is not a choice`, { itemIndex: 0, description: 'Choose New Document or Existing Draft.' });
+	if (kind !== 'new')
+		throw new NodeOperationError(context.getNode(), `Document: "${kind}" is not a choice`, {
+			itemIndex: 0,
+			description: 'Choose New Document or Existing Draft.',
+		});
 	const additional = context.getNodeParameter('additionalFields', 0, {}) as IDataObject;
 	if (additional.draft === true) {
-		throw new NodeOperationError(context.getNode(), 'Additional Fields › Save as Draft: Send and Wait sends the document, so it cannot save it as a draft', {
-			itemIndex: 0,
-			description: 'Remove Save as Draft, or use Document › Create to save a draft.',
-		});
+		throw new NodeOperationError(
+			context.getNode(),
+			'Additional Fields › Save as Draft: Send and Wait sends the document, so it cannot save it as a draft',
+			{
+				itemIndex: 0,
+				description: 'Remove Save as Draft, or use Document › Create to save a draft.',
+			},
+		);
 	}
-	const options = (await buildDocumentBody.call(single, {} as IHttpRequestOptions)) as IHttpRequestOptions;
+	const options = (await buildDocumentBody.call(
+		single,
+		{} as IHttpRequestOptions,
+	)) as IHttpRequestOptions;
 	// Created as a draft, sent once the webhook exists (see the file comment).
 	return { kind, body: { ...(options.body as IDataObject), draft: true } };
 }
@@ -77,10 +121,21 @@ function waitOwner(context: IExecuteFunctions, resumeUrl: string): WaitOwner {
 function keyFor(context: IExecuteFunctions, step: string): string {
 	const node = context.getNode();
 	const runIndex = (context as { runIndex?: unknown }).runIndex;
-	return deriveIdempotencyKey('send-and-wait', step, context.getExecutionId(), context.getWorkflow().id, node.id ?? node.name, typeof runIndex === 'number' ? runIndex : 0);
+	return deriveIdempotencyKey(
+		'send-and-wait',
+		step,
+		context.getExecutionId(),
+		context.getWorkflow().id,
+		node.id ?? node.name,
+		typeof runIndex === 'number' ? runIndex : 0,
+	);
 }
 
-async function getDocument(context: IExecuteFunctions, client: ServiceClient, id: string): Promise<IDataObject> {
+async function getDocument(
+	context: IExecuteFunctions,
+	client: ServiceClient,
+	id: string,
+): Promise<IDataObject> {
 	return recordOf((await apiRequest(context, 'GET', apiPath`/documents/${id}`, { client })).body);
 }
 
@@ -94,17 +149,30 @@ async function getDocument(context: IExecuteFunctions, client: ServiceClient, id
 function shapeTimeoutOutput(context: IExecuteFunctions, document: IDataObject): void {
 	const executeData = context.getExecuteData?.();
 	if (!executeData?.data?.main) return;
-	executeData.data.main = [[{ json: { ...document, [TIMED_OUT_FIELD]: true }, pairedItem: { item: 0 } }]];
+	executeData.data.main = [
+		[{ json: { ...document, [TIMED_OUT_FIELD]: true }, pairedItem: { item: 0 } }],
+	];
 }
 
-async function cleanUp(context: IExecuteFunctions, client: ServiceClient, created: { webhookId?: string; draftId?: string }): Promise<void> {
+async function cleanUp(
+	context: IExecuteFunctions,
+	client: ServiceClient,
+	created: { webhookId?: string; draftId?: string },
+): Promise<void> {
 	try {
 		if (created.webhookId) await removeWaitWebhook(context, created.webhookId, client);
-		if (created.draftId) await apiRequest(context, 'DELETE', apiPath`/documents/${created.draftId}`, { client, answerStatuses: [404] });
+		if (created.draftId)
+			await apiRequest(context, 'DELETE', apiPath`/documents/${created.draftId}`, {
+				client,
+				answerStatuses: [404],
+			});
 	} catch (error) {
-		context.logger.warn('Document Signing: could not remove what a failed Send and Wait created; the next Send and Wait of this workflow removes its webhook', {
-			error: (error as Error).message,
-		});
+		context.logger.warn(
+			'Document Signing: could not remove what a failed Send and Wait created; the next Send and Wait of this workflow removes its webhook',
+			{
+				error: (error as Error).message,
+			},
+		);
 	}
 }
 
@@ -112,14 +180,24 @@ async function sendAndWait(context: IExecuteFunctions): Promise<INodeExecutionDa
 	const node = context.getNode();
 	const items = context.getInputData();
 	if (items.length !== 1) {
-		throw new NodeOperationError(node, `Send and Wait for Signature handles one document per execution, and received ${items.length} items`, {
-			description: 'Put a Loop Over Items node (batch size 1) in front of it to send and wait for each item in turn, or use Document › Create for bulk sends.',
-		});
+		throw new NodeOperationError(
+			node,
+			`Send and Wait for Signature handles one document per execution, and received ${items.length} items`,
+			{
+				description:
+					'Put a Loop Over Items node (batch size 1) in front of it to send and wait for each item in turn, or use Document › Create for bulk sends.',
+			},
+		);
 	}
 	if (typeof context.getSignedResumeUrl !== 'function') {
-		throw new NodeOperationError(node, 'This n8n version cannot make signed resume links, which Send and Wait for Signature needs', {
-			description: 'Update n8n (2.14 or later), or use Document › Create with a Document Signing Trigger.',
-		});
+		throw new NodeOperationError(
+			node,
+			'This n8n version cannot make signed resume links, which Send and Wait for Signature needs',
+			{
+				description:
+					'Update n8n (2.14 or later), or use Document › Create with a Document Signing Trigger.',
+			},
+		);
 	}
 	// Every check before any request.
 	const source = await readSource(context);
@@ -135,17 +213,37 @@ async function sendAndWait(context: IExecuteFunctions): Promise<INodeExecutionDa
 	try {
 		let documentId: string;
 		if (source.kind === 'new') {
-			const draft = recordOf((await apiRequest(context, 'POST', '/documents', { client, body: source.body, idempotencyKey: keyFor(context, 'create') })).body);
+			const draft = recordOf(
+				(
+					await apiRequest(context, 'POST', '/documents', {
+						client,
+						body: source.body,
+						idempotencyKey: keyFor(context, 'create'),
+					})
+				).body,
+			);
 			const id = idText(draft.id);
-			if (id === undefined) throw new NodeOperationError(node, 'The service did not return an ID for the new document');
+			if (id === undefined)
+				throw new NodeOperationError(node, 'The service did not return an ID for the new document');
 			documentId = created.draftId = id;
 		} else {
 			documentId = source.draftId as string;
 		}
 
-		const settings: WaitSettings = { documentId, nonce, resumeOn: options.resumeOn, signedFileField: options.signedFileField, verifySignature: options.verifySignature };
+		const settings: WaitSettings = {
+			documentId,
+			nonce,
+			resumeOn: options.resumeOn,
+			signedFileField: options.signedFileField,
+			verifySignature: options.verifySignature,
+		};
 		const resumeUrl = context.getSignedResumeUrl(toQuery(settings));
-		const scope: SecretScope = { apiKey: client.credentials.apiKey, workflowId: owner.workflowId, nodeId: node.id ?? node.name, nonce };
+		const scope: SecretScope = {
+			apiKey: client.credentials.apiKey,
+			workflowId: owner.workflowId,
+			nodeId: node.id ?? node.name,
+			nonce,
+		};
 		const secret = derivedSecret(scope);
 		const body: IDataObject = {
 			url: resumeUrl,
@@ -155,20 +253,43 @@ async function sendAndWait(context: IExecuteFunctions): Promise<INodeExecutionDa
 			// [A] Optional at the service: only this document's events, and removed after the limit.
 			// A service that ignores them still works: webhook() filters, and cleanup removes it.
 			document_id: documentId,
-			...(options.waitTill ? { expires_at: new Date(options.waitTill.getTime() + LIMIT_GRACE_MS).toISOString() } : {}),
+			...(options.waitTill
+				? { expires_at: new Date(options.waitTill.getTime() + LIMIT_GRACE_MS).toISOString() }
+				: {}),
 		};
-		const registered = recordOf((await apiRequest(context, 'POST', '/webhooks', { client, body, idempotencyKey: keyFor(context, 'webhook') })).body);
+		const registered = recordOf(
+			(
+				await apiRequest(context, 'POST', '/webhooks', {
+					client,
+					body,
+					idempotencyKey: keyFor(context, 'webhook'),
+				})
+			).body,
+		);
 		created.webhookId = idText(registered.id);
-		if (created.webhookId === undefined) throw new NodeOperationError(node, 'The service did not return an ID for the new webhook');
-		const issued = typeof registered.secret === 'string' && registered.secret !== '' && registered.secret !== secret ? registered.secret : undefined;
+		if (created.webhookId === undefined)
+			throw new NodeOperationError(node, 'The service did not return an ID for the new webhook');
+		const issued =
+			typeof registered.secret === 'string' &&
+			registered.secret !== '' &&
+			registered.secret !== secret
+				? registered.secret
+				: undefined;
 		// n8n 1.x offers no custom data to this context: webhook() then takes the webhook id from the
 		// signed delivery, and a secret the service chose cannot be kept (see docs/send-and-wait.md).
 		(context.customData as IExecuteFunctions['customData'] | undefined)?.set(
 			WAIT_CUSTOM_DATA_KEY,
-			JSON.stringify({ webhookId: created.webhookId, ...(issued ? { secret: sealSecret(issued, scope) } : {}) }),
+			JSON.stringify({
+				webhookId: created.webhookId,
+				...(issued ? { secret: sealSecret(issued, scope) } : {}),
+			}),
 		);
 
-		await apiRequest(context, 'POST', '/signatures/request', { client, body: { document_id: documentId }, idempotencyKey: keyFor(context, 'send') });
+		await apiRequest(context, 'POST', '/signatures/request', {
+			client,
+			body: { document_id: documentId },
+			idempotencyKey: keyFor(context, 'send'),
+		});
 		// Sent: from here on the document is the user's, whatever happens.
 		created.draftId = undefined;
 
@@ -195,6 +316,12 @@ export async function executeSendAndWait(this: IExecuteFunctions): Promise<INode
 	} catch (error) {
 		const nodeError = toNodeError(this.getNode(), error, 0);
 		if (!this.continueOnFail()) throw nodeError;
-		return [this.getInputData().map((_item, index) => ({ json: { error: nodeError.message }, error: nodeError, pairedItem: { item: index } }))];
+		return [
+			this.getInputData().map((_item, index) => ({
+				json: { error: nodeError.message },
+				error: nodeError,
+				pairedItem: { item: index },
+			})),
+		];
 	}
 }

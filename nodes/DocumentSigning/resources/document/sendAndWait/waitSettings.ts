@@ -1,7 +1,11 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { finalEventOf, FINAL_DOCUMENT_STATUSES, type FinalDocumentStatus } from '../../../../shared/vocabulary';
+import {
+	finalEventOf,
+	FINAL_DOCUMENT_STATUSES,
+	type FinalDocumentStatus,
+} from '../../../../shared/vocabulary';
 
 /**
  * What a wait needs after execute() has ended. webhook() cannot read what execute() returned, so
@@ -34,7 +38,13 @@ export function resumeEvents(resumeOn: ResumeOn): string[] {
 	return resumeStatuses(resumeOn).map(finalEventOf);
 }
 
-const QUERY = { documentId: 'document', nonce: 'nonce', resumeOn: 'resumeOn', signedFileField: 'file', verifySignature: 'verify' } as const;
+const QUERY = {
+	documentId: 'document',
+	nonce: 'nonce',
+	resumeOn: 'resumeOn',
+	signedFileField: 'file',
+	verifySignature: 'verify',
+} as const;
 
 export function toQuery(settings: WaitSettings): Record<string, string> {
 	return {
@@ -48,11 +58,13 @@ export function toQuery(settings: WaitSettings): Record<string, string> {
 
 /** The settings from a resume call's query, or undefined when any is missing (not our URL). */
 export function fromQuery(query: IDataObject | undefined): WaitSettings | undefined {
-	const text = (name: string) => (typeof query?.[name] === 'string' ? (query[name] as string) : undefined);
+	const text = (name: string) =>
+		typeof query?.[name] === 'string' ? (query[name] as string) : undefined;
 	const documentId = text(QUERY.documentId);
 	const nonce = text(QUERY.nonce);
 	const resumeOn = text(QUERY.resumeOn);
-	if (!documentId || !nonce || (resumeOn !== 'completed' && resumeOn !== 'anyFinal')) return undefined;
+	if (!documentId || !nonce || (resumeOn !== 'completed' && resumeOn !== 'anyFinal'))
+		return undefined;
 	return {
 		documentId,
 		nonce,
@@ -73,8 +85,16 @@ export interface WaitOptions {
 
 const UNIT_SECONDS: Record<string, number> = { minutes: 60, hours: 60 * 60, days: 24 * 60 * 60 };
 
-function refuse(context: IExecuteFunctions, parameter: string, problem: string, hint?: string): NodeOperationError {
-	return new NodeOperationError(context.getNode(), `${parameter}: ${problem}`, { itemIndex: 0, description: hint });
+function refuse(
+	context: IExecuteFunctions,
+	parameter: string,
+	problem: string,
+	hint?: string,
+): NodeOperationError {
+	return new NodeOperationError(context.getNode(), `${parameter}: ${problem}`, {
+		itemIndex: 0,
+		description: hint,
+	});
 }
 
 /** Reads and checks Options before any request; every failure names the option. */
@@ -82,18 +102,28 @@ export function readWaitOptions(context: IExecuteFunctions, now = Date.now()): W
 	const options = context.getNodeParameter('waitOptions', 0, {}) as IDataObject;
 	const resumeOn = options.resumeOn ?? 'completed';
 	if (resumeOn !== 'completed' && resumeOn !== 'anyFinal') {
-		throw refuse(context, 'Options › Resume On', `"${String(resumeOn)}" is not a choice`, 'Choose Completed or Any Final State.');
+		throw refuse(
+			context,
+			'Options › Resume On',
+			`"${String(resumeOn)}" is not a choice`,
+			'Choose Completed or Any Final State.',
+		);
 	}
 	let signedFileField: string | undefined;
 	if (options.attachSignedFile === true) {
 		signedFileField = String(options.binaryPropertyName ?? 'data').trim();
-		if (!signedFileField) throw refuse(context, 'Options › Put Signed File in Field', 'must not be empty');
+		if (!signedFileField)
+			throw refuse(context, 'Options › Put Signed File in Field', 'must not be empty');
 	}
 	const verifySignature = options.verifySignature !== false;
 	return { resumeOn, signedFileField, verifySignature, waitTill: readLimit(context, options, now) };
 }
 
-function readLimit(context: IExecuteFunctions, options: IDataObject, now: number): Date | undefined {
+function readLimit(
+	context: IExecuteFunctions,
+	options: IDataObject,
+	now: number,
+): Date | undefined {
 	const limit = options.limitWaitTime as IDataObject | undefined;
 	const values = limit?.values as IDataObject | undefined;
 	if (!values) return undefined;
@@ -101,9 +131,20 @@ function readLimit(context: IExecuteFunctions, options: IDataObject, now: number
 	if (limitType === 'afterTimeInterval') {
 		const amount = Number(values.resumeAmount ?? 1);
 		const unit = String(values.resumeUnit ?? 'hours');
-		if (!(unit in UNIT_SECONDS)) throw refuse(context, 'Options › Limit Wait Time › Unit', `"${unit}" is not a choice`, 'Choose Minutes, Hours or Days.');
+		if (!(unit in UNIT_SECONDS))
+			throw refuse(
+				context,
+				'Options › Limit Wait Time › Unit',
+				`"${unit}" is not a choice`,
+				'Choose Minutes, Hours or Days.',
+			);
 		if (!Number.isFinite(amount) || amount <= 0) {
-			throw refuse(context, 'Options › Limit Wait Time › Amount', 'must be a number above 0', 'Remove Limit Wait Time to wait until the document reaches a final state.');
+			throw refuse(
+				context,
+				'Options › Limit Wait Time › Amount',
+				'must be a number above 0',
+				'Remove Limit Wait Time to wait until the document reaches a final state.',
+			);
 		}
 		return new Date(now + amount * UNIT_SECONDS[unit] * 1000);
 	}
@@ -111,10 +152,24 @@ function readLimit(context: IExecuteFunctions, options: IDataObject, now: number
 		const raw = values.maxDateAndTime;
 		const at = raw instanceof Date ? raw : new Date(String(raw ?? ''));
 		if (raw === undefined || raw === '' || Number.isNaN(at.getTime())) {
-			throw refuse(context, 'Options › Limit Wait Time › Max Date and Time', 'is not a valid date and time', 'Use an ISO 8601 date and time, e.g. 2026-12-31T17:00:00Z.');
+			throw refuse(
+				context,
+				'Options › Limit Wait Time › Max Date and Time',
+				'is not a valid date and time',
+				'Use an ISO 8601 date and time, e.g. 2026-12-31T17:00:00Z.',
+			);
 		}
-		if (at.getTime() <= now) throw refuse(context, 'Options › Limit Wait Time › Max Date and Time', 'must be in the future');
+		if (at.getTime() <= now)
+			throw refuse(
+				context,
+				'Options › Limit Wait Time › Max Date and Time',
+				'must be in the future',
+			);
 		return at;
 	}
-	throw refuse(context, 'Options › Limit Wait Time › Limit Type', `"${String(limitType)}" is not a choice`);
+	throw refuse(
+		context,
+		'Options › Limit Wait Time › Limit Type',
+		`"${String(limitType)}" is not a choice`,
+	);
 }

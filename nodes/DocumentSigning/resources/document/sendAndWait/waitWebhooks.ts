@@ -1,7 +1,13 @@
 import type { IDataObject, IExecuteFunctions, IN8nHttpFullResponse } from 'n8n-workflow';
 
 import { apiPath, idText } from '../../../../shared/ids';
-import { apiRequest, apiRequestAllRecords, toNodeError, type ApiContext, type ServiceClient } from '../../../../shared/transport';
+import {
+	apiRequest,
+	apiRequestAllRecords,
+	toNodeError,
+	type ApiContext,
+	type ServiceClient,
+} from '../../../../shared/transport';
 
 /**
  * The service webhook of each wait: one per waiting execution, pointing at that execution's signed
@@ -38,9 +44,11 @@ export function waitDescription(owner: WaitOwner, waitTill: Date | undefined): s
 
 /** The wait a webhook belongs to, when it is one of this owner's. */
 export function ownWait(webhook: IDataObject, owner: WaitOwner): { until?: number } | undefined {
-	const match = typeof webhook.description === 'string' ? DESCRIPTION.exec(webhook.description) : null;
+	const match =
+		typeof webhook.description === 'string' ? DESCRIPTION.exec(webhook.description) : null;
 	if (!match || match[1] !== owner.workflowId || match[2] !== owner.instanceId) return undefined;
-	if (typeof webhook.url !== 'string' || !webhook.url.startsWith(`${owner.waitingBaseUrl}/`)) return undefined;
+	if (typeof webhook.url !== 'string' || !webhook.url.startsWith(`${owner.waitingBaseUrl}/`))
+		return undefined;
 	const until = match[3] === 'none' ? undefined : Date.parse(match[3]);
 	return { until: Number.isNaN(until) ? undefined : until };
 }
@@ -50,7 +58,11 @@ function isNotFound(error: unknown): boolean {
 }
 
 /** Removes one webhook; one already gone (404) counts as removed. Throws any other failure. */
-export async function removeWaitWebhook(context: ApiContext, id: string, client?: ServiceClient): Promise<void> {
+export async function removeWaitWebhook(
+	context: ApiContext,
+	id: string,
+	client?: ServiceClient,
+): Promise<void> {
 	try {
 		await apiRequest(context, 'DELETE', apiPath`/webhooks/${id}`, { client });
 	} catch (error) {
@@ -80,7 +92,8 @@ async function stillWaiting(context: IExecuteFunctions, url: string): Promise<bo
 			disableFollowRedirect: true,
 			timeout: PROBE_TIMEOUT_MS,
 		})) as IN8nHttpFullResponse;
-		const text = typeof response.body === 'string' ? response.body : JSON.stringify(response.body ?? '');
+		const text =
+			typeof response.body === 'string' ? response.body : JSON.stringify(response.body ?? '');
 		if (response.statusCode === 404) return false;
 		if (response.statusCode === 409) return /\brunning\b/i.test(text);
 		// A 2xx is the wait's own webhook() only when it is its answer; n8n answers a finished
@@ -119,24 +132,41 @@ function shuffled<T>(list: T[]): T[] {
  * in random order, so every leftover is reached over a few runs). Never throws: cleanup must not
  * keep a new wait from starting. Returns the ids it removed.
  */
-export async function removeStaleWaitWebhooks(context: IExecuteFunctions, owner: WaitOwner, client: ServiceClient, now = Date.now()): Promise<string[]> {
+export async function removeStaleWaitWebhooks(
+	context: IExecuteFunctions,
+	owner: WaitOwner,
+	client: ServiceClient,
+	now = Date.now(),
+): Promise<string[]> {
 	const removed: string[] = [];
 	try {
 		const ours = (await apiRequestAllRecords(context, '/webhooks'))
 			.map((webhook) => ({ webhook, id: idText(webhook.id), wait: ownWait(webhook, owner) }))
-			.filter((entry): entry is { webhook: IDataObject; id: string; wait: { until?: number } } => entry.id !== undefined && entry.wait !== undefined);
-		const expired = ours.filter(({ wait }) => wait.until !== undefined && wait.until + LIMIT_GRACE_MS < now);
-		const toProbe = shuffled(ours.filter((entry) => !expired.includes(entry))).slice(0, MAX_PROBES_PER_RUN);
+			.filter(
+				(entry): entry is { webhook: IDataObject; id: string; wait: { until?: number } } =>
+					entry.id !== undefined && entry.wait !== undefined,
+			);
+		const expired = ours.filter(
+			({ wait }) => wait.until !== undefined && wait.until + LIMIT_GRACE_MS < now,
+		);
+		const toProbe = shuffled(ours.filter((entry) => !expired.includes(entry))).slice(
+			0,
+			MAX_PROBES_PER_RUN,
+		);
 		const gone = [];
-		for (const entry of toProbe) if (!(await stillWaiting(context, String(entry.webhook.url)))) gone.push(entry);
+		for (const entry of toProbe)
+			if (!(await stillWaiting(context, String(entry.webhook.url)))) gone.push(entry);
 		for (const { id } of [...expired, ...gone]) {
 			await removeWaitWebhook(context, id, client);
 			removed.push(id);
 		}
 	} catch (error) {
-		context.logger.warn('Document Signing: could not remove the webhooks of earlier waits of this workflow; the next Send and Wait tries again', {
-			error: (error as Error).message,
-		});
+		context.logger.warn(
+			'Document Signing: could not remove the webhooks of earlier waits of this workflow; the next Send and Wait tries again',
+			{
+				error: (error as Error).message,
+			},
+		);
 	}
 	return removed;
 }

@@ -5,10 +5,20 @@ import { recordOf } from '../../../../shared/documentFiles';
 import { apiRequest, serviceClient, type ServiceClient } from '../../../../shared/transport';
 import { headerValue } from '../../../../shared/transport/headers';
 import { SIGNATURE_HEADER, SIGNATURE_TOLERANCE_SECONDS } from '../../../../shared/vocabulary';
-import { derivedSecret, openSealedSecret, type SecretScope } from '../../../../shared/webhookSecret';
+import {
+	derivedSecret,
+	openSealedSecret,
+	type SecretScope,
+} from '../../../../shared/webhookSecret';
 import { verifyWebhookSignature } from '../../../../shared/webhookSignature';
 import { documentOutput } from './output';
-import { fromQuery, resumeEvents, resumeStatuses, WAIT_CUSTOM_DATA_KEY, type WaitSettings } from './waitSettings';
+import {
+	fromQuery,
+	resumeEvents,
+	resumeStatuses,
+	WAIT_CUSTOM_DATA_KEY,
+	type WaitSettings,
+} from './waitSettings';
 import { removeWaitWebhook } from './waitWebhooks';
 
 /**
@@ -43,13 +53,25 @@ function storedWait(context: IWebhookFunctions): StoredWait {
 }
 
 function ignore(context: IWebhookFunctions, reason: string): IWebhookResponseData {
-	context.logger.debug(`Document Signing Send and Wait ignored a call: ${reason}`, { node: context.getNode().name });
+	context.logger.debug(`Document Signing Send and Wait ignored a call: ${reason}`, {
+		node: context.getNode().name,
+	});
 	return { webhookResponse: { received: true, ignored: true, reason } };
 }
 
-function retryLater(context: IWebhookFunctions, reason: string, error: unknown): IWebhookResponseData {
-	context.logger.warn(`Document Signing Send and Wait could not ${reason}; the service's retry tries again`, { error: (error as Error)?.message });
-	context.getResponseObject().status(503).json({ error: { code: 'unavailable', message: `Could not ${reason}; try again later` } });
+function retryLater(
+	context: IWebhookFunctions,
+	reason: string,
+	error: unknown,
+): IWebhookResponseData {
+	context.logger.warn(
+		`Document Signing Send and Wait could not ${reason}; the service's retry tries again`,
+		{ error: (error as Error)?.message },
+	);
+	context
+		.getResponseObject()
+		.status(503)
+		.json({ error: { code: 'unavailable', message: `Could not ${reason}; try again later` } });
 	return { noWebhookResponse: true };
 }
 
@@ -62,15 +84,27 @@ function rawBodyOf(context: IWebhookFunctions): Buffer | undefined {
 function parseObject(raw: Buffer | undefined): IDataObject | undefined {
 	try {
 		const parsed: unknown = JSON.parse(String(raw?.toString('utf8')));
-		return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as IDataObject) : undefined;
+		return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
+			? (parsed as IDataObject)
+			: undefined;
 	} catch {
 		return undefined;
 	}
 }
 
-function signingSecret(context: IWebhookFunctions, client: ServiceClient, settings: WaitSettings, stored: StoredWait): string | undefined {
+function signingSecret(
+	context: IWebhookFunctions,
+	client: ServiceClient,
+	settings: WaitSettings,
+	stored: StoredWait,
+): string | undefined {
 	const node = context.getNode();
-	const scope: SecretScope = { apiKey: client.credentials.apiKey, workflowId: String(context.getWorkflow().id ?? ''), nodeId: node.id ?? node.name, nonce: settings.nonce };
+	const scope: SecretScope = {
+		apiKey: client.credentials.apiKey,
+		workflowId: String(context.getWorkflow().id ?? ''),
+		nodeId: node.id ?? node.name,
+		nonce: settings.nonce,
+	};
 	return stored.secret ? openSealedSecret(stored.secret, scope) : derivedSecret(scope);
 }
 
@@ -95,19 +129,32 @@ async function decide(context: IWebhookFunctions): Promise<IWebhookResponseData>
 	const body = parseObject(rawBody);
 	if (!body) return ignore(context, 'the body is not a JSON object');
 	const event = typeof body.event === 'string' ? body.event : undefined;
-	if (!event || !resumeEvents(settings.resumeOn).includes(event)) return ignore(context, `event ${event ?? '(none)'} does not end this wait`);
-	const data = (typeof body.data === 'object' && body.data !== null ? body.data : {}) as IDataObject;
-	const claimed = (typeof data.document === 'object' && data.document !== null ? data.document : {}) as IDataObject;
-	if (idText(claimed.id) !== settings.documentId) return ignore(context, 'the event is about another document');
+	if (!event || !resumeEvents(settings.resumeOn).includes(event))
+		return ignore(context, `event ${event ?? '(none)'} does not end this wait`);
+	const data = (
+		typeof body.data === 'object' && body.data !== null ? body.data : {}
+	) as IDataObject;
+	const claimed = (
+		typeof data.document === 'object' && data.document !== null ? data.document : {}
+	) as IDataObject;
+	if (idText(claimed.id) !== settings.documentId)
+		return ignore(context, 'the event is about another document');
 	const bodyWebhookId = idText(body.webhook_id);
-	if (stored.webhookId !== undefined && bodyWebhookId !== undefined && bodyWebhookId !== stored.webhookId) {
+	if (
+		stored.webhookId !== undefined &&
+		bodyWebhookId !== undefined &&
+		bodyWebhookId !== stored.webhookId
+	) {
 		return ignore(context, "the delivery is not from this wait's webhook");
 	}
 
 	// The record decides, not the body.
 	let document: IDataObject;
 	try {
-		const answer = await apiRequest(context, 'GET', apiPath`/documents/${settings.documentId}`, { client, answerStatuses: [404] });
+		const answer = await apiRequest(context, 'GET', apiPath`/documents/${settings.documentId}`, {
+			client,
+			answerStatuses: [404],
+		});
 		if (answer.statusCode === 404) return ignore(context, 'the service no longer has the document');
 		document = recordOf(answer.body);
 	} catch (error) {
@@ -129,10 +176,13 @@ async function decide(context: IWebhookFunctions): Promise<IWebhookResponseData>
 		try {
 			await removeWaitWebhook(context, webhookId, client);
 		} catch (error) {
-			context.logger.warn("Document Signing Send and Wait could not remove its webhook; the next Send and Wait of this workflow removes it", {
-				webhookId,
-				error: (error as Error).message,
-			});
+			context.logger.warn(
+				'Document Signing Send and Wait could not remove its webhook; the next Send and Wait of this workflow removes it',
+				{
+					webhookId,
+					error: (error as Error).message,
+				},
+			);
 		}
 	}
 	return { workflowData: [[item]], webhookResponse: { received: true, resumed: true } };
