@@ -45,6 +45,7 @@ import {
 } from './helpers/countingServer';
 import { loadOptionsContext, runDocumentSigning } from './helpers/n8nWorkflow';
 import { TriggerHost, type DeliveryOutcome, type IncomingDelivery } from './trigger/harness';
+import { deliveryBody, deliveryIn, signedDelivery, useDeliveryFixtures } from './trigger/fixtures';
 
 const EVIL = 'http://evil.test';
 const ORIGIN = 'http://signing.test';
@@ -1550,6 +1551,48 @@ describe('22.5 LOW: every request and every wait ends within its bound', () => {
 			},
 		);
 	}, 20_000);
+});
+
+describe('22.6 LOW: a repeat is recognised from signed data only, never from the unsigned X-Delivery-Id', () => {
+	const { activeTrigger } = useDeliveryFixtures();
+
+	function withoutId(): Record<string, unknown> {
+		const body: Record<string, unknown> = deliveryBody();
+		delete body.id;
+		return body;
+	}
+
+	it('the same signed body without an id, under 3 different X-Delivery-Id values, starts 1 execution', async () => {
+		const { host, secret } = await activeTrigger(['document.completed']);
+		const body = withoutId();
+		const outcomes = [];
+		for (const deliveryId of ['dlv_header1', 'dlv_header2', 'dlv_header3']) {
+			const delivery = signedDelivery(secret, body);
+			delivery.headers['x-delivery-id'] = deliveryId;
+			outcomes.push(await host.receive(delivery));
+		}
+		await host.idle();
+		expect(outcomes.map((outcome) => outcome.started)).toEqual([true, false, false]);
+		expect(outcomes[1].body).toMatchObject({ ignored: true, reason: 'already processed' });
+		expect(host.executions).toHaveLength(1);
+		expect((await outcomes[0].execution!).received[0].json.deliveryId).toBeNull();
+	});
+
+	it('Standard Webhooks: the signed webhook-id is the repeat key of a body without an id', async () => {
+		const { host, secret } = await activeTrigger(['document.completed']);
+		const first = await host.receive(
+			deliveryIn('standard-webhooks', secret, withoutId(), nowSeconds(), 'msg_one'),
+		);
+		expect((await first.execution!).received[0].json.deliveryId).toBe('msg_one');
+		// A retry after the first ran (the service has no record of msg_one, so this process remembers
+		// it): same signed id, fresh timestamp and signature, a body that differs in a field.
+		const retry = await host.receive(
+			deliveryIn('standard-webhooks', secret, withoutId(), nowSeconds(), 'msg_one'),
+		);
+		await host.idle();
+		expect(retry.started).toBe(false);
+		expect(host.executions).toHaveLength(1);
+	});
 });
 
 describe('22.7 LOW: repeat suppression is bounded in bytes and id length', () => {

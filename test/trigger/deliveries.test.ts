@@ -8,14 +8,11 @@ import nock from 'nock';
  * n8n's webhook endpoint: it keeps the exact bytes and headers it got, hands them to the node and
  * answers the sandbox with what n8n would answer. Recorded requests are then replayed and forged.
  */
-import {
-	deliverySignatureHeaders,
-	signWebhookPayload,
-	type DeliverySignatureStyle,
-} from '../../sandbox/deliverySignature';
+import { signWebhookPayload, type DeliverySignatureStyle } from '../../sandbox/deliverySignature';
 import { captureWarnings, TriggerHost, type IncomingDelivery } from './harness';
 import {
 	deliveryBody,
+	deliveryIn,
 	nowSeconds,
 	signedDelivery,
 	useDeliveryFixtures,
@@ -387,23 +384,6 @@ describe('options', () => {
 });
 
 /** A delivery signed by the sandbox's signer in `style` (the service's side, written apart from the verifier). */
-function deliveryIn(
-	style: DeliverySignatureStyle,
-	secret: string,
-	body: object,
-	t = nowSeconds(),
-	id = 'dlv_sw0001',
-): IncomingDelivery {
-	const raw = JSON.stringify(body);
-	return {
-		headers: {
-			'content-type': 'application/json',
-			...deliverySignatureHeaders(style, secret, t, id, raw),
-		},
-		rawBody: Buffer.from(raw, 'utf8'),
-	};
-}
-
 /** The warnings logged while `run` runs. */
 async function warningsDuring(run: () => Promise<unknown>): Promise<string[]> {
 	const warnings = captureWarnings();
@@ -517,45 +497,5 @@ describe('signature layouts', () => {
 		for (const delivery of [forged, tampered, unsigned])
 			expect((await host.receive(delivery)).status).toBe(401);
 		expect(host.executions).toHaveLength(0);
-	});
-});
-
-describe('the repeat key comes from signed data only', () => {
-	function withoutId(): Record<string, unknown> {
-		const body: Record<string, unknown> = deliveryBody();
-		delete body.id;
-		return body;
-	}
-
-	it('the same signed body without an id, under 3 different X-Delivery-Id values, starts 1 execution', async () => {
-		const { host, secret } = await activeTrigger(['document.completed']);
-		const body = withoutId();
-		const outcomes = [];
-		for (const deliveryId of ['dlv_header1', 'dlv_header2', 'dlv_header3']) {
-			const delivery = signedDelivery(secret, body);
-			delivery.headers['x-delivery-id'] = deliveryId;
-			outcomes.push(await host.receive(delivery));
-		}
-		await host.idle();
-		expect(outcomes.map((outcome) => outcome.started)).toEqual([true, false, false]);
-		expect(outcomes[1].body).toMatchObject({ ignored: true, reason: 'already processed' });
-		expect(host.executions).toHaveLength(1);
-		expect((await outcomes[0].execution!).received[0].json.deliveryId).toBeNull();
-	});
-
-	it('Standard Webhooks: the signed webhook-id is the repeat key of a body without an id', async () => {
-		const { host, secret } = await activeTrigger(['document.completed']);
-		const first = await host.receive(
-			deliveryIn('standard-webhooks', secret, withoutId(), nowSeconds(), 'msg_one'),
-		);
-		expect((await first.execution!).received[0].json.deliveryId).toBe('msg_one');
-		// A retry after the first ran (the service has no record of msg_one, so this process remembers
-		// it): same signed id, fresh timestamp and signature, a body that differs in a field.
-		const retry = await host.receive(
-			deliveryIn('standard-webhooks', secret, withoutId(), nowSeconds(), 'msg_one'),
-		);
-		await host.idle();
-		expect(retry.started).toBe(false);
-		expect(host.executions).toHaveLength(1);
 	});
 });

@@ -7,7 +7,11 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { RETRY_POLICY } from '../../nodes/shared/transport';
-import { signWebhookPayload } from '../../sandbox/deliverySignature';
+import {
+	deliverySignatureHeaders,
+	signWebhookPayload,
+	type DeliverySignatureStyle,
+} from '../../sandbox/deliverySignature';
 import { useSandbox, webhookSecret } from '../helpers/sandbox';
 import { Receiver, TriggerHost, type IncomingDelivery } from './harness';
 
@@ -128,4 +132,22 @@ export function useDeliveryFixtures() {
 	}
 
 	return { sandbox, receiver, activeTrigger, sendDocument, unclaimedDelivery };
+}
+
+/** A delivery of `body` signed in `style` (sandbox/deliverySignature.ts), as the service sends it. */
+export function deliveryIn(
+	style: DeliverySignatureStyle,
+	secret: string,
+	body: object,
+	t = nowSeconds(),
+	id = 'dlv_sw0001',
+): IncomingDelivery {
+	const raw = JSON.stringify(body);
+	return {
+		headers: {
+			'content-type': 'application/json',
+			...deliverySignatureHeaders(style, secret, t, id, raw),
+		},
+		rawBody: Buffer.from(raw, 'utf8'),
+	};
 }
