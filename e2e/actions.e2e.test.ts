@@ -254,6 +254,7 @@ describe('Document', () => {
 			'expires_at',
 			'id',
 			'name',
+			'signature_request_id',
 			'signers',
 			'signing_url',
 			'status',
