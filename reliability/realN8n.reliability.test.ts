@@ -15,6 +15,8 @@
  *
  * Needs the package built (`npm run build`). Every wait is bounded.
  */
+import { createHmac } from 'node:crypto';
+
 import { startN8n, type N8nInstance } from '../e2e/harness/n8n';
 import { startSandbox, type Sandbox } from '../sandbox';
 import { badInputCases } from '../test/fixtures/badInputCases';
@@ -364,10 +366,13 @@ test('3. forgery: bad deliveries are refused with 401 and start nothing; valid o
 			},
 		},
 		{
-			kind: 'signature in another header (X-Hub-Signature-256)',
+			// Another layout the trigger reads (a body HMAC), keyed by another secret.
+			kind: 'another layout with another secret (X-Hub-Signature-256)',
 			send: async () => {
 				const d = deliveryBody(webhook.id);
-				return await post(url, d.body, { 'x-hub-signature-256': sign(secret, d.body) });
+				return await post(url, d.body, {
+					'x-hub-signature-256': `sha256=${createHmac('sha256', otherSecret).update(d.body).digest('hex')}`,
+				});
 			},
 		},
 	];

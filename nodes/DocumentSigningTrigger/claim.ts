@@ -147,8 +147,12 @@ export async function passClaimedDeliveries(
 		let item = items[itemIndex];
 		const pairedItem = { item: itemIndex };
 		const deliveryId = idText(item.json.deliveryId);
-		// Requests name this trigger's own registration only, never a webhook id from the body.
-		const webhookId = registeredWebhookId;
+		// A verified body is the service's word: the webhook it names (else the registration, from
+		// static data or, on a queue-mode worker without it, as webhook() read it). An unverified body
+		// never names the webhook: only this trigger's registration is used.
+		const webhookId = verified
+			? (idText(item.json.webhookId) ?? registeredWebhookId)
+			: registeredWebhookId;
 		if (!verified) {
 			let confirmed: boolean;
 			try {

@@ -354,7 +354,10 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 				: new Date((signedAt ?? Math.floor(Date.now() / 1000)) * 1000).toISOString(),
 		data: (body.data ?? {}) as IDataObject,
 	};
-	if (idText(body.webhook_id) !== undefined) json.webhookId = body.webhook_id as string | number;
+	// The webhook the body names (signed, when Verify Signatures is on), else this trigger's own
+	// registration, read here where static data is at hand (a queue-mode worker may lack it).
+	const itemWebhookId = idText(body.webhook_id) ?? registration?.id;
+	if (itemWebhookId !== undefined) json.webhookId = itemWebhookId;
 	if (options.includeHeaders) json.headers = withoutHeaders(headers, SIGNATURE_HEADERS);
 
 	return { workflowData: [[{ json }]] };
