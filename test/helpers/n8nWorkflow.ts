@@ -24,10 +24,10 @@ export const SOURCE_TYPE = 'test.source';
 export const NODE_TYPE = 'n8n-nodes-document-signing.documentSigning';
 
 /** Items handed to the source node of each run, by run id. */
-const sourceItems = new Map<string, INodeExecutionData[]>();
+export const sourceItems = new Map<string, INodeExecutionData[]>();
 
 /** The workflow's first node: emits the items a test gives it (with any binary data). */
-class SourceNode implements INodeType {
+export class SourceNode implements INodeType {
 	description = {
 		displayName: 'Source',
 		name: SOURCE_TYPE,

@@ -27,7 +27,6 @@ import {
 } from 'n8n-core';
 import {
 	Workflow,
-	type IExecuteFunctions,
 	type INode,
 	type INodeExecutionData,
 	type INodeParameters,
@@ -41,33 +40,13 @@ import {
 
 import { DocumentSigning } from '../../nodes/DocumentSigning/DocumentSigning.node';
 import { executionAdditionalData, hostAdditionalData, NodeTypes } from './n8nHost';
+import { SOURCE_TYPE, SourceNode, sourceItems } from './n8nWorkflow';
 
-const SOURCE_TYPE = 'test.waitSource';
 const NODE_TYPE = 'n8n-nodes-document-signing.documentSigning';
 export const WAIT_NODE_NAME = 'Document Signing';
 export const WAIT_NODE_ID = 'wait-node-1';
 
 const documentSigning = new DocumentSigning();
-const sourceItems = new Map<string, INodeExecutionData[]>();
-
-class SourceNode implements INodeType {
-	description = {
-		displayName: 'Source',
-		name: SOURCE_TYPE,
-		group: ['input'],
-		version: 1,
-		description: 'Emits test items',
-		defaults: { name: 'Source' },
-		inputs: [],
-		outputs: ['main'],
-		properties: [{ displayName: 'Run', name: 'run', type: 'string', default: '' }],
-	} as unknown as INodeType['description'];
-
-	async execute(this: IExecuteFunctions) {
-		return [sourceItems.get(this.getNodeParameter('run', 0) as string) ?? []];
-	}
-}
-
 const nodeTypes = new NodeTypes({ [SOURCE_TYPE]: new SourceNode(), [NODE_TYPE]: documentSigning });
 
 /** n8n-core's own DI container and InstanceSettings (it ships them nested), as the node sees them. */
