@@ -23,11 +23,21 @@ import * as path from 'node:path';
 
 import { createN8n, type N8nInstance } from '../e2e/harness/n8n';
 import { startSandbox, type Sandbox } from '../sandbox';
-import { createCredential, createWorkflow, executionWallMs, nodeRun, runOnce } from './lib/n8nApi';
+import {
+	createCredential,
+	createWorkflow,
+	executionWallMs,
+	nodeRun,
+	runOnce,
+} from '../e2e/harness/n8nApi';
 import { startRecordingProxy } from './lib/proxy';
 import { seconds } from './lib/stats';
 import { chain, signingNode } from '../e2e/harness/workflows';
-import { httpRequestCreateNode, splitItemsNode, webhookNode } from './lib/workflows';
+import {
+	httpRequestCreateNode,
+	splitItemsNode,
+	webhookNode,
+} from '../e2e/harness/webhookWorkflows';
 import { runReturnAll } from './scenarios/returnAll';
 import { runTrigger } from './scenarios/trigger';
 

@@ -21,7 +21,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
-import { readPdf } from '../test/sandbox/pdfText';
+import { readPdf } from '../test/helpers/pdfText';
 import { startSandbox, type Sandbox } from '../sandbox';
 import { OPENAI_CREDENTIAL_TYPE, TOOL_NODE_TYPE } from './harness/agentWorkflows';
 import {

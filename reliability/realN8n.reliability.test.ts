@@ -8,7 +8,7 @@
  *     sandbox holds exactly one webhook for the workflow while active, none while inactive.
  *  3. Forgery: bad deliveries to the production URL are refused (401) and start nothing; the
  *     service's deliveries are processed once each; repeated delivery ids are processed no more.
- *  4. Bad input: every kind in test/fixtures/badInputCases.ts fails in n8n with its message,
+ *  4. Bad input: every kind in test/helpers/badInputCases.ts fails in n8n with its message,
  *     and not one request reaches the sandbox.
  *  5. Secrets: no API key and no webhook secret in any execution's data, n8n's log or output,
  *     or this suite's output.
@@ -19,7 +19,7 @@ import { createHmac } from 'node:crypto';
 
 import { startN8n, type N8nInstance } from '../e2e/harness/n8n';
 import { startSandbox, type Sandbox } from '../sandbox';
-import { badInputCases } from '../test/fixtures/badInputCases';
+import { badInputCases } from '../test/helpers/badInputCases';
 import {
 	allExecutions,
 	callWebhook,
@@ -29,8 +29,8 @@ import {
 	nodeRun,
 	runOnce,
 	waitForFinished,
-} from '../bench/lib/n8nApi';
-import { noOpNode, splitItemsNode, webhookNode } from '../bench/lib/workflows';
+} from '../e2e/harness/n8nApi';
+import { noOpNode, splitItemsNode, webhookNode } from '../e2e/harness/webhookWorkflows';
 import {
 	chain,
 	codeNode,

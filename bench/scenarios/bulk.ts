@@ -17,11 +17,15 @@ import {
 	rssBytes,
 	runOnce,
 	sampleRss,
-} from '../lib/n8nApi';
+} from '../../e2e/harness/n8nApi';
 import { rawBulkCreate } from '../lib/raw';
 import { countCopies } from '../lib/stats';
 import { chain, signingNode, type CredentialRef } from '../../e2e/harness/workflows';
-import { httpRequestCreateNode, splitItemsNode, webhookNode } from '../lib/workflows';
+import {
+	httpRequestCreateNode,
+	splitItemsNode,
+	webhookNode,
+} from '../../e2e/harness/webhookWorkflows';
 import { statsDelta, type BenchContext } from './context';
 
 export interface BulkOptions {

@@ -20,10 +20,10 @@ import type { Execution, N8nInstance } from '../../e2e/harness/n8n';
 import { startQueueCluster, type QueueCluster } from '../../e2e/queue/cluster';
 import { chain, executionItems, triggerNode } from '../../e2e/harness/workflows';
 import type { DeliveryAttempt } from '../../sandbox';
-import { allExecutions, cpuMs, createCredential, createWorkflow } from '../lib/n8nApi';
+import { allExecutions, cpuMs, createCredential, createWorkflow } from '../../e2e/harness/n8nApi';
 import { seedDocuments } from '../lib/raw';
 import { median } from '../lib/stats';
-import { noOpNode, webhookNode } from '../lib/workflows';
+import { noOpNode, webhookNode } from '../../e2e/harness/webhookWorkflows';
 import type { BenchContext } from './context';
 
 export interface BurstOptions {

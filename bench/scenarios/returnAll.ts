@@ -13,10 +13,10 @@ import {
 	rssBytes,
 	runOnce,
 	sampleRss,
-} from '../lib/n8nApi';
+} from '../../e2e/harness/n8nApi';
 import { rawPageAll, seedDocuments } from '../lib/raw';
 import { chain, signingNode } from '../../e2e/harness/workflows';
-import { httpRequestListAllNode, webhookNode } from '../lib/workflows';
+import { httpRequestListAllNode, webhookNode } from '../../e2e/harness/webhookWorkflows';
 import { statsDelta, type BenchContext } from './context';
 
 export interface ReturnAllResult {

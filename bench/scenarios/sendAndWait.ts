@@ -12,8 +12,14 @@
  */
 import type { Execution } from '../../e2e/harness/n8n';
 import { chain, executionItems, signingNode } from '../../e2e/harness/workflows';
-import { allExecutions, callWebhook, cpuMs, createCredential, createWorkflow } from '../lib/n8nApi';
-import { noOpNode, webhookNode } from '../lib/workflows';
+import {
+	allExecutions,
+	callWebhook,
+	cpuMs,
+	createCredential,
+	createWorkflow,
+} from '../../e2e/harness/n8nApi';
+import { noOpNode, webhookNode } from '../../e2e/harness/webhookWorkflows';
 import type { BenchContext } from './context';
 
 export interface SendAndWaitOptions {

@@ -5,11 +5,11 @@
  * execution it caused (n8n's startedAt), matched by delivery id; both clocks are this machine's.
  */
 import type { Execution } from '../../e2e/harness/n8n';
-import { allExecutions, cpuMs, createCredential, createWorkflow } from '../lib/n8nApi';
+import { allExecutions, cpuMs, createCredential, createWorkflow } from '../../e2e/harness/n8nApi';
 import { seedDocuments } from '../lib/raw';
 import { median, percentile } from '../lib/stats';
 import { chain, executionItems, triggerNode } from '../../e2e/harness/workflows';
-import { noOpNode, webhookNode } from '../lib/workflows';
+import { noOpNode, webhookNode } from '../../e2e/harness/webhookWorkflows';
 import type { BenchContext } from './context';
 
 export interface TriggerOptions {

@@ -28,7 +28,7 @@ import {
 	expectSchema,
 	useSandbox,
 } from '../helpers/sandbox';
-import { readPdf } from './pdfText';
+import { readPdf } from '../helpers/pdfText';
 
 const getSandbox = useSandbox();
 

@@ -6,7 +6,7 @@ import type { AxiosInstance } from 'axios';
 
 import { DocumentSchema, SigningRequestSchema, type DocumentRecord } from '../../contract';
 import { api, documentBody, expectSchema, useSandbox } from '../helpers/sandbox';
-import { getPage, submit, textOf, type Page } from './helpers';
+import { getPage, submit, textOf, type Page } from '../helpers/signingPage';
 
 const sandbox = useSandbox();
 

@@ -1,0 +1,1732 @@
+/**
+ * The security review's findings, one `describe` each, asserting the FIXED behaviour. Every row's
+ * first comment says what the code before the rewrite did (each test would have failed on it).
+ *
+ * Servers listen on 127.0.0.1 only. "Another origin" is a nock interceptor on a fake host
+ * (http://evil.test) that must still be pending afterwards (nothing was sent there), or a second
+ * counting server on another port.
+ */
+import { forgetCachedSecrets } from '../../nodes/DocumentSigningTrigger/delivery';
+import { createHash, createHmac, randomUUID } from 'crypto';
+import http from 'http';
+import type { AddressInfo } from 'net';
+import nock from 'nock';
+import type { IDataObject, INode } from 'n8n-workflow';
+
+import { useSandbox, webhookSecret } from '../helpers/sandbox';
+import { searchDocuments } from '../../nodes/DocumentSigning/listSearch';
+import {
+	HttpStatusError,
+	RETRY_POLICY,
+	ServiceOrigin,
+	sendWithRetries,
+} from '../../nodes/shared/transport';
+import { TIME_LIMITS } from '../../nodes/shared/transport/bounds';
+import {
+	forgetAllDeliveries,
+	markProcessed,
+	MAX_REMEMBERED_IN_ALL,
+	rememberedSize,
+	scopeKey,
+	wasProcessed,
+} from '../../nodes/DocumentSigningTrigger/recentDeliveries';
+import { keyCheck } from '../../nodes/shared/webhookSecret';
+import { safeRequestSettings } from '../../nodes/shared/transport/request';
+import {
+	allowedDomainsFor,
+	credentialKey,
+	readCredentials,
+} from '../../nodes/shared/transport/service';
+import { signWebhookPayload } from '../../sandbox/deliverySignature';
+import {
+	startCountingServer,
+	type RecordedRequest,
+	type ServerAnswer,
+} from '../helpers/countingServer';
+import { loadOptionsContext, runDocumentSigning } from '../helpers/n8nWorkflow';
+import { TriggerHost, type DeliveryOutcome, type IncomingDelivery } from '../helpers/triggerHost';
+import {
+	deliveryBody,
+	deliveryIn,
+	signedDelivery,
+	useDeliveryFixtures,
+} from '../helpers/deliveryFixtures';
+
+const EVIL = 'http://evil.test';
+const ORIGIN = 'http://signing.test';
+const API_KEY = 'sk_live_security_review_0123456789';
+
+const sandbox = useSandbox({
+	port: 0,
+	host: '127.0.0.1',
+	webhookRetry: { baseDelayMs: 5, maxAttempts: 2, timeoutMs: 5000 },
+});
+const savedPolicy = { ...RETRY_POLICY };
+
+beforeAll(() => {
+	nock.disableNetConnect();
+	nock.enableNetConnect('127.0.0.1');
+	// The policy's shape is under test, not its seconds: quick backoff for 5xx and resets.
+	Object.assign(RETRY_POLICY, { baseDelayMs: 1, maxDelayMs: 2 });
+});
+
+afterAll(() => {
+	Object.assign(RETRY_POLICY, savedPolicy);
+	nock.cleanAll();
+	nock.enableNetConnect();
+});
+
+afterEach(() => {
+	jest.restoreAllMocks();
+	nock.cleanAll();
+});
+
+/** An interceptor on another origin that must never be used; `isDone()` stays false. */
+function trap(origin = EVIL) {
+	return nock(origin)
+		.persist()
+		.get(/.*/)
+		.reply(200, { stolen: true })
+		.post(/.*/)
+		.reply(200, { stolen: true })
+		.delete(/.*/)
+		.reply(200, { stolen: true });
+}
+
+function expectNoKey(
+	error: { message?: string; description?: string; stack?: string } | undefined | null,
+) {
+	expect(`${error?.message} ${error?.description} ${error?.stack}`).not.toContain(API_KEY);
+}
+
+async function withCountingServer<T>(
+	respond: (request: RecordedRequest) => ServerAnswer,
+	run: (server: Awaited<ReturnType<typeof startCountingServer>>) => Promise<T>,
+): Promise<T> {
+	const server = await startCountingServer(respond);
+	try {
+		return await run(server);
+	} finally {
+		await server.close();
+	}
+}
+
+/** The Logger n8n-core's contexts use (its own copy of @n8n/backend-common), with `warn` captured. */
+function captureWarnings(): jest.SpyInstance {
+	const logger = loadOptionsContext({ baseUrl: 'http://127.0.0.1:9/v1', apiKey: 'unused' }).logger;
+	return jest.spyOn(logger, 'warn').mockImplementation(() => undefined);
+}
+
+const warned = (spy: jest.SpyInstance) =>
+	spy.mock.calls.map((call) => [String(call[0]), call[1] as IDataObject | undefined] as const);
+
+// ---------------------------------------------------------------------------------------------
+
+describe('1. HIGH: crafted list-search page tokens', () => {
+	const docs = (from: number, count: number) =>
+		Array.from({ length: count }, (_, i) => ({ id: `doc_${from + i}`, name: `d${from + i}.pdf` }));
+	let serverBase = '';
+
+	// Old: a token {"kind":"url","url":…} was requested as is, with the API key, wherever it pointed.
+	test.each([
+		['an absolute URL on another origin', JSON.stringify({ url: `${EVIL}/steal` })],
+		['a protocol-relative path', JSON.stringify({ path: '//evil.test/x' })],
+		['a path outside the Base URL path', JSON.stringify({ path: '/other-prefix/x' })],
+		['a path that climbs out of the Base URL path', JSON.stringify({ path: '/v1/../admin/keys' })],
+		['a path that only starts like the Base URL path', JSON.stringify({ path: '/v1evil/x' })],
+		['a path that climbs out with encoded dots', JSON.stringify({ path: '/v1/%2e%2e/admin' })],
+		['a backslash path (read as protocol-relative)', JSON.stringify({ path: '/\\evil.test/x' })],
+		['a path with a tab before a second slash', JSON.stringify({ path: '/\t/evil.test/x' })],
+		['the legacy url token', JSON.stringify({ kind: 'url', url: EVIL })],
+		['a path with a second key', JSON.stringify({ path: '/v1/documents', url: `${EVIL}/steal` })],
+		['not JSON', 'http://evil.test/steal'],
+	])('%s is refused with a clear error and nothing is sent anywhere', async (_title, token) => {
+		const evil = trap();
+		await withCountingServer(
+			() => ({ status: 200, body: { data: docs(0, 1) } }),
+			async (server) => {
+				const context = loadOptionsContext({ baseUrl: server.baseUrl, apiKey: API_KEY });
+				const failure = await searchDocuments.call(context, undefined, token).then(
+					() => undefined,
+					(error: Error & { description?: string }) => error,
+				);
+				expect(failure?.message).toBe('The list page token is not valid');
+				expect(failure?.description).toMatch(/Reload the list/);
+				expectNoKey(failure);
+				expect(server.requests).toEqual([]);
+			},
+		);
+		expect(evil.isDone()).toBe(false);
+		expect(nock.pendingMocks().some((mock) => mock.includes('evil.test'))).toBe(true);
+	});
+
+	// Old: tokens were whatever the first page gave (a whole URL included); these must keep working.
+	test('genuine tokens from a first page still work: cursor, page number and a same-origin next link', async () => {
+		let style: 'cursor' | 'page' | 'link' = 'cursor';
+		await withCountingServer(
+			(request) => {
+				const url = new URL(request.url, 'http://127.0.0.1');
+				if (style === 'cursor') {
+					return url.searchParams.get('cursor') === 'c2'
+						? { status: 200, body: { data: docs(50, 2), has_more: false } }
+						: { status: 200, body: { data: docs(0, 50), has_more: true, next_cursor: 'c2' } };
+				}
+				if (style === 'page') {
+					const page = Number(url.searchParams.get('page') ?? 1);
+					return {
+						status: 200,
+						body: { data: docs((page - 1) * 50, page === 3 ? 1 : 50), page, total_pages: 3 },
+					};
+				}
+				if (url.searchParams.get('after') === 'doc_49')
+					return { status: 200, body: { data: docs(50, 1) } };
+				return {
+					status: 200,
+					body: { data: docs(0, 50) },
+					headers: { link: `<${serverBase}/documents?after=doc_49&limit=50>; rel="next"` },
+				};
+			},
+			async (server) => {
+				serverBase = server.baseUrl;
+				const context = () => loadOptionsContext({ baseUrl: server.baseUrl, apiKey: API_KEY });
+
+				const first = await searchDocuments.call(context(), undefined);
+				// `alt`: the other names the token may be read under, tried if the service repeats the page.
+				expect(JSON.parse(first.paginationToken!)).toEqual({
+					cursor: 'c2',
+					alt: expect.arrayContaining(['page_token']),
+					after: expect.stringMatching(/^[0-9a-f]{16}$/),
+				});
+				const second = await searchDocuments.call(context(), undefined, first.paginationToken);
+				expect(second.results.map((result) => result.value)).toEqual(['doc_50', 'doc_51']);
+				expect(second.paginationToken).toBeUndefined();
+
+				style = 'page';
+				const p1 = await searchDocuments.call(context(), undefined);
+				expect(JSON.parse(p1.paginationToken!)).toEqual({ page: 2, after: expect.any(String) });
+				const p2 = await searchDocuments.call(context(), undefined, p1.paginationToken);
+				expect(JSON.parse(p2.paginationToken!)).toEqual({ page: 3, after: expect.any(String) });
+				expect(
+					(await searchDocuments.call(context(), undefined, p2.paginationToken)).results.map(
+						(result) => result.value,
+					),
+				).toEqual(['doc_100']);
+
+				style = 'link';
+				const l1 = await searchDocuments.call(context(), undefined);
+				// The token holds a path under the Base URL, never a whole URL.
+				expect(JSON.parse(l1.paginationToken!)).toEqual({
+					path: '/v1/documents?after=doc_49&limit=50',
+					after: expect.any(String),
+				});
+				const l2 = await searchDocuments.call(context(), undefined, l1.paginationToken);
+				expect(l2.results.map((result) => result.value)).toEqual(['doc_50']);
+				expect(server.requests.at(-1)?.url).toBe('/v1/documents?after=doc_49&limit=50');
+				expect(
+					server.requests.every((request) => request.headers.authorization === `Bearer ${API_KEY}`),
+				).toBe(true);
+			},
+		);
+	});
+
+	// Old: direct requests carried no allowedDomains, so n8n's credential restriction never applied to them.
+	test("n8n's domain restriction: direct requests carry allowedDomains with the Base URL's own host", () => {
+		const node = { name: 'Document Signing' } as INode;
+		const restricted = readCredentials({
+			baseUrl: 'https://API.Signing.test:8443/v1',
+			apiKey: API_KEY,
+			allowedHttpRequestDomains: 'domains',
+			allowedDomains: 'example.org',
+		});
+		const origin = new ServiceOrigin(restricted.baseUrl, node);
+		const allowed = allowedDomainsFor(restricted, origin);
+		expect(allowed).toBe('api.signing.test, example.org');
+		expect(safeRequestSettings(allowed)).toMatchObject({
+			allowedDomains: 'api.signing.test, example.org',
+			disableFollowRedirect: true,
+			sendCredentialsOnCrossOriginRedirect: false,
+		});
+
+		const onlyOwn = readCredentials({
+			baseUrl: 'https://api.signing.test/v1',
+			apiKey: API_KEY,
+			allowedHttpRequestDomains: 'domains',
+			allowedDomains: '  ',
+		});
+		expect(allowedDomainsFor(onlyOwn, new ServiceOrigin(onlyOwn.baseUrl, node))).toBe(
+			'api.signing.test',
+		);
+		const unrestricted = readCredentials({
+			baseUrl: 'https://api.signing.test/v1',
+			apiKey: API_KEY,
+			allowedHttpRequestDomains: 'all',
+		});
+		expect(
+			allowedDomainsFor(unrestricted, new ServiceOrigin(unrestricted.baseUrl, node)),
+		).toBeUndefined();
+		expect(safeRequestSettings(undefined)).not.toHaveProperty('allowedDomains');
+	});
+
+	test('a restricted credential still reaches its own Base URL through n8n (its own host is allowed)', async () => {
+		await withCountingServer(
+			() => ({ status: 200, body: { data: docs(0, 1) } }),
+			async (server) => {
+				const credentials = {
+					baseUrl: server.baseUrl,
+					apiKey: API_KEY,
+					allowedHttpRequestDomains: 'domains',
+					allowedDomains: 'example.org',
+				};
+				const result = await searchDocuments.call(loadOptionsContext(credentials), undefined);
+				expect(result.results.map((entry) => entry.value)).toEqual(['doc_0']);
+				expect(server.requests).toHaveLength(1);
+			},
+		);
+	});
+});
+
+// ---------------------------------------------------------------------------------------------
+
+describe('2. MEDIUM: the key never follows cross-origin links or redirects', () => {
+	const docs = (from: number, count: number) =>
+		Array.from({ length: count }, (_, i) => ({ id: `doc_${from + i}` }));
+	const getAll = (baseUrl = `${ORIGIN}/v1`) =>
+		runDocumentSigning({
+			parameters: { resource: 'document', operation: 'getAll', returnAll: true, simplify: false },
+			credentials: { baseUrl, apiKey: API_KEY },
+		});
+	const getDocument = () =>
+		runDocumentSigning({
+			parameters: {
+				resource: 'document',
+				operation: 'get',
+				documentId: { __rl: true, mode: 'id', value: 'doc_1' },
+				simplify: false,
+			},
+			credentials: { baseUrl: `${ORIGIN}/v1`, apiKey: API_KEY },
+		});
+
+	// Old: Get Many followed any rel=next link, sending the API key to whatever host it named.
+	test('a Link rel=next to another origin: the item fails naming that origin, which received nothing', async () => {
+		const evil = trap();
+		const own = nock(ORIGIN)
+			.get('/v1/documents')
+			.query(true)
+			.reply(200, { data: docs(0, 100) }, { Link: `<${EVIL}/v1/documents?page=2>; rel="next"` });
+		const result = await getAll();
+		expect(own.isDone()).toBe(true);
+		expect(result.items).toEqual([]);
+		expect(result.error?.message).toContain('another origin (http://evil.test)');
+		expect(result.error?.description).toMatch(/Nothing was sent to http:\/\/evil\.test/);
+		expectNoKey(result.error);
+		expect(JSON.stringify(result.run.data)).not.toContain(API_KEY);
+		expect(evil.isDone()).toBe(false);
+	});
+
+	// Old: a body `next` URL was followed wherever it pointed.
+	test('a body next URL to another origin: refused, nothing sent there', async () => {
+		const evil = trap();
+		nock(ORIGIN)
+			.get('/v1/documents')
+			.query(true)
+			.reply(200, { data: docs(0, 3), next: `${EVIL}/v1/documents?cursor=x` });
+		const result = await getAll();
+		expect(result.error?.message).toContain('another origin (http://evil.test)');
+		expectNoKey(result.error);
+		expect(evil.isDone()).toBe(false);
+	});
+
+	// Old: only the host was compared (or nothing), so https → http on the same host sent the key in clear.
+	test('an https → http downgrade on the same host is another origin: refused, nothing sent over http', async () => {
+		const plain = trap(ORIGIN.replace('https:', 'http:'));
+		nock('https://signing.test')
+			.get('/v1/documents')
+			.query(true)
+			.reply(
+				200,
+				{ data: docs(0, 3) },
+				{ Link: '<http://signing.test/v1/documents?page=2>; rel="next"' },
+			);
+		const result = await getAll('https://signing.test/v1');
+		expect(result.error?.message).toContain('another origin (http://signing.test)');
+		expectNoKey(result.error);
+		expect(plain.isDone()).toBe(false);
+	});
+
+	test('a second counting server on another port is another origin too', async () => {
+		await withCountingServer(
+			() => ({ status: 200, body: { data: [{ id: 'stolen' }] } }),
+			async (other) => {
+				const otherOrigin = new URL(other.baseUrl).origin;
+				await withCountingServer(
+					() => ({
+						status: 200,
+						body: { data: docs(0, 2), next: `${other.baseUrl}/documents?cursor=2` },
+					}),
+					async (own) => {
+						const result = await getAll(own.baseUrl);
+						expect(result.error?.message).toContain(`another origin (${otherOrigin})`);
+						expect(own.requests).toHaveLength(1);
+						expect(other.requests).toEqual([]);
+					},
+				);
+			},
+		);
+	});
+
+	// Old: n8n's request helper followed redirects and carried the Authorization header along.
+	test('a 307 redirect to another origin on Document › Get: error, nothing sent there', async () => {
+		const evil = trap();
+		nock(ORIGIN)
+			.get('/v1/documents/doc_1')
+			.reply(307, '', { Location: `${EVIL}/steal` });
+		const result = await getDocument();
+		expect(result.items).toEqual([]);
+		expect(result.error?.message).toMatch(/redirect \(HTTP 307\).*it was not followed/);
+		expect(result.error?.message).toContain('http://evil.test/steal');
+		expectNoKey(result.error);
+		expect(evil.isDone()).toBe(false);
+	});
+
+	// Old: same-origin redirects were followed (n8n's default).
+	test('a same-origin 302 is refused too (redirects are never followed)', async () => {
+		nock(ORIGIN)
+			.get('/v1/documents/doc_1')
+			.reply(302, '', { Location: `${ORIGIN}/v1/documents/doc_2` });
+		const target = nock(ORIGIN).get('/v1/documents/doc_2').reply(200, { id: 'doc_2' });
+		const result = await getDocument();
+		expect(result.error?.message).toMatch(/redirect \(HTTP 302\)/);
+		expect(result.error?.httpCode).toBe('302');
+		expectNoKey(result.error);
+		expect(target.isDone()).toBe(false);
+	});
+});
+
+// ---------------------------------------------------------------------------------------------
+
+describe("3. MEDIUM: one credential's 429 never stalls another", () => {
+	const getAs = (baseUrl: string, apiKey: string, id: string) =>
+		runDocumentSigning({
+			parameters: {
+				resource: 'document',
+				operation: 'get',
+				documentId: { __rl: true, mode: 'id', value: id },
+				simplify: false,
+			},
+			credentials: { baseUrl, apiKey },
+		});
+
+	// Old: one gate per Base URL, so key B waited out key A's Retry-After.
+	// Key A's request runs in the transport's retry loop with key A's own gate key (exactly what the
+	// node uses for that credential) and a Retry-After of 60 s, so the ordering is deterministic:
+	// B completes while A is still waiting, then A is cancelled. With one gate per Base URL, B would
+	// sit behind A's pause and this test would time out.
+	test("while key A waits out a 429, key B's request on the same service completes", async () => {
+		const keyA = `sk_a_${randomUUID()}`;
+		const keyB = `sk_b_${randomUUID()}`;
+		await withCountingServer(
+			(request) =>
+				request.headers.authorization === `Bearer ${keyA}`
+					? {
+							status: 429,
+							headers: { 'retry-after': '60' },
+							body: { error: { code: 'rate_limited', message: 'Too many requests' } },
+						}
+					: { status: 200, body: { id: request.url.split('/').pop() } },
+			async (server) => {
+				const node = { name: 'Document Signing' } as INode;
+				const gateKeyA = credentialKey(
+					readCredentials({ baseUrl: server.baseUrl, apiKey: keyA }),
+					new ServiceOrigin(server.baseUrl, node),
+				);
+				const controller = new AbortController();
+				let aRefused = false;
+				const sendA = async () => {
+					const response = await fetch(`${server.baseUrl}/documents/doc_a`, {
+						headers: { Authorization: `Bearer ${keyA}` },
+					});
+					const body = (await response.json()) as IDataObject;
+					aRefused = response.status === 429;
+					if (response.status >= 400)
+						throw new HttpStatusError({
+							statusCode: response.status,
+							headers: Object.fromEntries(response.headers),
+							body,
+						});
+					return body;
+				};
+				let aSettled = false;
+				const a = sendWithRetries(
+					{ node, gateKey: gateKeyA, idempotent: true, abortSignal: controller.signal },
+					sendA,
+				).finally(() => {
+					aSettled = true;
+				});
+				a.catch(() => undefined);
+				// Until A's 429 has been received and A is waiting (the retry loop records the pause at once).
+				while (!aRefused) await new Promise((resolve) => setTimeout(resolve, 10));
+				await new Promise((resolve) => setTimeout(resolve, 50));
+
+				const b = await getAs(server.baseUrl, keyB, 'doc_b');
+				expect(b.error).toBeUndefined();
+				expect(b.items[0].json).toMatchObject({ id: 'doc_b' });
+				// B is done while A is still waiting for its 429 to pass.
+				expect(aSettled).toBe(false);
+				expect(
+					server.requests.map((request) =>
+						request.headers.authorization === `Bearer ${keyA}` ? 'A' : 'B',
+					),
+				).toEqual(['A', 'B']);
+
+				controller.abort();
+				await expect(a).rejects.toThrow(/cancelled/);
+			},
+		);
+	}, 15_000);
+
+	// Through the node end to end: A's request is answered once its Retry-After has passed.
+	test('key A through the node succeeds after waiting out Retry-After: 5', async () => {
+		const keyA = `sk_a2_${randomUUID()}`;
+		let seen = 0;
+		await withCountingServer(
+			() =>
+				++seen === 1
+					? {
+							status: 429,
+							headers: { 'retry-after': '5' },
+							body: { error: { code: 'rate_limited', message: 'Too many requests' } },
+						}
+					: { status: 200, body: { id: 'doc_a' } },
+			async (server) => {
+				const result = await getAs(server.baseUrl, keyA, 'doc_a');
+				expect(result.error).toBeUndefined();
+				expect(result.items[0].json).toMatchObject({ id: 'doc_a' });
+				expect(server.requests).toHaveLength(2);
+			},
+		);
+	}, 15_000);
+
+	// Old: a long Retry-After was honoured (the request sat there for an hour).
+	test('Retry-After: 3600 fails at once, saying it asked to wait too long', async () => {
+		await withCountingServer(
+			() => ({
+				status: 429,
+				headers: { 'retry-after': '3600' },
+				body: { error: { code: 'rate_limited', message: 'Too many requests' } },
+			}),
+			async (server) => {
+				const result = await getAs(server.baseUrl, `sk_c_${randomUUID()}`, 'doc_c');
+				expect(result.error?.httpCode).toBe('429');
+				expect(`${result.error?.message} ${result.error?.description}`).toMatch(
+					/asked to wait 3600 s, more than the 120 s/,
+				);
+				expect(server.requests).toHaveLength(1);
+			},
+		);
+	});
+
+	// Old: 429s were retried a fixed number of times whatever they asked, with no bound on the total wait.
+	test('429s that never end give up once the total wait would pass maxTotalWaitMs', async () => {
+		const saved = RETRY_POLICY.maxTotalWaitMs;
+		RETRY_POLICY.maxTotalWaitMs = 1_500;
+		try {
+			await withCountingServer(
+				() => ({
+					status: 429,
+					headers: { 'retry-after': '1' },
+					body: { error: { code: 'rate_limited', message: 'Too many requests' } },
+				}),
+				async (server) => {
+					const result = await getAs(server.baseUrl, `sk_d_${randomUUID()}`, 'doc_d');
+					expect(result.error?.httpCode).toBe('429');
+					expect(result.error?.description).toMatch(/beyond this request's limit of 1.5 s in all/);
+					expect(server.requests.length).toBeGreaterThanOrEqual(1);
+					expect(server.requests.length).toBeLessThanOrEqual(2);
+				},
+			);
+		} finally {
+			RETRY_POLICY.maxTotalWaitMs = saved;
+		}
+	}, 10_000);
+
+	// Old: the wait for a 429 could not be cancelled (n8n's sleep is not abortable).
+	test('an aborted execution stops waiting out a long 429 at once', async () => {
+		const controller = new AbortController();
+		let attempts = 0;
+		const send = async () => {
+			attempts++;
+			if (attempts === 1) setTimeout(() => controller.abort(), 100);
+			throw new HttpStatusError({
+				statusCode: 429,
+				headers: { 'retry-after': '60' },
+				body: { message: 'slow down' },
+			});
+		};
+		const started = Date.now();
+		const outcome = sendWithRetries(
+			{
+				node: { name: 'Document Signing' } as INode,
+				gateKey: `cancel-${randomUUID()}`,
+				idempotent: true,
+				abortSignal: controller.signal,
+			},
+			send,
+		);
+		await expect(outcome).rejects.toThrow(/cancelled/);
+		expect(Date.now() - started).toBeLessThan(5_000);
+		expect(attempts).toBe(1);
+	}, 10_000);
+
+	// Old: no bound on a request's whole life (429 after 429 could hold it forever).
+	test('RETRY_POLICY.maxTotalWaitMs is finite', () => {
+		expect(Number.isFinite(savedPolicy.maxTotalWaitMs)).toBe(true);
+		expect(savedPolicy.maxTotalWaitMs).toBeGreaterThan(0);
+		expect(savedPolicy.maxRetryAfterMs).toBeLessThanOrEqual(savedPolicy.maxTotalWaitMs);
+	});
+});
+
+// ---------------------------------------------------------------------------------------------
+
+/** n8n's stand-in: routes /webhook/<node webhookId>/webhook to the host that owns it (as in delivery.test.ts). */
+class Receiver {
+	private server!: http.Server;
+	readonly hosts = new Map<string, TriggerHost>();
+	readonly outcomes: DeliveryOutcome[] = [];
+
+	async start(): Promise<void> {
+		this.server = http.createServer((req, res) => {
+			const chunks: Buffer[] = [];
+			req.on('data', (chunk: Buffer) => chunks.push(chunk));
+			req.on('end', () => void this.handle(req, Buffer.concat(chunks), res));
+		});
+		await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+	}
+
+	get webhookBaseUrl(): string {
+		return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/webhook`;
+	}
+
+	private async handle(
+		req: http.IncomingMessage,
+		rawBody: Buffer,
+		res: http.ServerResponse,
+	): Promise<void> {
+		const host = this.hosts.get(/^\/webhook\/([^/]+)\/webhook$/.exec(req.url ?? '')?.[1] ?? '');
+		if (!host) {
+			res.writeHead(404).end();
+			return;
+		}
+		try {
+			const outcome = await host.receive({ headers: { ...req.headers }, rawBody });
+			this.outcomes.push(outcome);
+			res
+				.writeHead(outcome.status, { 'Content-Type': 'application/json' })
+				.end(JSON.stringify(outcome.body ?? {}));
+		} catch (error) {
+			res.writeHead(500).end(JSON.stringify({ error: String(error) }));
+		}
+	}
+
+	async close(): Promise<void> {
+		await new Promise<void>((resolve) => this.server.close(() => resolve()));
+	}
+}
+
+async function sendDocument(apiKey: string): Promise<void> {
+	const response = await fetch(`${sandbox().baseUrl}/documents`, {
+		method: 'POST',
+		headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
+		body: JSON.stringify({
+			name: 'contract.pdf',
+			signers: [{ email: 'ada@example.com', name: 'Ada Lovelace' }],
+		}),
+	});
+	expect(response.status).toBe(201);
+	await sandbox().flushDeliveries();
+}
+
+const nowSeconds = () => Math.floor(Date.now() / 1000);
+let deliverySeq = 0;
+
+function signed(
+	secret: string,
+	webhookId: string,
+	t = nowSeconds(),
+	event = 'document.completed',
+): IncomingDelivery {
+	const raw = JSON.stringify({
+		id: `dlv_sec${Date.now().toString(36)}${(deliverySeq++).toString(36)}`,
+		event,
+		created_at: new Date().toISOString(),
+		webhook_id: webhookId,
+		data: { document: { id: 'doc_sec', name: 'contract.pdf', status: 'completed' } },
+	});
+	return {
+		headers: {
+			'content-type': 'application/json',
+			'x-signature': signWebhookPayload(secret, t, raw),
+		},
+		rawBody: Buffer.from(raw),
+	};
+}
+
+describe("4. MEDIUM: a copied workflow never deletes the original's webhook", () => {
+	const receiverA = new Receiver();
+	const receiverB = new Receiver();
+
+	beforeAll(async () => {
+		await receiverA.start();
+		await receiverB.start();
+	});
+	afterAll(async () => {
+		await receiverA.close();
+		await receiverB.close();
+	});
+
+	// Old: B's activation deleted the webhook id found in its (copied) static data: A's webhook.
+	test("instance B activated from a copy of A's static data: both webhooks live, each instance runs one execution per event", async () => {
+		const { apiKey } = sandbox().createAccount();
+		const a = new TriggerHost({
+			baseUrl: sandbox().baseUrl,
+			apiKey,
+			webhookBaseUrl: receiverA.webhookBaseUrl,
+			events: ['document.sent'],
+		});
+		receiverA.hosts.set(a.nodeWebhookId, a);
+		await a.activate();
+		const aWebhookId = String(a.nodeStaticData.webhookId);
+
+		const b = new TriggerHost({
+			baseUrl: sandbox().baseUrl,
+			apiKey,
+			webhookBaseUrl: receiverB.webhookBaseUrl,
+			events: ['document.sent'],
+			workflowId: a.workflowId,
+			nodeWebhookId: a.nodeWebhookId,
+		});
+		b.savedStaticData = structuredClone(a.savedStaticData);
+		receiverB.hosts.set(b.nodeWebhookId, b);
+		const warnings = captureWarnings();
+		await b.activate();
+
+		// A's registration was forgotten by B and logged, never deleted.
+		const foreign = warned(warnings).filter(([message]) =>
+			/points at another address.*forgotten, not deleted/.test(message),
+		);
+		expect(foreign).toHaveLength(1);
+		expect(foreign[0][1]).toMatchObject({
+			webhookId: aWebhookId,
+			storedOrigin: new URL(receiverA.webhookBaseUrl).origin,
+			currentOrigin: new URL(receiverB.webhookBaseUrl).origin,
+		});
+
+		const bWebhookId = String(b.nodeStaticData.webhookId);
+		expect(bWebhookId).not.toBe(aWebhookId);
+		expect(
+			sandbox()
+				.store.webhooksOf(apiKey)
+				.map((webhook) => [webhook.id, webhook.url])
+				.sort(),
+		).toEqual(
+			[
+				[aWebhookId, a.webhookUrl],
+				[bWebhookId, b.webhookUrl],
+			].sort(),
+		);
+		expect(await a.runHook('checkExists')).toBe(true);
+		expect(await b.runHook('checkExists')).toBe(true);
+
+		await sendDocument(apiKey);
+		await a.idle();
+		await b.idle();
+		expect(a.executions).toHaveLength(1);
+		expect(b.executions).toHaveLength(1);
+		expect(a.processed.map((execution) => execution.items[0].json.webhookId)).toEqual([aWebhookId]);
+		expect(b.processed.map((execution) => execution.items[0].json.webhookId)).toEqual([bWebhookId]);
+
+		// Deactivating B removes B's webhook only.
+		await b.deactivate();
+		expect(
+			sandbox()
+				.store.webhooksOf(apiKey)
+				.map((webhook) => webhook.id),
+		).toEqual([aWebhookId]);
+		expect(await a.runHook('checkExists')).toBe(true);
+		expect(a.nodeStaticData.webhookId).toBe(aWebhookId);
+	}, 20_000);
+
+	// Old: deactivate deleted the stored id whatever URL it was registered for.
+	test('deactivating an instance whose stored registration is on another origin forgets it (logged) and deletes nothing', async () => {
+		const { apiKey } = sandbox().createAccount();
+		const a = new TriggerHost({
+			baseUrl: sandbox().baseUrl,
+			apiKey,
+			webhookBaseUrl: receiverA.webhookBaseUrl,
+			events: ['document.completed'],
+		});
+		await a.activate();
+		const copy = new TriggerHost({
+			baseUrl: sandbox().baseUrl,
+			apiKey,
+			webhookBaseUrl: receiverB.webhookBaseUrl,
+			events: ['document.completed'],
+			workflowId: a.workflowId,
+			nodeWebhookId: a.nodeWebhookId,
+		});
+		copy.savedStaticData = structuredClone(a.savedStaticData);
+		const warnings = captureWarnings();
+		await copy.deactivate();
+		expect(
+			warned(warnings).some(([message]) => /another address.*forgotten, not deleted/.test(message)),
+		).toBe(true);
+		expect(copy.nodeStaticData.webhookId).toBeUndefined();
+		expect(
+			sandbox()
+				.store.webhooksOf(apiKey)
+				.map((webhook) => webhook.id),
+		).toEqual([a.nodeStaticData.webhookId]);
+		expect(await a.runHook('checkExists')).toBe(true);
+	});
+});
+
+// ---------------------------------------------------------------------------------------------
+
+describe('5. LOW: ids "." and ".." are refused before any request', () => {
+	const rl = (value: string) => ({ __rl: true, mode: 'id', value });
+	const byId = '={{ $json.id }}';
+	const cases: Array<[string, Record<string, unknown>, string]> = [
+		[
+			'Document › Get',
+			{ resource: 'document', operation: 'get', documentId: rl(byId) },
+			'Document',
+		],
+		[
+			'Document › Delete',
+			{ resource: 'document', operation: 'delete', documentId: rl(byId) },
+			'Document',
+		],
+		[
+			'Signing Request › Create',
+			{ resource: 'signingRequest', operation: 'create', draftDocumentId: rl(byId) },
+			'Document',
+		],
+		[
+			'Signing Request › Get Status',
+			{ resource: 'signingRequest', operation: 'getStatus', signingRequestId: byId },
+			'Signing Request ID',
+		],
+		[
+			'Signing Request › Remind',
+			{ resource: 'signingRequest', operation: 'remind', signingRequestId: byId },
+			'Signing Request ID',
+		],
+		[
+			'Template › Update',
+			{
+				resource: 'template',
+				operation: 'update',
+				templateId: rl(byId),
+				updateFields: { name: 'NDA' },
+			},
+			'Template',
+		],
+		[
+			'Team Member › Update Role',
+			{ resource: 'teamMember', operation: 'updateRole', teamMemberId: rl(byId), role: 'admin' },
+			'Team Member',
+		],
+		[
+			'Webhook › Delete',
+			{ resource: 'webhook', operation: 'delete', webhookId: byId },
+			'Webhook ID',
+		],
+		[
+			'Webhook › Get Delivery (webhook)',
+			{ resource: 'webhook', operation: 'getDelivery', webhookId: byId, deliveryId: 'dlv_1' },
+			'Webhook ID',
+		],
+		[
+			'Webhook › Get Delivery (delivery)',
+			{ resource: 'webhook', operation: 'getDelivery', webhookId: 'wh_1', deliveryId: byId },
+			'Delivery ID',
+		],
+		[
+			'Webhook › Acknowledge Delivery (webhook)',
+			{
+				resource: 'webhook',
+				operation: 'acknowledgeDelivery',
+				webhookId: byId,
+				deliveryId: 'dlv_1',
+			},
+			'Webhook ID',
+		],
+		[
+			'Webhook › Acknowledge Delivery (delivery)',
+			{
+				resource: 'webhook',
+				operation: 'acknowledgeDelivery',
+				webhookId: 'wh_1',
+				deliveryId: byId,
+			},
+			'Delivery ID',
+		],
+	];
+	const table = cases.flatMap(([title, parameters, label]) =>
+		['.', '..'].map((id) => [title, id, parameters, label] as const),
+	);
+
+	let server: Awaited<ReturnType<typeof startCountingServer>>;
+	beforeAll(async () => {
+		server = await startCountingServer((request) => ({
+			status: request.method === 'DELETE' ? 204 : 200,
+			body: { id: 1004, name: 'x.pdf' },
+		}));
+	});
+	afterAll(async () => await server.close());
+	beforeEach(() => {
+		server.requests.length = 0;
+	});
+
+	// Old: `.`/`..` were encoded as themselves and normalised away (Get Document "." read the list; ".." another resource).
+	test.each(table)(
+		'%s with id "%s" → an error naming the parameter, nothing sent',
+		async (_title, id, parameters, label) => {
+			const result = await runDocumentSigning({
+				parameters: parameters as never,
+				items: [{ json: { id } }],
+				credentials: { baseUrl: server.baseUrl, apiKey: API_KEY },
+			});
+			expect(result.error?.message).toBe(`${label}: "${id}" is not a valid ID`);
+			expect(server.requests).toEqual([]);
+		},
+	);
+
+	// Old: a JSON number from an expression was refused as "not a string" or sent as "[object]"-like text.
+	test.each([
+		[
+			'Document › Get',
+			{ resource: 'document', operation: 'get', documentId: rl(byId), simplify: false },
+			'GET',
+			'/v1/documents/1004',
+		],
+		[
+			'Webhook › Delete',
+			{ resource: 'webhook', operation: 'delete', webhookId: byId },
+			'DELETE',
+			'/v1/webhooks/1004',
+		],
+		[
+			'Webhook › Get Delivery',
+			{
+				resource: 'webhook',
+				operation: 'getDelivery',
+				webhookId: byId,
+				deliveryId: '={{ $json.id + 1 }}',
+			},
+			'GET',
+			'/v1/webhooks/1004/deliveries/1005',
+		],
+	])('a numeric id works: %s', async (_title, parameters, method, path) => {
+		const result = await runDocumentSigning({
+			parameters: parameters as never,
+			items: [{ json: { id: 1004 } }],
+			credentials: { baseUrl: server.baseUrl, apiKey: API_KEY },
+		});
+		expect(result.error).toBeUndefined();
+		expect(result.items).toHaveLength(1);
+		expect(server.requests.map((request) => [request.method, request.url])).toEqual([
+			[method, path],
+		]);
+	});
+});
+
+// ---------------------------------------------------------------------------------------------
+
+describe('6. LOW: DELETE after a lost answer', () => {
+	const deleteDocument = (baseUrl: string) =>
+		runDocumentSigning({
+			parameters: {
+				resource: 'document',
+				operation: 'delete',
+				documentId: { __rl: true, mode: 'id', value: 'doc_1' },
+			},
+			credentials: { baseUrl, apiKey: API_KEY },
+		});
+	const notFound = {
+		status: 404,
+		body: { error: { code: 'not_found', message: 'No such document' } },
+	};
+
+	// Old: any 404 after a retry counted as "deleted", even when the first attempt was a 503 (which deleted nothing).
+	test('503 then 404 fails with the 404, not "deleted"', async () => {
+		const answers: ServerAnswer[] = [
+			{ status: 503, body: { error: { code: 'unavailable', message: 'down' } } },
+			notFound,
+		];
+		await withCountingServer(
+			() => answers.shift() ?? { status: 500 },
+			async (server) => {
+				const result = await deleteDocument(server.baseUrl);
+				expect(result.items).toEqual([]);
+				expect(result.error?.httpCode).toBe('404');
+				expect(result.error?.message).toBe('No such document');
+				expect(server.requests.map((request) => request.method)).toEqual(['DELETE', 'DELETE']);
+			},
+		);
+	});
+
+	test('connection reset after sending, then 404 on the retry → { id, deleted: true }', async () => {
+		const answers: ServerAnswer[] = [{ reset: true }, notFound];
+		await withCountingServer(
+			() => answers.shift() ?? { status: 500 },
+			async (server) => {
+				const result = await deleteDocument(server.baseUrl);
+				expect(result.error).toBeUndefined();
+				expect(result.items.map((item) => item.json)).toEqual([{ id: 'doc_1', deleted: true }]);
+				expect(server.requests.map((request) => request.method)).toEqual(['DELETE', 'DELETE']);
+			},
+		);
+	});
+});
+
+// ---------------------------------------------------------------------------------------------
+
+/** Every string anywhere in `value`. */
+function strings(value: unknown): string[] {
+	if (typeof value === 'string') return [value];
+	if (Array.isArray(value)) return value.flatMap(strings);
+	if (typeof value === 'object' && value !== null)
+		return [...Object.keys(value), ...Object.values(value).flatMap(strings)];
+	return [];
+}
+
+describe('7. LOW: the webhook secret is not readable from static data', () => {
+	async function activated() {
+		const { apiKey } = sandbox().createAccount();
+		const host = new TriggerHost({
+			baseUrl: sandbox().baseUrl,
+			apiKey,
+			webhookBaseUrl: 'http://127.0.0.1:5678/webhook',
+			events: ['document.completed'],
+		});
+		await host.activate();
+		const webhookId = String(host.nodeStaticData.webhookId);
+		const secret = webhookSecret(sandbox(), apiKey, webhookId);
+		expect(secret).toBeTruthy();
+		return { host, apiKey, webhookId, secret: secret! };
+	}
+
+	// Old: static data held `webhookSecret` in clear (readable through n8n's public API).
+	test('static data holds neither the stored secret nor any 64-hex value', async () => {
+		const { host, secret } = await activated();
+		const all = strings(host.savedStaticData);
+		expect(all.length).toBeGreaterThan(0);
+		expect(all.filter((text) => text.includes(secret))).toEqual([]);
+		expect(all.filter((text) => /[0-9a-f]{64}/i.test(text))).toEqual([]);
+		expect(JSON.stringify(host.savedStaticData)).not.toContain(secret);
+	});
+
+	// Old: the secret was in static data, so a reader could sign deliveries.
+	test('deliveries signed with secrets derived from static data alone are refused 401', async () => {
+		const { host, webhookId } = await activated();
+		const data = host.nodeStaticData;
+		const nonce = String(data.secretNonce);
+		const hmac = (key: string, text: string) =>
+			createHmac('sha256', key).update(text).digest('hex');
+		const guesses = [
+			nonce,
+			hmac(nonce, ''),
+			hmac(nonce, host.workflowId),
+			hmac(
+				nonce,
+				[
+					'n8n-nodes-document-signing',
+					'webhook-secret',
+					host.workflowId,
+					'trigger-node',
+					nonce,
+				].join('\u0000'),
+			),
+			hmac(
+				'',
+				[
+					'n8n-nodes-document-signing',
+					'webhook-secret',
+					host.workflowId,
+					'trigger-node',
+					nonce,
+				].join('\u0000'),
+			),
+			createHash('sha256').update(nonce).digest('hex'),
+			String(data.keyCheck),
+			webhookId,
+			...strings(data),
+		];
+		for (const guess of guesses) {
+			const outcome = await host.receive(signed(guess, webhookId));
+			expect([guess, outcome.status, outcome.started]).toEqual([guess, 401, false]);
+		}
+		expect(host.executions).toHaveLength(0);
+	});
+
+	// Old: another process read the secret from static data; now it recomputes it from the credential.
+	test('another process with a copy of the static data and the same credential verifies; with another key it refuses with a clear warning', async () => {
+		const { host, apiKey, webhookId, secret } = await activated();
+		const sibling = (key: string) => {
+			const other = new TriggerHost({
+				baseUrl: sandbox().baseUrl,
+				apiKey: key,
+				webhookBaseUrl: host.webhookBaseUrl,
+				events: ['document.completed'],
+				workflowId: host.workflowId,
+				nodeWebhookId: host.nodeWebhookId,
+			});
+			other.savedStaticData = structuredClone(host.savedStaticData);
+			return other;
+		};
+
+		const same = sibling(apiKey);
+		const accepted = await same.receive(signed(secret, webhookId));
+		expect(accepted.status).toBe(200);
+		expect(accepted.started).toBe(true);
+		expect((await accepted.execution!).received).toHaveLength(1);
+
+		const warnings = captureWarnings();
+		// Another process, started after the key changed: nothing of this one's memory.
+		forgetCachedSecrets();
+		const otherKey = sibling('sk_another_key_entirely_0000000000');
+		const refused = await otherKey.receive(signed(secret, webhookId));
+		expect(refused.status).toBe(401);
+		expect(refused.started).toBe(false);
+		const reasons = warned(warnings).map(([message]) => message);
+		expect(
+			reasons.some((message) =>
+				/refused a delivery.*API key changed since the webhook was registered/.test(message),
+			),
+		).toBe(true);
+		expect(reasons.join('\n')).not.toContain(secret);
+		await same.idle();
+	});
+});
+
+// ---------------------------------------------------------------------------------------------
+
+describe('7b. LOW: a secret the service chose itself is sealed, not stored', () => {
+	// Old: the service's own secret was stored in static data as is.
+	test('static data holds only a sealed copy; this credential verifies with it, another key cannot open it', async () => {
+		const serviceSecret = 'svc_chosen_secret_' + 'f'.repeat(40);
+		let registered: IDataObject = {};
+		nock(ORIGIN)
+			.get('/v1/webhooks')
+			.query(true)
+			.reply(200, { data: [] })
+			.post('/v1/webhooks', (body: IDataObject) => {
+				registered = body;
+				return true;
+			})
+			.reply(201, () => ({
+				id: 'wh_svc',
+				url: registered.url,
+				events: registered.events,
+				secret: serviceSecret,
+				active: true,
+			}));
+		nock(ORIGIN)
+			.persist()
+			.post(/\/v1\/webhooks\/wh_svc\/deliveries\/[^/]+\/acknowledge/)
+			.reply(200, { status: 'acknowledged' });
+		const host = new TriggerHost({
+			baseUrl: `${ORIGIN}/v1`,
+			apiKey: API_KEY,
+			webhookBaseUrl: 'http://127.0.0.1:5678/webhook',
+			events: ['document.completed'],
+		});
+		await host.activate();
+		expect(registered.secret).not.toBe(serviceSecret);
+		expect(host.nodeStaticData).toMatchObject({
+			webhookId: 'wh_svc',
+			sealedSecret: expect.any(String),
+		});
+		expect(JSON.stringify(host.savedStaticData)).not.toContain(serviceSecret);
+		expect(strings(host.savedStaticData).filter((text) => /[0-9a-f]{64}/i.test(text))).toEqual([]);
+
+		const accepted = await host.receive(signed(serviceSecret, 'wh_svc'));
+		expect(accepted.status).toBe(200);
+		expect(accepted.started).toBe(true);
+		await host.idle();
+
+		const otherKey = new TriggerHost({
+			baseUrl: `${ORIGIN}/v1`,
+			apiKey: 'sk_another_key_entirely_1111111111',
+			webhookBaseUrl: host.webhookBaseUrl,
+			events: ['document.completed'],
+			workflowId: host.workflowId,
+			nodeWebhookId: host.nodeWebhookId,
+		});
+		otherKey.savedStaticData = structuredClone(host.savedStaticData);
+		forgetCachedSecrets();
+		expect((await otherKey.receive(signed(serviceSecret, 'wh_svc'))).status).toBe(401);
+	});
+});
+
+describe('8. LOW: Signature Tolerance is capped', () => {
+	// Old: the tolerance was used as given, so 1e12 s turned replay protection off.
+	test('with 1e12 s, a correctly signed 2-hour-old delivery is refused 401; a 30-minute-old one is accepted', async () => {
+		const { apiKey } = sandbox().createAccount();
+		const host = new TriggerHost({
+			baseUrl: sandbox().baseUrl,
+			apiKey,
+			webhookBaseUrl: 'http://127.0.0.1:5678/webhook',
+			events: ['document.completed'],
+			options: { signatureToleranceSeconds: 1e12 },
+		});
+		await host.activate();
+		const webhookId = String(host.nodeStaticData.webhookId);
+		const secret = webhookSecret(sandbox(), apiKey, webhookId)!;
+
+		const old = await host.receive(signed(secret, webhookId, nowSeconds() - 2 * 3600));
+		expect(old.status).toBe(401);
+		expect(old.started).toBe(false);
+		expect(old.body).toMatchObject({ error: { code: 'invalid_signature' } });
+
+		const recent = await host.receive(signed(secret, webhookId, nowSeconds() - 30 * 60));
+		expect(recent.status).toBe(200);
+		expect(recent.started).toBe(true);
+		await host.idle();
+		expect(host.executions).toHaveLength(1);
+	});
+});
+
+// ---------------------------------------------------------------------------------------------
+
+// ---------------------------------------------------------------------------------------------
+// Second round (issue 22). Items 1, 8 and 10 are tested in real n8n: e2e/security.e2e.test.ts.
+
+const routeCount = (prefix: string) =>
+	Object.entries(sandbox().stats().routes)
+		.filter(([key]) => key.startsWith(prefix))
+		.reduce((sum, [, count]) => sum + count, 0);
+
+function unsigned(body: Record<string, unknown>): IncomingDelivery {
+	return {
+		headers: { 'content-type': 'application/json' },
+		rawBody: Buffer.from(JSON.stringify(body)),
+	};
+}
+
+async function createDocumentIn(apiKey: string): Promise<string> {
+	const response = await fetch(`${sandbox().baseUrl}/documents`, {
+		method: 'POST',
+		headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
+		body: JSON.stringify({
+			name: 'someone-elses.pdf',
+			signers: [{ email: 'ada@example.com', name: 'Ada Lovelace' }],
+		}),
+	});
+	expect(response.status).toBe(201);
+	return String(((await response.json()) as IDataObject).id);
+}
+
+describe('22.2 MEDIUM: an unverified delivery makes the trigger act with the key only when the service confirms it', () => {
+	/** A trigger with Verify Signatures off; its URL is nowhere (the tests hand deliveries to it). */
+	async function unverifiedTrigger(events: string[], options: IDataObject = {}) {
+		const { apiKey } = sandbox().createAccount();
+		const host = new TriggerHost({
+			baseUrl: sandbox().baseUrl,
+			apiKey,
+			webhookBaseUrl: 'http://127.0.0.1:9/webhook',
+			events,
+			options,
+		});
+		host.parameters.verifySignature = false;
+		await host.activate();
+		return { host, apiKey, webhookId: String(host.nodeStaticData.webhookId) };
+	}
+
+	// Old: the forged body's document was downloaded with the key and attached.
+	test('a forged document.completed naming another document: nothing is fetched, the item says why it has no file', async () => {
+		const { host, apiKey } = await unverifiedTrigger(['document.completed'], {
+			attachSignedFile: true,
+		});
+		const otherDocument = await createDocumentIn(apiKey);
+		const before = routeCount('GET /v1/documents/');
+		const outcome = await host.receive(
+			unsigned({
+				id: 'dlv_madeup1',
+				event: 'document.completed',
+				data: {
+					document: {
+						id: otherDocument,
+						status: 'completed',
+						signed_file_url: `${sandbox().baseUrl}/documents/${otherDocument}/file?version=original`,
+					},
+				},
+			}),
+		);
+		expect(outcome.started).toBe(true);
+		const execution = await outcome.execution!;
+		expect(execution.items).toHaveLength(1);
+		expect(execution.items[0].binary).toBeUndefined();
+		expect(String(execution.items[0].json.attachError)).toMatch(
+			/Verify Signatures is off and the service did not confirm this delivery/,
+		);
+		expect(routeCount('GET /v1/documents/') - before).toBe(0);
+	});
+
+	// Old: the claim went to the body's webhook_id, acknowledging another webhook's delivery.
+	test("a forged webhook_id naming another webhook: that webhook's delivery is not acknowledged", async () => {
+		const { host, apiKey } = await unverifiedTrigger(['document.sent']);
+		const response = await fetch(`${sandbox().baseUrl}/webhooks`, {
+			method: 'POST',
+			headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
+			body: JSON.stringify({ url: 'http://127.0.0.1:9/other-receiver', events: ['document.sent'] }),
+		});
+		const other = String(((await response.json()) as IDataObject).id);
+		await sendDocument(apiKey);
+		const victim = sandbox()
+			.deliveries()
+			.find((attempt) => attempt.webhookId === other)!;
+		expect(victim).toBeDefined();
+
+		const outcome = await host.receive(
+			unsigned({ id: victim.deliveryId, event: 'document.sent', webhook_id: other, data: {} }),
+		);
+		await outcome.execution;
+		expect(sandbox().deliveryRecord(victim.deliveryId)?.status).not.toBe('acknowledged');
+		expect(sandbox().deliveryRecord(victim.deliveryId)?.acknowledged_at ?? null).toBeNull();
+	});
+
+	test("a real delivery of this trigger's own webhook is confirmed by the service and claimed as usual", async () => {
+		const { host, apiKey, webhookId } = await unverifiedTrigger(['document.sent']);
+		await sendDocument(apiKey);
+		const own = sandbox()
+			.deliveries()
+			.find((attempt) => attempt.webhookId === webhookId)!;
+		const outcome = await host.receive({
+			headers: { 'content-type': 'application/json' },
+			rawBody: Buffer.from(own.body),
+		});
+		const execution = await outcome.execution!;
+		expect(execution.items).toHaveLength(1);
+		expect(sandbox().deliveryRecord(own.deliveryId)?.status).toBe('acknowledged');
+	});
+
+	// Old: the signed body's `status: completed` was trusted and the file requested.
+	test("verified too: the document's state is read from the service first; one not completed gets no file request", async () => {
+		const { apiKey } = sandbox().createAccount();
+		const host = new TriggerHost({
+			baseUrl: sandbox().baseUrl,
+			apiKey,
+			webhookBaseUrl: 'http://127.0.0.1:9/webhook',
+			events: ['document.completed'],
+			options: { attachSignedFile: true },
+			continueOnFail: true,
+		});
+		await host.activate();
+		const webhookId = String(host.nodeStaticData.webhookId);
+		const secret = webhookSecret(sandbox(), apiKey, webhookId)!;
+		const pending = await createDocumentIn(apiKey);
+		const raw = JSON.stringify({
+			id: 'dlv_state1',
+			event: 'document.completed',
+			webhook_id: webhookId,
+			data: { document: { id: pending, status: 'completed' } },
+		});
+		const before = routeCount('GET /v1/documents/:id/file');
+		const outcome = await host.receive({
+			headers: {
+				'content-type': 'application/json',
+				'x-signature': signWebhookPayload(secret, nowSeconds(), raw),
+			},
+			rawBody: Buffer.from(raw),
+		});
+		const execution = await outcome.execution!;
+		expect(String(execution.items[0]?.json.attachError)).toMatch(/is (sent|pending|draft)/);
+		expect(routeCount('GET /v1/documents/:id/file') - before).toBe(0);
+	});
+});
+
+describe('22.3 LOW: ids and links from the service are checked like typed ids', () => {
+	const download = (baseUrl: string) =>
+		runDocumentSigning({
+			parameters: {
+				resource: 'document',
+				operation: 'download',
+				documentId: { __rl: true, mode: 'id', value: 'doc_1' },
+				version: 'signed',
+				binaryPropertyName: 'data',
+			},
+			credentials: { baseUrl, apiKey: API_KEY },
+		});
+
+	// Old: the record's id ".." was placed in the path and normalised away: GET /v1/file.
+	test('a record id ".." from the service: refused, nothing requested with it', async () => {
+		await withCountingServer(
+			() => ({ status: 200, body: { id: '..', name: 'x.pdf', status: 'completed' } }),
+			async (server) => {
+				const result = await download(`${server.baseUrl}`);
+				expect(result.error?.message).toContain('cannot be used in a request path');
+				expect(server.requests.map((request) => request.url)).toEqual(['/v1/documents/doc_1']);
+			},
+		);
+	});
+
+	// Old: only the origin was compared, so the key went to /admin/keys/export.
+	test("a file link on the same origin but outside the Base URL's path: refused, nothing requested there", async () => {
+		await withCountingServer(
+			() => ({
+				status: 200,
+				body: {
+					id: 'doc_1',
+					name: 'x.pdf',
+					status: 'completed',
+					signed_file_url: '/admin/keys/export',
+				},
+			}),
+			async (server) => {
+				const result = await download(server.baseUrl);
+				expect(result.error?.message).toContain("outside the Base URL's path (/admin/keys/export)");
+				expect(server.requests.map((request) => request.url)).toEqual(['/v1/documents/doc_1']);
+			},
+		);
+	});
+});
+
+/** A server on 127.0.0.1 whose answers the test writes itself (sizes, hangs). */
+async function withRawServer<T>(
+	handle: (req: http.IncomingMessage, res: http.ServerResponse) => void,
+	run: (baseUrl: string) => Promise<T>,
+): Promise<T> {
+	const sockets = new Set<import('net').Socket>();
+	const server = http.createServer(handle);
+	server.on('connection', (socket) => {
+		sockets.add(socket);
+		socket.on('close', () => sockets.delete(socket));
+	});
+	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+	try {
+		return await run(`http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`);
+	} finally {
+		for (const socket of sockets) socket.destroy();
+		await new Promise<void>((resolve) => server.close(() => resolve()));
+	}
+}
+
+describe('22.4 LOW/MED: answers are read within a size limit per kind', () => {
+	const MB = 1024 * 1024;
+	/** Answers `size` bytes in 64 KB chunks (JSON for the API paths, bytes for files and exports). */
+	const sized =
+		(size: number, sent: { bytes: number }) =>
+		(req: http.IncomingMessage, res: http.ServerResponse) => {
+			if (req.url?.startsWith('/v1/documents/doc_1?') || req.url === '/v1/documents/doc_1') {
+				res
+					.writeHead(200, { 'content-type': 'application/json' })
+					.end(JSON.stringify({ id: 'doc_1', name: 'x.pdf', status: 'completed' }));
+				return;
+			}
+			res.writeHead(200, {
+				'content-type':
+					req.url?.includes('/file') || req.url?.includes('/export')
+						? 'application/pdf'
+						: 'application/json',
+			});
+			const chunk = Buffer.alloc(64 * 1024, 0x20);
+			const write = () => {
+				while (sent.bytes < size) {
+					sent.bytes += chunk.length;
+					if (!res.write(chunk)) return void res.once('drain', write);
+				}
+				res.end();
+			};
+			write();
+		};
+
+	// Old: n8n read any answer whole (maxContentLength: Infinity).
+	test('a 40 MB API answer: fails naming the 16 MB limit, and the rest is not read', async () => {
+		const sent = { bytes: 0 };
+		await withRawServer(sized(40 * MB, sent), async (baseUrl) => {
+			const result = await runDocumentSigning({
+				parameters: { resource: 'document', operation: 'getAll', returnAll: false, limit: 5 },
+				credentials: { baseUrl, apiKey: API_KEY },
+			});
+			expect(result.error?.message).toContain('larger than the 16 MB allowed for an API answer');
+			expect(sent.bytes).toBeLessThan(40 * MB);
+		});
+	});
+
+	test('a file over "Largest Download (MB)": fails naming the limit and the field; within it, downloaded', async () => {
+		const run = (largestDownloadMb: number) =>
+			withRawServer(sized(3 * MB, { bytes: 0 }), async (baseUrl) =>
+				runDocumentSigning({
+					parameters: {
+						resource: 'document',
+						operation: 'download',
+						documentId: { __rl: true, mode: 'id', value: 'doc_1' },
+						version: 'signed',
+						binaryPropertyName: 'data',
+					},
+					credentials: { baseUrl, apiKey: API_KEY, largestDownloadMb } as never,
+				}),
+			);
+		const refused = await run(2);
+		expect(refused.error?.message).toContain('larger than the 2 MB allowed for a file');
+		expect(refused.error?.description).toContain('Largest Download (MB)');
+		const allowed = await run(4);
+		expect(allowed.error).toBeUndefined();
+		expect(allowed.items[0].json.fileSize).toBe(3 * MB);
+	});
+
+	test('an export over the limit: fails naming it', async () => {
+		await withRawServer(sized(3 * MB, { bytes: 0 }), async (baseUrl) => {
+			const result = await runDocumentSigning({
+				parameters: { resource: 'report', operation: 'export', binaryPropertyName: 'data' },
+				credentials: { baseUrl, apiKey: API_KEY, largestDownloadMb: 1 } as never,
+			});
+			expect(result.error?.message).toContain('larger than the 1 MB allowed for an export');
+		});
+	});
+});
+
+describe('22.5 LOW: every request and every wait ends within its bound', () => {
+	const saved = { ...TIME_LIMITS };
+	afterEach(() => {
+		Object.assign(TIME_LIMITS, saved);
+		Object.assign(RETRY_POLICY, { maxTotalWaitMs: savedPolicy.maxTotalWaitMs });
+	});
+
+	// Old: no timeout unless one was given; a service that never answers held the item forever.
+	test('a service that accepts and never answers: the item fails as timed out within the bound', async () => {
+		Object.assign(TIME_LIMITS, { attemptMs: 300 });
+		Object.assign(RETRY_POLICY, { maxTotalWaitMs: 2_000 });
+		await withRawServer(
+			() => undefined,
+			async (baseUrl) => {
+				const started = Date.now();
+				const result = await runDocumentSigning({
+					parameters: {
+						resource: 'document',
+						operation: 'get',
+						documentId: { __rl: true, mode: 'id', value: 'doc_1' },
+					},
+					credentials: { baseUrl, apiKey: API_KEY },
+				});
+				expect(result.error?.message).toBe('Could not reach the Document Signing service');
+				expect(result.error?.description).toContain('ETIMEDOUT');
+				expect(Date.now() - started).toBeLessThan(10_000);
+			},
+		);
+	}, 20_000);
+
+	// Old: a request queued for a slot waited for it without any bound.
+	test("a request waiting for a slot while all of its key's slots hang gives up at the request's bound", async () => {
+		Object.assign(RETRY_POLICY, { maxTotalWaitMs: 500 });
+		const gateKey = `hang-${randomUUID()}`;
+		const node = { name: 'Document Signing' } as INode;
+		const releases: Array<() => void> = [];
+		const hanging = Array.from({ length: RETRY_POLICY.concurrency }, () =>
+			sendWithRetries(
+				{ node, gateKey, idempotent: true },
+				() => new Promise<void>((resolve) => releases.push(resolve)),
+			).catch(() => undefined),
+		);
+		const started = Date.now();
+		await expect(
+			sendWithRetries({ node, gateKey, idempotent: true }, async () => 'sent'),
+		).rejects.toThrow(/No request slot for this credential came free within 0.5 s/);
+		expect(Date.now() - started).toBeLessThan(5_000);
+		for (const release of releases) release();
+		await Promise.all(hanging);
+	}, 20_000);
+
+	// Old: a list search (no cancel signal in n8n) kept retrying 429s for up to 5 minutes.
+	test('a list search under endless 429s ends within its own bound', async () => {
+		Object.assign(TIME_LIMITS, { listSearchMs: 800 });
+		await withCountingServer(
+			() => ({
+				status: 429,
+				body: { error: { message: 'slow down' } },
+				headers: { 'retry-after': '0.2' },
+			}),
+			async (server) => {
+				const started = Date.now();
+				await expect(
+					searchDocuments.call(loadOptionsContext({ baseUrl: server.baseUrl, apiKey: API_KEY })),
+				).rejects.toThrow();
+				expect(Date.now() - started).toBeLessThan(5_000);
+			},
+		);
+	}, 20_000);
+});
+
+describe('22.6 LOW: a repeat is recognised from signed data only, never from the unsigned X-Delivery-Id', () => {
+	const { activeTrigger } = useDeliveryFixtures();
+
+	function withoutId(): Record<string, unknown> {
+		const body: Record<string, unknown> = deliveryBody();
+		delete body.id;
+		return body;
+	}
+
+	it('the same signed body without an id, under 3 different X-Delivery-Id values, starts 1 execution', async () => {
+		const { host, secret } = await activeTrigger(['document.completed']);
+		const body = withoutId();
+		const outcomes = [];
+		for (const deliveryId of ['dlv_header1', 'dlv_header2', 'dlv_header3']) {
+			const delivery = signedDelivery(secret, body);
+			delivery.headers['x-delivery-id'] = deliveryId;
+			outcomes.push(await host.receive(delivery));
+		}
+		await host.idle();
+		expect(outcomes.map((outcome) => outcome.started)).toEqual([true, false, false]);
+		expect(outcomes[1].body).toMatchObject({ ignored: true, reason: 'already processed' });
+		expect(host.executions).toHaveLength(1);
+		expect((await outcomes[0].execution!).received[0].json.deliveryId).toBeNull();
+	});
+
+	it('Standard Webhooks: the signed webhook-id is the repeat key of a body without an id', async () => {
+		const { host, secret } = await activeTrigger(['document.completed']);
+		const first = await host.receive(
+			deliveryIn('standard-webhooks', secret, withoutId(), nowSeconds(), 'msg_one'),
+		);
+		expect((await first.execution!).received[0].json.deliveryId).toBe('msg_one');
+		// A retry after the first ran (the service has no record of msg_one, so this process remembers
+		// it): same signed id, fresh timestamp and signature, a body that differs in a field.
+		const retry = await host.receive(
+			deliveryIn('standard-webhooks', secret, withoutId(), nowSeconds(), 'msg_one'),
+		);
+		await host.idle();
+		expect(retry.started).toBe(false);
+		expect(host.executions).toHaveLength(1);
+	});
+});
+
+describe('22.7 LOW: repeat suppression is bounded in bytes and id length', () => {
+	afterEach(() => forgetAllDeliveries());
+
+	// Old: each id was kept as given: 200 one-MB ids kept 200 MB of strings.
+	test('200 one-MB ids keep a few KB; a repeat of a long id is still recognised', () => {
+		const scope = scopeKey('wf-bytes', 'node');
+		const ids = Array.from({ length: 200 }, (_, index) => `${index}-${'x'.repeat(1024 * 1024)}`);
+		for (const id of ids) expect(markProcessed(scope, id)).toBe(true);
+		expect(rememberedSize().characters).toBeLessThan(200 * 80);
+		expect(markProcessed(scope, ids[7])).toBe(false);
+		expect(wasProcessed(scope, ids[199])).toBe(true);
+	});
+
+	test('ids in all, across workflow nodes, stay within MAX_REMEMBERED_IN_ALL', () => {
+		for (let node = 0; node < 12; node++) {
+			for (let index = 0; index < 5_000; index++)
+				markProcessed(scopeKey('wf-many', `node-${node}`), `dlv_${index}`);
+		}
+		expect(rememberedSize().ids).toBe(MAX_REMEMBERED_IN_ALL);
+	});
+});
+
+describe("22.9 LOW: list searches pass only http(s) links on the credential's origin", () => {
+	// Old: signing_url went to the editor as the service gave it.
+	test('javascript:, data:, foreign and credential-bearing links are dropped; an own https link is kept', async () => {
+		nock(ORIGIN)
+			.get('/v1/documents')
+			.query(true)
+			.reply(200, {
+				data: [
+					{ id: 'doc_1', name: 'a.pdf', signing_url: 'javascript:alert(document.cookie)' },
+					{ id: 'doc_2', name: 'b.pdf', signing_url: 'data:text/html,<script>alert(1)</script>' },
+					{ id: 'doc_3', name: 'c.pdf', signing_url: `${EVIL}/sign/doc_3` },
+					{ id: 'doc_4', name: 'd.pdf', signing_url: 'http://user:pw@signing.test/sign/doc_4' },
+					{ id: 'doc_5', name: 'e.pdf', signing_url: `${ORIGIN}/sign/doc_5?token=t` },
+				],
+			});
+		const result = await searchDocuments.call(
+			loadOptionsContext({ baseUrl: `${ORIGIN}/v1`, apiKey: API_KEY }),
+		);
+		expect(result.results.map((entry) => entry.url)).toEqual([
+			undefined,
+			undefined,
+			undefined,
+			undefined,
+			`${ORIGIN}/sign/doc_5?token=t`,
+		]);
+	});
+});
+
+describe("22.10 a copy of a workflow on the same n8n (same webhook URL) never removes the original's webhook", () => {
+	// Old: the copy's delete step swept every webhook with its URL, which is the original's too.
+	// Real n8n: e2e/security.e2e.test.ts › 10 (the copy's activation refused as "path taken").
+	test("the copy's checkExists and delete leave the original's registration alone", async () => {
+		const { apiKey } = sandbox().createAccount();
+		const webhookBaseUrl = 'http://127.0.0.1:9/webhook';
+		const original = new TriggerHost({
+			baseUrl: sandbox().baseUrl,
+			apiKey,
+			webhookBaseUrl,
+			events: ['document.completed'],
+		});
+		await original.activate();
+		const originalId = String(original.nodeStaticData.webhookId);
+		const copy = new TriggerHost({
+			baseUrl: sandbox().baseUrl,
+			apiKey,
+			webhookBaseUrl,
+			events: ['document.completed'],
+			nodeWebhookId: original.nodeWebhookId,
+		});
+		copy.savedStaticData = structuredClone(original.savedStaticData);
+		expect(copy.workflowId).not.toBe(original.workflowId);
+		expect(copy.webhookUrl).toBe(original.webhookUrl);
+
+		expect(await copy.runHook('checkExists')).toBe(false);
+		await copy.deactivate();
+		expect(
+			sandbox()
+				.store.webhooksOf(apiKey)
+				.map((webhook) => webhook.id),
+		).toEqual([originalId]);
+		expect(await original.runHook('checkExists')).toBe(true);
+	});
+});
+
+describe('22.11 key check: static data holds no verifier of the API key', () => {
+	// Old: static data kept `keyCheck`, 64 bits of an HMAC keyed by the API key.
+	test('after activation static data has no keyCheck nor any value computed from the key; a changed key is still noticed', async () => {
+		const { apiKey, accountId } = sandbox().createAccount();
+		const host = new TriggerHost({
+			baseUrl: sandbox().baseUrl,
+			apiKey,
+			webhookBaseUrl: 'http://127.0.0.1:9/webhook',
+			events: ['document.completed'],
+		});
+		await host.activate();
+		const data = host.nodeStaticData;
+		expect(Object.keys(data).sort()).toEqual([
+			'secretNonce',
+			'webhookEvents',
+			'webhookId',
+			'webhookUrl',
+		]);
+		// Every value in static data is the service's id, n8n's URL, the events, or a random nonce.
+		const scope = {
+			apiKey,
+			workflowId: host.workflowId,
+			nodeId: 'trigger-node',
+			nonce: String(data.secretNonce),
+		};
+		expect(strings(data)).not.toContain(keyCheck(scope));
+
+		expect(await host.runHook('checkExists')).toBe(true);
+		// Another key of the same account: the same webhooks are visible, but the secret is not ours any more.
+		host.credentials.apiKey = sandbox().createApiKey(accountId, 'admin').apiKey;
+		expect(await host.runHook('checkExists')).toBe(false);
+	});
+});
+
+test('forged deliveries are covered elsewhere (no rows here)', () => {
+	// - test/nodes/DocumentSigningTrigger/delivery.test.ts › "forged and invalid deliveries": missing/empty/malformed
+	//   header, wrong secret, tampered body and timestamp, stale and future timestamps, other schemes,
+	//   wrong length, empty or missing body → 401, no execution, nothing saved; the X-Event header is
+	//   never trusted; refusals while no webhook is registered; "options" (tolerance); replays.
+	// - test/nodes/shared/webhookSignature.test.ts: verification in every layout; test/sandbox/deliverySignature.test.ts: the signer.
+	// - reliability/realN8n.reliability.test.ts (test 3), e2e/trigger.e2e.test.ts and
+	//   e2e/queue/queue-mode.queue.test.ts: forged deliveries against a real n8n (not run here).
+	expect(true).toBe(true);
+});

@@ -1,0 +1,151 @@
+import { readFileSync } from 'fs';
+import { join } from 'path';
+import type { INodePropertyOptions } from 'n8n-workflow';
+
+import { DocumentSigningApi } from '../../../credentials/DocumentSigningApi.credentials';
+import { DocumentSigning } from '../../../nodes/DocumentSigning/DocumentSigning.node';
+import { ENDPOINTS } from '../../../contract/openapi';
+import { ASSIGNABLE_ROLES, WEBHOOK_EVENTS } from '../../../nodes/shared/vocabulary';
+
+const { description } = new DocumentSigning();
+const operationsOf = (resource: string) =>
+	(description.properties.find(
+		(p) => p.name === 'operation' && p.displayOptions?.show?.resource?.includes(resource),
+	)?.options ?? []) as INodePropertyOptions[];
+
+const RESOURCES = ['document', 'signingRequest', 'template', 'teamMember', 'webhook', 'report'];
+
+/** `GET /documents/{id}` for a method and a path whose parameters may have any name. */
+const endpointKey = (method: string, path: string) =>
+	`${method.toUpperCase()} ${path.replace(/\{\w+\}/g, '{id}')}`;
+
+/** Contract endpoints no operation's own request names, each with where the node reaches it or why not. */
+const REACHED_OTHERWISE: Record<string, string> = {
+	'GET /documents/{id}/file':
+		'Document › Download (Original, Signed) and the trigger’s Attach Signed File, after reading the document',
+	'GET /documents/{id}/audit-trail':
+		'Document › Download (Audit Trail), after reading the document',
+};
+
+/** Operations that run code instead of one routed request (n8n's customOperations). */
+const PROGRAMMATIC_OPERATIONS: Record<string, string> = {
+	'document/sendAndWait':
+		'creates or sends, registers a webhook and waits; its own tests cover its requests',
+};
+
+test.each(Object.keys(PROGRAMMATIC_OPERATIONS).map((name) => name.split('/')))(
+	'%s / %s is a custom operation of the node',
+	(resource, operation) => {
+		const option = operationsOf(resource).find((o) => o.value === operation);
+		expect(option).toBeDefined();
+		expect(option?.routing).toBeUndefined();
+		expect(
+			(new DocumentSigning().customOperations as Record<string, Record<string, unknown>>)[resource][
+				operation
+			],
+		).toBeInstanceOf(Function);
+	},
+);
+
+const nodeOperations = RESOURCES.flatMap((resource) =>
+	operationsOf(resource).map((option) => ({ resource, option })),
+);
+const contractEndpoints = ENDPOINTS.map((endpoint) => endpointKey(endpoint.method, endpoint.path));
+const requestedBy = (option: INodePropertyOptions) => {
+	const request = option.routing?.request;
+	return request ? endpointKey(String(request.method), String(request.url)) : undefined;
+};
+
+test.each(
+	nodeOperations.map(({ resource, option }) => [`${resource}/${option.value}`, option] as const),
+)('%s requests an endpoint of the contract, through the transport', (name, option) => {
+	const key = requestedBy(option);
+	if (key === undefined) {
+		expect(PROGRAMMATIC_OPERATIONS).toHaveProperty([name]);
+		return;
+	}
+	expect(contractEndpoints).toContain(key);
+	// Every routed operation goes through the transport (retries, errors, pagination).
+	expect(option.routing?.send?.paginate).toBe(true);
+});
+
+test.each(contractEndpoints)('the contract’s %s is reachable from the node', (key) => {
+	const requested = nodeOperations.some(({ option }) => requestedBy(option) === key);
+	expect(requested || key in REACHED_OTHERWISE).toBe(true);
+});
+
+test('every endpoint said to be reached otherwise is one of the contract that no operation requests', () => {
+	for (const key of Object.keys(REACHED_OTHERWISE)) {
+		expect(contractEndpoints).toContain(key);
+		expect(nodeOperations.some(({ option }) => requestedBy(option) === key)).toBe(false);
+	}
+});
+
+test('the node is usable as a tool and shows resource and operation in its subtitle', () => {
+	expect(description.usableAsTool).toBe(true);
+	expect(description.subtitle).toContain('$parameter["operation"]');
+	expect(description.subtitle).toContain('$parameter["resource"]');
+});
+
+test('the role dropdown offers exactly the assignable roles of the contract, plus a custom one', () => {
+	const role = description.properties.find(
+		(p) => p.name === 'role' && p.displayOptions?.show?.resource?.includes('teamMember'),
+	);
+	const values = (role?.options as INodePropertyOptions[]).map((o) => o.value);
+	expect(values.filter((v) => v !== '__custom').sort()).toEqual([...ASSIGNABLE_ROLES].sort());
+	expect(values).toContain('__custom');
+});
+
+test('the webhook event list is the contract’s, plus Any Event', () => {
+	const events = description.properties.find((p) => p.name === 'events');
+	expect((events?.options as INodePropertyOptions[]).map((o) => o.value).sort()).toEqual(
+		['*', ...WEBHOOK_EVENTS].sort(),
+	);
+});
+
+test('the codex file names the node and has categories and documentation links', () => {
+	const codex = JSON.parse(
+		readFileSync(
+			join(__dirname, '../../../nodes/DocumentSigning/DocumentSigning.node.json'),
+			'utf8',
+		),
+	);
+	expect(codex.node).toBe('n8n-nodes-document-signing.documentSigning');
+	expect(codex.categories.length).toBeGreaterThan(0);
+	expect(codex.resources.primaryDocumentation[0].url).toMatch(/^https:\/\//);
+});
+
+test("the credentials keep the key secret and authenticate with a Bearer header, keeping the request's own headers", async () => {
+	const credentials = new DocumentSigningApi();
+	expect(credentials.properties.find((p) => p.name === 'apiKey')?.typeOptions?.password).toBe(true);
+	const request = {
+		url: 'https://api.example.com/v1/users',
+		headers: { Accept: 'application/json' },
+	};
+	await expect(
+		credentials.authenticate({ apiKey: 'sk_test', baseUrl: 'https://api.example.com/v1' }, request),
+	).resolves.toEqual({
+		url: 'https://api.example.com/v1/users',
+		headers: { Accept: 'application/json', Authorization: 'Bearer sk_test' },
+	});
+	expect(request.headers).toEqual({ Accept: 'application/json' });
+	expect(credentials.test.request.url).toBe('/users');
+});
+
+test('parameter names are unique across resources, apart from the operation selector and the Get Many and file fields', () => {
+	// n8n's routing engine resolves every entry's value by name on every item (see DocumentSigning.node.ts).
+	const shared = new Set([
+		'operation',
+		'returnAll',
+		'limit',
+		'listPaging',
+		'listPagingSettings',
+		'filters',
+		'simplify',
+		'binaryPropertyName',
+	]);
+	const counts = new Map<string, number>();
+	for (const property of new DocumentSigning().description.properties)
+		counts.set(property.name, (counts.get(property.name) ?? 0) + 1);
+	expect([...counts].filter(([name, count]) => count > 1 && !shared.has(name))).toEqual([]);
+});

@@ -1,0 +1,63 @@
+/** The trigger's description as n8n reads it, and its codex file. */
+import codex from '../../../nodes/DocumentSigningTrigger/DocumentSigningTrigger.node.json';
+import { DocumentSigningTrigger } from '../../../nodes/DocumentSigningTrigger/DocumentSigningTrigger.node';
+import { ANY_EVENT, eventLabel, WEBHOOK_EVENTS } from '../../../nodes/shared/vocabulary';
+import packageJson from '../../../package.json';
+
+const { description } = new DocumentSigningTrigger();
+
+describe('Document Signing Trigger description', () => {
+	it('is a webhook trigger with no inputs, one main output and the credential', () => {
+		expect(description.displayName).toBe('Document Signing Trigger');
+		expect(description.name).toBe('documentSigningTrigger');
+		expect(description.group).toEqual(['trigger']);
+		expect(description.inputs).toEqual([]);
+		expect(description.outputs).toEqual(['main']);
+		expect(description.usableAsTool).toBeUndefined();
+		expect(description.icon).toEqual({
+			light: 'file:../../icons/documentSigning.svg',
+			dark: 'file:../../icons/documentSigning.dark.svg',
+		});
+		expect(description.credentials).toEqual([{ name: 'documentSigningApi', required: true }]);
+		expect(description.webhooks).toEqual([
+			{ name: 'default', httpMethod: 'POST', responseMode: 'onReceived', path: 'webhook' },
+		]);
+	});
+
+	it('offers every event of the vocabulary, labelled by eventLabel, plus Any Event', () => {
+		const events = description.properties.find((property) => property.name === 'events');
+		expect(events?.type).toBe('multiOptions');
+		const options = (events?.options ?? []) as Array<{ name: string; value: string }>;
+		expect(options.map((option) => option.value).sort()).toEqual(
+			[ANY_EVENT, ...WEBHOOK_EVENTS].sort(),
+		);
+		for (const option of options) {
+			expect(option.name).toBe(option.value === ANY_EVENT ? 'Any Event' : eventLabel(option.value));
+		}
+	});
+
+	it('has the Include Headers and Signature Tolerance (Seconds) options', () => {
+		const options = description.properties.find((property) => property.name === 'options');
+		const byName = Object.fromEntries(
+			(
+				(options?.options ?? []) as Array<{ name: string; displayName: string; default: unknown }>
+			).map((option) => [option.name, option]),
+		);
+		expect(byName.includeHeaders).toMatchObject({ displayName: 'Include Headers', default: false });
+		expect(byName.signatureToleranceSeconds).toMatchObject({
+			displayName: 'Signature Tolerance (Seconds)',
+			default: 300,
+		});
+	});
+
+	it('has a codex with categories and the trigger documentation link, and is registered in package.json', () => {
+		expect(codex.node).toBe('n8n-nodes-document-signing.documentSigningTrigger');
+		expect(codex.categories.length).toBeGreaterThan(0);
+		expect(codex.resources.primaryDocumentation[0].url).toBe(
+			'https://github.com/n8n-nodes-document-signing/n8n-nodes-document-signing#trigger',
+		);
+		expect(packageJson.n8n.nodes).toContain(
+			'dist/nodes/DocumentSigningTrigger/DocumentSigningTrigger.node.js',
+		);
+	});
+});

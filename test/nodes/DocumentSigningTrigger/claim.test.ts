@@ -1,0 +1,272 @@
+import nock from 'nock';
+/**
+ * Exactly once across n8n processes (nodes/DocumentSigningTrigger/claim.ts): every execution a
+ * delivery starts claims it at the service first, and only the winner passes it on; replays,
+ * the service's retries and copies racing each other are processed once. And what happens when
+ * the claim cannot be made. Through n8n-core's WebhookContext, with real deliveries from the
+ * sandbox to the receiver of test/helpers/triggerHost.ts (see deliveryFixtures.ts).
+ */
+import { TriggerHost } from '../../helpers/triggerHost';
+import {
+	deliveryBody,
+	deliveryIdOf,
+	signedDelivery,
+	useDeliveryFixtures,
+} from '../../helpers/deliveryFixtures';
+
+const { sandbox, receiver, activeTrigger, sendDocument, unclaimedDelivery } = useDeliveryFixtures();
+
+describe('exactly once: the delivery is claimed at the service', () => {
+	it('replaying the exact same request (same delivery id): its execution passes nothing on', async () => {
+		const { host, apiKey } = await activeTrigger(['document.sent']);
+		await sendDocument(apiKey);
+		await host.idle();
+		const original = receiver.receivedBy(host)[0];
+
+		const replay = await host.receive({ headers: original.headers, rawBody: original.rawBody });
+		expect(replay.status).toBe(200);
+		const execution = await replay.execution!;
+
+		expect(execution.received).toHaveLength(1);
+		expect(execution.items).toEqual([]);
+		expect(execution.error).toBeUndefined();
+		expect(host.processed).toHaveLength(1);
+	});
+
+	it('a retry by the service after a lost answer is processed once, whichever arrives first: the retry or the claim', async () => {
+		const { host, apiKey } = await activeTrigger(['document.sent']);
+		let failedOnce = false;
+		receiver.answerOverride = (request) => {
+			if (!failedOnce && request.outcome.started) {
+				failedOnce = true;
+				return 503;
+			}
+			return undefined;
+		};
+
+		await sendDocument(apiKey);
+		await host.idle();
+		await sandbox().flushDeliveries();
+		await host.idle();
+
+		const sentRequests = receiver
+			.receivedBy(host)
+			.filter((request) => request.headers['x-event'] === 'document.sent');
+		const deliveryId = deliveryIdOf(sentRequests[0]);
+		// Either the claim ended the retries before the next attempt, or the retry came and its
+		// execution lost the claim, or (on a slow machine) the retry came after the claim and webhook()
+		// found the delivery claimed, answering without an execution: never a second processing.
+		expect(sentRequests.length).toBeGreaterThanOrEqual(1);
+		expect(sentRequests.every((request) => request.rawBody.equals(sentRequests[0].rawBody))).toBe(
+			true,
+		);
+		expect(host.processed.map((execution) => execution.items[0].json.deliveryId)).toEqual([
+			deliveryId,
+		]);
+		const [first, ...retries] = sentRequests;
+		expect(first.outcome.started).toBe(true);
+		for (const retry of retries.filter((request) => !request.outcome.started)) {
+			expect([retry.outcome.status, retry.outcome.body]).toEqual([
+				200,
+				{ received: true, ignored: true, reason: 'already processed' },
+			]);
+		}
+		expect(host.executions).toHaveLength(
+			sentRequests.filter((request) => request.outcome.started).length,
+		);
+		expect(sandbox().deliveryRecord(deliveryId)?.status).toBe('acknowledged');
+	});
+
+	it('three copies of one delivery arriving at the same time: three executions, one passes it on', async () => {
+		const { host, apiKey } = await activeTrigger(['document.sent']);
+		await sendDocument(apiKey);
+		await host.idle();
+		const original = receiver.receivedBy(host)[0];
+		const before = host.executions.length;
+		// Claims are settled at the service, so whether the copies reach one n8n process or three
+		// (webhook processors in queue mode) makes no difference.
+		const copy = () => host.receive({ headers: original.headers, rawBody: original.rawBody });
+		const outcomes = await Promise.all([copy(), copy(), copy()]);
+		expect(outcomes.map((outcome) => outcome.status)).toEqual([200, 200, 200]);
+		await host.idle();
+		expect(host.executions).toHaveLength(before + 3);
+		expect(host.processed).toHaveLength(1);
+	});
+
+	it('new copies of a delivery not yet claimed race for it: exactly one execution passes it on', async () => {
+		const { host, secret, body } = await unclaimedDelivery();
+
+		const outcomes = await Promise.all(
+			Array.from({ length: 5 }, () => host.receive(signedDelivery(secret, body))),
+		);
+		await Promise.all(outcomes.map((outcome) => outcome.execution));
+		expect(host.executions).toHaveLength(5);
+		expect(host.processed).toHaveLength(1);
+		expect(sandbox().deliveryRecord(JSON.parse(body).id)?.status).toBe('acknowledged');
+	});
+
+	it('a delivery whose execution n8n could not start is processed when the service retries it', async () => {
+		const { host, apiKey } = await activeTrigger(['document.sent']);
+		host.failStarts = 1;
+		await sendDocument(apiKey);
+		await host.idle();
+
+		const attempts = sandbox()
+			.deliveries()
+			.filter((attempt) => attempt.url === host.webhookUrl);
+		expect(attempts.map((attempt) => [attempt.attempt, attempt.status])).toEqual([
+			[1, 500],
+			[2, 200],
+		]);
+		expect(host.processed).toHaveLength(1);
+		expect(host.processed[0].items[0].json.deliveryId).toBe(attempts[0].deliveryId);
+	});
+
+	it('the same delivery stays claimed for a later n8n (nothing is kept in the process or in static data)', async () => {
+		const { host, apiKey } = await activeTrigger(['document.sent']);
+		await sendDocument(apiKey);
+		await host.idle();
+		const original = receiver.receivedBy(host)[0];
+		const registration = structuredClone(host.savedStaticData);
+
+		// Another n8n process (or the same one restarted): same database, nothing else shared.
+		const other = new TriggerHost({
+			baseUrl: sandbox().baseUrl,
+			apiKey,
+			webhookBaseUrl: receiver.webhookBaseUrl,
+			events: ['document.sent'],
+			workflowId: host.workflowId,
+			nodeWebhookId: host.nodeWebhookId,
+		});
+		other.savedStaticData = structuredClone(host.savedStaticData);
+		const outcome = await other.receive({ headers: original.headers, rawBody: original.rawBody });
+		expect(outcome.started).toBe(true);
+		expect((await outcome.execution!).items).toEqual([]);
+		// No request wrote anything to the workflow's static data.
+		expect(host.savedStaticData).toEqual(registration);
+		expect(Object.keys(host.nodeStaticData).sort()).toEqual([
+			'secretNonce',
+			'webhookEvents',
+			'webhookId',
+			'webhookUrl',
+		]);
+	});
+
+	it('a retry (attempt 2+) of a delivery already claimed is answered 2xx with no execution; first attempts are never checked', async () => {
+		const { host, apiKey, secret } = await activeTrigger(['document.sent']);
+		const checks = () =>
+			sandbox().stats().routes['GET /v1/webhooks/:id/deliveries/:deliveryId'] ?? 0;
+		const checksBefore = checks();
+		await sendDocument(apiKey);
+		await host.idle();
+		expect(receiver.receivedBy(host)[0].headers['x-delivery-attempt']).toBe('1');
+		expect(checks()).toBe(checksBefore);
+		const body = receiver.receivedBy(host)[0].rawBody.toString('utf8');
+		const retry = (attempt: string) => {
+			const delivery = signedDelivery(secret, body);
+			delivery.headers['x-delivery-attempt'] = attempt;
+			return host.receive(delivery);
+		};
+
+		const second = await retry('2');
+		expect(second).toMatchObject({
+			status: 200,
+			started: false,
+			body: { ignored: true, reason: 'already processed' },
+		});
+		expect(checks()).toBe(checksBefore + 1);
+		// Without the attempt header (or as attempt 1) it is left to the execution's claim.
+		const unnumbered = await retry('1');
+		expect(unnumbered.started).toBe(true);
+		expect((await unnumbered.execution!).items).toEqual([]);
+		expect(checks()).toBe(checksBefore + 1);
+		expect(host.processed).toHaveLength(1);
+	});
+
+	it('a retry of a delivery nobody claimed yet starts its execution; so does one when the check fails', async () => {
+		const { host, secret, body } = await unclaimedDelivery();
+		const retry = () => {
+			const delivery = signedDelivery(secret, body);
+			delivery.headers['x-delivery-attempt'] = '3';
+			return host.receive(delivery);
+		};
+
+		// The service is failing: the check gives up at once (no retries), the execution decides.
+		sandbox().configure({ failureRate: 1 });
+		let failedCheck: Awaited<ReturnType<typeof retry>>;
+		try {
+			failedCheck = await retry();
+		} finally {
+			sandbox().configure({ failureRate: 0 });
+		}
+		expect(failedCheck.started).toBe(true);
+
+		const unclaimed = await retry();
+		expect(unclaimed.started).toBe(true);
+		await host.idle();
+		expect(host.processed).toHaveLength(1);
+		expect(host.executions.length).toBeGreaterThanOrEqual(2);
+	});
+});
+
+describe('when the claim cannot be made', () => {
+	/** The key was revoked at the service after activation: the claim is answered 401. */
+	const refuseClaims = () =>
+		nock(sandbox().origin, { allowUnmocked: true })
+			.post(/\/v1\/webhooks\/[^/]+\/deliveries\/[^/]+\/acknowledge$/)
+			.reply(401, { error: { code: 'unauthorized', message: 'The API key was revoked' } });
+	afterEach(() => nock.cleanAll());
+
+	it('a service that does not know the delivery (404): the event is passed on anyway, at least once', async () => {
+		const { host, secret } = await activeTrigger(['document.completed']);
+		// Signed correctly, but the service never made this delivery (nor webhook wh_test).
+		const outcome = await host.receive(signedDelivery(secret, deliveryBody()));
+		const execution = await outcome.execution!;
+		expect(execution.error).toBeUndefined();
+		expect(execution.items).toHaveLength(1);
+		expect(execution.items[0].json.webhookId).toBe('wh_test');
+	});
+
+	it('a refused key (401): the execution fails with the service message, retryable from n8n, nothing passed on', async () => {
+		const { host, apiKey } = await activeTrigger(['document.sent']);
+		refuseClaims();
+		await sendDocument(apiKey);
+		await host.idle();
+
+		const [execution] = host.executions;
+		expect(execution.items).toEqual([]);
+		expect(execution.error).toBeDefined();
+		expect(execution.error!.httpCode).toBe('401');
+		expect(execution.error!.message).toBe('The API key was revoked');
+		expect(JSON.stringify(execution.error)).not.toContain(apiKey);
+		// Unclaimed: a retry of this execution (or a later copy) can still claim it.
+		expect(sandbox().deliveryRecord(String(execution.received[0].json.deliveryId))?.status).toBe(
+			'received',
+		);
+	});
+
+	it('with Continue On Fail the event is passed on with the reason it is unconfirmed', async () => {
+		const { apiKey } = sandbox().createAccount();
+		const host = new TriggerHost({
+			baseUrl: sandbox().baseUrl,
+			apiKey,
+			webhookBaseUrl: receiver.webhookBaseUrl,
+			events: ['document.sent'],
+			continueOnFail: true,
+		});
+		receiver.hosts.set(host.nodeWebhookId, host);
+		await host.activate();
+		refuseClaims();
+		await sendDocument(apiKey);
+		await host.idle();
+
+		const [execution] = host.executions;
+		expect(execution.error).toBeUndefined();
+		expect(execution.items).toHaveLength(1);
+		expect(execution.items[0].json).toMatchObject({
+			event: 'document.sent',
+			claimError: 'The API key was revoked',
+		});
+		expect(String(execution.items[0].json.claimError)).not.toContain(apiKey);
+	});
+});

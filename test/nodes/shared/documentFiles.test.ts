@@ -1,0 +1,29 @@
+import { fileLinkOf, notReadyReason, recordOf } from '../../../nodes/shared/documentFiles';
+
+test.each([
+	[{ files: { signed: { url: 'https://a/s.pdf' } } }, 'signed', 'https://a/s.pdf'],
+	[{ signed_file_url: 'https://a/s2.pdf' }, 'signed', 'https://a/s2.pdf'],
+	[{ status: 'completed', download_url: 'https://a/d.pdf' }, 'signed', 'https://a/d.pdf'],
+	[{ status: 'pending', download_url: 'https://a/d.pdf' }, 'signed', undefined],
+	[{ download_url: 'https://a/o.pdf' }, 'original', 'https://a/o.pdf'],
+	[{ files: { original: 'https://a/o2.pdf' } }, 'original', 'https://a/o2.pdf'],
+	[{ audit_trail_url: '/v1/trail.pdf' }, 'auditTrail', '/v1/trail.pdf'],
+	[{ signing_url: 'https://a/sign/1' }, 'signed', undefined],
+] as const)('links in %j for %s', (record, version, link) => {
+	expect(fileLinkOf(record as never, version)).toBe(link);
+});
+
+test('a signed file exists only for a completed document; the reason names the state', () => {
+	expect(notReadyReason({ name: 'a.pdf', status: 'declined' }, 'signed')).toBe(
+		'The document "a.pdf" is declined: the signed file exists once every signer has signed',
+	);
+	expect(notReadyReason({ status: 'completed' }, 'signed')).toBeUndefined();
+	expect(notReadyReason({ status: 'pending' }, 'original')).toBeUndefined();
+	expect(notReadyReason({}, 'signed')).toBeUndefined();
+});
+
+test('the record of an answer, bare or under data', () => {
+	expect(recordOf({ id: 5, name: 'x' })).toEqual({ id: 5, name: 'x' });
+	expect(recordOf({ data: { id: 'doc_1' } })).toEqual({ id: 'doc_1' });
+	expect(recordOf([1])).toEqual({});
+});

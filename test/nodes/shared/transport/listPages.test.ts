@@ -1,0 +1,417 @@
+/**
+ * nodes/shared/transport/listPages.ts, pure: the records of every list envelope, and the next page
+ * of every paging style, without a server. (The same shapes through n8n's routing engine are in
+ * test/behaviour/listShapes.test.ts.)
+ */
+import {
+	CONVENTIONAL_TOKEN_PARAMETERS,
+	extractRecords,
+	findNextPage,
+	nextLinkFromHeader,
+	readListPaging,
+	statedTotal,
+} from '../../../../nodes/shared/transport/listPages';
+
+const records = [{ id: 'a' }, { id: 'b' }];
+
+describe('extractRecords', () => {
+	test('a bare array is the records', () => {
+		expect(extractRecords(records)).toBe(records);
+	});
+
+	test.each(['data', 'items', 'results', 'records', 'entries', 'value'])(
+		'the array under "%s"',
+		(key) => {
+			expect(extractRecords({ [key]: records, has_more: false })).toBe(records);
+		},
+	);
+
+	test('the first of the known keys wins', () => {
+		expect(extractRecords({ items: [{ id: 'i' }], data: records })).toBe(records);
+	});
+
+	test('a single object where a list was expected is no list: an error showing its top-level keys, never one item holding it', () => {
+		expect(() => extractRecords({ id: 'x', name: 'n' })).toThrow(
+			"The service's answer is not a list the node can read: it holds no single array of records (top-level keys: id, name)",
+		);
+		expect(() => extractRecords({})).toThrow('(top-level keys: none (an empty object))');
+	});
+
+	test.each([null, undefined, '', 42, true])('%p is no list: an error', (body) => {
+		expect(() => extractRecords(body)).toThrow(/not a list the node can read/);
+	});
+
+	test.each(['documents', 'signatureRequests', 'Resources', 'rows'])(
+		'the one array of objects under any key ("%s"), beside any metadata',
+		(key) => {
+			expect(extractRecords({ [key]: records, next_page_token: 't', total: 9, tags: ['a'] })).toBe(
+				records,
+			);
+		},
+	);
+
+	test('the one array of objects one level down', () => {
+		expect(extractRecords({ result: { documents: records, count: 2 }, status: 'ok' })).toBe(
+			records,
+		);
+	});
+
+	test('several arrays of objects are ambiguous: an error naming the keys (several empty ones are an empty list)', () => {
+		expect(() => extractRecords({ documents: records, templates: records })).toThrow(
+			'(top-level keys: documents, templates)',
+		);
+		expect(() =>
+			extractRecords({ result: { documents: records }, other: { templates: records } }),
+		).toThrow(/top-level keys: result, other/);
+		expect(extractRecords({ documents: [], warnings: [] })).toEqual([]);
+	});
+
+	test('the Records Path of List Paging wins; a path with no array fails naming it', () => {
+		expect(
+			extractRecords(
+				{ data: [{ id: 'no' }], result: { docs: records } },
+				{ recordsPath: 'result.docs' },
+			),
+		).toBe(records);
+		expect(() => extractRecords({ data: records }, { recordsPath: 'result.docs' })).toThrow(
+			'The list answer has no array at the Records Path "result.docs" (top-level keys: data)',
+		);
+	});
+});
+
+describe('nextLinkFromHeader', () => {
+	test('the rel="next" target of a Link header', () => {
+		expect(
+			nextLinkFromHeader(
+				'<https://api.test/v1/documents?page=2>; rel="next", <https://api.test/v1/documents?page=9>; rel="last"',
+			),
+		).toBe('https://api.test/v1/documents?page=2');
+	});
+
+	test('rel next after other links, unquoted, or among several relation types', () => {
+		expect(
+			nextLinkFromHeader('<https://a.test/?p=1>; rel="prev", <https://a.test/?p=3>; rel=next'),
+		).toBe('https://a.test/?p=3');
+		expect(nextLinkFromHeader('<https://a.test/?p=3>; rel="last next"')).toBe(
+			'https://a.test/?p=3',
+		);
+	});
+
+	test('a URL holding a comma is not split', () => {
+		expect(nextLinkFromHeader('<https://a.test/?ids=1,2>; rel="next"')).toBe(
+			'https://a.test/?ids=1,2',
+		);
+	});
+
+	test.each([undefined, '', '<https://a.test/?p=1>; rel="prev"', 'garbage'])(
+		'%p has no next link',
+		(link) => {
+			expect(nextLinkFromHeader(link)).toBeUndefined();
+		},
+	);
+});
+
+describe('findNextPage', () => {
+	const next = (
+		body: unknown,
+		{
+			requestedPage = 1,
+			received = 2,
+			pageSize = 2,
+			headers,
+		}: {
+			requestedPage?: number;
+			received?: number;
+			pageSize?: number;
+			headers?: Record<string, unknown>;
+		} = {},
+	) => findNextPage({ body, headers }, requestedPage, received, pageSize);
+
+	test('has_more false is the last page, whatever else the answer says', () => {
+		expect(
+			next({ data: records, has_more: false, next_cursor: 'c2', next_url: 'https://a.test/?p=2' }),
+		).toBeUndefined();
+		expect(
+			next({ data: records, meta: { has_more: false } }, { received: 2, pageSize: 2 }),
+		).toBeUndefined();
+	});
+
+	test('an empty page is the last', () => {
+		expect(next({ data: [], next_cursor: 'c2' }, { received: 0 })).toBeUndefined();
+	});
+
+	test('a Link header rel="next"', () => {
+		expect(
+			next(records, { headers: { Link: '<https://a.test/v1/documents?page=2>; rel="next"' } }),
+		).toEqual({ kind: 'url', url: 'https://a.test/v1/documents?page=2' });
+	});
+
+	test.each([
+		[{ next_cursor: 'c2' }, 'cursor'],
+		[{ nextCursor: 'c2' }, 'cursor'],
+		[{ next_page_token: 'c2' }, 'page_token'],
+		[{ nextPageToken: 'c2' }, 'pageToken'],
+		[{ NextToken: 'c2' }, 'token'],
+		[{ next_marker: 'c2' }, 'marker'],
+		[{ continuation: 'c2' }, 'continuation'],
+		[{ continuationToken: 'c2' }, 'continuationToken'],
+		[{ cursor: { next: 'c2' } }, 'cursor'],
+		[{ meta: { next_cursor: 'c2' } }, 'cursor'],
+		[{ meta: { nextCursor: 'c2' } }, 'cursor'],
+		[{ meta: { cursor: { next: 'c2' } } }, 'cursor'],
+		[{ pagination: { next_cursor: 'c2' } }, 'cursor'],
+		[{ pagination: { nextCursor: 'c2' } }, 'cursor'],
+		[{ paging: { next_cursor: 'c2' } }, 'cursor'],
+		[{ paging: { cursors: { after: 'c2' } } }, 'after'],
+		[{ pageInfo: { endCursor: 'c2', hasNextPage: true } }, 'after'],
+		[{ response_metadata: { next_cursor: 'c2' } }, 'cursor'],
+	])(
+		'a token: %j goes back under %s, with the conventional names as alternatives',
+		(hint, param) => {
+			const found = next({ data: records, ...hint });
+			expect(found).toMatchObject({ kind: 'cursor', cursor: 'c2', param });
+			expect(found?.kind === 'cursor' && found.alternatives).toEqual(
+				expect.arrayContaining(CONVENTIONAL_TOKEN_PARAMETERS.filter((name) => name !== param)),
+			);
+			expect(found?.kind === 'cursor' && found.alternatives).not.toContain(param);
+		},
+	);
+
+	test('a Relay page that says there is no next page ends the list', () => {
+		expect(
+			next({ data: records, pageInfo: { endCursor: 'c2', hasNextPage: false } }),
+		).toBeUndefined();
+	});
+
+	test('a numeric cursor is read as text; empty or null cursors are no cursor', () => {
+		expect(next({ data: records, next_cursor: 17 })).toMatchObject({
+			kind: 'cursor',
+			cursor: '17',
+		});
+		expect(next({ data: records, next_cursor: '', has_more: true })).toEqual({
+			kind: 'page',
+			page: 2,
+		});
+		expect(next({ data: records, next_cursor: null }, { received: 1 })).toBeUndefined();
+	});
+
+	test.each([
+		[{ next: 'https://a.test/v1/documents?page=2' }],
+		[{ next_url: 'https://a.test/v1/documents?page=2' }],
+		[{ nextUrl: 'https://a.test/v1/documents?page=2' }],
+		[{ next_page_url: 'https://a.test/v1/documents?page=2' }],
+		[{ links: { next: 'https://a.test/v1/documents?page=2' } }],
+		[{ links: { next: { href: 'https://a.test/v1/documents?page=2' } } }],
+		[{ _links: { next: { href: 'https://a.test/v1/documents?page=2' } } }],
+		[{ meta: { next: 'https://a.test/v1/documents?page=2' } }],
+		[{ pagination: { next_url: 'https://a.test/v1/documents?page=2' } }],
+		[{ paging: { next: 'https://a.test/v1/documents?page=2' } }],
+		[{ '@odata.nextLink': 'https://a.test/v1/documents?page=2' }],
+	])('a next URL: %j', (hint) => {
+		expect(next({ value: records, ...hint })).toEqual({
+			kind: 'url',
+			url: 'https://a.test/v1/documents?page=2',
+		});
+	});
+
+	test('a relative next link (a path or a query) is a URL', () => {
+		expect(next({ data: records, next: '/v1/documents?page=2' })).toEqual({
+			kind: 'url',
+			url: '/v1/documents?page=2',
+		});
+		expect(next({ data: records, next: '?page=2' })).toEqual({ kind: 'url', url: '?page=2' });
+	});
+
+	test('a bare `next` that is not a link is a cursor', () => {
+		expect(next({ data: records, next: 'eyJvZmZzZXQiOjJ9' })).toMatchObject({
+			kind: 'cursor',
+			cursor: 'eyJvZmZzZXQiOjJ9',
+			param: 'cursor',
+		});
+	});
+
+	test('a cursor is preferred to a next URL, a Link header to both', () => {
+		expect(
+			next({ data: records, next_cursor: 'c2', next_url: 'https://a.test/?p=2' }),
+		).toMatchObject({ kind: 'cursor', cursor: 'c2' });
+		expect(
+			next(
+				{ data: records, next_cursor: 'c2' },
+				{ headers: { link: '<https://a.test/?p=9>; rel="next"' } },
+			),
+		).toEqual({ kind: 'url', url: 'https://a.test/?p=9' });
+	});
+
+	test.each([
+		[{ page: 1, total_pages: 3 }],
+		[{ current_page: 1, last_page: 3 }],
+		[{ meta: { current_page: 1, last_page: 3 } }],
+		[{ meta: { page: 1, total_pages: 3 } }],
+		[{ pagination: { page: 1, total_pages: 3 } }],
+		[{ pagination: { current_page: 1, last_page: 3 } }],
+	])('page numbers: %j', (hint) => {
+		expect(next({ data: records, ...hint })).toEqual({ kind: 'page', page: 2 });
+	});
+
+	test('total_pages reached is the last page, even with full pages', () => {
+		expect(next({ data: records, page: 3, total_pages: 3 })).toBeUndefined();
+		expect(next({ data: records, page: '3', total_pages: '3' })).toBeUndefined();
+	});
+
+	test('has_more true with no other hint: the next page number', () => {
+		expect(next({ data: records, has_more: true }, { requestedPage: 4, received: 1 })).toEqual({
+			kind: 'page',
+			page: 5,
+		});
+		expect(next({ data: records, hasMore: true }, { received: 1 })).toEqual({
+			kind: 'page',
+			page: 2,
+		});
+	});
+
+	test('no hint at all: the next page number while pages come back full, marked as a guess', () => {
+		expect(next(records, { requestedPage: 2, received: 2, pageSize: 2 })).toEqual({
+			kind: 'page',
+			page: 3,
+			guessed: true,
+		});
+		expect(next(records, { received: 1, pageSize: 2 })).toBeUndefined();
+	});
+});
+
+test('a Link header relation is a list of tokens: "next" among them counts, "nextpage" does not', () => {
+	expect(nextLinkFromHeader('<https://a.example/p2>; rel="prefetch next"')).toBe(
+		'https://a.example/p2',
+	);
+	expect(nextLinkFromHeader('<https://a.example/p2>; rel=next')).toBe('https://a.example/p2');
+	expect(nextLinkFromHeader('<https://a.example/p2>; rel="nextpage"')).toBeUndefined();
+	expect(
+		nextLinkFromHeader('<https://a.example/p1>; rel="prev", <https://a.example/p3>; rel="next"'),
+	).toBe('https://a.example/p3');
+});
+
+describe('statedTotal', () => {
+	test.each([
+		[{ total: 124 }],
+		[{ total_count: 124 }],
+		[{ totalCount: 124 }],
+		[{ count: 124 }],
+		[{ total_results: 124 }],
+		[{ totalItems: 124 }],
+		[{ totalElements: '124' }],
+		[{ meta: { total: 124 } }],
+		[{ pagination: { total_count: 124 } }],
+		[{ page_info: { total: 124 } }],
+		[{ pageInfo: { totalCount: 124 } }],
+	])('%j says 124', (hint) => {
+		expect(statedTotal({ body: { data: records, ...hint } })).toBe(124);
+	});
+
+	test('an X-Total-Count header; no total, or one that is no count, is undefined', () => {
+		expect(statedTotal({ body: records, headers: { 'x-total-count': '124' } })).toBe(124);
+		expect(statedTotal({ body: { data: records } })).toBeUndefined();
+		expect(statedTotal({ body: { data: records, total: -1 } })).toBeUndefined();
+		expect(statedTotal({ body: { data: records, total: 'many' } })).toBeUndefined();
+	});
+
+	test('the Total Path of List Paging wins', () => {
+		expect(
+			statedTotal({ body: { total: 5, stats: { all: 124 } } }, { totalPath: 'stats.all' }),
+		).toBe(124);
+	});
+});
+
+describe('findNextPage: offsets and totals', () => {
+	const next = (body: unknown, received: number, pageSize: number, state = {}) =>
+		findNextPage({ body }, 1, received, pageSize, state);
+
+	test('offset and limit echoed back: the next offset under the same names', () => {
+		expect(next({ data: records, offset: 0, limit: 2, total: 5 }, 2, 100)).toEqual({
+			kind: 'offset',
+			offset: 2,
+			params: { offset: 2, limit: 100 },
+		});
+		expect(next({ data: records, skip: 4, take: 2 }, 2, 2)).toEqual({
+			kind: 'offset',
+			offset: 6,
+			params: { skip: 6, take: 2 },
+		});
+		expect(next({ data: records, offset: 4, limit: 2, total: 6 }, 2, 100)).toBeUndefined();
+	});
+
+	test('start/size with a total, under meta', () => {
+		expect(next({ data: records, meta: { start: 10, size: 2, total: 13 } }, 2, 100)).toEqual({
+			kind: 'offset',
+			offset: 12,
+			params: { start: 12, size: 100 },
+		});
+	});
+
+	test('a short page the total says is not the last: keep paging (a guessed page number when nothing else is known)', () => {
+		expect(next({ data: records, total: 124 }, 2, 100, { read: 2 })).toEqual({
+			kind: 'page',
+			page: 2,
+			guessed: true,
+		});
+		expect(next({ data: records, total: 2 }, 2, 100, { read: 2 })).toBeUndefined();
+	});
+
+	test('List Paging: a token at the Next Token Path under its parameter; the list ends where the path is empty', () => {
+		const paging = { nextTokenPath: 'state.after_token', nextTokenParameter: 'from' };
+		expect(next({ rows: records, state: { after_token: 'x' } }, 2, 2, { paging })).toEqual({
+			kind: 'cursor',
+			cursor: 'x',
+			param: 'from',
+			alternatives: [],
+		});
+		expect(
+			next({ rows: records, state: { after_token: 'x' } }, 2, 2, {
+				paging: { nextTokenPath: 'state.after_token' },
+			}),
+		).toMatchObject({ param: 'after_token' });
+		expect(
+			next({ rows: records, state: {}, next_cursor: 'ignored' }, 2, 2, { paging }),
+		).toBeUndefined();
+	});
+
+	test('List Paging: offset parameter names, continuing while the total says there is more', () => {
+		const paging = { offsetParameter: 'skip', limitParameter: 'top', totalPath: 'n' };
+		expect(next({ rows: records, n: 5 }, 2, 100, { offset: 2, paging })).toEqual({
+			kind: 'offset',
+			offset: 4,
+			params: { skip: 4, top: 100 },
+		});
+		expect(next({ rows: records, n: 4 }, 2, 100, { offset: 2, paging })).toBeUndefined();
+	});
+});
+
+describe('readListPaging', () => {
+	test('keeps what is set, trimmed; a leading $. of a path is dropped', () => {
+		expect(
+			readListPaging({
+				recordsPath: ' $.result.docs ',
+				nextTokenPath: '',
+				offsetParameter: 'skip',
+			}),
+		).toEqual({ recordsPath: 'result.docs', offsetParameter: 'skip' });
+		expect(readListPaging(undefined)).toEqual({});
+	});
+
+	test.each([
+		[
+			{ recordsPath: 'a..b' },
+			'List Paging > Records Path: "a..b" is not a path; write keys joined by dots, like result.documents',
+		],
+		[{ totalPath: 'meta total' }, 'List Paging > Total Path: "meta total" is not a path'],
+		[
+			{ offsetParameter: 'off set' },
+			'List Paging > Offset Parameter: "off set" is not a query parameter name',
+		],
+		[
+			{ nextTokenParameter: 'page_token' },
+			'List Paging > Next Token Path: must be set when Next Token Parameter is',
+		],
+	])('%j is refused naming the setting', (raw, message) => {
+		expect(() => readListPaging(raw)).toThrow(message);
+	});
+});

@@ -1,0 +1,447 @@
+import type { IDataObject, INode } from 'n8n-workflow';
+
+import {
+	MAX_PAGES,
+	pageToken,
+	readPageToken,
+	searchPage,
+	walkPages,
+	type PageRequest,
+} from '../../../../nodes/shared/transport/pageWalk';
+import { ServiceOrigin } from '../../../../nodes/shared/transport/service';
+
+/**
+ * The one page loop, against services that misbehave in every way a loop can be fooled: it must
+ * end with every record once, or stop with an error naming what the service did.
+ */
+
+const node = {
+	id: 'n',
+	name: 'Document Signing',
+	type: 't',
+	typeVersion: 1,
+	position: [0, 0],
+	parameters: {},
+} as INode;
+const origin = new ServiceOrigin('https://api.example.com/v1', node);
+const record = (id: number | string): IDataObject => ({ id, name: `d${id}.pdf` });
+const range = (from: number, count: number) =>
+	Array.from({ length: count }, (_, i) => record(from + i));
+
+/** A fake service: `answer` gets each request and returns the answer's body and headers. */
+function service(
+	answer: (
+		request: PageRequest,
+		index: number,
+	) => { body: unknown; headers?: Record<string, string> },
+) {
+	const requests: PageRequest[] = [];
+	return {
+		requests,
+		fetchPage: async (request: PageRequest) => {
+			requests.push(request);
+			const { body, headers } = answer(request, requests.length - 1);
+			return {
+				answer: { body, headers: headers ?? {} },
+				requestUrl: request.url ?? origin.urlOf('/documents'),
+			};
+		},
+	};
+}
+
+/** A well-behaved cursor service over `total` records. */
+function cursorService(total: number, { cap = Infinity } = {}) {
+	return service((request) => {
+		const start = request.cursor ? Number(request.cursor) : 0;
+		const size = Math.min(100, cap);
+		const end = Math.min(total, start + size);
+		return {
+			body: {
+				data: range(start, end - start),
+				has_more: end < total,
+				next_cursor: end < total ? String(end) : null,
+			},
+		};
+	});
+}
+
+test('every record once across pages, and Limit returns exactly that many', async () => {
+	const all = cursorService(250);
+	expect(
+		(await walkPages({ origin, pageSize: 100, fetchPage: all.fetchPage })).map((r) => r.id),
+	).toEqual(range(0, 250).map((r) => r.id));
+	const some = cursorService(250);
+	expect(
+		await walkPages({ origin, pageSize: 60, limit: 60, fetchPage: some.fetchPage }),
+	).toHaveLength(60);
+	expect(some.requests).toHaveLength(1);
+});
+
+test('a page-size cap below the one asked for: Limit N still gives N, in at most ceil(N / cap) + 2 requests', async () => {
+	const capped = cursorService(1000, { cap: 25 });
+	const records = await walkPages({
+		origin,
+		pageSize: 100,
+		limit: 230,
+		fetchPage: capped.fetchPage,
+	});
+	expect(new Set(records.map((r) => r.id)).size).toBe(230);
+	expect(capped.requests.length).toBeLessThanOrEqual(Math.ceil(230 / 25) + 2);
+});
+
+test('a service ignoring the cursor (the same page again): each conventional name once, then an error naming them all', async () => {
+	const ignoring = service(() => ({
+		body: { data: range(0, 50), has_more: true, next_cursor: 'abc' },
+	}));
+	await expect(walkPages({ origin, pageSize: 100, fetchPage: ignoring.fetchPage })).rejects.toThrow(
+		'The service answered the next-page cursor with records it had already sent, under each parameter name tried (`cursor`, `next_cursor`, `page_token`, `pageToken`, `token`, `continuation`, `after`)',
+	);
+	expect(ignoring.requests).toHaveLength(8);
+	expect(ignoring.requests.slice(1).every((request) => request.cursor === 'abc')).toBe(true);
+});
+
+test('a token under a name the service does not read: the next conventional name that brings new records is kept for later pages', async () => {
+	// Reads its token as `pageToken` although it calls it next_cursor.
+	const reader = service((request) => {
+		const start = request.cursorParam === 'pageToken' ? Number(request.cursor) : 0;
+		const end = Math.min(start + 10, 25);
+		return {
+			body: { data: range(start, end - start), next_cursor: end < 25 ? String(end) : null },
+		};
+	});
+	expect(await walkPages({ origin, pageSize: 10, fetchPage: reader.fetchPage })).toHaveLength(25);
+	expect(reader.requests.map((request) => request.cursorParam)).toEqual([
+		undefined,
+		'cursor',
+		'next_cursor',
+		'page_token',
+		'pageToken',
+		'pageToken',
+	]);
+});
+
+describe('never silently short', () => {
+	/** Offset paging with a page-size cap: `echo` decides what each answer says besides its records. */
+	function offsetService(
+		total: number,
+		cap: number,
+		echo: (offset: number, size: number) => Record<string, unknown>,
+	) {
+		return service((request) => {
+			const offset = request.offset ?? 0;
+			const size = Math.min(cap, 100);
+			const end = Math.min(total, offset + size);
+			return { body: { data: range(offset, end - offset), ...echo(offset, end - offset) } };
+		});
+	}
+
+	test("the issue's case: offset and limit echoed with a total, pages capped at 50: all 124", async () => {
+		const capped = offsetService(124, 50, (offset) => ({ offset, limit: 50, total: 124 }));
+		expect(
+			(await walkPages({ origin, pageSize: 100, fetchPage: capped.fetchPage })).map((r) => r.id),
+		).toEqual(range(0, 124).map((r) => r.id));
+		expect(capped.requests.map((request) => request.params)).toEqual([
+			undefined,
+			{ offset: 50, limit: 100 },
+			{ offset: 100, limit: 100 },
+		]);
+	});
+
+	test('Limit 60 against the same service: 60', async () => {
+		const capped = offsetService(124, 50, (offset) => ({ offset, limit: 50, total: 124 }));
+		expect(
+			await walkPages({ origin, pageSize: 60, limit: 60, fetchPage: capped.fetchPage }),
+		).toHaveLength(60);
+	});
+
+	test('a stated total the pages never reach: an error naming both numbers, no partial list', async () => {
+		const stuck = service(() => ({ body: { data: range(0, 50), total: 124 } }));
+		await expect(walkPages({ origin, pageSize: 100, fetchPage: stuck.fetchPage })).rejects.toThrow(
+			'The service said the list holds 124 records, but its pages ended after 50',
+		);
+		const limited = service(() => ({ body: { data: range(0, 50), meta: { total_count: 124 } } }));
+		await expect(
+			walkPages({ origin, pageSize: 100, limit: 60, fetchPage: limited.fetchPage }),
+		).rejects.toThrow('holds 124 records, but its pages ended after 50');
+	});
+
+	test('has_more false or an empty page before the total: an error, not the end', async () => {
+		const early = service(() => ({ body: { data: range(0, 10), has_more: false, total: 11 } }));
+		await expect(walkPages({ origin, pageSize: 10, fetchPage: early.fetchPage })).rejects.toThrow(
+			'holds 11 records, but its pages ended after 10',
+		);
+		const empty = service((request) => ({
+			body: { data: request.cursor ? [] : range(0, 3), next_cursor: 'x', totalCount: 5 },
+		}));
+		await expect(walkPages({ origin, pageSize: 10, fetchPage: empty.fetchPage })).rejects.toThrow(
+			'holds 5 records, but its pages ended after 3',
+		);
+	});
+
+	test('Limit below the total is satisfied by the Limit; a total reached ends quietly', async () => {
+		const small = offsetService(30, 10, (offset) => ({ offset, total: 30 }));
+		expect(await walkPages({ origin, pageSize: 10, fetchPage: small.fetchPage })).toHaveLength(30);
+		expect(small.requests).toHaveLength(3);
+	});
+});
+
+test("the issue's case: {data, has_more, next_url} with the page ignored: 2 requests and an error, never a duplicate", async () => {
+	const ignoring = service(() => ({
+		body: {
+			data: range(0, 50),
+			has_more: true,
+			next_url: 'https://api.example.com/v1/documents?page=2',
+		},
+	}));
+	await expect(
+		walkPages({ origin, pageSize: 100, limit: 60, fetchPage: ignoring.fetchPage }),
+	).rejects.toThrow(/already sent/);
+	expect(ignoring.requests).toHaveLength(2);
+});
+
+test('a cursor, page or link given twice is refused even when its records are new', async () => {
+	let n = 0;
+	const repeating = service(() => ({ body: { data: range(n++ * 10, 10), next_cursor: 'same' } }));
+	await expect(walkPages({ origin, pageSize: 10, fetchPage: repeating.fetchPage })).rejects.toThrow(
+		'The service gave the next-page cursor it had already given; the list would never end',
+	);
+	expect(repeating.requests).toHaveLength(2);
+});
+
+test('page numbers with total_pages that the service ignores: error at page 2', async () => {
+	const ignoring = service(() => ({ body: { data: range(0, 10), page: 1, total_pages: 9 } }));
+	await expect(walkPages({ origin, pageSize: 10, fetchPage: ignoring.fetchPage })).rejects.toThrow(
+		/page 2 with records it had already sent; it seems to ignore the `page` parameter/,
+	);
+});
+
+test('a bare array with no hint is paged by number while pages are full; a guessed page that repeats ends the list quietly', async () => {
+	const bare = service(() => ({ body: range(0, 10) }));
+	expect(await walkPages({ origin, pageSize: 10, fetchPage: bare.fetchPage })).toHaveLength(10);
+	expect(bare.requests).toEqual([{}, { page: 2 }]);
+});
+
+test('partly repeated pages keep only the new records', async () => {
+	const overlapping = service((request) => {
+		const page = request.page ?? 1;
+		return { body: { data: range((page - 1) * 5, 10), page, total_pages: 3 } };
+	});
+	expect(
+		(await walkPages({ origin, pageSize: 10, fetchPage: overlapping.fetchPage })).map((r) => r.id),
+	).toEqual(range(0, 20).map((r) => r.id));
+});
+
+test('numeric and text ids are the same record for de-duplication', async () => {
+	const mixed = service((request) =>
+		request.cursor
+			? { body: { data: [record('7'), record(8)] } }
+			: { body: { data: [record(7)], next_cursor: 'x' } },
+	);
+	expect(
+		(await walkPages({ origin, pageSize: 10, fetchPage: mixed.fetchPage })).map((r) => r.id),
+	).toEqual([7, 8]);
+});
+
+test('an empty page ends the list unless the service says there is more; then its pointer is followed, a few empty pages at most', async () => {
+	const ending = service((request) => ({
+		body: { data: request.cursor ? [] : range(0, 3), next_cursor: 'x' },
+	}));
+	expect(await walkPages({ origin, pageSize: 10, fetchPage: ending.fetchPage })).toHaveLength(3);
+	// Filtering after paging: empty pages that say there is more, then the rest.
+	const filtering = service((request) => {
+		const at = Number(request.cursor ?? 0);
+		return {
+			body: {
+				data: at === 0 ? range(0, 3) : at === 3 ? range(3, 2) : [],
+				has_more: at < 3,
+				next_cursor: at < 3 ? String(at + 1) : null,
+			},
+		};
+	});
+	expect(
+		(await walkPages({ origin, pageSize: 10, fetchPage: filtering.fetchPage })).map((r) => r.id),
+	).toEqual(range(0, 5).map((r) => r.id));
+	const endless = service((request) => ({
+		body: {
+			data: request.cursor ? [] : range(0, 3),
+			has_more: true,
+			next_cursor: `n${endless.requests.length}`,
+		},
+	}));
+	await expect(walkPages({ origin, pageSize: 10, fetchPage: endless.fetchPage })).rejects.toThrow(
+		'The service answered 3 empty pages in a row while saying there are more records',
+	);
+	expect(endless.requests).toHaveLength(4);
+});
+
+describe('links', () => {
+	test('relative and absolute same-origin links are followed', async () => {
+		const linked = service((request) => {
+			if (!request.url)
+				return { body: range(0, 2), headers: { Link: '</v1/documents?cursor=2>; rel="next"' } };
+			if (request.url.endsWith('cursor=2'))
+				return {
+					body: { results: range(2, 2), next: 'https://api.example.com/v1/documents?cursor=4' },
+				};
+			return { body: { results: range(4, 1), next: null } };
+		});
+		expect(await walkPages({ origin, pageSize: 2, fetchPage: linked.fetchPage })).toHaveLength(5);
+		expect(linked.requests.map((r) => r.url)).toEqual([
+			undefined,
+			'https://api.example.com/v1/documents?cursor=2',
+			'https://api.example.com/v1/documents?cursor=4',
+		]);
+	});
+
+	test.each([
+		['another host', 'https://evil.example/v1/documents?cursor=2', 'https://evil.example'],
+		[
+			'http instead of https on the same host',
+			'http://api.example.com/v1/documents?cursor=2',
+			'http://api.example.com',
+		],
+		[
+			'another port',
+			'https://api.example.com:8443/v1/documents?cursor=2',
+			'https://api.example.com:8443',
+		],
+		['a protocol-relative link', '//evil.example/steal', 'https://evil.example'],
+	])(
+		'a next link to %s is refused before anything is sent there',
+		async (_title, link, otherOrigin) => {
+			const linking = service(() => ({ body: { data: range(0, 2), next: link } }));
+			await expect(
+				walkPages({ origin, pageSize: 2, fetchPage: linking.fetchPage }),
+			).rejects.toThrow(
+				`The service gave a next-page link on another origin (${otherOrigin}); it was not followed`,
+			);
+			expect(linking.requests).toHaveLength(1);
+		},
+	);
+});
+
+test(`10,000 pages do not overflow the stack, and the absolute cap (${MAX_PAGES} pages) stops an endless list with a clear error`, async () => {
+	let served = 0;
+	const endless = service(() => {
+		served++;
+		return { body: { data: [record(served)], next_cursor: String(served) } };
+	});
+	await expect(walkPages({ origin, pageSize: 1, fetchPage: endless.fetchPage })).rejects.toThrow(
+		`The list has more than 10,000 pages; stopped there`,
+	);
+	expect(served).toBe(MAX_PAGES);
+});
+
+describe('list-search page tokens', () => {
+	test('carry a cursor, a page number or a path under the Base URL, never a whole URL', () => {
+		expect(
+			pageToken(
+				{ kind: 'cursor', cursor: 'c2', param: 'cursor', alternatives: [] },
+				origin,
+				origin.urlOf('/documents'),
+			),
+		).toBe('{"cursor":"c2"}');
+		expect(
+			pageToken(
+				{ kind: 'cursor', cursor: 'c2', param: 'page_token', alternatives: [] },
+				origin,
+				origin.urlOf('/documents'),
+			),
+		).toBe('{"cursor":"c2","param":"page_token"}');
+		expect(readPageToken('{"cursor":"c2","param":"page_token"}', origin)).toEqual({
+			cursor: 'c2',
+			cursorParam: 'page_token',
+		});
+		expect(
+			pageToken(
+				{ kind: 'offset', offset: 50, params: { start: 50, size: 50 } },
+				origin,
+				origin.urlOf('/documents'),
+			),
+		).toBe('{"offset":50,"params":{"start":50,"size":50}}');
+		expect(readPageToken('{"offset":50,"params":{"start":50,"size":50}}', origin)).toEqual({
+			offset: 50,
+			params: { start: 50, size: 50 },
+		});
+		expect(pageToken({ kind: 'page', page: 3 }, origin, origin.urlOf('/documents'))).toBe(
+			'{"page":3}',
+		);
+		expect(
+			pageToken({ kind: 'url', url: '/v1/documents?cursor=9' }, origin, origin.urlOf('/documents')),
+		).toBe('{"path":"/v1/documents?cursor=9"}');
+		expect(readPageToken('{"path":"/v1/documents?cursor=9"}', origin)).toEqual({
+			url: 'https://api.example.com/v1/documents?cursor=9',
+		});
+	});
+
+	test.each([
+		['a whole URL', '{"url":"https://evil.example/x"}'],
+		['the old kind/url form', '{"kind":"url","url":"https://evil.example/x"}'],
+		['a protocol-relative path', '{"path":"//evil.example/x"}'],
+		['a path outside the Base URL', '{"path":"/admin/users"}'],
+		['a path that climbs out', '{"path":"/v1/../admin"}'],
+		['not JSON', 'cursor=abc'],
+		['extra keys', '{"cursor":"a","url":"https://evil.example"}'],
+		['a parameter name that is no name', '{"cursor":"a","param":"x&admin=1"}'],
+		['alternative names that are no names', '{"cursor":"a","alt":["page_token","x=1&y"]}'],
+		['alternative names that are no list', '{"cursor":"a","alt":"page_token"}'],
+		['offset params that are not numbers', '{"offset":5,"params":{"offset":"5; drop"}}'],
+	])('a token with %s is refused', (_title, token) => {
+		expect(() => readPageToken(token, origin)).toThrow('The list page token is not valid');
+	});
+});
+
+describe('list-search pages (searchPage)', () => {
+	/** Calls its token next_cursor but reads it as page_token. */
+	const reader = () =>
+		service((request) => {
+			const start = request.cursorParam === 'page_token' ? Number(request.cursor) : 0;
+			const end = Math.min(start + 10, 25);
+			return {
+				body: { data: range(start, end - start), next_cursor: end < 25 ? String(end) : null },
+			};
+		});
+
+	test('a token answered with the same page is sent again under each other name; the one that works goes into the next token', async () => {
+		const fake = reader();
+		const first = await searchPage({ origin, pageSize: 10, fetchPage: fake.fetchPage });
+		expect(first.records.map((r) => r.id)).toEqual(range(0, 10).map((r) => r.id));
+		const second = await searchPage({
+			origin,
+			pageSize: 10,
+			token: first.nextToken,
+			fetchPage: fake.fetchPage,
+		});
+		expect(second.records.map((r) => r.id)).toEqual(range(10, 10).map((r) => r.id));
+		// A token under `cursor` (the default) carries no name.
+		expect(fake.requests.map((request) => request.cursorParam)).toEqual([
+			undefined,
+			undefined,
+			'next_cursor',
+			'page_token',
+		]);
+		expect(JSON.parse(second.nextToken!)).toEqual({
+			cursor: '20',
+			param: 'page_token',
+			after: expect.any(String),
+		});
+		const third = await searchPage({
+			origin,
+			pageSize: 10,
+			token: second.nextToken,
+			fetchPage: fake.fetchPage,
+		});
+		expect(third.records.map((r) => r.id)).toEqual(range(20, 5).map((r) => r.id));
+		expect(third.nextToken).toBeUndefined();
+		expect(fake.requests).toHaveLength(5);
+	});
+
+	test('a service that ignores every name: the first page only, and an error saying so', async () => {
+		const ignoring = service(() => ({ body: { data: range(0, 10), next_cursor: 'x' } }));
+		const first = await searchPage({ origin, pageSize: 10, fetchPage: ignoring.fetchPage });
+		await expect(
+			searchPage({ origin, pageSize: 10, token: first.nextToken, fetchPage: ignoring.fetchPage }),
+		).rejects.toThrow(/already sent/);
+		expect(ignoring.requests.length).toBeLessThanOrEqual(2 + 7);
+	});
+});

@@ -1,0 +1,67 @@
+import type { IN8nHttpFullResponse } from 'n8n-workflow';
+
+import {
+	backoffMs,
+	rateLimitPaceMs,
+	rateLimitWaitMs,
+	RETRY_POLICY,
+	retryAfterMs,
+} from '../../../../nodes/shared/transport/retry';
+
+const answer = (headers: Record<string, string>): IN8nHttpFullResponse => ({
+	body: {},
+	headers,
+	statusCode: 429,
+	statusMessage: 'Too Many Requests',
+});
+
+describe('how long a 429 waits', () => {
+	test('Retry-After in seconds, or as an HTTP date', () => {
+		expect(retryAfterMs('3')).toBe(3000);
+		const now = Date.parse('2026-11-22T10:00:00Z');
+		expect(retryAfterMs('Sun, 22 Nov 2026 10:00:05 GMT', now)).toBe(5000);
+	});
+
+	test('one second when Retry-After is missing or unreadable', () => {
+		expect(retryAfterMs(undefined)).toBe(1000);
+		expect(retryAfterMs('soon')).toBe(1000);
+	});
+
+	test('X-RateLimit-Reset-After wins over the rounded-up Retry-After', () => {
+		expect(
+			rateLimitWaitMs(answer({ 'Retry-After': '1', 'X-RateLimit-Reset-After': '0.007' })),
+		).toBe(7);
+		expect(rateLimitWaitMs(answer({ 'retry-after': '2' }))).toBe(2000);
+		expect(
+			rateLimitWaitMs(answer({ 'Retry-After': '2', 'X-RateLimit-Reset-After': 'nonsense' })),
+		).toBe(2000);
+	});
+
+	test('requests are spaced afterwards only by a precise time to the next request, under a second', () => {
+		expect(rateLimitPaceMs(answer({ 'Retry-After': '1', 'X-RateLimit-Reset-After': '0.02' }))).toBe(
+			20,
+		);
+		// A whole-second Retry-After says how long to wait, not how fast the service refills.
+		expect(rateLimitPaceMs(answer({ 'Retry-After': '1' }))).toBe(0);
+		expect(rateLimitPaceMs(answer({ 'Retry-After': '3', 'X-RateLimit-Reset-After': '2.5' }))).toBe(
+			0,
+		);
+		expect(rateLimitPaceMs(answer({ 'X-RateLimit-Reset-After': 'nonsense' }))).toBe(0);
+	});
+});
+
+describe('backoff after 5xx and dropped connections', () => {
+	test('grows exponentially with jitter and stays under the cap', () => {
+		for (let failures = 1; failures <= 10; failures++) {
+			const ceiling = Math.min(
+				RETRY_POLICY.maxDelayMs,
+				RETRY_POLICY.baseDelayMs * 2 ** (failures - 1),
+			);
+			for (let i = 0; i < 50; i++) {
+				const delay = backoffMs(failures);
+				expect(delay).toBeGreaterThanOrEqual(ceiling / 2);
+				expect(delay).toBeLessThanOrEqual(ceiling);
+			}
+		}
+	});
+});
