@@ -1,7 +1,7 @@
 /**
- * What the benchmarks and the reliability suite do with a running n8n beyond the harness:
+ * What the benchmarks and the reliability suite do with a running n8n beyond N8nInstance (n8n.ts):
  * create workflows through the public API, start them through their production webhook, wait for
- * and read executions (paging through all of them), and read the process's memory.
+ * and read executions (paging through all of them), and read the process's memory and CPU time.
  */
 import * as fs from 'node:fs';
 

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 
 import { CREDENTIAL_TYPE } from './n8n';
 // The workflow JSON shapes and the general builders (chain, codeNode, signingNode, triggerNode)
-// are the e2e suite's (e2e/harness/workflows.ts); the benchmarks only add their own builders.
+// are in workflows.ts; this file adds only the builders of the benchmarks and the reliability suite.
 import { credentialsRef, node, type CredentialRef, type WorkflowNode } from './workflows';
 
 /**
