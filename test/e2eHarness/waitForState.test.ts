@@ -14,7 +14,7 @@ function scripted(statuses: string[]) {
 }
 
 /**
- * What n8n 2.x answered after an unpublish in the queue-mode run that failed: the old status, then
+ * What n8n 2.x can answer after an unpublish (the queue-mode failure on a busy machine): the old status, then
  * in_progress once its outbox took the change, the old status again until the triggers' rows
  * changed, then the new one.
  */
