@@ -38,6 +38,9 @@ import {
 	readCredentials,
 } from '../../nodes/shared/transport/service';
 import { signWebhookPayload } from '../../sandbox/deliverySignature';
+import { GateDeadlineError } from '../../nodes/shared/transport/requestGate';
+import { gateFor } from '../../nodes/shared/transport/retry';
+import { waitFor } from '../helpers/sandbox';
 import {
 	startCountingServer,
 	type RecordedRequest,
@@ -463,9 +466,18 @@ describe("3. MEDIUM: one credential's 429 never stalls another", () => {
 					aSettled = true;
 				});
 				a.catch(() => undefined);
-				// Until A's 429 has been received and A is waiting (the retry loop records the pause at once).
-				while (!aRefused) await new Promise((resolve) => setTimeout(resolve, 10));
-				await new Promise((resolve) => setTimeout(resolve, 50));
+				// Until A's 429 has been received and its pause is in A's gate: a start now is refused.
+				const gateA = gateFor(gateKeyA);
+				await waitFor(async () => {
+					try {
+						await gateA.acquire({ deadline: Date.now() });
+					} catch (error) {
+						if (error instanceof GateDeadlineError) return aRefused;
+						throw error;
+					}
+					gateA.release();
+					return false;
+				}, "key A's pause after its 429");
 
 				const b = await getAs(server.baseUrl, keyB, 'doc_b');
 				expect(b.error).toBeUndefined();

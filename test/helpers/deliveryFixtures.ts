@@ -79,6 +79,8 @@ export function useDeliveryFixtures() {
 	beforeEach(() => {
 		receiver.received.length = 0;
 		receiver.answerOverride = undefined;
+		receiver.holdRequest = undefined;
+		receiver.holdAnswer = undefined;
 	});
 
 	async function activeTrigger(events: string[], options: IDataObject = {}) {

@@ -139,6 +139,12 @@ export class TriggerHost {
 	continueOnFail: boolean;
 	/** How many of the next execution starts fail (n8n could not create the execution). */
 	failStarts = 0;
+	/**
+	 * Awaited before an execution runs (n8n's queue being slow to it), given the execution's
+	 * place among this host's executions (0 for the first started): lets a test order executions.
+	 */
+	holdExecution: ((index: number) => Promise<void>) | undefined;
+	private started = 0;
 	private readonly running = new Set<Promise<TriggerExecution>>();
 
 	constructor(options: TriggerHostOptions) {
@@ -331,6 +337,8 @@ export class TriggerHost {
 	/** Runs one execution as n8n does for a webhook: the trigger first, with the webhook's items. */
 	private async execute(workflowData: INodeExecutionData[][]): Promise<TriggerExecution> {
 		// A fresh Workflow over the saved static data: what the process running the execution loads.
+		const index = this.started++;
+		await this.holdExecution?.(index);
 		const workflow = this.workflow();
 		const node = workflow.getNode(NODE_NAME)!;
 		const id = randomUUID();
@@ -386,6 +394,10 @@ export class Receiver {
 	}
 	/** Answer this status after the node processed the request (imitates a lost answer). */
 	answerOverride: ((request: Received) => number | undefined) | undefined;
+	/** Awaited before the host sees a request (the request is slow to reach n8n). */
+	holdRequest: ((delivery: IncomingDelivery) => Promise<void>) | undefined;
+	/** Awaited after the host processed a request, before the answer is sent (n8n is slow to answer). */
+	holdAnswer: ((request: Received) => Promise<void>) | undefined;
 
 	async start(): Promise<void> {
 		this.server = http.createServer((req, res) => {
@@ -415,9 +427,11 @@ export class Receiver {
 		}
 		try {
 			const delivery: IncomingDelivery = { headers: { ...req.headers }, rawBody };
+			await this.holdRequest?.(delivery);
 			const outcome = await host.receive(delivery);
 			const received = { ...delivery, outcome, host };
 			this.received.push(received);
+			await this.holdAnswer?.(received);
 			const status = this.answerOverride?.(received) ?? outcome.status;
 			res
 				.writeHead(status, { 'Content-Type': 'application/json' })

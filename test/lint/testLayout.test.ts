@@ -55,9 +55,16 @@ const unitTests = walk('test').filter(isTest);
 test('a unit test sits in a mirrored folder, test/behaviour, or a suite folder', () => {
 	const misplaced = unitTests.filter((file) => {
 		const folder = file.split('/')[1];
-		return ![...MIRRORED, 'behaviour', ...OTHER_SUITES].includes(folder);
+		return ![...MIRRORED, 'behaviour', 'helpers', ...OTHER_SUITES].includes(folder);
 	});
 	expect(misplaced).toEqual([]);
+});
+
+test('a test in test/helpers tests the helper beside it', () => {
+	const orphans = unitTests
+		.filter((file) => file.startsWith('test/helpers/'))
+		.filter((file) => !existsSync(path.join(root, file.replace(/\.test\.ts$/, '.ts'))));
+	expect(orphans).toEqual([]);
 });
 
 test('a test under a mirrored folder is named after a module at the mirrored path', () => {

@@ -6,7 +6,7 @@ import nock from 'nock';
  * the claim cannot be made. Through n8n-core's WebhookContext, with real deliveries from the
  * sandbox to the receiver of test/helpers/triggerHost.ts (see deliveryFixtures.ts).
  */
-import { TriggerHost } from '../../helpers/triggerHost';
+import { TriggerHost, type IncomingDelivery } from '../../helpers/triggerHost';
 import {
 	deliveryBody,
 	deliveryIdOf,
@@ -33,48 +33,125 @@ describe('exactly once: the delivery is claimed at the service', () => {
 		expect(host.processed).toHaveLength(1);
 	});
 
-	it('a retry by the service after a lost answer is processed once, whichever arrives first: the retry or the claim', async () => {
-		const { host, apiKey } = await activeTrigger(['document.sent']);
-		let failedOnce = false;
-		receiver.answerOverride = (request) => {
-			if (!failedOnce && request.outcome.started) {
-				failedOnce = true;
-				return 503;
-			}
-			return undefined;
+	describe('a retry by the service after a lost answer is processed once, whichever comes first: the retry or the claim', () => {
+		/** A gate a test opens once the state it orders against is reached. */
+		const gate = () => {
+			let open!: () => void;
+			const opened = new Promise<void>((resolve) => (open = resolve));
+			return { open, opened };
 		};
+		const attemptOf = (request: IncomingDelivery) => Number(request.headers['x-delivery-attempt']);
 
-		await sendDocument(apiKey);
-		await host.idle();
-		await sandbox().flushDeliveries();
-		await host.idle();
+		/** The first attempt is processed (its execution starts) but its answer is lost: a 503. */
+		async function lostFirstAnswer() {
+			const trigger = await activeTrigger(['document.sent']);
+			receiver.answerOverride = (request) =>
+				request.host === trigger.host &&
+				request.headers['x-event'] === 'document.sent' &&
+				attemptOf(request) === 1
+					? 503
+					: undefined;
+			return trigger;
+		}
 
-		const sentRequests = receiver
-			.receivedBy(host)
-			.filter((request) => request.headers['x-event'] === 'document.sent');
-		const deliveryId = deliveryIdOf(sentRequests[0]);
-		// Either the claim ended the retries before the next attempt, or the retry came and its
-		// execution lost the claim, or (on a slow machine) the retry came after the claim and webhook()
-		// found the delivery claimed, answering without an execution: never a second processing.
-		expect(sentRequests.length).toBeGreaterThanOrEqual(1);
-		expect(sentRequests.every((request) => request.rawBody.equals(sentRequests[0].rawBody))).toBe(
-			true,
-		);
-		expect(host.processed.map((execution) => execution.items[0].json.deliveryId)).toEqual([
-			deliveryId,
-		]);
-		const [first, ...retries] = sentRequests;
-		expect(first.outcome.started).toBe(true);
-		for (const retry of retries.filter((request) => !request.outcome.started)) {
-			expect([retry.outcome.status, retry.outcome.body]).toEqual([
+		/** The attempts of document.sent that reached `host`, once every delivery and execution ended. */
+		async function sentAttempts(host: TriggerHost) {
+			await host.idle();
+			await sandbox().flushDeliveries();
+			await host.idle();
+			const sent = receiver
+				.receivedBy(host)
+				.filter((request) => request.headers['x-event'] === 'document.sent');
+			expect(sent.map(attemptOf)).toEqual(sent.map((_, index) => index + 1));
+			expect(sent.every((request) => request.rawBody.equals(sent[0].rawBody))).toBe(true);
+			return sent;
+		}
+
+		/** The first execution of `host` as a promise, once the receiver has seen its request. */
+		const firstExecution = (host: TriggerHost) => receiver.receivedBy(host)[0].outcome.execution!;
+
+		it('the claim comes first: it ends the retries, the service sends no second attempt', async () => {
+			const { host, apiKey } = await lostFirstAnswer();
+			// n8n answers (503) only after the first execution has claimed the delivery.
+			receiver.holdAnswer = async (request) => {
+				if (request.host === host && attemptOf(request) === 1) await request.outcome.execution;
+			};
+			await sendDocument(apiKey);
+
+			const sent = await sentAttempts(host);
+			const deliveryId = deliveryIdOf(sent[0]);
+			expect(sent).toHaveLength(1);
+			expect(
+				sandbox()
+					.deliveries()
+					.filter((attempt) => attempt.deliveryId === deliveryId)
+					.map((attempt) => attempt.status),
+			).toEqual([503]);
+			expect(host.executions).toHaveLength(1);
+			expect(host.processed.map((execution) => execution.items[0].json.deliveryId)).toEqual([
+				deliveryId,
+			]);
+			expect(sandbox().deliveryRecord(deliveryId)?.status).toBe('acknowledged');
+		});
+
+		it('the retry comes first: it starts an execution, which loses the claim and passes nothing on', async () => {
+			const { host, apiKey } = await lostFirstAnswer();
+			const retryStarted = gate();
+			// The first execution waits until the retry has started its own; that one waits until
+			// the first has claimed the delivery.
+			host.holdExecution = async (index) => {
+				if (index === 0) await retryStarted.opened;
+				if (index === 1) {
+					retryStarted.open();
+					await firstExecution(host);
+				}
+			};
+			await sendDocument(apiKey);
+
+			const sent = await sentAttempts(host);
+			const deliveryId = deliveryIdOf(sent[0]);
+			expect(sent).toHaveLength(2);
+			expect(sent.map((request) => request.outcome.started)).toEqual([true, true]);
+			const [first, retry] = await Promise.all(sent.map((request) => request.outcome.execution!));
+			expect(first.items.map((item) => item.json.deliveryId)).toEqual([deliveryId]);
+			expect(retry.received).toHaveLength(1);
+			expect(retry.items).toEqual([]);
+			expect(retry.error).toBeUndefined();
+			expect(host.processed).toHaveLength(1);
+			expect(sandbox().deliveryRecord(deliveryId)?.status).toBe('acknowledged');
+		});
+
+		it('the retry is sent before the claim and reaches n8n after it: answered "already processed", no execution', async () => {
+			const { host, apiKey } = await lostFirstAnswer();
+			const retryArrived = gate();
+			// The first execution waits until the retry is on its way; the retry reaches webhook()
+			// only once that execution has claimed the delivery.
+			host.holdExecution = async (index) => {
+				if (index === 0) await retryArrived.opened;
+			};
+			receiver.holdRequest = async (request) => {
+				if (attemptOf(request) !== 2) return;
+				retryArrived.open();
+				await firstExecution(host);
+			};
+			await sendDocument(apiKey);
+
+			const sent = await sentAttempts(host);
+			const deliveryId = deliveryIdOf(sent[0]);
+			expect(sent).toHaveLength(2);
+			const [first, retry] = sent;
+			expect(first.outcome.started).toBe(true);
+			expect([retry.outcome.started, retry.outcome.status, retry.outcome.body]).toEqual([
+				false,
 				200,
 				{ received: true, ignored: true, reason: 'already processed' },
 			]);
-		}
-		expect(host.executions).toHaveLength(
-			sentRequests.filter((request) => request.outcome.started).length,
-		);
-		expect(sandbox().deliveryRecord(deliveryId)?.status).toBe('acknowledged');
+			expect(host.executions).toHaveLength(1);
+			expect(host.processed.map((execution) => execution.items[0].json.deliveryId)).toEqual([
+				deliveryId,
+			]);
+			expect(sandbox().deliveryRecord(deliveryId)?.status).toBe('acknowledged');
+		});
 	});
 
 	it('three copies of one delivery arriving at the same time: three executions, one passes it on', async () => {
