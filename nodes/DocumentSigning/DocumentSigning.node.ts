@@ -41,8 +41,8 @@ export class DocumentSigning implements INodeType {
 		// Only Send and Wait for Signature is called here: n8n routes a waiting execution's resume
 		// calls to this webhook (never registered at activation: restartWebhook).
 		webhooks: sendAndWaitWebhooks,
-		// No baseURL here: the transport (routedRequest.ts, named by each operation) sets the credential's. As an expression n8n
-		// would evaluate it twice for every item of a bulk send.
+		// No baseURL here: the transport each operation names (routedRequest.ts) sets the credential's.
+		// As an expression n8n would evaluate it twice for every item of a bulk send.
 		requestDefaults: {
 			headers: { Accept: 'application/json', 'Content-Type': 'application/json' },
 			json: true,

@@ -20,8 +20,8 @@ import { requireId } from './validation';
  * - every preSend step runs with its errors deferred to the transport (deferredErrors.ts);
  * - the request goes to the transport (routedRequest.ts), which owns retries and errors: n8n's
  *   routing engine has no retry hook, so `paginate: true` hands it to the operation's
- *   `requestOperations.pagination` function (`routing.operations`, as Okta's lists declare their
- *   paginator). A list (`list: true`) gets the page walker, `sendListRequests`; every other
+ *   `requestOperations.pagination`, set per operation in `routing.operations` (n8n merges it over
+ *   the node's). A list (`list: true`) gets the page walker, `sendListRequests`; every other
  *   operation gets `sendRequest`, one request. A list shows Return All / Limit / List Paging
  *   (fields.ts: returnAllAndLimit) and nothing else does; test/node/description.test.ts checks both.
  */
