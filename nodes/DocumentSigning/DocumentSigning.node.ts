@@ -9,7 +9,6 @@ import type {
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { CREDENTIAL_TYPE } from '../shared/transport';
-import { executeRoutedRequest } from './shared/routedRequest';
 import { searchDocuments, searchTeamMembers, searchTemplates } from './listSearch';
 import { documentFields, documentOperations } from './resources/document';
 import { sendAndWaitWebhooks, SEND_AND_WAIT } from './resources/document/sendAndWait/description';
@@ -42,14 +41,12 @@ export class DocumentSigning implements INodeType {
 		// Only Send and Wait for Signature is called here: n8n routes a waiting execution's resume
 		// calls to this webhook (never registered at activation: restartWebhook).
 		webhooks: sendAndWaitWebhooks,
-		// No baseURL here: the transport sets the credential's (routedRequest.ts). As an expression n8n
-		// would evaluate it twice for every item of a bulk send.
+		// No baseURL here: the transport each operation names (routedRequest.ts) sets the credential's.
+		// As an expression n8n would evaluate it twice for every item of a bulk send.
 		requestDefaults: {
 			headers: { Accept: 'application/json', 'Content-Type': 'application/json' },
 			json: true,
 		},
-		// Every operation's request goes through the transport: retries, errors and pages in one place.
-		requestOperations: { pagination: executeRoutedRequest },
 		// Parameter names are unique across resources, except the operation selector and the Get Many
 		// and file fields: for every item n8n's routing engine resolves, twice, the value of every
 		// property with the parameter's name, shown or not. A second `name` or `additionalFields`

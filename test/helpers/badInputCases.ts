@@ -239,4 +239,14 @@ export const badInputCases: BadInputCase[] = [
 		},
 		message: 'From: must not be after To',
 	},
+	{
+		title: 'list limit below 1 (an expression: the field itself refuses it)',
+		parameters: {
+			resource: 'document',
+			operation: 'getAll',
+			returnAll: false,
+			limit: '={{ 0 }}',
+		},
+		message: 'Limit: must be a whole number of 1 or more, not 0',
+	},
 ];

@@ -24,7 +24,10 @@ export function showFor(
 	return { show: { resource: [resource], operation: operations, ...extra } };
 }
 
-/** Return All / Limit. The transport reads both and walks the pages itself. */
+/**
+ * Return All / Limit / List Paging of a list: an operation declared `list: true` (operation.ts),
+ * whose transport (routedRequest.ts: sendListRequests) reads them and walks the pages.
+ */
 export function returnAllAndLimit(resource: string, operation: string): INodeProperties[] {
 	return [
 		{

@@ -4,11 +4,12 @@ import type {
 	IHttpRequestOptions,
 	INodeProperties,
 	INodePropertyOptions,
-	PostReceiveAction,
 	PreSendAction,
 } from 'n8n-workflow';
 
 import { deferErrors } from './deferredErrors';
+import type { OutputStep } from './postReceive';
+import { sendListRequests, sendRequest } from './routedRequest';
 import { requireId } from './validation';
 
 /**
@@ -17,8 +18,12 @@ import { requireId } from './validation';
  * - `{parameter}` segments of `path` are filled from that ID parameter (a resource locator in any
  *   mode, or a plain field), checked and encoded, before anything is sent;
  * - every preSend step runs with its errors deferred to the transport (deferredErrors.ts);
- * - `paginate: true` hands the request to the transport (requestOperations.pagination), which
- *   owns retries, errors and paging.
+ * - the request goes to the transport (routedRequest.ts), which owns retries and errors: n8n's
+ *   routing engine has no retry hook, so `paginate: true` hands it to the operation's
+ *   `requestOperations.pagination`, set per operation in `routing.operations` (n8n merges it over
+ *   the node's). A list (`list: true`) gets the page walker, `sendListRequests`; every other
+ *   operation gets `sendRequest`, one request. A list shows Return All / Limit / List Paging
+ *   (fields.ts: returnAllAndLimit) and nothing else does; test/nodes/DocumentSigning/DocumentSigning.node.test.ts checks both.
  */
 
 /** How each ID parameter is named in error messages (as the user sees it in the editor). */
@@ -58,8 +63,11 @@ export interface OperationSpec {
 	path: string;
 	/** Steps that check input and build the body; their errors are deferred. */
 	preSend?: PreSendAction[];
-	postReceive?: PostReceiveAction[];
+	/** Steps from the answer to the output items; a list's run on each page's records. */
+	postReceive?: OutputStep[];
 	binaryResponse?: boolean;
+	/** A list of records, read page by page up to Return All / Limit (fields.ts: returnAllAndLimit). */
+	list?: boolean;
 }
 
 export function operation({
@@ -72,6 +80,7 @@ export function operation({
 	preSend = [],
 	postReceive = [],
 	binaryResponse = false,
+	list = false,
 }: OperationSpec): INodePropertyOptions {
 	const steps = [...(pathParameters(path).length ? [fillPath(path)] : []), ...preSend].map(
 		deferErrors,
@@ -90,6 +99,7 @@ export function operation({
 				...(binaryResponse ? { encoding: 'arraybuffer', json: false } : {}),
 			},
 			send: { paginate: true, ...(steps.length ? { preSend: steps } : {}) },
+			operations: { pagination: list ? sendListRequests : sendRequest },
 			...(postReceive.length ? { output: { postReceive } } : {}),
 		},
 	};

@@ -3,7 +3,6 @@ import type {
 	IExecuteSingleFunctions,
 	IN8nHttpFullResponse,
 	INodeExecutionData,
-	PostReceiveAction,
 } from 'n8n-workflow';
 
 import { fetchDocumentFile, recordOf, type DocumentFileVersion } from '../../shared/documentFiles';
@@ -11,8 +10,18 @@ import { fileNameFromDisposition, headerValue } from '../../shared/transport/hea
 
 /** Output steps shared by operations: simplifying records, delete results and file downloads. */
 
+/**
+ * An output step (n8n's postReceive, as a function): from the items so far and the service's
+ * answer to the next items. A list's steps run on each page's records (routedRequest.ts).
+ */
+export type OutputStep = (
+	this: IExecuteSingleFunctions,
+	items: INodeExecutionData[],
+	response: IN8nHttpFullResponse,
+) => Promise<INodeExecutionData[]>;
+
 /** Keeps the listed fields of each record when Simplify is on; unknown fields pass through when off. */
-export function simplifyTo(fields: string[]): PostReceiveAction {
+export function simplifyTo(fields: string[]): OutputStep {
 	return async function (
 		this: IExecuteSingleFunctions,
 		items: INodeExecutionData[],
@@ -29,7 +38,7 @@ export function simplifyTo(fields: string[]): PostReceiveAction {
 }
 
 /** A delete answers 204 with no body: say what was deleted instead. */
-export function deletedResult(idParameter: string): PostReceiveAction {
+export function deletedResult(idParameter: string): OutputStep {
 	return async function (this: IExecuteSingleFunctions): Promise<INodeExecutionData[]> {
 		const id = this.getNodeParameter(idParameter, '', { extractValue: true }) as string;
 		return [{ json: { id, deleted: true } }];
@@ -40,7 +49,7 @@ export function deletedResult(idParameter: string): PostReceiveAction {
 export function binaryFromResponse(
 	binaryPropertyParameter: string,
 	fallbackName: string,
-): PostReceiveAction {
+): OutputStep {
 	return async function (
 		this: IExecuteSingleFunctions,
 		_items: INodeExecutionData[],
@@ -76,7 +85,7 @@ export function binaryFromResponse(
 export function downloadedFile(
 	versionParameter: string,
 	binaryPropertyParameter: string,
-): PostReceiveAction {
+): OutputStep {
 	return async function (
 		this: IExecuteSingleFunctions,
 		_items: INodeExecutionData[],

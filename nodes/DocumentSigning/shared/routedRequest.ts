@@ -3,6 +3,7 @@ import {
 	type DeclarativeRestApiSettings,
 	type IDataObject,
 	type IExecutePaginationFunctions,
+	type IHttpRequestOptions,
 	type IN8nHttpFullResponse,
 	type INode,
 	type INodeExecutionData,
@@ -11,6 +12,7 @@ import {
 import { MAX_PAGE_SIZE } from '../../shared/vocabulary';
 import {
 	checkAnswer,
+	CREDENTIAL_TYPE,
 	deriveIdempotencyKey,
 	safeRequestSettings,
 	sendWithRetries,
@@ -24,14 +26,18 @@ import { headerValue } from '../../shared/transport/headers';
 import { pageQuery, type PageRequest } from '../../shared/transport/pageWalk';
 import { extractRecords, readListPaging, type ListPaging } from '../../shared/transport/listPages';
 import { readAnswer } from '../../shared/transport/request';
-import type { Attempt } from '../../shared/transport/retry';
+import type { Attempt, AttemptSettings } from '../../shared/transport/retry';
 import { deferredError } from './deferredErrors';
+import { invalid } from './validation';
 
 /**
- * `requestOperations.pagination` of the action node. n8n's routing engine starts every item's
- * request at once and has no retry hook of its own; given as a function, this hook owns the
- * request loop. So every operation's request passes here: input errors held back by preSend,
- * the credential's origin, the Idempotency-Key, retries, error mapping and every page of a list.
+ * The transport of the action node's operations. n8n's routing engine starts every item's request
+ * at once and has no retry hook of its own, so each operation names one of these two functions as
+ * its `requestOperations.pagination` (operation.ts), which n8n then calls to send the request:
+ * - `sendRequest`: one request, retried; n8n's engine sends it and runs the output steps.
+ * - `sendListRequests`: a list's pages, one request each, retried, up to Return All / Limit.
+ * Both share `routed`: input errors held back by preSend, the credential's origin, the
+ * Idempotency-Key, the answer checks, error mapping and the agent-tool error answer.
  */
 
 /**
@@ -62,46 +68,36 @@ function runIndexOf(context: IExecutePaginationFunctions, itemIndex: number): nu
 		: (context.evaluateExpression('{{ $runIndex }}', itemIndex) as number);
 }
 
-/** The List Paging override of a list operation (automatic: none), checked before any request. */
-function listPagingOf(context: IExecutePaginationFunctions): ListPaging {
-	if (context.getNodeParameter('listPaging', 'automatic') !== 'custom') return {};
-	try {
-		return readListPaging(context.getNodeParameter('listPagingSettings', {}));
-	} catch (error) {
-		// readListPaging throws only ListPagingInputError, whose message names the setting.
-		throw new NodeOperationError(context.getNode(), (error as Error).message, {
-			itemIndex: context.getItemIndex(),
-		});
-	}
+/** One item's request, ready to send: its options point at the credential's origin. */
+interface RoutedRequest {
+	options: DeclarativeRestApiSettings.HttpRequestOptions;
+	client: ServiceClient;
+	retry: AttemptSettings;
+	/** Reads the answer (bounded) and throws the service's error for a failed one. */
+	check(answer: IN8nHttpFullResponse): Promise<void>;
 }
 
-function listSettings(
+/**
+ * Prepares the item's request and hands it to `send`; maps any failure to the node's error, or to
+ * the error item (Continue On Fail) or the agent's tool answer.
+ */
+async function routed(
 	context: IExecutePaginationFunctions,
-): { limit?: number; paging: ListPaging } | undefined {
-	const returnAll = context.getNodeParameter('returnAll', false) as boolean;
-	if (returnAll) return { paging: listPagingOf(context) };
-	const limit = Number(context.getNodeParameter('limit', 0));
-	return limit > 0 ? { limit, paging: listPagingOf(context) } : undefined;
-}
-
-export async function executeRoutedRequest(
-	this: IExecutePaginationFunctions,
 	requestData: DeclarativeRestApiSettings.ResultOptions,
+	send: (request: RoutedRequest) => Promise<INodeExecutionData[]>,
 ): Promise<INodeExecutionData[]> {
-	const itemIndex = this.getItemIndex();
-	const node = this.getNode();
-	const pair = (items: INodeExecutionData[]) =>
-		items.map((item) => ({ ...item, pairedItem: { item: itemIndex } }));
+	const itemIndex = context.getItemIndex();
+	const node = context.getNode();
 
 	// Before anything else: under the legacy execution order nothing this call does reaches the agent.
-	const orderProblem = legacyOrderToolCall(this, node);
+	const orderProblem = legacyOrderToolCall(context, node);
 	if (orderProblem) throw orderProblem;
 
 	try {
 		const inputError = deferredError(requestData.options);
 		if (inputError) throw inputError;
 
-		const client = await runClient(this);
+		const client = await runClient(context);
 		const options = requestData.options;
 		const method = String(options.method ?? 'GET').toUpperCase();
 		Object.assign(
@@ -115,18 +111,15 @@ export async function executeRoutedRequest(
 			options.url = client.origin.followable(options.url, client.origin.baseUrl, 'a request URL');
 		const idempotencyKey = headerValue(options.headers, 'idempotency-key');
 		if (method === 'POST' && !idempotencyKey) {
-			const runIndex = runIndexOf(this, itemIndex);
 			options.headers['Idempotency-Key'] = deriveIdempotencyKey(
-				this.getExecutionId(),
-				this.getWorkflow().id,
+				context.getExecutionId(),
+				context.getWorkflow().id,
 				node.id ?? node.name,
-				runIndex,
+				runIndexOf(context, itemIndex),
 				itemIndex,
 			);
 		}
 
-		const list = listSettings(this);
-		const paging = list?.paging ?? {};
 		const binary = options.encoding === 'arraybuffer';
 		const expectJson = !binary && method !== 'DELETE';
 		const kind: AnswerKind = !binary
@@ -138,71 +131,29 @@ export async function executeRoutedRequest(
 		options.encoding = 'stream';
 		options.timeout = TIME_LIMITS.attemptMs;
 		const observed = { retriedAfterLostAnswer: false };
-		let lastAnswer: IN8nHttpFullResponse | undefined;
-		// The first output step checks every answer before the operation's own steps see it.
-		requestData.postReceive.unshift({
-			data: { parameterValue: undefined },
-			actions: [
-				async function checkStatus(_items, response) {
-					await readAnswer(response, kind, client);
-					// A DELETE whose first attempt went through but whose answer was lost finds nothing the
-					// second time: that is the outcome the user asked for. Never after a 5xx: that attempt failed.
-					const deletedEarlier =
-						method === 'DELETE' && response.statusCode === 404 && observed.retriedAfterLostAnswer;
-					if (!deletedEarlier) checkAnswer(response, { expectJson });
-					lastAnswer = response;
-					return list
-						? extractRecords(response.body, paging).map((json) => ({ json }))
-						: [{ json: response.body as IDataObject }];
-				},
-			],
-		});
-
-		const settings = {
+		const retry: AttemptSettings = {
 			node,
 			gateKey: client.gateKey,
 			// Every POST carries an Idempotency-Key (above), so every request is safe to repeat.
 			idempotent: true,
 			itemIndex,
-			abortSignal: this.getExecutionCancelSignal?.(),
+			abortSignal: context.getExecutionCancelSignal?.(),
 			observed,
 		};
-		const send = async ({ signal }: Attempt) => {
-			options.abortSignal = signal;
-			return await this.makeRoutingRequest(requestData);
+		const check = async (answer: IN8nHttpFullResponse) => {
+			await readAnswer(answer, kind, client);
+			// A DELETE whose first attempt went through but whose answer was lost finds nothing the
+			// second time: that is the outcome the user asked for. Never after a 5xx: that attempt failed.
+			const deletedEarlier =
+				method === 'DELETE' && answer.statusCode === 404 && observed.retriedAfterLostAnswer;
+			if (!deletedEarlier) checkAnswer(answer, { expectJson });
 		};
-		if (!list) return pair(await sendWithRetries(settings, send));
 
-		const query = { ...(options.qs ?? {}) };
-		const path = options.url;
-		const pageSize = Math.min(MAX_PAGE_SIZE, list.limit ?? MAX_PAGE_SIZE);
-		const items = await walkPages<INodeExecutionData>({
-			origin: client.origin,
-			limit: list.limit,
-			paging,
-			pageSize,
-			fetchPage: async (request: PageRequest) => {
-				if (request.url) {
-					// The next link carries the whole query.
-					options.url = request.url;
-					options.qs = {};
-				} else {
-					options.url = path;
-					options.qs = { ...query, ...pageQuery(request, pageSize, paging) };
-				}
-				const pageItems = await sendWithRetries(settings, send);
-				const answer = lastAnswer as IN8nHttpFullResponse;
-				return {
-					answer,
-					requestUrl: request.url ?? client.origin.urlOf(String(path ?? '')),
-					items: pageItems,
-				};
-			},
-		});
-		return pair(items);
+		const items = await send({ options, client, retry, check });
+		return items.map((item) => ({ ...item, pairedItem: { item: itemIndex } }));
 	} catch (error) {
 		const nodeError = toNodeError(node, error, itemIndex);
-		if (this.continueOnFail()) {
+		if (context.continueOnFail()) {
 			return [
 				{ json: { error: nodeError.message }, error: nodeError, pairedItem: { item: itemIndex } },
 			];
@@ -212,6 +163,115 @@ export async function executeRoutedRequest(
 		}
 		throw nodeError;
 	}
+}
+
+/** `requestOperations.pagination` of every operation that is not a list: one request, retried. */
+export async function sendRequest(
+	this: IExecutePaginationFunctions,
+	requestData: DeclarativeRestApiSettings.ResultOptions,
+): Promise<INodeExecutionData[]> {
+	return await routed(this, requestData, async ({ options, retry, check }) => {
+		// The first output step checks the answer before the operation's own steps see it.
+		requestData.postReceive.unshift({
+			data: { parameterValue: undefined },
+			actions: [
+				async function checkedAnswer(_items, answer) {
+					await check(answer);
+					return [{ json: answer.body as IDataObject }];
+				},
+			],
+		});
+		return await sendWithRetries(retry, async ({ signal }: Attempt) => {
+			options.abortSignal = signal;
+			return await this.makeRoutingRequest(requestData);
+		});
+	});
+}
+
+/** The List Paging override of a list operation (automatic: none), checked before any request. */
+function listPagingOf(context: IExecutePaginationFunctions): ListPaging {
+	if (context.getNodeParameter('listPaging', 'automatic') !== 'custom') return {};
+	try {
+		return readListPaging(context.getNodeParameter('listPagingSettings', {}));
+	} catch (error) {
+		// readListPaging throws only ListPagingInputError, whose message names the setting.
+		throw new NodeOperationError(context.getNode(), (error as Error).message, {
+			itemIndex: context.getItemIndex(),
+		});
+	}
+}
+
+/** Return All, or Limit: how many records the user asked for (undefined: all). */
+function limitOf(context: IExecutePaginationFunctions): number | undefined {
+	if (context.getNodeParameter('returnAll', false) as boolean) return undefined;
+	const limit = Number(context.getNodeParameter('limit', 50));
+	if (!Number.isInteger(limit) || limit < 1)
+		throw invalid(context, 'Limit', `must be a whole number of 1 or more, not ${String(limit)}`);
+	return limit;
+}
+
+/**
+ * `requestOperations.pagination` of a list operation (`list: true` in operation.ts): the pages of
+ * the list, each one request sent and retried as `sendRequest` sends its one, until Return All or
+ * Limit is met (pageWalk.ts decides the next page). Each page's records become items and go
+ * through the operation's output steps.
+ */
+export async function sendListRequests(
+	this: IExecutePaginationFunctions,
+	requestData: DeclarativeRestApiSettings.ResultOptions,
+): Promise<INodeExecutionData[]> {
+	return await routed(this, requestData, async ({ options, client, retry, check }) => {
+		// Checked before any request: a bad Limit or List Paging is the user's to fix.
+		const limit = limitOf(this);
+		const paging = listPagingOf(this);
+		// Sent as n8n's engine sends a routed request, but answered here: the walker needs the page.
+		const sendPage = async ({ signal }: Attempt): Promise<IN8nHttpFullResponse> => {
+			options.abortSignal = signal;
+			options.returnFullResponse = true;
+			const answer = (await this.helpers.httpRequestWithAuthentication.call(
+				this,
+				CREDENTIAL_TYPE,
+				options as IHttpRequestOptions,
+			)) as IN8nHttpFullResponse;
+			await check(answer);
+			return answer;
+		};
+		const query = { ...(options.qs ?? {}) };
+		const path = options.url;
+		const pageSize = Math.min(MAX_PAGE_SIZE, limit ?? MAX_PAGE_SIZE);
+		return await walkPages<INodeExecutionData>({
+			origin: client.origin,
+			limit,
+			paging,
+			pageSize,
+			fetchPage: async (request: PageRequest) => {
+				// A next link carries the whole query.
+				options.url = request.url ?? path;
+				options.qs = request.url ? {} : { ...query, ...pageQuery(request, pageSize, paging) };
+				const answer = await sendWithRetries(retry, sendPage);
+				const records = extractRecords(answer.body, paging).map((json) => ({ json }));
+				return {
+					answer,
+					requestUrl: request.url ?? client.origin.urlOf(String(path ?? '')),
+					items: await outputOf(this, requestData, records, answer),
+				};
+			},
+		});
+	});
+}
+
+/** The operation's output steps (all functions: operation.ts) run on one page's records. */
+async function outputOf(
+	context: IExecutePaginationFunctions,
+	requestData: DeclarativeRestApiSettings.ResultOptions,
+	records: INodeExecutionData[],
+	answer: IN8nHttpFullResponse,
+): Promise<INodeExecutionData[]> {
+	let items = records;
+	for (const { actions } of requestData.postReceive)
+		for (const action of actions)
+			if (typeof action === 'function') items = await action.call(context, items, answer);
+	return items;
 }
 
 /**

@@ -4,6 +4,7 @@ import type { INodePropertyOptions } from 'n8n-workflow';
 
 import { DocumentSigningApi } from '../../../credentials/DocumentSigningApi.credentials';
 import { DocumentSigning } from '../../../nodes/DocumentSigning/DocumentSigning.node';
+import { sendListRequests, sendRequest } from '../../../nodes/DocumentSigning/shared/routedRequest';
 import { ENDPOINTS } from '../../../contract/openapi';
 import { ASSIGNABLE_ROLES, WEBHOOK_EVENTS } from '../../../nodes/shared/vocabulary';
 
@@ -65,8 +66,52 @@ test.each(
 		return;
 	}
 	expect(contractEndpoints).toContain(key);
-	// Every routed operation goes through the transport (retries, errors, pagination).
+	// Every routed operation goes through the transport (retries, errors): a list's walks its pages.
 	expect(option.routing?.send?.paginate).toBe(true);
+	expect([sendRequest, sendListRequests]).toContain(option.routing?.operations?.pagination);
+});
+
+/** Whether a field is shown for exactly this resource and operation (and no other). */
+const shownOnlyFor = (name: string, resource: string, operation: string) =>
+	description.properties.some(
+		(property) =>
+			property.name === name &&
+			property.displayOptions?.show?.resource?.length === 1 &&
+			property.displayOptions.show.resource[0] === resource &&
+			property.displayOptions.show.operation?.length === 1 &&
+			property.displayOptions.show.operation[0] === operation,
+	);
+
+test('an operation walks pages exactly when it is a list: one that shows Return All and Limit', () => {
+	const routed = nodeOperations.filter(({ option }) => option.routing);
+	const walksPages = ({ option }: (typeof routed)[number]) =>
+		option.routing?.operations?.pagination === sendListRequests;
+	const showsReturnAllAndLimit = ({ resource, option }: (typeof routed)[number]) =>
+		shownOnlyFor('returnAll', resource, String(option.value)) &&
+		shownOnlyFor('limit', resource, String(option.value));
+	const name = ({ resource, option }: (typeof routed)[number]) => `${resource}/${option.value}`;
+	expect(routed.filter(walksPages).map(name)).toEqual(
+		routed.filter(showsReturnAllAndLimit).map(name),
+	);
+	expect(routed.filter(walksPages).map(name).sort()).toEqual([
+		'document/getAll',
+		'report/auditLog',
+		'teamMember/getAll',
+		'template/getAll',
+		'webhook/getAll',
+	]);
+	// No Return All or Limit is shown anywhere but with a list.
+	const shownWithAList = description.properties
+		.filter(({ name }) => name === 'returnAll' || name === 'limit')
+		.every(({ displayOptions }) =>
+			routed.some(
+				(entry) =>
+					walksPages(entry) &&
+					displayOptions?.show?.resource?.[0] === entry.resource &&
+					displayOptions?.show?.operation?.[0] === entry.option.value,
+			),
+		);
+	expect(shownWithAList).toBe(true);
 });
 
 test.each(contractEndpoints)('the contract’s %s is reachable from the node', (key) => {

@@ -100,6 +100,7 @@ export const documentOperations = operationProperty(
 				'List documents, newest first, filtered by name, status or creation date. Each comes with its ID, status, signers and signature_request_id.',
 			method: 'GET',
 			path: '/documents',
+			list: true,
 			preSend: [checkListFilters],
 			postReceive: [simplifyTo(SIMPLE_FIELDS)],
 		}),

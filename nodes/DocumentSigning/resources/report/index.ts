@@ -34,6 +34,7 @@ export const reportOperations = operationProperty(
 			description: 'Who did what and when, newest first',
 			method: 'GET',
 			path: '/reports/audit-log',
+			list: true,
 			preSend: [sendDateRange],
 		}),
 		operation({

@@ -121,6 +121,7 @@ export const teamMemberOperations = operationProperty(
 			description: 'List the members of the team',
 			method: 'GET',
 			path: '/users',
+			list: true,
 			postReceive: [simplifyTo(SIMPLE_FIELDS)],
 		}),
 		operation({

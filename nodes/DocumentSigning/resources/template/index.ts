@@ -189,6 +189,7 @@ export const templateOperations = operationProperty(
 			description: 'List templates',
 			method: 'GET',
 			path: '/templates',
+			list: true,
 			postReceive: [simplifyTo(SIMPLE_FIELDS)],
 		}),
 		operation({

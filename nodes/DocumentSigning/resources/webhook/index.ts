@@ -102,6 +102,7 @@ export const webhookOperations = operationProperty(
 			description: 'List the configured webhooks',
 			method: 'GET',
 			path: '/webhooks',
+			list: true,
 			postReceive: [simplifyTo(SIMPLE_FIELDS)],
 		}),
 	],
