@@ -208,7 +208,7 @@ export async function checkExists(this: IHookFunctions): Promise<boolean> {
 		forgetRegistration(data);
 		return false;
 	}
-	// An earlier build kept a key check here, which let readers of static data test key guesses.
+	// Static data of earlier versions may hold a key check, which lets its readers test key guesses.
 	if ('keyCheck' in data) delete data.keyCheck;
 	const client = await serviceClient(this);
 	const events = selectedEvents(this);
