@@ -143,6 +143,8 @@ describe('a new document', () => {
 			'signed',
 		]);
 		expect(output.timedOut).toBeUndefined();
+		// What n8n's human-review gate reads (docs/ai-agents.md): signed is approved.
+		expect(output.approved).toBe(true);
 		expect(execution.items[0].pairedItem).toEqual({ item: 0 });
 		expect(webhooksOf(apiKey)).toHaveLength(0);
 	});
@@ -203,7 +205,11 @@ describe('Resume On', () => {
 		await resumed(execution);
 
 		expect(execution.resumes).toBe(1);
-		expect(execution.items[0].json).toMatchObject({ id: documentId, status: 'declined' });
+		expect(execution.items[0].json).toMatchObject({
+			id: documentId,
+			status: 'declined',
+			approved: false,
+		});
 		// A declined document has no signed file.
 		expect(execution.items[0].binary).toBeUndefined();
 		expect(webhooksOf(apiKey)).toHaveLength(0);
@@ -480,6 +486,7 @@ describe('the time limit', () => {
 			id: documentId,
 			status: 'pending',
 			timedOut: true,
+			approved: false,
 		});
 		expect(execution.items[0].json.dealId).toBeUndefined();
 

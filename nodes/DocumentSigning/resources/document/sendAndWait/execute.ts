@@ -24,7 +24,7 @@ import {
 } from '../../../../shared/webhookSecret';
 import { requireId } from '../../../shared/validation';
 import { buildDocumentBody } from '../create';
-import { documentOutput } from './output';
+import { documentOutput, withApproval } from './output';
 import {
 	readWaitOptions,
 	resumeEvents,
@@ -142,15 +142,20 @@ async function getDocument(
 /**
  * n8n does not run execute() again when the limit ends the wait: it passes on the node's input as
  * it was stored with the waiting execution. So that input is replaced here, in the execution's
- * own record of this node's run, by the document as sent, marked `timedOut: true`. A resume
- * replaces it again with webhook()'s output, so the mark only ever reaches the next node on a
- * timeout. Left alone (the input passes on) by an n8n whose context does not offer the record.
+ * own record of this node's run, by the document as sent, marked `timedOut: true` (and not
+ * `approved`). A resume replaces it again with webhook()'s output, so the mark only ever reaches
+ * the next node on a timeout. Left alone (the input passes on) by an n8n whose context does not offer the record.
  */
 function shapeTimeoutOutput(context: IExecuteFunctions, document: IDataObject): void {
 	const executeData = context.getExecuteData?.();
 	if (!executeData?.data?.main) return;
 	executeData.data.main = [
-		[{ json: { ...document, [TIMED_OUT_FIELD]: true }, pairedItem: { item: 0 } }],
+		[
+			{
+				json: { ...withApproval(document, true), [TIMED_OUT_FIELD]: true },
+				pairedItem: { item: 0 },
+			},
+		],
 	];
 }
 
