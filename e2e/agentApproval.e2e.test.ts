@@ -6,8 +6,9 @@
  * between the AI Agent (default version 3.1) and a Document Signing tool, "Create Document": when
  * the model calls that tool, the gate first sends an approval document to the manager and the
  * execution waits. Signing it in the sandbox's signing page (headless Chromium) lets the gated
- * tool run, and the model reads the contract it created; declining it there (Resume On › Any
- * Final State) never runs the gated tool, and the model reads n8n's rejection.
+ * tool run, and the model reads the contract it created; declining it there never runs the
+ * gated tool, and the model reads n8n's rejection. Under AI Agent 2.2 the gate does nothing at
+ * all (the model reads `""`): it needs AI Agent 3.
  *
  * Workflow: Webhook (as a CRM would call it) → Chat Input → AI Agent, with the OpenAI Chat Model
  * pointing at the scripted model on 127.0.0.1 (harness/scriptedModel.ts). One workflow, one
@@ -68,8 +69,14 @@ const MANAGER = { email: 'mia.manager@acme.example', name: 'Mia Manager' };
 const ARTIFACTS_DIR =
 	process.env.E2E_ARTIFACTS_DIR ??
 	path.join(os.tmpdir(), 'n8n-nodes-document-signing-e2e', 'agentApproval');
-const SCENARIOS = ['signed', 'declined'] as const;
+const SCENARIOS = ['signed', 'declined', 'previousMajor'] as const;
 type Scenario = (typeof SCENARIOS)[number];
+/** The AI Agent version of each scenario: the gate needs AI Agent 3's engine requests. */
+const AGENT_VERSION_OF: Record<Scenario, number> = {
+	signed: AGENT_VERSIONS.default,
+	declined: AGENT_VERSIONS.default,
+	previousMajor: AGENT_VERSIONS.previousMajor,
+};
 const ENDED = (execution: Execution) => !['new', 'running', 'waiting'].includes(execution.status);
 
 interface ScenarioSetup {
@@ -115,8 +122,8 @@ function lastAnswer(request: ChatRequest): unknown {
 
 /**
  * Webhook → Chat Input → AI Agent 3.1; Create Document → (ai_tool) → Manager Approval →
- * (ai_tool) → AI Agent. The gate sends `approval-<contract>` to the manager and resumes on any
- * final state, so a decline ends the wait too.
+ * (ai_tool) → AI Agent. The gate sends `approval-<contract>` to the manager with its Message
+ * (the tool's name and arguments); as a gate, Resume On defaults to Any Final State, so a decline ends the wait too.
  */
 function approvalWorkflow(
 	scenario: Scenario,
@@ -135,7 +142,10 @@ function approvalWorkflow(
 		...setNode('Chat Input', { chatInput: prompt }),
 		position: [220, 0] as [number, number],
 	};
-	const agent = { ...agentNode(AGENT_VERSIONS.default), position: [460, 0] as [number, number] };
+	const agent = {
+		...agentNode(AGENT_VERSION_OF[scenario]),
+		position: [460, 0] as [number, number],
+	};
 	const chatModel = {
 		...openAiChatModel(modelCredential),
 		position: [380, 240] as [number, number],
@@ -150,7 +160,9 @@ function approvalWorkflow(
 			documentSource: 'new',
 			name: '=approval-{{ $tool.parameters.documentName }}',
 			signers: { signer: [MANAGER] },
-			waitOptions: { resumeOn: 'anyFinal' },
+			// n8n's default renders the arguments as "[object Object]" (docs/ai-agents.md).
+			message:
+				'=The agent wants to run {{ $tool.name }} with {{ JSON.stringify($tool.parameters) }}',
 		},
 		{
 			credentials: { [CREDENTIAL_TYPE]: { id: credential.id, name: credential.name } },
@@ -327,6 +339,10 @@ describe('Send and Wait for Signature as the AI Agent’s human-approval gate (A
 		expect(approval.signers.map((signer) => [signer.email, signer.name])).toEqual([
 			[MANAGER.email, MANAGER.name],
 		]);
+		// The gate's Message tells the manager what the agent wants to do.
+		expect(approval.message).toBe(
+			`The agent wants to run Create_Document with {"documentName":"${setup.documentName}","signerEmail":"jane.doe@acme.example","signerName":"Jane Doe"}`,
+		);
 		expect(documentsNamed(setup, setup.documentName)).toEqual([]);
 		expect(model.answered(setup.prompt)).toBe(1);
 		// The model sees the gated tool under its own name, its arguments under toolParameters.
@@ -409,6 +425,25 @@ describe('Send and Wait for Signature as the AI Agent’s human-approval gate (A
 			{
 				output: `User rejected the tool call to ${GATED_TOOL} (id: ${answer.toolCallId}). STOP what you are doing and wait for the user to tell you how to proceed. The tool is still available if needed.`,
 			},
+		]);
+	});
+});
+
+describe('the gate under AI Agent 2.2 (the previous major version)', () => {
+	it('does nothing: AI Agent 2 runs the gate’s placeholder itself, so the model reads "" and neither the approval nor the contract is sent', async () => {
+		const setup = setups.get('previousMajor')!;
+		const execution = await startRun(setup);
+		const done = await ended(setup, execution.id);
+		expect({ status: done.status, error: done.data?.resultData.error?.message }).toEqual({
+			status: 'success',
+			error: undefined,
+		});
+		expect(done.data?.resultData.runData[GATE]).toBeUndefined();
+		expect(done.data?.resultData.runData[GATED_TOOL]).toBeUndefined();
+		expect(sandbox.store.documentsOf(setup.apiKey)).toEqual([]);
+		expect(model.answered(setup.prompt)).toBe(2);
+		expect(toolResults(model.callsFor(setup.prompt)[1]).map((result) => result.content)).toEqual([
+			'',
 		]);
 	});
 });

@@ -9,7 +9,12 @@ import { DocumentSigning } from '../../nodes/DocumentSigning/DocumentSigning.nod
 import { derivedSecret } from '../../nodes/shared/webhookSecret';
 import { signWebhookPayload } from '../../sandbox/deliverySignature';
 import { useSandbox, waitFor } from '../helpers/sandbox';
-import { WAIT_NODE_ID, WaitingHost, type WaitingExecution } from '../helpers/waitingExecutions';
+import {
+	REVIEW_GATE_TYPE,
+	WAIT_NODE_ID,
+	WaitingHost,
+	type WaitingExecution,
+} from '../helpers/waitingExecutions';
 
 const sandbox = useSandbox({
 	port: 0,
@@ -32,8 +37,12 @@ const sendAndWait = (extra: INodeParameters = {}): INodeParameters => ({
 });
 
 const hosts: WaitingHost[] = [];
-async function newHost(apiKey: string, workflowId?: string): Promise<WaitingHost> {
-	const host = new WaitingHost({ baseUrl: sandbox().baseUrl, apiKey }, workflowId);
+async function newHost(
+	apiKey: string,
+	workflowId?: string,
+	nodeType?: string,
+): Promise<WaitingHost> {
+	const host = new WaitingHost({ baseUrl: sandbox().baseUrl, apiKey }, workflowId, nodeType);
 	await host.start();
 	hosts.push(host);
 	return host;
@@ -213,6 +222,57 @@ describe('Resume On', () => {
 		// A declined document has no signed file.
 		expect(execution.items[0].binary).toBeUndefined();
 		expect(webhooksOf(apiKey)).toHaveLength(0);
+	});
+});
+
+describe('as the human-review gate n8n generates for AI agents (…HitlTool)', () => {
+	const gateMessage = 'The agent wants to run this tool: Create_Document';
+
+	it('sends the gate’s Message to the approver and resumes on a decline too: not approved', async () => {
+		const { apiKey } = account();
+		currentKey = apiKey;
+		const host = await newHost(apiKey, undefined, REVIEW_GATE_TYPE);
+		const execution = await host.run({ parameters: sendAndWait({ message: gateMessage }) });
+		const documentId = documentIdOf(execution);
+		expect(sandboxDocument(documentId)).toMatchObject({ message: gateMessage });
+		expect(webhooksOf(apiKey)[0].events).toContain('document.declined');
+
+		const signer = (sandboxDocument(documentId).signers as IDataObject[])[0];
+		sandbox().actAsSigner(documentId, String(signer.id), 'decline', 'Not this customer');
+		await resumed(execution);
+		expect(execution.items[0].json).toMatchObject({
+			id: documentId,
+			status: 'declined',
+			approved: false,
+		});
+	});
+
+	it('keeps Additional Fields › Message and an explicit Resume On › Completed', async () => {
+		const { apiKey } = account();
+		currentKey = apiKey;
+		const host = await newHost(apiKey, undefined, REVIEW_GATE_TYPE);
+		const execution = await host.run({
+			parameters: sendAndWait({
+				message: gateMessage,
+				additionalFields: { message: 'Please approve the Acme NDA' },
+				waitOptions: { resumeOn: 'completed' },
+			}),
+		});
+		const documentId = documentIdOf(execution);
+		expect(sandboxDocument(documentId)).toMatchObject({ message: 'Please approve the Acme NDA' });
+		expect(webhooksOf(apiKey)[0].events).toEqual(['document.completed']);
+		signAll(documentId);
+		await resumed(execution);
+		expect(execution.items[0].json).toMatchObject({ status: 'completed', approved: true });
+	});
+
+	it('as the node itself, ignores a Message parameter (only the gate has one)', async () => {
+		const { apiKey } = account();
+		currentKey = apiKey;
+		const host = await newHost(apiKey);
+		const execution = await host.run({ parameters: sendAndWait({ message: gateMessage }) });
+		expect(sandboxDocument(documentIdOf(execution)).message ?? null).toBeNull();
+		expect(webhooksOf(apiKey)[0].events).toEqual(['document.completed']);
 	});
 });
 

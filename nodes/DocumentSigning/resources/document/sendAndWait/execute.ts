@@ -26,6 +26,7 @@ import { requireId } from '../../../shared/validation';
 import { buildDocumentBody } from '../create';
 import { documentOutput, withApproval } from './output';
 import {
+	isReviewGate,
 	readWaitOptions,
 	resumeEvents,
 	resumeStatuses,
@@ -104,8 +105,15 @@ async function readSource(context: IExecuteFunctions): Promise<Source> {
 		single,
 		{} as IHttpRequestOptions,
 	)) as IHttpRequestOptions;
+	const body: IDataObject = { ...(options.body as IDataObject) };
+	// As a review gate, n8n's own Message ("The agent wants to run this tool: …") tells the approver
+	// what they approve, unless Additional Fields › Message says otherwise.
+	if (isReviewGate(context) && body.message === undefined) {
+		const gateMessage = String(context.getNodeParameter('message', 0, '') ?? '').trim();
+		if (gateMessage) body.message = gateMessage;
+	}
 	// Created as a draft, sent once the webhook exists (see the file comment).
-	return { kind, body: { ...(options.body as IDataObject), draft: true } };
+	return { kind, body: { ...body, draft: true } };
 }
 
 function waitOwner(context: IExecuteFunctions, resumeUrl: string): WaitOwner {
