@@ -8,7 +8,8 @@
  * execution waits. Signing it in the sandbox's signing page (headless Chromium) lets the gated
  * tool run, and the model reads the contract it created; declining it there never runs the
  * gated tool, and the model reads n8n's rejection. Under AI Agent 2.2 the gate does nothing at
- * all (the model reads `""`): it needs AI Agent 3.
+ * all (the model reads `""`): it needs AI Agent 3. Under the legacy Execution Order v0 the agent
+ * reads a rejection before the gate runs, and the gate then refuses to send an approval.
  *
  * Workflow: Webhook (as a CRM would call it) → Chat Input → AI Agent, with the OpenAI Chat Model
  * pointing at the scripted model on 127.0.0.1 (harness/scriptedModel.ts). One workflow, one
@@ -69,13 +70,14 @@ const MANAGER = { email: 'mia.manager@acme.example', name: 'Mia Manager' };
 const ARTIFACTS_DIR =
 	process.env.E2E_ARTIFACTS_DIR ??
 	path.join(os.tmpdir(), 'n8n-nodes-document-signing-e2e', 'agentApproval');
-const SCENARIOS = ['signed', 'declined', 'previousMajor'] as const;
+const SCENARIOS = ['signed', 'declined', 'previousMajor', 'legacy'] as const;
 type Scenario = (typeof SCENARIOS)[number];
 /** The AI Agent version of each scenario: the gate needs AI Agent 3's engine requests. */
 const AGENT_VERSION_OF: Record<Scenario, number> = {
 	signed: AGENT_VERSIONS.default,
 	declined: AGENT_VERSIONS.default,
 	previousMajor: AGENT_VERSIONS.previousMajor,
+	legacy: AGENT_VERSIONS.default,
 };
 const ENDED = (execution: Execution) => !['new', 'running', 'waiting'].includes(execution.status);
 
@@ -204,7 +206,7 @@ function approvalWorkflow(
 			[GATE]: { ai_tool: [[{ node: agent.name, type: 'ai_tool', index: 0 }]] },
 			[GATED_TOOL]: { ai_tool: [[{ node: GATE, type: 'ai_tool', index: 0 }]] },
 		},
-		settings: { executionOrder: 'v1' },
+		settings: { executionOrder: scenario === 'legacy' ? 'v0' : 'v1' },
 		versionId: randomUUID(),
 	};
 }
@@ -445,5 +447,28 @@ describe('the gate under AI Agent 2.2 (the previous major version)', () => {
 		expect(toolResults(model.callsFor(setup.prompt)[1]).map((result) => result.content)).toEqual([
 			'',
 		]);
+	});
+});
+
+describe('the gate in a workflow with the legacy Execution Order (v0)', () => {
+	it('AI Agent 3.1 resumes before the gate runs and the model reads a rejection; the gate then refuses, sending no approval nobody waits for', async () => {
+		const setup = setups.get('legacy')!;
+		const execution = await startRun(setup);
+		const done = await ended(setup, execution.id);
+		const fix =
+			'This workflow\'s Execution Order must be "v1 (recommended)" for an AI Agent to read this tool\'s results';
+		expect({ status: done.status, error: done.data?.resultData.error?.message }).toEqual({
+			status: 'error',
+			error: fix,
+		});
+		expect(sandbox.store.documentsOf(setup.apiKey)).toEqual([]);
+		expect(done.data?.resultData.runData[GATED_TOOL]).toBeUndefined();
+		expect(
+			(done.data?.resultData.runData[GATE] ?? []).map(
+				(run) => (run as { error?: { message?: string } }).error?.message,
+			),
+		).toEqual([fix]);
+		const [answer] = toolResults(model.callsFor(setup.prompt)[1]);
+		expect(String(answer.content)).toContain(`User rejected the tool call to ${GATED_TOOL}`);
 	});
 });

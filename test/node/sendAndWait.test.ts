@@ -266,6 +266,22 @@ describe('as the human-review gate n8n generates for AI agents (…HitlTool)', (
 		expect(execution.items[0].json).toMatchObject({ status: 'completed', approved: true });
 	});
 
+	it('called by AI Agent 3 (a toolCallId) in a workflow whose Execution Order is not v1: fails naming the fix, before any request', async () => {
+		const { apiKey } = account();
+		currentKey = apiKey;
+		const host = await newHost(apiKey, undefined, REVIEW_GATE_TYPE);
+		const execution = await host.run({
+			parameters: sendAndWait({ message: gateMessage }),
+			items: [{ json: { chatInput: 'Send the NDA', toolCallId: 'call_1' } }],
+		});
+		expect(execution.status).toBe('error');
+		expect(execution.error?.message).toBe(
+			'This workflow\'s Execution Order must be "v1 (recommended)" for an AI Agent to read this tool\'s results',
+		);
+		expect(sandbox().store.documentsOf(apiKey)).toEqual([]);
+		expect(webhooksOf(apiKey)).toEqual([]);
+	});
+
 	it('as the node itself, ignores a Message parameter (only the gate has one)', async () => {
 		const { apiKey } = account();
 		currentKey = apiKey;

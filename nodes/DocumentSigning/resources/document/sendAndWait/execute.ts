@@ -22,6 +22,7 @@ import {
 	sealSecret,
 	type SecretScope,
 } from '../../../../shared/webhookSecret';
+import { legacyOrderError } from '../../../shared/routedRequest';
 import { requireId } from '../../../shared/validation';
 import { buildDocumentBody } from '../create';
 import { documentOutput, withApproval } from './output';
@@ -211,6 +212,15 @@ async function sendAndWait(context: IExecuteFunctions): Promise<INodeExecutionDa
 					'Update n8n (2.14 or later), or use Document › Create with a Document Signing Trigger.',
 			},
 		);
+	}
+	// As a review gate under the legacy order, AI Agent 3 resumes before the gate runs and tells the
+	// model the call was rejected: an approval sent afterwards would approve nothing.
+	if (
+		isReviewGate(context) &&
+		context.getWorkflowSettings?.()?.executionOrder !== 'v1' &&
+		typeof items[0].json.toolCallId === 'string'
+	) {
+		throw legacyOrderError(node, 0);
 	}
 	// Every check before any request.
 	const source = await readSource(context);
