@@ -47,7 +47,28 @@ export const WAIT_NODE_NAME = 'Document Signing';
 export const WAIT_NODE_ID = 'wait-node-1';
 
 const documentSigning = new DocumentSigning();
-const nodeTypes = new NodeTypes({ [SOURCE_TYPE]: new SourceNode(), [NODE_TYPE]: documentSigning });
+/**
+ * The gate as n8n 2.41 makes it (n8n/dist/tool-generation/hitl-tools.js): the node's own code,
+ * with n8n's required Message parameter added in front of the node's parameters.
+ */
+function reviewGate(nodeType: DocumentSigning): INodeType {
+	const description = {
+		...nodeType.description,
+		properties: [
+			{ displayName: 'Message', name: 'message', type: 'string' as const, default: '' },
+			...nodeType.description.properties,
+		],
+	};
+	return Object.create(nodeType, { description: { value: description } }) as INodeType;
+}
+
+/** The type n8n 2.41 gives the human-review gate it generates from the node (docs/ai-agents.md). */
+export const REVIEW_GATE_TYPE = `${NODE_TYPE}HitlTool`;
+const nodeTypes = new NodeTypes({
+	[SOURCE_TYPE]: new SourceNode(),
+	[NODE_TYPE]: documentSigning,
+	[REVIEW_GATE_TYPE]: reviewGate(documentSigning),
+});
 
 /** n8n-core's own DI container and InstanceSettings (it ships them nested), as the node sees them. */
 function hmacSignatureSecret(): string {
@@ -146,6 +167,8 @@ export class WaitingHost {
 	constructor(
 		private readonly credentials: { baseUrl: string; apiKey: string },
 		workflowId?: string,
+		/** The Document Signing node's type: the node's own, or the review gate's. */
+		private readonly nodeType: string = NODE_TYPE,
 	) {
 		this.workflowId = workflowId ?? `wf-${randomUUID().slice(0, 8)}`;
 	}
@@ -188,7 +211,7 @@ export class WaitingHost {
 			{
 				id: WAIT_NODE_ID,
 				name: WAIT_NODE_NAME,
-				type: NODE_TYPE,
+				type: this.nodeType,
 				typeVersion: 1,
 				position: [200, 0],
 				parameters: structuredClone(parameters),

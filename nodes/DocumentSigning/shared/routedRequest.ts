@@ -290,11 +290,16 @@ function legacyOrderToolCall(
 	if (order === 'v1') return undefined;
 	const input = context.getInputData?.()?.json;
 	if (typeof input?.toolCallId !== 'string') return undefined;
+	return legacyOrderError(node, context.getItemIndex());
+}
+
+/** The refusal of a tool call (or of a review gate's) under the legacy Execution Order v0. */
+export function legacyOrderError(node: INode, itemIndex: number): NodeOperationError {
 	return new NodeOperationError(
 		node,
 		'This workflow\'s Execution Order must be "v1 (recommended)" for an AI Agent to read this tool\'s results',
 		{
-			itemIndex: context.getItemIndex(),
+			itemIndex,
 			description:
 				'Under the legacy order the AI Agent reads an empty result before its tools run. Nothing was sent. Set Workflow Settings → Execution Order to "v1 (recommended)", which n8n gives every new workflow.',
 		},

@@ -162,6 +162,8 @@ export const sendAndWaitFields: INodeProperties[] = [
 				name: 'resumeOn',
 				type: 'options',
 				default: 'completed',
+				description:
+					'Without this option: Completed, or Any Final State when the node is an AI agent’s human review step (a decline then rejects the tool call)',
 				options: [
 					{
 						name: 'Any Final State',

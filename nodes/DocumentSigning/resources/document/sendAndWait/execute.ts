@@ -22,10 +22,12 @@ import {
 	sealSecret,
 	type SecretScope,
 } from '../../../../shared/webhookSecret';
+import { legacyOrderError } from '../../../shared/routedRequest';
 import { requireId } from '../../../shared/validation';
 import { buildDocumentBody } from '../create';
-import { documentOutput } from './output';
+import { documentOutput, withApproval } from './output';
 import {
+	isReviewGate,
 	readWaitOptions,
 	resumeEvents,
 	resumeStatuses,
@@ -104,8 +106,15 @@ async function readSource(context: IExecuteFunctions): Promise<Source> {
 		single,
 		{} as IHttpRequestOptions,
 	)) as IHttpRequestOptions;
+	const body: IDataObject = { ...(options.body as IDataObject) };
+	// As a review gate, n8n's own Message ("The agent wants to run this tool: …") tells the approver
+	// what they approve, unless Additional Fields › Message says otherwise.
+	if (isReviewGate(context) && body.message === undefined) {
+		const gateMessage = String(context.getNodeParameter('message', 0, '') ?? '').trim();
+		if (gateMessage) body.message = gateMessage;
+	}
 	// Created as a draft, sent once the webhook exists (see the file comment).
-	return { kind, body: { ...(options.body as IDataObject), draft: true } };
+	return { kind, body: { ...body, draft: true } };
 }
 
 function waitOwner(context: IExecuteFunctions, resumeUrl: string): WaitOwner {
@@ -142,15 +151,20 @@ async function getDocument(
 /**
  * n8n does not run execute() again when the limit ends the wait: it passes on the node's input as
  * it was stored with the waiting execution. So that input is replaced here, in the execution's
- * own record of this node's run, by the document as sent, marked `timedOut: true`. A resume
- * replaces it again with webhook()'s output, so the mark only ever reaches the next node on a
- * timeout. Left alone (the input passes on) by an n8n whose context does not offer the record.
+ * own record of this node's run, by the document as sent, marked `timedOut: true` (and not
+ * `approved`). A resume replaces it again with webhook()'s output, so the mark only ever reaches
+ * the next node on a timeout. Left alone (the input passes on) by an n8n whose context does not offer the record.
  */
 function shapeTimeoutOutput(context: IExecuteFunctions, document: IDataObject): void {
 	const executeData = context.getExecuteData?.();
 	if (!executeData?.data?.main) return;
 	executeData.data.main = [
-		[{ json: { ...document, [TIMED_OUT_FIELD]: true }, pairedItem: { item: 0 } }],
+		[
+			{
+				json: { ...withApproval(document, true), [TIMED_OUT_FIELD]: true },
+				pairedItem: { item: 0 },
+			},
+		],
 	];
 }
 
@@ -198,6 +212,15 @@ async function sendAndWait(context: IExecuteFunctions): Promise<INodeExecutionDa
 					'Update n8n (2.14 or later), or use Document › Create with a Document Signing Trigger.',
 			},
 		);
+	}
+	// As a review gate under the legacy order, AI Agent 3 resumes before the gate runs and tells the
+	// model the call was rejected: an approval sent afterwards would approve nothing.
+	if (
+		isReviewGate(context) &&
+		context.getWorkflowSettings?.()?.executionOrder !== 'v1' &&
+		typeof items[0].json.toolCallId === 'string'
+	) {
+		throw legacyOrderError(node, 0);
 	}
 	// Every check before any request.
 	const source = await readSource(context);

@@ -83,6 +83,14 @@ export interface WaitOptions {
 	waitTill?: Date;
 }
 
+/**
+ * Whether this node runs as the human-review gate n8n 2.41 generates from it for AI agents (type
+ * `…documentSigningHitlTool`, docs/ai-agents.md) rather than as the node itself.
+ */
+export function isReviewGate(context: IExecuteFunctions): boolean {
+	return context.getNode().type.endsWith('HitlTool');
+}
+
 const UNIT_SECONDS: Record<string, number> = { minutes: 60, hours: 60 * 60, days: 24 * 60 * 60 };
 
 function refuse(
@@ -100,7 +108,8 @@ function refuse(
 /** Reads and checks Options before any request; every failure names the option. */
 export function readWaitOptions(context: IExecuteFunctions, now = Date.now()): WaitOptions {
 	const options = context.getNodeParameter('waitOptions', 0, {}) as IDataObject;
-	const resumeOn = options.resumeOn ?? 'completed';
+	// As a review gate a decline is an answer too (no), not a reason to keep the agent waiting.
+	const resumeOn = options.resumeOn ?? (isReviewGate(context) ? 'anyFinal' : 'completed');
 	if (resumeOn !== 'completed' && resumeOn !== 'anyFinal') {
 		throw refuse(
 			context,

@@ -10,6 +10,7 @@ import { derivedSecret } from '../../../../../../nodes/shared/webhookSecret';
 import { signWebhookPayload } from '../../../../../../sandbox/deliverySignature';
 import { useSandbox, waitFor } from '../../../../../helpers/sandbox';
 import {
+	REVIEW_GATE_TYPE,
 	WAIT_NODE_ID,
 	WaitingHost,
 	type WaitingExecution,
@@ -36,8 +37,12 @@ const sendAndWait = (extra: INodeParameters = {}): INodeParameters => ({
 });
 
 const hosts: WaitingHost[] = [];
-async function newHost(apiKey: string, workflowId?: string): Promise<WaitingHost> {
-	const host = new WaitingHost({ baseUrl: sandbox().baseUrl, apiKey }, workflowId);
+async function newHost(
+	apiKey: string,
+	workflowId?: string,
+	nodeType?: string,
+): Promise<WaitingHost> {
+	const host = new WaitingHost({ baseUrl: sandbox().baseUrl, apiKey }, workflowId, nodeType);
 	await host.start();
 	hosts.push(host);
 	return host;
@@ -147,6 +152,8 @@ describe('a new document', () => {
 			'signed',
 		]);
 		expect(output.timedOut).toBeUndefined();
+		// What n8n's human-review gate reads (docs/ai-agents.md): signed is approved.
+		expect(output.approved).toBe(true);
 		expect(execution.items[0].pairedItem).toEqual({ item: 0 });
 		expect(webhooksOf(apiKey)).toHaveLength(0);
 	});
@@ -207,10 +214,81 @@ describe('Resume On', () => {
 		await resumed(execution);
 
 		expect(execution.resumes).toBe(1);
-		expect(execution.items[0].json).toMatchObject({ id: documentId, status: 'declined' });
+		expect(execution.items[0].json).toMatchObject({
+			id: documentId,
+			status: 'declined',
+			approved: false,
+		});
 		// A declined document has no signed file.
 		expect(execution.items[0].binary).toBeUndefined();
 		expect(webhooksOf(apiKey)).toHaveLength(0);
+	});
+});
+
+describe('as the human-review gate n8n generates for AI agents (…HitlTool)', () => {
+	const gateMessage = 'The agent wants to run this tool: Create_Document';
+
+	it('sends the gate’s Message to the approver and resumes on a decline too: not approved', async () => {
+		const { apiKey } = account();
+		currentKey = apiKey;
+		const host = await newHost(apiKey, undefined, REVIEW_GATE_TYPE);
+		const execution = await host.run({ parameters: sendAndWait({ message: gateMessage }) });
+		const documentId = documentIdOf(execution);
+		expect(sandboxDocument(documentId)).toMatchObject({ message: gateMessage });
+		expect(webhooksOf(apiKey)[0].events).toContain('document.declined');
+
+		const signer = (sandboxDocument(documentId).signers as IDataObject[])[0];
+		sandbox().actAsSigner(documentId, String(signer.id), 'decline', 'Not this customer');
+		await resumed(execution);
+		expect(execution.items[0].json).toMatchObject({
+			id: documentId,
+			status: 'declined',
+			approved: false,
+		});
+	});
+
+	it('keeps Additional Fields › Message and an explicit Resume On › Completed', async () => {
+		const { apiKey } = account();
+		currentKey = apiKey;
+		const host = await newHost(apiKey, undefined, REVIEW_GATE_TYPE);
+		const execution = await host.run({
+			parameters: sendAndWait({
+				message: gateMessage,
+				additionalFields: { message: 'Please approve the Acme NDA' },
+				waitOptions: { resumeOn: 'completed' },
+			}),
+		});
+		const documentId = documentIdOf(execution);
+		expect(sandboxDocument(documentId)).toMatchObject({ message: 'Please approve the Acme NDA' });
+		expect(webhooksOf(apiKey)[0].events).toEqual(['document.completed']);
+		signAll(documentId);
+		await resumed(execution);
+		expect(execution.items[0].json).toMatchObject({ status: 'completed', approved: true });
+	});
+
+	it('called by AI Agent 3 (a toolCallId) in a workflow whose Execution Order is not v1: fails naming the fix, before any request', async () => {
+		const { apiKey } = account();
+		currentKey = apiKey;
+		const host = await newHost(apiKey, undefined, REVIEW_GATE_TYPE);
+		const execution = await host.run({
+			parameters: sendAndWait({ message: gateMessage }),
+			items: [{ json: { chatInput: 'Send the NDA', toolCallId: 'call_1' } }],
+		});
+		expect(execution.status).toBe('error');
+		expect(execution.error?.message).toBe(
+			'This workflow\'s Execution Order must be "v1 (recommended)" for an AI Agent to read this tool\'s results',
+		);
+		expect(sandbox().store.documentsOf(apiKey)).toEqual([]);
+		expect(webhooksOf(apiKey)).toEqual([]);
+	});
+
+	it('as the node itself, ignores a Message parameter (only the gate has one)', async () => {
+		const { apiKey } = account();
+		currentKey = apiKey;
+		const host = await newHost(apiKey);
+		const execution = await host.run({ parameters: sendAndWait({ message: gateMessage }) });
+		expect(sandboxDocument(documentIdOf(execution)).message ?? null).toBeNull();
+		expect(webhooksOf(apiKey)[0].events).toEqual(['document.completed']);
 	});
 });
 
@@ -484,6 +562,7 @@ describe('the time limit', () => {
 			id: documentId,
 			status: 'pending',
 			timedOut: true,
+			approved: false,
 		});
 		expect(execution.items[0].json.dealId).toBeUndefined();
 
