@@ -23,6 +23,7 @@ import {
 	AGENT_VERSIONS,
 	OPENAI_CREDENTIAL_TYPE,
 	agentWorkflow,
+	createDocumentTool,
 	fromAI,
 	signingTool,
 	type AgentWorkflowJson,
@@ -65,26 +66,7 @@ const toolsSeen = new Map<number, OfferedTool[]>();
 /** The $fromAI() fields the README recommends, as the tools are set up here. */
 function documentSigningTools(credential: CredentialRef) {
 	return [
-		signingTool(
-			'Create Document',
-			{
-				resource: 'document',
-				operation: 'create',
-				name: fromAI(
-					'documentName',
-					'File name of the document, with its extension, e.g. nda-acme.pdf',
-				),
-				signers: {
-					signer: [
-						{
-							email: fromAI('signerEmail', 'Email address of the person who signs'),
-							name: fromAI('signerName', 'Full name of the person who signs'),
-						},
-					],
-				},
-			},
-			credential,
-		),
+		createDocumentTool('Create Document', credential),
 		signingTool(
 			'Find Documents',
 			{

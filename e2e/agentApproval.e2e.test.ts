@@ -29,9 +29,8 @@ import {
 	AGENT_VERSIONS,
 	OPENAI_CREDENTIAL_TYPE,
 	agentNode,
-	fromAI,
+	createDocumentTool,
 	openAiChatModel,
-	signingTool,
 	type AgentWorkflowJson,
 } from './harness/agentWorkflows';
 import { launchBrowser, signEverySigner } from './harness/browser';
@@ -172,26 +171,7 @@ function approvalWorkflow(
 		},
 	);
 	const gated = {
-		...signingTool(
-			GATED_TOOL,
-			{
-				resource: 'document',
-				operation: 'create',
-				name: fromAI(
-					'documentName',
-					'File name of the document, with its extension, e.g. nda-acme.pdf',
-				),
-				signers: {
-					signer: [
-						{
-							email: fromAI('signerEmail', 'Email address of the person who signs'),
-							name: fromAI('signerName', 'Full name of the person who signs'),
-						},
-					],
-				},
-			},
-			credential,
-		),
+		...createDocumentTool(GATED_TOOL, credential),
 		position: [600, 480] as [number, number],
 	};
 	return {

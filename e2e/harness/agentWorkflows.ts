@@ -60,6 +60,30 @@ export function signingTool(
 	);
 }
 
+/** Document › Create as a tool, with the $fromAI() fields the README recommends. */
+export function createDocumentTool(name: string, credential: CredentialRef): WorkflowNode {
+	return signingTool(
+		name,
+		{
+			resource: 'document',
+			operation: 'create',
+			name: fromAI(
+				'documentName',
+				'File name of the document, with its extension, e.g. nda-acme.pdf',
+			),
+			signers: {
+				signer: [
+					{
+						email: fromAI('signerEmail', 'Email address of the person who signs'),
+						name: fromAI('signerName', 'Full name of the person who signs'),
+					},
+				],
+			},
+		},
+		credential,
+	);
+}
+
 /** The OpenAI Chat Model on the Chat Completions API ("Use Responses API" off). */
 export function openAiChatModel(credential: CredentialRef, model = 'scripted-model'): WorkflowNode {
 	return node(

@@ -148,3 +148,36 @@ export function executionAdditionalData(
 		webhookBaseUrl,
 	);
 }
+
+/** The part of an express Response that webhook nodes use. */
+export class FakeResponse {
+	statusCode = 200;
+	body: unknown;
+	headersSent = false;
+	ended = false;
+
+	status(code: number) {
+		this.statusCode = code;
+		return this;
+	}
+
+	json(body: unknown) {
+		this.body = body;
+		this.headersSent = true;
+		this.ended = true;
+		return this;
+	}
+
+	send(body: unknown) {
+		return this.json(body);
+	}
+
+	end() {
+		this.ended = true;
+		return this;
+	}
+
+	setHeader() {
+		return this;
+	}
+}

@@ -41,45 +41,12 @@ import {
 } from 'n8n-workflow';
 
 import { DocumentSigningTrigger } from '../../nodes/DocumentSigningTrigger/DocumentSigningTrigger.node';
-import { executionAdditionalData, hostAdditionalData, NodeTypes } from './n8nHost';
+import { executionAdditionalData, FakeResponse, hostAdditionalData, NodeTypes } from './n8nHost';
 
 export const TRIGGER_TYPE = 'n8n-nodes-document-signing.documentSigningTrigger';
 export const NODE_NAME = 'Document Signing Trigger';
 
 const trigger = new DocumentSigningTrigger();
-
-/** The part of an express Response that webhook nodes use. */
-export class FakeResponse {
-	statusCode = 200;
-	body: unknown;
-	headersSent = false;
-	ended = false;
-
-	status(code: number) {
-		this.statusCode = code;
-		return this;
-	}
-
-	json(body: unknown) {
-		this.body = body;
-		this.headersSent = true;
-		this.ended = true;
-		return this;
-	}
-
-	send(body: unknown) {
-		return this.json(body);
-	}
-
-	end() {
-		this.ended = true;
-		return this;
-	}
-
-	setHeader() {
-		return this;
-	}
-}
 
 export interface IncomingDelivery {
 	headers: Record<string, string | string[] | undefined>;

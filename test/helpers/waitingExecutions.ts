@@ -39,7 +39,7 @@ import {
 } from 'n8n-workflow';
 
 import { DocumentSigning } from '../../nodes/DocumentSigning/DocumentSigning.node';
-import { executionAdditionalData, hostAdditionalData, NodeTypes } from './n8nHost';
+import { executionAdditionalData, FakeResponse, hostAdditionalData, NodeTypes } from './n8nHost';
 import { SOURCE_TYPE, SourceNode, sourceItems } from './n8nWorkflow';
 
 const NODE_TYPE = 'n8n-nodes-document-signing.documentSigning';
@@ -88,30 +88,6 @@ async function runWebhook(
 ): Promise<IWebhookResponseData> {
 	if (nodeType.webhook === undefined) throw new Error('Node does not have any webhooks defined');
 	return await nodeType.webhook.call(context);
-}
-
-class FakeResponse {
-	statusCode = 200;
-	body: unknown;
-	headersSent = false;
-	status(code: number) {
-		this.statusCode = code;
-		return this;
-	}
-	json(body: unknown) {
-		this.body = body;
-		this.headersSent = true;
-		return this;
-	}
-	send(body: unknown) {
-		return this.json(body);
-	}
-	end() {
-		return this;
-	}
-	setHeader() {
-		return this;
-	}
 }
 
 export type ExecutionStatus = 'waiting' | 'running' | 'success' | 'error' | 'cancelled';
