@@ -22,6 +22,7 @@ import {
 	sendWithRetries,
 } from '../../nodes/shared/transport';
 import { TIME_LIMITS } from '../../nodes/shared/transport/bounds';
+import { MAX_PAGE_READ, readPage } from '../../nodes/shared/transport/errors';
 import {
 	forgetAllDeliveries,
 	markProcessed,
@@ -1729,6 +1730,72 @@ describe('22.11 key check: static data holds no verifier of the API key', () => 
 		// Another key of the same account: the same webhooks are visible, but the secret is not ours any more.
 		host.credentials.apiKey = sandbox().createApiKey(accountId, 'admin').apiKey;
 		expect(await host.runHook('checkExists')).toBe(false);
+	});
+});
+
+describe('30.1 an HTML error page is read within a bound, in one pass', () => {
+	const getMissingDocument = () =>
+		runDocumentSigning({
+			parameters: {
+				resource: 'document',
+				operation: 'get',
+				documentId: { __rl: true, mode: 'id', value: 'doc_missing' },
+				simplify: false,
+			},
+			credentials: { baseUrl: `${ORIGIN}/v1`, apiKey: API_KEY },
+		});
+	const answerWithPage = (page: string) =>
+		nock(ORIGIN)
+			.get('/v1/documents/doc_missing')
+			.reply(404, page, { 'content-type': 'text/html; charset=utf-8' });
+
+	// Old: three backtracking patterns ran over up to 100,000 characters of the page: 100,000 "<"
+	// blocked the event loop for 10.6 s, 20,000 "<head" for 2.6 s (their time is in `npm run bench`).
+	test.each([
+		['100,000 "<"', '<'.repeat(100_000)],
+		['20,000 "<head"', '<head'.repeat(20_000)],
+		['20,000 "<title"', '<title'.repeat(20_000)],
+		['20,000 unclosed "<script>"', '<script>'.repeat(20_000)],
+		['30,000 "<!--"', '<!--'.repeat(30_000)],
+	])(
+		'a page of %s fails the item with the HTTP status and a short message',
+		async (_title, page) => {
+			const scope = answerWithPage(page);
+			const result = await getMissingDocument();
+			expect(scope.isDone()).toBe(true);
+			expect(result.error?.message).toBe(
+				'The service answered HTTP 404 with a web page instead of an API response',
+			);
+			expect(result.error?.httpCode).toBe('404');
+			expect(result.error?.description?.length).toBeLessThan(700);
+		},
+	);
+
+	// Old: the title was searched for in the first 100,000 characters, whatever came before it.
+	test('only the first MAX_PAGE_READ characters are read: nothing after them changes the error', async () => {
+		const late = `<html>${'<head'.repeat(MAX_PAGE_READ / 5)}<title>Read too far</title><h1>Too far</h1>`;
+		answerWithPage(late);
+		const tooFar = await getMissingDocument();
+		expect(tooFar.error?.message).toBe(
+			'The service answered HTTP 404 with a web page instead of an API response',
+		);
+		expect(tooFar.error?.description).not.toContain('far');
+		// A pathological page reads the same as its first MAX_PAGE_READ characters.
+		for (const page of ['<'.repeat(100_000), '<head'.repeat(20_000), late])
+			expect(readPage(page)).toEqual(readPage(page.slice(0, MAX_PAGE_READ)));
+	});
+
+	test('a usual error page is still named by its title and shows what it says', async () => {
+		answerWithPage(
+			`<!DOCTYPE html><html><head><title>404 Not Found</title><style>h1 { color: red }</style></head><body><h1>Not Found</h1><p>The requested URL was not found on this server.</p>${'<p>padding</p>'.repeat(2_000)}</body></html>`,
+		);
+		const result = await getMissingDocument();
+		expect(result.error?.message).toBe(
+			'The service answered HTTP 404 with a web page ("404 Not Found") instead of an API response',
+		);
+		expect(result.error?.description).toMatch(
+			/^The page says: "Not Found The requested URL was not found on this server\. padding/,
+		);
 	});
 });
 
