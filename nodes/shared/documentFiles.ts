@@ -3,8 +3,9 @@ import type { IDataObject, IN8nHttpFullResponse } from 'n8n-workflow';
 import { apiPath, idText } from './ids';
 import type { DocumentFileVersion as ContractFileVersion } from './vocabulary';
 import { apiRequest, serviceClient, type ApiContext } from './transport';
-import { ServiceBehaviourError } from './transport/errors';
+import { ServiceBehaviourError, shownText } from './transport/errors';
 import { fileNameFromDisposition, headerValue } from './transport/headers';
+import { firstBytesShown, mediaTypeOf, plainFileName, withExtension } from './fileNames';
 
 /**
  * A document's files: the original upload, the signed copy, the audit trail. Two ways in, as the
@@ -96,18 +97,28 @@ export function recordOf(body: unknown): IDataObject {
 
 export interface DocumentFile {
 	data: Buffer;
+	/** A plain base name (fileNames.ts); `.pdf` for the signed copy and the audit trail. */
 	fileName: string;
+	/** `application/pdf` for the signed copy and the audit trail, which must be PDFs. */
 	mimeType: string;
 }
 
+/** The name a version gets when the service sends none: from the document's own name or id. */
 function defaultName(record: IDataObject, version: DocumentFileVersion): string {
-	const base = (
-		typeof record.name === 'string' ? record.name : `document-${idText(record.id) ?? ''}`
-	).replace(/\.[A-Za-z0-9]{1,10}$/, '');
-	if (version === 'signed') return `${base}-signed.pdf`;
-	if (version === 'auditTrail') return `audit-trail-${idText(record.id) ?? base}.pdf`;
-	return typeof record.name === 'string' ? record.name : `${base}.pdf`;
+	const id = plainFileName(idText(record.id));
+	const name = plainFileName(record.name);
+	const stem = (name ?? `document-${id ?? ''}`).replace(/\.[A-Za-z0-9]{1,10}$/, '');
+	if (version === 'signed') return `${stem}-signed.pdf`;
+	if (version === 'auditTrail') return `audit-trail-${id ?? stem}.pdf`;
+	return name ?? `${stem}.pdf`;
 }
+
+/** What each version is called in errors; the signed copy and the audit trail are PDFs. */
+const PDF_VERSIONS: Partial<Record<DocumentFileVersion, string>> = {
+	signed: 'signed PDF',
+	auditTrail: 'audit trail',
+};
+const PDF_SIGNATURE = '%PDF-';
 
 /** The bytes of a file answer (an ArrayBuffer is wrapped, not copied). */
 function bytesOf(body: unknown): Buffer {
@@ -164,11 +175,20 @@ export async function fetchDocumentFile(
 			qs: { version },
 		});
 	}
-	const mimeType = (headerValue(response.headers, 'content-type') ?? 'application/octet-stream')
-		.split(';')[0]
-		.trim();
+	const data = bytesOf(response.body);
+	const declaredType = headerValue(response.headers, 'content-type');
+	const contentType = mediaTypeOf(declaredType);
 	const fileName =
 		fileNameFromDisposition(headerValue(response.headers, 'content-disposition')) ??
 		defaultName(record, version);
-	return { data: bytesOf(response.body), fileName, mimeType };
+	const pdf = PDF_VERSIONS[version];
+	if (pdf === undefined) return { data, fileName, mimeType: contentType };
+	// Whatever the headers say: a "signed PDF" that is a web page or an error text is not passed on.
+	if (data.subarray(0, PDF_SIGNATURE.length).toString('latin1') !== PDF_SIGNATURE)
+		throw new ServiceBehaviourError(
+			`The service's ${pdf} is not a PDF: it came as ${declaredType ? shownText(declaredType, 100) : 'an answer without a Content-Type'}, ${data.length === 0 ? 'empty' : `starting "${firstBytesShown(data)}"`}`,
+			`A PDF starts with "${PDF_SIGNATURE}"; this answer (${data.length} bytes) does not, so it was not passed on. It may be a proxy's or login page, or an error the service sent with a success status. Check the Base URL in the credentials, and try again later.`,
+			String(response.statusCode),
+		);
+	return { data, fileName: withExtension(fileName, '.pdf'), mimeType: 'application/pdf' };
 }

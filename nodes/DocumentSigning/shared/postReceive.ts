@@ -6,6 +6,7 @@ import type {
 } from 'n8n-workflow';
 
 import { fetchDocumentFile, recordOf, type DocumentFileVersion } from '../../shared/documentFiles';
+import { mediaTypeOf } from '../../shared/fileNames';
 import { fileNameFromDisposition, headerValue } from '../../shared/transport/headers';
 
 /** Output steps shared by operations: simplifying records, delete results and file downloads. */
@@ -45,7 +46,7 @@ export function deletedResult(idParameter: string): OutputStep {
 	};
 }
 
-/** The downloaded file as binary data, named and typed as the service said. */
+/** The downloaded file as binary data, named (a plain base name) and typed as the service said. */
 export function binaryFromResponse(
 	binaryPropertyParameter: string,
 	fallbackName: string,
@@ -62,9 +63,7 @@ export function binaryFromResponse(
 			: body instanceof ArrayBuffer
 				? Buffer.from(body)
 				: Buffer.from(typeof body === 'string' ? body : JSON.stringify(body ?? ''));
-		const mimeType = (headerValue(response.headers, 'content-type') ?? 'application/octet-stream')
-			.split(';')[0]
-			.trim();
+		const mimeType = mediaTypeOf(headerValue(response.headers, 'content-type'));
 		const fileName =
 			fileNameFromDisposition(headerValue(response.headers, 'content-disposition')) ?? fallbackName;
 		const binary = await this.helpers.prepareBinaryData(buffer, fileName, mimeType);

@@ -1,3 +1,5 @@
+import { plainFileName } from '../fileNames';
+
 /** The one case-insensitive header reader every part of the package uses. */
 
 export type HeaderBag = Record<string, unknown> | undefined | null;
@@ -30,25 +32,19 @@ export function withoutHeaders<T>(
 	return copy;
 }
 
-/** `attachment; filename="a.csv"` or `filename*=UTF-8''a%20b.csv` → the file name. */
+/** `attachment; filename="a.csv"` or `filename*=UTF-8''a%20b.csv` → the file name, as a plain base name. */
 export function fileNameFromDisposition(disposition: string | undefined): string | undefined {
 	if (!disposition) return undefined;
 	const extended = /filename\*\s*=\s*(?:[\w-]+'[\w-]*')?([^;]+)/i.exec(disposition);
 	if (extended) {
 		try {
-			const name = decodeURIComponent(extended[1].trim().replace(/^"|"$/g, ''));
-			if (name) return baseName(name);
+			const name = plainFileName(decodeURIComponent(extended[1].trim().replace(/^"|"$/g, '')));
+			if (name) return name;
 		} catch {
 			// fall through to the plain form
 		}
 	}
 	const plain = /filename\s*=\s*("([^"]*)"|[^;]+)/i.exec(disposition);
 	const name = plain ? (plain[2] ?? plain[1]).trim() : undefined;
-	return name ? baseName(name) : undefined;
-}
-
-/** A file name never carries a folder: "../../x.pdf" → "x.pdf". */
-function baseName(name: string): string | undefined {
-	const last = name.split(/[\\/]/).pop()?.trim();
-	return last && last !== '.' && last !== '..' ? last : undefined;
+	return plainFileName(name);
 }

@@ -200,6 +200,23 @@ describe('shapes the sandbox() does not produce', () => {
 		expect((await download()).items[0].json.fileName).toBe('Lease-signed.pdf');
 	});
 
+	test('an original of any type passes with its own media type; only the signed copy and audit trail must be PDFs', async () => {
+		const docx = Buffer.from('PK\u0003\u0004word/document.xml');
+		nock(ORIGIN)
+			.get('/v1/documents/doc_1')
+			.reply(200, record({ name: 'Lease.docx' }))
+			.get('/v1/documents/doc_1/file')
+			.query({ version: 'original' })
+			.reply(200, docx, {
+				'Content-Type': 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+			});
+		expect((await download('original')).items[0].json).toMatchObject({
+			fileName: 'Lease.docx',
+			mimeType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+			fileSize: docx.length,
+		});
+	});
+
 	test('a record with a link (files.signed.url) is downloaded from the link; without one, from the contract endpoint', async () => {
 		nock(ORIGIN)
 			.get('/v1/documents/doc_1')
