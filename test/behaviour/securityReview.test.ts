@@ -1963,6 +1963,131 @@ describe('30.5 file names are plain base names, and a signed PDF or audit trail 
 	});
 });
 
+describe("30.6 a path that only a server's own reading takes out of the Base URL path is refused", () => {
+	// Each is on the credential's origin and, as the URL parser reads it, under /v1; a server that
+	// drops ";" parameters, decodes %2F or %5C, or decodes twice reads it as a path outside /v1.
+	const AMBIGUOUS = [
+		['"..;" (Tomcat, Spring, Jetty drop the parameter)', '/v1/..;/admin/keys'],
+		['"..;" with a parameter value', '/v1/documents/..;x=1/..;x=2/admin/keys'],
+		['encoded dots with a parameter', '/v1/%2e%2e;/admin/keys'],
+		['"..%2F" (an encoded slash)', '/v1/documents/..%2F..%2Fadmin/keys'],
+		['"..%2f" in lower case', '/v1/documents/..%2f..%2fadmin/keys'],
+		['"..%5C" (an encoded backslash)', '/v1/documents/..%5C..%5Cadmin/keys'],
+		['double-encoded dots', '/v1/documents/%252e%252e/%252e%252e/admin/keys'],
+		['double-encoded slash', '/v1/documents/..%252F..%252Fadmin/keys'],
+		['a backslash as written', '/v1/documents\\x.pdf'],
+	];
+	const record = (link: string) => ({
+		id: 'doc_1',
+		name: 'x.pdf',
+		status: 'completed',
+		signed_file_url: link,
+	});
+	const download = (baseUrl: string) =>
+		runDocumentSigning({
+			parameters: {
+				resource: 'document',
+				operation: 'download',
+				documentId: { __rl: true, mode: 'id', value: 'doc_1' },
+				version: 'signed',
+				binaryPropertyName: 'data',
+			},
+			credentials: { baseUrl, apiKey: API_KEY },
+		});
+
+	// Old: only the parsed path was compared with "/v1/", so these were requested with the key.
+	test.each(AMBIGUOUS)(
+		'a file link with %s: refused, nothing requested with it',
+		async (_title, link) => {
+			await withCountingServer(
+				() => ({ status: 200, body: record(link) }),
+				async (server) => {
+					const result = await download(server.baseUrl);
+					expect(result.error?.message).toMatch(
+						/^The service gave a file link whose path has an encoded or parameterised dot segment, an encoded slash or a backslash \(.+\); it was not followed$/,
+					);
+					expect(result.error?.description).toMatch(/Nothing was requested\.$/);
+					expectNoKey(result.error);
+					expect(server.requests.map((request) => request.url)).toEqual(['/v1/documents/doc_1']);
+				},
+			);
+		},
+	);
+
+	test.each(AMBIGUOUS)(
+		'a next-page link with %s: the list fails, nothing requested with it',
+		async (_title, link) => {
+			await withCountingServer(
+				() => ({
+					status: 200,
+					body: { data: Array.from({ length: 100 }, (_, i) => ({ id: `doc_${i}` })) },
+					headers: { Link: `<${link}>; rel="next"` },
+				}),
+				async (server) => {
+					const result = await runDocumentSigning({
+						parameters: {
+							resource: 'document',
+							operation: 'getAll',
+							returnAll: true,
+							simplify: false,
+						},
+						credentials: { baseUrl: server.baseUrl, apiKey: API_KEY },
+					});
+					expect(result.items).toEqual([]);
+					expect(result.error?.message).toMatch(
+						/^The service gave a next-page link whose path has an encoded/,
+					);
+					expect(server.requests).toHaveLength(1);
+				},
+			);
+		},
+	);
+
+	test.each(AMBIGUOUS)(
+		'a list-search page token with %s: refused, nothing sent',
+		async (_title, path) => {
+			await withCountingServer(
+				() => ({ status: 200, body: { data: [] } }),
+				async (server) => {
+					const context = loadOptionsContext({ baseUrl: server.baseUrl, apiKey: API_KEY });
+					const failure = await searchDocuments
+						.call(context, undefined, JSON.stringify({ path }))
+						.then(
+							() => undefined,
+							(error: Error) => error,
+						);
+					expect(failure?.message).toBe('The list page token is not valid');
+					expect(server.requests).toEqual([]);
+				},
+			);
+		},
+	);
+
+	test('links with encoded characters, ";" parameters or dots inside a name are still followed', async () => {
+		const pdf = Buffer.from('%PDF-1.7\n%%EOF\n');
+		for (const link of [
+			'/v1/files/Lease%20%C3%BC.pdf?sig=a%2Fb',
+			'/v1/storage/doc_1;version=2/signed.pdf',
+			'/v1/files/v1.2..final/a.pdf',
+			'/v1/files/100%25/a.pdf',
+		]) {
+			const requested: string[] = [];
+			await withRawServer(
+				(req, res) => {
+					requested.push(req.url ?? '');
+					if (req.url === '/v1/documents/doc_1')
+						res
+							.writeHead(200, { 'content-type': 'application/json' })
+							.end(JSON.stringify(record(link)));
+					else res.writeHead(200, { 'content-type': 'application/pdf' }).end(pdf);
+				},
+				async (baseUrl) => expect((await download(baseUrl)).error).toBeUndefined(),
+			);
+			expect(requested).toEqual(['/v1/documents/doc_1', link]);
+		}
+	});
+});
+
 test('forged deliveries are covered elsewhere (no rows here)', () => {
 	// - test/nodes/DocumentSigningTrigger/delivery.test.ts › "forged and invalid deliveries": missing/empty/malformed
 	//   header, wrong secret, tampered body and timestamp, stale and future timestamps, other schemes,

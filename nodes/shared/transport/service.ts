@@ -104,10 +104,16 @@ export class ServiceOrigin {
 				`The API key is only ever sent to the credential's Base URL origin, ${this.origin}. Nothing was sent to ${url.origin}. If the service really moved, change the Base URL in the credentials.`,
 			);
 		}
-		if (!`${url.pathname}/`.startsWith(`${this.basePath}/`)) {
+		if (!this.isUnderBase(url)) {
 			throw new ServiceBehaviourError(
 				`The service gave ${what} outside the Base URL's path (${url.pathname.slice(0, 200)}); it was not followed`,
 				`The API key is only ever sent to addresses under the credential's Base URL, ${this.baseUrl}. Nothing was requested.`,
+			);
+		}
+		if (ambiguousPath(link, url.pathname.slice(this.basePath.length))) {
+			throw new ServiceBehaviourError(
+				`The service gave ${what} whose path has an encoded or parameterised dot segment, an encoded slash or a backslash (${url.pathname.slice(0, 200)}); it was not followed`,
+				`Servers differ in how they read "..;", "%2e", "%2f" and "\\" in a path, so such a link could reach beyond the credential's Base URL, ${this.baseUrl}. Nothing was requested.`,
 			);
 		}
 		return url.toString();
@@ -117,9 +123,56 @@ export class ServiceOrigin {
 	underBase(pathAndQuery: string): string | undefined {
 		if (!pathAndQuery.startsWith('/') || pathAndQuery.startsWith('//')) return undefined;
 		const url = parseUrl(pathAndQuery, this.origin);
-		if (!url || url.origin !== this.origin || !`${url.pathname}/`.startsWith(`${this.basePath}/`))
+		if (
+			!url ||
+			url.origin !== this.origin ||
+			!this.isUnderBase(url) ||
+			ambiguousPath(pathAndQuery, url.pathname.slice(this.basePath.length))
+		)
 			return undefined;
 		return url.toString();
+	}
+
+	/** The URL's path (dot segments already resolved by the URL parser) is the Base URL's or below it. */
+	private isUnderBase(url: URL): boolean {
+		return `${url.pathname}/`.startsWith(`${this.basePath}/`);
+	}
+}
+
+/** How many rounds of percent-decoding a server might apply (a proxy, then the application). */
+const DECODING_ROUNDS = 3;
+
+/**
+ * True when a path below the Base URL could climb out of it on some server, though the URL
+ * parser (which resolves `.`, `..`, `%2e` and `%2e%2e` segments) sees none: a backslash in the
+ * link as written; a segment that, decoded up to DECODING_ROUNDS times, holds `/` or `\` (`%2F`,
+ * `%5C`, `%252F`); or one that, decoded and without its `;` parameters (Tomcat, Spring and Jetty
+ * drop them), is only dots (`..;`, `..;x=1`, `%252e%252e`, `.%2e;`). Such links are refused, not
+ * normalised: the package cannot know which reading the server behind the Base URL applies.
+ */
+export function ambiguousPath(link: string, pathBelowBase: string): boolean {
+	const written = link.split(/[?#]/, 1)[0];
+	if (written.includes('\\')) return true;
+	for (const segment of pathBelowBase.split('/')) {
+		let reading = segment;
+		for (let round = 0; round <= DECODING_ROUNDS; round++) {
+			if (reading.includes('/') || reading.includes('\\')) return true;
+			const name = reading.split(';', 1)[0].trim();
+			if (name !== '' && /^\.+$/.test(name)) return true;
+			if (!reading.includes('%')) break;
+			const decoded = decodeOnce(reading);
+			if (decoded === undefined || decoded === reading) break;
+			reading = decoded;
+		}
+	}
+	return false;
+}
+
+function decodeOnce(text: string): string | undefined {
+	try {
+		return decodeURIComponent(text);
+	} catch {
+		return undefined;
 	}
 }
 

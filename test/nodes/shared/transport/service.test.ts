@@ -2,6 +2,7 @@ import type { INode } from 'n8n-workflow';
 
 import {
 	allowedDomainsFor,
+	ambiguousPath,
 	credentialKey,
 	ServiceOrigin,
 } from '../../../../nodes/shared/transport/service';
@@ -49,6 +50,48 @@ test('links are followed on the same origin only; page-token paths must stay und
 		origin.underBase('/v1evil/x'),
 		origin.underBase('https://api.example.com/v1/x'),
 	]).toEqual([undefined, undefined, undefined, undefined]);
+});
+
+describe('ambiguousPath: a path below the Base URL that some server could read as climbing out', () => {
+	test.each([
+		['/..;/admin', true],
+		['/.;/x', true],
+		['/documents/..;jsessionid=1/x', true],
+		['/%2e%2e;/admin', true],
+		['/documents/..%2F..%2Fadmin', true],
+		['/documents/a%2Fb', true],
+		['/documents/a%5cb', true],
+		['/documents/%252e%252e/x', true],
+		['/documents/%25252e%25252e/x', true],
+		['/documents/..%252F..%252Fadmin', true],
+		['/documents/...', true],
+		['/documents/..%20/x', true],
+		['/documents/doc_1/file', false],
+		['/documents/doc_1;v=2/file', false],
+		['/files/Lease%20%C3%BC.pdf', false],
+		['/files/v1.2..final.pdf', false],
+		['/files/100%25', false],
+		['/files/%E0%A4%A', false],
+		['', false],
+	])('%s → %s', (path, expected) => {
+		expect(ambiguousPath(`/v1${path}?q=..%2F`, path)).toBe(expected);
+	});
+
+	test('a backslash counts where the link was written, not in its query', () => {
+		expect(ambiguousPath('/v1/documents\\x', '/documents/x')).toBe(true);
+		expect(ambiguousPath('/v1/documents/x?path=a\\b', '/documents/x')).toBe(false);
+	});
+
+	test('followable and underBase refuse such links, on the same origin and under the Base URL path', () => {
+		const origin = new ServiceOrigin('https://api.example.com/v1', node);
+		expect(() => origin.followable('/v1/..;/admin', origin.baseUrl, 'a link')).toThrow(
+			/encoded or parameterised dot segment/,
+		);
+		expect(origin.underBase('/v1/documents/..%2F..%2Fadmin')).toBeUndefined();
+		expect(origin.underBase('/v1/documents;v=2?page=2')).toBe(
+			'https://api.example.com/v1/documents;v=2?page=2',
+		);
+	});
 });
 
 test('one gate per credential: the same key at the same service, hashed', () => {
