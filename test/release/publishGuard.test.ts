@@ -25,6 +25,7 @@ const PUBLISH_JOB_ENV = {
 	GITHUB_ACTIONS: 'true',
 	GITHUB_REPOSITORY: REPO,
 	GITHUB_WORKFLOW_REF: `${REPO}/.github/workflows/publish.yml@refs/tags/v${version}`,
+	GITHUB_JOB: 'publish',
 	ACTIONS_ID_TOKEN_REQUEST_URL: 'http://127.0.0.1:9/oidc',
 };
 
@@ -88,7 +89,7 @@ describe('publishRefusal', () => {
 		expect(publishRefusal(PUBLISH_JOB_ENV, version)).toBeNull();
 	});
 
-	test('refuses outside GitHub Actions, another workflow or tag, and a job without OIDC', () => {
+	test('refuses outside GitHub Actions, another workflow, tag or job, and a job without OIDC', () => {
 		expect(publishRefusal({}, version)).toMatch(/not running in GitHub Actions.*npm run release/);
 		expect(
 			publishRefusal(
@@ -111,6 +112,9 @@ describe('publishRefusal', () => {
 		expect(
 			publishRefusal({ ...PUBLISH_JOB_ENV, ACTIONS_ID_TOKEN_REQUEST_URL: '' }, version),
 		).toMatch(/no OIDC token/);
+		expect(publishRefusal({ ...PUBLISH_JOB_ENV, GITHUB_JOB: 'test' }, version)).toMatch(
+			/the job is test, not publish/,
+		);
 	});
 });
 

