@@ -121,6 +121,19 @@ async function withCountingServer<T>(
 	}
 }
 
+/** Document › Download of doc_1 through n8n's engine, into binary property "data". */
+const downloadDocument = (baseUrl: string, version = 'signed') =>
+	runDocumentSigning({
+		parameters: {
+			resource: 'document',
+			operation: 'download',
+			documentId: { __rl: true, mode: 'id', value: 'doc_1' },
+			version,
+			binaryPropertyName: 'data',
+		},
+		credentials: { baseUrl, apiKey: API_KEY },
+	});
+
 /** The Logger n8n-core's contexts use (its own copy of @n8n/backend-common), with `warn` captured. */
 function captureWarnings(): jest.SpyInstance {
 	const logger = loadOptionsContext({ baseUrl: 'http://127.0.0.1:9/v1', apiKey: 'unused' }).logger;
@@ -1366,24 +1379,12 @@ describe('22.2 MEDIUM: an unverified delivery makes the trigger act with the key
 });
 
 describe('22.3 LOW: ids and links from the service are checked like typed ids', () => {
-	const download = (baseUrl: string) =>
-		runDocumentSigning({
-			parameters: {
-				resource: 'document',
-				operation: 'download',
-				documentId: { __rl: true, mode: 'id', value: 'doc_1' },
-				version: 'signed',
-				binaryPropertyName: 'data',
-			},
-			credentials: { baseUrl, apiKey: API_KEY },
-		});
-
 	// Old: the record's id ".." was placed in the path and normalised away: GET /v1/file.
 	test('a record id ".." from the service: refused, nothing requested with it', async () => {
 		await withCountingServer(
 			() => ({ status: 200, body: { id: '..', name: 'x.pdf', status: 'completed' } }),
 			async (server) => {
-				const result = await download(`${server.baseUrl}`);
+				const result = await downloadDocument(server.baseUrl);
 				expect(result.error?.message).toContain('cannot be used in a request path');
 				expect(server.requests.map((request) => request.url)).toEqual(['/v1/documents/doc_1']);
 			},
@@ -1403,7 +1404,7 @@ describe('22.3 LOW: ids and links from the service are checked like typed ids', 
 				},
 			}),
 			async (server) => {
-				const result = await download(server.baseUrl);
+				const result = await downloadDocument(server.baseUrl);
 				expect(result.error?.message).toContain("outside the Base URL's path (/admin/keys/export)");
 				expect(server.requests.map((request) => request.url)).toEqual(['/v1/documents/doc_1']);
 			},
@@ -1807,17 +1808,7 @@ describe('30.1 an HTML error page is read within a bound, in one pass', () => {
 
 describe('30.5 file names are plain base names, and a signed PDF or audit trail is a PDF', () => {
 	const PDF = Buffer.from('%PDF-1.7\n1 0 obj\n<<>>\nendobj\ntrailer\n<<>>\n%%EOF\n', 'latin1');
-	const download = (version: string) =>
-		runDocumentSigning({
-			parameters: {
-				resource: 'document',
-				operation: 'download',
-				documentId: { __rl: true, mode: 'id', value: 'doc_1' },
-				version,
-				binaryPropertyName: 'data',
-			},
-			credentials: { baseUrl: `${ORIGIN}/v1`, apiKey: API_KEY },
-		});
+	const download = (version: string) => downloadDocument(`${ORIGIN}/v1`, version);
 	const serve = (
 		version: string,
 		name: string,
@@ -1989,17 +1980,6 @@ describe("30.6 a path that only a server's own reading takes out of the Base URL
 		status: 'completed',
 		signed_file_url: link,
 	});
-	const download = (baseUrl: string) =>
-		runDocumentSigning({
-			parameters: {
-				resource: 'document',
-				operation: 'download',
-				documentId: { __rl: true, mode: 'id', value: 'doc_1' },
-				version: 'signed',
-				binaryPropertyName: 'data',
-			},
-			credentials: { baseUrl, apiKey: API_KEY },
-		});
 
 	// Old: only the parsed path was compared with "/v1/", so these were requested with the key.
 	test.each(AMBIGUOUS)(
@@ -2008,7 +1988,7 @@ describe("30.6 a path that only a server's own reading takes out of the Base URL
 			await withCountingServer(
 				() => ({ status: 200, body: record(link) }),
 				async (server) => {
-					const result = await download(server.baseUrl);
+					const result = await downloadDocument(server.baseUrl);
 					expect(result.error?.message).toMatch(
 						/^The service gave a file link whose path has an encoded or parameterised dot segment, an encoded slash or a backslash \(.+\); it was not followed$/,
 					);
@@ -2087,7 +2067,7 @@ describe("30.6 a path that only a server's own reading takes out of the Base URL
 							.end(JSON.stringify(record(link)));
 					else res.writeHead(200, { 'content-type': 'application/pdf' }).end(pdf);
 				},
-				async (baseUrl) => expect((await download(baseUrl)).error).toBeUndefined(),
+				async (baseUrl) => expect((await downloadDocument(baseUrl)).error).toBeUndefined(),
 			);
 			expect(requested).toEqual(['/v1/documents/doc_1', link]);
 		}
