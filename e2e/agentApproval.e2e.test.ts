@@ -25,6 +25,8 @@ import * as path from 'node:path';
 import type { Page } from 'playwright-core';
 
 import { startSandbox, type Sandbox } from '../sandbox';
+import { deliverySignatureHeaders } from '../sandbox/deliverySignature';
+import { webhookSecret } from '../test/helpers/sandbox';
 import {
 	AGENT_VERSIONS,
 	OPENAI_CREDENTIAL_TYPE,
@@ -69,12 +71,13 @@ const MANAGER = { email: 'mia.manager@acme.example', name: 'Mia Manager' };
 const ARTIFACTS_DIR =
 	process.env.E2E_ARTIFACTS_DIR ??
 	path.join(os.tmpdir(), 'n8n-nodes-document-signing-e2e', 'agentApproval');
-const SCENARIOS = ['signed', 'declined', 'previousMajor', 'legacy'] as const;
+const SCENARIOS = ['signed', 'declined', 'twice', 'previousMajor', 'legacy'] as const;
 type Scenario = (typeof SCENARIOS)[number];
 /** The AI Agent version of each scenario: the gate needs AI Agent 3's engine requests. */
 const AGENT_VERSION_OF: Record<Scenario, number> = {
 	signed: AGENT_VERSIONS.default,
 	declined: AGENT_VERSIONS.default,
+	twice: AGENT_VERSIONS.default,
 	previousMajor: AGENT_VERSIONS.previousMajor,
 	legacy: AGENT_VERSIONS.default,
 };
@@ -94,24 +97,33 @@ let n8n: N8nInstance;
 const modelCredential: CredentialRef = { id: newId(), name: 'Scripted model (approval)' };
 const setups = new Map<Scenario, ScenarioSetup>();
 
+function createCall(documentName: string) {
+	return {
+		name: 'Create_Document',
+		arguments: {
+			toolParameters: {
+				documentName,
+				signerEmail: 'jane.doe@acme.example',
+				signerName: 'Jane Doe',
+			},
+			hitlParameters: {},
+		},
+	};
+}
+
 /** The model asks for the contract (through the gate), then reports what the tool answered. */
 function script(documentName: string): ScriptedTurn[] {
 	return [
-		{
-			toolCalls: [
-				{
-					name: 'Create_Document',
-					arguments: {
-						toolParameters: {
-							documentName,
-							signerEmail: 'jane.doe@acme.example',
-							signerName: 'Jane Doe',
-						},
-						hitlParameters: {},
-					},
-				},
-			],
-		},
+		{ toolCalls: [createCall(documentName)] },
+		(request: ChatRequest) => ({ text: `Tool said: ${JSON.stringify(lastAnswer(request))}` }),
+	];
+}
+
+/** Two contracts, one after the other, each through the gate: two waits in one execution. */
+function twiceScript(documentName: string): ScriptedTurn[] {
+	return [
+		{ toolCalls: [createCall(documentName)] },
+		{ toolCalls: [createCall(`second-${documentName}`)] },
 		(request: ChatRequest) => ({ text: `Tool said: ${JSON.stringify(lastAnswer(request))}` }),
 	];
 }
@@ -275,7 +287,7 @@ beforeAll(async () => {
 		const apiKey = sandbox.createAccount().apiKey;
 		credentials.push({ apiKey, credential });
 		const webhookPath = `agent-approval-${randomUUID()}`;
-		model.script(prompt, script(documentName));
+		model.script(prompt, scenario === 'twice' ? twiceScript(documentName) : script(documentName));
 		workflows.push(
 			approvalWorkflow(scenario, prompt, credential, webhookPath) as unknown as WorkflowJson,
 		);
@@ -407,6 +419,65 @@ describe('Send and Wait for Signature as the AI Agent’s human-approval gate (A
 			{
 				output: `User rejected the tool call to ${GATED_TOOL} (id: ${answer.toolCallId}). STOP what you are doing and wait for the user to tell you how to proceed. The tool is still available if needed.`,
 			},
+		]);
+	});
+});
+
+describe('the gate called twice in one agent run (AI Agent 3.1)', () => {
+	it('the second gated call runs only once its own approval is signed: the first approval’s delivery, sent again, does not approve it', async () => {
+		const setup = setups.get('twice')!;
+		const execution = await startRun(setup);
+		expect(execution.status).toBe('waiting');
+		const approvalOf = (name: string) =>
+			waitForState(
+				async () => documentsNamed(setup, `approval-${name}`)[0],
+				(document) => document?.status === 'pending',
+				{ timeoutMs: 90_000, describe: () => `the approval of ${name} sent` },
+			);
+		const first = (await approvalOf(setup.documentName))!;
+		const firstWait = sandbox.store
+			.webhooksOf(setup.apiKey)
+			.find((webhook) => new URL(webhook.url).searchParams.get('document') === first.id)!;
+		const firstSecret = webhookSecret(sandbox, setup.apiKey, firstWait.id)!;
+		sandbox.actAsSigner(first.id, first.signers[0].id, 'sign');
+
+		// The first contract went out; the agent asked for the second, whose approval now waits.
+		const secondName = `second-${setup.documentName}`;
+		const second = (await approvalOf(secondName))!;
+		expect(documentsNamed(setup, setup.documentName)).toHaveLength(1);
+		expect(documentsNamed(setup, secondName)).toEqual([]);
+
+		const body = JSON.stringify({
+			id: `dlv_${randomUUID()}`,
+			event: 'document.completed',
+			created_at: new Date().toISOString(),
+			data: { document: { id: first.id, status: 'completed' } },
+		});
+		const replay = await fetch(firstWait.url, {
+			method: 'POST',
+			headers: {
+				'content-type': 'application/json',
+				...deliverySignatureHeaders('v1', firstSecret, Math.floor(Date.now() / 1000), 'dlv', body),
+			},
+			body,
+			signal: AbortSignal.timeout(30_000),
+		});
+		expect(replay.status).toBe(200);
+		expect(await replay.json()).toMatchObject({ ignored: true, wait: 'ended' });
+		await sandbox.flushDeliveries();
+		const [still] = (await ownExecutions(setup)).filter(
+			(candidate) => candidate.id === execution.id,
+		);
+		expect(still.status).toBe('waiting');
+		expect(documentsNamed(setup, secondName)).toEqual([]);
+
+		sandbox.actAsSigner(second.id, second.signers[0].id, 'sign');
+		const done = await ended(setup, execution.id);
+		expect(done.status).toBe('success');
+		expect(done.data?.resultData.runData[GATED_TOOL]).toHaveLength(2);
+		expect(documentsNamed(setup, secondName)).toHaveLength(1);
+		expect(lastAnswer(model.callsFor(setup.prompt)[2])).toEqual([
+			expect.objectContaining({ name: secondName, status: 'pending' }),
 		]);
 	});
 });

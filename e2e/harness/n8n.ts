@@ -7,7 +7,7 @@
  * `n8n-nodes-document-signing.documentSigningTrigger`).
  *
  * Hosts (see N8N_HOSTS): generation 2 (default; n8n 2.41.1 of e2e/n8n-host) and generation 1
- * (n8n 1.123.x of e2e/n8n-host-1x; host `1.85`: n8n 1.85.4, the package's floor). Every method below works on both; where the two differ (2.x
+ * (n8n 1.123.x of e2e/n8n-host-1x; host `1.110`: n8n 1.110.1, the package's floor). Every method below works on both; where the two differ (2.x
  * "publishes" a workflow, 1.x activates it) the harness takes the host's way and returns the same
  * shapes.
  *
@@ -56,8 +56,8 @@ const HOST_SCRIPT = path.join(REPO_ROOT, 'scripts', 'n8n-host.sh');
 export const N8N_HOSTS = {
 	'2': { generation: 2, folder: 'e2e/n8n-host' },
 	'1': { generation: 1, folder: 'e2e/n8n-host-1x' },
-	/** The package's floor: n8n 1.85.4, on Node 22. */
-	'1.85': { generation: 1, folder: 'e2e/n8n-host-1.85' },
+	/** The package's floor: n8n 1.110.1 (docs/send-and-wait.md, "n8n versions"). */
+	'1.110': { generation: 1, folder: 'e2e/n8n-host-1.110' },
 } as const satisfies Record<string, { generation: N8nGeneration; folder: string }>;
 export type N8nHostId = keyof typeof N8N_HOSTS;
 export type N8nGeneration = 1 | 2;
@@ -733,7 +733,7 @@ export class N8nInstance {
 				// another message
 			}
 		}
-		// n8n 1.85 prints it as plain pretty-printed JSON instead (a line "{" ... a line "}").
+		// Older n8n printed it as plain pretty-printed JSON instead (a line "{" ... a line "}").
 		run ??= plainRunData(result.stdout);
 		if (!run) {
 			this.fail(
@@ -897,7 +897,7 @@ export class N8nInstance {
 		if (!cookie) this.fail('owner setup / login set no n8n-auth cookie');
 		this.authCookie = cookie.split(';')[0];
 		if (!this.apiKey) {
-			// API key scopes came with n8n 1.9x: 1.85 has no /scopes (and its keys may do everything).
+			// API key scopes came with n8n 1.9x: older n8n has no /scopes (and its keys may do everything).
 			const scopesResponse = await this.fetchRaw('GET', '/rest/api-keys/scopes');
 			const scopes =
 				scopesResponse.status === 404
@@ -1145,7 +1145,7 @@ export class N8nInstance {
 		if (query.workflowId) params.set('workflowId', query.workflowId);
 		if (query.status) params.set('status', query.status);
 		const body = await this.api<{ data: Execution[] }>('GET', `/executions?${params.toString()}`);
-		// n8n 1.85's public API has no `status`: derived from `finished`, `stoppedAt`, `waitTill`
+		// Older n8n's public API has no `status`: derived from `finished`, `stoppedAt`, `waitTill`
 		// and the run data's error (without run data a stopped, unfinished execution is `error`).
 		for (const execution of body.data) {
 			if (execution.status !== undefined) continue;

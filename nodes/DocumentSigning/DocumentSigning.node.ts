@@ -3,17 +3,15 @@ import type {
 	INodeExecutionData,
 	INodeType,
 	INodeTypeDescription,
-	IWebhookFunctions,
-	IWebhookResponseData,
 } from 'n8n-workflow';
-import { NodeConnectionTypes } from 'n8n-workflow';
+import { NodeConnectionTypes, SEND_AND_WAIT_OPERATION } from 'n8n-workflow';
 
 import { CREDENTIAL_TYPE } from '../shared/transport';
 import { searchDocuments, searchTeamMembers, searchTemplates } from './listSearch';
 import { documentFields, documentOperations } from './resources/document';
-import { sendAndWaitWebhooks, SEND_AND_WAIT } from './resources/document/sendAndWait/description';
+import { sendAndWaitWebhooks } from './resources/document/sendAndWait/description';
 import { executeSendAndWait } from './resources/document/sendAndWait/execute';
-import { receiveWaitCall, webhookForRunner } from './resources/document/sendAndWait/webhook';
+import { receiveWaitCall } from './resources/document/sendAndWait/webhook';
 import { reportFields, reportOperations } from './resources/report';
 import { signingRequestFields, signingRequestOperations } from './resources/signingRequest';
 import { teamMemberFields, teamMemberOperations } from './resources/teamMember';
@@ -89,18 +87,14 @@ export class DocumentSigning implements INodeType {
 	/** Operations that are more than one request: n8n runs these instead of the routing engine. */
 	customOperations = {
 		document: {
-			[SEND_AND_WAIT]: async function (this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+			[SEND_AND_WAIT_OPERATION]: async function (
+				this: IExecuteFunctions,
+			): Promise<INodeExecutionData[][]> {
 				return await executeSendAndWait.call(this);
 			},
 		},
 	};
 
-	/**
-	 * Resume calls of Send and Wait for Signature. Handed out only to n8n's waiting-webhook runner
-	 * (see webhookForRunner): n8n reads `webhook` in other places too, and a declarative node that
-	 * has one counts as a webhook node there, which would break every other operation.
-	 */
-	get webhook(): ((this: IWebhookFunctions) => Promise<IWebhookResponseData>) | undefined {
-		return webhookForRunner(receiveWaitCall);
-	}
+	/** Resume calls of Send and Wait for Signature's waits (n8n calls no other operation's). */
+	webhook = receiveWaitCall;
 }

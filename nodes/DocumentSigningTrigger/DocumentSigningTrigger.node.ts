@@ -18,7 +18,8 @@ import {
 	WEBHOOK_EVENTS,
 } from '../shared/vocabulary';
 import { passClaimedDeliveries } from './claim';
-import { AUTOMATIC_LAYOUT, MAX_SIGNATURE_TOLERANCE_SECONDS, receiveDelivery } from './delivery';
+import { MAX_SIGNATURE_TOLERANCE_SECONDS, receiveDelivery } from './delivery';
+import { signatureLayoutOption } from '../shared/signatureLayout';
 import { checkExists, create, deleteWebhook } from './registration';
 
 export class DocumentSigningTrigger implements INodeType {
@@ -110,44 +111,7 @@ export class DocumentSigningTrigger implements INodeType {
 						default: false,
 						description: 'Whether to add the request headers (without the signature) to the output',
 					},
-					{
-						displayName: 'Signature Layout',
-						name: 'signatureLayout',
-						type: 'options',
-						default: AUTOMATIC_LAYOUT,
-						description:
-							'How the service signs its deliveries. Automatic accepts the layout of the first delivery that verifies, and from then on only that one; choosing a layout fixes it in every n8n process.',
-						options: [
-							{
-								name: 'Automatic',
-								value: AUTOMATIC_LAYOUT,
-								description: 'Fixed by the first delivery that verifies',
-							},
-							{
-								name: 'HMAC of Body Only',
-								value: 'body-hmac',
-								description:
-									'Hex or base64 HMAC of the body in X-Signature, X-Hub-Signature-256, X-Webhook-Signature or Signature. No signed time, so a captured delivery can be replayed.',
-							},
-							{
-								name: 'HMAC of Timestamp and Body',
-								value: 'body-hmac-timestamp',
-								description:
-									'Hex or base64 HMAC of "timestamp.body", the time in X-Timestamp, X-Webhook-Timestamp or X-Signature-Timestamp',
-							},
-							{
-								name: 'Standard Webhooks',
-								value: 'standard-webhooks',
-								description:
-									'Webhook-ID, Webhook-Timestamp and Webhook-Signature: v1,base64 (standardwebhooks.com)',
-							},
-							{
-								name: 'X-Signature T=…,v1=…',
-								value: 'timestamped-header',
-								description: 'HMAC of "t.body" as hex, with its time, in X-Signature',
-							},
-						],
-					},
+					signatureLayoutOption,
 					{
 						displayName: 'Signature Tolerance (Seconds)',
 						name: 'signatureToleranceSeconds',

@@ -8,11 +8,10 @@ import {
 	ANY_EVENT,
 	BODY_SIGNATURE_HEADERS,
 	DELIVERY_ATTEMPT_HEADER,
-	SIGNATURE_LAYOUTS,
 	SIGNATURE_TOLERANCE_SECONDS,
 	STANDARD_WEBHOOKS_HEADERS,
-	type SignatureLayout,
 } from '../shared/vocabulary';
+import { AUTOMATIC_LAYOUT, layoutChoice, LayoutMemory } from '../shared/signatureLayout';
 import { verifyDelivery, type SignatureFailureReason } from '../shared/webhookSignature';
 import { markProcessed, wasProcessed, scopeKey } from './recentDeliveries';
 import { selectedEvents } from './registration';
@@ -64,9 +63,6 @@ const REFUSAL_REASONS: Record<SignatureFailureReason, string> = {
 	layout_not_accepted: 'this registration accepts another layout',
 };
 
-/** Signature Layout: `auto`, or one of SIGNATURE_LAYOUTS. */
-export const AUTOMATIC_LAYOUT = 'auto';
-
 interface TriggerOptions {
 	includeHeaders?: boolean;
 	signatureToleranceSeconds?: number;
@@ -109,15 +105,8 @@ function refuse(
 const secretsByRegistration = new Map<string, string>();
 const MAX_CACHED_SECRETS = 1_000;
 
-/**
- * Automatic Signature Layout: the layout of the first delivery that verified, by registration
- * (workflow, node, nonce). From then on this process accepts only that layout, so a captured
- * delivery cannot be replayed in a weaker one. Kept in memory, not in static data: n8n drops
- * static data that webhook() changes whenever the request starts an execution, so a stored layout
- * would not survive the very delivery that set it. A restart (or another queue-mode process)
- * learns it again; an explicit Signature Layout holds everywhere (docs/delivery-signatures.md).
- */
-const fixedLayouts = new Map<string, SignatureLayout>();
+/** Automatic Signature Layout's memory, by registration (workflow, node, nonce): signatureLayout.ts. */
+const fixedLayouts = new LayoutMemory();
 
 /** For tests that play a second n8n process in this one. */
 export function forgetCachedSecrets(): void {
@@ -133,17 +122,6 @@ function registrationKey(context: IWebhookFunctions, registration: Registration)
 		registration.secretNonce,
 		registration.sealedSecret ?? '',
 	].join('\u0000');
-}
-
-/** The layout Signature Layout names, or undefined for Automatic (an unknown value is refused, not widened). */
-function chosenLayout(
-	options: TriggerOptions,
-): SignatureLayout | typeof AUTOMATIC_LAYOUT | 'unknown' {
-	const value = options.signatureLayout ?? AUTOMATIC_LAYOUT;
-	if (value === AUTOMATIC_LAYOUT) return AUTOMATIC_LAYOUT;
-	return (SIGNATURE_LAYOUTS as readonly string[]).includes(value)
-		? (value as SignatureLayout)
-		: 'unknown';
 }
 
 /** The secret deliveries are signed with, recomputed from the credential (see secret.ts). */
@@ -240,17 +218,9 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 				'no webhook is registered for this workflow (activate it again)',
 			);
 		}
-		const chosen = chosenLayout(options);
+		const chosen = layoutChoice(options.signatureLayout);
 		const key = registrationKey(this, registration);
-		const fixed = chosen === AUTOMATIC_LAYOUT ? fixedLayouts.get(key) : undefined;
-		const accepted: SignatureLayout[] | undefined =
-			chosen === 'unknown'
-				? []
-				: chosen !== AUTOMATIC_LAYOUT
-					? [chosen]
-					: fixed
-						? [fixed]
-						: undefined;
+		const accepted = fixedLayouts.accepted(chosen, key);
 		const { secret, keyChanged } = await signingSecret(this, registration);
 		const verification = verifyDelivery({
 			header: (name) => headerValue(headers, name),
@@ -281,10 +251,7 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 				why,
 			);
 		}
-		if (chosen === AUTOMATIC_LAYOUT && !fixed) {
-			fixedLayouts.set(key, verification.layout);
-			if (fixedLayouts.size > MAX_CACHED_SECRETS)
-				fixedLayouts.delete(fixedLayouts.keys().next().value as string);
+		if (fixedLayouts.settle(chosen, key, verification.layout)) {
 			this.logger.info(
 				`Document Signing Trigger: deliveries verify as layout ${verification.layout}; this n8n process now accepts only that layout for this registration (set Signature Layout to fix it in every process)`,
 				{ workflowId: this.getWorkflow().id, node: this.getNode().name },

@@ -22,11 +22,16 @@ const listWebhooks: ApiHandler = {
 
 /**
  * Fields the dialect ignores altogether (not even validated): the client's `secret` with a
- * server-issued secret, `document_id` and `expires_at` when the service has no webhook filters.
+ * server-issued secret, `document_id` and `expires_at` when the service has no webhook filters,
+ * everything but `url`, `events` and `secret` when it keeps no more.
  */
 function withoutIgnoredFields(ctx: ApiContext): unknown {
 	if (ctx.body === null || typeof ctx.body !== 'object' || Array.isArray(ctx.body)) return ctx.body;
-	const rest: Record<string, unknown> = { ...(ctx.body as Record<string, unknown>) };
+	const body = ctx.body as Record<string, unknown>;
+	const rest: Record<string, unknown> =
+		ctx.dialect.webhookFields === 'url-events'
+			? { url: body.url, events: body.events, secret: body.secret }
+			: { ...body };
 	if (ctx.dialect.webhookSecret === 'server') delete rest.secret;
 	if (ctx.dialect.webhookFilters === 'ignored') {
 		delete rest.document_id;

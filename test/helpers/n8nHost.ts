@@ -3,12 +3,13 @@
  * registry, credentials held in plain objects with a helper that calls the credential's own
  * `authenticate` function, and the URLs of an instance on 127.0.0.1.
  */
-import { ExecutionLifecycleHooks } from 'n8n-core';
+import { ExecutionLifecycleHooks, RoutingNode, type ExecuteContext } from 'n8n-core';
 import {
 	ICredentialsHelper,
 	type ICredentialDataDecryptedObject,
 	type ICredentials,
 	type ICredentialType,
+	type IExecuteFunctions,
 	type IHttpRequestOptions,
 	type INode,
 	type INodeType,
@@ -20,8 +21,45 @@ import {
 
 import { DocumentSigningApi } from '../../credentials/DocumentSigningApi.credentials';
 
+/**
+ * Whether n8n gives a node type an execute() that runs its routing (n8n's NodeTypes,
+ * `shouldAssignExecuteMethod` in packages/cli utils.ts, read from the installed 2.41.1 host): a
+ * declarative node gets one even when it has a webhook or methods.
+ * e2e/harnessParity.e2e.test.ts checks this against the installed n8n's own function.
+ */
+export function n8nAssignsExecute(nodeType: INodeType): boolean {
+	const declarative = nodeType.description.requestDefaults !== undefined;
+	return (
+		!nodeType.execute &&
+		!nodeType.supplyData &&
+		!nodeType.poll &&
+		!nodeType.trigger &&
+		(!nodeType.webhook || declarative) &&
+		(!nodeType.methods || declarative)
+	);
+}
+
+/** The node type as n8n's NodeTypes hands it to the engine: with that execute() where n8n adds it. */
+export function asN8nLoadsIt(nodeType: INodeType): INodeType {
+	if (!n8nAssignsExecute(nodeType)) return nodeType;
+	return Object.create(nodeType, {
+		execute: {
+			value: async function (this: IExecuteFunctions) {
+				return (await new RoutingNode(this as ExecuteContext, nodeType).runNode()) ?? [];
+			},
+		},
+	}) as INodeType;
+}
+
+/** A node-type registry that hands out types as n8n's does (asN8nLoadsIt). */
 export class NodeTypes implements INodeTypes {
-	constructor(private readonly types: Record<string, INodeType>) {}
+	private readonly types: Record<string, INodeType>;
+
+	constructor(types: Record<string, INodeType>) {
+		this.types = Object.fromEntries(
+			Object.entries(types).map(([name, type]) => [name, asN8nLoadsIt(type)]),
+		);
+	}
 
 	getByName(type: string): INodeType | IVersionedNodeType {
 		return this.getByNameAndVersion(type);

@@ -6,10 +6,13 @@ import type { AddressInfo } from 'net';
  * sandbox has acted on the request: the way to play a service that did the work but answered
  * something unusable (no id, another shape, a dropped connection).
  */
+type Rewritten = { status: number; body: string } | 'reset' | undefined;
+
+/** Reads the answer the sandbox gave; may hold it (a promise) until the test lets it through. */
 export type Rewrite = (
 	request: { method: string; path: string },
 	answer: { status: number; body: string },
-) => { status: number; body: string } | 'reset' | undefined;
+) => Rewritten | Promise<Rewritten>;
 
 export async function startRewritingProxy(
 	targetOrigin: string,
@@ -28,21 +31,20 @@ export async function startRewritingProxy(
 			(response) => {
 				const chunks: Buffer[] = [];
 				response.on('data', (chunk: Buffer) => chunks.push(chunk));
-				response.on('end', () => {
-					const answer = {
-						status: response.statusCode ?? 502,
-						body: Buffer.concat(chunks).toString('utf8'),
-					};
-					const changed = rewrite({ method: req.method ?? '', path: req.url ?? '' }, answer);
+				response.on('end', async () => {
+					const raw = Buffer.concat(chunks);
+					const answer = { status: response.statusCode ?? 502, body: raw.toString('utf8') };
+					const changed = await rewrite({ method: req.method ?? '', path: req.url ?? '' }, answer);
 					if (changed === 'reset') {
 						req.socket.destroy();
 						return;
 					}
-					const final = changed ?? answer;
 					const headers = { ...response.headers };
 					delete headers['content-length'];
 					delete headers['transfer-encoding'];
-					res.writeHead(final.status, headers).end(final.body);
+					// Untouched answers pass on byte for byte (a PDF is no UTF-8 text).
+					if (changed) res.writeHead(changed.status, headers).end(changed.body);
+					else res.writeHead(answer.status, headers).end(raw);
 				});
 			},
 		);

@@ -33,8 +33,9 @@ import {
 	type INodeType,
 	type IRunExecutionData,
 	type IWebhookData,
-	type IWebhookResponseData,
+	type IExecuteFunctions,
 	type IWorkflowExecuteAdditionalData,
+	type IWorkflowSettings,
 	type NodeApiError,
 } from 'n8n-workflow';
 
@@ -45,6 +46,55 @@ import { SOURCE_TYPE, SourceNode, sourceItems } from './n8nWorkflow';
 const NODE_TYPE = 'n8n-nodes-document-signing.documentSigning';
 export const WAIT_NODE_NAME = 'Document Signing';
 export const WAIT_NODE_ID = 'wait-node-1';
+const AGAIN_NODE_NAME = 'Again';
+const AGAIN_TYPE = 'test.again';
+const PREFILL_TYPE = 'test.prefillCustomData';
+
+/**
+ * A loop's end, as Loop Over Items plays it: output 0 (back to the wait) until the wait has run
+ * `times` times, then output 1 (done). `times` comes from the node's parameter.
+ */
+class AgainNode implements INodeType {
+	description = {
+		displayName: 'Again',
+		name: AGAIN_TYPE,
+		group: ['transform'],
+		version: 1,
+		description: 'Loops back to the wait',
+		defaults: { name: AGAIN_NODE_NAME },
+		inputs: ['main'],
+		outputs: ['main', 'main'],
+		properties: [{ displayName: 'Times', name: 'times', type: 'number', default: 1 }],
+	} as unknown as INodeType['description'];
+
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		const times = this.getNodeParameter('times', 0) as number;
+		const runIndex = Number(this.getWorkflowDataProxy(0).$runIndex);
+		const items = this.getInputData();
+		return runIndex + 1 < times ? [items, []] : [[], items];
+	}
+}
+
+/** Sets `count` custom data keys of the execution before the wait (a workflow's own custom data). */
+class PrefillNode implements INodeType {
+	description = {
+		displayName: 'Prefill',
+		name: PREFILL_TYPE,
+		group: ['transform'],
+		version: 1,
+		description: 'Sets custom data',
+		defaults: { name: 'Prefill' },
+		inputs: ['main'],
+		outputs: ['main'],
+		properties: [{ displayName: 'Count', name: 'count', type: 'number', default: 0 }],
+	} as unknown as INodeType['description'];
+
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		const count = this.getNodeParameter('count', 0) as number;
+		for (let index = 0; index < count; index++) this.customData.set(`own_${index}`, 'x');
+		return [this.getInputData()];
+	}
+}
 
 const documentSigning = new DocumentSigning();
 /**
@@ -66,6 +116,8 @@ function reviewGate(nodeType: DocumentSigning): INodeType {
 export const REVIEW_GATE_TYPE = `${NODE_TYPE}HitlTool`;
 const nodeTypes = new NodeTypes({
 	[SOURCE_TYPE]: new SourceNode(),
+	[AGAIN_TYPE]: new AgainNode(),
+	[PREFILL_TYPE]: new PrefillNode(),
 	[NODE_TYPE]: documentSigning,
 	[REVIEW_GATE_TYPE]: reviewGate(documentSigning),
 });
@@ -79,15 +131,6 @@ function hmacSignatureSecret(): string {
 	// eslint-disable-next-line @typescript-eslint/no-require-imports
 	const { InstanceSettings } = require('n8n-core') as { InstanceSettings: unknown };
 	return Container.get<{ hmacSignatureSecret: string }>(InstanceSettings).hmacSignatureSecret;
-}
-
-/** As n8n's WebhookService.runWebhook calls a node's webhook() (the node hands it out to this caller only). */
-async function runWebhook(
-	nodeType: INodeType,
-	context: WebhookContext,
-): Promise<IWebhookResponseData> {
-	if (nodeType.webhook === undefined) throw new Error('Node does not have any webhooks defined');
-	return await nodeType.webhook.call(context);
 }
 
 export type ExecutionStatus = 'waiting' | 'running' | 'success' | 'error' | 'cancelled';
@@ -104,6 +147,10 @@ export class WaitingExecution {
 	data!: IRunExecutionData;
 	/** The Document Signing node's output in the latest run (before the wait, or after it). */
 	items: INodeExecutionData[] = [];
+	/** Its error output's items (On Error › Continue (using error output)). */
+	errorItems: INodeExecutionData[] = [];
+	/** How often the node after the wait (the loop's end) ran, and with which items. */
+	after: INodeExecutionData[][] = [];
 	error?: NodeApiError & { description?: string; httpCode?: string };
 	/** How often webhook() returned workflowData. */
 	resumes = 0;
@@ -114,7 +161,7 @@ export class WaitingExecution {
 	constructor(
 		readonly id: string,
 		readonly parameters: INodeParameters,
-		readonly continueOnFail: boolean,
+		readonly shape: WorkflowShape,
 	) {}
 
 	get waitTill(): Date | undefined {
@@ -132,6 +179,22 @@ export interface RunOptions {
 	parameters: INodeParameters;
 	items?: INodeExecutionData[];
 	continueOnFail?: boolean;
+	/** The node's On Error setting (overrides continueOnFail). */
+	onError?: INode['onError'];
+	/** How many times one execution runs the wait (a loop back from the node after it); default 1. */
+	loops?: number;
+	/** Custom data keys the workflow sets before the wait. */
+	customDataKeys?: number;
+	/** Workflow settings; default `{}` (Execution Order v0, as n8n reads a workflow without one). */
+	settings?: IWorkflowSettings;
+}
+
+/** The workflow around the wait: Source → Prefill → Document Signing → Again (↺ Document Signing). */
+interface WorkflowShape {
+	onError?: INode['onError'];
+	loops: number;
+	customDataKeys: number;
+	settings: IWorkflowSettings;
 }
 
 /** One workflow (Source → Document Signing) on one stand-in n8n instance. */
@@ -174,39 +237,43 @@ export class WaitingHost {
 		return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
 	}
 
-	private nodes(parameters: INodeParameters, runId: string, continueOnFail: boolean): INode[] {
+	private nodes(parameters: INodeParameters, runId: string, shape: WorkflowShape): INode[] {
+		const node = (name: string, type: string, position: number, extra: Partial<INode>): INode => ({
+			id: name === WAIT_NODE_NAME ? WAIT_NODE_ID : name.toLowerCase(),
+			name,
+			type,
+			typeVersion: 1,
+			position: [position * 200, 0],
+			parameters: {},
+			...extra,
+		});
 		return [
-			{
-				id: 'source',
-				name: 'Source',
-				type: SOURCE_TYPE,
-				typeVersion: 1,
-				position: [0, 0],
-				parameters: { run: runId },
-			},
-			{
-				id: WAIT_NODE_ID,
-				name: WAIT_NODE_NAME,
-				type: this.nodeType,
-				typeVersion: 1,
-				position: [200, 0],
+			node('Source', SOURCE_TYPE, 0, { parameters: { run: runId } }),
+			node('Prefill', PREFILL_TYPE, 1, { parameters: { count: shape.customDataKeys } }),
+			node(WAIT_NODE_NAME, this.nodeType, 2, {
 				parameters: structuredClone(parameters),
 				credentials: { documentSigningApi: { id: 'cred-1', name: 'Sandbox' } },
-				...(continueOnFail ? { onError: 'continueRegularOutput' as const } : {}),
-			},
+				...(shape.onError ? { onError: shape.onError } : {}),
+			}),
+			node(AGAIN_NODE_NAME, AGAIN_TYPE, 3, { parameters: { times: shape.loops } }),
 		];
 	}
 
-	private workflow(nodes: INode[]): Workflow {
+	private workflow(nodes: INode[], shape: WorkflowShape): Workflow {
 		return new Workflow({
 			id: this.workflowId,
 			name: 'Send and Wait test',
 			nodes,
-			connections: { Source: { main: [[{ node: WAIT_NODE_NAME, type: 'main', index: 0 }]] } },
+			connections: {
+				Source: { main: [[{ node: 'Prefill', type: 'main', index: 0 }]] },
+				Prefill: { main: [[{ node: WAIT_NODE_NAME, type: 'main', index: 0 }]] },
+				[WAIT_NODE_NAME]: { main: [[{ node: AGAIN_NODE_NAME, type: 'main', index: 0 }]] },
+				[AGAIN_NODE_NAME]: { main: [[{ node: WAIT_NODE_NAME, type: 'main', index: 0 }], []] },
+			},
 			active: false,
 			nodeTypes,
 			staticData: {},
-			settings: {},
+			settings: shape.settings,
 		});
 	}
 
@@ -223,23 +290,38 @@ export class WaitingHost {
 		const nodeRuns = execution.data.resultData.runData[WAIT_NODE_NAME] ?? [];
 		const last = nodeRuns[nodeRuns.length - 1];
 		execution.items = (last?.data?.main?.[0] ?? []) as INodeExecutionData[];
+		execution.errorItems = (last?.data?.main?.[1] ?? []) as INodeExecutionData[];
+		execution.after = (execution.data.resultData.runData[AGAIN_NODE_NAME] ?? []).map(
+			(run) =>
+				[...(run.data?.main?.[0] ?? []), ...(run.data?.main?.[1] ?? [])] as INodeExecutionData[],
+		);
 		execution.error = (last?.error ?? execution.data.resultData.error) as WaitingExecution['error'];
 		execution.status = execution.data.waitTill ? 'waiting' : execution.error ? 'error' : 'success';
 	}
 
-	/** Runs Source → Document Signing until it ends or waits. */
+	/** Runs the workflow until it ends or waits. */
 	async run({
 		parameters,
 		items = [{ json: {} }],
 		continueOnFail = false,
+		onError,
+		loops = 1,
+		customDataKeys = 0,
+		settings = {},
 	}: RunOptions): Promise<WaitingExecution> {
 		const id = String(Math.floor(Math.random() * 1e9));
 		const runId = randomUUID();
 		sourceItems.set(runId, items);
-		const execution = new WaitingExecution(id, parameters, continueOnFail);
+		const shape: WorkflowShape = {
+			onError: onError ?? (continueOnFail ? 'continueRegularOutput' : undefined),
+			loops,
+			customDataKeys,
+			settings,
+		};
+		const execution = new WaitingExecution(id, parameters, shape);
 		this.executions.set(id, execution);
-		const nodes = this.nodes(parameters, runId, continueOnFail);
-		const workflow = this.workflow(nodes);
+		const nodes = this.nodes(parameters, runId, shape);
+		const workflow = this.workflow(nodes, shape);
 		try {
 			const run = await new WorkflowExecute(this.additionalData(id, nodes), 'manual').run({
 				workflow,
@@ -280,12 +362,12 @@ export class WaitingHost {
 	private async continueRun(execution: WaitingExecution, data: IRunExecutionData): Promise<void> {
 		execution.status = 'running';
 		const runId = randomUUID();
-		const nodes = this.nodes(execution.parameters, runId, execution.continueOnFail);
+		const nodes = this.nodes(execution.parameters, runId, execution.shape);
 		const run = await new WorkflowExecute(
 			this.additionalData(execution.id, nodes),
 			'manual',
 			data,
-		).processRunExecutionData(this.workflow(nodes));
+		).processRunExecutionData(this.workflow(nodes, execution.shape));
 		this.record(execution, run.data);
 	}
 
@@ -325,8 +407,8 @@ export class WaitingHost {
 			};
 		if (execution.status === 'success') return { status: 200, body: 'No action required' };
 
-		const nodes = this.nodes(execution.parameters, 'webhook', execution.continueOnFail);
-		const workflow = this.workflow(nodes);
+		const nodes = this.nodes(execution.parameters, 'webhook', execution.shape);
+		const workflow = this.workflow(nodes, execution.shape);
 		const node = workflow.getNode(WAIT_NODE_NAME)!;
 		const additionalData = hostAdditionalData(
 			() => ({ ...this.credentials }),
@@ -374,7 +456,7 @@ export class WaitingHost {
 		let outcome: CallRecord;
 		let result;
 		try {
-			result = await runWebhook(documentSigning, context);
+			result = await documentSigning.webhook.call(context);
 		} catch (error) {
 			// n8n resumes the execution with the error recorded.
 			execution.status = 'error';

@@ -262,6 +262,7 @@ describe('parseDialect and presets', () => {
 				'error-html',
 				'delete-200',
 				'ignores-webhook-filters',
+				'webhook-url-events',
 				'minimal',
 			].sort(),
 		);
@@ -923,6 +924,38 @@ describe('deliverySignature: each layout a service may sign in', () => {
 			});
 		},
 	);
+});
+
+describe("webhookFields: 'url-events'", () => {
+	it('POST /webhooks keeps only url and events (and signs with the secret): description, filters and unknown fields are dropped unseen', async () => {
+		const sandbox = await start('webhook-url-events');
+		const client = api(sandbox);
+		const target = await receiver();
+		const created = await client.post('/webhooks', {
+			url: target.url,
+			events: ['document.created'],
+			description: 'n8n Send and Wait',
+			document_id: 'doc_nosuch',
+			expires_at: 'yesterday',
+			colour: 'blue',
+			secret: 's'.repeat(40),
+		});
+		expect(created.status).toBe(201);
+		expect(created.data).toEqual({
+			id: created.data.id,
+			url: target.url,
+			events: ['document.created'],
+			description: null,
+			active: true,
+			created_at: expect.any(String),
+			secret: 's'.repeat(40),
+		});
+		const [listed] = (await client.get('/webhooks')).data.data as Array<Record<string, unknown>>;
+		expect(listed).toMatchObject({ id: created.data.id, description: null });
+		await client.post('/documents', documentBody());
+		await sandbox.flushDeliveries();
+		expect(target.requests).toHaveLength(1);
+	});
 });
 
 describe("webhookFilters: 'ignored'", () => {

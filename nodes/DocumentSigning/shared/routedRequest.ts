@@ -60,12 +60,10 @@ function runClient(context: IExecutePaginationFunctions): Promise<ServiceClient>
 	return client;
 }
 
-/** The node's run index: n8n-core's context carries it; older ones answer through an expression. */
+/** The node's run index, by n8n's public name for it (`$runIndex`): a loop's runs differ. */
 function runIndexOf(context: IExecutePaginationFunctions, itemIndex: number): number {
-	const known = (context as { runIndex?: unknown }).runIndex;
-	return typeof known === 'number'
-		? known
-		: (context.evaluateExpression('{{ $runIndex }}', itemIndex) as number);
+	const runIndex = Number(context.getWorkflowDataProxy(itemIndex).$runIndex);
+	return Number.isInteger(runIndex) ? runIndex : 0;
 }
 
 /** One item's request, ready to send: its options point at the credential's origin. */

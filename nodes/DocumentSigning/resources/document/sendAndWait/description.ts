@@ -1,11 +1,10 @@
 import type { INodeProperties, INodePropertyOptions, IWebhookDescription } from 'n8n-workflow';
+import { SEND_AND_WAIT_OPERATION } from 'n8n-workflow';
 
+import { signatureLayoutOption } from '../../../../shared/signatureLayout';
 import { resourceLocator, searchListPaging, showFor } from '../../../shared/fields';
 
-/** n8n accepts signed resume links only from a node whose operation has exactly this value. */
-export const SEND_AND_WAIT = 'sendAndWait';
-
-const show = showFor('document', [SEND_AND_WAIT]);
+const show = showFor('document', [SEND_AND_WAIT_OPERATION]);
 
 /**
  * Runs as a custom operation (DocumentSigning.node.ts), not through the routing engine: it sends,
@@ -13,7 +12,7 @@ const show = showFor('document', [SEND_AND_WAIT]);
  */
 export const sendAndWaitOperation: INodePropertyOptions = {
 	name: 'Send and Wait for Signature',
-	value: SEND_AND_WAIT,
+	value: SEND_AND_WAIT_OPERATION,
 	action: 'Send a document and wait for its signature',
 	description:
 		'Send a new document or a draft, and continue the workflow once it is signed (or reaches another final state)',
@@ -59,12 +58,14 @@ export const sendAndWaitFields: INodeProperties[] = [
 		searchListMethod: 'searchDocuments',
 		idPlaceholder: 'doc_8f3k2j',
 		url: { placeholder: 'https://app.example.com/sign/doc_8f3k2j', pathSegment: 'documents|sign' },
-		displayOptions: showFor('document', [SEND_AND_WAIT], { documentSource: ['draft'] }),
+		displayOptions: showFor('document', [SEND_AND_WAIT_OPERATION], { documentSource: ['draft'] }),
 	}),
-	...searchListPaging(showFor('document', [SEND_AND_WAIT], { documentSource: ['draft'] })),
+	...searchListPaging(
+		showFor('document', [SEND_AND_WAIT_OPERATION], { documentSource: ['draft'] }),
+	),
 	{
 		displayName:
-			'The workflow stops here until the document is signed, then continues with the document as the service reports it. If the time limit passes first, this node passes on the document as it was when sent, with "timedOut": true.',
+			'The workflow stops here until the document is signed, then continues with the document as the service reports it ("approved": true once signed). If the time limit passes first, n8n passes on this node\'s input unchanged.',
 		name: 'sendAndWaitNotice',
 		type: 'notice',
 		default: '',
@@ -163,7 +164,7 @@ export const sendAndWaitFields: INodeProperties[] = [
 				type: 'options',
 				default: 'completed',
 				description:
-					'Without this option: Completed, or Any Final State when the node is an AI agent’s human review step (a decline then rejects the tool call)',
+					'Without this option: Completed, or Any Final State when the node is an AI agent’s human review step (a decline then rejects the tool call). With Completed, a decline, expiry or cancel ends the wait as this node’s error (see Settings › On Error).',
 				options: [
 					{
 						name: 'Any Final State',
@@ -177,6 +178,7 @@ export const sendAndWaitFields: INodeProperties[] = [
 					},
 				],
 			},
+			signatureLayoutOption,
 			{
 				displayName: 'Verify Signatures',
 				name: 'verifySignature',

@@ -22,17 +22,22 @@ import {
 	sealSecret,
 	type SecretScope,
 } from '../../../../shared/webhookSecret';
+import { FINAL_DOCUMENT_STATUSES } from '../../../../shared/vocabulary';
 import { legacyOrderError } from '../../../shared/routedRequest';
 import { requireId } from '../../../shared/validation';
 import { buildDocumentBody } from '../create';
-import { documentOutput, withApproval } from './output';
+import { documentOutput, unsignedEnd } from './output';
 import {
 	isReviewGate,
+	MAX_CUSTOM_DATA_LENGTH,
+	readStoredWait,
 	readWaitOptions,
-	resumeEvents,
 	resumeStatuses,
+	storedWaitValue,
 	toQuery,
 	WAIT_CUSTOM_DATA_KEY,
+	WAIT_EVENTS,
+	type StoredWait,
 	type WaitOptions,
 	type WaitSettings,
 } from './waitSettings';
@@ -40,8 +45,7 @@ import {
 	LIMIT_GRACE_MS,
 	removeStaleWaitWebhooks,
 	removeWaitWebhook,
-	waitDescription,
-	type WaitOwner,
+	waitOwner,
 } from './waitWebhooks';
 
 /**
@@ -54,9 +58,6 @@ import {
  * (the draft and the webhook are removed again). An existing draft is never removed: it is the
  * user's.
  */
-
-/** Marks the output n8n passes on when the time limit ends the wait (see shapeTimeoutOutput). */
-export const TIMED_OUT_FIELD = 'timedOut';
 
 interface Source {
 	kind: 'new' | 'draft';
@@ -117,27 +118,50 @@ async function readSource(context: IExecuteFunctions): Promise<Source> {
 	return { kind, body: { ...body, draft: true } };
 }
 
-function waitOwner(context: IExecuteFunctions, resumeUrl: string): WaitOwner {
-	const marker = `/${context.getExecutionId()}/`;
-	return {
-		workflowId: String(context.getWorkflow().id ?? ''),
-		instanceId: context.getInstanceId(),
-		waitingBaseUrl: resumeUrl.slice(0, resumeUrl.indexOf(marker)),
-	};
-}
-
-/** The same execution, node, run and step always give the same key: a retried send is not sent twice. */
+/**
+ * The same execution, node, run and step always give the same key: a retried send is not sent
+ * twice, and each run of the node (a loop) sends its own. `$runIndex` is n8n's public name for the run.
+ */
 function keyFor(context: IExecuteFunctions, step: string): string {
 	const node = context.getNode();
-	const runIndex = (context as { runIndex?: unknown }).runIndex;
+	const runIndex = Number(context.getWorkflowDataProxy(0).$runIndex ?? 0);
 	return deriveIdempotencyKey(
 		'send-and-wait',
 		step,
 		context.getExecutionId(),
 		context.getWorkflow().id,
 		node.id ?? node.name,
-		typeof runIndex === 'number' ? runIndex : 0,
+		Number.isInteger(runIndex) ? runIndex : 0,
 	);
+}
+
+/**
+ * Keeps the wait where n8n keeps data for the waiting execution, and reads it back: a call to the
+ * resume URL acts only when its nonce is the kept one. When n8n does not keep it (custom data full,
+ * or the value too long), nothing would bind the calls to this wait, so the wait is refused.
+ */
+function keepWait(context: IExecuteFunctions, wait: StoredWait): void {
+	const value = storedWaitValue(wait);
+	const refusal = (problem: string) =>
+		new NodeOperationError(
+			context.getNode(),
+			`Send and Wait for Signature could not keep this wait with the execution: ${problem}`,
+			{
+				itemIndex: 0,
+				description:
+					"Each wait is kept in the execution's custom data (one key, documentSigningWait), which n8n limits to 10 keys of 255 characters. Nothing was sent.",
+			},
+		);
+	if (value.length > MAX_CUSTOM_DATA_LENGTH)
+		throw refusal(`the service's webhook secret is too long (${value.length} characters to keep)`);
+	context.customData.set(WAIT_CUSTOM_DATA_KEY, value);
+	const kept = readStoredWait(context.customData.get(WAIT_CUSTOM_DATA_KEY));
+	if (
+		kept?.nonce !== wait.nonce ||
+		kept.webhookId !== wait.webhookId ||
+		kept.secret !== wait.secret
+	)
+		throw refusal('the execution already holds 10 custom data keys');
 }
 
 async function getDocument(
@@ -146,26 +170,6 @@ async function getDocument(
 	id: string,
 ): Promise<IDataObject> {
 	return recordOf((await apiRequest(context, 'GET', apiPath`/documents/${id}`, { client })).body);
-}
-
-/**
- * n8n does not run execute() again when the limit ends the wait: it passes on the node's input as
- * it was stored with the waiting execution. So that input is replaced here, in the execution's
- * own record of this node's run, by the document as sent, marked `timedOut: true` (and not
- * `approved`). A resume replaces it again with webhook()'s output, so the mark only ever reaches
- * the next node on a timeout. Left alone (the input passes on) by an n8n whose context does not offer the record.
- */
-function shapeTimeoutOutput(context: IExecuteFunctions, document: IDataObject): void {
-	const executeData = context.getExecuteData?.();
-	if (!executeData?.data?.main) return;
-	executeData.data.main = [
-		[
-			{
-				json: { ...withApproval(document, true), [TIMED_OUT_FIELD]: true },
-				pairedItem: { item: 0 },
-			},
-		],
-	];
 }
 
 async function cleanUp(
@@ -203,13 +207,17 @@ async function sendAndWait(context: IExecuteFunctions): Promise<INodeExecutionDa
 			},
 		);
 	}
-	if (typeof context.getSignedResumeUrl !== 'function') {
+	// n8n-core gives node contexts custom data from 2.16 on; before that nothing would bind a
+	// resume call to its wait.
+	const customData = (context as { customData?: Partial<IExecuteFunctions['customData']> })
+		.customData;
+	if (typeof context.getSignedResumeUrl !== 'function' || typeof customData?.set !== 'function') {
 		throw new NodeOperationError(
 			node,
-			'This n8n version cannot make signed resume links, which Send and Wait for Signature needs',
+			'This n8n version cannot keep a wait with its execution, which Send and Wait for Signature needs',
 			{
 				description:
-					'Update n8n (2.14 or later), or use Document › Create with a Document Signing Trigger.',
+					'Update n8n to 2.16 or later, or use Document › Create with a Document Signing Trigger. Nothing was sent.',
 			},
 		);
 	}
@@ -228,8 +236,7 @@ async function sendAndWait(context: IExecuteFunctions): Promise<INodeExecutionDa
 
 	const client = await serviceClient(context);
 	const nonce = newNonce();
-	// Which webhooks are this workflow's on this n8n: its waiting-webhook address is in every resume URL.
-	const owner = waitOwner(context, context.getSignedResumeUrl({}));
+	const owner = waitOwner(context);
 	await removeStaleWaitWebhooks(context, owner, client);
 
 	const created: { webhookId?: string; draftId?: string } = {};
@@ -259,8 +266,11 @@ async function sendAndWait(context: IExecuteFunctions): Promise<INodeExecutionDa
 			resumeOn: options.resumeOn,
 			signedFileField: options.signedFileField,
 			verifySignature: options.verifySignature,
+			signatureLayout: options.signatureLayout,
+			workflowId: owner.workflowId,
+			instanceId: owner.instanceId,
+			until: options.waitTill?.getTime(),
 		};
-		const resumeUrl = context.getSignedResumeUrl(toQuery(settings));
 		const scope: SecretScope = {
 			apiKey: client.credentials.apiKey,
 			workflowId: owner.workflowId,
@@ -269,10 +279,10 @@ async function sendAndWait(context: IExecuteFunctions): Promise<INodeExecutionDa
 		};
 		const secret = derivedSecret(scope);
 		const body: IDataObject = {
-			url: resumeUrl,
-			events: resumeEvents(options.resumeOn),
+			url: context.getSignedResumeUrl(toQuery(settings)),
+			events: WAIT_EVENTS,
 			secret,
-			description: waitDescription(owner, options.waitTill),
+			description: `n8n Send and Wait for Signature (workflow ${owner.workflowId})`,
 			// [A] Optional at the service: only this document's events, and removed after the limit.
 			// A service that ignores them still works: webhook() filters, and cleanup removes it.
 			document_id: documentId,
@@ -298,15 +308,11 @@ async function sendAndWait(context: IExecuteFunctions): Promise<INodeExecutionDa
 			registered.secret !== secret
 				? registered.secret
 				: undefined;
-		// n8n 1.x offers no custom data to this context: webhook() then takes the webhook id from the
-		// signed delivery, and a secret the service chose cannot be kept (see docs/send-and-wait.md).
-		(context.customData as IExecuteFunctions['customData'] | undefined)?.set(
-			WAIT_CUSTOM_DATA_KEY,
-			JSON.stringify({
-				webhookId: created.webhookId,
-				...(issued ? { secret: sealSecret(issued, scope) } : {}),
-			}),
-		);
+		keepWait(context, {
+			nonce,
+			webhookId: created.webhookId,
+			...(issued ? { secret: sealSecret(issued, scope) } : {}),
+		});
 
 		await apiRequest(context, 'POST', '/signatures/request', {
 			client,
@@ -318,12 +324,13 @@ async function sendAndWait(context: IExecuteFunctions): Promise<INodeExecutionDa
 
 		// Signers may have been faster than this line: then there is nothing to wait for.
 		const document = await getDocument(context, client, documentId);
-		if ((resumeStatuses(options.resumeOn) as readonly unknown[]).includes(document.status)) {
+		if ((FINAL_DOCUMENT_STATUSES as readonly unknown[]).includes(document.status)) {
 			await removeWaitWebhook(context, created.webhookId, client);
+			if (!(resumeStatuses(options.resumeOn) as readonly unknown[]).includes(document.status))
+				throw unsignedEnd(node, document);
 			return [[await documentOutput(context, document, options.signedFileField)]];
 		}
 
-		shapeTimeoutOutput(context, document);
 		await context.putExecutionToWait(options.waitTill ?? WAIT_INDEFINITELY);
 		return [[{ json: document, pairedItem: { item: 0 } }]];
 	} catch (error) {

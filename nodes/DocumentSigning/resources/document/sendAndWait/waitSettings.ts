@@ -1,6 +1,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+import { isHitlToolType, NodeOperationError } from 'n8n-workflow';
 
+import { layoutChoice, type LayoutChoice } from '../../../../shared/signatureLayout';
 import {
 	finalEventOf,
 	FINAL_DOCUMENT_STATUSES,
@@ -11,32 +12,79 @@ import {
  * What a wait needs after execute() has ended. webhook() cannot read what execute() returned, so
  * everything it must know travels in the resume URL's query, which n8n signs together with its
  * path (a caller cannot change any of it without breaking n8n's check). Parameters are read once,
- * in execute(), so expressions in them see the input item.
+ * in execute(), so expressions in them see the input item. The URL also names its workflow, its
+ * n8n instance and its limit: the cleanup recognises a wait's webhook from its URL alone
+ * (waitWebhooks.ts), since services may drop a webhook's other fields.
  */
 export interface WaitSettings {
 	documentId: string;
-	/** Picks the webhook's secret (webhookSecret.ts); random per wait. */
+	/** This wait's own value: picks the webhook's secret (webhookSecret.ts) and binds each call to the wait. */
 	nonce: string;
 	resumeOn: ResumeOn;
 	/** The output binary field for the signed PDF, or undefined for none. */
 	signedFileField?: string;
 	verifySignature: boolean;
+	signatureLayout: LayoutChoice;
+	workflowId: string;
+	instanceId: string;
+	/** When n8n ends the wait at the latest (epoch ms), if ever. */
+	until?: number;
 }
 
-/** Execution custom data key holding the wait's webhook id (and a service-issued secret, sealed). */
+/**
+ * Execution custom data key of the wait n8n keeps for the waiting execution: this wait's nonce,
+ * its webhook's id, and a service-issued secret, sealed. A call whose URL's nonce differs is for
+ * an earlier wait (or another node's) and is ignored.
+ */
 export const WAIT_CUSTOM_DATA_KEY = 'documentSigningWait';
+
+export interface StoredWait {
+	nonce: string;
+	webhookId: string;
+	/** A secret the service chose itself, sealed (webhookSecret.ts). */
+	secret?: string;
+}
+
+/** n8n keeps custom data values up to this length (longer ones are cut, and logged as errors). */
+export const MAX_CUSTOM_DATA_LENGTH = 255;
+
+/** The custom data value of a wait: short keys, as n8n keeps at most 255 characters. */
+export function storedWaitValue(wait: StoredWait): string {
+	return JSON.stringify({
+		n: wait.nonce,
+		w: wait.webhookId,
+		...(wait.secret ? { s: wait.secret } : {}),
+	});
+}
+
+/** The wait n8n keeps for this execution, or undefined when there is none (or not one of ours). */
+export function readStoredWait(value: unknown): StoredWait | undefined {
+	try {
+		const parsed: unknown = typeof value === 'string' ? JSON.parse(value) : undefined;
+		if (typeof parsed !== 'object' || parsed === null) return undefined;
+		const { n: nonce, w: webhookId, s: secret } = parsed as Record<string, unknown>;
+		if (
+			typeof nonce !== 'string' ||
+			nonce === '' ||
+			typeof webhookId !== 'string' ||
+			webhookId === ''
+		)
+			return undefined;
+		return { nonce, webhookId, ...(typeof secret === 'string' ? { secret } : {}) };
+	} catch {
+		return undefined;
+	}
+}
 
 export type ResumeOn = 'completed' | 'anyFinal';
 
-/** The statuses a wait resumes on. */
+/** The statuses a wait continues with as a result (not as an error). */
 export function resumeStatuses(resumeOn: ResumeOn): readonly FinalDocumentStatus[] {
 	return resumeOn === 'anyFinal' ? FINAL_DOCUMENT_STATUSES : ['completed'];
 }
 
-/** The events the wait's webhook subscribes to: exactly those of the statuses it resumes on. */
-export function resumeEvents(resumeOn: ResumeOn): string[] {
-	return resumeStatuses(resumeOn).map(finalEventOf);
-}
+/** Every wait's webhook listens for every final event: a decline ends a Completed wait too (as an error). */
+export const WAIT_EVENTS: readonly string[] = FINAL_DOCUMENT_STATUSES.map(finalEventOf);
 
 const QUERY = {
 	documentId: 'document',
@@ -44,6 +92,18 @@ const QUERY = {
 	resumeOn: 'resumeOn',
 	signedFileField: 'file',
 	verifySignature: 'verify',
+	signatureLayout: 'layout',
+	workflowId: 'workflow',
+	instanceId: 'instance',
+	until: 'until',
+} as const;
+
+/** The query markers that make a URL one of this package's wait links. */
+export const WAIT_LINK_MARKERS = {
+	nonce: QUERY.nonce,
+	workflowId: QUERY.workflowId,
+	instanceId: QUERY.instanceId,
+	until: QUERY.until,
 } as const;
 
 export function toQuery(settings: WaitSettings): Record<string, string> {
@@ -53,6 +113,10 @@ export function toQuery(settings: WaitSettings): Record<string, string> {
 		[QUERY.resumeOn]: settings.resumeOn,
 		[QUERY.signedFileField]: settings.signedFileField ?? '',
 		[QUERY.verifySignature]: settings.verifySignature ? '1' : '0',
+		[QUERY.signatureLayout]: settings.signatureLayout,
+		[QUERY.workflowId]: settings.workflowId,
+		[QUERY.instanceId]: settings.instanceId,
+		[QUERY.until]: settings.until === undefined ? '' : String(settings.until),
 	};
 }
 
@@ -65,6 +129,7 @@ export function fromQuery(query: IDataObject | undefined): WaitSettings | undefi
 	const resumeOn = text(QUERY.resumeOn);
 	if (!documentId || !nonce || (resumeOn !== 'completed' && resumeOn !== 'anyFinal'))
 		return undefined;
+	const until = Number(text(QUERY.until) || NaN);
 	return {
 		documentId,
 		nonce,
@@ -72,6 +137,10 @@ export function fromQuery(query: IDataObject | undefined): WaitSettings | undefi
 		signedFileField: text(QUERY.signedFileField) || undefined,
 		// Anything but an explicit "0" verifies.
 		verifySignature: text(QUERY.verifySignature) !== '0',
+		signatureLayout: layoutChoice(text(QUERY.signatureLayout)),
+		workflowId: text(QUERY.workflowId) ?? '',
+		instanceId: text(QUERY.instanceId) ?? '',
+		until: Number.isFinite(until) ? until : undefined,
 	};
 }
 
@@ -79,6 +148,7 @@ export interface WaitOptions {
 	resumeOn: ResumeOn;
 	signedFileField?: string;
 	verifySignature: boolean;
+	signatureLayout: LayoutChoice;
 	/** When the wait ends at the latest; undefined waits until a final state. */
 	waitTill?: Date;
 }
@@ -88,7 +158,8 @@ export interface WaitOptions {
  * `…documentSigningHitlTool`, docs/ai-agents.md) rather than as the node itself.
  */
 export function isReviewGate(context: IExecuteFunctions): boolean {
-	return context.getNode().type.endsWith('HitlTool');
+	// n8n-workflow before 2.x has no review gates, nor this function.
+	return typeof isHitlToolType === 'function' && isHitlToolType(context.getNode().type);
 }
 
 const UNIT_SECONDS: Record<string, number> = { minutes: 60, hours: 60 * 60, days: 24 * 60 * 60 };
@@ -125,7 +196,20 @@ export function readWaitOptions(context: IExecuteFunctions, now = Date.now()): W
 			throw refuse(context, 'Options › Put Signed File in Field', 'must not be empty');
 	}
 	const verifySignature = options.verifySignature !== false;
-	return { resumeOn, signedFileField, verifySignature, waitTill: readLimit(context, options, now) };
+	const signatureLayout = layoutChoice(options.signatureLayout);
+	if (signatureLayout === 'unknown')
+		throw refuse(
+			context,
+			'Options › Signature Layout',
+			`"${String(options.signatureLayout)}" is not a choice`,
+		);
+	return {
+		resumeOn,
+		signedFileField,
+		verifySignature,
+		signatureLayout,
+		waitTill: readLimit(context, options, now),
+	};
 }
 
 function readLimit(

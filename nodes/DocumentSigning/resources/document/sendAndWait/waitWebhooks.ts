@@ -8,6 +8,7 @@ import {
 	type ApiContext,
 	type ServiceClient,
 } from '../../../../shared/transport';
+import { WAIT_LINK_MARKERS } from './waitSettings';
 
 /**
  * The service webhook of each wait: one per waiting execution, pointing at that execution's signed
@@ -16,69 +17,118 @@ import {
  * run of the same workflow on the same n8n instance, which also removes the webhooks of waiting
  * executions that were cancelled or deleted (n8n tells no node about those).
  *
- * Ownership: a webhook is this workflow's when its description carries the marker with this
- * workflow's id and this n8n instance's id, and its URL is under this instance's waiting-webhook
- * address. Nothing else on the account is ever touched.
+ * Ownership is read from the webhook's URL alone, the one field every service keeps: a URL of
+ * this n8n instance's waiting-webhook address, for this node, signed by n8n, whose query names
+ * this workflow and this instance (waitSettings.ts). Nothing else on the account is ever touched,
+ * and n8n is only ever asked about URLs of its own waiting-webhook address.
  */
-
-const MARKER = 'n8n Send and Wait';
-/** `n8n Send and Wait · workflow <id> · instance <id> · until <ISO>|none` */
-const DESCRIPTION = /^n8n Send and Wait · workflow (\S+) · instance (\S+) · until (\S+)$/;
 
 /** Past the limit n8n needs a moment to end the wait; its webhook stays that long. */
 export const LIMIT_GRACE_MS = 5 * 60 * 1000;
 /** Resume URLs a run asks n8n about, at most (each is one request to n8n). */
 export const MAX_PROBES_PER_RUN = 10;
 const PROBE_TIMEOUT_MS = 5000;
+/** n8n's URL signature: an HMAC-SHA256 in hex, in the `signature` query parameter. */
+const N8N_SIGNATURE = /^[0-9a-f]{64}$/;
+/** An execution id as n8n writes it in a resume URL. */
+const EXECUTION_ID = /^[A-Za-z0-9_-]{1,64}$/;
+/** Path text that a server may read as another path than the URL parser did. */
+const AMBIGUOUS_PATH = /\.\.|%2e|%2f|%5c|\\|;/i;
 
 export interface WaitOwner {
 	workflowId: string;
 	instanceId: string;
-	/** This instance's waiting-webhook address, e.g. https://n8n.example.com/webhook-waiting */
-	waitingBaseUrl: string;
+	/** This node's id: n8n's resume URLs end with it. */
+	nodeId: string;
+	/** This instance's waiting-webhook address (origin and path), e.g. https://n8n.example.com/webhook-waiting */
+	waitingBase: URL;
 }
 
-export function waitDescription(owner: WaitOwner, waitTill: Date | undefined): string {
-	return `${MARKER} · workflow ${owner.workflowId} · instance ${owner.instanceId} · until ${waitTill ? waitTill.toISOString() : 'none'}`;
+/** The owner of this run's waits, from the resume URL n8n makes for this execution and node. */
+export function waitOwner(context: IExecuteFunctions): WaitOwner {
+	const node = context.getNode();
+	const resumeUrl = new URL(context.getSignedResumeUrl({}));
+	const suffix = `/${context.getExecutionId()}/${encodeURIComponent(node.id)}`;
+	const waitingBase = new URL(resumeUrl.origin);
+	waitingBase.pathname = resumeUrl.pathname.endsWith(suffix)
+		? resumeUrl.pathname.slice(0, -suffix.length)
+		: resumeUrl.pathname;
+	return {
+		workflowId: String(context.getWorkflow().id ?? ''),
+		instanceId: context.getInstanceId(),
+		nodeId: node.id,
+		waitingBase,
+	};
 }
 
-/** The wait a webhook belongs to, when it is one of this owner's. */
-export function ownWait(webhook: IDataObject, owner: WaitOwner): { until?: number } | undefined {
-	const match =
-		typeof webhook.description === 'string' ? DESCRIPTION.exec(webhook.description) : null;
-	if (!match || match[1] !== owner.workflowId || match[2] !== owner.instanceId) return undefined;
-	if (typeof webhook.url !== 'string' || !webhook.url.startsWith(`${owner.waitingBaseUrl}/`))
+export interface OwnWait {
+	/** The URL as parsed, the only address the cleanup ever asks. */
+	url: string;
+	/** When n8n ends the wait at the latest (epoch ms), if ever. */
+	until?: number;
+}
+
+/** The wait a webhook belongs to, when its URL is one of this owner's wait links. */
+export function ownWait(webhook: IDataObject, owner: WaitOwner): OwnWait | undefined {
+	const raw = webhook.url;
+	if (typeof raw !== 'string' || raw.length > 4096) return undefined;
+	let url: URL;
+	try {
+		url = new URL(raw);
+	} catch {
 		return undefined;
-	const until = match[3] === 'none' ? undefined : Date.parse(match[3]);
-	return { until: Number.isNaN(until) ? undefined : until };
+	}
+	const rawPath = raw.slice(url.origin.length).split(/[?#]/)[0];
+	if (AMBIGUOUS_PATH.test(rawPath) || url.username || url.password || url.hash) return undefined;
+	if (url.origin !== owner.waitingBase.origin) return undefined;
+	const prefix = `${owner.waitingBase.pathname.replace(/\/$/, '')}/`;
+	if (!url.pathname.startsWith(prefix)) return undefined;
+	const [executionId, nodeId, ...rest] = url.pathname.slice(prefix.length).split('/');
+	if (rest.length > 0 || !EXECUTION_ID.test(executionId ?? '')) return undefined;
+	if (nodeId !== encodeURIComponent(owner.nodeId)) return undefined;
+	const query = url.searchParams;
+	if (!N8N_SIGNATURE.test(query.get('signature') ?? '')) return undefined;
+	if (
+		!query.get(WAIT_LINK_MARKERS.nonce) ||
+		query.get(WAIT_LINK_MARKERS.workflowId) !== owner.workflowId ||
+		query.get(WAIT_LINK_MARKERS.instanceId) !== owner.instanceId
+	)
+		return undefined;
+	const until = Number(query.get(WAIT_LINK_MARKERS.until) || NaN);
+	return { url: url.href, until: Number.isFinite(until) ? until : undefined };
 }
 
 function isNotFound(error: unknown): boolean {
 	return String((error as { httpCode?: unknown })?.httpCode ?? '') === '404';
 }
 
-/** Removes one webhook; one already gone (404) counts as removed. Throws any other failure. */
+/**
+ * Removes one webhook. Resolves `false` when the service no longer had it (404): for a resume,
+ * that is another call that ended the same wait first. Throws any other failure.
+ */
 export async function removeWaitWebhook(
 	context: ApiContext,
 	id: string,
 	client?: ServiceClient,
-): Promise<void> {
+): Promise<boolean> {
 	try {
 		await apiRequest(context, 'DELETE', apiPath`/webhooks/${id}`, { client });
+		return true;
 	} catch (error) {
-		if (isNotFound(error)) return;
+		if (isNotFound(error)) return false;
 		throw toNodeError(context.getNode(), error);
 	}
 }
 
 /**
- * Whether the execution behind a resume URL may still wait. A waiting execution's webhook()
- * answers the probe with its own JSON and ignores it (no signature, no event). n8n itself answers
- * 404 for a deleted execution, 409 for one that has finished with an error (a cancel records one),
- * and a page for a send-and-wait execution that finished well (resumed, or timed out). A 409 for a
- * run that is still going ("running already") is alive: a wait started at the same moment is saved
- * as waiting only after its webhook exists. Anything else (n8n unreachable from itself, a proxy's
- * error) counts as waiting: nothing is removed on a guess.
+ * Whether the wait behind a resume URL is still open. The wait's own webhook() answers a probe
+ * with its JSON (`wait: 'open'` for the execution's current wait, `'ended'` for an earlier one of
+ * the same execution). n8n itself answers 404 for a deleted execution, 409 for one that has
+ * finished with an error (a cancel records one), and a page for a send-and-wait execution that
+ * finished well (resumed, or timed out). A 409 for a run that is still going ("running already")
+ * is open: a wait started at the same moment is saved as waiting only after its webhook exists.
+ * Anything else (n8n unreachable from itself, a proxy's error) counts as open: nothing is removed
+ * on a guess.
  */
 async function stillWaiting(context: IExecuteFunctions, url: string): Promise<boolean> {
 	try {
@@ -92,29 +142,33 @@ async function stillWaiting(context: IExecuteFunctions, url: string): Promise<bo
 			disableFollowRedirect: true,
 			timeout: PROBE_TIMEOUT_MS,
 		})) as IN8nHttpFullResponse;
-		const text =
-			typeof response.body === 'string' ? response.body : JSON.stringify(response.body ?? '');
 		if (response.statusCode === 404) return false;
-		if (response.statusCode === 409) return /\brunning\b/i.test(text);
-		// A 2xx is the wait's own webhook() only when it is its answer; n8n answers a finished
-		// send-and-wait execution (resumed, or timed out) with a "no action required" page.
-		if (response.statusCode >= 200 && response.statusCode < 300) return isOwnAnswer(response.body);
+		if (response.statusCode === 409) return /\brunning\b/i.test(textOf(response.body));
+		if (response.statusCode >= 200 && response.statusCode < 300)
+			return ownAnswer(response.body)?.wait === 'open';
 		return true;
 	} catch {
 		return true;
 	}
 }
 
-function isOwnAnswer(body: unknown): boolean {
+function textOf(body: unknown): string {
+	return typeof body === 'string' ? body : JSON.stringify(body ?? '');
+}
+
+/** webhook()'s own answer, when the body is one (n8n's pages are not). */
+function ownAnswer(body: unknown): IDataObject | undefined {
 	let parsed = body;
 	if (typeof body === 'string') {
 		try {
 			parsed = JSON.parse(body);
 		} catch {
-			return false;
+			return undefined;
 		}
 	}
-	return typeof parsed === 'object' && parsed !== null && (parsed as IDataObject).received === true;
+	return typeof parsed === 'object' && parsed !== null && (parsed as IDataObject).received === true
+		? (parsed as IDataObject)
+		: undefined;
 }
 
 function shuffled<T>(list: T[]): T[] {
@@ -128,8 +182,8 @@ function shuffled<T>(list: T[]): T[] {
 
 /**
  * Removes this workflow's wait webhooks that no execution waits on any more: past their limit
- * (plus LIMIT_GRACE_MS), or whose execution n8n reports gone (at most MAX_PROBES_PER_RUN probes,
- * in random order, so every leftover is reached over a few runs). Never throws: cleanup must not
+ * (plus LIMIT_GRACE_MS), or whose wait n8n reports ended (at most MAX_PROBES_PER_RUN probes, in
+ * random order, so every leftover is reached over a few runs). Never throws: cleanup must not
  * keep a new wait from starting. Returns the ids it removed.
  */
 export async function removeStaleWaitWebhooks(
@@ -141,9 +195,9 @@ export async function removeStaleWaitWebhooks(
 	const removed: string[] = [];
 	try {
 		const ours = (await apiRequestAllRecords(context, '/webhooks'))
-			.map((webhook) => ({ webhook, id: idText(webhook.id), wait: ownWait(webhook, owner) }))
+			.map((webhook) => ({ id: idText(webhook.id), wait: ownWait(webhook, owner) }))
 			.filter(
-				(entry): entry is { webhook: IDataObject; id: string; wait: { until?: number } } =>
+				(entry): entry is { id: string; wait: OwnWait } =>
 					entry.id !== undefined && entry.wait !== undefined,
 			);
 		const expired = ours.filter(
@@ -155,7 +209,7 @@ export async function removeStaleWaitWebhooks(
 		);
 		const gone = [];
 		for (const entry of toProbe)
-			if (!(await stillWaiting(context, String(entry.webhook.url)))) gone.push(entry);
+			if (!(await stillWaiting(context, entry.wait.url))) gone.push(entry);
 		for (const { id } of [...expired, ...gone]) {
 			await removeWaitWebhook(context, id, client);
 			removed.push(id);

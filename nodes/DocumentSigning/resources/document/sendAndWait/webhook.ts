@@ -1,62 +1,81 @@
-import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
+import type {
+	IDataObject,
+	INodeExecutionData,
+	IWebhookFunctions,
+	IWebhookResponseData,
+} from 'n8n-workflow';
 
 import { apiPath, idText } from '../../../../shared/ids';
 import { recordOf } from '../../../../shared/documentFiles';
+import { LayoutMemory } from '../../../../shared/signatureLayout';
 import { apiRequest, serviceClient, type ServiceClient } from '../../../../shared/transport';
 import { headerValue } from '../../../../shared/transport/headers';
-import { SIGNATURE_HEADER, SIGNATURE_TOLERANCE_SECONDS } from '../../../../shared/vocabulary';
+import {
+	FINAL_DOCUMENT_STATUSES,
+	SIGNATURE_TOLERANCE_SECONDS,
+} from '../../../../shared/vocabulary';
 import {
 	derivedSecret,
 	openSealedSecret,
 	type SecretScope,
 } from '../../../../shared/webhookSecret';
-import { verifyWebhookSignature } from '../../../../shared/webhookSignature';
-import { documentOutput } from './output';
+import { verifyDelivery } from '../../../../shared/webhookSignature';
+import { documentOutput, unsignedEnd, withApproval } from './output';
 import {
 	fromQuery,
-	resumeEvents,
+	readStoredWait,
 	resumeStatuses,
 	WAIT_CUSTOM_DATA_KEY,
+	WAIT_EVENTS,
+	type StoredWait,
 	type WaitSettings,
 } from './waitSettings';
 import { removeWaitWebhook } from './waitWebhooks';
 
 /**
- * A call to a waiting execution's resume URL (n8n has checked the URL's signature already).
+ * webhook() of the Document Signing node: a call to a waiting execution's resume URL (n8n has
+ * checked the URL's signature already, and routes every URL of this node to the execution's
+ * current wait, whichever wait made it).
  *
- * The event only wakes the wait; the service's record decides. The call resumes the execution
- * only when it is a delivery signed with the wait's secret (unless Verify Signatures is off),
- * recent (the signature's time window), about the wait's document and of an event the wait
- * resumes on, and the document, read with the API key, is in one of the wait's states. On resume
- * the wait's service webhook is removed first.
+ * The call ends the wait only when all hold, in this order:
+ * 1. its URL's nonce is the one n8n keeps for the execution's current wait (custom data): a link of
+ *    an earlier wait, or of another node, never ends this one;
+ * 2. it is a delivery signed with the wait's secret (unless Verify Signatures is off), recent, in an
+ *    accepted layout (signatureLayout.ts);
+ * 3. it is a final event about the wait's document, from the wait's webhook when it says which;
+ * 4. no other call for the same wait is being handled in this process;
+ * 5. the document, read with the API key, is in a final state (the record decides, not the body);
+ * 6. the wait's webhook is still at the service, and this call removes it: the service removes it
+ *    once, so of two calls in two processes only one ends the wait.
  *
  * Every other call is answered 200 without workflowData, so the execution keeps waiting and the
- * service stops retrying; nothing here throws (n8n would resume the execution with the error).
- * Only a failure to read the service (the document, the signed file) is answered 503: the
- * service retries the delivery later and the wait goes on meanwhile.
+ * service stops retrying; nothing here throws (n8n would resume the execution with the error). A
+ * failure to read the service (the document, the signed file) is answered 503: the service retries
+ * later and the wait goes on meanwhile. A wait for Completed that ends in another final state
+ * resumes as the node's error (unsignedResult).
  */
 
-interface StoredWait {
-	webhookId?: string;
-	/** A secret the service chose itself, sealed (webhookSecret.ts). */
-	secret?: string;
+/** Waits (by nonce) whose call is being handled in this process. */
+const callsInFlight = new Set<string>();
+/** Automatic Signature Layout, by wait. */
+const layouts = new LayoutMemory();
+
+/** For tests that play a second n8n process in this one. */
+export function forgetWaitLayouts(): void {
+	layouts.clear();
 }
 
-function storedWait(context: IWebhookFunctions): StoredWait {
-	try {
-		const raw = context.customData.get(WAIT_CUSTOM_DATA_KEY);
-		const parsed: unknown = raw ? JSON.parse(raw) : {};
-		return typeof parsed === 'object' && parsed !== null ? (parsed as StoredWait) : {};
-	} catch {
-		return {};
-	}
-}
+type WaitState = 'open' | 'ended';
 
-function ignore(context: IWebhookFunctions, reason: string): IWebhookResponseData {
+/**
+ * Answered without resuming. `wait` tells the cleanup's probe (waitWebhooks.ts) whether the URL's
+ * wait is the execution's current one.
+ */
+function ignore(context: IWebhookFunctions, reason: string, wait: WaitState): IWebhookResponseData {
 	context.logger.debug(`Document Signing Send and Wait ignored a call: ${reason}`, {
 		node: context.getNode().name,
 	});
-	return { webhookResponse: { received: true, ignored: true, reason } };
+	return { webhookResponse: { received: true, ignored: true, reason, wait } };
 }
 
 function retryLater(
@@ -92,6 +111,10 @@ function parseObject(raw: Buffer | undefined): IDataObject | undefined {
 	}
 }
 
+function objectAt(value: unknown): IDataObject {
+	return (typeof value === 'object' && value !== null ? value : {}) as IDataObject;
+}
+
 function signingSecret(
 	context: IWebhookFunctions,
 	client: ServiceClient,
@@ -108,87 +131,134 @@ function signingSecret(
 	return stored.secret ? openSealedSecret(stored.secret, scope) : derivedSecret(scope);
 }
 
+/** The wait n8n keeps for this execution (custom data), if any. */
+function currentWait(context: IWebhookFunctions): StoredWait | undefined {
+	const customData = (context as { customData?: Partial<IWebhookFunctions['customData']> })
+		.customData;
+	return typeof customData?.get === 'function'
+		? readStoredWait(customData.get(WAIT_CUSTOM_DATA_KEY))
+		: undefined;
+}
+
+/**
+ * What a wait for Completed passes on when the document ended unsigned (declined, expired,
+ * cancelled): the node's error, naming the status, where n8n can route it. On Error › Continue
+ * (using error output): the error output. On Error › Continue: the item `{ …document, approved:
+ * false, error }`. Stop Workflow (the default): nothing, so the workflow ends here. n8n 2.x cannot
+ * fail an execution that a webhook resumes without running the next nodes: a webhook() that throws
+ * makes n8n run them on an empty item (docs/send-and-wait.md), which is worse than stopping.
+ */
+function unsignedResult(context: IWebhookFunctions, document: IDataObject): INodeExecutionData[][] {
+	const node = context.getNode();
+	const error = unsignedEnd(node, document);
+	const json = { ...withApproval(document), error: error.message };
+	context.logger.warn(`Document Signing Send and Wait: ${error.message}`, {
+		node: node.name,
+		documentId: String(document.id),
+	});
+	if (node.onError === 'continueErrorOutput') return [[{ json, error, pairedItem: { item: 0 } }]];
+	if (node.onError === 'continueRegularOutput') return [[{ json, pairedItem: { item: 0 } }]];
+	return [[]];
+}
+
 async function decide(context: IWebhookFunctions): Promise<IWebhookResponseData> {
 	const settings = fromQuery(context.getQueryData() as IDataObject);
-	if (!settings) return ignore(context, 'not a wait link of this node');
-	const stored = storedWait(context);
+	if (!settings) return ignore(context, 'not a wait link of this node', 'ended');
+	const stored = currentWait(context);
+	if (stored?.nonce !== settings.nonce)
+		return ignore(context, "a link of an earlier wait, or of another node's", 'ended');
+
 	const client = await serviceClient(context);
 	const rawBody = rawBodyOf(context);
-
+	// A nonce is random per wait (128 bits): the key of the wait in this process.
+	const waitKey = stored.nonce;
 	if (settings.verifySignature) {
-		const verification = verifyWebhookSignature({
-			header: headerValue((context.getHeaderData() ?? {}) as IDataObject, SIGNATURE_HEADER),
+		const headers = (context.getHeaderData() ?? {}) as IDataObject;
+		const verification = verifyDelivery({
+			header: (name) => headerValue(headers, name),
 			rawBody,
 			secret: signingSecret(context, client, settings, stored) ?? '',
 			nowSeconds: Math.floor(Date.now() / 1000),
 			toleranceSeconds: SIGNATURE_TOLERANCE_SECONDS,
+			accepted: layouts.accepted(settings.signatureLayout, waitKey),
 		});
-		if (!verification.valid) return ignore(context, `signature not valid (${verification.reason})`);
+		if (!verification.valid)
+			return ignore(
+				context,
+				`signature not valid (${verification.layout ?? 'no layout'}: ${verification.reason})`,
+				'open',
+			);
+		layouts.settle(settings.signatureLayout, waitKey, verification.layout);
 	}
 
 	const body = parseObject(rawBody);
-	if (!body) return ignore(context, 'the body is not a JSON object');
+	if (!body) return ignore(context, 'the body is not a JSON object', 'open');
 	const event = typeof body.event === 'string' ? body.event : undefined;
-	if (!event || !resumeEvents(settings.resumeOn).includes(event))
-		return ignore(context, `event ${event ?? '(none)'} does not end this wait`);
-	const data = (
-		typeof body.data === 'object' && body.data !== null ? body.data : {}
-	) as IDataObject;
-	const claimed = (
-		typeof data.document === 'object' && data.document !== null ? data.document : {}
-	) as IDataObject;
-	if (idText(claimed.id) !== settings.documentId)
-		return ignore(context, 'the event is about another document');
+	if (!event || !WAIT_EVENTS.includes(event))
+		return ignore(context, `event ${event ?? '(none)'} does not end a wait`, 'open');
+	if (idText(objectAt(objectAt(body.data).document).id) !== settings.documentId)
+		return ignore(context, 'the event is about another document', 'open');
 	const bodyWebhookId = idText(body.webhook_id);
-	if (
-		stored.webhookId !== undefined &&
-		bodyWebhookId !== undefined &&
-		bodyWebhookId !== stored.webhookId
-	) {
-		return ignore(context, "the delivery is not from this wait's webhook");
-	}
+	if (bodyWebhookId !== undefined && bodyWebhookId !== stored.webhookId)
+		return ignore(context, "the delivery is not from this wait's webhook", 'open');
 
-	// The record decides, not the body.
+	if (callsInFlight.has(waitKey))
+		return ignore(context, 'another call for this wait is being handled', 'open');
+	callsInFlight.add(waitKey);
+	try {
+		return await end(context, client, settings, stored);
+	} finally {
+		callsInFlight.delete(waitKey);
+	}
+}
+
+/** Steps 5 and 6: the record decides, then the service's removal of the webhook claims the end. */
+async function end(
+	context: IWebhookFunctions,
+	client: ServiceClient,
+	settings: WaitSettings,
+	stored: StoredWait,
+): Promise<IWebhookResponseData> {
 	let document: IDataObject;
 	try {
 		const answer = await apiRequest(context, 'GET', apiPath`/documents/${settings.documentId}`, {
 			client,
 			answerStatuses: [404],
 		});
-		if (answer.statusCode === 404) return ignore(context, 'the service no longer has the document');
+		if (answer.statusCode === 404)
+			return ignore(context, 'the service no longer has the document', 'open');
 		document = recordOf(answer.body);
 	} catch (error) {
 		return retryLater(context, 'read the document', error);
 	}
-	if (!(resumeStatuses(settings.resumeOn) as readonly unknown[]).includes(document.status)) {
-		return ignore(context, `the service reports the document ${String(document.status)}`);
-	}
+	if (!(FINAL_DOCUMENT_STATUSES as readonly unknown[]).includes(document.status))
+		return ignore(context, `the service reports the document ${String(document.status)}`, 'open');
 
-	let item;
-	try {
-		item = await documentOutput(context, document, settings.signedFileField);
-	} catch (error) {
-		return retryLater(context, 'download the signed file', error);
-	}
-
-	const webhookId = stored.webhookId ?? bodyWebhookId;
-	if (webhookId !== undefined) {
+	let output: INodeExecutionData[][];
+	if ((resumeStatuses(settings.resumeOn) as readonly unknown[]).includes(document.status)) {
 		try {
-			await removeWaitWebhook(context, webhookId, client);
+			output = [[await documentOutput(context, document, settings.signedFileField)]];
 		} catch (error) {
-			context.logger.warn(
-				'Document Signing Send and Wait could not remove its webhook; the next Send and Wait of this workflow removes it',
-				{
-					webhookId,
-					error: (error as Error).message,
-				},
-			);
+			return retryLater(context, 'download the signed file', error);
 		}
+	} else {
+		output = unsignedResult(context, document);
 	}
-	return { workflowData: [[item]], webhookResponse: { received: true, resumed: true } };
+
+	try {
+		if (!(await removeWaitWebhook(context, stored.webhookId, client)))
+			return ignore(context, 'another call has ended this wait', 'ended');
+	} catch (error) {
+		// The end goes on: the cleanup of a later run finds the webhook (its wait has ended).
+		context.logger.warn('Document Signing Send and Wait could not remove its webhook', {
+			webhookId: stored.webhookId,
+			error: (error as Error).message,
+		});
+	}
+	return { workflowData: output, webhookResponse: { received: true, resumed: true } };
 }
 
-/** webhook() of the Document Signing node: only Send and Wait for Signature registers one. */
+/** webhook() of the Document Signing node: only Send and Wait for Signature's waits call it. */
 export async function receiveWaitCall(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 	try {
 		return await decide(this);
@@ -196,24 +266,4 @@ export async function receiveWaitCall(this: IWebhookFunctions): Promise<IWebhook
 		// E.g. the credential cannot be read: never resume on a failure of our own.
 		return retryLater(this, 'check the call', error);
 	}
-}
-
-/** The function n8n calls a node's webhook() from: WebhookService.runWebhook (n8n 1.x and 2.x). */
-const WEBHOOK_RUNNER = /\brunWebhook\b/;
-
-/**
- * `handler` when n8n's webhook runner asks for the node's webhook(), otherwise undefined.
- *
- * n8n reads `nodeType.webhook` at several places: the runner that calls it, but also the
- * execution engine (a node with a webhook gets no input items for its expressions unless the
- * operation is a custom one: every `$json` of a routed operation fails), the node loader (a
- * declarative node with a webhook loses its request options), and the trigger bookkeeping (it
- * would count as a trigger). Only the runner may see it, so the caller is read from the stack:
- * the property read is the runner's own line, the frame right below this getter. If a future n8n
- * renames the runner, the method is never handed out: Send and Wait stops resuming (its tests in
- * real n8n fail) while every other operation keeps working.
- */
-export function webhookForRunner<T>(handler: T): T | undefined {
-	const frames = (new Error().stack ?? '').split('\n').slice(1, 5).join('\n');
-	return WEBHOOK_RUNNER.test(frames) ? handler : undefined;
 }

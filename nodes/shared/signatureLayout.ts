@@ -1,0 +1,97 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+import { SIGNATURE_LAYOUTS, type SignatureLayout } from './vocabulary';
+
+/**
+ * Which signature layouts a receiver accepts (docs/delivery-signatures.md): the trigger and Send
+ * and Wait share the rule. A chosen layout holds everywhere. Automatic accepts the layout of the
+ * first delivery that verifies, and from then on only that one, so a captured delivery cannot be
+ * replayed in a weaker layout. Automatic's memory is per process: n8n drops what webhook() writes
+ * to static data or custom data unless the call starts an execution, so it could not be kept there.
+ */
+
+/** Signature Layout: `auto`, or one of SIGNATURE_LAYOUTS. */
+export const AUTOMATIC_LAYOUT = 'auto';
+
+export type LayoutChoice = SignatureLayout | typeof AUTOMATIC_LAYOUT | 'unknown';
+
+/** The layout a Signature Layout value names; an unknown value is refused, never widened. */
+export function layoutChoice(value: unknown): LayoutChoice {
+	if (value === undefined || value === '' || value === AUTOMATIC_LAYOUT) return AUTOMATIC_LAYOUT;
+	return (SIGNATURE_LAYOUTS as readonly unknown[]).includes(value)
+		? (value as SignatureLayout)
+		: 'unknown';
+}
+
+const MAX_REMEMBERED = 1_000;
+
+/** Automatic's memory: the first layout that verified, per receiver key (bounded, oldest first out). */
+export class LayoutMemory {
+	private readonly fixed = new Map<string, SignatureLayout>();
+
+	/** The layouts a delivery for `key` may use now; undefined: any. */
+	accepted(choice: LayoutChoice, key: string): SignatureLayout[] | undefined {
+		if (choice === 'unknown') return [];
+		if (choice !== AUTOMATIC_LAYOUT) return [choice];
+		const fixed = this.fixed.get(key);
+		return fixed ? [fixed] : undefined;
+	}
+
+	/** Whether `key` has a layout fixed by an earlier delivery (Automatic). */
+	isFixed(key: string): boolean {
+		return this.fixed.has(key);
+	}
+
+	/** Called after a delivery verified: under Automatic its layout is the only one from now on. */
+	settle(choice: LayoutChoice, key: string, layout: SignatureLayout): boolean {
+		if (choice !== AUTOMATIC_LAYOUT || this.fixed.has(key)) return false;
+		this.fixed.set(key, layout);
+		if (this.fixed.size > MAX_REMEMBERED)
+			this.fixed.delete(this.fixed.keys().next().value as string);
+		return true;
+	}
+
+	clear(): void {
+		this.fixed.clear();
+	}
+}
+
+/** The Signature Layout option of the trigger and of Send and Wait (same values, same rule). */
+export const signatureLayoutOption: INodeProperties = {
+	displayName: 'Signature Layout',
+	name: 'signatureLayout',
+	type: 'options',
+	default: AUTOMATIC_LAYOUT,
+	description:
+		'How the service signs its deliveries. Automatic accepts the layout of the first delivery that verifies, and from then on only that one; choosing a layout fixes it in every n8n process.',
+	options: [
+		{
+			name: 'Automatic',
+			value: AUTOMATIC_LAYOUT,
+			description: 'Fixed by the first delivery that verifies',
+		},
+		{
+			name: 'HMAC of Body Only',
+			value: 'body-hmac',
+			description:
+				'Hex or base64 HMAC of the body in X-Signature, X-Hub-Signature-256, X-Webhook-Signature or Signature. No signed time, so a captured delivery can be replayed.',
+		},
+		{
+			name: 'HMAC of Timestamp and Body',
+			value: 'body-hmac-timestamp',
+			description:
+				'Hex or base64 HMAC of "timestamp.body", the time in X-Timestamp, X-Webhook-Timestamp or X-Signature-Timestamp',
+		},
+		{
+			name: 'Standard Webhooks',
+			value: 'standard-webhooks',
+			description:
+				'Webhook-ID, Webhook-Timestamp and Webhook-Signature: v1,base64 (standardwebhooks.com)',
+		},
+		{
+			name: 'X-Signature T=…,v1=…',
+			value: 'timestamped-header',
+			description: 'HMAC of "t.body" as hex, with its time, in X-Signature',
+		},
+	],
+};
