@@ -444,6 +444,12 @@ describe('the gate called twice in one agent run (AI Agent 3.1)', () => {
 		// The first contract went out; the agent asked for the second, whose approval now waits.
 		const secondName = `second-${setup.documentName}`;
 		const second = (await approvalOf(secondName))!;
+		// Sent before the execution is saved as waiting again: wait for that, as n8n answers 409 before.
+		await waitForState(
+			async () => (await ownExecutions(setup)).find((candidate) => candidate.id === execution.id),
+			(candidate) => candidate?.status === 'waiting',
+			{ timeoutMs: 90_000, describe: (last) => `the second wait (last: ${last?.status})` },
+		);
 		expect(documentsNamed(setup, setup.documentName)).toHaveLength(1);
 		expect(documentsNamed(setup, secondName)).toEqual([]);
 

@@ -42,14 +42,15 @@ import {
 } from './harness/workflows';
 
 /**
- * What the credential test says for a key the service refuses (401). n8n 1.110 and 2.x show the
- * message of the credential's 401 rule; n8n 1.123's tester never reaches the rules (its routing
- * node's error has no `cause.response`) and shows n8n's own message for a 401 (NodeApiError).
+ * What the credential test says for a key the service refuses (401). n8n 2.x shows the message
+ * of the credential's 401 rule; n8n 1.110's and 1.123's testers never reach the rules (their
+ * routing node's error has no `cause.response`) and show n8n's own message for a 401.
  */
 const RULE_401 = 'The service refused the API key (401). Check the key in your account settings.';
+const N8N_1_401 = 'Authorization failed - please check your credentials';
 export const REFUSED: Record<N8nHostId, string> = {
-	'1.110': RULE_401,
-	'1': 'Authorization failed - please check your credentials',
+	'1.110': N8N_1_401,
+	'1': N8N_1_401,
 	'2': RULE_401,
 };
 export const TRIGGER_NAME = 'Document Signing Trigger';

@@ -41,22 +41,31 @@ import { invalid } from './validation';
  */
 
 /**
- * The service client of one node run, shared by its items: n8n reads and decrypts the credential
- * on every getCredentials() call, so a per-item read would cost a database query per item. Keyed
- * by the run's execute data (one object for all its items), so it goes with the run.
+ * The service client of a credential within one execution, shared by its items: n8n reads and
+ * decrypts the credential on every getCredentials() call, so a per-item read would cost a
+ * database query per item. Keyed by the execution and the node's credential (both public); kept a
+ * minute at most, so an execution that resumes after a wait reads the credential again.
  */
-const clientsByRun = new WeakMap<object, Promise<ServiceClient>>();
+const CLIENT_REUSE_MS = 60_000;
+const MAX_CLIENTS = 64;
+const clients = new Map<string, { at: number; client: Promise<ServiceClient> }>();
 
 function runClient(context: IExecutePaginationFunctions): Promise<ServiceClient> {
-	const run = context.getExecuteData?.();
-	if (!run) return serviceClient(context);
-	let client = clientsByRun.get(run);
-	if (!client) {
-		client = serviceClient(context);
-		// A failed read is not kept: the next item reads again and reports its own error.
-		client.catch(() => clientsByRun.delete(run));
-		clientsByRun.set(run, client);
-	}
+	const credentialId = context.getNode().credentials?.[CREDENTIAL_TYPE]?.id;
+	if (!credentialId) return serviceClient(context);
+	const key = `${context.getExecutionId()}\u0000${credentialId}`;
+	const now = Date.now();
+	const known = clients.get(key);
+	if (known && now - known.at < CLIENT_REUSE_MS) return known.client;
+	// Nothing decrypted stays longer than it may be used.
+	for (const [oldKey, entry] of clients)
+		if (now - entry.at >= CLIENT_REUSE_MS) clients.delete(oldKey);
+	const client = serviceClient(context);
+	// A failed read is not kept: the next item reads again and reports its own error.
+	client.catch(() => clients.get(key)?.client === client && clients.delete(key));
+	clients.delete(key);
+	clients.set(key, { at: now, client });
+	if (clients.size > MAX_CLIENTS) clients.delete(clients.keys().next().value as string);
 	return client;
 }
 
