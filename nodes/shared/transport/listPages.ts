@@ -325,12 +325,13 @@ export interface PageEvidence {
 
 /**
  * Everything one answer says about its list. `sent` is the request that got it; `read` the
- * distinct records read so far (this page included); `pageSize` the number asked for per page.
+ * distinct records read so far, this page included (unknown to a list search, which reads one
+ * page); `pageSize` the number asked for per page.
  */
 export function readPage(
 	answer: PageAnswer,
 	sent: PageRequest,
-	{ pageSize, read, paging = {} }: { pageSize: number; read: number; paging?: ListPaging },
+	{ pageSize, read, paging = {} }: { pageSize: number; read?: number; paging?: ListPaging },
 	records = extractRecords(answer.body, paging),
 ): PageEvidence {
 	const entries = entriesOf(answer, records);
@@ -406,8 +407,12 @@ export function readPage(
 
 	// No way shown: the next page number (then the offset) while the answer says there is more, or
 	// a stated total is not reached, or (with no total) the page came back full.
-	if (more === true || (total !== undefined ? read < total : received >= pageSize)) {
-		ways.push({ page: (sent.page ?? 1) + 1 }, offsetWay('offset', read, paging.limitParameter));
+	if (
+		more === true ||
+		(total !== undefined && read !== undefined ? read < total : received >= pageSize)
+	) {
+		const at = read ?? (sent.offset ?? 0) + received;
+		ways.push({ page: (sent.page ?? 1) + 1 }, offsetWay('offset', at, paging.limitParameter));
 		evidence.guessed = more !== true;
 	}
 	return evidence;

@@ -370,7 +370,7 @@ export async function searchPage({
 			request = { ...request, cursorParam: other, alternatives: rest };
 			continue;
 		}
-		const { ways } = readPage(answer, request, { pageSize, read: records.length, paging }, records);
+		const { ways } = readPage(answer, request, { pageSize, paging }, records);
 		const [next, ...others] = ways;
 		if (!next) return { records };
 		// A name this token was read under works, so it is kept; else the other names go along.
