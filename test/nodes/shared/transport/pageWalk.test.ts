@@ -9,6 +9,7 @@ import {
 	type PageRequest,
 } from '../../../../nodes/shared/transport/pageWalk';
 import { ServiceOrigin } from '../../../../nodes/shared/transport/service';
+import { LIST_WALK_BUDGET, WEBHOOK_SWEEP_BUDGET } from '../../../../nodes/shared/vocabulary';
 
 /**
  * The one page loop, against services that misbehave in every way a loop can be fooled: it must
@@ -346,6 +347,57 @@ test(`10,000 pages do not overflow the stack, and the absolute cap (${MAX_PAGES}
 		`The list has more than 10,000 pages; stopped there`,
 	);
 	expect(served).toBe(MAX_PAGES);
+});
+
+describe('the budget: records, bytes and time, each an error naming it', () => {
+	afterEach(() => jest.restoreAllMocks());
+	/** A list that never ends: 100 fresh records and a new cursor per page. */
+	const endless = () =>
+		service((_request, index) => ({
+			body: { data: range(index * 100, 100), next_cursor: `c${index + 1}` },
+		}));
+
+	test(`records: ${LIST_WALK_BUDGET.records.toLocaleString('en-US')}, then an error naming the list walk budget`, async () => {
+		const list = endless();
+		await expect(walkPages({ origin, pageSize: 100, fetchPage: list.fetchPage })).rejects.toThrow(
+			`The list has more than 100,000 records; stopped there (the list walk budget, 100000 records read)`,
+		);
+		expect(list.requests).toHaveLength(LIST_WALK_BUDGET.records / 100);
+	});
+
+	test('time: checked before each further page; the webhook sweep has its own', async () => {
+		let now = 1_000_000;
+		// Each page takes a minute of the clock the walk reads.
+		jest.spyOn(Date, 'now').mockImplementation(() => (now += 60_000));
+		const list = endless();
+		await expect(walkPages({ origin, pageSize: 100, fetchPage: list.fetchPage })).rejects.toThrow(
+			'The list has pages that take more than 600 seconds to read; stopped there (the list walk budget',
+		);
+		expect(list.requests.length).toBeLessThanOrEqual(LIST_WALK_BUDGET.ms / 60_000);
+		const sweep = endless();
+		await expect(
+			walkPages({
+				origin,
+				pageSize: 100,
+				budget: WEBHOOK_SWEEP_BUDGET,
+				fetchPage: sweep.fetchPage,
+			}),
+		).rejects.toThrow('stopped there (the webhook sweep budget');
+		expect(sweep.requests.length).toBeLessThanOrEqual(1);
+	});
+
+	test('bytes: the answers as read, or their JSON when a page has no size', async () => {
+		const big = service((_request, index) => ({
+			body: {
+				data: [{ id: index, padding: 'x'.repeat(1024 * 1024) }],
+				next_cursor: `c${index + 1}`,
+			},
+		}));
+		await expect(walkPages({ origin, pageSize: 100, fetchPage: big.fetchPage })).rejects.toThrow(
+			'The list has pages of more than 100 MB; stopped there (the list walk budget, 100 records read)',
+		);
+		expect(big.requests).toHaveLength(100);
+	});
 });
 
 describe('list-search page tokens', () => {
