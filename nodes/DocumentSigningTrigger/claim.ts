@@ -249,15 +249,15 @@ export async function passClaimedDeliveries(
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
 		const deliveryId = idText(items[itemIndex].json.deliveryId);
 		if (deliveryId !== undefined) deliveryStarted(memory, deliveryId);
+		// Processed (here or by another execution): a copy arriving later starts nothing. Failed:
+		// the service's retry runs (recentDeliveries.ts lets a waiting copy go on).
+		let processed = false;
 		try {
 			await passOne(itemIndex);
-		} catch (error) {
-			// Not processed: the service's retry runs (recentDeliveries.ts lets a waiting copy go on).
-			if (deliveryId !== undefined) settleDelivery(memory, deliveryId, false);
-			throw error;
+			processed = true;
+		} finally {
+			if (deliveryId !== undefined) settleDelivery(memory, deliveryId, processed);
 		}
-		// Processed, here or by another execution: a copy arriving later starts nothing.
-		if (deliveryId !== undefined) settleDelivery(memory, deliveryId, true);
 	}
 	return [passed];
 }
