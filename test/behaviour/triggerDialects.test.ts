@@ -5,9 +5,6 @@
  * answered 200), through n8n-core's real contexts. Plus what must hold whatever the service
  * answers at activation: nothing a failed activation created is left behind.
  */
-import http from 'http';
-import type { AddressInfo } from 'net';
-
 import { DIALECT_NAMES, parseDialect, type Sandbox } from '../../sandbox';
 import { useSandbox, waitFor } from '../helpers/sandbox';
 import { startRewritingProxy } from '../helpers/rewritingProxy';
@@ -211,46 +208,21 @@ describe.each(['default', 'numeric-ids'])('repeats under load (%s)', (dialectNam
 		await receiver.close();
 	});
 
-	/** A 127.0.0.1 pass-through to the sandbox holding every claim until `release()`. */
+	/** A pass-through to the sandbox that holds every claim until `release()`. */
 	async function claimGate() {
-		const held: Array<() => void> = [];
-		let released = false;
-		const target = new URL(sandbox().baseUrl);
-		const server = http.createServer((req, res) => {
-			const forward = () => {
-				const upstream = http.request(
-					{
-						host: target.hostname,
-						port: target.port,
-						method: req.method,
-						path: req.url,
-						headers: req.headers,
-					},
-					(answer) => {
-						res.writeHead(answer.statusCode ?? 502, answer.headers);
-						answer.pipe(res);
-					},
-				);
-				upstream.on('error', () => res.destroy());
-				req.pipe(upstream);
-			};
-			if (!released && req.method === 'POST' && /\/acknowledge$/.test(req.url ?? ''))
-				held.push(forward);
-			else forward();
-		});
-		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-		return {
-			baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
-			held: () => held.length,
-			release: () => {
-				released = true;
-				held.splice(0).forEach((forward) => forward());
+		let held = 0;
+		let release!: () => void;
+		const released = new Promise<void>((resolve) => (release = resolve));
+		const proxy = await startRewritingProxy(
+			sandbox().origin,
+			() => undefined,
+			async ({ method, path }) => {
+				if (method !== 'POST' || !path.endsWith('/acknowledge')) return;
+				held++;
+				await released;
 			},
-			close: async () => {
-				server.closeAllConnections();
-				await new Promise<void>((resolve) => server.close(() => resolve()));
-			},
-		};
+		);
+		return { ...proxy, held: () => held, release };
 	}
 
 	test('six events, three copies of each while its execution claims it: six executions, every copy answered "already processed"', async () => {
