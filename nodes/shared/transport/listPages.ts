@@ -194,13 +194,8 @@ function count(value: unknown): number | undefined {
 		: undefined;
 }
 
-const FLAGS = new Map<unknown, boolean>([
-	[true, true],
-	['true', true],
-	[false, false],
-	['false', false],
-]);
-const flag = (value: unknown) => FLAGS.get(value);
+/** true or false, also as text (headers are text); anything else is no flag. */
+const flag = (value: unknown) => [false, true][['false', 'true'].indexOf(String(value))];
 
 const LINK = /^(https?:\/\/|\/|\?)/i;
 const isLink = (value: unknown): value is string => typeof value === 'string' && LINK.test(value);

@@ -80,39 +80,16 @@ function recordKey(record: IDataObject): string {
  * same whatever name a cursor goes under) and its way of reading on (a cursor under a name, page
  * numbers, an offset under its names, links).
  */
-function about(request: PageRequest) {
-	const named = (name: string) => `the \`${name}\` parameter`;
-	if (request.cursor !== undefined) {
-		const name = request.cursorParam ?? 'cursor';
-		return {
-			what: 'the next-page cursor',
-			needs: named(name),
-			at: `c:${request.cursor}`,
-			way: `c:${name}`,
-		};
-	}
-	if (request.page !== undefined)
-		return {
-			what: `page ${request.page}`,
-			needs: named('page'),
-			at: `p:${request.page}`,
-			way: 'p',
-		};
-	if (request.params !== undefined) {
-		const names = Object.keys(request.params);
-		return {
-			what: `offset ${request.offset}`,
-			needs: named(names[0]),
-			at: `o:${request.offset}`,
-			way: `o:${names.join()}`,
-		};
-	}
-	return {
-		what: 'the next-page link',
-		needs: "the next link's query",
-		at: `u:${request.url}`,
-		way: 'u',
+function about({ cursor, cursorParam = 'cursor', page, offset, params, url }: PageRequest) {
+	const parameter = (what: string, name: string, at: string, way: string) => {
+		return { what, needs: `the \`${name}\` parameter`, at, way };
 	};
+	if (cursor !== undefined)
+		return parameter('the next-page cursor', cursorParam, `c:${cursor}`, `c:${cursorParam}`);
+	if (page !== undefined) return parameter(`page ${page}`, 'page', `p:${page}`, 'p');
+	const names = Object.keys(params ?? {});
+	if (params) return parameter(`offset ${offset}`, names[0], `o:${offset}`, `o:${names.join()}`);
+	return { what: 'the next-page link', needs: "the next link's query", at: `u:${url}`, way: 'u' };
 }
 
 /**
