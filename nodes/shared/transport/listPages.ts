@@ -323,7 +323,7 @@ export interface PageEvidence {
  * distinct records read so far, this page included (unknown to a list search, which reads one
  * page); `pageSize` the number asked for per page.
  */
-export function readPage(
+export function readListPage(
 	answer: PageAnswer,
 	sent: PageRequest,
 	{ pageSize, read, paging = {} }: { pageSize: number; read?: number; paging?: ListPaging },

@@ -7,7 +7,7 @@ import { answerBytes } from './bounds';
 import { ServiceBehaviourError } from './errors';
 import {
 	extractRecords,
-	readPage,
+	readListPage,
 	type ListPaging,
 	type PageAnswer,
 	type PageRequest,
@@ -191,7 +191,12 @@ export async function walkPages<T = IDataObject>({
 			fresh++;
 		});
 		if (limit !== undefined && records.length >= limit) return records.slice(0, limit);
-		const evidence = readPage(answer, request, { pageSize, read: records.length, paging }, page);
+		const evidence = readListPage(
+			answer,
+			request,
+			{ pageSize, read: records.length, paging },
+			page,
+		);
 		total = evidence.total ?? total;
 		if (page.length > 0 && fresh === 0) {
 			tried.push(request);
@@ -347,7 +352,7 @@ export async function searchPage({
 			request = { ...request, cursorParam: other, alternatives: rest };
 			continue;
 		}
-		const { ways } = readPage(answer, request, { pageSize, paging }, records);
+		const { ways } = readListPage(answer, request, { pageSize, paging }, records);
 		const [next, ...others] = ways;
 		if (!next) return { records };
 		// A name this token was read under works, so it is kept; else the other names go along.

@@ -8,7 +8,7 @@ import {
 	extractRecords,
 	nextLinkFromHeader,
 	readListPaging,
-	readPage,
+	readListPage,
 	statedTotal,
 	type ListPaging,
 	type PageAnswer,
@@ -17,7 +17,7 @@ import {
 const records = [{ id: 'a' }, { id: 'b' }];
 
 /**
- * The first way to the next page the reader finds (readPage), as the tables below state it: a
+ * The first way to the next page the reader finds (readListPage), as the tables below state it: a
  * cursor with its parameter and the other names it is tried under, a link, a page number (marked
  * when guessed) or an offset with its parameters; undefined on the last page.
  */
@@ -29,7 +29,7 @@ function findNextPage(
 	state: { offset?: number; read?: number; paging?: ListPaging } = {},
 ) {
 	const page = Array.from({ length: received }, (_, i) => ({ id: `r${i}` }));
-	const evidence = readPage(
+	const evidence = readListPage(
 		answer,
 		{ page: requestedPage, offset: state.offset },
 		{ pageSize, read: state.read ?? received, paging: state.paging },
