@@ -28,6 +28,8 @@ export const LIST_ENVELOPES = [
 	'named-token',
 	'nested-continuation',
 	'token-elsewhere',
+	'nested-paging',
+	'header-cursor',
 ] as const;
 export type ListEnvelope = (typeof LIST_ENVELOPES)[number];
 export type ErrorBodyStyle = 'contract' | 'message' | 'errors' | 'text' | 'html';
@@ -87,6 +89,10 @@ export const DIALECT_PRESETS: Record<string, Partial<Dialect>> = {
 	'named-token': { listEnvelope: 'named-token' },
 	'nested-continuation': { listEnvelope: 'nested-continuation', maxPageSize: 30 },
 	'token-elsewhere': { listEnvelope: 'token-elsewhere' },
+	// Issue 31: records one level down, total and token two levels down in a paging object beside them.
+	'nested-paging': { listEnvelope: 'nested-paging', maxPageSize: 40 },
+	// Issue 31: the next token and the total in response headers only.
+	'header-cursor': { listEnvelope: 'header-cursor' },
 	'ignores-paging': { paging: 'ignored' },
 	'page-cap': { maxPageSize: 25 },
 	'server-secret': { webhookSecret: 'server' },

@@ -144,6 +144,8 @@ const TOKEN_PARAMETER: Partial<Record<ListEnvelope, string>> = {
 	'named-token': 'page_token',
 	'nested-continuation': 'continuation',
 	'token-elsewhere': 'page_token',
+	'nested-paging': 'page_token',
+	'header-cursor': 'page_token',
 };
 const recordsKey = (kind: string) => kind.replace(/-/g, '_');
 
@@ -229,7 +231,9 @@ export function listReply<T>(
 		: tokenParameter
 			? single(ctx.query[tokenParameter])
 			: query.cursor;
-	const result = paginate(scope, kind, rows, { limit, cursor }, filter, tokenParameter);
+	const all = [...rows];
+	const result = paginate(scope, kind, all, { limit, cursor }, filter, tokenParameter);
+	const total = () => all.filter((row) => filter(row.record)).length;
 	const next =
 		result.next_cursor === null
 			? null
@@ -270,6 +274,26 @@ export function listReply<T>(
 			};
 		case 'token-elsewhere':
 			return { status: 200, body: { data: result.data, next_cursor: result.next_cursor } };
+		case 'nested-paging':
+			return {
+				status: 200,
+				body: {
+					result: { [recordsKey(kind)]: result.data },
+					paging_state: {
+						summary: { total_count: total() },
+						cursor_state: { next_page_token: result.next_cursor },
+					},
+				},
+			};
+		case 'header-cursor':
+			return {
+				status: 200,
+				body: { [recordsKey(kind)]: result.data },
+				headers: {
+					'X-Total-Count': String(total()),
+					...(result.next_cursor === null ? {} : { 'X-Next-Page-Token': result.next_cursor }),
+				},
+			};
 		default:
 			return { status: 200, body: result };
 	}

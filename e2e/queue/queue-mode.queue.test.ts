@@ -627,7 +627,7 @@ describe('queue mode: main + 2 workers + webhook processor, Redis, PostgreSQL', 
 			expect(JSON.stringify(stored)).not.toContain(secret);
 		});
 
-		it('to the same webhook processor, one after the other: the repeat starts an execution that goes no further', async () => {
+		it('to the same webhook processor, one after the other: the repeat is answered "already processed" and starts no execution', async () => {
 			const url = cluster.productionWebhookUrl(webhookPath());
 			const { id, body } = await freshDelivery();
 
@@ -635,11 +635,15 @@ describe('queue mode: main + 2 workers + webhook processor, Redis, PostgreSQL', 
 			await waitForExecutionOf(id);
 			expect(sandbox.deliveryRecord(id)?.status).toBe('acknowledged');
 			// The trigger's own delivery of the same signing (another id) has ended too.
-			const before = (await settle()).size;
+			const before = await settle();
 
-			expect((await deliver(url, body)).status).toBe(200);
-			await waitForFinished(triggerWorkflowId, before + 1, 60_000);
-			await settle();
+			// The processor passed it on itself: it asks the service, which reports it claimed.
+			const repeat = await deliver(url, body);
+			expect([repeat.status, JSON.parse(repeat.body)]).toEqual([
+				200,
+				{ received: true, ignored: true, reason: 'already processed' },
+			]);
+			expect(await settle()).toEqual(before);
 			expect(await executionsOfDelivery(id)).toHaveLength(1);
 		});
 
@@ -649,8 +653,10 @@ describe('queue mode: main + 2 workers + webhook processor, Redis, PostgreSQL', 
 			const before = (await settle()).size;
 			const answers = await Promise.all([deliver(url, body), deliver(url, body)]);
 			expect(answers.map((a) => a.status)).toEqual([200, 200]);
-			await waitForFinished(triggerWorkflowId, before + 2, 60_000);
-			await settle();
+			// One execution; the copy waits for it, or (a worker slow to claim) starts one that
+			// passes nothing on.
+			await waitForFinished(triggerWorkflowId, before + 1, 60_000);
+			expect((await settle()).size - before).toBeLessThanOrEqual(2);
 			expect(await executionsOfDelivery(id)).toHaveLength(1);
 		});
 

@@ -8,7 +8,7 @@ import {
 	ServiceBehaviourError,
 	toNodeError,
 } from '../shared/transport';
-import { markProcessed, scopeKey } from './recentDeliveries';
+import { deliveryStarted, markProcessed, scopeKey, settleDelivery } from './recentDeliveries';
 import { triggerStaticData } from './staticData';
 
 /**
@@ -143,7 +143,8 @@ export async function passClaimedDeliveries(
 	const verified = this.getNodeParameter('verifySignature', 0, true) !== false;
 	const passed: INodeExecutionData[] = [];
 
-	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
+	/** One delivery: passed on (pushed), dropped as processed elsewhere, or an error. */
+	const passOne = async (itemIndex: number): Promise<void> => {
 		let item = items[itemIndex];
 		const pairedItem = { item: itemIndex };
 		const deliveryId = idText(item.json.deliveryId);
@@ -161,7 +162,7 @@ export async function passClaimedDeliveries(
 				const nodeError = toNodeError(this.getNode(), error, itemIndex);
 				if (!this.continueOnFail()) throw nodeError;
 				passed.push({ json: { ...item.json, claimError: nodeError.message }, pairedItem });
-				continue;
+				return;
 			}
 			if (!confirmed) {
 				// Once per workflow node and process: a service without the delivery endpoint confirms none.
@@ -174,7 +175,7 @@ export async function passClaimedDeliveries(
 						deliveryId: deliveryId?.slice(0, 100),
 					},
 				);
-				if (deliveryId !== undefined && !markProcessed(memory, deliveryId)) continue;
+				if (deliveryId !== undefined && !markProcessed(memory, deliveryId)) return;
 				passed.push({
 					json: {
 						...item.json,
@@ -184,7 +185,7 @@ export async function passClaimedDeliveries(
 					},
 					pairedItem,
 				});
-				continue;
+				return;
 			}
 		}
 		// The file first: if it cannot be fetched, the delivery stays unclaimed and the service's retry
@@ -200,7 +201,7 @@ export async function passClaimedDeliveries(
 		}
 		if (deliveryId === undefined || webhookId === undefined) {
 			passed.push({ ...item, pairedItem });
-			continue;
+			return;
 		}
 		try {
 			const outcome = await claimDelivery(this, webhookId, deliveryId, itemIndex);
@@ -209,7 +210,7 @@ export async function passClaimedDeliveries(
 					'Document Signing Trigger: delivery already processed by another execution',
 					{ deliveryId },
 				);
-				continue;
+				return;
 			}
 			if (outcome === 'not-claimable') {
 				if (!markProcessed(memory, deliveryId)) {
@@ -217,7 +218,7 @@ export async function passClaimedDeliveries(
 						'Document Signing Trigger: repeat of a delivery this n8n processed already',
 						{ deliveryId },
 					);
-					continue;
+					return;
 				}
 				if (!warnedNotClaimable.has(memory)) {
 					warnedNotClaimable.add(memory);
@@ -239,9 +240,23 @@ export async function passClaimedDeliveries(
 					binary: item.binary,
 					pairedItem,
 				});
-				continue;
+				return;
 			}
 			throw nodeError;
+		}
+	};
+
+	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
+		const deliveryId = idText(items[itemIndex].json.deliveryId);
+		if (deliveryId !== undefined) deliveryStarted(memory, deliveryId);
+		// Processed (here or by another execution): a copy arriving later starts nothing. Failed:
+		// the service's retry runs (recentDeliveries.ts lets a waiting copy go on).
+		let processed = false;
+		try {
+			await passOne(itemIndex);
+			processed = true;
+		} finally {
+			if (deliveryId !== undefined) settleDelivery(memory, deliveryId, processed);
 		}
 	}
 	return [passed];

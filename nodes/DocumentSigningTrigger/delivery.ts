@@ -13,7 +13,15 @@ import {
 } from '../shared/vocabulary';
 import { AUTOMATIC_LAYOUT, layoutChoice, LayoutMemory } from '../shared/signatureLayout';
 import { verifyDelivery, type SignatureFailureReason } from '../shared/webhookSignature';
-import { markProcessed, wasProcessed, scopeKey } from './recentDeliveries';
+import {
+	inFlightDelivery,
+	markProcessed,
+	outcomeOf,
+	passOn,
+	scopeKey,
+	settleDelivery,
+	wasProcessed,
+} from './recentDeliveries';
 import { selectedEvents } from './registration';
 import {
 	derivedSecret,
@@ -37,11 +45,12 @@ import { readRegistration, triggerStaticData, type Registration } from './static
  * - Accepted but unwanted deliveries (an event not chosen) are answered 2xx through
  *   `webhookResponse` without `workflowData`: n8n answers and starts nothing, and the service
  *   stops retrying.
- * - Repeats (the same delivery ID) are decided by the executions (claim.ts). Two shortcuts keep
- *   an overloaded n8n from being handed more work by the service's retries: a delivery this
- *   process already passed on is answered 2xx without an execution, and so is a retry (attempt 2
- *   or later) that the service reports as claimed (one request, given up after
- *   CLAIM_CHECK_TIMEOUT_MS; when it fails, the execution decides).
+ * - A repeat (the same delivery ID) starts no execution when this process, or the service, can
+ *   tell it was processed (processedAlready): a delivery this process passed on is remembered
+ *   until its execution settles the claim, and a copy arriving meanwhile waits for that outcome;
+ *   the service is asked when the process cannot tell, and for a retry (attempt 2 or later) it
+ *   never saw (one request, given up after CLAIM_CHECK_TIMEOUT_MS). Whatever still gets through
+ *   is settled by the executions' claims (claim.ts).
  */
 
 /** How long a retry's claim check may hold up the answer to the service (which waits 10 s). */
@@ -192,6 +201,41 @@ async function claimedAlready(
 	}
 }
 
+/**
+ * Whether the delivery was processed already, so that this copy starts no execution. If not, this
+ * process passes it on: it is marked in flight right after the last check, before anything else
+ * is awaited, so of copies arriving at once exactly one goes on. A copy of one this process passed
+ * on waits for that execution's claim (bounded, recentDeliveries.ts). The service is asked when
+ * this process cannot tell: a retry it never saw, or a first execution that ran elsewhere (queue
+ * mode) or never started.
+ */
+async function processedAlready(
+	context: IWebhookFunctions,
+	memory: string,
+	webhookId: string | undefined,
+	deliveryId: string,
+	retried: boolean,
+): Promise<boolean> {
+	let ask = retried;
+	for (;;) {
+		if (wasProcessed(memory, deliveryId)) return true;
+		const earlier = inFlightDelivery(memory, deliveryId);
+		if (!earlier) break;
+		const outcome = await outcomeOf(earlier);
+		if (outcome === true) return true;
+		// Another copy took over meanwhile (or the first failed its claim): check again.
+		if (inFlightDelivery(memory, deliveryId) !== earlier) continue;
+		ask = true;
+		break;
+	}
+	passOn(memory, deliveryId);
+	if (ask && webhookId !== undefined && (await claimedAlready(context, webhookId, deliveryId))) {
+		settleDelivery(memory, deliveryId, true);
+		return true;
+	}
+	return false;
+}
+
 export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 	const req = this.getRequestObject();
 	const headers = (req.headers ?? {}) as IDataObject;
@@ -290,9 +334,9 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 	// Requests name this trigger's own registration only, never a webhook id from the body.
 	const webhookId = registration?.id;
 	const memory = scopeKey(this.getWorkflow().id, this.getNode().id);
-	if (deliveryId !== undefined && wasProcessed(memory, deliveryId)) {
-		return { webhookResponse: { received: true, ignored: true, reason: 'already processed' } };
-	}
+	const processed = {
+		webhookResponse: { received: true, ignored: true, reason: 'already processed' },
+	};
 	// No signed id: nothing to claim at the service, so this process recognises a repeat by the
 	// signed body itself (a retry's body is byte for byte the same).
 	if (
@@ -300,16 +344,14 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 		rawBody !== undefined &&
 		!markProcessed(memory, `body-sha256:${createHash('sha256').update(rawBody).digest('hex')}`)
 	) {
-		return { webhookResponse: { received: true, ignored: true, reason: 'already processed' } };
+		return processed;
 	}
 	const attempt = Number(headerValue(headers, DELIVERY_ATTEMPT_HEADER));
 	if (
 		deliveryId !== undefined &&
-		webhookId !== undefined &&
-		attempt > 1 &&
-		(await claimedAlready(this, webhookId, deliveryId))
+		(await processedAlready(this, memory, webhookId, deliveryId, attempt > 1))
 	) {
-		return { webhookResponse: { received: true, ignored: true, reason: 'already processed' } };
+		return processed;
 	}
 
 	const json: IDataObject = {

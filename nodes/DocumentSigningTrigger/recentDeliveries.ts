@@ -120,4 +120,73 @@ export function rememberedSize(): { ids: number; characters: number } {
 export function forgetAllDeliveries(): void {
 	scopes.clear();
 	rememberedInAll = 0;
+	inFlight.clear();
+}
+
+/**
+ * Deliveries this process passed on whose execution has not settled its claim yet. A repeat that
+ * arrives meanwhile (the service's retry after a slow or lost answer) waits for that outcome
+ * instead of starting an execution that would only lose the claim. Regular mode runs the
+ * execution here and settles it at once; in queue mode a worker runs it, so the entry only
+ * bounds the wait and the service's record decides (delivery.ts).
+ */
+interface InFlight {
+	/** The execution has begun in this process. */
+	started: boolean;
+	outcome: Promise<boolean>;
+	settle(processed: boolean): void;
+}
+
+/** Deliveries in flight kept at once (the oldest go first; a repeat of one then asks the service). */
+export const MAX_IN_FLIGHT = 10_000;
+/** How long a repeat waits for the first execution to begin (n8n starts it at once or not at all). */
+export const START_WAIT_MS = 2_000;
+/** How long a repeat waits for a begun execution to settle its claim. */
+export const SETTLE_WAIT_MS = 4_000;
+
+const inFlight = new Map<string, InFlight>();
+const inFlightKey = (scope: string, deliveryId: string) => `${scope}\u0000${keptId(deliveryId)}`;
+
+export function inFlightDelivery(scope: string, deliveryId: string): InFlight | undefined {
+	return inFlight.get(inFlightKey(scope, deliveryId));
+}
+
+/** This process passes the delivery on now (synchronous, so of two copies only one does). */
+export function passOn(scope: string, deliveryId: string): void {
+	let settle: (processed: boolean) => void = () => undefined;
+	const outcome = new Promise<boolean>((resolve) => (settle = resolve));
+	const key = inFlightKey(scope, deliveryId);
+	inFlight.delete(key);
+	inFlight.set(key, { started: false, outcome, settle });
+	if (inFlight.size > MAX_IN_FLIGHT) inFlight.delete(inFlight.keys().next().value as string);
+}
+
+/** The execution of a delivery this process passed on has begun. */
+export function deliveryStarted(scope: string, deliveryId: string): void {
+	const entry = inFlightDelivery(scope, deliveryId);
+	if (entry) entry.started = true;
+}
+
+/**
+ * The execution settled the delivery: processed (claimed, here or by another execution, or passed
+ * on without a claim), so later repeats are dropped; or not (its claim failed), so a repeat runs.
+ */
+export function settleDelivery(scope: string, deliveryId: string, processed: boolean): void {
+	if (processed) markProcessed(scope, deliveryId);
+	const key = inFlightKey(scope, deliveryId);
+	inFlight.get(key)?.settle(processed);
+	inFlight.delete(key);
+}
+
+/** Resolves with `value` after `ms` (AbortSignal.timeout: no timer of the node's own). */
+const after = <T>(ms: number, value: T) =>
+	new Promise<T>((resolve) =>
+		AbortSignal.timeout(ms).addEventListener('abort', () => resolve(value), { once: true }),
+	);
+
+/** What became of a delivery in flight, within the waits above; undefined when still unknown. */
+export async function outcomeOf(entry: InFlight): Promise<boolean | undefined> {
+	const early = await Promise.race([entry.outcome, after(START_WAIT_MS, undefined)]);
+	if (early !== undefined || !entry.started) return early;
+	return await Promise.race([entry.outcome, after(SETTLE_WAIT_MS, undefined)]);
 }

@@ -10,7 +10,7 @@ import {
 	toNodeError,
 	type ServiceClient,
 } from '../shared/transport';
-import { ANY_EVENT, WEBHOOK_EVENTS } from '../shared/vocabulary';
+import { ANY_EVENT, WEBHOOK_EVENTS, WEBHOOK_SWEEP_BUDGET } from '../shared/vocabulary';
 import {
 	derivedSecret,
 	keyCheck,
@@ -147,7 +147,12 @@ function ownWebhook(context: IHookFunctions, webhook: IDataObject, url: string):
 
 /** Deletes every service webhook that is this node's (ownWebhook); throws on any failure but 404. */
 async function sweep(context: IHookFunctions, client: ServiceClient, url: string): Promise<void> {
-	for (const webhook of await apiRequestAllRecords(context, '/webhooks')) {
+	for (const webhook of await apiRequestAllRecords(
+		context,
+		'/webhooks',
+		{},
+		WEBHOOK_SWEEP_BUDGET,
+	)) {
 		const id = idText(webhook.id);
 		if (id !== undefined && ownWebhook(context, webhook, url))
 			await removeServiceWebhook(context, client, id);
@@ -212,7 +217,7 @@ export async function checkExists(this: IHookFunctions): Promise<boolean> {
 	if ('keyCheck' in data) delete data.keyCheck;
 	const client = await serviceClient(this);
 	const events = selectedEvents(this);
-	const onService = (await apiRequestAllRecords(this, '/webhooks')).find(
+	const onService = (await apiRequestAllRecords(this, '/webhooks', {}, WEBHOOK_SWEEP_BUDGET)).find(
 		(webhook) => idText(webhook.id) === stored.id,
 	);
 	// The key check sits in the webhook's description at the service; a service that keeps no

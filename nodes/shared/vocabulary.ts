@@ -119,6 +119,30 @@ export const EXPORT_FORMATS = ['csv', 'json'] as const;
 export const MAX_PAGE_SIZE = 100;
 export const DEFAULT_PAGE_SIZE = 20;
 
+/**
+ * Bounds of one walk through a list's pages (docs/security.md, "List bounds"): pages requested,
+ * records kept, bytes of answers read and time taken. Reaching one is an error that names it,
+ * never a short list. Return All, and a Limit above these, stop there.
+ */
+export const LIST_WALK_BUDGET = {
+	name: 'list walk',
+	pages: 10_000,
+	records: 100_000,
+	bytes: 100 * 1024 * 1024,
+	ms: 10 * 60 * 1000,
+} as const;
+/**
+ * The smaller bounds of the package's own sweeps of `/webhooks` (the trigger's activation and
+ * deactivation, Send and Wait's clean-up), which no user Limit bounds.
+ */
+export const WEBHOOK_SWEEP_BUDGET = {
+	name: 'webhook sweep',
+	pages: 50,
+	records: 5_000,
+	bytes: 8 * 1024 * 1024,
+	ms: 60 * 1000,
+} as const;
+
 /** Header carrying `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`. */
 export const SIGNATURE_HEADER = 'x-signature';
 export const SIGNATURE_SCHEME = 'v1';

@@ -87,7 +87,7 @@ describe('paging', () => {
 		const result = await getAll();
 		expect(result.items).toEqual([]);
 		expect(result.error?.message).toBe(
-			"The service answered the next-page link with records it had already sent; it seems to ignore the next link's query",
+			"The service answered the next-page link with records it had already sent; it seems to ignore the next link's query (50 distinct records read); set List Paging to Custom to say how it pages",
 		);
 		expect(scope.isDone()).toBe(true);
 	});
@@ -103,16 +103,17 @@ describe('paging', () => {
 		expect(result.error?.message).toMatch(/already sent/);
 	});
 
-	test('3. has_more: true with no pointer and the page ignored: stops at page 2', async () => {
+	test('3. has_more: true with no pointer, page and offset ignored: stops after the guessed page 2 and offset 100, naming List Paging', async () => {
 		const { scope } = service();
 		scope
 			.get('/v1/documents')
 			.query(true)
-			.times(2)
+			.times(3)
 			.reply(200, { data: docs(0, 100), has_more: true });
-		expect((await getAll()).error?.message).toMatch(
-			/page 2 with records it had already sent; it seems to ignore the `page` parameter/,
+		expect((await getAll()).error?.message).toBe(
+			'The service answered page 2, then offset 100 with records it had already sent (100 distinct records read); set List Paging to Custom to say how it pages',
 		);
+		expect(scope.isDone()).toBe(true);
 	});
 
 	test('4. the same next link forever, with new records each time: stops at the repeat', async () => {

@@ -1,13 +1,18 @@
 /**
  * Property: whatever envelope and paging style a list answers in, Get Many (Return All and Limit,
- * through n8n's real routing engine) reads it whole or fails with an error. Never a short list.
+ * through n8n's real routing engine) reads it whole or fails with an error naming the records
+ * read (and the total, when one was stated). Never a short list.
  *
- * The services are generated from a fixed seed (deterministic, a bounded number of cases): where
- * the records sit and under which key, where the total sits (if anywhere), the paging style
- * (offset/limit or start/size echoed back, a page token under many names and read under the
- * implied or a conventional name, page numbers, a Link header) and a page-size cap. A quarter
- * also misbehave (ignore paging, state a total they never reach, stop early); those may fail, but
- * never return fewer records than asked for without an error. They are served from 127.0.0.1.
+ * The services are generated from a fixed seed (deterministic, a bounded number of cases). Each
+ * puts its evidence wherever it likes: the records at the top, or one or two levels down under
+ * any key; the total (if any) at the top, one or two levels down, or in a header; the paging
+ * style's evidence the same way: an offset and a page size under names of its own (echoed back
+ * and read under those names only, some counting from 1), a page token under many names in the
+ * body or a header (read under the implied or a conventional name), page numbers, or a next link
+ * (a Link header or a body key), and a page-size cap. Some page by a parameter nobody could guess
+ * and show nothing (their pages hold what was asked for, or a total says more): those may fail
+ * but never come back short. A fifth also misbehave (ignore
+ * paging, state a total they never reach, stop early); those may fail too. Served from 127.0.0.1.
  */
 import type { IDataObject } from 'n8n-workflow';
 
@@ -22,8 +27,8 @@ import {
 } from '../helpers/countingServer';
 import { runDocumentSigning } from '../helpers/n8nWorkflow';
 
-const SEED = 24_2026;
-const CASES = 60;
+const SEED = 31_2026;
+const CASES = 120;
 
 /** mulberry32: a small deterministic generator, so every run tests the same services. */
 function random(seed: number) {
@@ -42,8 +47,10 @@ function random(seed: number) {
 	};
 }
 
-type Style = 'offset' | 'token' | 'page' | 'link';
+type Style = 'offset' | 'token' | 'page' | 'link' | 'unguessable';
 type Misbehaviour = 'none' | 'ignores-paging' | 'total-too-high' | 'stops-early';
+/** Where a piece of evidence sits: a key path in the body, or a header's name. */
+type Place = { path: string[] } | { header: string };
 
 interface Service {
 	title: string;
@@ -53,19 +60,38 @@ interface Service {
 	cap: number;
 	/** Where the records are: [] for a bare array, else a key path. */
 	recordsPath: string[];
-	/** Where the total is ([] for none), or 'header' for X-Total-Count. */
-	totalPath: string[] | 'header';
+	/** Where the total is, if anywhere. */
+	total?: Place;
 	offsetName: string;
 	limitName: string;
-	/** Where offset/limit are echoed ([] is the top level). */
-	echoPath: string[];
+	/** Offsets count from 1 (`startIndex`). */
+	oneBased: boolean;
+	/** The page size is also read from `limit` (else only from its own name). */
+	readsLimit: boolean;
+	/** Where offset and page size are echoed (a container path; [] is the top level; in headers for a bare array). */
+	echoAt: string[];
 	echoLimit: boolean;
-	tokenPath: string[];
+	token: Place;
 	/** The query parameter the service reads its token from. */
 	tokenReadAs: string;
+	/** Where page numbers sit (a container path). */
+	pagesAt: string[];
+	/** Where the next link sits: a Link header, or a body key path. */
+	link: Place;
 	limitNumber: number;
 }
 
+/** Containers at the top level, one level down and two levels down, under any key. */
+const CONTAINERS = [
+	[],
+	[],
+	['meta'],
+	['pagination'],
+	['paging_state'],
+	['response', 'page_info'],
+	['envelope', 'state'],
+	['result', 'window'],
+];
 const RECORD_PATHS = [
 	['data'],
 	['items'],
@@ -75,27 +101,34 @@ const RECORD_PATHS = [
 	['value'],
 	['result', 'records'],
 	['payload', 'entries_v2'],
+	['envelope', 'content', 'documents'],
+	['response', 'body', 'rows_v3'],
 ];
-const TOTAL_PATHS = [
-	[],
-	[],
-	['total'],
-	['total_count'],
-	['totalCount'],
-	['count'],
-	['totalItems'],
-	['total_results'],
-	['meta', 'total'],
-	['pagination', 'total_count'],
-	['page_info', 'totalCount'],
-	['pageInfo', 'total'],
+const TOTAL_KEYS = [
+	'total',
+	'total_count',
+	'totalCount',
+	'count',
+	'totalItems',
+	'total_results',
+	'totalElements',
+	'numFound',
 ];
+const TOTAL_HEADERS = ['X-Total-Count', 'X-Total', 'X-Total-Results'];
+/** Offset and page-size names as services state them. */
 const OFFSETS = [
 	['offset', 'limit'],
 	['skip', 'take'],
 	['start', 'size'],
 	['from', 'size'],
 	['offset', 'page_size'],
+	['startAt', 'maxResults'],
+	['startIndex', 'itemsPerPage'],
+	['firstResult', 'maxResults'],
+	['pageOffset', 'pageLength'],
+	['resultOffset', 'resultsPerPage'],
+	['position', 'rows'],
+	['start_index', 'per_page'],
 ];
 const TOKEN_KEYS = [
 	'next_cursor',
@@ -107,64 +140,104 @@ const TOKEN_KEYS = [
 	'continuation',
 	'continuationToken',
 ];
+const TOKEN_HEADERS = [
+	'X-Next-Cursor',
+	'X-Next-Page-Token',
+	'X-Continuation-Token',
+	'X-Next-Token',
+];
+const LINK_KEYS = ['next', 'next_url', 'nextLink', 'next_page_url'];
+
+const placeText = (place: Place | undefined) =>
+	place === undefined ? 'none' : 'header' in place ? place.header : place.path.join('.');
+/** The key a header is read as (X-Next-Page-Token → next_page_token). */
+const headerKey = (header: string) => header.toLowerCase().replace(/^x-/, '').replace(/-/g, '_');
 
 function generate(seed: number, index: number): Service {
 	const r = random(seed * 1000 + index);
-	const style = r.pick<Style>(['offset', 'offset', 'token', 'token', 'page', 'link']);
+	const style = r.pick<Style>([
+		'offset',
+		'offset',
+		'token',
+		'token',
+		'page',
+		'link',
+		'unguessable',
+	]);
 	const numeric = r.next() < 0.3;
-	const total = r.pick([0, 1, r.int(2, 40), r.int(41, 130), r.int(131, 230)]);
-	const records = Array.from({ length: total }, (_, i) => ({
+	const count = r.pick([0, 1, r.int(2, 40), r.int(41, 130), r.int(131, 230)]);
+	const records = Array.from({ length: count }, (_, i) => ({
 		id: numeric ? i + 1 : `doc_${i + 1}`,
 		name: `d${i + 1}.pdf`,
 	}));
-	const cap = r.pick([5, 10, 25, 50, 100]);
-	const recordsPath = style === 'link' && r.next() < 0.5 ? [] : r.pick(RECORD_PATHS);
-	let totalPath: string[] | 'header' = r.next() < 0.1 ? 'header' : r.pick(TOTAL_PATHS);
+	// Page numbers need a body to sit in.
+	const recordsPath = r.next() < 0.2 && style !== 'page' ? [] : r.pick(RECORD_PATHS);
+	const bare = recordsPath.length === 0;
+	let total: Place | undefined =
+		r.next() < 0.25
+			? undefined
+			: bare || r.next() < 0.2
+				? { header: r.pick(TOTAL_HEADERS) }
+				: { path: [...r.pick(CONTAINERS), r.pick(TOTAL_KEYS)] };
 	const [offsetName, limitName] = r.pick(OFFSETS);
 	const echoLimit = r.next() < 0.7;
-	// Offset paging is recognised from an offset echoed with its page size or with a total.
-	if (style === 'offset' && !echoLimit && (totalPath === 'header' || totalPath.length === 0))
-		totalPath = ['total'];
-	if (recordsPath.length === 0 && totalPath !== 'header') totalPath = [];
+	// An offset is known from its page size or a total stated beside it.
+	if (style === 'offset' && !echoLimit && total === undefined)
+		total = bare ? { header: 'X-Total-Count' } : { path: ['total'] };
 	const tokenKey = r.pick(TOKEN_KEYS);
-	const tokenPath = [...r.pick([[], [], ['meta'], ['pagination']]), tokenKey];
+	const token: Place =
+		bare || r.next() < 0.25
+			? { header: r.pick(TOKEN_HEADERS) }
+			: { path: [...r.pick(CONTAINERS), tokenKey] };
+	const key = 'header' in token ? headerKey(token.header) : tokenKey;
 	const tokenReadAs = r.pick([
-		tokenParameterFor(tokenKey),
-		tokenParameterFor(tokenKey),
-		tokenKey,
+		tokenParameterFor(key),
+		tokenParameterFor(key),
+		key,
 		...CONVENTIONAL_TOKEN_PARAMETERS,
 	]);
-	const hasTotal = totalPath === 'header' || totalPath.length > 0;
 	const misbehaviour: Misbehaviour =
-		r.next() < 0.75
+		style === 'unguessable' || r.next() < 0.8
 			? 'none'
 			: r.pick<Misbehaviour>(
-					hasTotal ? ['ignores-paging', 'total-too-high', 'stops-early'] : ['ignores-paging'],
+					total ? ['ignores-paging', 'total-too-high', 'stops-early'] : ['ignores-paging'],
 				);
-	const limitNumber = r.pick([1, r.int(2, 60), r.int(61, 250)]);
 	const service: Service = {
 		title: '',
 		records,
 		style,
 		misbehaviour,
-		cap,
+		// A page shorter than asked that says nothing else is the last one (docs/api-contract.md):
+		// a service showing nothing never serves fewer records than asked unless it states a total.
+		cap: style === 'unguessable' && !total ? 100 : r.pick([5, 10, 25, 50, 100]),
 		recordsPath,
-		totalPath,
+		total,
 		offsetName,
 		limitName,
-		echoPath: r.pick([[], [], ['meta'], ['pagination']]),
+		oneBased: /^start_?index$/i.test(offsetName),
+		readsLimit: r.next() < 0.5,
+		echoAt: bare ? [] : r.pick(CONTAINERS),
 		echoLimit,
-		tokenPath,
+		token,
 		tokenReadAs,
-		limitNumber,
+		pagesAt: bare ? [] : r.pick(CONTAINERS),
+		link:
+			bare || r.next() < 0.5
+				? { header: 'Link' }
+				: { path: [...r.pick(CONTAINERS), r.pick(LINK_KEYS)] },
+		limitNumber: r.pick([1, r.int(2, 60), r.int(61, 250)]),
 	};
 	const where =
 		style === 'offset'
-			? `${offsetName}/${limitName}${echoLimit ? '' : ' (offset only)'} at ${service.echoPath.join('.') || 'top'}`
+			? `${offsetName}/${limitName}${echoLimit ? '' : ' (offset only)'}${service.oneBased ? ' from 1' : ''} at ${service.echoAt.join('.') || 'top'}${service.readsLimit ? '' : ', no `limit`'}`
 			: style === 'token'
-				? `${tokenPath.join('.')} read as ${tokenReadAs}`
-				: style;
-	service.title = `#${index}: ${total} ${numeric ? 'numeric' : 'text'} ids under ${recordsPath.join('.') || '(bare array)'}, total at ${totalPath === 'header' ? 'X-Total-Count' : totalPath.join('.') || 'none'}, ${where}, cap ${cap}, ${misbehaviour}, limit ${limitNumber}`;
+				? `${placeText(token)} read as ${tokenReadAs}`
+				: style === 'page'
+					? `page at ${service.pagesAt.join('.') || 'top'}`
+					: style === 'link'
+						? `link in ${placeText(service.link)}`
+						: 'pages by `p`, no hint';
+	service.title = `#${index}: ${count} ${numeric ? 'numeric' : 'text'} ids under ${recordsPath.join('.') || '(bare array)'}, total at ${placeText(total)}, ${where}, cap ${service.cap}, ${misbehaviour}, limit ${service.limitNumber}`;
 	return service;
 }
 
@@ -174,22 +247,32 @@ function set(target: IDataObject, path: string[], value: unknown): void {
 	holder[path[path.length - 1]] = value as IDataObject[keyof IDataObject];
 }
 
+function put(body: IDataObject, headers: Record<string, string>, place: Place, value: unknown) {
+	if ('header' in place) headers[place.header] = String(value);
+	else set(body, place.path, value);
+}
+
 /** The answer of `service` to one request. */
 function answer(service: Service, request: RecordedRequest, baseUrl: string): ServerAnswer {
 	const query = new URL(request.url, 'http://x').searchParams;
 	const number = (name: string) => (query.get(name) === null ? undefined : Number(query.get(name)));
+	const offsetStyle = service.style === 'offset';
 	const size = Math.min(
-		number(service.style === 'offset' ? service.limitName : 'limit') ?? number('limit') ?? 20,
+		(offsetStyle ? number(service.limitName) : undefined) ??
+			(service.readsLimit || !offsetStyle ? number('limit') : undefined) ??
+			20,
 		service.cap,
 	);
+	const base = service.oneBased ? 1 : 0;
 	let position = 0;
-	if (service.style === 'offset') position = number(service.offsetName) ?? 0;
+	if (offsetStyle) position = (number(service.offsetName) ?? base) - base;
 	if (service.style === 'token' && query.get(service.tokenReadAs) !== null)
 		position = Number(
 			Buffer.from(query.get(service.tokenReadAs)!, 'base64url').toString().slice(4),
 		);
 	if (service.style === 'page') position = ((number('page') ?? 1) - 1) * size;
 	if (service.style === 'link') position = number('at') ?? 0;
+	if (service.style === 'unguessable') position = ((number('p') ?? 1) - 1) * size;
 	if (service.misbehaviour === 'ignores-paging') position = 0;
 	const page =
 		service.misbehaviour === 'stops-early' && position > 0
@@ -199,26 +282,36 @@ function answer(service: Service, request: RecordedRequest, baseUrl: string): Se
 	let more = end < service.records.length;
 	if (service.misbehaviour === 'stops-early' && position > 0) more = false;
 	const stated = service.records.length + (service.misbehaviour === 'total-too-high' ? 7 : 0);
-	if (service.misbehaviour === 'total-too-high' && service.style !== 'offset')
-		more = more || end < stated;
+	if (service.misbehaviour === 'total-too-high' && !offsetStyle) more = more || end < stated;
 
 	const headers: Record<string, string> = {};
 	const body: IDataObject = {};
-	if (service.totalPath === 'header') headers['X-Total-Count'] = String(stated);
-	else if (service.totalPath.length > 0) set(body, service.totalPath, stated);
-	if (service.style === 'offset') {
-		set(body, [...service.echoPath, service.offsetName], position);
-		if (service.echoLimit) set(body, [...service.echoPath, service.limitName], size);
+	if (service.total) put(body, headers, service.total, stated);
+	if (offsetStyle) {
+		// A bare array has no body to echo in: a header of the same name.
+		const echo = (name: string): Place =>
+			service.recordsPath.length === 0
+				? { header: `X-${name}` }
+				: { path: [...service.echoAt, name] };
+		put(body, headers, echo(service.offsetName), position + base);
+		if (service.echoLimit) put(body, headers, echo(service.limitName), size);
 	}
 	if (service.style === 'token' && more)
-		set(body, service.tokenPath, Buffer.from(`pos:${end}`).toString('base64url'));
-	if (service.style === 'page')
-		Object.assign(body, {
-			page: Math.floor(position / size) + 1,
-			total_pages: more ? Math.floor(position / size) + 2 : Math.floor(position / size) + 1,
-		});
+		put(body, headers, service.token, Buffer.from(`pos:${end}`).toString('base64url'));
+	if (service.style === 'page') {
+		const current = Math.floor(position / size) + 1;
+		set(body, [...service.pagesAt, 'page'], current);
+		set(body, [...service.pagesAt, 'total_pages'], more ? current + 1 : current);
+	}
 	if (service.style === 'link' && more)
-		headers.Link = `<${baseUrl}/documents?at=${end}&limit=${size}>; rel="next"`;
+		put(
+			body,
+			headers,
+			service.link,
+			'header' in service.link
+				? `<${baseUrl}/documents?at=${end}&limit=${size}>; rel="next"`
+				: `${baseUrl}/documents?at=${end}&limit=${size}`,
+		);
 	if (service.recordsPath.length === 0) return { status: 200, body: page, headers };
 	set(body, service.recordsPath, page);
 	return { status: 200, body, headers };
@@ -236,14 +329,31 @@ afterAll(async () => {
 
 const services = Array.from({ length: CASES }, (_, index) => generate(SEED, index));
 
-test('the generated services cover every style, misbehaviour and a stated total in each place', () => {
-	expect(new Set(services.map((service) => service.style)).size).toBe(4);
+test('the generated services cover every style and misbehaviour, and put each kind of evidence at the top, one and two levels down and in headers', () => {
+	expect(new Set(services.map((service) => service.style)).size).toBe(5);
 	expect(new Set(services.map((service) => service.misbehaviour)).size).toBe(4);
-	expect(
-		new Set(services.map((service) => JSON.stringify(service.totalPath))).size,
-	).toBeGreaterThanOrEqual(8);
-	expect(new Set(services.map((service) => service.tokenReadAs)).size).toBeGreaterThanOrEqual(6);
+	const depths = (places: Array<Place | undefined>) =>
+		new Set(
+			places.map((place) => (!place ? 'none' : 'header' in place ? 'header' : place.path.length)),
+		);
+	expect(depths(services.map((service) => service.total))).toEqual(
+		new Set(['none', 'header', 1, 2, 3]),
+	);
+	const tokens = services.filter((service) => service.style === 'token');
+	expect(depths(tokens.map((service) => service.token))).toEqual(new Set(['header', 1, 2, 3]));
+	expect(new Set(services.map((service) => service.recordsPath.length))).toEqual(
+		new Set([0, 1, 2, 3]),
+	);
+	const offsets = services.filter((service) => service.style === 'offset');
+	expect(new Set(offsets.map((service) => service.echoAt.length))).toEqual(new Set([0, 1, 2]));
+	expect(new Set(offsets.map((service) => service.offsetName)).size).toBeGreaterThanOrEqual(8);
+	expect(offsets.some((service) => service.oneBased && !service.readsLimit)).toBe(true);
+	expect(new Set(tokens.map((service) => service.tokenReadAs)).size).toBeGreaterThanOrEqual(6);
 });
+
+/** What an error must say: the records read, and the total when one was stated. */
+const NAMES_NUMBERS =
+	/holds (\d+) records, but its pages ended after \d+|\(\d+ distinct records read\)/;
 
 describe.each(services.map((service) => [service.title, service] as const))(
 	'%s',
@@ -266,17 +376,25 @@ describe.each(services.map((service) => [service.title, service] as const))(
 				{ returnAll: false, limit: service.limitNumber },
 				Math.min(service.limitNumber, ids.length),
 			],
-		])('%s: read whole, or an error; never short', async (_name, parameters, expected) => {
-			const { result, requests } = await read(parameters);
-			// Bounded: a page per record at worst, plus one try per conventional token name.
-			expect(requests).toBeLessThanOrEqual(ids.length + CONVENTIONAL_TOKEN_PARAMETERS.length + 3);
-			if (result.error) {
-				// Only a service that misbehaves may make the node give up.
-				expect(service.misbehaviour).not.toBe('none');
-				expect(result.items).toEqual([]);
-				return;
-			}
-			expect(result.items.map((item) => item.json.id)).toEqual(ids.slice(0, expected));
-		});
+		])(
+			'%s: read whole, or an error naming the numbers; never short',
+			async (_name, parameters, expected) => {
+				const { result, requests } = await read(parameters);
+				// Bounded: a page per record at worst, plus one try per conventional token name.
+				expect(requests).toBeLessThanOrEqual(ids.length + CONVENTIONAL_TOKEN_PARAMETERS.length + 3);
+				if (result.error) {
+					// Only a service that misbehaves, or shows no way to a page it will serve, may make
+					// the node give up; and then it says how many records it read (of how many).
+					expect(service.misbehaviour !== 'none' || service.style === 'unguessable').toBe(true);
+					expect(result.items).toEqual([]);
+					const message = result.error.message;
+					expect(message).toMatch(NAMES_NUMBERS);
+					const stated = ids.length + (service.misbehaviour === 'total-too-high' ? 7 : 0);
+					if (service.total) expect(message).toContain(`holds ${stated} records`);
+					return;
+				}
+				expect(result.items.map((item) => item.json.id)).toEqual(ids.slice(0, expected));
+			},
+		);
 	},
 );

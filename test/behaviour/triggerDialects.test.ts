@@ -6,7 +6,7 @@
  * answers at activation: nothing a failed activation created is left behind.
  */
 import { DIALECT_NAMES, parseDialect, type Sandbox } from '../../sandbox';
-import { useSandbox } from '../helpers/sandbox';
+import { useSandbox, waitFor } from '../helpers/sandbox';
 import { startRewritingProxy } from '../helpers/rewritingProxy';
 import { captureWarnings, Receiver, TriggerHost } from '../helpers/triggerHost';
 
@@ -188,5 +188,90 @@ describe('a failed activation leaves nothing behind, whatever the service answer
 		expect(sandbox().store.webhooksOf(apiKey)).toHaveLength(1);
 		await host.deactivate();
 		expect(sandbox().store.webhooksOf(apiKey)).toHaveLength(0);
+	});
+});
+
+/**
+ * Issue 31: a repeated delivery starts no execution — not even one that only loses the claim —
+ * also under load and with numeric ids. Six events are delivered and each first execution is
+ * held at its claim (a pass-through in front of the sandbox holds every acknowledge until
+ * released); meanwhile three copies of every delivery arrive at once (two as replays without an
+ * attempt number, one as the service's retry). Then the claims go through.
+ */
+describe.each(['default', 'numeric-ids'])('repeats under load (%s)', (dialectName) => {
+	const sandbox = useSandbox({ port: 0, dialect: dialectName, webhookRetry: RETRY });
+	const receiver = new Receiver();
+	beforeAll(async () => {
+		await receiver.start();
+	});
+	afterAll(async () => {
+		await receiver.close();
+	});
+
+	/** A pass-through to the sandbox that holds every claim until `release()`. */
+	async function claimGate() {
+		let held = 0;
+		let release!: () => void;
+		const released = new Promise<void>((resolve) => (release = resolve));
+		const proxy = await startRewritingProxy(
+			sandbox().origin,
+			() => undefined,
+			async ({ method, path }) => {
+				if (method !== 'POST' || !path.endsWith('/acknowledge')) return;
+				held++;
+				await released;
+			},
+		);
+		return { ...proxy, held: () => held, release };
+	}
+
+	test('six events, three copies of each while its execution claims it: six executions, every copy answered "already processed"', async () => {
+		const gate = await claimGate();
+		try {
+			const { apiKey } = sandbox().createAccount();
+			const host = new TriggerHost({
+				baseUrl: gate.baseUrl,
+				apiKey,
+				webhookBaseUrl: receiver.webhookBaseUrl,
+				events: ['document.sent'],
+			});
+			receiver.hosts.set(host.nodeWebhookId, host);
+			await host.activate();
+			await Promise.all(Array.from({ length: 6 }, () => sendDocument(sandbox(), apiKey)));
+			await waitFor(() => gate.held() === 6, 'six claims held');
+			const originals = receiver.receivedBy(host);
+			expect(originals.map((received) => received.outcome.started)).toEqual(Array(6).fill(true));
+
+			const copies = originals.flatMap((original) =>
+				[undefined, undefined, '2'].map((attempt) =>
+					host.receive({
+						headers: { ...original.headers, 'x-delivery-attempt': attempt },
+						rawBody: original.rawBody,
+					}),
+				),
+			);
+			gate.release();
+			const outcomes = await Promise.all(copies);
+			await host.idle();
+
+			expect(outcomes.map((outcome) => [outcome.status, outcome.started, outcome.body])).toEqual(
+				Array(18).fill([
+					200,
+					false,
+					{ received: true, ignored: true, reason: 'already processed' },
+				]),
+			);
+			expect(host.executions).toHaveLength(6);
+			expect(host.processed).toHaveLength(6);
+			const ids = originals.map((received) => String(JSON.parse(received.rawBody.toString()).id));
+			expect(ids.map((id) => sandbox().deliveryRecord(id)?.status)).toEqual(
+				Array(6).fill('acknowledged'),
+			);
+			if (dialectName === 'numeric-ids') expect(ids.every((id) => /^\d+$/.test(id))).toBe(true);
+			await host.deactivate();
+		} finally {
+			gate.release();
+			await gate.close();
+		}
 	});
 });

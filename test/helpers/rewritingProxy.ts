@@ -4,7 +4,8 @@ import type { AddressInfo } from 'net';
 /**
  * A 127.0.0.1 pass-through in front of the sandbox that can rewrite chosen answers after the
  * sandbox has acted on the request: the way to play a service that did the work but answered
- * something unusable (no id, another shape, a dropped connection).
+ * something unusable (no id, another shape, a dropped connection). `hold` is awaited before a
+ * request is passed on: the way to keep one at the door until a test has reached a state.
  */
 type Rewritten = { status: number; body: string } | 'reset' | undefined;
 
@@ -17,9 +18,11 @@ export type Rewrite = (
 export async function startRewritingProxy(
 	targetOrigin: string,
 	rewrite: Rewrite,
+	hold?: (request: { method: string; path: string }) => Promise<void> | void,
 ): Promise<{ baseUrl: string; close: () => Promise<void> }> {
 	const target = new URL(targetOrigin);
-	const server = http.createServer((req, res) => {
+	const server = http.createServer(async (req, res) => {
+		await hold?.({ method: req.method ?? '', path: req.url ?? '' });
 		const upstream = http.request(
 			{
 				host: target.hostname,

@@ -90,6 +90,8 @@ const TOKEN_PARAMETERS: Partial<Record<ListEnvelope, string>> = {
 	'named-token': 'page_token',
 	'nested-continuation': 'continuation',
 	'token-elsewhere': 'page_token',
+	'nested-paging': 'page_token',
+	'header-cursor': 'page_token',
 };
 
 interface Walked {
@@ -203,6 +205,19 @@ async function walk(
 				records = body.data;
 				next = body.next_cursor;
 				break;
+			case 'nested-paging':
+				expect(Object.keys(body).sort()).toEqual(['paging_state', 'result']);
+				expect(Object.keys(body.result)).toEqual([RECORDS_KEYS[path]]);
+				expect(body.paging_state.summary.total_count).toEqual(expect.any(Number));
+				records = body.result[RECORDS_KEYS[path]];
+				next = body.paging_state.cursor_state.next_page_token;
+				break;
+			case 'header-cursor':
+				expect(Object.keys(body)).toEqual([RECORDS_KEYS[path]]);
+				expect(response.headers['x-total-count']).toMatch(/^\d+$/);
+				records = body[RECORDS_KEYS[path]];
+				next = (response.headers['x-next-page-token'] as string | undefined) ?? null;
+				break;
 		}
 		walked.ids.push(...records.map((record) => record.id));
 		walked.sizes.push(records.length);
@@ -246,6 +261,8 @@ describe('parseDialect and presets', () => {
 				'named-token',
 				'nested-continuation',
 				'token-elsewhere',
+				'nested-paging',
+				'header-cursor',
 				'ignores-paging',
 				'page-cap',
 				'server-secret',

@@ -4,12 +4,12 @@ import { ServiceBehaviourError } from './errors';
 import { headerValue } from './headers';
 
 /**
- * Reading list answers whatever their envelope, and finding the next page whatever the paging
- * style. Pure functions, so every shape is tested without a server (listPages.test.ts); the loop
- * that walks the pages safely is pageWalk.ts.
+ * The one reader of list answers (docs/dialects.md, "The reader's rules"). The whole answer is
+ * evidence: the body at any depth and the headers, read by what a key names, not by where it
+ * sits. From it come the records, the total, whether there is more, and every way to the next
+ * page the answer shows, best first. Pure, so every shape is tested without a server
+ * (listPages.test.ts); the loop that walks the pages safely is pageWalk.ts.
  */
-
-const RECORD_KEYS = ['data', 'items', 'results', 'records', 'entries', 'value'] as const;
 
 /**
  * The user's "List Paging" override (every field optional; a field left empty is found
@@ -47,30 +47,23 @@ export function readListPaging(raw: unknown): ListPaging {
 	const paging: ListPaging = {};
 	const text = (name: keyof ListPaging) =>
 		typeof settings[name] === 'string' ? (settings[name] as string).trim() : '';
-	const paths: Array<[keyof ListPaging, string]> = [
-		['recordsPath', 'Records Path'],
-		['nextTokenPath', 'Next Token Path'],
-		['totalPath', 'Total Path'],
+	const fields: Array<[keyof ListPaging, string, boolean]> = [
+		['recordsPath', 'Records Path', true],
+		['nextTokenPath', 'Next Token Path', true],
+		['totalPath', 'Total Path', true],
+		['nextTokenParameter', 'Next Token Parameter', false],
+		['offsetParameter', 'Offset Parameter', false],
+		['limitParameter', 'Limit Parameter', false],
 	];
-	for (const [name, label] of paths) {
-		const value = text(name).replace(/^\$\./, '');
+	for (const [name, label, isPath] of fields) {
+		const value = isPath ? text(name).replace(/^\$\./, '') : text(name);
 		if (!value) continue;
-		if (!PATH.test(value))
+		if (isPath && !PATH.test(value))
 			throw new ListPagingInputError(
 				label,
 				`"${value}" is not a path; write keys joined by dots, like result.documents`,
 			);
-		paging[name] = value;
-	}
-	const parameters: Array<[keyof ListPaging, string]> = [
-		['nextTokenParameter', 'Next Token Parameter'],
-		['offsetParameter', 'Offset Parameter'],
-		['limitParameter', 'Limit Parameter'],
-	];
-	for (const [name, label] of parameters) {
-		const value = text(name);
-		if (!value) continue;
-		if (!PARAMETER.test(value))
+		if (!isPath && !PARAMETER.test(value))
 			throw new ListPagingInputError(label, `"${value}" is not a query parameter name`);
 		paging[name] = value;
 	}
@@ -87,16 +80,11 @@ function isObject(value: unknown): value is IDataObject {
 	return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function pick(source: unknown, path: string[]): unknown {
+function pick(source: unknown, path: string): unknown {
 	let current: unknown = source;
-	for (const key of path) {
-		if (!isObject(current)) return undefined;
-		current = current[key];
-	}
+	for (const key of path.split('.')) current = isObject(current) ? current[key] : undefined;
 	return current;
 }
-
-const pathOf = (path: string) => path.split('.');
 
 const isArrayOfObjects = (value: unknown): value is IDataObject[] =>
 	Array.isArray(value) && value.every(isObject);
@@ -114,21 +102,22 @@ export function describeKeys(body: unknown): string {
 	return `${shown.join(', ')}${keys.length > 20 ? `, and ${keys.length - 20} more` : ''}`;
 }
 
-/** The one array of records among `candidates`; several empty ones are no records either way. */
-function single(candidates: IDataObject[][]): IDataObject[] | undefined {
-	if (candidates.length === 1) return candidates[0];
-	if (candidates.length > 1 && candidates.every((candidate) => candidate.length === 0)) return [];
-	return undefined;
-}
+/** How many levels below the top the reader looks for records and evidence. */
+export const EVIDENCE_DEPTH = 3;
+/** Keys read per answer at most, so a huge envelope costs no more than a normal one. */
+const MAX_ENTRIES = 2_000;
+
+const RECORD_KEYS = ['data', 'items', 'results', 'records', 'entries', 'value'];
 
 /**
- * The records of a list answer: a bare array; the array under data/items/results/…; or else the
- * one array of objects in the answer, at its top level or one level down, whatever its key.
- * Anything else is not a list and fails with its top-level keys (never one item holding it all).
+ * The records of a list answer: a bare array; else, level by level from the top, the array under
+ * data/items/results/… or the one array of objects whatever its key. Several arrays of objects on
+ * one level are ambiguous (unless all are empty: then the page is). Anything else is not a list
+ * and fails with its top-level keys (never one item holding it all).
  */
 export function extractRecords(body: unknown, paging: ListPaging = {}): IDataObject[] {
 	if (paging.recordsPath) {
-		const records = pick(body, pathOf(paging.recordsPath));
+		const records = pick(body, paging.recordsPath);
 		if (Array.isArray(records)) return records as IDataObject[];
 		throw new ServiceBehaviourError(
 			`The list answer has no array at the Records Path "${paging.recordsPath}" (top-level keys: ${describeKeys(body)})`,
@@ -136,19 +125,16 @@ export function extractRecords(body: unknown, paging: ListPaging = {}): IDataObj
 		);
 	}
 	if (Array.isArray(body)) return body as IDataObject[];
-	if (isObject(body)) {
-		for (const key of RECORD_KEYS) {
-			if (Array.isArray(body[key])) return body[key] as IDataObject[];
-		}
-		const values = Object.values(body);
-		const top = single(values.filter(isArrayOfObjects));
-		if (top) return top;
-		if (!values.some(isArrayOfObjects)) {
-			const nested = single(
-				values.filter(isObject).flatMap((value) => Object.values(value).filter(isArrayOfObjects)),
-			);
-			if (nested) return nested;
-		}
+	let level = isObject(body) ? [body] : [];
+	for (let depth = 0; depth <= EVIDENCE_DEPTH && level.length > 0; depth++) {
+		for (const holder of level)
+			for (const key of RECORD_KEYS)
+				if (Array.isArray(holder[key])) return holder[key] as IDataObject[];
+		const arrays = level.flatMap((holder) => Object.values(holder).filter(isArrayOfObjects));
+		if (arrays.length === 1 || (arrays.length > 1 && arrays.every((a) => a.length === 0)))
+			return arrays[0];
+		if (arrays.length > 1) break;
+		level = level.flatMap((holder) => Object.values(holder).filter(isObject));
 	}
 	throw new ServiceBehaviourError(
 		`The service's answer is not a list the node can read: it holds no single array of records (top-level keys: ${describeKeys(body)})`,
@@ -156,36 +142,51 @@ export function extractRecords(body: unknown, paging: ListPaging = {}): IDataObj
 	);
 }
 
-const CONTAINERS = [
-	[],
-	['meta'],
-	['pagination'],
-	['paging'],
-	['page_info'],
-	['pageInfo'],
-	['page'],
-	['response_metadata'],
-];
-const TOTAL_KEYS = [
-	'total',
-	'total_count',
-	'totalCount',
-	'count',
-	'total_results',
-	'totalResults',
-	'total_items',
-	'totalItems',
-	'total_records',
-	'totalRecords',
-	'total_entries',
-	'totalEntries',
-	'total_elements',
-	'totalElements',
-	'total_size',
-	'totalSize',
-	'recordsTotal',
-];
+/** One key of the answer with its value and the key of the object holding it (`headers` for a header). */
+interface Entry {
+	key: string;
+	/** The key lower-cased without separators: `total_count`, `totalCount` and `Total-Count` are one name. */
+	name: string;
+	value: unknown;
+	parent: string;
+}
 
+const nameOf = (key: string) => key.toLowerCase().replace(/[^a-z0-9]/g, '');
+
+/**
+ * Every key of the answer outside its records, shallowest first: the body's objects down to
+ * EVIDENCE_DEPTH, a `{rel: "next", href}` link among an array's objects as the key `next`, then
+ * the headers (`X-Next-Page-Token` as `next_page_token`).
+ */
+function entriesOf(answer: PageAnswer, records?: unknown): Entry[] {
+	const entries: Entry[] = [];
+	const add = (key: string, value: unknown, parent: string) =>
+		entries.push({ key, name: nameOf(key), value, parent });
+	let level: Array<[IDataObject, string]> = isObject(answer.body) ? [[answer.body, '']] : [];
+	for (let depth = 0; depth <= EVIDENCE_DEPTH && entries.length < MAX_ENTRIES; depth++) {
+		const next: Array<[IDataObject, string]> = [];
+		for (const [holder, parent] of level) {
+			for (const [key, value] of Object.entries(holder).slice(0, MAX_ENTRIES)) {
+				if (value === records) continue;
+				add(key, value, parent);
+				if (isObject(value)) next.push([value, key]);
+				for (const link of Array.isArray(value) ? value.slice(0, 20) : [])
+					if (isObject(link) && /\bnext\b/i.test(String(link.rel ?? link.relation ?? '')))
+						add('next', link.href ?? link.url, key);
+			}
+		}
+		level = next;
+	}
+	for (const [header, value] of Object.entries(answer.headers ?? {}))
+		add(
+			header.toLowerCase().replace(/^x-/, '').replace(/-/g, '_'),
+			Array.isArray(value) ? value[0] : value,
+			'headers',
+		);
+	return entries;
+}
+
+/** A whole number of 0 or more, from a number or its digits (headers are text). */
 function count(value: unknown): number | undefined {
 	const number = typeof value === 'string' && /^\d{1,15}$/.test(value) ? Number(value) : value;
 	return typeof number === 'number' && Number.isSafeInteger(number) && number >= 0
@@ -193,36 +194,74 @@ function count(value: unknown): number | undefined {
 		: undefined;
 }
 
-/** The number of records the answer says the whole list holds (a total in any common spelling), if any. */
-export function statedTotal(answer: PageAnswer, paging: ListPaging = {}): number | undefined {
-	if (paging.totalPath) return count(pick(answer.body, pathOf(paging.totalPath)));
-	for (const container of CONTAINERS) {
-		for (const key of TOTAL_KEYS) {
-			const total = count(pick(answer.body, [...container, key]));
-			if (total !== undefined) return total;
-		}
-	}
-	return (
-		count(headerValue(answer.headers, 'x-total-count')) ??
-		count(headerValue(answer.headers, 'x-total'))
-	);
+/** true or false, also as text (headers are text); anything else is no flag. */
+const flag = (value: unknown) => [false, true][['false', 'true'].indexOf(String(value))];
+
+const LINK = /^(https?:\/\/|\/|\?)/i;
+const isLink = (value: unknown): value is string => typeof value === 'string' && LINK.test(value);
+
+// What each key names, by its name without case or separators (docs/dialects.md lists them).
+const TOTAL =
+	/^(total|count|numfound|recordstotal|total(count|results|items|records|entries|elements|size|hits|rows))$/;
+const MORE = /^(hasmore|hasnextpage|hasnext|more|moreresults|moreitems)$/;
+const LAST = /^(islast|islastpage|last)$/;
+const NEXT_LINK =
+	/^(next|nexturl|nextlink|nextpage|nextpageurl|nexthref|nextrecordsurl|odatanextlink)$/;
+const NEXT_PAGE = /^(next|nextpage|nextpagenumber)$/;
+const CURRENT_PAGE = /^(page|currentpage|pagenumber|pagenum|pageno)$/;
+const LAST_PAGE = /^(totalpages|lastpage|pagecount|numpages|pages)$/;
+const OFFSET =
+	/^(page|results?|records?|items?|rows?|list)?(offset|skip|start|startat|startindex|startposition|from|position|first(result|record|row|item)s?)$/;
+const SIZE =
+	/^(page|results?|records?|items?|rows?|list|max|per)?(limit|size|pagesize|perpage|take|top|rows|results|items|length)$/;
+/** Keys holding a page token: next_cursor, nextPageToken, NextToken, next_marker, continuation, endCursor, … */
+const TOKEN_KEY =
+	/^(next[_-]?(page[_-]?)?(cursor|token|key|marker)|continuation([_-]?token)?|end[_-]?cursor)$/i;
+
+/** Names under which services commonly read a page token, tried when the implied one is ignored. */
+export const CONVENTIONAL_TOKEN_PARAMETERS = [
+	'cursor',
+	'page_token',
+	'pageToken',
+	'token',
+	'continuation',
+	'after',
+] as const;
+
+/** The query parameter a token's key implies: next_page_token → page_token, nextCursor → cursor, endCursor → after. */
+export function tokenParameterFor(key: string): string {
+	if (key === 'next') return 'cursor';
+	if (key === 'after' || /^end[_-]?cursor$/i.test(key)) return 'after';
+	const rest = key.replace(/^next[_-]?/i, '');
+	if (!rest || rest === key) return key;
+	return rest[0].toLowerCase() + rest.slice(1);
 }
 
-/**
- * Where the next page is. A cursor goes back under `param`; when the service answers it with the
- * same page again, `alternatives` are the other names worth one try each. An offset goes back as
- * `params` (the offset and page size under the names the service used). `guessed`: the service
- * gave no pointer; the next page number is a guess.
- */
-export type NextPage =
-	| { kind: 'cursor'; cursor: string; param: string; alternatives: string[] }
-	| { kind: 'url'; url: string }
-	| { kind: 'page'; page: number; guessed?: boolean }
-	| { kind: 'offset'; offset: number; params: Record<string, number> };
+const tokenText = (value: unknown) =>
+	(typeof value === 'string' && value !== '') ||
+	(typeof value === 'number' && Number.isFinite(value))
+		? String(value)
+		: undefined;
 
-export interface PageAnswer {
-	body: unknown;
-	headers?: Record<string, unknown>;
+/** A page token: under a key naming one, a bare `next` that is no link, or `after` among cursors. */
+const isToken = ({ key, value, parent }: Entry) =>
+	tokenText(value) !== undefined &&
+	!isLink(value) &&
+	(TOKEN_KEY.test(key) ||
+		(key === 'next' && typeof value === 'string') ||
+		(key === 'after' && /^cursors?$/.test(parent)));
+
+/** The first value, shallowest first, of a key whose name matches, as `read` accepts it. */
+function first<T>(
+	entries: Entry[],
+	pattern: RegExp,
+	read: (value: unknown) => T | undefined,
+): { key: string; value: T } | undefined {
+	for (const entry of entries) {
+		const value = pattern.test(entry.name) ? read(entry.value) : undefined;
+		if (value !== undefined) return { key: entry.key, value };
+	}
+	return undefined;
 }
 
 /** `Link: <https://…?page=2>; rel="next", <…>; rel="last"` → the rel="next" target. */
@@ -237,268 +276,139 @@ export function nextLinkFromHeader(link: string | undefined): string | undefined
 	return undefined;
 }
 
-/** Names under which services commonly read a page token, tried when the first guess is ignored. */
-export const CONVENTIONAL_TOKEN_PARAMETERS = [
-	'cursor',
-	'page_token',
-	'pageToken',
-	'token',
-	'continuation',
-	'after',
-] as const;
-
-/** Keys holding a page token: next_cursor, nextPageToken, NextToken, next_marker, continuation, endCursor, … */
-const TOKEN_KEY =
-	/^(next[_-]?(page[_-]?)?(cursor|token|key|marker)|continuation([_-]?token)?|end[_-]?cursor)$/i;
-const TOKEN_CONTAINERS = [
-	...CONTAINERS,
-	['cursor'],
-	['cursors'],
-	['paging', 'cursors'],
-	['meta', 'cursor'],
-	['links'],
-	['_links'],
-];
-
-/** The query parameter a token's own key implies: next_page_token → page_token, nextCursor → cursor, continuation → continuation. */
-export function tokenParameterFor(key: string, container: string[] = []): string {
-	const last = container[container.length - 1];
-	if ((last === 'cursor' && key === 'next') || key === 'next') return 'cursor';
-	if (last === 'cursors' && key === 'after') return 'after';
-	if (/^end[_-]?cursor$/i.test(key)) return 'after';
-	const rest = key.replace(/^next[_-]?/i, '');
-	if (!rest || rest === key) return key;
-	return rest[0].toLowerCase() + rest.slice(1);
-}
-
-function cursorAt(key: string, container: string[], value: unknown): NextPage | undefined {
-	if (
-		!(
-			(typeof value === 'string' && value !== '') ||
-			(typeof value === 'number' && Number.isFinite(value))
-		)
-	)
-		return undefined;
-	const param = tokenParameterFor(key, container);
-	const alternatives = [key, ...CONVENTIONAL_TOKEN_PARAMETERS].filter(
-		(name, index, all) => name !== param && all.indexOf(name) === index,
-	);
-	return { kind: 'cursor', cursor: String(value), param, alternatives };
-}
-
-/** A page token under any key that names one (top level or in meta/pagination/cursor/…). */
-function findToken(body: unknown): NextPage | undefined {
-	for (const container of TOKEN_CONTAINERS) {
-		const holder = pick(body, container);
-		if (!isObject(holder)) continue;
-		for (const [key, value] of Object.entries(holder)) {
-			const named =
-				TOKEN_KEY.test(key) ||
-				(key === 'next' && ['cursor', 'meta.cursor'].includes(container.join('.'))) ||
-				(key === 'after' && container[container.length - 1] === 'cursors');
-			if (!named || (typeof value === 'string' && LINK.test(value))) continue;
-			const cursor = cursorAt(key, container, value);
-			if (cursor) return cursor;
-		}
-	}
-	return undefined;
-}
-
-const LINK = /^(https?:\/\/|\/|\?)/i;
-
-const NEXT_URL_PATHS = [
-	['next'],
-	['next_url'],
-	['nextUrl'],
-	['next_page_url'],
-	['nextLink'],
-	['links', 'next'],
-	['links', 'next', 'href'],
-	['_links', 'next', 'href'],
-	['_links', 'next'],
-	['meta', 'next'],
-	['meta', 'next_url'],
-	['pagination', 'next'],
-	['pagination', 'next_url'],
-	['paging', 'next'],
-	['@odata.nextLink'],
-];
-const CURRENT_PAGE_PATHS = [
-	['page'],
-	['current_page'],
-	['meta', 'current_page'],
-	['meta', 'page'],
-	['pagination', 'page'],
-	['pagination', 'current_page'],
-];
-const LAST_PAGE_PATHS = [
-	['total_pages'],
-	['last_page'],
-	['meta', 'last_page'],
-	['meta', 'total_pages'],
-	['pagination', 'total_pages'],
-	['pagination', 'last_page'],
-];
-const HAS_MORE_PATHS = [
-	['has_more'],
-	['hasMore'],
-	['meta', 'has_more'],
-	['meta', 'hasMore'],
-	['pagination', 'has_more'],
-	['pagination', 'hasMore'],
-	['paging', 'has_more'],
-	['page_info', 'has_next_page'],
-	['pageInfo', 'hasNextPage'],
-];
-const OFFSET_KEYS = ['offset', 'skip', 'start', 'startIndex', 'start_index', 'from'];
-const LIMIT_KEYS = [
-	'limit',
-	'size',
-	'page_size',
-	'pageSize',
-	'per_page',
-	'perPage',
-	'take',
-	'max_results',
-	'maxResults',
-	'rows',
-];
-
-function firstDefined(
-	body: unknown,
-	paths: string[][],
-	accept: (value: unknown) => boolean = () => true,
-): unknown {
-	for (const path of paths) {
-		const value = pick(body, path);
-		if (value !== undefined && value !== null && value !== '' && accept(value)) return value;
-	}
-	return undefined;
-}
-
-const isText = (value: unknown) => typeof value === 'string';
-
-/** An offset echoed back with a page size or a total: its key, its value and the page size's key. */
-function echoedOffset(
-	body: unknown,
-	hasTotal: boolean,
-): { offsetKey: string; offset: number; limitKey?: string; limit?: number } | undefined {
-	for (const container of CONTAINERS) {
-		const holder = pick(body, container);
-		if (!isObject(holder)) continue;
-		const offsetKey = OFFSET_KEYS.find((key) => count(holder[key]) !== undefined);
-		if (!offsetKey) continue;
-		const limitKey = LIMIT_KEYS.find((key) => count(holder[key]) !== undefined);
-		if (!limitKey && !hasTotal) continue;
-		return {
-			offsetKey,
-			offset: count(holder[offsetKey]) as number,
-			limitKey,
-			limit: limitKey ? count(holder[limitKey]) : undefined,
-		};
-	}
-	return undefined;
-}
-
-/** What the walk knows beyond this answer. */
-export interface PagingState {
-	/** The offset this page was asked for at (offset paging), 0 for the first page. */
-	offset?: number;
-	/** Distinct records read so far, this page included. */
-	read?: number;
-	paging?: ListPaging;
+export interface PageAnswer {
+	body: unknown;
+	headers?: Record<string, unknown>;
 }
 
 /**
- * Where the next page is, or undefined on the last page.
- *
- * `requestedPage` is the page number sent (1 when none was), `received` the number of records in
- * this answer and `pageSize` the number a full page holds: a list with no hint at all is paged by
- * number while pages come back full, or while a stated total says there is more.
+ * A request for a page: the first (nothing set), a cursor under a query parameter, a page number,
+ * an offset with the query parameters that carry it and the page size, or a link the service gave.
  */
-export function findNextPage(
-	answer: PageAnswer,
-	requestedPage: number,
-	received: number,
-	pageSize: number,
-	state: PagingState = {},
-): NextPage | undefined {
-	const { body } = answer;
-	const paging = state.paging ?? {};
-	const total = statedTotal(answer, paging);
-	const moreByTotal = total !== undefined && (state.read ?? received) < total;
+export interface PageRequest {
+	cursor?: string;
+	/** The query parameter the cursor goes under (default `cursor`). */
+	cursorParam?: string;
+	page?: number;
+	offset?: number;
+	params?: Record<string, number>;
+	url?: string;
+	/** List searches: other names to try for the cursor when the service answers it with the same page. */
+	alternatives?: string[];
+}
 
+/** The number of records the answer says the whole list holds, wherever it says so, if anywhere. */
+export function statedTotal(
+	answer: PageAnswer,
+	paging: ListPaging = {},
+	entries = entriesOf(answer),
+): number | undefined {
+	if (paging.totalPath) return count(pick(answer.body, paging.totalPath));
+	return first(entries, TOTAL, count)?.value;
+}
+
+export interface PageEvidence {
+	records: IDataObject[];
+	total?: number;
+	/** What the answer says about more records (has_more, hasNextPage, isLast, …), if anything. */
+	more?: boolean;
+	/** The ways to the next page, best first; none on the last page. */
+	ways: PageRequest[];
+	/** The answer showed no way: the ways are the next page number and offset, guessed. */
+	guessed: boolean;
+}
+
+/**
+ * Everything one answer says about its list. `sent` is the request that got it; `read` the
+ * distinct records read so far, this page included (unknown to a list search, which reads one
+ * page); `pageSize` the number asked for per page.
+ */
+export function readListPage(
+	answer: PageAnswer,
+	sent: PageRequest,
+	{ pageSize, read, paging = {} }: { pageSize: number; read?: number; paging?: ListPaging },
+	records = extractRecords(answer.body, paging),
+): PageEvidence {
+	const entries = entriesOf(answer, records);
+	const total = statedTotal(answer, paging, entries);
+	const last = first(entries, LAST, flag)?.value;
+	const more = first(entries, MORE, flag)?.value ?? (last === undefined ? undefined : !last);
+	const received = records.length;
+	const evidence: PageEvidence = { records, total, more, ways: [], guessed: false };
+	const offsetWay = (name: string, offset: number, sizeName = 'limit'): PageRequest => ({
+		offset,
+		params: { [name]: offset, [sizeName]: pageSize },
+	});
+
+	// The last page says so, or is empty without saying there is more (then its pointer is followed).
+	if (more === false || (received === 0 && more !== true)) return evidence;
+	const ways = evidence.ways;
+	const cursorWays = (cursor: string | undefined, names: string[]) => {
+		if (cursor !== undefined)
+			for (const name of new Set(names)) ways.push({ cursor, cursorParam: name });
+	};
+	const offsetWays = (key: string, at: number, size?: { key: string; value: number }) => {
+		const next = at + received;
+		const goOn =
+			total !== undefined ? next < total : more === true || received >= (size?.value ?? pageSize);
+		if (goOn) ways.push(offsetWay(key, next, size?.key ?? paging.limitParameter));
+	};
+
+	// List Paging > Custom: the token at its path under its parameter, or the offset under its name.
 	if (paging.nextTokenPath) {
-		const path = pathOf(paging.nextTokenPath);
-		const token =
-			received === 0
-				? undefined
-				: cursorAt(path[path.length - 1], path.slice(0, -1), pick(body, path));
-		if (!token || token.kind !== 'cursor') return undefined;
-		return { ...token, param: paging.nextTokenParameter ?? token.param, alternatives: [] };
+		const key = paging.nextTokenPath.split('.').pop() as string;
+		cursorWays(tokenText(pick(answer.body, paging.nextTokenPath)), [
+			paging.nextTokenParameter ?? tokenParameterFor(key),
+		]);
+		return evidence;
 	}
 	if (paging.offsetParameter) {
-		if (received === 0) return undefined;
-		const offset = (state.offset ?? 0) + received;
-		const more =
-			total !== undefined
-				? offset < total
-				: firstDefined(body, HAS_MORE_PATHS) === true || received >= pageSize;
-		return more
-			? {
-					kind: 'offset',
-					offset,
-					params: {
-						[paging.offsetParameter]: offset,
-						[paging.limitParameter ?? 'limit']: pageSize,
-					},
-				}
-			: undefined;
+		offsetWays(paging.offsetParameter, sent.offset ?? 0);
+		return evidence;
 	}
 
-	const hasMore = firstDefined(body, HAS_MORE_PATHS);
-	// An empty page is the end, unless the service says there is more (then its pointer is followed).
-	if (hasMore === false || (received === 0 && hasMore !== true)) return undefined;
+	const header = nextLinkFromHeader(headerValue(answer.headers, 'link'));
+	if (header) ways.push({ url: header });
+	const token = entries.find(isToken);
+	if (token)
+		cursorWays(tokenText(token.value), [
+			tokenParameterFor(token.key),
+			token.key,
+			...CONVENTIONAL_TOKEN_PARAMETERS,
+		]);
+	const link = entries.find(
+		(entry) =>
+			isLink(entry.value) &&
+			(NEXT_LINK.test(entry.name) || (/^(href|url)$/.test(entry.name) && entry.parent === 'next')),
+	);
+	if (link) ways.push({ url: link.value as string });
 
-	const linked = nextLinkFromHeader(headerValue(answer.headers, 'link'));
-	if (linked) return { kind: 'url', url: linked };
+	// Page numbers: the next one stated, or the current one below the last.
+	const nextPage = first(entries, NEXT_PAGE, count)?.value;
+	const current = first(entries, CURRENT_PAGE, count)?.value;
+	const lastPage = first(entries, LAST_PAGE, count)?.value;
+	const numbered = nextPage !== undefined || (current !== undefined && lastPage !== undefined);
+	if (nextPage !== undefined) ways.push({ page: nextPage });
+	else if (numbered && (current as number) < (lastPage as number))
+		ways.push({ page: (current as number) + 1 });
 
-	const token = findToken(body);
-	if (token) return token;
+	// An offset stated with a page size or a total: the next one goes back under the same name,
+	// and the page size under the answer's name for it.
+	const offset = first(entries, OFFSET, count);
+	const size = first(entries, SIZE, (value) => count(value) || undefined);
+	const offsetStated = offset !== undefined && (size !== undefined || total !== undefined);
+	if (offsetStated) offsetWays(offset.key, offset.value, size);
+	if (ways.length > 0 || numbered || offsetStated) return evidence;
 
-	const next = firstDefined(body, NEXT_URL_PATHS, isText);
-	if (typeof next === 'string') {
-		// `next` is a link in most APIs and a bare cursor in a few.
-		return LINK.test(next) ? { kind: 'url', url: next } : cursorAt('next', [], next);
+	// No way shown: the next page number (then the offset) while the answer says there is more, or
+	// a stated total is not reached, or (with no total) the page came back full.
+	if (
+		more === true ||
+		(total !== undefined && read !== undefined ? read < total : received >= pageSize)
+	) {
+		const at = read ?? (sent.offset ?? 0) + received;
+		ways.push({ page: (sent.page ?? 1) + 1 }, offsetWay('offset', at, paging.limitParameter));
+		evidence.guessed = more !== true;
 	}
-
-	const current = Number(firstDefined(body, CURRENT_PAGE_PATHS));
-	const last = Number(firstDefined(body, LAST_PAGE_PATHS));
-	if (Number.isFinite(current) && Number.isFinite(last)) {
-		return current < last ? { kind: 'page', page: current + 1 } : undefined;
-	}
-
-	const echoed = echoedOffset(body, total !== undefined);
-	if (echoed) {
-		const offset = echoed.offset + received;
-		const more =
-			total !== undefined
-				? offset < total
-				: hasMore === true || received >= (echoed.limit || pageSize);
-		if (!more) return undefined;
-		return {
-			kind: 'offset',
-			offset,
-			params: {
-				[echoed.offsetKey]: offset,
-				[paging.limitParameter ?? echoed.limitKey ?? 'limit']: pageSize,
-			},
-		};
-	}
-
-	if (hasMore === true) return { kind: 'page', page: requestedPage + 1 };
-	// No pointer: ask for the next page number while pages come back full or the total says there is more.
-	if (received >= pageSize || moreByTotal)
-		return { kind: 'page', page: requestedPage + 1, guessed: true };
-	return undefined;
+	return evidence;
 }

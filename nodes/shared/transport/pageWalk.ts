@@ -2,44 +2,39 @@ import { createHash } from 'crypto';
 import type { IDataObject } from 'n8n-workflow';
 
 import { idText } from '../ids';
+import { LIST_WALK_BUDGET } from '../vocabulary';
+import { answerBytes } from './bounds';
 import { ServiceBehaviourError } from './errors';
 import {
 	extractRecords,
-	findNextPage,
-	statedTotal,
+	readListPage,
 	type ListPaging,
-	type NextPage,
 	type PageAnswer,
+	type PageRequest,
 } from './listPages';
 import type { ServiceOrigin } from './service';
 
+export type { PageRequest } from './listPages';
+
 /**
  * The one loop that walks a list's pages, used by every list the package reads (Get Many, the
- * list searches, the trigger's webhook sweep). Whatever the service answers, it ends: each page
- * must bring records not seen before and a next-page pointer not seen before, links must stay on
- * the credential's origin, and there is an absolute cap on pages. No record is returned twice.
+ * list searches, the webhook sweeps). Whatever the service answers, it ends: each page must bring
+ * records not seen before (a page that repeats the one before is answered by the next way to the
+ * next page the answer showed, or it is an error), a pointer is never followed twice, links stay
+ * on the credential's origin, and the walk keeps within its budget. No record is returned twice,
+ * and no list is returned short.
  */
 
-/** Pages one call may read: 1,000,000 records at the largest page size. */
-export const MAX_PAGES = 10_000;
+/** Pages one walk may read (LIST_WALK_BUDGET). */
+export const MAX_PAGES = LIST_WALK_BUDGET.pages;
 
 /** Empty pages in a row that a service saying "there is more" is followed through (some filter after paging). */
 export const MAX_EMPTY_PAGES = 3;
 
-/** What to ask for next: the first page, a cursor, a page number, an offset, or a link the service gave. */
-export interface PageRequest {
-	cursor?: string;
-	/** The query parameter the cursor goes under (default `cursor`). */
-	cursorParam?: string;
-	page?: number;
-	/** Other names to try for the cursor when the service answers it with the same page (list searches). */
-	alternatives?: string[];
-	/** Offset paging: the offset asked for, and the query parameters that carry it and the page size. */
-	offset?: number;
-	params?: Record<string, number>;
-	/** An absolute URL on the credential's origin (already checked). */
-	url?: string;
-}
+/** A walk's bounds (vocabulary.ts): pages, records, bytes read and milliseconds. */
+export type WalkBudget = Readonly<
+	Record<'pages' | 'records' | 'bytes' | 'ms', number> & { name: string }
+>;
 
 /** The query parameters of a page request (besides the list's filters); not used for links, which carry their own. */
 export function pageQuery(
@@ -70,7 +65,7 @@ export interface WalkOptions<T> {
 	paging?: ListPaging;
 	/** Records asked for per page (the same on every page, so page numbers mean the same offsets). */
 	pageSize: number;
-	maxPages?: number;
+	budget?: WalkBudget;
 	fetchPage(request: PageRequest): Promise<FetchedPage<T>>;
 }
 
@@ -80,18 +75,21 @@ function recordKey(record: IDataObject): string {
 	return id !== undefined ? `id:${id}` : `json:${JSON.stringify(record)}`;
 }
 
-function describeNext(next: PageRequest): string {
-	if (next.page !== undefined) return `page ${next.page}`;
-	if (next.cursor !== undefined) return 'the next-page cursor';
-	if (next.offset !== undefined) return `offset ${next.offset}`;
-	return 'the next-page link';
-}
-
-function ignoredParameter(next: PageRequest): string {
-	if (next.page !== undefined) return 'the `page` parameter';
-	if (next.cursor !== undefined) return `the \`${next.cursorParam ?? 'cursor'}\` parameter`;
-	if (next.params !== undefined) return `the \`${Object.keys(next.params)[0]}\` parameter`;
-	return "the next link's query";
+/**
+ * How a request is named in messages, the parameter it depends on, the place it points at (the
+ * same whatever name a cursor goes under) and its way of reading on (a cursor under a name, page
+ * numbers, an offset under its names, links).
+ */
+function about({ cursor, cursorParam = 'cursor', page, offset, params, url }: PageRequest) {
+	const parameter = (what: string, name: string, at: string, way: string) => {
+		return { what, needs: `the \`${name}\` parameter`, at, way };
+	};
+	if (cursor !== undefined)
+		return parameter('the next-page cursor', cursorParam, `c:${cursor}`, `c:${cursorParam}`);
+	if (page !== undefined) return parameter(`page ${page}`, 'page', `p:${page}`, 'p');
+	const names = Object.keys(params ?? {});
+	if (params) return parameter(`offset ${offset}`, names[0], `o:${offset}`, `o:${names.join()}`);
+	return { what: 'the next-page link', needs: "the next link's query", at: `u:${url}`, way: 'u' };
 }
 
 /**
@@ -104,31 +102,53 @@ function whole<T>(
 	limit: number | undefined,
 	requests: number,
 ): T[] {
-	if (total === undefined) return records;
-	const expected = Math.min(total, limit ?? Number.POSITIVE_INFINITY);
-	if (records.length >= expected) return records;
+	if (total === undefined || records.length >= Math.min(total, limit ?? Infinity)) return records;
 	throw new ServiceBehaviourError(
 		`The service said the list holds ${total} records, but its pages ended after ${records.length}`,
 		`Stopped after ${requests} requests${limit !== undefined ? ` (${limit} were asked for)` : ''}; no partial list is returned. If the service pages in a way the node did not recognise, set List Paging to Custom (next token, or offset and limit parameter names).`,
 	);
 }
 
-/** The request for `next`, with a marker that is the same whenever the service repeats itself. */
-export function requestFor(
-	next: NextPage,
-	origin: ServiceOrigin,
-	requestUrl: string,
-): { request: PageRequest; marker: string } {
-	if (next.kind === 'cursor')
-		return {
-			request: { cursor: next.cursor, cursorParam: next.param },
-			marker: `c:${next.cursor}`,
-		};
-	if (next.kind === 'page') return { request: { page: next.page }, marker: `p:${next.page}` };
-	if (next.kind === 'offset')
-		return { request: { offset: next.offset, params: next.params }, marker: `o:${next.offset}` };
-	const url = origin.followable(next.url, requestUrl, 'a next-page link');
-	return { request: { url }, marker: `u:${url}` };
+/** Every way the last answer showed brought back the page before: an error naming each and List Paging. */
+function repeated(
+	tried: PageRequest[],
+	read: number,
+	total: number | undefined,
+	guessed: boolean,
+): ServiceBehaviourError {
+	const names = tried.map((request) => `\`${request.cursorParam ?? 'cursor'}\``);
+	const what =
+		tried.length === 1
+			? `${about(tried[0]).what} with records it had already sent; it seems to ignore ${about(tried[0]).needs}`
+			: tried.every((request) => request.cursor !== undefined)
+				? `the next-page cursor with records it had already sent, under each parameter name tried (${names.join(', ')})`
+				: `${tried.map((request) => about(request).what).join(', then ')} with records it had already sent`;
+	const said =
+		total !== undefined && read < total
+			? `The service said the list holds ${total} records, but its pages ended after ${read}: it answered ${what}`
+			: `The service answered ${what} (${read} distinct records read)`;
+	return new ServiceBehaviourError(
+		`${said}; set List Paging to Custom to say how it pages`,
+		`Stopped after that so that no record is returned twice; no partial list is returned.${guessed ? ' Its answers showed no way to the next page, so the next page number and offset were guessed.' : ''} List Paging > Custom takes the next token's path and parameter, or the offset and limit parameter names. Or narrow the list with filters.`,
+	);
+}
+
+const MB = 1024 * 1024;
+
+/** Stops the walk before another request once any part of its budget is spent, naming that part. */
+function spend(budget: WalkBudget, pages: number, records: number, bytes: number, ms: number) {
+	const over: Array<[boolean, string]> = [
+		[pages >= budget.pages, `more than ${budget.pages.toLocaleString('en-US')} pages`],
+		[records >= budget.records, `more than ${budget.records.toLocaleString('en-US')} records`],
+		[bytes >= budget.bytes, `pages of more than ${Math.round(budget.bytes / MB)} MB`],
+		[ms >= budget.ms, `pages that take more than ${Math.round(budget.ms / 1000)} seconds to read`],
+	];
+	const spent = over.find(([reached]) => reached);
+	if (spent)
+		throw new ServiceBehaviourError(
+			`The list has ${spent[1]}; stopped there (the ${budget.name} budget, ${records} records read)`,
+			`No partial list is returned: each list is read within a budget of pages, records, bytes and time, so a faulty or hostile service cannot exhaust n8n. Use Limit or filters to read less at a time.`,
+		);
 }
 
 export async function walkPages<T = IDataObject>({
@@ -136,25 +156,32 @@ export async function walkPages<T = IDataObject>({
 	limit,
 	paging = {},
 	pageSize,
-	maxPages = MAX_PAGES,
+	budget = LIST_WALK_BUDGET,
 	fetchPage,
 }: WalkOptions<T>): Promise<T[]> {
 	const records: T[] = [];
 	const seenRecords = new Set<string>();
-	const seenNext = new Set<string>();
-	let request: PageRequest = {};
-	let guessedRequest = false;
+	const givenPointers = new Set<string>();
+	const started = Date.now();
+	let bytes = 0;
 	let total: number | undefined;
 	let emptyInARow = 0;
-	/** Token parameter names still worth a try while the service answers a token with the same page. */
-	let alternatives: string[] = [];
-	const tried: string[] = [];
-	/** The token parameter the service was seen to read; used from then on. */
-	let confirmedParam: string | undefined;
+	let request: PageRequest = {};
+	/** The other ways to the next page the last answer showed, and the URL its links are relative to. */
+	let fallbacks: PageRequest[] = [];
+	let base = '';
+	/** Links are followed on the credential's origin only (relative ones against their answer's URL). */
+	const follow = (way: PageRequest) =>
+		way.url ? { url: origin.followable(way.url, base, 'a next-page link') } : way;
+	let guessed = false;
+	/** Ways answered with the page before, for the error. */
+	const tried: PageRequest[] = [];
+	/** The way that last brought new records: tried first from then on. */
+	let working: string | undefined;
 	for (let pages = 1; ; pages++) {
 		const { answer, requestUrl, items } = await fetchPage(request);
+		bytes += answerBytes.get(answer) ?? Buffer.byteLength(JSON.stringify(answer.body) ?? '');
 		const page = extractRecords(answer.body, paging);
-		total = statedTotal(answer, paging) ?? total;
 		let fresh = 0;
 		page.forEach((record, index) => {
 			const key = recordKey(record);
@@ -164,37 +191,25 @@ export async function walkPages<T = IDataObject>({
 			fresh++;
 		});
 		if (limit !== undefined && records.length >= limit) return records.slice(0, limit);
+		const evidence = readListPage(
+			answer,
+			request,
+			{ pageSize, read: records.length, paging },
+			page,
+		);
+		total = evidence.total ?? total;
 		if (page.length > 0 && fresh === 0) {
-			// A page number we guessed (no pointer from the service) that repeats: that was all there is.
-			if (guessedRequest) return whole(records, total, limit, pages);
-			if (request.cursor !== undefined && alternatives.length > 0 && pages < maxPages) {
-				// The same page again for a token: the service may read it under another name.
-				tried.push(request.cursorParam ?? 'cursor');
-				request = { ...request, cursorParam: alternatives.shift() };
-				continue;
-			}
-			if (request.cursor !== undefined && tried.length > 0) {
-				tried.push(request.cursorParam ?? 'cursor');
-				throw new ServiceBehaviourError(
-					`The service answered the next-page cursor with records it had already sent, under each parameter name tried (${tried.map((name) => `\`${name}\``).join(', ')})`,
-					`Stopped after ${pages} requests so that no record is returned twice (${records.length} distinct records were read). If the service reads its page token under another name, set List Paging to Custom and give the Next Token Parameter.`,
-				);
-			}
-			throw new ServiceBehaviourError(
-				`The service answered ${describeNext(request)} with records it had already sent; it seems to ignore ${ignoredParameter(request)}`,
-				`Stopped after ${pages} requests so that no record is returned twice (${records.length} distinct records were read). Narrow the list with filters, or ask the service's support about paging.`,
-			);
+			tried.push(request);
+			const next = fallbacks.shift();
+			if (!next) throw repeated(tried, records.length, total, guessed);
+			spend(budget, pages, records.length, bytes, Date.now() - started);
+			request = follow(next);
+			continue;
 		}
-		if (request.cursor !== undefined && fresh > 0) {
-			confirmedParam = request.cursorParam;
-			alternatives = [];
-		}
-		const next = findNextPage(answer, request.page ?? 1, page.length, pageSize, {
-			offset: request.offset,
-			read: records.length,
-			paging,
-		});
-		if (!next) return whole(records, total, limit, pages);
+		tried.length = 0;
+		if (pages > 1) working = about(request).way;
+		const ways = evidence.ways;
+		if (ways.length === 0) return whole(records, total, limit, pages);
 		emptyInARow = page.length === 0 ? emptyInARow + 1 : 0;
 		if (emptyInARow >= MAX_EMPTY_PAGES) {
 			throw new ServiceBehaviourError(
@@ -202,168 +217,113 @@ export async function walkPages<T = IDataObject>({
 				`Stopped after ${pages} requests (${records.length} distinct records were read); no partial list is returned.`,
 			);
 		}
-		if (pages >= maxPages) {
+		spend(budget, pages, records.length, bytes, Date.now() - started);
+		// The way that brought records last goes first.
+		const first = (way: PageRequest) => Number(about(way).way === working);
+		[request, ...fallbacks] = [...ways].sort((a, b) => first(b) - first(a));
+		base = requestUrl;
+		request = follow(request);
+		if (givenPointers.has(about(request).at)) {
 			throw new ServiceBehaviourError(
-				`The list has more than ${maxPages.toLocaleString('en-US')} pages; stopped there`,
-				`${records.length} records were read. Use Limit or filters to read less at a time.`,
-			);
-		}
-		const { request: nextRequest, marker } = requestFor(next, origin, requestUrl);
-		if (seenNext.has(marker)) {
-			throw new ServiceBehaviourError(
-				`The service gave ${describeNext(nextRequest)} it had already given; the list would never end`,
+				`The service gave ${about(request).what} it had already given; the list would never end`,
 				`Stopped after ${pages} requests (${records.length} distinct records were read).`,
 			);
 		}
-		seenNext.add(marker);
-		if (next.kind === 'cursor') {
-			if (confirmedParam !== undefined) nextRequest.cursorParam = confirmedParam;
-			else alternatives = [...next.alternatives];
-			tried.length = 0;
-		}
-		request = nextRequest;
-		guessedRequest = next.kind === 'page' && next.guessed === true;
+		givenPointers.add(about(request).at);
+		guessed = evidence.guessed;
 	}
 }
 
 /**
- * Page tokens of the list searches (sent to the editor and back). They carry a cursor, a page
- * number, or a path under the Base URL — never a whole URL — and are checked again when they return.
+ * Page tokens of the list searches (sent to the editor and back). They carry a cursor (with its
+ * parameter name and the names still to try), a page number, an offset with its parameters, or a
+ * path under the Base URL — never a whole URL — and `after`: a hash of the last record served, so
+ * the next page can tell when the service ignores paging. All is checked again when they return.
  */
 export function pageToken(
-	next: NextPage,
+	next: PageRequest,
 	origin: ServiceOrigin,
 	requestUrl: string,
 	lastRecord?: IDataObject,
 ): string {
-	const { request } = requestFor(next, origin, requestUrl);
-	// The last record served, so the next page can tell when the service ignores paging.
-	const after = lastRecord ? { after: shortHash(recordKey(lastRecord)) } : {};
-	if (request.url) {
-		const url = new URL(request.url);
-		return JSON.stringify({ path: `${url.pathname}${url.search}`, ...after });
-	}
-	if (request.cursor !== undefined) {
-		const param =
-			request.cursorParam && request.cursorParam !== 'cursor' ? { param: request.cursorParam } : {};
-		const alternatives =
-			next.kind === 'cursor' && next.alternatives.length > 0 ? { alt: next.alternatives } : {};
-		return JSON.stringify({ cursor: request.cursor, ...param, ...alternatives, ...after });
-	}
-	if (request.params !== undefined)
-		return JSON.stringify({ offset: request.offset, params: request.params, ...after });
-	return JSON.stringify({ page: request.page, ...after });
+	const url = next.url && new URL(origin.followable(next.url, requestUrl, 'a next-page link'));
+	return JSON.stringify({
+		...(url ? { path: `${url.pathname}${url.search}` } : {}),
+		cursor: next.cursor,
+		param: next.cursorParam === 'cursor' ? undefined : next.cursorParam,
+		alt: next.alternatives?.length ? next.alternatives : undefined,
+		page: next.page,
+		offset: next.offset,
+		params: next.params,
+		after: lastRecord ? shortHash(recordKey(lastRecord)) : undefined,
+	});
 }
 
-const PARAMETER_NAME = /^[A-Za-z0-9_\-.[\]]{1,100}$/;
+const isName = (value: unknown) =>
+	typeof value === 'string' && /^[A-Za-z0-9_\-.[\]]{1,100}$/.test(value);
+const isCount = (value: unknown, min: number) =>
+	Number.isSafeInteger(value) && (value as number) >= min;
 
-const isName = (value: unknown) => typeof value === 'string' && PARAMETER_NAME.test(value);
-
-/** A cursor, its parameter name and the names still to try, from a page token (only the keys pageToken writes). */
-function cursorFromToken(
-	token: Record<string, unknown>,
-): Pick<PageRequest, 'cursor' | 'cursorParam' | 'alternatives'> | undefined {
-	const { cursor, param, alt, ...other } = token;
-	if (Object.keys(other).length > 0 || (param !== undefined && !isName(param))) return undefined;
-	if (alt !== undefined && !(Array.isArray(alt) && alt.length <= 10 && alt.every(isName)))
-		return undefined;
-	return {
-		cursor: cursor as string,
-		...(param !== undefined ? { cursorParam: param as string } : {}),
-		...(alt !== undefined ? { alternatives: alt as string[] } : {}),
-	};
-}
-
-/** The offset and its query parameters from a page token, or undefined when they are not what pageToken makes. */
-function offsetFromToken(
-	offset: unknown,
-	params: unknown,
-): Pick<PageRequest, 'offset' | 'params'> | undefined {
-	if (
-		!Number.isSafeInteger(offset) ||
-		(offset as number) < 1 ||
-		typeof params !== 'object' ||
-		params === null ||
-		Array.isArray(params)
-	)
-		return undefined;
-	const entries = Object.entries(params);
-	const valid =
-		entries.length >= 1 &&
-		entries.length <= 2 &&
-		entries.every(
-			([name, value]) =>
-				PARAMETER_NAME.test(name) && Number.isSafeInteger(value) && (value as number) >= 0,
-		);
-	return valid
-		? { offset: offset as number, params: Object.fromEntries(entries) as Record<string, number> }
-		: undefined;
-}
-
-function shortHash(text: string): string {
-	return createHash('sha256').update(text).digest('hex').slice(0, 16);
-}
-
-function repeats(records: IDataObject[], request: { after?: string }): boolean {
-	return (
-		request.after !== undefined &&
-		records.some((record) => shortHash(recordKey(record)) === request.after)
-	);
-}
-
-/** A page of a list search must not repeat the record the previous page ended with. */
-export function checkNotRepeated(
-	records: IDataObject[],
-	request: PageRequest & { after?: string },
-): void {
-	if (repeats(records, request)) {
-		throw new ServiceBehaviourError(
-			`The service answered ${describeNext(request)} with records it had already sent; it seems to ignore ${ignoredParameter(request)}`,
-			'The list shows the first page only. Search by name to find other records.',
-		);
-	}
-}
+/** What each key of a page token may hold, and the keys that go together (the first one leads). */
+const TOKEN_FIELDS: Record<string, (value: unknown) => boolean> = {
+	cursor: (value) => typeof value === 'string',
+	param: isName,
+	alt: (value) => Array.isArray(value) && value.length <= 10 && value.every(isName),
+	page: (value) => isCount(value, 2),
+	offset: (value) => isCount(value, 1),
+	params: (value) => {
+		const entries = Object.entries(typeof value === 'object' && value !== null ? value : []);
+		const valid = entries.every(([name, number]) => isName(name) && isCount(number, 0));
+		return !Array.isArray(value) && entries.length >= 1 && entries.length <= 2 && valid;
+	},
+	path: (value) => typeof value === 'string',
+	after: (value) => typeof value === 'string' && /^[0-9a-f]{16}$/.test(value),
+};
+const TOKEN_KINDS = [['cursor', 'param', 'alt'], ['page'], ['offset', 'params'], ['path']];
 
 /** A page token back from the editor, or an error when it is not one this package would make. */
 export function readPageToken(
 	token: string,
 	origin: ServiceOrigin,
 ): PageRequest & { after?: string } {
-	let parsed: unknown;
+	let fields: Record<string, unknown> = {};
 	try {
-		parsed = JSON.parse(token);
+		fields = Object(JSON.parse(token)) as Record<string, unknown>;
 	} catch {
-		parsed = undefined;
+		// not JSON: refused below
 	}
-	const value = (typeof parsed === 'object' && parsed !== null ? parsed : {}) as Record<
-		string,
-		unknown
-	>;
-	const { after, ...rest } = value;
-	const keys = Object.keys(rest);
-	const seen = typeof after === 'string' && /^[0-9a-f]{16}$/.test(after) ? { after } : {};
-	if (after === undefined || seen.after !== undefined) {
-		const cursor = typeof rest.cursor === 'string' ? cursorFromToken(rest) : undefined;
-		if (cursor) return { ...cursor, ...seen };
-		const offset = keys.length === 2 ? offsetFromToken(rest.offset, rest.params) : undefined;
-		if (offset) return { ...offset, ...seen };
-		if (keys.length === 1 && Number.isSafeInteger(rest.page) && (rest.page as number) > 1)
-			return { page: rest.page as number, ...seen };
-		if (keys.length === 1 && typeof rest.path === 'string') {
-			const url = origin.underBase(rest.path);
-			if (url) return { url, ...seen };
-		}
-	}
-	throw new ServiceBehaviourError(
-		'The list page token is not valid',
-		'Reload the list to start from its first page.',
-	);
+	const keys = Object.keys(fields).filter((key) => key !== 'after');
+	const kind = TOKEN_KINDS.find(([lead]) => keys.includes(lead));
+	const url = typeof fields.path === 'string' ? origin.underBase(fields.path) : undefined;
+	const valid =
+		kind !== undefined &&
+		keys.every((key) => kind.includes(key)) &&
+		Object.entries(fields).every(([key, value]) => TOKEN_FIELDS[key]?.(value)) &&
+		(kind[0] !== 'offset' || fields.params !== undefined) &&
+		(kind[0] !== 'path' || url !== undefined);
+	if (!valid || Array.isArray(fields))
+		throw new ServiceBehaviourError(
+			'The list page token is not valid',
+			'Reload the list to start from its first page.',
+		);
+	const { param, alt, path, ...request } = fields;
+	return {
+		...(request as PageRequest & { after?: string }),
+		...(param !== undefined ? { cursorParam: param as string } : {}),
+		...(alt !== undefined ? { alternatives: alt as string[] } : {}),
+		...(path !== undefined ? { url } : {}),
+	};
+}
+
+function shortHash(text: string): string {
+	return createHash('sha256').update(text).digest('hex').slice(0, 16);
 }
 
 /**
- * One page of a list search (a page of the "From list" choices) and the token of the next. A token
- * the service answers with the page before is sent again under each other name it may read, as
- * in walkPages; a name that works is kept in the next token.
+ * One page of a list search (a page of the "From list" choices) and the token of the next. A page
+ * holding the record the previous page ended with is a repeat: the token is sent again under each
+ * other name it may be read under (as in walkPages), then it is an error. A name that works is
+ * kept in the next token.
  */
 export async function searchPage({
 	origin,
@@ -382,24 +342,31 @@ export async function searchPage({
 	for (;;) {
 		const { answer, requestUrl } = await fetchPage(request);
 		const records = extractRecords(answer.body, paging);
-		const alternatives = request.alternatives ?? [];
-		if (request.cursor !== undefined && alternatives.length > 0 && repeats(records, request)) {
-			request = { ...request, cursorParam: alternatives[0], alternatives: alternatives.slice(1) };
+		if (records.some((record) => shortHash(recordKey(record)) === request.after)) {
+			const [other, ...rest] = request.alternatives ?? [];
+			if (other === undefined)
+				throw new ServiceBehaviourError(
+					`The service answered ${about(request).what} with records it had already sent; it seems to ignore ${about(request).needs}`,
+					'The list shows the first page only. Search by name to find other records, or set List Paging to Custom to say how the service pages.',
+				);
+			request = { ...request, cursorParam: other, alternatives: rest };
 			continue;
 		}
-		checkNotRepeated(records, request);
-		let next = findNextPage(answer, request.page ?? 1, records.length, pageSize, {
-			offset: request.offset,
-			paging,
-		});
-		// The name this token was read under works: the next token goes back under it too.
-		if (next?.kind === 'cursor' && request.cursor !== undefined)
-			next = { ...next, param: request.cursorParam ?? next.param, alternatives: [] };
-		return {
-			records,
-			nextToken: next
-				? pageToken(next, origin, requestUrl, records[records.length - 1])
-				: undefined,
-		};
+		const { ways } = readListPage(answer, request, { pageSize, paging }, records);
+		const [next, ...others] = ways;
+		if (!next) return { records };
+		// A name this token was read under works, so it is kept; else the other names go along.
+		const nextRequest =
+			next.cursor === undefined
+				? next
+				: request.cursor !== undefined
+					? { cursor: next.cursor, cursorParam: request.cursorParam }
+					: {
+							...next,
+							alternatives: others.flatMap((way) =>
+								way.cursor === next.cursor ? [way.cursorParam as string] : [],
+							),
+						};
+		return { records, nextToken: pageToken(nextRequest, origin, requestUrl, records.at(-1)) };
 	}
 }

@@ -13,11 +13,18 @@ import type {
 } from 'n8n-workflow';
 
 import { MAX_PAGE_SIZE } from '../vocabulary';
-import { bodyLimit, jsonOrText, readBody, TIME_LIMITS, type AnswerKind } from './bounds';
+import {
+	answerBytes,
+	bodyLimit,
+	jsonOrText,
+	readBody,
+	TIME_LIMITS,
+	type AnswerKind,
+} from './bounds';
 import { HttpStatusError, isHtml, ServiceBehaviourError, toNodeError } from './errors';
 import { headerValue } from './headers';
 import type { ListPaging } from './listPages';
-import { pageQuery, searchPage, walkPages, type PageRequest } from './pageWalk';
+import { pageQuery, searchPage, walkPages, type PageRequest, type WalkBudget } from './pageWalk';
 import { sendWithRetries } from './retry';
 import {
 	allowedDomainsFor,
@@ -156,6 +163,7 @@ export async function readAnswer(
 		response.statusCode >= 300 ? 'json' : kind,
 		headerValue(response.headers, 'content-length'),
 	);
+	if (Buffer.isBuffer(bytes)) answerBytes.set(response, bytes.length);
 	response.body =
 		kind === 'json'
 			? (jsonOrText(bytes) as IN8nHttpFullResponse['body'])
@@ -298,16 +306,21 @@ export async function apiRequestPage(
 	return { ...page, origin: client.origin };
 }
 
-/** Every record of a list, page after page, within the page walk's bounds. */
+/**
+ * Every record of a list, page after page, within `budget` (the package's own sweeps pass
+ * WEBHOOK_SWEEP_BUDGET; vocabulary.ts).
+ */
 export async function apiRequestAllRecords(
 	context: ApiContext,
 	path: string,
 	qs: IDataObject = {},
+	budget?: WalkBudget,
 ): Promise<IDataObject[]> {
 	const client = await serviceClient(context);
 	return await walkPages({
 		origin: client.origin,
 		pageSize: MAX_PAGE_SIZE,
+		budget,
 		fetchPage: async (request) =>
 			await fetchListPage(context, client, path, qs, request, MAX_PAGE_SIZE),
 	});

@@ -6,6 +6,7 @@ import nock from 'nock';
  * the claim cannot be made. Through n8n-core's WebhookContext, with real deliveries from the
  * sandbox to the receiver of test/helpers/triggerHost.ts (see deliveryFixtures.ts).
  */
+import { forgetAllDeliveries } from '../../../nodes/DocumentSigningTrigger/recentDeliveries';
 import { TriggerHost, type IncomingDelivery } from '../../helpers/triggerHost';
 import {
 	deliveryBody,
@@ -17,20 +18,24 @@ import {
 const { sandbox, receiver, activeTrigger, sendDocument, unclaimedDelivery } = useDeliveryFixtures();
 
 describe('exactly once: the delivery is claimed at the service', () => {
-	it('replaying the exact same request (same delivery id): its execution passes nothing on', async () => {
+	it('replaying the exact same request (same delivery id) to the process that ran it: answered "already processed", no execution', async () => {
 		const { host, apiKey } = await activeTrigger(['document.sent']);
 		await sendDocument(apiKey);
 		await host.idle();
 		const original = receiver.receivedBy(host)[0];
+		const checks = sandbox().stats().routes['GET /v1/webhooks/:id/deliveries/:deliveryId'] ?? 0;
 
 		const replay = await host.receive({ headers: original.headers, rawBody: original.rawBody });
-		expect(replay.status).toBe(200);
-		const execution = await replay.execution!;
-
-		expect(execution.received).toHaveLength(1);
-		expect(execution.items).toEqual([]);
-		expect(execution.error).toBeUndefined();
-		expect(host.processed).toHaveLength(1);
+		expect([replay.status, replay.started, replay.body]).toEqual([
+			200,
+			false,
+			{ received: true, ignored: true, reason: 'already processed' },
+		]);
+		expect(host.executions).toHaveLength(1);
+		// Known to this process: no request to the service either.
+		expect(sandbox().stats().routes['GET /v1/webhooks/:id/deliveries/:deliveryId'] ?? 0).toBe(
+			checks,
+		);
 	});
 
 	describe('a retry by the service after a lost answer is processed once, whichever comes first: the retry or the claim', () => {
@@ -94,7 +99,7 @@ describe('exactly once: the delivery is claimed at the service', () => {
 			expect(sandbox().deliveryRecord(deliveryId)?.status).toBe('acknowledged');
 		});
 
-		it('the retry comes first: it starts an execution, which loses the claim and passes nothing on', async () => {
+		it('the retry comes first while n8n has not begun the first execution (2 s): the service is asked, the retry starts an execution, which loses the claim and passes nothing on', async () => {
 			const { host, apiKey } = await lostFirstAnswer();
 			const retryStarted = gate();
 			// The first execution waits until the retry has started its own; that one waits until
@@ -154,30 +159,33 @@ describe('exactly once: the delivery is claimed at the service', () => {
 		});
 	});
 
-	it('three copies of one delivery arriving at the same time: three executions, one passes it on', async () => {
+	it('three copies of a processed delivery arriving at the same time: no execution', async () => {
 		const { host, apiKey } = await activeTrigger(['document.sent']);
 		await sendDocument(apiKey);
 		await host.idle();
 		const original = receiver.receivedBy(host)[0];
 		const before = host.executions.length;
-		// Claims are settled at the service, so whether the copies reach one n8n process or three
-		// (webhook processors in queue mode) makes no difference.
 		const copy = () => host.receive({ headers: original.headers, rawBody: original.rawBody });
 		const outcomes = await Promise.all([copy(), copy(), copy()]);
-		expect(outcomes.map((outcome) => outcome.status)).toEqual([200, 200, 200]);
+		expect(outcomes.map((outcome) => [outcome.status, outcome.started])).toEqual([
+			[200, false],
+			[200, false],
+			[200, false],
+		]);
 		await host.idle();
-		expect(host.executions).toHaveLength(before + 3);
+		expect(host.executions).toHaveLength(before);
 		expect(host.processed).toHaveLength(1);
 	});
 
-	it('new copies of a delivery not yet claimed race for it: exactly one execution passes it on', async () => {
+	it('new copies of a delivery nobody claimed yet (its first start failed), arriving at once: one execution, which passes it on', async () => {
 		const { host, secret, body } = await unclaimedDelivery();
 
 		const outcomes = await Promise.all(
 			Array.from({ length: 5 }, () => host.receive(signedDelivery(secret, body))),
 		);
 		await Promise.all(outcomes.map((outcome) => outcome.execution));
-		expect(host.executions).toHaveLength(5);
+		expect(outcomes.filter((outcome) => outcome.started)).toHaveLength(1);
+		expect(host.executions).toHaveLength(1);
 		expect(host.processed).toHaveLength(1);
 		expect(sandbox().deliveryRecord(JSON.parse(body).id)?.status).toBe('acknowledged');
 	});
@@ -207,6 +215,7 @@ describe('exactly once: the delivery is claimed at the service', () => {
 		const registration = structuredClone(host.savedStaticData);
 
 		// Another n8n process (or the same one restarted): same database, nothing else shared.
+		forgetAllDeliveries();
 		const other = new TriggerHost({
 			baseUrl: sandbox().baseUrl,
 			apiKey,
@@ -245,14 +254,21 @@ describe('exactly once: the delivery is claimed at the service', () => {
 			return host.receive(delivery);
 		};
 
-		const second = await retry('2');
-		expect(second).toMatchObject({
+		const ignored = {
 			status: 200,
 			started: false,
 			body: { ignored: true, reason: 'already processed' },
-		});
+		};
+		// In another n8n process (it remembers nothing): the service is asked.
+		forgetAllDeliveries();
+		expect(await retry('2')).toMatchObject(ignored);
 		expect(checks()).toBe(checksBefore + 1);
-		// Without the attempt header (or as attempt 1) it is left to the execution's claim.
+		// That process remembers it now: a further copy costs no request.
+		expect(await retry('3')).toMatchObject(ignored);
+		expect(checks()).toBe(checksBefore + 1);
+		// In yet another process, a copy without the attempt header (or as attempt 1) is not checked:
+		// it is left to the execution's claim.
+		forgetAllDeliveries();
 		const unnumbered = await retry('1');
 		expect(unnumbered.started).toBe(true);
 		expect((await unnumbered.execution!).items).toEqual([]);
@@ -260,7 +276,7 @@ describe('exactly once: the delivery is claimed at the service', () => {
 		expect(host.processed).toHaveLength(1);
 	});
 
-	it('a retry of a delivery nobody claimed yet starts its execution; so does one when the check fails', async () => {
+	it('a retry of a delivery nobody claimed yet starts its execution, also when the check fails; a copy after that execution claimed it starts none', async () => {
 		const { host, secret, body } = await unclaimedDelivery();
 		const retry = () => {
 			const delivery = signedDelivery(secret, body);
@@ -278,11 +294,11 @@ describe('exactly once: the delivery is claimed at the service', () => {
 		}
 		expect(failedCheck.started).toBe(true);
 
-		const unclaimed = await retry();
-		expect(unclaimed.started).toBe(true);
+		const later = await retry();
+		expect(later.started).toBe(false);
 		await host.idle();
 		expect(host.processed).toHaveLength(1);
-		expect(host.executions.length).toBeGreaterThanOrEqual(2);
+		expect(host.executions).toHaveLength(1);
 	});
 });
 

@@ -6,13 +6,48 @@
 import {
 	CONVENTIONAL_TOKEN_PARAMETERS,
 	extractRecords,
-	findNextPage,
 	nextLinkFromHeader,
 	readListPaging,
+	readListPage,
 	statedTotal,
+	type ListPaging,
+	type PageAnswer,
 } from '../../../../nodes/shared/transport/listPages';
 
 const records = [{ id: 'a' }, { id: 'b' }];
+
+/**
+ * The first way to the next page the reader finds (readListPage), as the tables below state it: a
+ * cursor with its parameter and the other names it is tried under, a link, a page number (marked
+ * when guessed) or an offset with its parameters; undefined on the last page.
+ */
+function findNextPage(
+	answer: PageAnswer,
+	requestedPage: number,
+	received: number,
+	pageSize: number,
+	state: { offset?: number; read?: number; paging?: ListPaging } = {},
+) {
+	const page = Array.from({ length: received }, (_, i) => ({ id: `r${i}` }));
+	const evidence = readListPage(
+		answer,
+		{ page: requestedPage, offset: state.offset },
+		{ pageSize, read: state.read ?? received, paging: state.paging },
+		page,
+	);
+	const [way, ...rest] = evidence.ways;
+	if (!way) return undefined;
+	if (way.cursor !== undefined)
+		return {
+			kind: 'cursor',
+			cursor: way.cursor,
+			param: way.cursorParam,
+			alternatives: rest.filter((other) => other.cursor === way.cursor).map((o) => o.cursorParam),
+		};
+	if (way.url !== undefined) return { kind: 'url', url: way.url };
+	if (way.params !== undefined) return { kind: 'offset', offset: way.offset, params: way.params };
+	return { kind: 'page', page: way.page, ...(evidence.guessed ? { guessed: true } : {}) };
+}
 
 describe('extractRecords', () => {
 	test('a bare array is the records', () => {

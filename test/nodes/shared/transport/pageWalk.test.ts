@@ -9,6 +9,7 @@ import {
 	type PageRequest,
 } from '../../../../nodes/shared/transport/pageWalk';
 import { ServiceOrigin } from '../../../../nodes/shared/transport/service';
+import { LIST_WALK_BUDGET, WEBHOOK_SWEEP_BUDGET } from '../../../../nodes/shared/vocabulary';
 
 /**
  * The one page loop, against services that misbehave in every way a loop can be fooled: it must
@@ -215,10 +216,26 @@ test('page numbers with total_pages that the service ignores: error at page 2', 
 	);
 });
 
-test('a bare array with no hint is paged by number while pages are full; a guessed page that repeats ends the list quietly', async () => {
+test('a bare array with no hint is paged by number while pages are full; a full first page followed by a repeat is an error naming List Paging, after the offset was tried too', async () => {
 	const bare = service(() => ({ body: range(0, 10) }));
-	expect(await walkPages({ origin, pageSize: 10, fetchPage: bare.fetchPage })).toHaveLength(10);
-	expect(bare.requests).toEqual([{}, { page: 2 }]);
+	await expect(walkPages({ origin, pageSize: 10, fetchPage: bare.fetchPage })).rejects.toThrow(
+		'The service answered page 2, then offset 10 with records it had already sent (10 distinct records read); set List Paging to Custom to say how it pages',
+	);
+	expect(bare.requests).toEqual([
+		{},
+		{ page: 2 },
+		{ offset: 10, params: { offset: 10, limit: 10 } },
+	]);
+});
+
+test('a bare array paged by an offset only: the guessed page repeats, the guessed offset reads on', async () => {
+	const byOffset = service((request) => {
+		const at = request.params?.offset ?? 0;
+		return { body: range(at, Math.max(0, Math.min(10, 25 - at))) };
+	});
+	expect(
+		(await walkPages({ origin, pageSize: 10, fetchPage: byOffset.fetchPage })).map((r) => r.id),
+	).toEqual(range(0, 25).map((r) => r.id));
 });
 
 test('partly repeated pages keep only the new records', async () => {
@@ -332,21 +349,64 @@ test(`10,000 pages do not overflow the stack, and the absolute cap (${MAX_PAGES}
 	expect(served).toBe(MAX_PAGES);
 });
 
+describe('the budget: records, bytes and time, each an error naming it', () => {
+	afterEach(() => jest.restoreAllMocks());
+	/** A list that never ends: 100 fresh records and a new cursor per page. */
+	const endless = () =>
+		service((_request, index) => ({
+			body: { data: range(index * 100, 100), next_cursor: `c${index + 1}` },
+		}));
+
+	test(`records: ${LIST_WALK_BUDGET.records.toLocaleString('en-US')}, then an error naming the list walk budget`, async () => {
+		const list = endless();
+		await expect(walkPages({ origin, pageSize: 100, fetchPage: list.fetchPage })).rejects.toThrow(
+			`The list has more than 100,000 records; stopped there (the list walk budget, 100000 records read)`,
+		);
+		expect(list.requests).toHaveLength(LIST_WALK_BUDGET.records / 100);
+	});
+
+	test('time: checked before each further page; the webhook sweep has its own', async () => {
+		let now = 1_000_000;
+		// Each page takes a minute of the clock the walk reads.
+		jest.spyOn(Date, 'now').mockImplementation(() => (now += 60_000));
+		const list = endless();
+		await expect(walkPages({ origin, pageSize: 100, fetchPage: list.fetchPage })).rejects.toThrow(
+			'The list has pages that take more than 600 seconds to read; stopped there (the list walk budget',
+		);
+		expect(list.requests.length).toBeLessThanOrEqual(LIST_WALK_BUDGET.ms / 60_000);
+		const sweep = endless();
+		await expect(
+			walkPages({
+				origin,
+				pageSize: 100,
+				budget: WEBHOOK_SWEEP_BUDGET,
+				fetchPage: sweep.fetchPage,
+			}),
+		).rejects.toThrow('stopped there (the webhook sweep budget');
+		expect(sweep.requests.length).toBeLessThanOrEqual(1);
+	});
+
+	test('bytes: the answers as read, or their JSON when a page has no size', async () => {
+		const big = service((_request, index) => ({
+			body: {
+				data: [{ id: index, padding: 'x'.repeat(1024 * 1024) }],
+				next_cursor: `c${index + 1}`,
+			},
+		}));
+		await expect(walkPages({ origin, pageSize: 100, fetchPage: big.fetchPage })).rejects.toThrow(
+			'The list has pages of more than 100 MB; stopped there (the list walk budget, 100 records read)',
+		);
+		expect(big.requests).toHaveLength(100);
+	});
+});
+
 describe('list-search page tokens', () => {
 	test('carry a cursor, a page number or a path under the Base URL, never a whole URL', () => {
 		expect(
-			pageToken(
-				{ kind: 'cursor', cursor: 'c2', param: 'cursor', alternatives: [] },
-				origin,
-				origin.urlOf('/documents'),
-			),
+			pageToken({ cursor: 'c2', cursorParam: 'cursor' }, origin, origin.urlOf('/documents')),
 		).toBe('{"cursor":"c2"}');
 		expect(
-			pageToken(
-				{ kind: 'cursor', cursor: 'c2', param: 'page_token', alternatives: [] },
-				origin,
-				origin.urlOf('/documents'),
-			),
+			pageToken({ cursor: 'c2', cursorParam: 'page_token' }, origin, origin.urlOf('/documents')),
 		).toBe('{"cursor":"c2","param":"page_token"}');
 		expect(readPageToken('{"cursor":"c2","param":"page_token"}', origin)).toEqual({
 			cursor: 'c2',
@@ -354,7 +414,7 @@ describe('list-search page tokens', () => {
 		});
 		expect(
 			pageToken(
-				{ kind: 'offset', offset: 50, params: { start: 50, size: 50 } },
+				{ offset: 50, params: { start: 50, size: 50 } },
 				origin,
 				origin.urlOf('/documents'),
 			),
@@ -363,12 +423,10 @@ describe('list-search page tokens', () => {
 			offset: 50,
 			params: { start: 50, size: 50 },
 		});
-		expect(pageToken({ kind: 'page', page: 3 }, origin, origin.urlOf('/documents'))).toBe(
-			'{"page":3}',
+		expect(pageToken({ page: 3 }, origin, origin.urlOf('/documents'))).toBe('{"page":3}');
+		expect(pageToken({ url: '/v1/documents?cursor=9' }, origin, origin.urlOf('/documents'))).toBe(
+			'{"path":"/v1/documents?cursor=9"}',
 		);
-		expect(
-			pageToken({ kind: 'url', url: '/v1/documents?cursor=9' }, origin, origin.urlOf('/documents')),
-		).toBe('{"path":"/v1/documents?cursor=9"}');
 		expect(readPageToken('{"path":"/v1/documents?cursor=9"}', origin)).toEqual({
 			url: 'https://api.example.com/v1/documents?cursor=9',
 		});
