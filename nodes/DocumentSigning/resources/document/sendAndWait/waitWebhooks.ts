@@ -8,6 +8,7 @@ import {
 	type ApiContext,
 	type ServiceClient,
 } from '../../../../shared/transport';
+import { WEBHOOK_SWEEP_BUDGET } from '../../../../shared/vocabulary';
 import { WAIT_LINK_MARKERS } from './waitSettings';
 
 /**
@@ -183,8 +184,9 @@ function shuffled<T>(list: T[]): T[] {
 /**
  * Removes this workflow's wait webhooks that no execution waits on any more: past their limit
  * (plus LIMIT_GRACE_MS), or whose wait n8n reports ended (at most MAX_PROBES_PER_RUN probes, in
- * random order, so every leftover is reached over a few runs). Never throws: cleanup must not
- * keep a new wait from starting. Returns the ids it removed.
+ * random order, so every leftover is reached over a few runs). The list is read within the
+ * webhook sweeps' own budget. Never throws: cleanup must not keep a new wait from starting.
+ * Returns the ids it removed.
  */
 export async function removeStaleWaitWebhooks(
 	context: IExecuteFunctions,
@@ -194,7 +196,7 @@ export async function removeStaleWaitWebhooks(
 ): Promise<string[]> {
 	const removed: string[] = [];
 	try {
-		const ours = (await apiRequestAllRecords(context, '/webhooks'))
+		const ours = (await apiRequestAllRecords(context, '/webhooks', {}, WEBHOOK_SWEEP_BUDGET))
 			.map((webhook) => ({ id: idText(webhook.id), wait: ownWait(webhook, owner) }))
 			.filter(
 				(entry): entry is { id: string; wait: OwnWait } =>

@@ -8,6 +8,8 @@ import {
 	ownWait,
 	type WaitOwner,
 } from '../../../../../../nodes/DocumentSigning/resources/document/sendAndWait/waitWebhooks';
+import { WEBHOOK_SWEEP_BUDGET } from '../../../../../../nodes/shared/vocabulary';
+import { startRewritingProxy } from '../../../../../helpers/rewritingProxy';
 import { api, useSandbox } from '../../../../../helpers/sandbox';
 import { sendAndWait, sendAndWaitKit } from '../../../../../helpers/sendAndWaitKit';
 import type { WaitingExecution, WaitingHost } from '../../../../../helpers/waitingExecutions';
@@ -253,5 +255,33 @@ describe('waits started at the same moment', () => {
 
 		await host.run({ parameters: sendAndWait() });
 		expect(has(apiKey, host, starting)).toBe(true);
+	});
+});
+
+describe('a service whose webhook list never ends', () => {
+	it('the clean-up stops at the webhook sweeps’ budget and the wait still starts', async () => {
+		const { apiKey } = account();
+		let listRequests = 0;
+		// Every page of GET /webhooks says there is one more.
+		const proxy = await startRewritingProxy(sandbox().origin, (request) => {
+			if (request.method !== 'GET' || !/\/v1\/webhooks(\?|$)/.test(request.path)) return undefined;
+			listRequests++;
+			return {
+				status: 200,
+				body: JSON.stringify({
+					data: [{ id: `wh_${listRequests}`, url: 'https://example.com/hook', events: [] }],
+					has_more: true,
+					next_cursor: `c${listRequests}`,
+				}),
+			};
+		});
+		try {
+			const host = await newHost(apiKey, { baseUrl: proxy.baseUrl });
+			const execution = await host.run({ parameters: sendAndWait() });
+			expect(execution.status).toBe('waiting');
+			expect(listRequests).toBe(WEBHOOK_SWEEP_BUDGET.pages);
+		} finally {
+			await proxy.close();
+		}
 	});
 });
