@@ -11,7 +11,7 @@ import {
 	deliverySignatureHeaders,
 	type DeliverySignatureStyle,
 } from '../../sandbox/deliverySignature';
-import { waitFor } from './sandbox';
+import { useSandbox, waitFor } from './sandbox';
 import { WAIT_NODE_ID, WaitingHost, type WaitingExecution } from './waitingExecutions';
 
 export const signers = {
@@ -120,6 +120,24 @@ export function sendAndWaitKit(sandbox: () => Sandbox) {
 			);
 			await execution.finished;
 		},
+		/**
+		 * A run that waits, whose document was then signed while n8n could not be reached: the
+		 * service's own deliveries missed it, so the test's calls are the only ones.
+		 */
+		async missedCompletion(
+			apiKey: string,
+			host: WaitingHost,
+			parameters: INodeParameters = sendAndWait(),
+		) {
+			const execution = await host.run({ parameters });
+			const documentId = kit.documentIdOf(execution);
+			const registration = kit.registration(apiKey, host, execution);
+			host.unavailable = true;
+			kit.signAll(apiKey, documentId);
+			await sandbox().flushDeliveries();
+			host.unavailable = false;
+			return { execution, documentId, ...registration };
+		},
 		/** The wait's webhook at the service whose URL points at this execution, and its secret. */
 		registration(apiKey: string, host: WaitingHost, execution: WaitingExecution) {
 			const webhook = kit
@@ -139,4 +157,14 @@ export function sendAndWaitKit(sandbox: () => Sandbox) {
 		},
 	};
 	return kit;
+}
+
+/** One sandbox for the file (deliveries retried quickly) and the kit around it. */
+export function useSendAndWait() {
+	const sandbox = useSandbox({
+		port: 0,
+		host: '127.0.0.1',
+		webhookRetry: { baseDelayMs: 5, maxAttempts: 3, timeoutMs: 5000 },
+	});
+	return { sandbox, kit: sendAndWaitKit(sandbox) };
 }

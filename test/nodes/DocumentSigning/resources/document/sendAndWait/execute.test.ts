@@ -9,16 +9,10 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import { DocumentSigning } from '../../../../../../nodes/DocumentSigning/DocumentSigning.node';
 import { WAIT_CUSTOM_DATA_KEY } from '../../../../../../nodes/DocumentSigning/resources/document/sendAndWait/waitSettings';
 import { n8nAssignsExecute } from '../../../../../helpers/n8nHost';
-import { useSandbox } from '../../../../../helpers/sandbox';
-import { post, sendAndWait, sendAndWaitKit, signers } from '../../../../../helpers/sendAndWaitKit';
+import { post, sendAndWait, useSendAndWait, signers } from '../../../../../helpers/sendAndWaitKit';
 import { REVIEW_GATE_TYPE, WAIT_NODE_ID } from '../../../../../helpers/waitingExecutions';
 
-const sandbox = useSandbox({
-	port: 0,
-	host: '127.0.0.1',
-	webhookRetry: { baseDelayMs: 5, maxAttempts: 3, timeoutMs: 5000 },
-});
-const kit = sendAndWaitKit(sandbox);
+const { sandbox, kit } = useSendAndWait();
 const { newHost, webhooksOf, documentIdOf, resumed } = kit;
 const account = () => sandbox().createAccount();
 const documentsOf = (apiKey: string) => sandbox().store.documentsOf(apiKey);

@@ -10,8 +10,8 @@ import {
 } from '../../../../../../nodes/DocumentSigning/resources/document/sendAndWait/waitWebhooks';
 import { WEBHOOK_SWEEP_BUDGET } from '../../../../../../nodes/shared/vocabulary';
 import { startRewritingProxy } from '../../../../../helpers/rewritingProxy';
-import { api, useSandbox } from '../../../../../helpers/sandbox';
-import { sendAndWait, sendAndWaitKit } from '../../../../../helpers/sendAndWaitKit';
+import { api } from '../../../../../helpers/sandbox';
+import { sendAndWait, useSendAndWait } from '../../../../../helpers/sendAndWaitKit';
 import type { WaitingExecution, WaitingHost } from '../../../../../helpers/waitingExecutions';
 
 describe('ownWait: a wait link of this workflow, node and n8n instance, read from the URL alone', () => {
@@ -71,12 +71,7 @@ describe('ownWait: a wait link of this workflow, node and n8n instance, read fro
 	});
 });
 
-const sandbox = useSandbox({
-	port: 0,
-	host: '127.0.0.1',
-	webhookRetry: { baseDelayMs: 5, maxAttempts: 3, timeoutMs: 5000 },
-});
-const kit = sendAndWaitKit(sandbox);
+const { sandbox, kit } = useSendAndWait();
 const { newHost, webhooksOf, documentIdOf, resumed } = kit;
 const account = () => sandbox().createAccount();
 

@@ -8,23 +8,18 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { startRewritingProxy } from '../../../../../helpers/rewritingProxy';
-import { api, useSandbox, waitFor } from '../../../../../helpers/sandbox';
+import { api, waitFor } from '../../../../../helpers/sandbox';
 import {
 	finalEvent,
 	post,
 	sendAndWait,
-	sendAndWaitKit,
+	useSendAndWait,
 	signed,
 } from '../../../../../helpers/sendAndWaitKit';
 import type { WaitingExecution, WaitingHost } from '../../../../../helpers/waitingExecutions';
 import type { DeliverySignatureStyle } from '../../../../../../sandbox/deliverySignature';
 
-const sandbox = useSandbox({
-	port: 0,
-	host: '127.0.0.1',
-	webhookRetry: { baseDelayMs: 5, maxAttempts: 3, timeoutMs: 5000 },
-});
-const kit = sendAndWaitKit(sandbox);
+const { sandbox, kit } = useSendAndWait();
 const { newHost, webhooksOf, documentIdOf, resumed } = kit;
 const account = () => sandbox().createAccount();
 
@@ -196,13 +191,11 @@ describe('each wait ends once', () => {
 	it('two identical completions at the same moment (besides the service’s own): one resume, the next node runs once', async () => {
 		const { apiKey } = account();
 		const host = await newHost(apiKey);
-		const execution = await host.run({ parameters: sendAndWait() });
-		const documentId = documentIdOf(execution);
-		const { url, secret, webhook } = kit.registration(apiKey, host, execution);
-		host.unavailable = true;
-		kit.signAll(apiKey, documentId);
-		await sandbox().flushDeliveries();
-		host.unavailable = false;
+		const { execution, documentId, url, secret, webhook } = await kit.missedCompletion(
+			apiKey,
+			host,
+			sendAndWait(),
+		);
 
 		const delivery = signed(secret, finalEvent(documentId, { webhook_id: webhook.id }));
 		const answers = await Promise.all([
@@ -260,13 +253,11 @@ describe('each wait ends once', () => {
 	it('a wait another n8n process has already ended (its webhook gone from the service) is not ended again', async () => {
 		const { apiKey } = account();
 		const host = await newHost(apiKey);
-		const execution = await host.run({ parameters: sendAndWait() });
-		const documentId = documentIdOf(execution);
-		const { url, secret, webhook } = kit.registration(apiKey, host, execution);
-		host.unavailable = true;
-		kit.signAll(apiKey, documentId);
-		await sandbox().flushDeliveries();
-		host.unavailable = false;
+		const { execution, documentId, url, secret, webhook } = await kit.missedCompletion(
+			apiKey,
+			host,
+			sendAndWait(),
+		);
 		// The other process's call got there first: it removed the wait's webhook.
 		expect((await api(sandbox(), apiKey).delete(`/webhooks/${webhook.id}`)).status).toBe(204);
 
@@ -298,13 +289,10 @@ describe('signature layouts', () => {
 			sandbox().configure({ dialect });
 			const { apiKey } = account();
 			const host = await newHost(apiKey);
-			const execution = await host.run({ parameters: sendAndWait() });
-			const documentId = documentIdOf(execution);
-			const { url, secret, webhook } = kit.registration(apiKey, host, execution);
-			host.unavailable = true;
-			kit.signAll(apiKey, documentId);
-			await sandbox().flushDeliveries();
-			host.unavailable = false;
+			const { execution, documentId, url, secret, webhook } = await kit.missedCompletion(
+				apiKey,
+				host,
+			);
 
 			const forged = signed(
 				'f'.repeat(64),
@@ -367,15 +355,11 @@ describe('signature layouts', () => {
 	it('a chosen Signature Layout holds: another layout is refused even when its signature is right', async () => {
 		const { apiKey } = account();
 		const host = await newHost(apiKey);
-		const execution = await host.run({
-			parameters: sendAndWait({ waitOptions: { signatureLayout: 'standard-webhooks' } }),
-		});
-		const documentId = documentIdOf(execution);
-		const { url, secret, webhook } = kit.registration(apiKey, host, execution);
-		host.unavailable = true;
-		kit.signAll(apiKey, documentId);
-		await sandbox().flushDeliveries();
-		host.unavailable = false;
+		const { execution, documentId, url, secret, webhook } = await kit.missedCompletion(
+			apiKey,
+			host,
+			sendAndWait({ waitOptions: { signatureLayout: 'standard-webhooks' } }),
+		);
 		const v1 = signed(secret, finalEvent(documentId, { webhook_id: webhook.id }));
 		expect(await post(url, v1.body, v1.headers)).toEqual(
 			ignoredWith('signature not valid (timestamped-header: layout_not_accepted)'),
