@@ -15,7 +15,8 @@
  * installs next to a package, as a user's npm does from the public registry), else from nowhere
  * (404).
  *
- * npm runs with a user config of its own (`npmEnv`), so the machine's ~/.npmrc changes nothing.
+ * npm runs with a user config and a cache of its own (`npmEnv`), so the machine's ~/.npmrc and
+ * ~/.npm change nothing.
  * Nothing here depends on jest.
  */
 import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
@@ -25,6 +26,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 
+import { npmEnv } from '../../test/helpers/npmEnv';
 import { freePort } from './n8n';
 import { killGroup, readIfExists, settlesWithin, sleep, tailLines, trackChild } from './processes';
 
@@ -56,28 +58,6 @@ export function ensureRegistryHost(): string {
 		stdio: ['ignore', 'pipe', 'inherit'],
 		timeout: 30 * 60_000,
 	}).trim();
-}
-
-/**
- * Environment for npm: a user config of its own in `dir` (no auth, no audit or fund requests),
- * the default npm cache, and `PATH` with `binDir` first when given (the Node that npm runs on).
- */
-export function npmEnv(dir: string, binDir?: string): NodeJS.ProcessEnv {
-	const userconfig = path.join(dir, 'npmrc');
-	if (!fs.existsSync(userconfig))
-		fs.writeFileSync(userconfig, 'fund=false\naudit=false\nupdate-notifier=false\n');
-	const env: NodeJS.ProcessEnv = { ...process.env, npm_config_userconfig: userconfig };
-	for (const key of Object.keys(env)) {
-		// Settings of an npm that started this process (npm test) would leak into the child's.
-		if (
-			key.startsWith('npm_config_') &&
-			key !== 'npm_config_userconfig' &&
-			key !== 'npm_config_cache'
-		)
-			delete env[key];
-	}
-	if (binDir) env.PATH = `${binDir}${path.delimiter}${process.env.PATH ?? ''}`;
-	return env;
 }
 
 /** Runs npm with `args` in `cwd`, bounded; resolves with its exit code and output (never throws on a non-zero exit). */
@@ -175,7 +155,7 @@ export class LocalRegistry {
 
 	/** npm's environment for this registry (its own user config, holding the publish token once made). */
 	env(binDir?: string): NodeJS.ProcessEnv {
-		return npmEnv(this.dir, binDir);
+		return npmEnv(this.dir, { binDir });
 	}
 
 	/**

@@ -5,8 +5,11 @@
  * and n8n-workflow comes from n8n itself as a peer).
  */
 import { execFileSync } from 'child_process';
-import { existsSync, readFileSync } from 'fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'fs';
+import os from 'os';
 import path from 'path';
+
+import { npmEnv } from '../helpers/npmEnv';
 
 const root = path.resolve(__dirname, '../..');
 const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
@@ -20,11 +23,18 @@ let packed: string[];
 beforeAll(() => {
 	if (!existsSync(path.join(root, 'dist/nodes')))
 		throw new Error('dist/ is missing: run `npm run build` first');
-	const out = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
-		cwd: root,
-		encoding: 'utf8',
-		stdio: ['ignore', 'pipe', 'ignore'],
-	});
+	const npmDir = mkdtempSync(path.join(os.tmpdir(), 'pack-test-'));
+	let out: string;
+	try {
+		out = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
+			cwd: root,
+			encoding: 'utf8',
+			stdio: ['ignore', 'pipe', 'ignore'],
+			env: npmEnv(npmDir),
+		});
+	} finally {
+		rmSync(npmDir, { recursive: true, force: true });
+	}
 	packed = (JSON.parse(out) as PackResult[])[0].files.map((file) => file.path).sort();
 });
 

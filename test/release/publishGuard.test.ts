@@ -4,16 +4,19 @@
  * skips the scripts. The packed tarball passes `npm publish --dry-run` as the publish job runs it.
  *
  * Every npm call here points at a registry on 127.0.0.1 that records requests and answers 404
- * (no such package yet): nothing leaves the machine, and "nothing uploaded" means no PUT.
+ * (no such package yet): nothing leaves the machine, and "nothing uploaded" means no PUT. npm runs
+ * with a config and cache of its own and no update check (test/helpers/npmEnv.ts), so the requests
+ * it makes are the same on a fresh machine and on one where npm has run before.
  */
 import { spawn, spawnSync } from 'child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'fs';
 import http from 'http';
 import { AddressInfo } from 'net';
 import os from 'os';
 import path from 'path';
 
 import { publishRefusal } from '../../scripts/publish-guard';
+import { npmEnv } from '../helpers/npmEnv';
 
 const root = path.resolve(__dirname, '../..');
 const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
@@ -36,7 +39,6 @@ let temp: string;
 
 beforeAll(async () => {
 	temp = mkdtempSync(path.join(os.tmpdir(), 'publish-guard-'));
-	writeFileSync(path.join(temp, 'userconfig.npmrc'), '');
 	registry = http.createServer((request, response) => {
 		requests.push(`${request.method} ${request.url}`);
 		request.resume();
@@ -57,8 +59,8 @@ afterAll(async () => {
 
 /**
  * `npm <args>` in the repository with only PATH and HOME from this process (none of the CI,
- * GitHub or npm_config_* variables a CI run of the tests has), plus `extraEnv`. Asynchronous, so
- * the registry in this process can answer; killed after 90 s.
+ * GitHub or npm_config_* variables a CI run of the tests has) and npm's own config and cache,
+ * plus `extraEnv`. Asynchronous, so the registry in this process can answer; killed after 90 s.
  */
 function npm(
 	args: string[],
@@ -69,9 +71,9 @@ function npm(
 		cwd: root,
 		timeout: 90_000,
 		env: {
-			PATH: process.env.PATH,
-			HOME: process.env.HOME,
-			NPM_CONFIG_USERCONFIG: path.join(temp, 'userconfig.npmrc'),
+			...npmEnv(path.join(temp, 'npm'), {
+				base: { PATH: process.env.PATH, HOME: process.env.HOME },
+			}),
 			...extraEnv,
 		},
 	});
@@ -136,7 +138,7 @@ describe('the packed tarball', () => {
 		const packed = spawnSync(
 			'npm',
 			['pack', '--ignore-scripts', '--pack-destination', temp, '--json'],
-			{ cwd: root, encoding: 'utf8', timeout: 90_000 },
+			{ cwd: root, encoding: 'utf8', timeout: 90_000, env: npmEnv(path.join(temp, 'npm')) },
 		);
 		tarball = path.join(temp, JSON.parse(packed.stdout)[0].filename);
 	}, 120_000);

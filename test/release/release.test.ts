@@ -17,20 +17,31 @@ import os from 'os';
 import path from 'path';
 
 import { releaseChangelog } from '../../scripts/changelog';
+import { npmEnv } from '../helpers/npmEnv';
 
 const root = path.resolve(__dirname, '../..');
 let temp: string;
 let work: string;
 
+/**
+ * git and npm as on a machine where neither has run before: no user or system git config (a
+ * machine's `commit.gpgsign` or hooks would change what git does), npm's own config and cache.
+ */
+const toolEnv = (): NodeJS.ProcessEnv => ({
+	...npmEnv(path.join(temp, 'npm')),
+	GIT_CONFIG_GLOBAL: '/dev/null',
+	GIT_CONFIG_NOSYSTEM: '1',
+});
+
 const git = (...args: string[]) =>
-	execFileSync('git', args, { cwd: work, encoding: 'utf8' }).trim();
+	execFileSync('git', args, { cwd: work, encoding: 'utf8', env: toolEnv() }).trim();
 
 function release(bump: string): { status: number | null; output: string } {
 	const result = spawnSync('bash', ['scripts/release.sh', bump], {
 		cwd: work,
 		encoding: 'utf8',
 		env: {
-			...process.env,
+			...toolEnv(),
 			RELEASE_TEST_COMMAND: 'true',
 			GIT_AUTHOR_NAME: 't',
 			GIT_AUTHOR_EMAIL: 't@example.com',
@@ -49,8 +60,10 @@ beforeAll(() => {
 	temp = mkdtempSync(path.join(os.tmpdir(), 'release-'));
 	const remote = path.join(temp, 'remote.git');
 	work = path.join(temp, 'work');
-	execFileSync('git', ['init', '--quiet', '--bare', '--initial-branch=main', remote]);
-	execFileSync('git', ['init', '--quiet', '--initial-branch=main', work]);
+	execFileSync('git', ['init', '--quiet', '--bare', '--initial-branch=main', remote], {
+		env: toolEnv(),
+	});
+	execFileSync('git', ['init', '--quiet', '--initial-branch=main', work], { env: toolEnv() });
 	mkdirSync(path.join(work, 'scripts'));
 	for (const file of [
 		'package.json',
