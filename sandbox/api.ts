@@ -35,6 +35,8 @@ export interface ApiDeps {
 	services: Services;
 	stats: StatsCounter;
 	limiter: RateLimiter;
+	/** The random numbers of the fault decisions (faults.ts: faultRandom). */
+	random: () => number;
 	idempotency: IdempotencyStore;
 	/** Called with unexpected errors (the CLI logs them; tests stay quiet). */
 	onError: (error: unknown) => void;
@@ -62,7 +64,7 @@ export async function handleApi(
 	stats.requests++;
 
 	// 1. Injected faults happen before anything is read or changed.
-	const fault = decideFault(services.config());
+	const fault = decideFault(services.config(), deps.random);
 	if (fault?.kind === 'reset') {
 		stats.resets++;
 		req.socket.destroy();

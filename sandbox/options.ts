@@ -24,6 +24,8 @@ export interface SandboxOptions {
 	failureStatuses?: number[];
 	/** Probability (0..1) of destroying the socket of a /v1 request without answering. */
 	connectionResetRate?: number;
+	/** Seed of the injected faults' random choices (faults.ts: faultRandom); null/absent = Math.random. */
+	faultSeed?: number | null;
 	webhookRetry?: Partial<WebhookRetryOptions>;
 	/** JSON file to restore from at start and save to on changes and at close. */
 	dataFile?: string;
@@ -41,6 +43,7 @@ export interface RuntimeConfig {
 	failureRate: number;
 	failureStatuses: number[];
 	connectionResetRate: number;
+	faultSeed: number | null;
 	webhookRetry: WebhookRetryOptions;
 	publicOrigin: string | null;
 	fileLinks: boolean;
@@ -66,6 +69,7 @@ export const RuntimeConfigPatchSchema = z
 			.object({
 				requestsPerSecond: z.number().positive().max(1_000_000),
 				burst: z.number().int().min(1).max(1_000_000).optional(),
+				initialTokens: z.number().int().min(0).max(1_000_000).optional(),
 			})
 			.strict()
 			.nullable()
@@ -73,6 +77,7 @@ export const RuntimeConfigPatchSchema = z
 		failureRate: probability.optional(),
 		failureStatuses: z.array(z.number().int().min(500).max(599)).min(1).max(20).optional(),
 		connectionResetRate: probability.optional(),
+		faultSeed: z.number().int().min(0).max(0xffffffff).nullable().optional(),
 		webhookRetry: z
 			.object({
 				baseDelayMs: z.number().int().min(0).max(3_600_000).optional(),
@@ -109,6 +114,7 @@ export function initialConfig(options: SandboxOptions): RuntimeConfig {
 		failureRate: options.failureRate ?? 0,
 		failureStatuses: options.failureStatuses ?? [500, 503],
 		connectionResetRate: options.connectionResetRate ?? 0,
+		faultSeed: options.faultSeed ?? null,
 		webhookRetry: options.webhookRetry ?? {},
 		publicOrigin: options.publicOrigin?.replace(/\/+$/, '') ?? null,
 		fileLinks: options.fileLinks ?? false,
@@ -120,6 +126,7 @@ export function initialConfig(options: SandboxOptions): RuntimeConfig {
 			failureRate: 0,
 			failureStatuses: [500, 503],
 			connectionResetRate: 0,
+			faultSeed: null,
 			webhookRetry: { ...DEFAULT_WEBHOOK_RETRY },
 			publicOrigin: null,
 			fileLinks: false,
@@ -137,6 +144,7 @@ export function applyPatch(config: RuntimeConfig, patch: RuntimeConfigPatch): Ru
 		failureRate: patch.failureRate ?? config.failureRate,
 		failureStatuses: patch.failureStatuses ?? config.failureStatuses,
 		connectionResetRate: patch.connectionResetRate ?? config.connectionResetRate,
+		faultSeed: patch.faultSeed !== undefined ? patch.faultSeed : config.faultSeed,
 		webhookRetry: { ...config.webhookRetry, ...(patch.webhookRetry ?? {}) },
 		publicOrigin: patch.publicOrigin !== undefined ? patch.publicOrigin : config.publicOrigin,
 		fileLinks: patch.fileLinks ?? config.fileLinks,

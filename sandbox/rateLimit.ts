@@ -6,6 +6,12 @@ export interface RateLimitOptions {
 	requestsPerSecond: number;
 	/** Bucket size: how many requests may arrive at once. Default: requestsPerSecond (at least 1). */
 	burst?: number;
+	/**
+	 * Tokens a key's bucket holds at its first request (default: full). 0 refuses a key's first
+	 * request whatever the client's speed, as a quota another client just used up would: a test of
+	 * a client's 429 handling forces its 429 with it.
+	 */
+	initialTokens?: number;
 }
 
 export interface RateDecision {
@@ -45,7 +51,10 @@ export class RateLimiter {
 		const rate = this.options.requestsPerSecond;
 		const capacity = Math.max(1, this.options.burst ?? Math.ceil(rate));
 		const now = this.nowMs();
-		const bucket = this.buckets.get(key) ?? { tokens: capacity, updatedMs: now };
+		const bucket = this.buckets.get(key) ?? {
+			tokens: Math.min(capacity, this.options.initialTokens ?? capacity),
+			updatedMs: now,
+		};
 		bucket.tokens = Math.min(capacity, bucket.tokens + ((now - bucket.updatedMs) / 1000) * rate);
 		bucket.updatedMs = now;
 		this.buckets.set(key, bucket);

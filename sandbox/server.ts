@@ -18,6 +18,7 @@ import type { ApiHandler, Services } from './context';
 import type { Sandbox, SignerAction } from './controls';
 import { EventBus } from './events';
 import { dialectErrorReply, parseDialect } from './dialects';
+import { faultRandom } from './faults';
 import { documentFile } from './files';
 import { ApiError, notFound, parseTarget, sendReply } from './http';
 import { IdempotencyStore } from './idempotency';
@@ -113,11 +114,20 @@ export async function startSandbox(options: StartOptions = {}): Promise<Sandbox>
 	};
 	const stats = new StatsCounter();
 	const limiter = new RateLimiter(config.rateLimit);
+	let random = faultRandom(config.faultSeed);
 	const idempotency = new IdempotencyStore(
 		() => clock.now(),
 		LIMITS.idempotencyWindowSeconds * 1000,
 	);
-	const apiDeps: ApiDeps = { router: apiRouter(), services, stats, limiter, idempotency, onError };
+	const apiDeps: ApiDeps = {
+		router: apiRouter(),
+		services,
+		stats,
+		limiter,
+		random: () => random(),
+		idempotency,
+		onError,
+	};
 
 	/** Errors outside /v1 and /__sandbox (unknown paths, the catch-all) use the dialect's error body too. */
 	const apiErrorReply = (error: ApiError) =>
@@ -211,6 +221,7 @@ export async function startSandbox(options: StartOptions = {}): Promise<Sandbox>
 			if (patch.dialect !== undefined) parseDialect(patch.dialect); // a clear error for an unknown name
 			config = applyPatch(config, RuntimeConfigPatchSchema.parse(patch));
 			if (patch.rateLimit !== undefined) limiter.configure(config.rateLimit);
+			if (patch.faultSeed !== undefined) random = faultRandom(config.faultSeed);
 			return structuredClone(config);
 		},
 		config: () => structuredClone(config),
@@ -255,6 +266,7 @@ export async function startSandbox(options: StartOptions = {}): Promise<Sandbox>
 			idempotency.clear();
 			stats.reset();
 			limiter.configure(config.rateLimit);
+			random = faultRandom(config.faultSeed);
 			clock.reset();
 			internalErrors = 0;
 		},

@@ -63,6 +63,7 @@ describe('admin routes', () => {
 			rateLimit: null,
 			failureRate: 0,
 			connectionResetRate: 0,
+			faultSeed: null,
 			failureStatuses: [500, 503],
 		});
 		const changed = await client.put('/config', {

@@ -10,6 +10,7 @@ import {
 	waitFor,
 } from '../helpers/sandbox';
 import { startSandbox, type Sandbox } from '../../sandbox';
+import { decideFault, faultRandom } from '../../sandbox/faults';
 
 describe('rate limit', () => {
 	// A slow refill (1 request per 100 s) so that no token comes back during the test.
@@ -115,14 +116,18 @@ describe('failure injection', () => {
 		expect((await client.get('/documents')).data.data).toEqual([]);
 	});
 
-	it('a partial failure rate fails some requests and lets others through', async () => {
-		sandbox.configure({ failureRate: 0.5 });
+	it('a partial failure rate fails some requests and lets others through: with faultSeed, the same ones on every run', async () => {
+		sandbox.configure({ failureRate: 0.5, faultSeed: 7 });
 		const client = api(sandbox);
 		const statuses: number[] = [];
 		for (let i = 0; i < 200; i++) statuses.push((await client.get('/documents')).status);
-		// With p = 0.5 over 200 tries, both outcomes appear unless something is broken.
-		expect(statuses.filter((status) => status === 200).length).toBeGreaterThan(0);
-		expect(statuses.filter((status) => status >= 500).length).toBeGreaterThan(0);
+		const random = faultRandom(7);
+		const decided = statuses.map(() => decideFault(sandbox.config(), random));
+		expect(statuses).toEqual(decided.map((fault) => (fault?.kind === 'fail' ? fault.status : 200)));
+		expect([...new Set(statuses)].sort()).toEqual([200, 500, 503]);
+		// Changing the seed starts its sequence again.
+		sandbox.configure({ faultSeed: 7 });
+		expect((await client.get('/documents')).status).toBe(statuses[0]);
 	});
 
 	it('connectionResetRate 1 destroys the socket without an answer, before any work', async () => {

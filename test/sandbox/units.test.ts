@@ -1,7 +1,7 @@
 /** Unit tests of the sandbox's building blocks, where the HTTP tests cannot reach every path. */
 import { ApiError, parseTarget, type Reply } from '../../sandbox/http';
 import { IdempotencyStore, requestFingerprint } from '../../sandbox/idempotency';
-import { decideFault } from '../../sandbox/faults';
+import { decideFault, faultRandom } from '../../sandbox/faults';
 import { RateLimiter } from '../../sandbox/rateLimit';
 import { Router } from '../../sandbox/router';
 import { csvCell } from '../../sandbox/routes/reports';
@@ -119,6 +119,45 @@ describe('RateLimiter', () => {
 	it('is off when configured with null', () => {
 		const limiter = new RateLimiter(null);
 		expect(limiter.take('k')).toBeNull();
+	});
+
+	it("with initialTokens 0 refuses each key's first request, whenever it comes", () => {
+		let now = 10_000;
+		const limiter = new RateLimiter(
+			{ requestsPerSecond: 50, burst: 10, initialTokens: 0 },
+			() => now,
+		);
+		expect(limiter.take('k')).toMatchObject({
+			allowed: false,
+			retryAfterSeconds: 1,
+			resetAfterSeconds: 0.02,
+		});
+		now += 20; // one token at 50/s
+		expect(limiter.take('k')).toMatchObject({ allowed: true, remaining: 0 });
+		now += 60_000;
+		expect(limiter.take('other')?.allowed).toBe(false);
+	});
+});
+
+describe('faultRandom', () => {
+	it('with a seed, gives the same numbers in [0, 1) on every run; another seed others', () => {
+		const draw = (seed: number) => {
+			const random = faultRandom(seed);
+			return Array.from({ length: 1000 }, () => random());
+		};
+		const first = draw(32);
+		expect(draw(32)).toEqual(first);
+		expect(first.filter((value) => value < 0 || value >= 1)).toEqual([]);
+		expect(draw(33).filter((value, i) => value === first[i])).toEqual([]);
+		// Spread over the interval, as a rate needs: each tenth gets 100 ± 40 of the 1,000.
+		const tenths = Array.from({ length: 10 }, (_, tenth) =>
+			first.filter((value) => Math.floor(value * 10) === tenth),
+		);
+		expect(tenths.filter(({ length }) => length < 60 || length > 140)).toEqual([]);
+	});
+
+	it('without a seed is Math.random', () => {
+		expect(faultRandom(null)).toBe(Math.random);
 	});
 });
 
