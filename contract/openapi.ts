@@ -1,7 +1,8 @@
 /**
  * The API contract as an OpenAPI 3.1 document, built from the zod schemas in ./schemas.ts with
- * @asteasolutions/zod-to-openapi (scripts/generate-openapi.ts writes it to docs/openapi.json:
- * `npm run openapi`; test/contract/openapi.test.ts fails when the file is out of date).
+ * @asteasolutions/zod-to-openapi. `npm run openapi` (scripts/generate-openapi.ts) writes it to
+ * docs/openapi.json and the endpoint table of docs/api-contract.md from ENDPOINTS, the one list of
+ * endpoints written by hand; test/contract/openapi.test.ts fails when either is out of date.
  *
  * Every operation is one entry of ENDPOINTS: adding an endpoint to the contract is adding its
  * entry here (path parameters come from the `{name}`s in the path; the error answers from the

@@ -1,53 +1,75 @@
 /**
- * docs/openapi.json is generated from contract/schemas.ts (contract/openapi.ts); this fails when
- * the committed file is not what `npm run openapi` writes now, and checks that it documents every
- * endpoint docs/api-contract.md lists and that ajv compiles every schema in it.
+ * The endpoints are written by hand once, in ENDPOINTS (contract/openapi.ts); docs/openapi.json
+ * and the endpoint table of docs/api-contract.md are generated from it (`npm run openapi`). This
+ * fails when either committed file is not what a fresh generation writes, when the prose names an
+ * endpoint the contract does not have, and when ajv cannot compile a schema of the document.
  */
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { readFileSync } from 'fs';
-import path from 'path';
 
-import { ENDPOINTS } from '../../contract/openapi';
-import { OPENAPI_FILE, renderOpenApi } from '../../scripts/generate-openapi';
+import { ENDPOINTS, errorStatuses } from '../../contract/openapi';
+import {
+	API_CONTRACT_FILE,
+	OPENAPI_FILE,
+	renderApiContract,
+	renderOpenApi,
+	TABLE_END,
+	TABLE_START,
+} from '../../scripts/generate-openapi';
 import { expectMatchesOpenApi } from '../helpers/openapi';
 
-const root = path.resolve(__dirname, '../..');
+const endpointKey = (method: string, path: string) => `${method.toUpperCase()} ${path}`;
+const contractEndpoints = ENDPOINTS.map((endpoint) => endpointKey(endpoint.method, endpoint.path));
 
-test('docs/openapi.json is up to date with contract/schemas.ts', () => {
+test('docs/openapi.json is what `npm run openapi` writes from the contract', () => {
 	const committed = readFileSync(OPENAPI_FILE, 'utf8');
 	if (committed !== renderOpenApi()) {
 		throw new Error(
-			'docs/openapi.json differs from a fresh generation from contract/schemas.ts: run `npm run openapi` and commit the file',
+			'docs/openapi.json differs from a fresh generation from contract/: run `npm run openapi` and commit the file',
 		);
 	}
 });
 
-test('every endpoint of docs/api-contract.md is in the OpenAPI document, and nothing else', () => {
-	const prose = readFileSync(path.join(root, 'docs/api-contract.md'), 'utf8');
-	const section = prose.slice(
-		prose.indexOf('\n## Endpoints'),
-		prose.indexOf('\n## ', prose.indexOf('\n## Endpoints') + 1),
-	);
-	const listed = new Set<string>();
-	// An endpoint is written `METHOD /path` → answer; other backticked requests are comparisons.
-	for (const match of section.matchAll(
-		/`(GET|POST|PUT|DELETE|PATCH) (\/[^`\s]*)`(?: \([^)]*\))?\s+→/g,
-	))
-		listed.add(`${match[1].toLowerCase()} ${match[2]}`);
-	const document = JSON.parse(readFileSync(OPENAPI_FILE, 'utf8'));
-	const documented = new Set<string>();
-	for (const [template, operations] of Object.entries(document.paths as Record<string, object>)) {
-		for (const method of Object.keys(operations)) documented.add(`${method} ${template}`);
+test('the endpoint table of docs/api-contract.md is what `npm run openapi` writes from the contract', () => {
+	const committed = readFileSync(API_CONTRACT_FILE, 'utf8');
+	if (committed !== renderApiContract(committed)) {
+		throw new Error(
+			'the endpoint table of docs/api-contract.md differs from a fresh generation from contract/openapi.ts: run `npm run openapi` and commit the file',
+		);
 	}
-	expect(listed.size).toBe(ENDPOINTS.length);
-	expect([...listed].filter((endpoint) => !documented.has(endpoint))).toEqual([]);
-	expect([...documented].filter((endpoint) => !listed.has(endpoint))).toEqual([]);
-	expect(document.components.securitySchemes.bearerAuth).toMatchObject({
+	const table = committed.slice(committed.indexOf(TABLE_START), committed.indexOf(TABLE_END));
+	const rows = [...table.matchAll(/^\| `(GET|POST|PUT|DELETE|PATCH) (\/\S*)`/gm)];
+	expect(rows.map((row) => endpointKey(row[1], row[2]))).toEqual(contractEndpoints);
+});
+
+test('the OpenAPI document holds exactly the contract’s endpoints, behind the Bearer key', () => {
+	const document = JSON.parse(readFileSync(OPENAPI_FILE, 'utf8'));
+	const documented = Object.entries(document.paths as Record<string, object>).flatMap(
+		([template, operations]) =>
+			Object.keys(operations).map((method) => endpointKey(method, template)),
+	);
+	expect(documented.sort()).toEqual([...contractEndpoints].sort());
+	expect(document.components.securitySchemes.bearerAuth).toEqual({
 		type: 'http',
 		scheme: 'bearer',
+		description: 'The API key: `Authorization: Bearer <API_KEY>`.',
 	});
 	expect(document.security).toEqual([{ bearerAuth: [] }]);
+});
+
+test('the prose of docs/api-contract.md names no endpoint the contract does not have', () => {
+	const prose = readFileSync(API_CONTRACT_FILE, 'utf8');
+	const section = prose.slice(
+		prose.indexOf(TABLE_END),
+		prose.indexOf('\n## ', prose.indexOf('\n## Endpoints') + 1),
+	);
+	// An endpoint is written `METHOD /path` → answer; other backticked requests are comparisons.
+	const named = [
+		...section.matchAll(/`(GET|POST|PUT|DELETE|PATCH) (\/[^`\s]*)`(?: \([^)]*\))?\s+→/g),
+	].map((match) => endpointKey(match[1], match[2]));
+	expect(named).toContain('POST /documents');
+	expect(named.filter((endpoint) => !contractEndpoints.includes(endpoint))).toEqual([]);
 });
 
 test('every schema in the document compiles (JSON Schema 2020-12, strict)', () => {
@@ -84,7 +106,22 @@ test('every schema in the document compiles (JSON Schema 2020-12, strict)', () =
 			}
 		}
 	}
-	expect(compiled).toBeGreaterThan(ENDPOINTS.length);
+	// One schema per answer and request body the contract describes: each success content type,
+	// each error status (errorStatuses) and each body.
+	expect(compiled).toBe(
+		ENDPOINTS.reduce(
+			(sum, endpoint) =>
+				sum +
+				(endpoint.success.content
+					? Object.keys(endpoint.success.content).length
+					: endpoint.success.schema
+						? 1
+						: 0) +
+				errorStatuses(endpoint).length +
+				(endpoint.body ? 1 : 0),
+			0,
+		),
+	);
 });
 
 test('expectMatchesOpenApi rejects a wrong body, an undocumented status and an unknown path', () => {
