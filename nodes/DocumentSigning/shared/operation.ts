@@ -1,4 +1,5 @@
 import type {
+	IDisplayOptions,
 	IExecuteSingleFunctions,
 	IHttpRequestMethods,
 	IHttpRequestOptions,
@@ -8,6 +9,7 @@ import type {
 } from 'n8n-workflow';
 
 import { deferErrors } from './deferredErrors';
+import { showFor } from './fields';
 import type { OutputStep } from './postReceive';
 import { sendListRequests, sendRequest } from './routedRequest';
 import { requireId } from './validation';
@@ -41,6 +43,23 @@ const PLACEHOLDER = /\{(\w+)\}/g;
 /** The parameters a path takes its IDs from: `/webhooks/{webhookId}` → ['webhookId']. */
 function pathParameters(path: string): string[] {
 	return [...path.matchAll(PLACEHOLDER)].map((match) => match[1]);
+}
+
+/**
+ * Where the field of an ID parameter shows: with each operation of a resource's Operation dropdown
+ * whose path takes `{parameter}`, so an operation shows the IDs it needs by its path alone.
+ */
+export function showForPathParameter(
+	operations: INodeProperties,
+	parameter: string,
+	extra: IDisplayOptions['show'] = {},
+): IDisplayOptions {
+	const taking = (operations.options as INodePropertyOptions[])
+		.filter((option) =>
+			pathParameters(String(option.routing?.request?.url ?? '')).includes(parameter),
+		)
+		.map((option) => String(option.value));
+	return showFor(String(operations.displayOptions?.show?.resource?.[0]), taking, extra);
 }
 
 /** A preSend step that fills the path's ID segments, so the request URL never comes from elsewhere. */

@@ -14,7 +14,7 @@ import {
 	simplifyField,
 	searchListPaging,
 } from '../../shared/fields';
-import { operation, operationProperty } from '../../shared/operation';
+import { operation, operationProperty, showForPathParameter } from '../../shared/operation';
 import { deletedResult, downloadedFile, simplifyTo } from '../../shared/postReceive';
 import { invalid, optionalDate } from '../../shared/validation';
 import { buildDocumentBody, documentCreateFields } from './create';
@@ -119,9 +119,9 @@ export const documentFields: INodeProperties[] = [
 		searchListMethod: 'searchDocuments',
 		idPlaceholder: 'doc_8f3k2j',
 		url: { placeholder: 'https://app.example.com/sign/doc_8f3k2j', pathSegment: 'documents|sign' },
-		displayOptions: showFor('document', ['get', 'delete', 'download']),
+		displayOptions: showForPathParameter(documentOperations, 'documentId'),
 	}),
-	...searchListPaging(showFor('document', ['get', 'delete', 'download'])),
+	...searchListPaging(showForPathParameter(documentOperations, 'documentId')),
 	{
 		displayName: 'Version',
 		name: 'version',

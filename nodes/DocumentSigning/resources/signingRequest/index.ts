@@ -13,7 +13,7 @@ import {
 	simplifyField,
 	searchListPaging,
 } from '../../shared/fields';
-import { operation, operationProperty } from '../../shared/operation';
+import { operation, operationProperty, showForPathParameter } from '../../shared/operation';
 import { simplifyTo } from '../../shared/postReceive';
 import {
 	compact,
@@ -152,7 +152,7 @@ export const signingRequestFields: INodeProperties[] = [
 		placeholder: 'sr_4k2m9q',
 		description:
 			"The signing request's ID, e.g. from a document's signature_request_id or a trigger event",
-		displayOptions: showFor('signingRequest', ['getStatus', 'remind']),
+		displayOptions: showForPathParameter(signingRequestOperations, 'signingRequestId'),
 	},
 	{
 		displayName: 'Options',

@@ -23,7 +23,7 @@ import {
 	simplifyField,
 	searchListPaging,
 } from '../../shared/fields';
-import { operation, operationProperty } from '../../shared/operation';
+import { operation, operationProperty, showForPathParameter } from '../../shared/operation';
 import { simplifyTo } from '../../shared/postReceive';
 import {
 	compact,
@@ -148,9 +148,9 @@ export const teamMemberFields: INodeProperties[] = [
 		description: 'The team member whose role changes',
 		searchListMethod: 'searchTeamMembers',
 		idPlaceholder: 'usr_5h1c8v',
-		displayOptions: showFor('teamMember', ['updateRole']),
+		displayOptions: showForPathParameter(teamMemberOperations, 'teamMemberId'),
 	}),
-	...searchListPaging(showFor('teamMember', ['updateRole'])),
+	...searchListPaging(showForPathParameter(teamMemberOperations, 'teamMemberId')),
 	...roleFields(['invite', 'updateRole']),
 	{
 		displayName: 'Additional Fields',

@@ -15,7 +15,7 @@ import {
 	simplifyField,
 	searchListPaging,
 } from '../../shared/fields';
-import { operation, operationProperty } from '../../shared/operation';
+import { operation, operationProperty, showForPathParameter } from '../../shared/operation';
 import { simplifyTo } from '../../shared/postReceive';
 import {
 	compact,
@@ -231,9 +231,9 @@ export const templateFields: INodeProperties[] = [
 		description: 'The template to update',
 		searchListMethod: 'searchTemplates',
 		idPlaceholder: 'tpl_2b7x0d',
-		displayOptions: showFor('template', ['update']),
+		displayOptions: showForPathParameter(templateOperations, 'templateId'),
 	}),
-	...searchListPaging(showFor('template', ['update'])),
+	...searchListPaging(showForPathParameter(templateOperations, 'templateId')),
 	{
 		displayName: 'Update Fields',
 		name: 'updateFields',

@@ -13,7 +13,7 @@ import {
 	showFor,
 	simplifyField,
 } from '../../shared/fields';
-import { operation, operationProperty } from '../../shared/operation';
+import { operation, operationProperty, showForPathParameter } from '../../shared/operation';
 import { deletedResult, simplifyTo } from '../../shared/postReceive';
 import { compact, invalid, requireText, withExtraBodyFields } from '../../shared/validation';
 
@@ -163,7 +163,7 @@ export const webhookFields: INodeProperties[] = [
 		placeholder: 'wh_7d2k1p',
 		description:
 			"The webhook's ID. For a delivery: `webhookId` in the trigger's output, `webhook_id` in a delivery body.",
-		displayOptions: showFor('webhook', ['delete', 'acknowledgeDelivery', 'getDelivery']),
+		displayOptions: showForPathParameter(webhookOperations, 'webhookId'),
 	},
 	{
 		displayName: 'Delivery ID',
@@ -173,7 +173,7 @@ export const webhookFields: INodeProperties[] = [
 		required: true,
 		placeholder: 'dlv_3k9x0q',
 		description: "The delivery's ID, given as deliveryId in the trigger's output",
-		displayOptions: showFor('webhook', ['acknowledgeDelivery', 'getDelivery']),
+		displayOptions: showForPathParameter(webhookOperations, 'deliveryId'),
 	},
 	...returnAllAndLimit('webhook', 'getAll'),
 	simplifyField('webhook', ['getAll']),

@@ -144,4 +144,24 @@ describe('every operation of the node', () => {
 		}
 		expect(missing).toEqual([]);
 	});
+
+	it('shows an ID field with exactly the operations whose path takes it (showForPathParameter)', () => {
+		const taking = (parameter: string) =>
+			operations
+				.filter(({ option }) => String(option.routing?.request?.url).includes(`{${parameter}}`))
+				.map(({ resource, option }) => `${resource} ${option.value}`)
+				.sort();
+		for (const parameter of Object.keys(ID_PARAMETER_LABELS)) {
+			const shownWith = properties
+				.filter((property) => property.name === parameter)
+				.flatMap(({ displayOptions }) =>
+					(displayOptions?.show?.operation ?? []).map(
+						(operation) => `${displayOptions?.show?.resource?.[0]} ${operation}`,
+					),
+				)
+				.sort();
+			expect({ parameter, shownWith }).toEqual({ parameter, shownWith: taking(parameter) });
+		}
+		expect(taking('documentId')).toEqual(['document delete', 'document download', 'document get']);
+	});
 });
