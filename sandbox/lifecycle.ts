@@ -375,13 +375,18 @@ export class Lifecycle {
 		return structuredClone(request);
 	}
 
+	/** `pending → cancelled` (`document.cancelled`); false, changing nothing, in any other state. */
+	cancel(row: DocumentRow, by: ActedBy): boolean {
+		if (row.record.status !== 'pending') return false;
+		row.record.status = 'cancelled';
+		this.touch(row);
+		this.emitDocument(row, 'document.cancelled', by, {});
+		return true;
+	}
+
 	/** DELETE /documents/{id}: a pending document is cancelled first. Its signing request stays. */
 	delete(row: DocumentRow, by: ActedBy): void {
-		if (row.record.status === 'pending') {
-			row.record.status = 'cancelled';
-			this.touch(row);
-			this.emitDocument(row, 'document.cancelled', by, {});
-		}
+		this.cancel(row, by);
 		this.store.removeDocument(row);
 		this.emitDocument(row, 'document.deleted', by, { name: row.record.name });
 	}
