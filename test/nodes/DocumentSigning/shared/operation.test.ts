@@ -162,6 +162,8 @@ describe('every operation of the node', () => {
 				.sort();
 			expect({ parameter, shownWith }).toEqual({ parameter, shownWith: taking(parameter) });
 		}
-		expect(taking('documentId')).toEqual(['document delete', 'document download', 'document get']);
+		expect(taking('documentId')).toEqual(
+			expect.arrayContaining(['document delete', 'document download', 'document get']),
+		);
 	});
 });
