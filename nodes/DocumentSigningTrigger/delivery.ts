@@ -133,7 +133,7 @@ function registrationKey(context: IWebhookFunctions, registration: Registration)
 	].join('\u0000');
 }
 
-/** The secret deliveries are signed with, recomputed from the credential (see secret.ts). */
+/** The secret deliveries are signed with, recomputed from the credential (see webhookSecret.ts). */
 async function signingSecret(
 	context: IWebhookFunctions,
 	registration: Registration,

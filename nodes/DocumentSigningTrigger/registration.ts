@@ -38,7 +38,7 @@ import {
  * (`<base>/webhook/<node webhookId>/webhook`) holds the node's own webhookId, which n8n refuses to
  * share between two active workflows; a copy imported on the same n8n keeps that webhookId (so the
  * URL) but has another workflow id, so the webhook's description also names the workflow and node
- * that registered it (secret.ts, registrationDescription), and a copy never touches the
+ * that registered it (webhookSecret.ts, registrationDescription), and a copy never touches the
  * original's webhook. A stored id is never deleted on its own word: static data travels with copies of a
  * workflow (a database restored to staging, `n8n export`/`import`, the public API), and a copy must
  * never delete the original's webhook. A stored registration whose URL is not this instance's is

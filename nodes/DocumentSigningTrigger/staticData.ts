@@ -20,9 +20,9 @@ import type {
  * ```
  *
  * No secret is readable here (n8n's public API returns static data to anyone who may read the
- * workflow): see secret.ts. Nor anything computed from the key alone that would let a reader test
+ * workflow): see webhookSecret.ts. Nor anything computed from the key alone that would let a reader test
  * guesses of it offline: whether the key changed is told by the webhook's description at the
- * service (secret.ts, keyCheckIn); a `keyCheck` from an earlier version is dropped. Written only
+ * service (webhookSecret.ts: registrationDescription, registrationNote); a `keyCheck` from an earlier version is dropped. Written only
  * by the lifecycle methods (in the main process) and read by every process. Nothing about deliveries is kept here (see claim.ts and recentDeliveries.ts).
  */
 export interface TriggerStaticData extends IDataObject {
