@@ -186,7 +186,7 @@ describe.each(DIALECT_NAMES)('dialect %s', (dialectName) => {
 			const first = await searchDocuments.call(context);
 			const perPage = Math.min(50, dialect.maxPageSize);
 			expect(first.results).toHaveLength(perPage);
-			expect(first.paginationToken).toBeDefined();
+			expect(first.paginationToken).toEqual(expect.any(String));
 			if (dialect.paging === 'ignored') {
 				// The service answers the first page again: said, not shown twice.
 				await expect(

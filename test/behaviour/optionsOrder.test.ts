@@ -51,8 +51,10 @@ describe.each([
 ])('%s', (_node, properties) => {
 	const lists = optionLists(properties);
 
-	test('has options lists to check', () => {
-		expect(lists.length).toBeGreaterThan(0);
+	test('has options lists to check, the Resource or Events one among them', () => {
+		expect(lists.map(({ where }) => where)).toContainEqual(
+			expect.stringMatching(/^(Resource|Events?)$/),
+		);
 	});
 
 	test.each(lists.map((list) => [list.where, list.names] as const))(

@@ -52,11 +52,14 @@ test('the tarball holds dist/, README, LICENSE and package.json only', () => {
 
 test('every file n8n loads, and main if set, is in the tarball', () => {
 	const entries: string[] = [...pkg.n8n.nodes, ...pkg.n8n.credentials];
-	expect(entries.length).toBeGreaterThan(0);
+	expect(entries).toHaveLength(3); // two nodes and the credential
 	if (pkg.main !== undefined) entries.push(pkg.main);
 	expect(entries.filter((entry) => !packed.includes(path.posix.normalize(entry)))).toEqual([]);
 	// Icons and codex files the nodes name are copied next to them by the build.
-	expect(packed.filter((file) => /\.(svg|png)$/.test(file)).length).toBeGreaterThan(0);
+	expect(packed.filter((file) => /\.(svg|png)$/.test(file))).toEqual([
+		'dist/icons/documentSigning.dark.svg',
+		'dist/icons/documentSigning.svg',
+	]);
 	expect(packed.filter((file) => file.endsWith('.node.json')).length).toBe(pkg.n8n.nodes.length);
 });
 
@@ -65,5 +68,6 @@ test('no runtime dependencies; n8n-workflow is a peer', () => {
 	expect(pkg.optionalDependencies ?? {}).toEqual({});
 	expect(pkg.bundleDependencies ?? pkg.bundledDependencies ?? []).toEqual([]);
 	expect(Object.keys(pkg.peerDependencies ?? {})).toEqual(['n8n-workflow']);
-	expect(pkg.devDependencies['n8n-workflow']).toBeDefined();
+	// Built and tested against one exact version (the peer range lets n8n bring its own).
+	expect(pkg.devDependencies['n8n-workflow']).toMatch(/^\d+\.\d+\.\d+$/);
 });

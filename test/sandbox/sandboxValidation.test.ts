@@ -9,7 +9,6 @@ import { uploadUntilAnswered } from '../helpers/upload';
 const sandbox = useSandbox();
 
 const signer = { email: 'ann@example.com', name: 'Ann' };
-const future = () => new Date(Date.now() + 86_400_000).toISOString();
 
 type Case = [
 	description: string,
@@ -312,7 +311,6 @@ describe('validation errors name the field', () => {
 		);
 		expect(response.status).toBe(201);
 		expect(response.data.expires_at).toBe(new Date(Date.parse(withOffset)).toISOString());
-		expect(future()).toBeDefined();
 	});
 });
 

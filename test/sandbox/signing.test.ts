@@ -376,7 +376,7 @@ describe('signing pages', () => {
 			for (const match of page.html.matchAll(/<(input|textarea)\b[^>]*>/g)) {
 				if (match[0].includes('type="hidden"')) continue;
 				const id = /id="([^"]+)"/.exec(match[0])?.[1];
-				expect(id).toBeDefined();
+				expect(id).toMatch(/^[\w-]+$/);
 				expect(page.html).toContain(`<label for="${id}">`);
 			}
 		}

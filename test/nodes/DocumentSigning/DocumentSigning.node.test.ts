@@ -38,7 +38,7 @@ test.each(Object.keys(PROGRAMMATIC_OPERATIONS).map((name) => name.split('/')))(
 	'%s / %s is a custom operation of the node',
 	(resource, operation) => {
 		const option = operationsOf(resource).find((o) => o.value === operation);
-		expect(option).toBeDefined();
+		expect(option).toMatchObject({ value: operation });
 		expect(option?.routing).toBeUndefined();
 		expect(
 			(new DocumentSigning().customOperations as Record<string, Record<string, unknown>>)[resource][
@@ -156,7 +156,7 @@ test('the codex file names the node and has categories and documentation links',
 		),
 	);
 	expect(codex.node).toBe('n8n-nodes-document-signing.documentSigning');
-	expect(codex.categories.length).toBeGreaterThan(0);
+	expect(codex.categories).toEqual(['Productivity', 'Sales']);
 	expect(codex.resources.primaryDocumentation[0].url).toMatch(/^https:\/\//);
 });
 

@@ -52,7 +52,7 @@ describe('Document Signing Trigger description', () => {
 
 	it('has a codex with categories and the trigger documentation link, and is registered in package.json', () => {
 		expect(codex.node).toBe('n8n-nodes-document-signing.documentSigningTrigger');
-		expect(codex.categories.length).toBeGreaterThan(0);
+		expect(codex.categories).toEqual(['Productivity', 'Sales']);
 		expect(codex.resources.primaryDocumentation[0].url).toBe(
 			'https://github.com/n8n-nodes-document-signing/n8n-nodes-document-signing#trigger',
 		);

@@ -328,9 +328,10 @@ describe('when the claim cannot be made', () => {
 
 		const [execution] = host.executions;
 		expect(execution.items).toEqual([]);
-		expect(execution.error).toBeDefined();
-		expect(execution.error!.httpCode).toBe('401');
-		expect(execution.error!.message).toBe('The API key was revoked');
+		expect(execution.error).toMatchObject({
+			httpCode: '401',
+			message: 'The API key was revoked',
+		});
 		expect(JSON.stringify(execution.error)).not.toContain(apiKey);
 		// Unclaimed: a retry of this execution (or a later copy) can still claim it.
 		expect(sandbox().deliveryRecord(String(execution.received[0].json.deliveryId))?.status).toBe(
