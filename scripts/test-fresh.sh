@@ -4,11 +4,13 @@
 # Clones this repository's HEAD (committed work only) into a temporary folder and runs CI's
 # command there (`bash .ci/run`, i.e. `npm test`) as on a machine where nothing has run before:
 # CI=true, an empty HOME (no ~/.npmrc, ~/.gitconfig, ~/.cache), a new npm cache (the installs come
-# from the registry again), a new TMPDIR (no jest cache), and none of the npm_config_* settings of
-# the npm that started this script. Only the pinned n8n hosts and the local npm registry are
-# reused, from the cache scripts/n8n-host.sh keeps (N8N_HOST_CACHE, default
-# ~/.cache/n8n-nodes-document-signing), since installing them takes about 20 minutes and they come
-# from committed lockfiles; Chromium is the machine's own package either way.
+# from the registry again), a new TMPDIR (no jest cache), and none of the npm_* settings of the npm
+# that started this script or the XDG folders. The rest of the environment stays: it is the
+# machine's network (proxies, NODE_EXTRA_CA_CERTS), which a new contributor's machine has too.
+# Only the pinned n8n hosts and the local npm registry are reused, from the cache
+# scripts/n8n-host.sh keeps (N8N_HOST_CACHE, default ~/.cache/n8n-nodes-document-signing), since
+# installing them takes about 20 minutes and they come from committed lockfiles; Chromium is the
+# machine's own package either way.
 #
 # With a COMMAND, runs it in the clone instead, after installing the dependencies
 # (`npm run test:fresh -- npx jest test/release`). The clone is removed afterwards unless
@@ -46,17 +48,21 @@ else
 	set -- bash -c 'bash scripts/ensure-deps.sh && exec "$@"' test-fresh "$@"
 fi
 
+# What earlier runs on this machine and the calling npm leave in the environment.
+forget=()
+for name in $(compgen -e); do
+	case "$name" in
+	npm_* | NPM_* | XDG_* | INIT_CWD | NODE_OPTIONS) forget+=(-u "$name") ;;
+	esac
+done
+
 started=$SECONDS
 status=0
 (
 	cd "$fresh/clone"
-	exec env -i \
-		PATH="$PATH" \
+	exec env "${forget[@]}" \
 		HOME="$fresh/home" \
 		TMPDIR="$fresh/tmp" \
-		USER="${USER:-$(id -un)}" \
-		LOGNAME="${LOGNAME:-$(id -un)}" \
-		LANG=C.UTF-8 \
 		CI=true \
 		N8N_HOST_CACHE="$host_cache" \
 		"$@"
