@@ -40,9 +40,9 @@ import { removeWaitWebhook } from './waitWebhooks';
  * The call ends the wait only when all hold, in this order:
  * 1. its URL's nonce is the one n8n keeps for the execution's current wait (custom data): a link of
  *    an earlier wait, or of another node, never ends this one;
- * 2. it is a delivery signed with the wait's secret (unless Verify Signatures is off), recent, in an
- *    accepted layout (signatureLayout.ts);
- * 3. it is a final event about the wait's document, from the wait's webhook when it says which;
+ * 2. it claims a final event about the wait's document;
+ * 3. it is a delivery signed with the wait's secret (unless Verify Signatures is off), recent, in an
+ *    accepted layout (signatureLayout.ts), from the wait's webhook when it says which;
  * 4. no other call for the same wait is being handled in this process;
  * 5. the document, read with the API key, is in a final state (the record decides, not the body);
  * 6. the wait's webhook is still at the service, and this call removes it: the service removes it
@@ -168,8 +168,18 @@ async function decide(context: IWebhookFunctions): Promise<IWebhookResponseData>
 	if (stored?.nonce !== settings.nonce)
 		return ignore(context, "a link of an earlier wait, or of another node's", 'ended');
 
-	const client = await serviceClient(context);
+	// What the body claims is checked first, unverified: events of other documents reach every
+	// wait on a service that ignores the webhook's document filter, and cost no credential read.
 	const rawBody = rawBodyOf(context);
+	const body = parseObject(rawBody);
+	if (!body) return ignore(context, 'the body is not a JSON object', 'open');
+	const event = typeof body.event === 'string' ? body.event : undefined;
+	if (!event || !WAIT_EVENTS.includes(event))
+		return ignore(context, `event ${event ?? '(none)'} does not end a wait`, 'open');
+	if (idText(objectAt(objectAt(body.data).document).id) !== settings.documentId)
+		return ignore(context, 'the event is about another document', 'open');
+
+	const client = await serviceClient(context);
 	// A nonce is random per wait (128 bits): the key of the wait in this process.
 	const waitKey = stored.nonce;
 	if (settings.verifySignature) {
@@ -191,13 +201,6 @@ async function decide(context: IWebhookFunctions): Promise<IWebhookResponseData>
 		layouts.settle(settings.signatureLayout, waitKey, verification.layout);
 	}
 
-	const body = parseObject(rawBody);
-	if (!body) return ignore(context, 'the body is not a JSON object', 'open');
-	const event = typeof body.event === 'string' ? body.event : undefined;
-	if (!event || !WAIT_EVENTS.includes(event))
-		return ignore(context, `event ${event ?? '(none)'} does not end a wait`, 'open');
-	if (idText(objectAt(objectAt(body.data).document).id) !== settings.documentId)
-		return ignore(context, 'the event is about another document', 'open');
 	const bodyWebhookId = idText(body.webhook_id);
 	if (bodyWebhookId !== undefined && bodyWebhookId !== stored.webhookId)
 		return ignore(context, "the delivery is not from this wait's webhook", 'open');
