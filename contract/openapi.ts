@@ -58,8 +58,11 @@ export const ENDPOINTS: Endpoint[] = [
 		path: '/documents',
 		tag: 'Documents',
 		summary: 'Create a document (and send it unless draft)',
+		description:
+			"With template_id, `fields` fill the template's fields by key and a signer's `role` names the template role it fills; what the template refuses (an unknown key or role, a missing required value, a value of the wrong type) is a 422 template_mismatch naming it.",
 		body: schemas.CreateDocumentBodySchema,
 		success: { status: 201, description: 'The document', schema: schemas.DocumentSchema },
+		errors: [422],
 	},
 	{
 		method: 'get',
@@ -316,10 +319,12 @@ const COMPONENTS: Record<string, z.ZodTypeAny> = {
 	// A component comes after the components it uses (see buildOpenApiDocument).
 	Signer: schemas.SignerSchema,
 	FileInfo: schemas.FileInfoSchema,
+	DocumentField: schemas.DocumentFieldSchema,
 	Document: schemas.DocumentSchema,
 	SigningRequestSigner: schemas.SigningRequestSignerSchema,
 	SigningRequest: schemas.SigningRequestSchema,
 	SignerRole: schemas.SignerRoleSchema,
+	TemplateField: schemas.TemplateFieldSchema,
 	Template: schemas.TemplateSchema,
 	TeamMember: schemas.TeamMemberSchema,
 	Webhook: schemas.WebhookSchema,
@@ -332,6 +337,7 @@ const COMPONENTS: Record<string, z.ZodTypeAny> = {
 	SignerInput: schemas.SignerInputSchema,
 	FileInput: schemas.FileInputSchema,
 	SignerRoleInput: schemas.SignerRoleInputSchema,
+	TemplateFieldInput: schemas.TemplateFieldInputSchema,
 	/** Not used by an operation, but part of the contract: the body POSTed to a webhook's URL. */
 	WebhookDeliveryBody: schemas.WebhookDeliveryBodySchema,
 };
@@ -343,6 +349,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
 	404: 'not_found: no such record in this account (or no such path)',
 	409: 'conflict (the record state does not allow it), idempotency_conflict or already_acknowledged',
 	413: 'payload_too_large: body over 15 MiB',
+	422: 'template_mismatch: the body does not fit the template (field names the value, e.g. fields.price or signers[0].role; details lists every one)',
 	429: 'rate_limited: wait Retry-After seconds (X-RateLimit-Reset-After: the same with milliseconds)',
 	500: 'internal_error: safe to retry reads, and writes that carry an Idempotency-Key',
 	503: 'unavailable: safe to retry reads, and writes that carry an Idempotency-Key',

@@ -31,9 +31,12 @@ import {
 	ACCOUNT_AUDIT_EVENTS,
 	AUDIT_EVENTS,
 	DOCUMENT_FILE_VERSIONS,
+	TEMPLATE_FIELD_KEY_PATTERN,
+	TEMPLATE_FIELD_TYPES,
 	type AuditEvent,
 	type DocumentFileVersion,
 } from '../nodes/shared/vocabulary';
+import { fieldValueProblem } from '../nodes/shared/templateFields';
 
 // Values the node uses too live in the vocabulary; the contract names them from there.
 export { ACCOUNT_AUDIT_EVENTS, AUDIT_EVENTS, DOCUMENT_FILE_VERSIONS, FILE_CONTENT_TYPES, LIMITS };
@@ -66,6 +69,7 @@ export const ERROR_CODES = [
 	'idempotency_conflict',
 	'already_acknowledged',
 	'document_not_completed',
+	'template_mismatch',
 	'payload_too_large',
 	'rate_limited',
 	'internal_error',
@@ -180,11 +184,16 @@ const webhookEventOrAny = z.enum([ANY_EVENT, ...WEBHOOK_EVENTS] as const);
 // Records (responses)
 // ---------------------------------------------------------------------------------------------
 
+/** A template field's value: text, a number or true/false, by the field's type. */
+const fieldValue = z.union([z.string(), z.number(), z.boolean()]);
+
 export const SignerSchema = z
 	.object({
 		id: idOf(ID_PREFIXES.signer),
 		email: z.string(),
 		name: z.string(),
+		/** [A] The template role this signer fills; null without a template or beyond its roles. */
+		role: z.string().nullable(),
 		order: z.number().int().min(1).nullable(),
 		authentication: z.enum(SIGNER_AUTHENTICATION_METHODS),
 		phone: z.string().nullable(),
@@ -214,6 +223,17 @@ export const DocumentFilesSchema = z
 	})
 	.strict();
 
+/** [A] A template field of a document made from a template, with the value it was given. */
+export const DocumentFieldSchema = z
+	.object({
+		key: z.string(),
+		label: z.string(),
+		type: z.enum(TEMPLATE_FIELD_TYPES),
+		/** The value given, else the field's default; null when neither (e.g. a role fills it at signing). */
+		value: fieldValue.nullable(),
+	})
+	.strict();
+
 export const DocumentSchema = z
 	.object({
 		id: idOf(ID_PREFIXES.document),
@@ -225,6 +245,8 @@ export const DocumentSchema = z
 		message: z.string().nullable(),
 		expires_at: nullableTimestamp,
 		template_id: idOf(ID_PREFIXES.template).nullable(),
+		/** [A] The template's fields with their values, in the template's order; [] without a template. */
+		fields: z.array(DocumentFieldSchema),
 		metadata: z.record(z.string()),
 		file: FileInfoSchema.nullable(),
 		created_at: timestamp,
@@ -271,6 +293,21 @@ export const SignerRoleSchema = z
 	})
 	.strict();
 
+/** [A] A field of a template: filled per document by its creator, or at signing time by a role. */
+export const TemplateFieldSchema = z
+	.object({
+		key: z.string(),
+		label: z.string(),
+		type: z.enum(TEMPLATE_FIELD_TYPES),
+		required: z.boolean(),
+		default: fieldValue.nullable(),
+		/** The signer role that fills it when signing; null: the document's creator fills it. */
+		role: z.string().nullable(),
+		/** A choice field's choices; null for the other types. */
+		options: z.array(z.string()).nullable(),
+	})
+	.strict();
+
 export const TemplateSchema = z
 	.object({
 		id: idOf(ID_PREFIXES.template),
@@ -279,6 +316,7 @@ export const TemplateSchema = z
 		document_name: z.string().nullable(),
 		message: z.string().nullable(),
 		signer_roles: z.array(SignerRoleSchema),
+		fields: z.array(TemplateFieldSchema),
 		metadata: z.record(z.string()),
 		created_at: timestamp,
 		updated_at: timestamp,
@@ -490,6 +528,8 @@ export const SignerInputSchema = z
 		order: z.number().int().min(1).max(LIMITS.maxSigningOrder).nullish(),
 		authentication: z.enum(SIGNER_AUTHENTICATION_METHODS).optional(),
 		phone: phone.nullish(),
+		/** [A] The template role this signer fills (only with template_id). */
+		role: z.string().trim().min(1).max(LIMITS.maxRoleNameLength).optional(),
 	})
 	.passthrough()
 	.superRefine((signer, ctx) => {
@@ -552,6 +592,13 @@ export const CreateDocumentBodySchema = z
 		message: message.nullish(),
 		expires_at: timestampInput.nullish(),
 		template_id: z.string().min(1).max(100).nullish(),
+		/** [A] Values of the template's fields by key; checked against the template (422). */
+		fields: z
+			.record(z.string().min(1).max(64), fieldValue.nullable())
+			.refine((value) => Object.keys(value).length <= LIMITS.maxTemplateFields, {
+				message: `must have at most ${LIMITS.maxTemplateFields} keys`,
+			})
+			.optional(),
 		metadata: metadata.optional(),
 		file: FileInputSchema.nullish(),
 	})
@@ -588,7 +635,7 @@ export const RemindBodySchema = z
 
 export const SignerRoleInputSchema = z
 	.object({
-		role: z.string().trim().min(1).max(100),
+		role: z.string().trim().min(1).max(LIMITS.maxRoleNameLength),
 		order: z.number().int().min(1).max(LIMITS.maxSigningOrder).optional(),
 		email: email.nullish(),
 		name: z.string().trim().min(1).max(LIMITS.maxPersonNameLength).nullish(),
@@ -608,6 +655,83 @@ const signerRoleList = z
 		});
 	});
 
+export const TemplateFieldInputSchema = z
+	.object({
+		key: z.string().regex(TEMPLATE_FIELD_KEY_PATTERN, {
+			message: 'must start with a letter and hold only letters, digits and _ (64 at most)',
+		}),
+		/** Defaults to the key. */
+		label: z.string().trim().min(1).max(LIMITS.maxFieldLabelLength).optional(),
+		/** Defaults to text. */
+		type: z.enum(TEMPLATE_FIELD_TYPES).optional(),
+		required: z.boolean().optional(),
+		default: fieldValue.nullish(),
+		role: z.string().trim().min(1).max(LIMITS.maxRoleNameLength).nullish(),
+		options: z
+			.array(z.string().trim().min(1).max(LIMITS.maxFieldLabelLength))
+			.min(1)
+			.max(LIMITS.maxFieldOptions)
+			.nullish(),
+	})
+	.passthrough()
+	.superRefine((field, ctx) => {
+		const type = field.type ?? 'text';
+		if (type === 'choice' && !field.options)
+			ctx.addIssue({
+				code: 'custom',
+				path: ['options'],
+				message: 'is required for a choice field',
+			});
+		if (type !== 'choice' && field.options)
+			ctx.addIssue({ code: 'custom', path: ['options'], message: 'is only for choice fields' });
+		const seen = new Set<string>();
+		(field.options ?? []).forEach((option, index) => {
+			if (seen.has(option))
+				ctx.addIssue({ code: 'custom', path: ['options', index], message: 'is listed twice' });
+			seen.add(option);
+		});
+		if (field.default !== undefined && field.default !== null) {
+			const problem = fieldValueProblem(type, field.default, field.options);
+			if (problem) ctx.addIssue({ code: 'custom', path: ['default'], message: problem });
+		}
+	});
+
+/** At most 100 fields with unique keys (compared case-insensitively). */
+const templateFieldList = z
+	.array(TemplateFieldInputSchema)
+	.max(LIMITS.maxTemplateFields)
+	.superRefine((fields, ctx) => {
+		const seen = new Set<string>();
+		fields.forEach((field, index) => {
+			const key = field.key.toLowerCase();
+			if (seen.has(key))
+				ctx.addIssue({ code: 'custom', path: [index, 'key'], message: 'is listed twice' });
+			seen.add(key);
+		});
+	});
+
+/**
+ * Fields whose `role` names no role of `roles` (compared case-insensitively), as
+ * `{ field: 'fields[2].role', message }`: a template's fields and roles are checked together,
+ * after an update has merged what it changes.
+ */
+export function fieldRoleProblems(
+	fields: ReadonlyArray<{ role?: string | null }>,
+	roles: ReadonlyArray<{ role: string }>,
+): Array<{ field: string; message: string }> {
+	const known = new Set(roles.map((role) => role.role.toLowerCase()));
+	return fields.flatMap((field, index) =>
+		field.role && !known.has(field.role.toLowerCase())
+			? [
+					{
+						field: `fields[${index}].role`,
+						message: `fields[${index}].role names "${field.role}", which is not one of the template's signer_roles`,
+					},
+				]
+			: [],
+	);
+}
+
 export const CreateTemplateBodySchema = z
 	.object({
 		name: z.string().trim().min(1).max(LIMITS.maxNameLength),
@@ -615,6 +739,7 @@ export const CreateTemplateBodySchema = z
 		document_name: fileName.nullish(),
 		message: message.nullish(),
 		signer_roles: signerRoleList.optional(),
+		fields: templateFieldList.optional(),
 		metadata: metadata.optional(),
 	})
 	.passthrough();
@@ -627,6 +752,7 @@ export const UpdateTemplateBodySchema = z
 		document_name: fileName.nullish(),
 		message: message.nullish(),
 		signer_roles: signerRoleList.optional(),
+		fields: templateFieldList.optional(),
 		metadata: metadata.optional(),
 	})
 	.passthrough();
@@ -756,6 +882,8 @@ export type DocumentRecord = z.infer<typeof DocumentSchema>;
 export type SigningRequestSigner = z.infer<typeof SigningRequestSignerSchema>;
 export type SigningRequestRecord = z.infer<typeof SigningRequestSchema>;
 export type SignerRole = z.infer<typeof SignerRoleSchema>;
+export type TemplateField = z.infer<typeof TemplateFieldSchema>;
+export type DocumentField = z.infer<typeof DocumentFieldSchema>;
 export type TemplateRecord = z.infer<typeof TemplateSchema>;
 export type TeamMemberRecord = z.infer<typeof TeamMemberSchema>;
 export type WebhookRecord = z.infer<typeof WebhookSchema>;
@@ -781,6 +909,7 @@ export type CreateDocumentBody = z.infer<typeof CreateDocumentBodySchema>;
 export type CreateSigningRequestBody = z.infer<typeof CreateSigningRequestBodySchema>;
 export type RemindBody = z.infer<typeof RemindBodySchema>;
 export type SignerRoleInput = z.infer<typeof SignerRoleInputSchema>;
+export type TemplateFieldInput = z.infer<typeof TemplateFieldInputSchema>;
 export type CreateTemplateBody = z.infer<typeof CreateTemplateBodySchema>;
 export type UpdateTemplateBody = z.infer<typeof UpdateTemplateBodySchema>;
 export type InviteUserBody = z.infer<typeof InviteUserBodySchema>;

@@ -57,6 +57,8 @@ export interface Dialect {
 	webhookFilters: 'honoured' | 'ignored';
 	/** 'url-events': POST /webhooks keeps only `url`, `events` (and the secret it signs with); every other field is dropped unseen. */
 	webhookFields: 'all' | 'url-events';
+	/** 'unlisted': template records carry no `fields` (documents still take and check their values). */
+	templateFields: 'listed' | 'unlisted';
 }
 
 export const DEFAULT_DIALECT: Readonly<Dialect> = Object.freeze({
@@ -71,6 +73,7 @@ export const DEFAULT_DIALECT: Readonly<Dialect> = Object.freeze({
 	deleteAnswer: 204,
 	webhookFilters: 'honoured',
 	webhookFields: 'all',
+	templateFields: 'listed',
 });
 
 export const DIALECT_PRESETS: Record<string, Partial<Dialect>> = {
@@ -111,6 +114,7 @@ export const DIALECT_PRESETS: Record<string, Partial<Dialect>> = {
 	'ignores-webhook-filters': { webhookFilters: 'ignored' },
 	// A service that keeps a webhook's url and events only: no description, no filters, no expiry.
 	'webhook-url-events': { webhookFilters: 'ignored', webhookFields: 'url-events' },
+	'unlisted-template-fields': { templateFields: 'unlisted' },
 	minimal: {
 		deliveryEndpoints: false,
 		deliverySignature: 'none',
@@ -135,6 +139,7 @@ export const DialectSchema = z
 		deleteAnswer: z.union([z.literal(204), z.literal(200)]),
 		webhookFilters: z.enum(['honoured', 'ignored']),
 		webhookFields: z.enum(['all', 'url-events']),
+		templateFields: z.enum(['listed', 'unlisted']),
 	})
 	.strict();
 
@@ -267,12 +272,15 @@ function isIdKey(key: string): 'one' | 'many' | false {
 	return false;
 }
 
+/** The client's own keys and values, never ids whatever their names: metadata, template field values. */
+const CLIENT_VALUES = new Set(['metadata', 'fields']);
+
 const toNumber = (value: unknown): unknown =>
 	typeof value === 'string' && DECIMAL.test(value) ? Number(value) : value;
 
 /**
  * Copies `value` with every decimal-string identifier (fields `id`, `…_id`, `…_ids`) turned into a
- * JSON number. `metadata` (the client's own strings) is left alone; so are non-decimal ids
+ * JSON number. `metadata` and `fields` (the client's own keys and values) are left alone; so are non-decimal ids
  * (request ids, ids created before the dialect was switched).
  */
 export function numericIds(value: unknown): unknown {
@@ -281,7 +289,7 @@ export function numericIds(value: unknown): unknown {
 	const out: Record<string, unknown> = {};
 	for (const [key, field] of Object.entries(value as Record<string, unknown>)) {
 		const kind = isIdKey(key);
-		if (key === 'metadata') out[key] = field;
+		if (CLIENT_VALUES.has(key)) out[key] = field;
 		else if (kind === 'one') out[key] = toNumber(field);
 		else if (kind === 'many' && Array.isArray(field)) out[key] = field.map(toNumber);
 		else out[key] = numericIds(field);
@@ -301,7 +309,7 @@ export function stringIds(value: unknown): unknown {
 		const kind = isIdKey(key);
 		const text = (item: unknown) =>
 			typeof item === 'number' && Number.isSafeInteger(item) && item > 0 ? String(item) : item;
-		if (key === 'metadata') out[key] = field;
+		if (CLIENT_VALUES.has(key)) out[key] = field;
 		else if (kind === 'one') out[key] = text(field);
 		else if (kind === 'many' && Array.isArray(field)) out[key] = field.map(text);
 		else out[key] = stringIds(field);

@@ -70,7 +70,7 @@ export async function originalFile(row: DocumentRow): Promise<DocumentFile> {
 	const key = JSON.stringify([
 		document.name,
 		document.message,
-		document.signers.map(({ name, email, order }) => [name, email, order]),
+		document.signers.map(({ name, email, order, role }) => [name, email, order, role]),
 	]);
 	if (cache.original?.key !== key) {
 		const file = remember(generatedOriginal(structuredClone(document)), () => {

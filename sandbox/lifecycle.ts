@@ -9,6 +9,7 @@ import { createHash } from 'crypto';
 import type {
 	AuditActor,
 	CreateDocumentBody,
+	DocumentField,
 	DocumentRecord,
 	FileInfo,
 	SignerInput,
@@ -35,6 +36,8 @@ export interface NewDocument {
 	message: string | null;
 	expiresAt: string | null;
 	templateId: string | null;
+	/** The template's fields with their values ([] without a template). */
+	fields: DocumentField[];
 	metadata: Record<string, string>;
 	file: CreateDocumentBody['file'];
 }
@@ -87,6 +90,7 @@ export class Lifecycle {
 				message: input.message,
 				expires_at: input.expiresAt,
 				template_id: input.templateId,
+				fields: structuredClone(input.fields),
 				metadata: { ...input.metadata },
 				file: input.file ? fileInfo(input.file, input.name) : null,
 				created_at: now,
@@ -153,6 +157,7 @@ export class Lifecycle {
 				id,
 				email: input.email,
 				name: input.name,
+				role: input.role ?? null,
 				order: input.order ?? null,
 				authentication,
 				phone: input.phone ?? null,

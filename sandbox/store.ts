@@ -370,13 +370,19 @@ export class Store {
 					row.pageToken = randomToken();
 					row.record.signing_url = `${row.record.signing_url}?token=${row.pageToken}`;
 				}
+				// Data files from before template fields and roles.
+				row.record.fields ??= [];
+				for (const signer of row.record.signers) signer.role ??= null;
 				account.documents.set(row.record.id, row);
 				this.documentAccounts.set(row.record.id, account.id);
 				if (row.record.status === 'pending' && row.record.expires_at)
 					this.expirable.add(row.record.id);
 			}
 			for (const row of saved.signingRequests) account.signingRequests.set(row.record.id, row);
-			for (const row of saved.templates) account.templates.set(row.record.id, row);
+			for (const row of saved.templates) {
+				row.record.fields ??= [];
+				account.templates.set(row.record.id, row);
+			}
 			for (const row of saved.users) account.users.set(row.record.id, row);
 			for (const row of saved.webhooks) {
 				account.webhooks.set(row.record.id, row);

@@ -202,6 +202,15 @@ export const LIMITS = {
 	maxFileBytes: 10 * 1024 * 1024,
 	maxSigners: 50,
 	maxSignerRoles: 50,
+	/** A template role's name. */
+	maxRoleNameLength: 100,
+	/** [A] Fields of one template. */
+	maxTemplateFields: 100,
+	maxFieldLabelLength: 200,
+	/** [A] The text a text field holds. */
+	maxFieldTextLength: 1000,
+	/** [A] Choices of a choice field. */
+	maxFieldOptions: 100,
 	maxMetadataKeys: 50,
 	maxMetadataKeyLength: 40,
 	maxMetadataValueLength: 500,
@@ -236,6 +245,12 @@ export const FILE_CONTENT_TYPES = Object.keys(ACCEPTED_FILE_TYPES) as [
 	keyof typeof ACCEPTED_FILE_TYPES,
 	...Array<keyof typeof ACCEPTED_FILE_TYPES>,
 ];
+
+/** [A] What a template field holds (docs/api-contract.md, "Template fields"). */
+export const TEMPLATE_FIELD_TYPES = ['text', 'number', 'date', 'checkbox', 'choice'] as const;
+export type TemplateFieldType = (typeof TEMPLATE_FIELD_TYPES)[number];
+/** [A] A template field's key: a letter, then letters, digits and `_`; 64 at most. */
+export const TEMPLATE_FIELD_KEY_PATTERN = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;
 
 /** A phone number in E.164 form, e.g. +3725550123. */
 export const PHONE_PATTERN = /^\+[1-9]\d{6,14}$/;

@@ -3,7 +3,6 @@ import {
 	CreateDocumentBodySchema,
 	ListDocumentsQuerySchema,
 	type DocumentRecord,
-	type SignerInput,
 	type TemplateRecord,
 } from '../../contract';
 import { created, noContent, ok, type ApiContext, type ApiHandler } from '../context';
@@ -12,6 +11,7 @@ import { ApiError, notFound } from '../http';
 import { listReply } from '../pagination';
 import type { Router } from '../router';
 import type { DocumentRow } from '../store';
+import { checkTemplateFit, filledFields, templateSigners } from '../templateFill';
 import { validateBody, validateQuery } from '../validation';
 
 /** Turns an accepted `expires_at` into the stored UTC form, refusing a past instant. */
@@ -25,32 +25,6 @@ export function futureTimestamp(
 	if (ms <= ctx.services.clock.now())
 		throw new ApiError(400, 'validation_error', `${field} must be in the future`, field);
 	return new Date(ms).toISOString();
-}
-
-/**
- * The signers of a document made from a template. A role with a fixed person always signs as
- * that person; the given signers fill the open roles in order, each taking its role's signing
- * order unless it gives its own (signers beyond the roles keep no order). Without given signers
- * the template decides alone, which works only when every role names a person.
- */
-function templateSigners(
-	given: SignerInput[] | undefined,
-	template: TemplateRecord | undefined,
-): SignerInput[] | undefined {
-	if (!template) return given;
-	const roles = [...template.signer_roles].sort((a, b) => a.order - b.order);
-	const fixed = roles.filter((role) => role.email && role.name);
-	const open = roles.filter((role) => !(role.email && role.name));
-	if (!given && open.length > 0) return undefined;
-	const filled = (given ?? []).map((signer, index) => ({
-		...signer,
-		order: signer.order ?? open[index]?.order ?? null,
-	}));
-	const emails = new Set(filled.map((signer) => signer.email.toLowerCase()));
-	const fixedSigners = fixed
-		.filter((role) => !emails.has((role.email as string).toLowerCase()))
-		.map((role) => ({ email: role.email as string, name: role.name as string, order: role.order }));
-	return [...filled, ...fixedSigners];
 }
 
 /** The record as the API answers it (download links when the `fileLinks` option is on). */
@@ -85,6 +59,7 @@ const createDocument: ApiHandler = {
 				'name',
 			);
 		}
+		checkTemplateFit(template, body.fields, body.signers);
 		const signers = templateSigners(body.signers, template) ?? (body.draft ? [] : undefined);
 		if (signers === undefined) {
 			throw new ApiError(
@@ -104,6 +79,7 @@ const createDocument: ApiHandler = {
 				message: body.message ?? template?.message ?? null,
 				expiresAt: futureTimestamp(ctx, body.expires_at, 'expires_at') ?? null,
 				templateId: template?.id ?? null,
+				fields: filledFields(template, body.fields),
 				metadata: { ...(template?.metadata ?? {}), ...(body.metadata ?? {}) },
 				file: body.file,
 			},

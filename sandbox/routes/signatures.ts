@@ -14,7 +14,8 @@ const requestSignatures: ApiHandler = {
 		const request = ctx.services.lifecycle.send(
 			row,
 			{
-				signers: body.signers,
+				// A role is taken only when a document is made from a template.
+				signers: body.signers?.map((signer) => ({ ...signer, role: undefined })),
 				message: body.message,
 				expiresAt: futureTimestamp(ctx, body.expires_at, 'expires_at'),
 			},

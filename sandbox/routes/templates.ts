@@ -1,14 +1,17 @@
 /** /v1/templates: list, create, partial update (PUT replaces only the fields sent). */
 import {
 	CreateTemplateBodySchema,
+	fieldRoleProblems,
 	ListTemplatesQuerySchema,
 	UpdateTemplateBodySchema,
 	type SignerRole,
 	type SignerRoleInput,
+	type TemplateField,
+	type TemplateFieldInput,
 	type TemplateRecord,
 } from '../../contract';
-import { created, ok, type ApiHandler } from '../context';
-import { notFound } from '../http';
+import { created, ok, type ApiContext, type ApiHandler } from '../context';
+import { ApiError, notFound } from '../http';
 import { listReply } from '../pagination';
 import type { Router } from '../router';
 import { validateBody, validateQuery } from '../validation';
@@ -23,6 +26,41 @@ function roles(inputs: SignerRoleInput[]): SignerRole[] {
 	}));
 }
 
+function templateFields(inputs: TemplateFieldInput[]): TemplateField[] {
+	return inputs.map((input) => ({
+		key: input.key,
+		label: input.label ?? input.key,
+		type: input.type ?? 'text',
+		required: input.required ?? false,
+		default: input.default ?? null,
+		role: input.role ?? null,
+		options: input.options ?? null,
+	}));
+}
+
+/** Every field's role must be one of the roles (checked on the template as it will be stored). */
+function checkFieldRoles(fields: TemplateField[], roles: SignerRole[]): TemplateField[] {
+	const problems = fieldRoleProblems(fields, roles);
+	if (problems.length > 0)
+		throw new ApiError(400, 'validation_error', problems[0].message, problems[0].field, problems);
+	// A field names its role as the template spells it.
+	return fields.map((field) => ({
+		...field,
+		role:
+			field.role === null
+				? null
+				: (roles.find((role) => role.role.toLowerCase() === field.role!.toLowerCase())?.role ??
+					field.role),
+	}));
+}
+
+/** The record as the API answers it: a service of the `unlisted` dialect does not list fields. */
+export function presentTemplate(ctx: ApiContext, record: TemplateRecord): Record<string, unknown> {
+	const copy: Record<string, unknown> = structuredClone(record);
+	if (ctx.dialect.templateFields === 'unlisted') delete copy.fields;
+	return copy;
+}
+
 const listTemplates: ApiHandler = {
 	permission: 'read',
 	handle(ctx) {
@@ -32,7 +70,16 @@ const listTemplates: ApiHandler = {
 			needle === undefined ||
 			template.name.toLowerCase().includes(needle) ||
 			(template.description ?? '').toLowerCase().includes(needle);
-		return listReply(ctx, 'templates', ctx.account.templates.values(), query, matches);
+		return listReply(
+			ctx,
+			'templates',
+			[...ctx.account.templates.values()].map((row) => ({
+				...row,
+				record: presentTemplate(ctx, row.record) as TemplateRecord,
+			})),
+			query,
+			matches,
+		);
 	},
 };
 
@@ -41,13 +88,15 @@ const createTemplate: ApiHandler = {
 	handle(ctx) {
 		const body = validateBody(CreateTemplateBodySchema, ctx.body);
 		const now = ctx.services.clock.iso();
+		const signerRoles = roles(body.signer_roles ?? []);
 		const record: TemplateRecord = {
 			id: ctx.services.store.newId('template'),
 			name: body.name,
 			description: body.description ?? null,
 			document_name: body.document_name ?? null,
 			message: body.message ?? null,
-			signer_roles: roles(body.signer_roles ?? []),
+			signer_roles: signerRoles,
+			fields: checkFieldRoles(templateFields(body.fields ?? []), signerRoles),
 			metadata: { ...(body.metadata ?? {}) },
 			created_at: now,
 			updated_at: now,
@@ -60,7 +109,7 @@ const createTemplate: ApiHandler = {
 			documentId: null,
 			details: { template_id: record.id, name: record.name },
 		});
-		return created(structuredClone(record));
+		return created(presentTemplate(ctx, record));
 	},
 };
 
@@ -78,8 +127,17 @@ const updateTemplate: ApiHandler = {
 		if (body.document_name !== undefined) changes.document_name = body.document_name;
 		if (body.message !== undefined) changes.message = body.message;
 		if (body.signer_roles !== undefined) changes.signer_roles = roles(body.signer_roles);
+		if (body.fields !== undefined) changes.fields = templateFields(body.fields);
 		if (body.metadata !== undefined) changes.metadata = { ...body.metadata };
-		const changed = Object.keys(changes);
+		if (changes.fields !== undefined || changes.signer_roles !== undefined) {
+			changes.fields = checkFieldRoles(
+				changes.fields ?? record.fields,
+				changes.signer_roles ?? record.signer_roles,
+			);
+		}
+		const changed = Object.keys(changes).filter(
+			(key) => key !== 'fields' || body.fields !== undefined,
+		);
 		Object.assign(record, changes);
 		record.updated_at = ctx.services.clock.iso();
 		ctx.services.events.emit({
@@ -89,7 +147,7 @@ const updateTemplate: ApiHandler = {
 			documentId: null,
 			details: { template_id: record.id, fields: changed },
 		});
-		return ok(structuredClone(record));
+		return ok(presentTemplate(ctx, record));
 	},
 };
 

@@ -280,6 +280,7 @@ describe('parseDialect and presets', () => {
 				'delete-200',
 				'ignores-webhook-filters',
 				'webhook-url-events',
+				'unlisted-template-fields',
 				'minimal',
 			].sort(),
 		);
