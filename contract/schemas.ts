@@ -36,7 +36,7 @@ import {
 	type AuditEvent,
 	type DocumentFileVersion,
 } from '../nodes/shared/vocabulary';
-import { fieldValueProblem } from '../nodes/shared/templateFields';
+import { fieldValueProblem } from '../nodes/shared/fieldValues';
 
 // Values the node uses too live in the vocabulary; the contract names them from there.
 export { ACCOUNT_AUDIT_EVENTS, AUDIT_EVENTS, DOCUMENT_FILE_VERSIONS, FILE_CONTENT_TYPES, LIMITS };

@@ -4,7 +4,7 @@
  * or in order. What the template refuses is a `422 template_mismatch` naming every value at fault.
  */
 import type { DocumentField, SignerInput, TemplateRecord } from '../contract';
-import { fieldValueProblem } from '../nodes/shared/templateFields';
+import { fieldValueProblem } from '../nodes/shared/fieldValues';
 import { ApiError } from './http';
 
 type Problem = { field: string; message: string };

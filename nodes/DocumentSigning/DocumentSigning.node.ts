@@ -8,6 +8,7 @@ import { NodeConnectionTypes, SEND_AND_WAIT_OPERATION } from 'n8n-workflow';
 
 import { CREDENTIAL_TYPE } from '../shared/transport';
 import { searchDocuments, searchTeamMembers, searchTemplates } from './listSearch';
+import { getTemplateFields, getTemplateRoles } from './resourceMapping';
 import { documentFields, documentOperations } from './resources/document';
 import { sendAndWaitWebhooks } from './resources/document/sendAndWait/description';
 import { executeSendAndWait } from './resources/document/sendAndWait/execute';
@@ -82,6 +83,7 @@ export class DocumentSigning implements INodeType {
 
 	methods = {
 		listSearch: { searchDocuments, searchTemplates, searchTeamMembers },
+		resourceMapping: { getTemplateFields, getTemplateRoles },
 	};
 
 	/** Operations that are more than one request: n8n runs these instead of the routing engine. */

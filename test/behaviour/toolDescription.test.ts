@@ -5,15 +5,23 @@
  * new tool node is named the same, which becomes the tool's name (spaces → `_`). The words are
  * reviewed where they are written, in each operation's entry; this checks that n8n's code still
  * derives the tool from them and that every action keeps to the rules below (docs/ai-agents.md).
+ * And what a Create tool from a template gives the model: one argument per template field filled
+ * by `$fromAI()` (n8n-core's getSchema, the code that builds the tool), and a description that
+ * names the fields.
  */
+import { getSchema } from 'n8n-core/dist/execution-engine/node-execution-context/utils/create-node-as-tool';
 import {
 	NodeHelpers,
 	nodeNameToToolName,
+	Workflow,
+	type INode,
 	type INodePropertyOptions,
 	type INodeTypeDescription,
 } from 'n8n-workflow';
 
 import { DocumentSigning } from '../../nodes/DocumentSigning/DocumentSigning.node';
+import { mapperField } from '../../nodes/DocumentSigning/resourceMapping';
+import { NodeTypes } from '../helpers/n8nHost';
 
 const { description } = new DocumentSigning();
 
@@ -90,5 +98,93 @@ describe('the node as an AI Agent tool, with its description set automatically',
 
 	it('tells each operation apart: no two tools get the same description', () => {
 		expect(new Set(tools.map((tool) => tool.toolDescription)).size).toBe(tools.length);
+	});
+});
+
+describe('a Create tool from a template with fields', () => {
+	const schema = [
+		{ key: 'customer_name', label: 'Customer name', required: true },
+		{ key: 'price', label: 'Price', type: 'number', required: true },
+		{ key: 'start_date', label: 'Start date', type: 'date', required: true },
+		{ key: 'auto_renew', label: 'Renews automatically', type: 'checkbox' },
+	].map((definition) => mapperField(definition)!);
+	/** A field as n8n's "let the model define this" button fills it: its label is the key. */
+	const byModel = (key: string, type: string) =>
+		`={{ /*n8n-auto-generated-fromAI-override*/ $fromAI('${key}', \`\`, '${type}') }}`;
+	const node: INode = {
+		id: 'tool',
+		name: 'Create Contract',
+		type: toolDescription.name,
+		typeVersion: 1,
+		position: [0, 0],
+		parameters: {
+			resource: 'document',
+			operation: 'create',
+			descriptionType: 'manual',
+			// docs/ai-agents.md: the description names the fields the template requires.
+			toolDescription:
+				"={{ 'Create the sales contract and send it for signing. Required fields: ' + $parameter.templateFields.schema.filter(field => field.required).map(field => field.displayName).join(', ') }}",
+			additionalFields: { template_id: { __rl: true, mode: 'id', value: 'tpl_1' } },
+			templateFields: {
+				mappingMode: 'defineBelow',
+				value: {
+					customer_name: byModel('Customer_name', 'string'),
+					price: byModel('Price', 'number'),
+					start_date: byModel('Start_date', 'string'),
+					auto_renew: byModel('Renews_automatically', 'boolean'),
+				},
+				matchingColumns: [],
+				schema: schema as never,
+				attemptToConvertTypes: false,
+				convertFieldsToString: false,
+			},
+		},
+	};
+
+	it("gives the model one argument per field, named by the field's label and typed by its type", () => {
+		const { shape } = getSchema(node);
+		expect(
+			Object.fromEntries(
+				Object.entries(shape).map(([key, type]) => [
+					key,
+					[(type._def as { typeName: string }).typeName, type.isOptional()],
+				]),
+			),
+		).toEqual({
+			Customer_name: ['ZodString', false],
+			Price: ['ZodNumber', false],
+			Start_date: ['ZodString', false],
+			Renews_automatically: ['ZodBoolean', false],
+		});
+	});
+
+	it('with the description set as the docs show, names the fields the template requires', () => {
+		const nodeTypes = new NodeTypes({ [toolDescription.name]: new DocumentSigning() });
+		// The tool's Description and Tool Description are n8n's (added to the tool variant): the
+		// workflow keeps the node's own parameters, which is what $parameter reads.
+		const workflow = new Workflow({
+			nodes: [structuredClone(node)],
+			connections: {},
+			active: false,
+			nodeTypes,
+		});
+		const resolved = NodeHelpers.getToolDescriptionForNode(
+			node,
+			{ description: toolDescription },
+			() =>
+				workflow.expression.getParameterValue(
+					node.parameters.toolDescription as string,
+					null,
+					0,
+					0,
+					node.name,
+					[{ json: {} }],
+					'internal',
+					{},
+				) as string,
+		);
+		expect(resolved).toBe(
+			'Create the sales contract and send it for signing. Required fields: Customer name, Price, Start date',
+		);
 	});
 });

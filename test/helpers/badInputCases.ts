@@ -27,6 +27,42 @@ export const pdf = (
 	binary: { data: { data: bytes.toString('base64'), mimeType, fileName: 'contract.pdf' } },
 });
 
+/**
+ * Document › Create from a fixed template whose Template Fields list (as the editor stored it)
+ * holds a required number and a required date; `value` maps them.
+ */
+export const fromTemplate = (value: Record<string, string>): INodeParameters => ({
+	resource: 'document',
+	operation: 'create',
+	signers: { signer: [signer()] },
+	additionalFields: { template_id: { __rl: true, mode: 'id', value: 'tpl_2b7x0d' } },
+	templateFields: {
+		mappingMode: 'defineBelow',
+		value: { price: '={{ 12000 }}', start_date: '2026-01-15', ...value },
+		matchingColumns: [],
+		schema: [
+			{
+				id: 'price',
+				displayName: 'Price',
+				required: true,
+				defaultMatch: false,
+				display: true,
+				type: 'number',
+			},
+			{
+				id: 'start_date',
+				displayName: 'Start date',
+				required: true,
+				defaultMatch: false,
+				display: true,
+				type: 'dateTime',
+			},
+		],
+		attemptToConvertTypes: false,
+		convertFieldsToString: false,
+	},
+});
+
 export interface BadInputCase {
 	title: string;
 	parameters: INodeParameters;
@@ -248,5 +284,15 @@ export const badInputCases: BadInputCase[] = [
 			limit: '={{ 0 }}',
 		},
 		message: 'Limit: must be a whole number of 1 or more, not 0',
+	},
+	{
+		title: 'template field that needs a number, given text',
+		parameters: fromTemplate({ price: '={{ "twelve thousand" }}' }),
+		message: 'Template Fields › Price: "twelve thousand" is not a number',
+	},
+	{
+		title: 'required template field whose expression finds nothing',
+		parameters: fromTemplate({ start_date: '={{ $json.start_date }}' }),
+		message: 'Template Fields › Start date: the template needs a value for this field',
 	},
 ];

@@ -17,6 +17,12 @@ import {
 	requireText,
 	withExtraBodyFields,
 } from '../../shared/validation';
+import {
+	readRoleSigners,
+	readTemplateFieldValues,
+	templateFieldValuesOption,
+	templateMapperFields,
+} from './templateFields';
 
 /** Create's fields, also shown by Send and Wait for Signature when it sends a new document. */
 export const CREATE_FIELD_OPERATIONS = ['create', 'sendAndWait'];
@@ -107,13 +113,18 @@ export const documentCreateFields: INodeProperties[] = [
 				name: 'template_id',
 				displayName: 'Template',
 				description:
-					'Create the document from this template; its signer roles are filled with the signers in order',
+					'Create the document from this template: Template Fields and Signers by Role then list its fields and roles (Signers fill the remaining roles in order)',
 				searchListMethod: 'searchTemplates',
 				idPlaceholder: 'tpl_2b7x0d',
 				required: false,
 			}),
+			templateFieldValuesOption,
 		],
 	},
+	// Shown with Create's other fields, not only once a template is chosen: n8n decides what is
+	// shown from top-level values alone when it runs a workflow (a condition on Additional Fields ›
+	// Template would hide, and so drop, the mapped values), while the editor reads the collection too.
+	...templateMapperFields(show),
 ];
 
 const MIB = 1024 * 1024;
@@ -188,6 +199,26 @@ async function readFile(context: IExecuteSingleFunctions): Promise<IDataObject> 
 	});
 }
 
+/** Signers by Role first, then Signers (filling the roles left, in order); nobody signs twice. */
+function mergedSigners(
+	context: IExecuteSingleFunctions,
+	byRole: IDataObject[],
+	inOrder: IDataObject[] | undefined,
+): IDataObject[] | undefined {
+	if (byRole.length === 0) return inOrder;
+	const roles = new Map(byRole.map((signer) => [String(signer.email).toLowerCase(), signer.role]));
+	(inOrder ?? []).forEach((signer, index) => {
+		const role = roles.get(String(signer.email).toLowerCase());
+		if (role !== undefined)
+			throw invalid(
+				context,
+				`Signers › Signer ${index + 1} › Email`,
+				`${String(signer.email)} already signs as ${String(role)} under Signers by Role`,
+			);
+	});
+	return [...byRole, ...(inOrder ?? [])];
+}
+
 export const buildDocumentBody = async function (
 	this: IExecuteSingleFunctions,
 	options: IHttpRequestOptions,
@@ -216,13 +247,20 @@ export const buildDocumentBody = async function (
 		name = `${name}.${fileExtension(file)}`;
 	}
 	const extension = name === undefined ? undefined : extensionOf(name);
-	const signers = readSigners(this, { required: !draft && !templateId });
+	const fields = readTemplateFieldValues(this, templateId || undefined);
+	const roleSigners = readRoleSigners(this, templateId || undefined);
+	const signers = mergedSigners(
+		this,
+		roleSigners,
+		readSigners(this, { required: !draft && !templateId }),
+	);
 
 	const body: IDataObject = compact({
 		name,
 		signers,
 		message: additional.message,
 		template_id: templateId,
+		fields,
 		expires_at: optionalDate(this, 'Additional Fields › Expires At', additional.expires_at),
 		draft: draft || undefined,
 	});

@@ -29,6 +29,7 @@ const SIMPLE_FIELDS = [
 	'signers',
 	'signing_url',
 	'signature_request_id',
+	'fields',
 	'created_at',
 	'expires_at',
 	'completed_at',

@@ -5,7 +5,10 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
+import { TEMPLATE_FIELD_KEY_PATTERN, TEMPLATE_FIELD_TYPES } from '../../../shared/vocabulary';
+import { coerceFieldValue, MAPPER_TYPES } from '../document/templateFields';
 import {
+	byName,
 	extraBodyFieldsOption,
 	filtersCollection,
 	queryFilter,
@@ -26,7 +29,23 @@ import {
 	withExtraBodyFields,
 } from '../../shared/validation';
 
-const SIMPLE_FIELDS = ['id', 'name', 'description', 'document_name', 'signer_roles', 'updated_at'];
+const SIMPLE_FIELDS = [
+	'id',
+	'name',
+	'description',
+	'document_name',
+	'signer_roles',
+	'fields',
+	'updated_at',
+];
+
+const FIELD_TYPE_LABELS: Record<(typeof TEMPLATE_FIELD_TYPES)[number], string> = {
+	text: 'Text',
+	number: 'Number',
+	date: 'Date',
+	checkbox: 'Checkbox',
+	choice: 'Choice From a List',
+};
 
 /** Template fields offered both when creating (besides Name) and when updating. */
 const templateOptions: INodeProperties[] = [
@@ -46,6 +65,84 @@ const templateOptions: INodeProperties[] = [
 		description: 'Name given to documents created from the template, with its extension',
 	},
 	extraBodyFieldsOption,
+	{
+		displayName: 'Fields',
+		name: 'fields',
+		type: 'fixedCollection',
+		typeOptions: { multipleValues: true, sortable: true },
+		placeholder: 'Add Field',
+		default: {},
+		description:
+			'What each document made from the template is filled with (customer name, price, start date…), in this order. An update replaces them all.',
+		options: [
+			{
+				displayName: 'Field',
+				name: 'field',
+				values: [
+					{
+						displayName: 'Choices',
+						name: 'options',
+						type: 'string',
+						default: '',
+						placeholder: 'Basic, Pro, Enterprise',
+						description: 'The choices, separated by commas',
+						displayOptions: { show: { type: ['choice'] } },
+					},
+					{
+						displayName: 'Default Value',
+						name: 'default',
+						type: 'string',
+						default: '',
+						description:
+							'Taken when a document gives no value, written as its type wants: 12000, 2026-01-15, true',
+					},
+					{
+						displayName: 'Filled By Role',
+						name: 'role',
+						type: 'string',
+						default: '',
+						placeholder: 'Client',
+						description:
+							'The signer role that fills the field when signing. Leave empty to fill it when each document is created.',
+					},
+					{
+						displayName: 'Key',
+						name: 'key',
+						type: 'string',
+						default: '',
+						required: true,
+						placeholder: 'customer_name',
+						description: 'How documents fill the field: a letter, then letters, digits and _',
+					},
+					{
+						displayName: 'Label',
+						name: 'label',
+						type: 'string',
+						default: '',
+						placeholder: 'Customer name',
+						description: 'What people read; the key when left empty',
+					},
+					{
+						displayName: 'Required',
+						name: 'required',
+						type: 'boolean',
+						default: false,
+						description:
+							'Whether every document must give a value (unless the field has a default or a role fills it)',
+					},
+					{
+						displayName: 'Type',
+						name: 'type',
+						type: 'options',
+						default: 'text',
+						options: byName(
+							TEMPLATE_FIELD_TYPES.map((value) => ({ name: FIELD_TYPE_LABELS[value], value })),
+						),
+					},
+				],
+			},
+		],
+	},
 	{
 		displayName: 'Message',
 		name: 'message',
@@ -142,9 +239,94 @@ function templateBody(
 			return role;
 		});
 	}
+	const definitions =
+		((fields.fields as IDataObject | undefined)?.field as IDataObject[] | undefined) ?? [];
+	if (definitions.length) {
+		const roleNames = body.signer_roles
+			? (body.signer_roles as IDataObject[]).map((role) => String(role.role))
+			: undefined;
+		const keys = new Set<string>();
+		body.fields = definitions.map((entry, index) => {
+			const field = templateField(
+				context,
+				`${prefix} › Fields › Field ${index + 1}`,
+				entry,
+				roleNames,
+			);
+			const key = String(field.key).toLowerCase();
+			if (keys.has(key))
+				throw invalid(
+					context,
+					`${prefix} › Fields › Field ${index + 1} › Key`,
+					`"${String(field.key)}" is listed twice`,
+				);
+			keys.add(key);
+			return field;
+		});
+	}
 	const metadata = readMetadata(context, `${prefix} › Metadata (JSON)`, fields.metadata);
 	if (metadata) body.metadata = metadata;
 	return withExtraBodyFields(context, body, fields.extraBodyFields);
+}
+
+/** One entry of Fields as the API's field definition, checked as the service would. */
+function templateField(
+	context: IExecuteSingleFunctions,
+	label: string,
+	entry: IDataObject,
+	roleNames: string[] | undefined,
+): IDataObject {
+	const key = requireText(context, `${label} › Key`, entry.key);
+	if (!TEMPLATE_FIELD_KEY_PATTERN.test(key))
+		throw invalid(
+			context,
+			`${label} › Key`,
+			`"${key}" is not a key: start with a letter, then use letters, digits and _ (64 at most)`,
+		);
+	const type = String(entry.type ?? 'text') as (typeof TEMPLATE_FIELD_TYPES)[number];
+	if (!TEMPLATE_FIELD_TYPES.includes(type))
+		throw invalid(context, `${label} › Type`, `"${type}" is not a field type`);
+	const field: IDataObject = compact({
+		key,
+		label: typeof entry.label === 'string' ? entry.label.trim() : undefined,
+		type,
+		required: entry.required === true || undefined,
+	});
+	let options: string[] = [];
+	if (type === 'choice') {
+		options = String(entry.options ?? '')
+			.split(',')
+			.map((option) => option.trim())
+			.filter(Boolean);
+		if (options.length === 0)
+			throw invalid(context, `${label} › Choices`, 'give the choices, separated by commas');
+		const twice = options.find((option, index) => options.indexOf(option) !== index);
+		if (twice !== undefined)
+			throw invalid(context, `${label} › Choices`, `"${twice}" is listed twice`);
+		field.options = options;
+	}
+	if (entry.default !== undefined && entry.default !== null && entry.default !== '') {
+		const result = coerceFieldValue(
+			{
+				type: MAPPER_TYPES[type],
+				options: options.map((option) => ({ name: option, value: option })),
+			},
+			entry.default,
+		);
+		if ('problem' in result) throw invalid(context, `${label} › Default Value`, result.problem);
+		field.default = result.value;
+	}
+	const role = typeof entry.role === 'string' ? entry.role.trim() : '';
+	if (role) {
+		if (roleNames && !roleNames.some((name) => name.toLowerCase() === role.toLowerCase()))
+			throw invalid(
+				context,
+				`${label} › Filled By Role`,
+				`"${role}" is not one of the Signer Roles (${roleNames.join(', ') || 'none'})`,
+			);
+		field.role = role;
+	}
+	return field;
 }
 
 const buildCreateBody = async function (

@@ -1,4 +1,4 @@
-import { fieldValueProblem, isCalendarDate } from '../../../nodes/shared/templateFields';
+import { fieldValueProblem, isCalendarDate } from '../../../nodes/shared/fieldValues';
 import { LIMITS } from '../../../nodes/shared/vocabulary';
 
 test('a calendar date is a day that exists, written YYYY-MM-DD', () => {

@@ -1,0 +1,172 @@
+import {
+	NodeOperationError,
+	type IDataObject,
+	type ILoadOptionsFunctions,
+	type ResourceMapperField,
+	type ResourceMapperFields,
+} from 'n8n-workflow';
+
+import { idText } from '../../shared/ids';
+import { apiRequestAllRecords } from '../../shared/transport';
+import type { TemplateFieldType } from '../../shared/vocabulary';
+import { MAPPER_TYPES, roleFieldId } from '../resources/document/templateFields';
+
+/**
+ * What the editor lists under Template Fields and Signers by Role (n8n resource mappers): the
+ * fields and roles of the template chosen under Additional Fields › Template. The template is read
+ * from the template list, the one way to read a template the API gives. Records are read by
+ * principle: a service that names things a little differently (`name` for the key, `select` for a
+ * choice) is still understood, and one that lists no fields or roles gets a notice pointing to the
+ * tolerant path instead of an error.
+ */
+
+const TYPE_WORDS: Record<string, TemplateFieldType> = {
+	text: 'text',
+	string: 'text',
+	textarea: 'text',
+	email: 'text',
+	number: 'number',
+	numeric: 'number',
+	integer: 'number',
+	currency: 'number',
+	date: 'date',
+	datetime: 'date',
+	checkbox: 'checkbox',
+	boolean: 'checkbox',
+	choice: 'choice',
+	select: 'choice',
+	dropdown: 'choice',
+	radio: 'choice',
+	options: 'choice',
+};
+
+const text = (value: unknown): string | undefined => {
+	const shown = idText(value);
+	return shown === undefined ? undefined : shown.trim() || undefined;
+};
+
+/** The template chosen in the editor right now; undefined while none is, or while it is an expression n8n could not resolve. */
+function chosenTemplateId(context: ILoadOptionsFunctions): string | undefined {
+	const raw = context.getCurrentNodeParameter('additionalFields.template_id') as unknown;
+	const value = raw !== null && typeof raw === 'object' ? (raw as IDataObject).value : raw;
+	const id = text(value);
+	return id && !id.startsWith('=') ? id : undefined;
+}
+
+async function chosenTemplate(context: ILoadOptionsFunctions): Promise<IDataObject | undefined> {
+	const id = chosenTemplateId(context);
+	if (id === undefined) return undefined;
+	const template = (await apiRequestAllRecords(context, '/templates')).find(
+		(record) => idText(record.id) === id,
+	);
+	if (!template) {
+		throw new NodeOperationError(context.getNode(), `The service has no template "${id}"`, {
+			description: 'Choose the template from the list under Additional Fields › Template.',
+		});
+	}
+	return template;
+}
+
+const CHOOSE_TEMPLATE = {
+	fields: [],
+	emptyFieldsNotice:
+		'Choose a template under Additional Fields › Template to list what it needs here.',
+};
+
+function optionsOf(raw: unknown): string[] {
+	if (!Array.isArray(raw)) return [];
+	return raw
+		.map((option) =>
+			option !== null && typeof option === 'object'
+				? text((option as IDataObject).value ?? (option as IDataObject).label)
+				: text(option),
+		)
+		.filter((option): option is string => option !== undefined);
+}
+
+/** A field definition as a row of the Template Fields mapper, or undefined when it has no key. */
+export function mapperField(definition: IDataObject): ResourceMapperField | undefined {
+	const key = text(definition.key ?? definition.name ?? definition.id);
+	if (key === undefined) return undefined;
+	const type = TYPE_WORDS[String(definition.type ?? 'text').toLowerCase()] ?? 'text';
+	const options = optionsOf(definition.options ?? definition.choices);
+	const role = text(definition.role);
+	const hasDefault = definition.default !== undefined && definition.default !== null;
+	return {
+		id: key,
+		displayName: text(definition.label ?? definition.title) ?? key,
+		// Required of the creator only: a default stands in, and a role fills its fields when signing.
+		required: definition.required === true && !hasDefault && role === undefined,
+		defaultMatch: false,
+		canBeUsedToMatch: false,
+		display: true,
+		type: type === 'choice' && options.length === 0 ? 'string' : MAPPER_TYPES[type],
+		...(type === 'choice' && options.length > 0
+			? { options: options.map((option) => ({ name: option, value: option })) }
+			: {}),
+		// Listed under "Add field" only: the role's signer fills it, unless given here.
+		...(role !== undefined ? { removed: true } : {}),
+	};
+}
+
+export async function getTemplateFields(
+	this: ILoadOptionsFunctions,
+): Promise<ResourceMapperFields> {
+	const template = await chosenTemplate(this);
+	if (!template) return CHOOSE_TEMPLATE;
+	if (!Array.isArray(template.fields)) {
+		return {
+			fields: [],
+			emptyFieldsNotice:
+				"The service does not list this template's fields: give their values under Additional Fields › Template Field Values (key and value).",
+		};
+	}
+	const fields = (template.fields as unknown[])
+		.filter((entry): entry is IDataObject => entry !== null && typeof entry === 'object')
+		.map(mapperField)
+		.filter((field): field is ResourceMapperField => field !== undefined);
+	return fields.length > 0
+		? { fields }
+		: { fields, emptyFieldsNotice: 'This template has no fields.' };
+}
+
+export async function getTemplateRoles(this: ILoadOptionsFunctions): Promise<ResourceMapperFields> {
+	const template = await chosenTemplate(this);
+	if (!template) return CHOOSE_TEMPLATE;
+	const listed = template.signer_roles ?? template.roles;
+	if (!Array.isArray(listed)) {
+		return {
+			fields: [],
+			emptyFieldsNotice:
+				"The service does not list this template's roles: add the signers under Signers, in the roles' order.",
+		};
+	}
+	const roles = (listed as unknown[])
+		.filter((entry): entry is IDataObject => entry !== null && typeof entry === 'object')
+		.map((entry, index) => ({
+			role: text(entry.role ?? entry.name),
+			order: typeof entry.order === 'number' ? entry.order : index + 1,
+			prefilled: text(entry.email) !== undefined && text(entry.name) !== undefined,
+		}))
+		.filter((entry): entry is { role: string; order: number; prefilled: boolean } =>
+			Boolean(entry.role),
+		)
+		.sort((a, b) => a.order - b.order);
+	if (roles.length === 0)
+		return { fields: [], emptyFieldsNotice: 'This template has no signer roles: use Signers.' };
+	return {
+		fields: roles.flatMap(({ role, prefilled }) =>
+			(['email', 'name'] as const).map((part) => ({
+				id: roleFieldId(role, part),
+				displayName: `${role} ${part === 'email' ? 'Email' : 'Name'}`,
+				// A role the template fills with a fixed person keeps it unless one is added here.
+				required: !prefilled,
+				defaultMatch: false,
+				canBeUsedToMatch: false,
+				display: true,
+				type: 'string' as const,
+				...(prefilled ? { removed: true } : {}),
+			})),
+		),
+	};
+}
