@@ -67,10 +67,11 @@ async function chosenTemplate(context: ILoadOptionsFunctions): Promise<IDataObje
 	return template;
 }
 
+/** Before a template is chosen: one notice, under Template Fields; Signers by Role shows nothing. */
 const CHOOSE_TEMPLATE = {
 	fields: [],
 	emptyFieldsNotice:
-		'Choose a template under Additional Fields › Template to list what it needs here.',
+		'Choose a template under Additional Fields › Template to list its fields and roles here.',
 };
 
 function optionsOf(raw: unknown): string[] {
@@ -130,18 +131,12 @@ export async function getTemplateFields(
 		: { fields, emptyFieldsNotice: 'This template has no fields.' };
 }
 
-export async function getTemplateRoles(this: ILoadOptionsFunctions): Promise<ResourceMapperFields> {
-	const template = await chosenTemplate(this);
-	if (!template) return CHOOSE_TEMPLATE;
-	const listed = template.signer_roles ?? template.roles;
-	if (!Array.isArray(listed)) {
-		return {
-			fields: [],
-			emptyFieldsNotice:
-				"The service does not list this template's roles: add the signers under Signers, in the roles' order.",
-		};
-	}
-	const roles = (listed as unknown[])
+/**
+ * A template's roles as rows of the Signers by Role mapper: an email and a name each, in signing
+ * order; a pre-filled role's are listed under "Add field" only.
+ */
+export function mapperRoleFields(listed: unknown[]): ResourceMapperField[] {
+	return listed
 		.filter((entry): entry is IDataObject => entry !== null && typeof entry === 'object')
 		.map((entry, index) => ({
 			role: text(entry.role ?? entry.name),
@@ -151,22 +146,36 @@ export async function getTemplateRoles(this: ILoadOptionsFunctions): Promise<Res
 		.filter((entry): entry is { role: string; order: number; prefilled: boolean } =>
 			Boolean(entry.role),
 		)
-		.sort((a, b) => a.order - b.order);
-	if (roles.length === 0)
-		return { fields: [], emptyFieldsNotice: 'This template has no signer roles: use Signers.' };
-	return {
-		fields: roles.flatMap(({ role, prefilled }) =>
+		.sort((a, b) => a.order - b.order)
+		.flatMap(({ role, prefilled }) =>
 			(['email', 'name'] as const).map((part) => ({
 				id: roleFieldId(role, part),
 				displayName: `${role} ${part === 'email' ? 'Email' : 'Name'}`,
-				// A role the template fills with a fixed person keeps it unless one is added here.
-				required: !prefilled,
+				// Not required: Signers may fill the open roles in order instead. A role the template
+				// fills with a fixed person keeps it unless one is added here.
+				required: false,
 				defaultMatch: false,
 				canBeUsedToMatch: false,
 				display: true,
 				type: 'string' as const,
 				...(prefilled ? { removed: true } : {}),
 			})),
-		),
-	};
+		);
+}
+
+export async function getTemplateRoles(this: ILoadOptionsFunctions): Promise<ResourceMapperFields> {
+	const template = await chosenTemplate(this);
+	if (!template) return { fields: [] };
+	const listed = template.signer_roles ?? template.roles;
+	if (!Array.isArray(listed)) {
+		return {
+			fields: [],
+			emptyFieldsNotice:
+				"The service does not list this template's roles: add the signers under Signers, in the roles' order.",
+		};
+	}
+	const fields = mapperRoleFields(listed);
+	return fields.length > 0
+		? { fields }
+		: { fields, emptyFieldsNotice: 'This template has no signer roles: use Signers.' };
 }

@@ -120,10 +120,13 @@ describe('Template Fields', () => {
 			const listed = await getTemplateFields.call(loadOptionsContext(credentials, parameters));
 			expect(listed).toEqual({
 				fields: [],
-				emptyFieldsNotice: expect.stringMatching(
-					/^Choose a template under Additional Fields › Template/,
-				),
+				emptyFieldsNotice:
+					'Choose a template under Additional Fields › Template to list its fields and roles here.',
 			});
+			// One notice is enough: Signers by Role lists nothing yet.
+			await expect(
+				getTemplateRoles.call(loadOptionsContext(credentials, parameters)),
+			).resolves.toEqual({ fields: [] });
 		}
 	});
 
@@ -207,14 +210,14 @@ describe('Signers by Role', () => {
 					...common,
 					id: 'Client|email',
 					displayName: 'Client Email',
-					required: true,
+					required: false,
 					type: 'string',
 				},
 				{
 					...common,
 					id: 'Client|name',
 					displayName: 'Client Name',
-					required: true,
+					required: false,
 					type: 'string',
 				},
 				{

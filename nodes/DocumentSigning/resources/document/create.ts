@@ -18,10 +18,12 @@ import {
 	withExtraBodyFields,
 } from '../../shared/validation';
 import {
+	openRoles,
 	readRoleSigners,
 	readTemplateFieldValues,
 	templateFieldValuesOption,
 	templateMapperFields,
+	SIGNERS_LABEL,
 } from './templateFields';
 
 /** Create's fields, also shown by Send and Wait for Signature when it sends a new document. */
@@ -254,6 +256,17 @@ export const buildDocumentBody = async function (
 		roleSigners,
 		readSigners(this, { required: !draft && !templateId }),
 	);
+	const unfilled = draft || signers?.length ? [] : openRoles(this, templateId || undefined);
+	if (unfilled.length > 0) {
+		throw invalid(
+			this,
+			SIGNERS_LABEL,
+			unfilled.length === 1
+				? `the template's role ${unfilled[0]} needs a signer`
+				: `the template's roles ${unfilled.join(', ')} need signers`,
+			'Give each role an email and a name here, or add Signers: they fill the roles in order.',
+		);
+	}
 
 	const body: IDataObject = compact({
 		name,

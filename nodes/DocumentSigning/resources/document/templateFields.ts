@@ -75,7 +75,9 @@ export function templateMapperFields(displayOptions: IDisplayOptions): INodeProp
 					addAllFields: true,
 					multiKeyMatch: false,
 					supportAutoMap: true,
-					noFieldsError: 'The template has no fields to fill',
+					valuesLabel: FIELDS_LABEL,
+					// The notice (resourceMapping/index.ts) says why there are none.
+					hideNoDataError: true,
 				},
 			},
 			displayOptions,
@@ -97,7 +99,8 @@ export function templateMapperFields(displayOptions: IDisplayOptions): INodeProp
 					addAllFields: true,
 					multiKeyMatch: false,
 					supportAutoMap: false,
-					noFieldsError: 'The template has no signer roles',
+					valuesLabel: SIGNERS_LABEL,
+					hideNoDataError: true,
 				},
 			},
 			displayOptions,
@@ -362,20 +365,36 @@ export function readRoleSigners(
 		if (parsed) roleOf(parsed.role)[parsed.part] = value;
 	}
 	const signers: IDataObject[] = [];
+	const roleByEmail = new Map<string, string>();
 	for (const [role, entry] of roles) {
 		if (isEmpty(entry.email) && isEmpty(entry.name) && !entry.required) continue;
 		const label = (part: 'email' | 'name') =>
 			`${SIGNERS_LABEL} › ${labels.get(roleFieldId(role, part)) ?? `${role} ${part === 'email' ? 'Email' : 'Name'}`}`;
-		signers.push({
-			email: requireEmail(context, label('email'), entry.email),
-			name: requireText(context, label('name'), entry.name),
-			role,
-		});
+		const email = requireEmail(context, label('email'), entry.email);
+		const other = roleByEmail.get(email.toLowerCase());
+		if (other !== undefined)
+			throw invalid(context, label('email'), `${email} already signs as ${other}`);
+		roleByEmail.set(email.toLowerCase(), role);
+		signers.push({ email, name: requireText(context, label('name'), entry.name), role });
 	}
 	return signers;
 }
 
-/** The label under which `role` is filled, for errors about its signer. */
-export function roleSignerLabel(role: string): string {
-	return `${SIGNERS_LABEL} › ${role} Email`;
+/**
+ * The roles Signers by Role lists as open (not pre-filled by the template), for a fixed Template;
+ * a document that gives no signer at all cannot fill them.
+ */
+export function openRoles(
+	context: IExecuteSingleFunctions,
+	templateId: string | undefined,
+): string[] {
+	if (!templateId || !templateIsFixed(context)) return [];
+	const schema = mapperValue(context, TEMPLATE_SIGNERS_PARAMETER).schema ?? [];
+	const roles = schema
+		.filter((field) => field.display !== false && field.removed !== true)
+		.map((field) => parseRoleFieldId(field.id)?.role)
+		.filter((role): role is string => role !== undefined);
+	return [...new Set(roles)];
 }
+
+export { SIGNERS_LABEL };

@@ -293,14 +293,30 @@ describe('Document › Create from a template', () => {
 			'Signers by Role › Client Email: "jane-at-acme" is not a valid email address',
 		],
 		[
-			'a role the template leaves open, left empty',
-			{ roles: { 'Client|email': '={{ $json.nobody }}', 'Client|name': '={{ $json.nobody }}' } },
+			'a role given a name but no email',
+			{ roles: { 'Client|email': '={{ $json.nobody }}', 'Client|name': 'Jane' } },
 			'Signers by Role › Client Email: must not be empty',
+		],
+		[
+			'no signer at all for a role the template leaves open',
+			{ roles: { 'Client|email': '={{ $json.nobody }}', 'Client|name': '={{ $json.nobody }}' } },
+			"Signers by Role: the template's role Client needs a signer",
 		],
 		[
 			'a pre-filled role given an email but no name',
 			{ roles: { ...CLIENT, 'Company|email': 'pat@ourco.example' } },
 			'Signers by Role › Company Name: must not be empty',
+		],
+		[
+			'one person for two roles',
+			{
+				roles: {
+					...CLIENT,
+					'Company|email': '={{ $json.contact.email }}',
+					'Company|name': 'Jane',
+				},
+			},
+			'Signers by Role › Company Email: jane@acme.example already signs as Client',
 		],
 		[
 			'a signer who also signs by role',
