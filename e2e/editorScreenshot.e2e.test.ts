@@ -13,11 +13,15 @@
  * Pipedrive (the deal's contact person) → Document Signing (Create from a template).
  *
  * A third, a Webhook trigger ("CRM: Deal Won") → "Send Contract and Wait" (Document › Send and
- * Wait for Signature with its options), gives the panel of that operation.
+ * Wait for Signature with its options), gives the panel of that operation. A fourth sends a
+ * contract from a template with fields: its Template Fields and Signers by Role are stored mapped
+ * but without the template's field list, as right after the template is chosen, so opening the
+ * node has the editor list them from the service; the picture shows them mapped.
  *
  * Pictures: `workflow.png` (the canvas), `node-parameters.png` (Download's parameter panel),
- * `create-parameters.png` (Create's), `crm-workflow.png` (the CRM flow's canvas) and
- * `send-and-wait-parameters.png` (Send and Wait's). They go to docs/images/ only with
+ * `create-parameters.png` (Create's), `crm-workflow.png` (the CRM flow's canvas),
+ * `send-and-wait-parameters.png` (Send and Wait's) and `template-fields.png` (the mapped Template
+ * Fields and Signers by Role). They go to docs/images/ only with
  * E2E_UPDATE_SCREENSHOTS=1;
  * otherwise to E2E_ARTIFACTS_DIR (default <tmp>/n8n-nodes-document-signing-e2e/editor-screenshot,
  * replaced on each run), so a CI run leaves the clone clean.
@@ -34,10 +38,12 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
+import type { ResourceMapperField } from 'n8n-workflow';
 import type { Locator, Page } from 'playwright-core';
 
 import { startSandbox, type Sandbox } from '../sandbox';
 import { launchBrowser, type E2eBrowser } from './harness/browser';
+import { mapperField, mapperRoleFields } from '../nodes/DocumentSigning/resourceMapping';
 import { NODE_TYPE, TRIGGER_NODE_TYPE, createN8n, newId, type N8nInstance } from './harness/n8n';
 import {
 	byId,
@@ -59,6 +65,8 @@ const OUT_DIR = UPDATE
 const VIEWPORT = { width: 1440, height: 900 };
 /** Taller for Create's panel, so every signer fits in it. */
 const TALL_VIEWPORT = { width: 1440, height: 1500 };
+/** Taller still for Send and Wait with both mappers open. */
+const TEMPLATE_VIEWPORT = { width: 1440, height: 2200 };
 const ZOOM_IN_STEPS = 1;
 
 const TRIGGER = 'Document Signing Trigger';
@@ -170,6 +178,125 @@ function buildCrmWorkflow(template: { id: string }): WorkflowJson {
 
 const DEAL_WON = 'CRM: Deal Won';
 const SEND_AND_WAIT = 'Send Contract and Wait';
+const CHOOSE_TEMPLATE = 'Create Contract';
+const FROM_TEMPLATE = 'Send Contract from Template';
+const SALES_CONTRACT = {
+	name: 'Sales contract',
+	document_name: 'sales-contract.pdf',
+	signer_roles: [
+		{ role: 'Client' },
+		{ role: 'Company', email: 'sam@ourco.example', name: 'Sam Seller' },
+	],
+	fields: [
+		{ key: 'customer_name', label: 'Customer name', required: true },
+		{ key: 'price', label: 'Price', type: 'number', required: true },
+		{ key: 'start_date', label: 'Start date', type: 'date', required: true },
+		{ key: 'plan', label: 'Plan', type: 'choice', options: ['Basic', 'Pro'], default: 'Basic' },
+		{ key: 'deal_id', label: 'Deal ID' },
+	],
+};
+/** Each field (and role entry) the editor must list: id, label, required, the expression mapped to it. */
+const MAPPED_FIELDS: Array<[id: string, label: string, required: boolean, value: string]> = [
+	['customer_name', 'Customer name', true, '={{ $json.body.deal.company }}'],
+	['price', 'Price', true, '={{ $json.body.deal.amount }}'],
+	['start_date', 'Start date', true, '={{ $json.body.deal.start_date }}'],
+	['plan', 'Plan', false, '={{ $json.body.deal.plan }}'],
+	['deal_id', 'Deal ID', false, '={{ $json.body.deal.id }}'],
+];
+const MAPPED_ROLES: Array<[id: string, label: string, required: boolean, value: string]> = [
+	['Client|email', 'Client Email', false, '={{ $json.body.contact.email }}'],
+	['Client|name', 'Client Name', false, '={{ $json.body.contact.name }}'],
+];
+
+/** A mapper as the editor stores it once the template is chosen and each entry mapped. */
+const mapped = (
+	schema: ResourceMapperField[],
+	entries: Array<[string, string, boolean, string]>,
+) => ({
+	mappingMode: 'defineBelow',
+	value: Object.fromEntries(entries.map(([id, , , value]) => [id, value])),
+	matchingColumns: [],
+	schema: schema.map((field) => ({ ...field, removed: field.removed === true })),
+	attemptToConvertTypes: false,
+	convertFieldsToString: false,
+});
+
+const templateChoice = (template: { id: string } | undefined) =>
+	template
+		? {
+				__rl: true,
+				mode: 'list',
+				value: String(template.id),
+				cachedResultName: SALES_CONTRACT.name,
+			}
+		: { __rl: true, mode: 'list', value: '' };
+
+/**
+ * CRM: Deal Won → "Send Contract from Template" (Send and Wait, the template chosen and its fields
+ * and roles mapped, as saved from the editor), and a manual trigger → "Create Contract" (Create,
+ * Additional Fields › Template added but not chosen yet: the test chooses it).
+ */
+function buildTemplateWorkflow(template: { id: string }): WorkflowJson {
+	const nodes = [
+		{
+			...node(
+				DEAL_WON,
+				'n8n-nodes-base.webhook',
+				2,
+				{
+					httpMethod: 'POST',
+					path: 'crm-deal-won-template',
+					responseMode: 'onReceived',
+					options: {},
+				},
+				{ webhookId: newId() },
+			),
+			position: [0, 0] as [number, number],
+		},
+		{
+			...signingNode(
+				FROM_TEMPLATE,
+				{
+					resource: 'document',
+					operation: 'sendAndWait',
+					documentSource: 'new',
+					name: '=Sales contract {{ $json.body.deal.id }}.pdf',
+					additionalFields: { template_id: templateChoice(template) },
+					templateFields: mapped(
+						SALES_CONTRACT.fields.map((field) => mapperField(field)!),
+						MAPPED_FIELDS,
+					),
+					templateSigners: mapped(mapperRoleFields(SALES_CONTRACT.signer_roles), MAPPED_ROLES),
+				},
+				{ credential: CREDENTIAL },
+			),
+			position: [280, 0] as [number, number],
+		},
+		{ ...manualTrigger(MANUAL), position: [0, 220] as [number, number] },
+		{
+			...signingNode(
+				CHOOSE_TEMPLATE,
+				{
+					resource: 'document',
+					operation: 'create',
+					name: 'sales-contract.pdf',
+					additionalFields: { template_id: templateChoice(undefined) },
+				},
+				{ credential: CREDENTIAL },
+			),
+			position: [280, 220] as [number, number],
+		},
+	];
+	const workflow: WorkflowJson = {
+		name: 'CRM deal won: contract from a template',
+		nodes,
+		connections: {},
+		settings: { executionOrder: 'v1' },
+	};
+	connect(workflow, DEAL_WON, FROM_TEMPLATE);
+	connect(workflow, MANUAL, CHOOSE_TEMPLATE);
+	return workflow;
+}
 
 function buildSendAndWaitWorkflow(): WorkflowJson {
 	const nodes = [
@@ -275,14 +402,16 @@ async function screenshot(
 	return file;
 }
 
-/** The box of the NDV's parameter panel (n8n gives it the class `node-settings`, no test id), cut below its last parameter. */
+/** The box of the NDV's parameter panel (n8n gives it the class `node-settings`, no test id), cut below its last parameter (a resource mapper is none of n8n's parameter items). */
 async function parameterPanelClip(
 	ndv: Locator,
 ): Promise<{ x: number; y: number; width: number; height: number }> {
 	const panel = await ndv.locator('.node-settings').boundingBox();
 	if (!panel) throw new Error('the parameter panel has no box');
 	const bottom = await ndv
-		.locator('.node-settings [data-test-id="parameter-item"]')
+		.locator(
+			'.node-settings [data-test-id="parameter-item"], .node-settings [data-test-id="resource-mapper-container"]',
+		)
 		.evaluateAll((items) => Math.max(...items.map((item) => item.getBoundingClientRect().bottom)));
 	return {
 		x: panel.x,
@@ -316,6 +445,7 @@ describe('the nodes in the n8n editor (README pictures)', () => {
 	let template: { id: string };
 	let crmWorkflowId: string;
 	let sendAndWaitWorkflowId: string;
+	let templateWorkflowId: string;
 
 	beforeAll(async () => {
 		fs.mkdirSync(OUT_DIR, { recursive: true });
@@ -343,6 +473,10 @@ describe('the nodes in the n8n editor (README pictures)', () => {
 		);
 		sendAndWaitWorkflowId = await n8n.importWorkflow(
 			buildSendAndWaitWorkflow() as unknown as Record<string, unknown>,
+		);
+		const salesContract = await sandboxPost(sandbox, apiKey, '/templates', SALES_CONTRACT);
+		templateWorkflowId = await n8n.importWorkflow(
+			buildTemplateWorkflow(salesContract) as unknown as Record<string, unknown>,
 		);
 		await n8n.start();
 
@@ -546,7 +680,94 @@ describe('the nodes in the n8n editor (README pictures)', () => {
 		await closeNode(page);
 		await page.setViewportSize(VIEWPORT);
 	});
+
+	it("lists the template's fields and roles once it is chosen in the editor: labels, required fields marked (no remove button), a pre-filled role left out", async () => {
+		await page.goto(`${n8n.baseUrl}/workflow/${templateWorkflowId}`);
+		await page.addStyleTag({ content: STABLE_CSS });
+		await canvasNode(page, CHOOSE_TEMPLATE).waitFor();
+		await page.setViewportSize(TEMPLATE_VIEWPORT);
+		const ndv = await openNode(page, CHOOSE_TEMPLATE);
+		// Nothing listed before the template is chosen.
+		await expect(
+			ndv.locator('[data-test-id="parameter-input-customer_name"]').count(),
+		).resolves.toBe(0);
+		const listed = sandbox.stats().routes['GET /v1/templates'] ?? 0;
+		// Additional Fields › Template › From List: the template, as a user picks it.
+		await ndv
+			.locator('[data-test-id="resource-locator-template_id"] [data-test-id="rlc-input"]')
+			.click();
+		await page
+			.locator('[data-test-id="rlc-item"]')
+			.filter({ hasText: SALES_CONTRACT.name })
+			.click();
+		for (const [id] of [...MAPPED_FIELDS, ...MAPPED_ROLES])
+			await ndv.locator(`[data-test-id="parameter-input-${id}"]`).waitFor();
+		// Read from the service once the template was chosen (its list, then each mapper's fields).
+		expect(sandbox.stats().routes['GET /v1/templates'] ?? 0).toBeGreaterThan(listed + 1);
+		const mappers = ndv.locator('[data-test-id="resource-mapper-container"]');
+		const text = await mappers.evaluateAll((containers) =>
+			containers.map((container) => (container as unknown as { innerText: string }).innerText),
+		);
+		expect(text).toHaveLength(2);
+		for (const [index, entries] of [MAPPED_FIELDS, MAPPED_ROLES].entries()) {
+			expect(text[index]).toContain(index === 0 ? 'Template Fields' : 'Signers by Role');
+			for (const [id, label, required] of entries) {
+				expect(text[index]).toContain(label);
+				// n8n marks a required field by giving it no remove button.
+				await expect(
+					ndv.locator(`[data-test-id="remove-field-button-${id}"]`).count(),
+				).resolves.toBe(required ? 0 : 1);
+			}
+		}
+		// The pre-filled Company role is not asked for.
+		expect(text[1]).not.toContain('Company Email');
+		await closeNode(page);
+		await page.setViewportSize(VIEWPORT);
+	});
+
+	it('shows Send and Wait’s Template Fields and Signers by Role mapped from the deal (README picture)', async () => {
+		await page.goto(`${n8n.baseUrl}/workflow/${templateWorkflowId}`);
+		await page.addStyleTag({ content: STABLE_CSS });
+		await canvasNode(page, FROM_TEMPLATE).waitFor();
+		await page.setViewportSize(TEMPLATE_VIEWPORT);
+		const ndv = await openNode(page, FROM_TEMPLATE);
+		for (const [id] of [...MAPPED_FIELDS, ...MAPPED_ROLES])
+			await ndv.locator(`[data-test-id="parameter-input-${id}"]`).waitFor();
+		const text = await ndv
+			.locator('[data-test-id="resource-mapper-container"]')
+			.evaluateAll((containers) =>
+				containers.map((container) => (container as unknown as { innerText: string }).innerText),
+			);
+		for (const [index, entries] of [MAPPED_FIELDS, MAPPED_ROLES].entries()) {
+			for (const [, label, , value] of entries) {
+				expect(text[index]).toContain(label);
+				expect(text[index]).toContain(value.slice(1));
+			}
+		}
+
+		await parkPointer(page);
+		const file = await screenshot(page, 'template-fields.png', await mapperClip(ndv));
+		expect(fs.statSync(file).size).toBeGreaterThan(5_000);
+		await closeNode(page);
+		await page.setViewportSize(VIEWPORT);
+	});
 });
+
+/** The box of both resource mappers (each holds its own labels): Template Fields, then Signers by Role. */
+async function mapperClip(
+	ndv: Locator,
+): Promise<{ x: number; y: number; width: number; height: number }> {
+	const panel = await ndv.locator('.node-settings').boundingBox();
+	if (!panel) throw new Error('the parameter panel has no box');
+	const [top, bottom] = await ndv
+		.locator('.node-settings [data-test-id="resource-mapper-container"]')
+		.evaluateAll((items) => [
+			Math.min(...items.map((item) => item.getBoundingClientRect().top)),
+			Math.max(...items.map((item) => item.getBoundingClientRect().bottom)),
+		]);
+	if (!(bottom > top)) throw new Error('the resource mappers have no box');
+	return { x: panel.x, y: top - 12, width: panel.width, height: bottom - top + 24 };
+}
 
 async function expectVisible(locator: Locator): Promise<void> {
 	await locator.waitFor({ state: 'visible' });

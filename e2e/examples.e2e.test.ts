@@ -12,10 +12,16 @@
  * - CRM deal won → Send and Wait for Signature: activated, its production webhook called; the
  *   execution waits until the contact signs on the sandbox, then updates the deal and archives
  *   the signed PDF.
+ * - CRM deal won → contract from a template, filled with the deal → Send and Wait: activated, its
+ *   production webhook called; the document carries the deal's values (its PDF text shows them),
+ *   the contact signs by role, the deal is updated; a deal without a required value stops the
+ *   execution naming the field, with nothing sent.
  *
- * One change is made on import: the archive folder of "Document completed" (`/home/node/.n8n-files`,
- * n8n's Docker default) is pointed at a temporary folder that n8n is allowed to write to
- * (N8N_RESTRICT_FILE_ACCESS_TO), as the example's note tells users to do.
+ * Two changes are made on import, each as the example's note tells users to do: the archive folder
+ * of "Document completed" (`/home/node/.n8n-files`, n8n's Docker default) is pointed at a
+ * temporary folder that n8n is allowed to write to (N8N_RESTRICT_FILE_ACCESS_TO), and the template
+ * of "contract from a template" is the sandbox's own "Sales contract" (its id in place of the
+ * example's).
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -55,9 +61,26 @@ const EXAMPLES = {
 	bulk: 'bulk-send-from-list.json',
 	agent: 'ai-agent-contract-assistant.json',
 	waitForSignature: 'crm-deal-won-wait-for-signature.json',
+	fromTemplate: 'crm-deal-won-contract-from-template.json',
 } as const;
 type ExampleName = keyof typeof EXAMPLES;
 const EXAMPLE_FILES_ROOT = '/home/node/.n8n-files';
+/** The template the "contract from a template" example names, and the one it describes. */
+const EXAMPLE_TEMPLATE_ID = 'tpl_salescontract';
+const SALES_CONTRACT = {
+	name: 'Sales contract',
+	document_name: 'sales-contract.pdf',
+	signer_roles: [
+		{ role: 'Client' },
+		{ role: 'Company', email: 'sam@ourco.example', name: 'Sam Seller' },
+	],
+	fields: [
+		{ key: 'customer_name', label: 'Customer name', required: true },
+		{ key: 'price', label: 'Price', type: 'number', required: true },
+		{ key: 'start_date', label: 'Start date', type: 'date', required: true },
+		{ key: 'deal_id', label: 'Deal ID' },
+	],
+};
 /** The chat trigger's webhook ID in the AI agent example. */
 const CHAT_WEBHOOK_ID = '8d3f6a2e-1c4b-4e7f-9a0d-5b2c8e1f3a47';
 
@@ -68,6 +91,7 @@ let apiKey: string;
 const filesRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'e2e-examples-files-'));
 const archiveDir = path.join(filesRoot, 'signed-documents');
 const workflowIds = {} as Record<ExampleName, string>;
+let salesContract: { id: string };
 
 beforeAll(async () => {
 	sandbox = await startSandbox({
@@ -90,11 +114,14 @@ beforeAll(async () => {
 			data: { apiKey: 'sk-scripted', url: model.baseUrl },
 		},
 	]);
+	salesContract = await sandboxPost(sandbox, apiKey, '/templates', SALES_CONTRACT);
 	const names = Object.keys(EXAMPLES) as ExampleName[];
 	const workflows = names.map((name) => {
 		const text = JSON.stringify(loadExample(EXAMPLES[name]))
 			.split(EXAMPLE_FILES_ROOT)
-			.join(filesRoot);
+			.join(filesRoot)
+			.split(EXAMPLE_TEMPLATE_ID)
+			.join(salesContract.id);
 		return JSON.parse(text) as WorkflowJson;
 	});
 	const ids = await importWorkflows(n8n, workflows);
@@ -481,5 +508,119 @@ describe('CRM deal won → send the contract and wait for its signature', () => 
 				.filter((webhook) => webhook.url.includes(`/webhook-waiting/${waiting.id}/`)),
 		).toEqual([]);
 		await n8n.deactivate(workflowIds.waitForSignature);
+	});
+});
+
+describe('CRM deal won → contract from a template, filled with the deal → wait for its signature', () => {
+	const DEAL = {
+		id: 'D-3001',
+		name: 'Globex rollout',
+		company: 'Globex Corporation',
+		amount: 18500,
+		start_date: '2026-03-01',
+	};
+	const CONTACT = { email: 'hank@globex.example', name: 'Hank Scorpio' };
+	const callCrmWebhook = async (deal: Record<string, unknown>) => {
+		const call = await fetch(n8n.productionWebhookUrl('crm-deal-won-contract-from-template'), {
+			method: 'POST',
+			headers: { 'content-type': 'application/json' },
+			body: JSON.stringify({ deal, contact: CONTACT }),
+			signal: AbortSignal.timeout(30_000),
+		});
+		expect(call.status).toBe(200);
+	};
+	const executions = async () => await n8n.executions({ workflowId: workflowIds.fromTemplate });
+	/** The execution the next call starts, once it waits or ends. */
+	const settled = async (known: string[]) =>
+		await waitFor(
+			async () =>
+				(await executions()).find(
+					(execution) =>
+						!known.includes(execution.id) && !['new', 'running'].includes(execution.status),
+				),
+			'the execution to wait or end',
+			60_000,
+		);
+
+	beforeAll(async () => await n8n.activate(workflowIds.fromTemplate));
+	afterAll(async () => await n8n.deactivate(workflowIds.fromTemplate));
+
+	it("creates the contract from the template with the deal's values (in its PDF text) and the contact as Client; signing resumes it and the deal is updated", async () => {
+		await callCrmWebhook(DEAL);
+		const waiting = await settled([]);
+		expect({ status: waiting.status, error: waiting.data?.resultData.error?.message }).toEqual({
+			status: 'waiting',
+			error: undefined,
+		});
+		const [document] = sandbox.store
+			.documentsOf(apiKey)
+			.filter((doc) => doc.template_id === salesContract.id);
+		expect(document).toMatchObject({
+			name: 'Sales contract D-3001.pdf',
+			status: 'pending',
+			message: 'Please sign the sales contract for Globex rollout.',
+			fields: [
+				{ key: 'customer_name', label: 'Customer name', type: 'text', value: 'Globex Corporation' },
+				{ key: 'price', label: 'Price', type: 'number', value: 18500 },
+				{ key: 'start_date', label: 'Start date', type: 'date', value: '2026-03-01' },
+				{ key: 'deal_id', label: 'Deal ID', type: 'text', value: 'D-3001' },
+			],
+		});
+		expect(document.signers.map(({ email, name, role }) => [email, name, role])).toEqual([
+			[CONTACT.email, CONTACT.name, 'Client'],
+			['sam@ourco.example', 'Sam Seller', 'Company'],
+		]);
+		const pdf = await readPdf((await sandbox.documentFile(document.id, 'original')).data);
+		for (const line of [
+			'Customer name: Globex Corporation',
+			'Price: 18500',
+			'Start date: 2026-03-01',
+			'Deal ID: D-3001',
+			'Client: Hank Scorpio <hank@globex.example> (order 1)',
+		])
+			expect(pdf.text).toContain(line);
+
+		for (const signer of document.signers) sandbox.actAsSigner(document.id, signer.id, 'sign');
+		const done = await waitFor(
+			async () =>
+				(await executions()).find(
+					(execution) =>
+						execution.id === waiting.id &&
+						!['new', 'running', 'waiting'].includes(execution.status),
+				),
+			'the execution resumed and finished',
+			60_000,
+		);
+		expect({ status: done.status, error: done.data?.resultData.error?.message }).toEqual({
+			status: 'success',
+			error: undefined,
+		});
+		const [stored] = sandbox.store.documentsOf(apiKey).filter((doc) => doc.id === document.id);
+		expect(executionItems(done, 'Update Deal: Contract Signed')).toEqual([
+			{
+				deal_id: 'D-3001',
+				stage: 'contract_signed',
+				signed_at: stored.completed_at,
+				document_id: document.id,
+			},
+		]);
+	});
+
+	it('a deal without a required value stops the execution naming the field, and nothing is sent', async () => {
+		const known = (await executions()).map((execution) => execution.id);
+		const before = sandbox.stats().routes;
+		const withoutStart: Record<string, unknown> = { ...DEAL, id: 'D-3002' };
+		delete withoutStart.start_date;
+		await callCrmWebhook(withoutStart);
+		const failed = await settled(known);
+		expect({ status: failed.status, error: failed.data?.resultData.error?.message }).toEqual({
+			status: 'error',
+			error: 'Template Fields › Start date: the template needs a value for this field',
+		});
+		// Not one request of this execution reached the service.
+		expect(sandbox.stats().routes).toEqual(before);
+		expect(
+			sandbox.store.documentsOf(apiKey).filter((doc) => doc.name === 'Sales contract D-3002.pdf'),
+		).toEqual([]);
 	});
 });
