@@ -107,6 +107,10 @@ export function mapperField(definition: IDataObject): ResourceMapperField | unde
 			: {}),
 		// Listed under "Add field" only: the role's signer fills it, unless given here.
 		...(role !== undefined ? { removed: true } : {}),
+		// The editor fills a new field with it (a checkbox gets false otherwise, never nothing).
+		...(hasDefault && ['string', 'number', 'boolean'].includes(typeof definition.default)
+			? { defaultValue: definition.default as string | number | boolean }
+			: {}),
 	};
 }
 

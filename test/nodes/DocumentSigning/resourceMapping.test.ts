@@ -13,32 +13,9 @@ import {
 } from '../../../nodes/DocumentSigning/resourceMapping';
 import { loadOptionsContext } from '../../helpers/n8nWorkflow';
 import { api, useSandbox } from '../../helpers/sandbox';
+import { SALES_CONTRACT } from '../../helpers/templates';
 
 const sandbox = useSandbox();
-
-const SALES_CONTRACT = {
-	name: 'Sales contract',
-	document_name: 'sales-contract.pdf',
-	signer_roles: [
-		{ role: 'Client' },
-		{ role: 'Company', email: 'sam@ourco.example', name: 'Sam Seller' },
-	],
-	fields: [
-		{ key: 'customer_name', label: 'Customer name', required: true },
-		{ key: 'price', label: 'Price', type: 'number', required: true },
-		{ key: 'start_date', label: 'Start date', type: 'date', required: true },
-		{
-			key: 'plan',
-			label: 'Plan',
-			type: 'choice',
-			options: ['Basic', 'Pro'],
-			default: 'Basic',
-			required: true,
-		},
-		{ key: 'auto_renew', label: 'Renews automatically', type: 'checkbox' },
-		{ key: 'client_title', label: 'Job title', required: true, role: 'Client' },
-	],
-};
 
 /** Document › Create with the template chosen from the list, as the editor sends it. */
 const createWith = (templateId: unknown): INodeParameters => ({
@@ -86,6 +63,7 @@ describe('Template Fields', () => {
 					// It has a default, so no document has to give it.
 					required: false,
 					type: 'options',
+					defaultValue: 'Basic',
 					options: [
 						{ name: 'Basic', value: 'Basic' },
 						{ name: 'Pro', value: 'Pro' },
@@ -98,6 +76,7 @@ describe('Template Fields', () => {
 					required: false,
 					type: 'boolean',
 				},
+				{ ...common, id: 'deal_id', displayName: 'Deal ID', required: false, type: 'string' },
 				{
 					...common,
 					id: 'client_title',
