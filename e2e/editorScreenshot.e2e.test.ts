@@ -44,6 +44,7 @@ import type { Locator, Page } from 'playwright-core';
 import { startSandbox, type Sandbox } from '../sandbox';
 import { launchBrowser, type E2eBrowser } from './harness/browser';
 import { mapperField, mapperRoleFields } from '../nodes/DocumentSigning/resourceMapping';
+import { SALES_CONTRACT } from '../test/helpers/templates';
 import { NODE_TYPE, TRIGGER_NODE_TYPE, createN8n, newId, type N8nInstance } from './harness/n8n';
 import {
 	byId,
@@ -180,27 +181,13 @@ const DEAL_WON = 'CRM: Deal Won';
 const SEND_AND_WAIT = 'Send Contract and Wait';
 const CHOOSE_TEMPLATE = 'Create Contract';
 const FROM_TEMPLATE = 'Send Contract from Template';
-const SALES_CONTRACT = {
-	name: 'Sales contract',
-	document_name: 'sales-contract.pdf',
-	signer_roles: [
-		{ role: 'Client' },
-		{ role: 'Company', email: 'sam@ourco.example', name: 'Sam Seller' },
-	],
-	fields: [
-		{ key: 'customer_name', label: 'Customer name', required: true },
-		{ key: 'price', label: 'Price', type: 'number', required: true },
-		{ key: 'start_date', label: 'Start date', type: 'date', required: true },
-		{ key: 'plan', label: 'Plan', type: 'choice', options: ['Basic', 'Pro'], default: 'Basic' },
-		{ key: 'deal_id', label: 'Deal ID' },
-	],
-};
 /** Each field (and role entry) the editor must list: id, label, required, the expression mapped to it. */
 const MAPPED_FIELDS: Array<[id: string, label: string, required: boolean, value: string]> = [
 	['customer_name', 'Customer name', true, '={{ $json.body.deal.company }}'],
 	['price', 'Price', true, '={{ $json.body.deal.amount }}'],
 	['start_date', 'Start date', true, '={{ $json.body.deal.start_date }}'],
 	['plan', 'Plan', false, '={{ $json.body.deal.plan }}'],
+	['auto_renew', 'Renews automatically', false, '={{ $json.body.deal.auto_renew }}'],
 	['deal_id', 'Deal ID', false, '={{ $json.body.deal.id }}'],
 ];
 const MAPPED_ROLES: Array<[id: string, label: string, required: boolean, value: string]> = [
@@ -660,6 +647,8 @@ describe('the nodes in the n8n editor (README pictures)', () => {
 		expect(await parameterValue(ndv, 'resource')).toBe('Document');
 		expect(await parameterValue(ndv, 'operation')).toBe('Send and Wait for Signature');
 		const panel = ndv.locator('.node-settings');
+		// Limit Wait Time's inputs can appear after the panel opens, while its resource mappers load.
+		await ndv.locator('[data-test-id="parameter-input-limitType"]').waitFor();
 		const values = await panel
 			.locator('input')
 			.evaluateAll((inputs) =>

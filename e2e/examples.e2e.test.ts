@@ -28,6 +28,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 
 import { readPdf } from '../test/helpers/pdfText';
+import { SALES_CONTRACT } from '../test/helpers/templates';
 import { startSandbox, type Sandbox } from '../sandbox';
 import { OPENAI_CREDENTIAL_TYPE, TOOL_NODE_TYPE } from './harness/agentWorkflows';
 import {
@@ -65,22 +66,8 @@ const EXAMPLES = {
 } as const;
 type ExampleName = keyof typeof EXAMPLES;
 const EXAMPLE_FILES_ROOT = '/home/node/.n8n-files';
-/** The template the "contract from a template" example names, and the one it describes. */
+/** The template the "contract from a template" example names (its fields are those of SALES_CONTRACT). */
 const EXAMPLE_TEMPLATE_ID = 'tpl_salescontract';
-const SALES_CONTRACT = {
-	name: 'Sales contract',
-	document_name: 'sales-contract.pdf',
-	signer_roles: [
-		{ role: 'Client' },
-		{ role: 'Company', email: 'sam@ourco.example', name: 'Sam Seller' },
-	],
-	fields: [
-		{ key: 'customer_name', label: 'Customer name', required: true },
-		{ key: 'price', label: 'Price', type: 'number', required: true },
-		{ key: 'start_date', label: 'Start date', type: 'date', required: true },
-		{ key: 'deal_id', label: 'Deal ID' },
-	],
-};
 /** The chat trigger's webhook ID in the AI agent example. */
 const CHAT_WEBHOOK_ID = '8d3f6a2e-1c4b-4e7f-9a0d-5b2c8e1f3a47';
 
@@ -128,6 +115,22 @@ beforeAll(async () => {
 	names.forEach((name, index) => (workflowIds[name] = ids[index]));
 	await n8n.start();
 });
+
+/** The execution `id` (among those `executions` lists) once it has resumed and ended. */
+async function resumedAndEnded(
+	executions: () => ReturnType<N8nInstance['executions']>,
+	id: string,
+) {
+	return await waitFor(
+		async () =>
+			(await executions()).find(
+				(execution) =>
+					execution.id === id && !['new', 'running', 'waiting'].includes(execution.status),
+			),
+		'the execution resumed and finished',
+		60_000,
+	);
+}
 
 afterAll(async () => {
 	await n8n?.dispose();
@@ -475,16 +478,7 @@ describe('CRM deal won → send the contract and wait for its signature', () => 
 		]);
 
 		sandbox.actAsSigner(document.id, document.signers[0].id, 'sign');
-		const done = await waitFor(
-			async () =>
-				(await executions()).find(
-					(execution) =>
-						execution.id === waiting.id &&
-						!['new', 'running', 'waiting'].includes(execution.status),
-				),
-			'the execution resumed and finished',
-			60_000,
-		);
+		const done = await resumedAndEnded(executions, waiting.id);
 		expect({ status: done.status, error: done.data?.resultData.error?.message }).toEqual({
 			status: 'success',
 			error: undefined,
@@ -559,13 +553,17 @@ describe('CRM deal won → contract from a template, filled with the deal → wa
 			name: 'Sales contract D-3001.pdf',
 			status: 'pending',
 			message: 'Please sign the sales contract for Globex rollout.',
-			fields: [
-				{ key: 'customer_name', label: 'Customer name', type: 'text', value: 'Globex Corporation' },
-				{ key: 'price', label: 'Price', type: 'number', value: 18500 },
-				{ key: 'start_date', label: 'Start date', type: 'date', value: '2026-03-01' },
-				{ key: 'deal_id', label: 'Deal ID', type: 'text', value: 'D-3001' },
-			],
 		});
+		// The deal's values, the template's default for the plan, nothing for the rest.
+		expect(document.fields.map(({ key, value }) => [key, value])).toEqual([
+			['customer_name', 'Globex Corporation'],
+			['price', 18500],
+			['start_date', '2026-03-01'],
+			['plan', 'Basic'],
+			['auto_renew', null],
+			['deal_id', 'D-3001'],
+			['client_title', null],
+		]);
 		expect(document.signers.map(({ email, name, role }) => [email, name, role])).toEqual([
 			[CONTACT.email, CONTACT.name, 'Client'],
 			['sam@ourco.example', 'Sam Seller', 'Company'],
@@ -581,16 +579,7 @@ describe('CRM deal won → contract from a template, filled with the deal → wa
 			expect(pdf.text).toContain(line);
 
 		for (const signer of document.signers) sandbox.actAsSigner(document.id, signer.id, 'sign');
-		const done = await waitFor(
-			async () =>
-				(await executions()).find(
-					(execution) =>
-						execution.id === waiting.id &&
-						!['new', 'running', 'waiting'].includes(execution.status),
-				),
-			'the execution resumed and finished',
-			60_000,
-		);
+		const done = await resumedAndEnded(executions, waiting.id);
 		expect({ status: done.status, error: done.data?.resultData.error?.message }).toEqual({
 			status: 'success',
 			error: undefined,

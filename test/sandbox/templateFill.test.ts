@@ -13,6 +13,7 @@ import {
 import { expectResponseMatchesOpenApi } from '../helpers/openapi';
 import { readPdf } from '../helpers/pdfText';
 import { api, expectError, expectSchema, useSandbox } from '../helpers/sandbox';
+import { SALES_CONTRACT } from '../helpers/templates';
 
 const sandbox = useSandbox();
 
@@ -20,24 +21,6 @@ function freshClient() {
 	const { apiKey } = sandbox().createAccount();
 	return { client: api(sandbox(), apiKey), apiKey };
 }
-
-/** A sales contract: a client and a pre-filled company signatory, five kinds of field. */
-const SALES_CONTRACT = {
-	name: 'Sales contract',
-	document_name: 'sales-contract.pdf',
-	signer_roles: [
-		{ role: 'Client' },
-		{ role: 'Company', email: 'sam@ourco.example', name: 'Sam Seller' },
-	],
-	fields: [
-		{ key: 'customer_name', label: 'Customer name', required: true },
-		{ key: 'price', label: 'Price', type: 'number', required: true },
-		{ key: 'start_date', label: 'Start date', type: 'date', required: true },
-		{ key: 'plan', label: 'Plan', type: 'choice', options: ['Basic', 'Pro'], default: 'Basic' },
-		{ key: 'auto_renew', label: 'Renews automatically', type: 'checkbox' },
-		{ key: 'client_title', label: 'Job title', required: true, role: 'client' },
-	],
-};
 
 async function salesContract(client: ReturnType<typeof api>) {
 	const response = await client.post('/templates', SALES_CONTRACT);
@@ -87,7 +70,7 @@ describe('templates with fields', () => {
 				key: 'plan',
 				label: 'Plan',
 				type: 'choice',
-				required: false,
+				required: true,
 				default: 'Basic',
 				role: null,
 				options: ['Basic', 'Pro'],
@@ -96,6 +79,15 @@ describe('templates with fields', () => {
 				key: 'auto_renew',
 				label: 'Renews automatically',
 				type: 'checkbox',
+				required: false,
+				default: null,
+				role: null,
+				options: null,
+			},
+			{
+				key: 'deal_id',
+				label: 'Deal ID',
+				type: 'text',
 				required: false,
 				default: null,
 				role: null,
@@ -178,9 +170,9 @@ describe('templates with fields', () => {
 		const renamed = await client.put(`/templates/${again.id}`, {
 			signer_roles: [{ role: 'Customer' }, { role: 'Company' }],
 		});
-		expectError(renamed, 400, 'validation_error', 'fields[5].role');
+		expectError(renamed, 400, 'validation_error', 'fields[6].role');
 		expect(renamed.data.error.message).toBe(
-			'fields[5].role names "Client", which is not one of the template\'s signer_roles',
+			'fields[6].role names "Client", which is not one of the template\'s signer_roles',
 		);
 		// Refused as a whole: nothing changed.
 		const [stored] = (await client.get('/templates')).data.data.filter(
@@ -211,6 +203,7 @@ describe('a document from a template with fields', () => {
 			{ key: 'start_date', label: 'Start date', type: 'date', value: '2026-01-15' },
 			{ key: 'plan', label: 'Plan', type: 'choice', value: 'Basic' },
 			{ key: 'auto_renew', label: 'Renews automatically', type: 'checkbox', value: true },
+			{ key: 'deal_id', label: 'Deal ID', type: 'text', value: null },
 			{ key: 'client_title', label: 'Job title', type: 'text', value: null },
 		]);
 		expect(document.signers.map(({ email, role, order }) => ({ email, role, order }))).toEqual([
@@ -225,6 +218,7 @@ describe('a document from a template with fields', () => {
 			'Start date: 2026-01-15',
 			'Plan: Basic',
 			'Renews automatically: Yes',
+			'Deal ID: -',
 			'Job title: -',
 			'Client: Jane Doe <jane@acme.example> (order 1)',
 			'Company: Sam Seller <sam@ourco.example> (order 2)',
@@ -408,6 +402,7 @@ describe('a document from a template with fields', () => {
 			12000,
 			'2026-01-15',
 			'Basic',
+			null,
 			null,
 			null,
 		]);

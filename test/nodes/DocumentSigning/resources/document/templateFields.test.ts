@@ -17,6 +17,7 @@ import { startCountingServer } from '../../../../helpers/countingServer';
 import { loadOptionsContext, runDocumentSigning } from '../../../../helpers/n8nWorkflow';
 import { readPdf } from '../../../../helpers/pdfText';
 import { api, useSandbox } from '../../../../helpers/sandbox';
+import { SALES_CONTRACT } from '../../../../helpers/templates';
 import { WaitingHost } from '../../../../helpers/waitingExecutions';
 
 const sandbox = useSandbox({ port: 0, host: '127.0.0.1' });
@@ -26,23 +27,6 @@ beforeAll(async () => {
 });
 afterAll(async () => await counting.close());
 beforeEach(() => counting.requests.splice(0));
-
-const SALES_CONTRACT = {
-	name: 'Sales contract',
-	document_name: 'sales-contract.pdf',
-	signer_roles: [
-		{ role: 'Client' },
-		{ role: 'Company', email: 'sam@ourco.example', name: 'Sam Seller' },
-	],
-	fields: [
-		{ key: 'customer_name', label: 'Customer name', required: true },
-		{ key: 'price', label: 'Price', type: 'number', required: true },
-		{ key: 'start_date', label: 'Start date', type: 'date', required: true },
-		{ key: 'plan', label: 'Plan', type: 'choice', options: ['Basic', 'Pro'], default: 'Basic' },
-		{ key: 'auto_renew', label: 'Renews automatically', type: 'checkbox' },
-		{ key: 'client_title', label: 'Job title', required: true, role: 'Client' },
-	],
-};
 
 /** A deal as a CRM sends it: every value as text, the date as a timestamp. */
 const DEAL = {
@@ -171,6 +155,7 @@ describe('Document › Create from a template', () => {
 			{ key: 'start_date', label: 'Start date', type: 'date', value: '2026-01-15' },
 			{ key: 'plan', label: 'Plan', type: 'choice', value: 'Pro' },
 			{ key: 'auto_renew', label: 'Renews automatically', type: 'checkbox', value: true },
+			{ key: 'deal_id', label: 'Deal ID', type: 'text', value: null },
 			{ key: 'client_title', label: 'Job title', type: 'text', value: null },
 		]);
 		expect(
@@ -215,6 +200,7 @@ describe('Document › Create from a template', () => {
 			990,
 			'2026-03-01',
 			'Basic',
+			null,
 			null,
 			null,
 		]);
