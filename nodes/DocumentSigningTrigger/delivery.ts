@@ -331,8 +331,10 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 		return { webhookResponse: { received: true, ignored: true, reason: 'event not selected' } };
 	}
 
-	// Requests name this trigger's own registration only, never a webhook id from the body.
-	const webhookId = registration?.id;
+	// The webhook a signed body names (the service signed it with this webhook's secret; as the
+	// claim does, claim.ts), else this trigger's own registration, which a queue-mode webhook
+	// process may hold from before the last activation. An unsigned body's id is never used.
+	const webhookId = (verify ? idText(body.webhook_id) : undefined) ?? registration?.id;
 	const memory = scopeKey(this.getWorkflow().id, this.getNode().id);
 	const processed = {
 		webhookResponse: { received: true, ignored: true, reason: 'already processed' },
