@@ -11,14 +11,25 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# The hosts install side by side (each under its own lock; npm's cache takes concurrent installs):
+# on a new machine most of their time is downloading and unpacking, not compiling.
+installs=()
 if [ -f scripts/n8n-host.sh ]; then
-	bash scripts/n8n-host.sh ensure 2 >/dev/null
-	bash scripts/n8n-host.sh ensure 1 >/dev/null
-	bash scripts/n8n-host.sh ensure 1.110 >/dev/null
+	for generation in 2 1 1.110; do
+		bash scripts/n8n-host.sh ensure "$generation" >/dev/null &
+		installs+=($!)
+	done
 fi
 if [ -f scripts/registry-host.sh ]; then
-	bash scripts/registry-host.sh ensure >/dev/null
+	bash scripts/registry-host.sh ensure >/dev/null &
+	installs+=($!)
 fi
+failed=0
+for install in "${installs[@]}"; do wait "$install" || failed=1; done
+[ "$failed" = 0 ] || {
+	echo "e2e-prereqs: an install failed (its log is named above)" >&2
+	exit 1
+}
 
 CHROMIUM=/usr/bin/chromium
 if [ -x "$CHROMIUM" ] && "$CHROMIUM" --version >/dev/null 2>&1; then
