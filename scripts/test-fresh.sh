@@ -39,6 +39,9 @@ cleanup() {
 }
 trap cleanup EXIT
 mkdir -p "$fresh/home" "$fresh/tmp"
+# As a machine's /tmp: other users (PostgreSQL's, for the queue suite) may reach folders in it.
+chmod 0755 "$fresh"
+chmod 1777 "$fresh/tmp"
 git clone --quiet --no-hardlinks "$PWD" "$fresh/clone"
 say "$(git -C "$fresh/clone" log -1 --format='%h %s') in $fresh/clone"
 
