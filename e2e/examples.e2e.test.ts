@@ -132,6 +132,31 @@ async function resumedAndEnded(
 	);
 }
 
+/** The signed deal's execution: resumed, ended in success, and the deal updated once with the signed document. */
+async function expectDealSigned(
+	executions: () => ReturnType<N8nInstance['executions']>,
+	id: string,
+	apiKey: string,
+	documentId: string,
+	dealId: string,
+) {
+	const done = await resumedAndEnded(executions, id);
+	expect({ status: done.status, error: done.data?.resultData.error?.message }).toEqual({
+		status: 'success',
+		error: undefined,
+	});
+	const [stored] = sandbox.store.documentsOf(apiKey).filter((doc) => doc.id === documentId);
+	expect(executionItems(done, 'Update Deal: Contract Signed')).toEqual([
+		{
+			deal_id: dealId,
+			stage: 'contract_signed',
+			signed_at: stored.completed_at,
+			document_id: documentId,
+		},
+	]);
+	return done;
+}
+
 afterAll(async () => {
 	await n8n?.dispose();
 	await model?.close();
@@ -478,20 +503,7 @@ describe('CRM deal won → send the contract and wait for its signature', () => 
 		]);
 
 		sandbox.actAsSigner(document.id, document.signers[0].id, 'sign');
-		const done = await resumedAndEnded(executions, waiting.id);
-		expect({ status: done.status, error: done.data?.resultData.error?.message }).toEqual({
-			status: 'success',
-			error: undefined,
-		});
-		const [stored] = sandbox.store.documentsOf(apiKey).filter((doc) => doc.id === document.id);
-		expect(executionItems(done, 'Update Deal: Contract Signed')).toEqual([
-			{
-				deal_id: 'D-2001',
-				stage: 'contract_signed',
-				signed_at: stored.completed_at,
-				document_id: document.id,
-			},
-		]);
+		const done = await expectDealSigned(executions, waiting.id, apiKey, document.id, 'D-2001');
 		expect(executionItems(done, 'Update Deal: Not Signed')).toEqual([]);
 		const archived = fs.readFileSync(path.join(archiveDir, 'Contract D-2001 - signed.pdf'));
 		expect(archived.equals((await sandbox.documentFile(document.id, 'signed')).data)).toBe(true);
@@ -579,20 +591,7 @@ describe('CRM deal won → contract from a template, filled with the deal → wa
 			expect(pdf.text).toContain(line);
 
 		for (const signer of document.signers) sandbox.actAsSigner(document.id, signer.id, 'sign');
-		const done = await resumedAndEnded(executions, waiting.id);
-		expect({ status: done.status, error: done.data?.resultData.error?.message }).toEqual({
-			status: 'success',
-			error: undefined,
-		});
-		const [stored] = sandbox.store.documentsOf(apiKey).filter((doc) => doc.id === document.id);
-		expect(executionItems(done, 'Update Deal: Contract Signed')).toEqual([
-			{
-				deal_id: 'D-3001',
-				stage: 'contract_signed',
-				signed_at: stored.completed_at,
-				document_id: document.id,
-			},
-		]);
+		await expectDealSigned(executions, waiting.id, apiKey, document.id, 'D-3001');
 	});
 
 	it('a deal without a required value stops the execution naming the field, and nothing is sent', async () => {

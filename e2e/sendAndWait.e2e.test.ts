@@ -30,6 +30,7 @@ import {
 	deliverySignatureHeaders,
 	type DeliverySignatureStyle,
 } from '../sandbox/deliverySignature';
+import { SIGNING_DIALECTS } from '../sandbox/dialects';
 import { startRewritingProxy } from '../test/helpers/rewritingProxy';
 import { waitFor, webhookSecret } from '../test/helpers/sandbox';
 import { launchBrowser, signEverySigner } from './harness/browser';
@@ -576,43 +577,33 @@ describe('Send and Wait for Signature in a real n8n', () => {
 		});
 	});
 
-	describe.each([
-		['default', 'v1'],
-		['sig-standard-webhooks', 'standard-webhooks'],
-		['sig-hub-sha256', 'hub-sha256'],
-		['sig-base64', 'signature-base64'],
-		['sig-timestamp-header', 'timestamp-header'],
-		['sig-unsigned-timestamp', 'unsigned-timestamp'],
-	] as Array<[string, DeliverySignatureStyle]>)(
-		'signature layout of dialect %s',
-		(dialect, style) => {
-			afterAll(() => {
-				sandbox.configure({ dialect: 'default' });
-			});
+	describe.each([...SIGNING_DIALECTS])('signature layout of dialect %s', (dialect, style) => {
+		afterAll(() => {
+			sandbox.configure({ dialect: 'default' });
+		});
 
-			it('a forged delivery does not end the wait; the service’s own does', async () => {
-				sandbox.configure({ dialect });
-				const scenario = scenarios.layouts;
-				const { execution, documentId } = await startWait(scenario, `msa-layout-${dialect}.pdf`);
-				const [webhook] = webhooksOf(execution);
-				const forged = await deliver(webhook.url, documentId, {
-					secret: 'f'.repeat(64),
-					style,
-					webhookId: webhook.id,
-				});
-				expect(forged.body).toMatchObject({
-					ignored: true,
-					reason: expect.stringMatching(/^signature not valid/),
-				});
-				sandbox.actAsSigner(documentId, signerIdsOf(documentId)[0], 'sign');
-				const done = await finished(scenario, execution.id);
-				expect(done.status).toBe('success');
-				expect(executionItems(done, AFTER)).toEqual([
-					expect.objectContaining({ id: documentId, status: 'completed' }),
-				]);
+		it('a forged delivery does not end the wait; the service’s own does', async () => {
+			sandbox.configure({ dialect });
+			const scenario = scenarios.layouts;
+			const { execution, documentId } = await startWait(scenario, `msa-layout-${dialect}.pdf`);
+			const [webhook] = webhooksOf(execution);
+			const forged = await deliver(webhook.url, documentId, {
+				secret: 'f'.repeat(64),
+				style,
+				webhookId: webhook.id,
 			});
-		},
-	);
+			expect(forged.body).toMatchObject({
+				ignored: true,
+				reason: expect.stringMatching(/^signature not valid/),
+			});
+			sandbox.actAsSigner(documentId, signerIdsOf(documentId)[0], 'sign');
+			const done = await finished(scenario, execution.id);
+			expect(done.status).toBe('success');
+			expect(executionItems(done, AFTER)).toEqual([
+				expect.objectContaining({ id: documentId, status: 'completed' }),
+			]);
+		});
+	});
 
 	describe('a service that keeps only a webhook’s url and events (no description, filters or expiry)', () => {
 		beforeAll(() => {

@@ -126,6 +126,17 @@ export const DIALECT_PRESETS: Record<string, Partial<Dialect>> = {
 
 export const DIALECT_NAMES: readonly string[] = Object.freeze(Object.keys(DIALECT_PRESETS));
 
+/** Each dialect that signs its deliveries in its own layout, with that layout: `default` first. */
+export const SIGNING_DIALECTS: ReadonlyArray<[string, DeliverySignatureStyle]> = Object.freeze([
+	['default', DEFAULT_DIALECT.deliverySignature],
+	...Object.entries(DIALECT_PRESETS).flatMap(
+		([name, preset]): Array<[string, DeliverySignatureStyle]> =>
+			preset.deliverySignature && preset.deliverySignature !== 'none'
+				? [[name, preset.deliverySignature]]
+				: [],
+	),
+]);
+
 export const DialectSchema = z
 	.object({
 		ids: z.enum(['prefixed', 'numeric']),

@@ -17,7 +17,7 @@ import {
 	signed,
 } from '../../../../../helpers/sendAndWaitKit';
 import type { WaitingExecution, WaitingHost } from '../../../../../helpers/waitingExecutions';
-import type { DeliverySignatureStyle } from '../../../../../../sandbox/deliverySignature';
+import { SIGNING_DIALECTS } from '../../../../../../sandbox/dialects';
 
 const { sandbox, kit } = useSendAndWait();
 const { newHost, webhooksOf, documentIdOf, resumed } = kit;
@@ -274,16 +274,7 @@ describe('signature layouts', () => {
 		sandbox().configure({ dialect: 'default' });
 	});
 
-	const layouts: Array<[string, DeliverySignatureStyle]> = [
-		['default', 'v1'],
-		['sig-standard-webhooks', 'standard-webhooks'],
-		['sig-hub-sha256', 'hub-sha256'],
-		['sig-base64', 'signature-base64'],
-		['sig-timestamp-header', 'timestamp-header'],
-		['sig-unsigned-timestamp', 'unsigned-timestamp'],
-	];
-
-	it.each(layouts)(
+	it.each([...SIGNING_DIALECTS])(
 		'%s: a forged delivery in the layout is ignored, the service’s own ends the wait',
 		async (dialect, style) => {
 			sandbox().configure({ dialect });
