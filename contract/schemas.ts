@@ -359,20 +359,6 @@ export const WebhookWithSecretSchema = WebhookSchema.extend({
 
 export const DELIVERY_STATUSES = ['pending', 'received', 'failed', 'acknowledged'] as const;
 
-/** A webhook delivery's record, as `POST /webhooks/{id}/deliveries/{delivery_id}/acknowledge` answers it. */
-export const WebhookDeliverySchema = z
-	.object({
-		id: idOf(ID_PREFIXES.delivery),
-		webhook_id: idOf(ID_PREFIXES.webhook),
-		event: z.enum(WEBHOOK_EVENTS),
-		created_at: timestamp,
-		status: z.enum(DELIVERY_STATUSES),
-		attempts: z.number().int().min(0),
-		received_at: nullableTimestamp,
-		acknowledged_at: nullableTimestamp,
-	})
-	.strict();
-
 export const AuditActorSchema = z
 	.object({
 		type: z.enum(AUDIT_ACTOR_TYPES),
@@ -895,6 +881,22 @@ export type ExportRow = z.infer<typeof ExportRowSchema>;
 export type DocumentFiles = z.infer<typeof DocumentFilesSchema>;
 export type AuditTrail = z.infer<typeof AuditTrailSchema>;
 export type ErrorBody = z.infer<typeof ErrorBodySchema>;
+/** A webhook delivery's record, as `POST /webhooks/{id}/deliveries/{delivery_id}/acknowledge` answers it. */
+export const WebhookDeliverySchema = z
+	.object({
+		id: idOf(ID_PREFIXES.delivery),
+		webhook_id: idOf(ID_PREFIXES.webhook),
+		event: z.enum(WEBHOOK_EVENTS),
+		created_at: timestamp,
+		status: z.enum(DELIVERY_STATUSES),
+		attempts: z.number().int().min(0),
+		received_at: nullableTimestamp,
+		acknowledged_at: nullableTimestamp,
+		/** [A] The body as delivered (GitHub's delivery log keeps it as `request.payload`). */
+		payload: WebhookDeliveryBodySchema,
+	})
+	.strict();
+
 export type WebhookDeliveryBody = z.infer<typeof WebhookDeliveryBodySchema>;
 export type WebhookDelivery = z.infer<typeof WebhookDeliverySchema>;
 export interface ListPage<T> {

@@ -70,7 +70,8 @@ export class DocumentSigningApi implements ICredentialType {
 	// "Couldn't connect with these settings".
 	test: ICredentialTestRequest = {
 		request: {
-			baseURL: '={{$credentials.baseUrl.replace(/\\/+$/, "")}}',
+			// A bounded repeat: linear in the URL's length, unlike an unbounded one before `$`.
+			baseURL: '={{$credentials.baseUrl.replace(/\\/{1,16}$/, "")}}',
 			url: '/users',
 			method: 'GET',
 			qs: { limit: 1 },

@@ -44,7 +44,7 @@ export interface Dialect {
 	/** A `limit` above this is served as this many records (no 400). */
 	maxPageSize: number;
 	/** 'server': the client's `secret` is ignored; the service issues its own `whsec_…`. */
-	webhookSecret: 'client' | 'server';
+	webhookSecret: 'client' | 'server' | 'account';
 	/** false: GET/acknowledge of a webhook delivery do not exist (404 like any unknown route). */
 	deliveryEndpoints: boolean;
 	/** How deliveries are signed (sandbox/deliverySignature.ts); 'none': not at all. */
@@ -99,6 +99,8 @@ export const DIALECT_PRESETS: Record<string, Partial<Dialect>> = {
 	'ignores-paging': { paging: 'ignored' },
 	'page-cap': { maxPageSize: 25 },
 	'server-secret': { webhookSecret: 'server' },
+	// One secret for every webhook of an account, as services that sign with an account key do.
+	'account-secret': { webhookSecret: 'account' },
 	'no-delivery-endpoints': { deliveryEndpoints: false },
 	unsigned: { deliverySignature: 'none' },
 	'sig-standard-webhooks': { deliverySignature: 'standard-webhooks' },
@@ -143,7 +145,7 @@ export const DialectSchema = z
 		listEnvelope: z.enum(LIST_ENVELOPES),
 		paging: z.enum(['honoured', 'ignored']),
 		maxPageSize: z.number().int().min(1).max(MAX_PAGE_SIZE),
-		webhookSecret: z.enum(['client', 'server']),
+		webhookSecret: z.enum(['client', 'server', 'account']),
 		deliveryEndpoints: z.boolean(),
 		deliverySignature: z.enum(DELIVERY_SIGNATURE_STYLES),
 		errorBody: z.enum(['contract', 'message', 'errors', 'text', 'html']),

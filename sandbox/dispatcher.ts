@@ -162,7 +162,13 @@ export class WebhookDispatcher {
 				continue;
 			}
 			this.pending.set(id, delivery);
-			this.remember(accountId, { id, webhook_id: webhook.record.id, event, created_at: createdAt });
+			this.remember(accountId, {
+				id,
+				webhook_id: webhook.record.id,
+				event,
+				created_at: createdAt,
+				payload: JSON.parse(delivery.body) as WebhookDeliveryBody,
+			});
 			this.schedule(delivery, 0);
 		}
 	}
@@ -241,17 +247,21 @@ export class WebhookDispatcher {
 
 	private remember(
 		accountId: string,
-		fields: Pick<WebhookDelivery, 'id' | 'webhook_id' | 'event' | 'created_at'>,
+		fields: Pick<WebhookDelivery, 'id' | 'webhook_id' | 'event' | 'created_at' | 'payload'>,
 	): void {
 		this.records.set(fields.id, {
 			accountId,
 			createdAtMs: this.clock.now(),
 			record: {
-				...fields,
+				id: fields.id,
+				webhook_id: fields.webhook_id,
+				event: fields.event,
+				created_at: fields.created_at,
 				status: 'pending',
 				attempts: 0,
 				received_at: null,
 				acknowledged_at: null,
+				payload: fields.payload,
 			},
 		});
 		while (this.records.size > MAX_DELIVERY_RECORDS) {

@@ -159,9 +159,15 @@ export function extractCsvNode(name: string, binaryPropertyName = 'data'): Workf
 export function signingNode(
 	name: string,
 	parameters: Record<string, unknown>,
-	options: { credential: CredentialRef; continueOnFail?: boolean; executeOnce?: boolean },
+	options: {
+		credential: CredentialRef;
+		continueOnFail?: boolean;
+		executeOnce?: boolean;
+		/** The node's version (default 1, what saved workflows have). */
+		typeVersion?: number;
+	},
 ): WorkflowNode {
-	return node(name, NODE_TYPE, 1, parameters, {
+	return node(name, NODE_TYPE, options.typeVersion ?? 1, parameters, {
 		credentials: credentialsRef(options.credential),
 		...(options.continueOnFail ? { onError: 'continueRegularOutput' as const } : {}),
 		...(options.executeOnce ? { executeOnce: true } : {}),

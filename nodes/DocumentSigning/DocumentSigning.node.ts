@@ -28,7 +28,10 @@ export class DocumentSigning implements INodeType {
 			dark: 'file:../../icons/documentSigning.dark.svg',
 		},
 		group: ['transform'],
-		version: 1,
+		// Version 2 changes one default: Send and Wait's Resume On is Any Final State, so a decline
+		// continues with approved false, as n8n's own approval nodes do. Saved workflows keep 1.
+		version: [1, 2],
+		defaultVersion: 2,
 		subtitle: '={{ $parameter["operation"] + ": " + $parameter["resource"] }}',
 		description:
 			'Send documents for e-signature, follow signing requests and manage templates, team and reports',

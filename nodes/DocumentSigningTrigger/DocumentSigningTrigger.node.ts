@@ -83,7 +83,7 @@ export class DocumentSigningTrigger implements INodeType {
 			},
 			{
 				displayName:
-					"Deliveries are not verified: anyone who learns this workflow's webhook URL can start it with made-up events, documents, signers and e-mail addresses, and every later node acts on them. A signed file is attached, and a delivery claimed, only when the service confirms the delivery; otherwise nothing is fetched with your API key. Turn this off only for a service that does not sign deliveries, and keep the URL private.",
+					"Deliveries are not verified by signature. A delivery starts the workflow only when the service confirms it, and what passes on is the service's own record of it (its payload), never the request's body. A service that keeps no delivery records starts nothing this way. Turn this off only for a service that does not sign deliveries.",
 				name: 'unverifiedNotice',
 				type: 'notice',
 				default: '',

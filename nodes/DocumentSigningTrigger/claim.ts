@@ -32,9 +32,6 @@ import { triggerStaticData } from './staticData';
 
 /** Workflow nodes already warned that their service cannot confirm deliveries (warned once per process). */
 const warnedNotClaimable = new Set<string>();
-/** Workflow nodes already warned that an unverified delivery was not confirmed (warned once per process). */
-const warnedUnconfirmed = new Set<string>();
-
 export type ClaimOutcome = 'claimed' | 'claimed-elsewhere' | 'not-claimable';
 
 /** Answers that mean "this service cannot settle the claim". */
@@ -101,36 +98,6 @@ async function withSignedFile(
 	return { ...item, binary: { ...(item.binary ?? {}), data: binary } };
 }
 
-/**
- * With Verify Signatures off the body may be made up, so it only starts the workflow: nothing is
- * done with the key for it (no file, no claim) unless the service confirms that it made this
- * delivery, for this trigger's own webhook, with this event. True only then.
- */
-async function confirmedByService(
-	context: IExecuteFunctions,
-	webhookId: string | undefined,
-	deliveryId: string | undefined,
-	event: unknown,
-): Promise<boolean> {
-	if (webhookId === undefined || deliveryId === undefined) return false;
-	const response = await apiRequest(
-		context,
-		'GET',
-		apiPath`/webhooks/${webhookId}/deliveries/${deliveryId}`,
-		{
-			answerStatuses: NOT_CLAIMABLE_STATUSES,
-			abortSignal: context.getExecutionCancelSignal?.(),
-		},
-	);
-	if (response.statusCode !== 200) return false;
-	const record = recordOf(response.body);
-	const sameWebhook = record.webhook_id === undefined || idText(record.webhook_id) === webhookId;
-	return sameWebhook && (record.event === undefined || record.event === event);
-}
-
-const UNCONFIRMED =
-	"Not attached: Verify Signatures is off and the service did not confirm this delivery for this trigger's webhook, so its contents may be made up. Turn Verify Signatures on.";
-
 /** The trigger's execute(): passes on the deliveries this execution claimed, drops the others. */
 export async function passClaimedDeliveries(
 	this: IExecuteFunctions,
@@ -140,7 +107,6 @@ export async function passClaimedDeliveries(
 	const memory = scopeKey(this.getWorkflow().id, this.getNode().id);
 	const attachSignedFile =
 		(this.getNodeParameter('options', 0, {}) as IDataObject).attachSignedFile === true;
-	const verified = this.getNodeParameter('verifySignature', 0, true) !== false;
 	const passed: INodeExecutionData[] = [];
 
 	/** One delivery: passed on (pushed), dropped as processed elsewhere, or an error. */
@@ -148,46 +114,9 @@ export async function passClaimedDeliveries(
 		let item = items[itemIndex];
 		const pairedItem = { item: itemIndex };
 		const deliveryId = idText(item.json.deliveryId);
-		// A verified body is the service's word: the webhook it names (else the registration, from
-		// static data or, on a queue-mode worker without it, as webhook() read it). An unverified body
-		// never names the webhook: only this trigger's registration is used.
-		const webhookId = verified
-			? (idText(item.json.webhookId) ?? registeredWebhookId)
-			: registeredWebhookId;
-		if (!verified) {
-			let confirmed: boolean;
-			try {
-				confirmed = await confirmedByService(this, webhookId, deliveryId, item.json.event);
-			} catch (error) {
-				const nodeError = toNodeError(this.getNode(), error, itemIndex);
-				if (!this.continueOnFail()) throw nodeError;
-				passed.push({ json: { ...item.json, claimError: nodeError.message }, pairedItem });
-				return;
-			}
-			if (!confirmed) {
-				// Once per workflow node and process: a service without the delivery endpoint confirms none.
-				const log = warnedUnconfirmed.has(memory) ? this.logger.debug : this.logger.warn;
-				warnedUnconfirmed.add(memory);
-				log.call(
-					this.logger,
-					'Document Signing Trigger: an unverified delivery the service does not confirm started the workflow; nothing was fetched or claimed for it',
-					{
-						deliveryId: deliveryId?.slice(0, 100),
-					},
-				);
-				if (deliveryId !== undefined && !markProcessed(memory, deliveryId)) return;
-				passed.push({
-					json: {
-						...item.json,
-						...(attachSignedFile && item.json.event === 'document.completed'
-							? { attachError: UNCONFIRMED }
-							: {}),
-					},
-					pairedItem,
-				});
-				return;
-			}
-		}
+		// webhook() named the webhook: the one a verified body names, or the registration it read an
+		// unverified delivery's record from (a queue-mode worker may lack static data).
+		const webhookId = idText(item.json.webhookId) ?? registeredWebhookId;
 		// The file first: if it cannot be fetched, the delivery stays unclaimed and the service's retry
 		// gets another chance (a claimed delivery is never sent again).
 		if (attachSignedFile) {

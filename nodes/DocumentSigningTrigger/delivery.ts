@@ -1,6 +1,7 @@
 import { createHash } from 'crypto';
 import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
+import { recordOf } from '../shared/documentFiles';
 import { apiPath, idText } from '../shared/ids';
 import { apiRequest, CREDENTIAL_TYPE } from '../shared/transport';
 import { headerValue, withoutHeaders } from '../shared/transport/headers';
@@ -40,6 +41,9 @@ import { readRegistration, triggerStaticData, type Registration } from './static
  * - The signature is checked over `req.rawBody`: n8n reads every webhook request body into that
  *   Buffer before calling the node, in the layout the registration accepts (Signature Layout;
  *   Automatic fixes the first layout that verifies, see fixedLayouts below).
+ * - With Verify Signatures off, the request only names a delivery: the service's record of it
+ *   (`GET /webhooks/{id}/deliveries/{delivery_id}` of this trigger's registration, its `payload`)
+ *   is what passes on. One the service does not report is refused before anything is marked.
  * - The repeat key comes from signed data only: the body's `id`, else the signed Standard
  *   Webhooks `webhook-id`, else a hash of the body (the unsigned X-Delivery-Id is never used).
  * - Accepted but unwanted deliveries (an event not chosen) are answered 2xx through
@@ -164,6 +168,29 @@ async function signingSecret(
 	return { secret, keyChanged };
 }
 
+/** How long the service may take to show a delivery's record before the delivery is answered 503. */
+export const CONFIRM_TIMEOUT_MS = 5000;
+
+/** The service's record of a delivery: undefined when it has none (404, or no such endpoint). */
+async function deliveryRecord(
+	context: IWebhookFunctions,
+	webhookId: string,
+	deliveryId: string,
+	timeoutMs: number,
+): Promise<IDataObject | undefined> {
+	const response = await apiRequest(
+		context,
+		'GET',
+		apiPath`/webhooks/${webhookId}/deliveries/${deliveryId}`,
+		{ singleAttemptTimeoutMs: timeoutMs, answerStatuses: [404, 405, 501] },
+	);
+	return response.statusCode === 200 ? recordOf(response.body) : undefined;
+}
+
+const isAcknowledged = (record: IDataObject) =>
+	record.status === 'acknowledged' ||
+	(typeof record.acknowledged_at === 'string' && record.acknowledged_at !== '');
+
 /** Whether the service reports the delivery as claimed by an execution; false when it cannot tell. */
 async function claimedAlready(
 	context: IWebhookFunctions,
@@ -171,24 +198,8 @@ async function claimedAlready(
 	deliveryId: string,
 ): Promise<boolean> {
 	try {
-		const response = await apiRequest(
-			context,
-			'GET',
-			apiPath`/webhooks/${webhookId}/deliveries/${deliveryId}`,
-			{
-				singleAttemptTimeoutMs: CLAIM_CHECK_TIMEOUT_MS,
-			},
-		);
-		const record = (response.body ?? {}) as IDataObject;
-		const delivery = (
-			typeof record.data === 'object' && record.data !== null && !Array.isArray(record.data)
-				? record.data
-				: record
-		) as IDataObject;
-		return (
-			delivery.status === 'acknowledged' ||
-			(typeof delivery.acknowledged_at === 'string' && delivery.acknowledged_at !== '')
-		);
+		const record = await deliveryRecord(context, webhookId, deliveryId, CLAIM_CHECK_TIMEOUT_MS);
+		return record !== undefined && isAcknowledged(record);
 	} catch (error) {
 		context.logger.debug(
 			'Document Signing Trigger could not check a retried delivery; its execution will',
@@ -198,6 +209,29 @@ async function claimedAlready(
 			},
 		);
 		return false;
+	}
+}
+
+/**
+ * The delivery's body as the service reports it (its record's `payload`, or `request.payload` as
+ * GitHub's delivery log has it), for an unverified request: the request only names the delivery.
+ */
+function payloadOf(record: IDataObject): IDataObject | undefined {
+	const request = record.request as IDataObject | undefined;
+	let payload: unknown = record.payload ?? (isObject(request) ? request.payload : undefined);
+	if (typeof payload === 'string') payload = parseObject(Buffer.from(payload, 'utf8'));
+	return isObject(payload) ? payload : undefined;
+}
+
+const isObject = (value: unknown): value is IDataObject =>
+	typeof value === 'object' && value !== null && !Array.isArray(value);
+
+function parseObject(raw: Buffer | undefined): IDataObject | undefined {
+	try {
+		const parsed: unknown = JSON.parse(String(raw?.toString('utf8')));
+		return isObject(parsed) ? parsed : undefined;
+	} catch {
+		return undefined;
 	}
 }
 
@@ -305,13 +339,8 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 		signedId = verification.signedId;
 	}
 
-	let body: IDataObject;
-	try {
-		const parsed: unknown = JSON.parse(String(rawBody?.toString('utf8')));
-		if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
-			throw new TypeError('not a JSON object');
-		body = parsed as IDataObject;
-	} catch {
+	let body = parseObject(rawBody);
+	if (!body)
 		return refuse(
 			this,
 			400,
@@ -319,7 +348,59 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 			'The delivery body is not a JSON object',
 			'the body is not a JSON object',
 		);
+	let record: IDataObject | undefined;
+	if (!verify) {
+		// Unverified, the request only names a delivery: what passes on is the service's own record of
+		// it, read with the key from this trigger's registration. A delivery the service does not
+		// report (made up, or a service without delivery records) starts nothing and marks nothing.
+		const claimedId = idText(body.id);
+		if (!registration || claimedId === undefined)
+			return refuse(
+				this,
+				401,
+				'not_confirmed',
+				'The delivery cannot be confirmed',
+				!registration
+					? 'no webhook is registered for this workflow (activate it again)'
+					: 'Verify Signatures is off and the body names no delivery id to confirm',
+			);
+		try {
+			record = await deliveryRecord(this, registration.id, claimedId, CONFIRM_TIMEOUT_MS);
+		} catch (error) {
+			this.logger.warn(
+				'Document Signing Trigger could not confirm an unverified delivery; the service retries it',
+				{ error: (error as Error).message },
+			);
+			this.getResponseObject()
+				.status(503)
+				.json({ error: { code: 'unavailable', message: 'Try again later' } });
+			return { noWebhookResponse: true };
+		}
+		const payload = record && payloadOf(record);
+		if (!record || !payload || idText(payload.id ?? record.id) !== claimedId)
+			return refuse(
+				this,
+				401,
+				'not_confirmed',
+				'The delivery cannot be confirmed',
+				!record
+					? "Verify Signatures is off and the service does not report this delivery for this trigger's webhook (made up, or a service without GET /webhooks/{id}/deliveries/{delivery_id}); nothing was started"
+					: "Verify Signatures is off and the service's record of the delivery does not hold its payload; nothing was started (turn Verify Signatures on)",
+			);
+		body = payload;
 	}
+
+	// A secret the service chose may be its one secret for every webhook of the account: then a
+	// delivery meant for another webhook verifies here too. Its signed webhook_id says whose it is.
+	const namedWebhook = verify ? idText(body.webhook_id) : undefined;
+	if (registration?.sealedSecret && namedWebhook !== undefined && namedWebhook !== registration.id)
+		return refuse(
+			this,
+			401,
+			'invalid_signature',
+			"The delivery's signature is not valid (another webhook's delivery)",
+			`the delivery names webhook ${namedWebhook.slice(0, 100)}, not this trigger's; the service signs every webhook of the account with one secret`,
+		);
 
 	// The body is signed, most headers are not: the event comes from the body only, the delivery
 	// ID from the body or from the signed webhook-id, never from X-Delivery-Id.
@@ -339,6 +420,7 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 	const processed = {
 		webhookResponse: { received: true, ignored: true, reason: 'already processed' },
 	};
+	if (record && isAcknowledged(record)) return processed;
 	// No signed id: nothing to claim at the service, so this process recognises a repeat by the
 	// signed body itself (a retry's body is byte for byte the same).
 	if (
@@ -365,10 +447,8 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 				: new Date((signedAt ?? Math.floor(Date.now() / 1000)) * 1000).toISOString(),
 		data: (body.data ?? {}) as IDataObject,
 	};
-	// The webhook the body names (signed, when Verify Signatures is on), else this trigger's own
-	// registration, read here where static data is at hand (a queue-mode worker may lack it).
-	const itemWebhookId = idText(body.webhook_id) ?? registration?.id;
-	if (itemWebhookId !== undefined) json.webhookId = itemWebhookId;
+	// Read here where static data is at hand (a queue-mode worker may lack it).
+	if (webhookId !== undefined) json.webhookId = webhookId;
 	if (options.includeHeaders) json.headers = withoutHeaders(headers, SIGNATURE_HEADERS);
 
 	return { workflowData: [[{ json }]] };

@@ -4,7 +4,8 @@ import { createHash } from 'crypto';
  * Repeats the service cannot settle: when it has no acknowledge endpoint (the claim answers
  * 404/405/501), the trigger still suppresses the repeats one n8n process can see. A bounded memory
  * of recently processed delivery ids per workflow node, shared by the webhook step and the
- * executions of this process. Guarantee without the endpoint: at most once per delivery per n8n
+ * executions of this process. The memory is shared fairly: when it is full, the node keeping the
+ * most ids forgets its oldest, so one workflow's flood never evicts another's ids. Guarantee without the endpoint: at most once per delivery per n8n
  * process (not across queue-mode workers, nor after a restart). Bounded in bytes: at most
  * MAX_REMEMBERED_IN_ALL ids of at most MAX_KEPT_ID_LENGTH characters are kept (about 20 MB).
  */
@@ -30,17 +31,22 @@ function keptId(deliveryId: string): string {
 		: `sha256:${createHash('sha256').update(deliveryId).digest('hex')}`;
 }
 
-/** Forgets the oldest id of the least recently used workflow node (dropping emptied nodes). */
+/**
+ * Forgets the oldest id of the workflow node that keeps the most: a node flooding the memory
+ * evicts its own ids, never another's, so each keeps at least an equal share of the whole.
+ */
 function forgetOldest(): void {
-	for (const [key, scope] of scopes) {
-		const oldest = scope.keys().next();
-		if (!oldest.done) {
-			scope.delete(oldest.value);
-			rememberedInAll--;
-		}
-		if (scope.size === 0) scopes.delete(key);
-		return;
+	let largestKey: string | undefined;
+	let largest: Map<string, number> | undefined;
+	for (const [key, scope] of scopes)
+		if (!largest || scope.size > largest.size) [largestKey, largest] = [key, scope];
+	if (!largest) return;
+	const oldest = largest.keys().next();
+	if (!oldest.done) {
+		largest.delete(oldest.value);
+		rememberedInAll--;
 	}
+	if (largest.size === 0) scopes.delete(largestKey as string);
 }
 
 function scopeOf(key: string, create: boolean): Map<string, number> | undefined {

@@ -4,7 +4,7 @@ import { NodeOperationError } from 'n8n-workflow';
 import { apiPath, idText } from '../shared/ids';
 import {
 	apiRequest,
-	apiRequestAllRecords,
+	apiSweepRecords,
 	deriveIdempotencyKey,
 	serviceClient,
 	toNodeError,
@@ -26,6 +26,7 @@ import {
 	readRegistration,
 	saveRegistration,
 	triggerStaticData,
+	type Registration,
 } from './staticData';
 
 /**
@@ -44,10 +45,15 @@ import {
  * never delete the original's webhook. A stored registration whose URL is not this instance's is
  * forgotten and logged, never deleted.
  *
- * A webhook left over from an earlier activation whose static data was lost (n8n stopped after the
- * service created it but before the static data was saved) has a secret nobody knows any more, so
- * it cannot be adopted: `create` first deletes every webhook whose URL is exactly this node's, and
- * `delete` does the same sweep.
+ * The stored registration is removed by its id when static data says this workflow node made it
+ * (its owner tag) and its URL is this node's. A webhook left over from an earlier activation whose
+ * static data was lost (n8n stopped after the service created it but before the static data was
+ * saved) has a secret nobody knows any more, so it cannot be adopted: without a registration of
+ * its own, `create` and `delete` sweep the account's webhooks for this node's URL, stopping at
+ * each match.
+ *
+ * A busy account never stops a trigger: every sweep reads within WEBHOOK_SWEEP_BUDGET, and a list
+ * longer than that is "cannot tell", logged, never a failed activation, deactivation or start.
  */
 
 /** The chosen events as the service stores them: sorted, unique, or just `*` when Any Event is among them. */
@@ -145,17 +151,68 @@ function ownWebhook(context: IHookFunctions, webhook: IDataObject, url: string):
 	);
 }
 
-/** Deletes every service webhook that is this node's (ownWebhook); throws on any failure but 404. */
-async function sweep(context: IHookFunctions, client: ServiceClient, url: string): Promise<void> {
-	for (const webhook of await apiRequestAllRecords(
-		context,
-		'/webhooks',
-		{},
-		WEBHOOK_SWEEP_BUDGET,
-	)) {
-		const id = idText(webhook.id);
-		if (id !== undefined && ownWebhook(context, webhook, url))
-			await removeServiceWebhook(context, client, id);
+/** Own webhooks a sweep removes at most (the invariant allows one; more are leftovers of failures). */
+const MAX_SWEPT = 10;
+
+/**
+ * The first webhook on the service `wanted` accepts: undefined when the list ends without one, and
+ * 'cannot tell' when the account has more webhooks than the sweep's budget reads.
+ */
+async function findWebhook(
+	context: IHookFunctions,
+	wanted: (webhook: IDataObject) => boolean,
+): Promise<IDataObject | undefined | 'cannot tell'> {
+	const { records, next } = await apiSweepRecords(context, '/webhooks', {
+		budget: WEBHOOK_SWEEP_BUDGET,
+		stopAt: wanted,
+	});
+	const last = records[records.length - 1];
+	if (last !== undefined && wanted(last)) return last;
+	return next ? 'cannot tell' : undefined;
+}
+
+function cannotTell(context: IHookFunctions, what: string): void {
+	context.logger.warn(
+		`Document Signing Trigger: the account has more webhooks than one sweep reads (${WEBHOOK_SWEEP_BUDGET.pages} pages), so ${what}`,
+		{ workflowId: context.getWorkflow().id, node: context.getNode().name },
+	);
+}
+
+/** Whether static data says this workflow node registered the stored webhook at this URL. */
+function isOwnRegistration(
+	context: IHookFunctions,
+	stored: Registration | undefined,
+	url: string,
+): stored is Registration {
+	const node = context.getNode();
+	return (
+		stored !== undefined &&
+		sameUrl(stored.url, url) &&
+		stored.owner === ownerTag(String(context.getWorkflow().id ?? ''), node.id ?? node.name)
+	);
+}
+
+/**
+ * Removes this node's webhooks: its own stored registration by id; without one, each webhook a
+ * sweep finds with this node's URL and owner. Throws on any failure but 404 and a long list.
+ */
+async function removeOwn(
+	context: IHookFunctions,
+	client: ServiceClient,
+	url: string,
+	stored: Registration | undefined,
+): Promise<void> {
+	if (isOwnRegistration(context, stored, url)) {
+		await removeServiceWebhook(context, client, stored.id);
+		return;
+	}
+	for (let swept = 0; swept < MAX_SWEPT; swept++) {
+		const found = await findWebhook(context, (webhook) => ownWebhook(context, webhook, url));
+		if (found === 'cannot tell')
+			return cannotTell(context, 'a leftover webhook of this trigger further down it stays');
+		const id = idText(found?.id);
+		if (id === undefined) return;
+		await removeServiceWebhook(context, client, id);
 	}
 }
 
@@ -168,7 +225,7 @@ async function cleanUpAfterFailure(
 ): Promise<void> {
 	try {
 		if (createdId !== undefined) await removeServiceWebhook(context, client, createdId);
-		await sweep(context, client, url);
+		else await removeOwn(context, client, url, undefined);
 	} catch (cleanupError) {
 		context.logger.warn(
 			'Document Signing Trigger could not remove the webhook of a failed activation; the next activation or deactivation removes it',
@@ -217,9 +274,13 @@ export async function checkExists(this: IHookFunctions): Promise<boolean> {
 	if ('keyCheck' in data) delete data.keyCheck;
 	const client = await serviceClient(this);
 	const events = selectedEvents(this);
-	const onService = (await apiRequestAllRecords(this, '/webhooks', {}, WEBHOOK_SWEEP_BUDGET)).find(
-		(webhook) => idText(webhook.id) === stored.id,
-	);
+	const found = await findWebhook(this, (webhook) => idText(webhook.id) === stored.id);
+	if (found === 'cannot tell') {
+		// Kept as registered: deliveries are verified with its secret either way.
+		cannotTell(this, 'the stored registration is kept unconfirmed');
+		return sameEvents(stored.events, events);
+	}
+	const onService = found;
 	// The key check sits in the webhook's description at the service; a service that keeps no
 	// description cannot tell, and then the webhook is kept (re-registering on every start would
 	// drop the retries still due to it).
@@ -237,9 +298,8 @@ export async function checkExists(this: IHookFunctions): Promise<boolean> {
 	) {
 		return true;
 	}
-	// Stale (other events, another key, gone): forget it so `create` runs; its sweep removes the
-	// old webhook, which has exactly this URL. checkExists itself deletes nothing.
-	forgetRegistration(data);
+	// Stale (other events, another key, gone): `create` runs and removes it by its id when this node
+	// registered it (else its sweep finds it by URL). checkExists itself deletes nothing.
 	return false;
 }
 
@@ -267,7 +327,7 @@ export async function create(this: IHookFunctions): Promise<boolean> {
 	const stored = readRegistration(data);
 	if (stored && !sameUrl(stored.url, url)) forgetForeign(this, stored, url);
 	const client = await serviceClient(this);
-	await sweep(this, client, url);
+	await removeOwn(this, client, url, stored);
 	forgetRegistration(data);
 
 	const nonce = newNonce();
@@ -316,6 +376,7 @@ export async function create(this: IHookFunctions): Promise<boolean> {
 			id: createdId,
 			url,
 			events,
+			owner: ownerTag(scope.workflowId, scope.nodeId),
 			secretNonce: nonce,
 			sealedSecret: issued ? sealSecret(issued, scope) : undefined,
 		});
@@ -335,7 +396,7 @@ export async function deleteWebhook(this: IHookFunctions): Promise<boolean> {
 	const stored = readRegistration(data);
 	if (stored && !sameUrl(stored.url, url)) forgetForeign(this, stored, url);
 	const client = await serviceClient(this);
-	await sweep(this, client, url);
+	await removeOwn(this, client, url, stored);
 	forgetRegistration(data);
 	return true;
 }

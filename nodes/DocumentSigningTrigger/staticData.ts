@@ -14,6 +14,7 @@ import type {
  *   webhookId: 'wh_…' | '1004',        // the service webhook this node registered (as text)
  *   webhookUrl: 'https://…/webhook/<uuid>/webhook',
  *   webhookEvents: ['document.completed'] | ['*'],   // sorted, as registered
+ *   webhookOwner: '<16 hex chars>',    // ownerTag(workflow id, node id): a copy's is another workflow's
  *   secretNonce: '<32 hex chars>',     // with the credential's key, gives the webhook's secret
  *   sealedSecret?: '<base64>',         // a secret the service chose itself, encrypted with that key
  * }
@@ -29,6 +30,7 @@ export interface TriggerStaticData extends IDataObject {
 	webhookId?: string;
 	webhookUrl?: string;
 	webhookEvents?: string[];
+	webhookOwner?: string;
 	secretNonce?: string;
 	sealedSecret?: string;
 }
@@ -37,6 +39,8 @@ export interface Registration {
 	id: string;
 	url: string;
 	events: string[];
+	/** Who registered it (webhookSecret.ts ownerTag); absent in static data of earlier versions. */
+	owner?: string;
 	secretNonce: string;
 	sealedSecret?: string;
 	/** Never read from static data any more (see above); the key check lives at the service. */
@@ -51,7 +55,7 @@ export function triggerStaticData(
 
 /** The stored registration, or undefined when any part of it is missing. */
 export function readRegistration(data: TriggerStaticData): Registration | undefined {
-	const { webhookId, webhookUrl, webhookEvents, secretNonce, sealedSecret } = data;
+	const { webhookId, webhookUrl, webhookEvents, webhookOwner, secretNonce, sealedSecret } = data;
 	if (typeof webhookId !== 'string' || !webhookId) return undefined;
 	if (typeof webhookUrl !== 'string' || !webhookUrl) return undefined;
 	if (!Array.isArray(webhookEvents) || webhookEvents.length === 0) return undefined;
@@ -60,6 +64,7 @@ export function readRegistration(data: TriggerStaticData): Registration | undefi
 		id: webhookId,
 		url: webhookUrl,
 		events: webhookEvents.map(String),
+		owner: typeof webhookOwner === 'string' ? webhookOwner : undefined,
 		secretNonce,
 		sealedSecret: typeof sealedSecret === 'string' && sealedSecret ? sealedSecret : undefined,
 	};
@@ -70,6 +75,7 @@ export function saveRegistration(data: TriggerStaticData, registration: Registra
 	data.webhookId = registration.id;
 	data.webhookUrl = registration.url;
 	data.webhookEvents = registration.events;
+	if (registration.owner) data.webhookOwner = registration.owner;
 	data.secretNonce = registration.secretNonce;
 	if (registration.sealedSecret) data.sealedSecret = registration.sealedSecret;
 }
@@ -80,6 +86,7 @@ export function forgetRegistration(data: TriggerStaticData): void {
 		'webhookId',
 		'webhookUrl',
 		'webhookEvents',
+		'webhookOwner',
 		'secretNonce',
 		'sealedSecret',
 		'keyCheck',

@@ -1,4 +1,4 @@
-import { ServiceBehaviourError } from './transport/errors';
+import { ServiceBehaviourError, shownInput } from './transport/errors';
 
 /**
  * Identifiers as the service may send them: opaque strings (`doc_8f3k2j`) or JSON numbers
@@ -20,7 +20,7 @@ export function idText(value: unknown): string | undefined {
  */
 export function idProblem(id: string): string | undefined {
 	return id === '.' || id === '..' || /[/?#\\\s]/.test(id)
-		? `"${id}" is not a valid ID`
+		? `${shownInput(id)} is not a valid ID`
 		: undefined;
 }
 

@@ -32,7 +32,7 @@ function withoutIgnoredFields(ctx: ApiContext): unknown {
 		ctx.dialect.webhookFields === 'url-events'
 			? { url: body.url, events: body.events, secret: body.secret }
 			: { ...body };
-	if (ctx.dialect.webhookSecret === 'server') delete rest.secret;
+	if (ctx.dialect.webhookSecret !== 'client') delete rest.secret;
 	if (ctx.dialect.webhookFilters === 'ignored') {
 		delete rest.document_id;
 		delete rest.expires_at;
@@ -60,7 +60,11 @@ const createWebhook: ApiHandler = {
 			...(expiresAt === undefined ? {} : { expires_at: expiresAt }),
 		};
 		// 32 random bytes: the same strength as an HMAC-SHA256 key should have.
-		const secret = body.secret ?? `whsec_${randomToken(32)}`;
+		const accountSecret =
+			ctx.dialect.webhookSecret === 'account'
+				? [...ctx.account.webhooks.values()][0]?.secret
+				: undefined;
+		const secret = body.secret ?? accountSecret ?? `whsec_${randomToken(32)}`;
 		ctx.account.webhooks.set(record.id, { seq: ctx.services.store.nextSeq(), record, secret });
 		if (expiresAt !== undefined) ctx.services.store.expiringWebhooks.set(record.id, ctx.account.id);
 		ctx.services.events.emit({

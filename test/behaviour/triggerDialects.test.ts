@@ -27,6 +27,8 @@ async function sendDocument(sandbox: Sandbox, apiKey: string): Promise<void> {
 describe.each(DIALECT_NAMES)('dialect %s', (dialectName) => {
 	const dialect = parseDialect(dialectName);
 	const unsigned = dialect.deliverySignature === 'none';
+	// Neither signed nor on record: nothing can confirm a delivery (issue 37, finding 3).
+	const unconfirmable = unsigned && !dialect.deliveryEndpoints;
 	const sandbox = useSandbox({ port: 0, dialect: dialectName, webhookRetry: RETRY });
 	const receiver = new Receiver();
 
@@ -53,43 +55,65 @@ describe.each(DIALECT_NAMES)('dialect %s', (dialectName) => {
 		return { host, apiKey };
 	}
 
-	test('activation registers one webhook; each event runs once, repeats never; deactivation leaves none', async () => {
-		const { host, apiKey } = newTrigger(['document.sent'], !unsigned);
-		await host.activate();
-		const webhooks = sandbox().store.webhooksOf(apiKey);
-		expect(webhooks).toHaveLength(1);
-		expect(String(host.nodeStaticData.webhookId)).toBe(String(webhooks[0].id));
-		expect(await host.runHook('checkExists', { save: false })).toBe(true);
+	if (unconfirmable) {
+		test('no delivery can be confirmed: each is refused and logged, none starts a workflow; deactivation leaves none', async () => {
+			const { host, apiKey } = newTrigger(['document.sent'], false);
+			await host.activate();
+			const warnings = captureWarnings();
+			try {
+				await sendDocument(sandbox(), apiKey);
+				await sandbox().flushDeliveries();
+			} finally {
+				warnings.restore();
+			}
+			expect(host.executions).toHaveLength(0);
+			const refusals = warnings.messages.filter((message) =>
+				message.includes('the service does not report this delivery'),
+			);
+			expect(refusals).toHaveLength(RETRY.maxAttempts);
+			await host.deactivate();
+			expect(sandbox().store.webhooksOf(apiKey)).toHaveLength(0);
+		});
+	}
 
-		await sendDocument(sandbox(), apiKey);
-		await sandbox().flushDeliveries();
-		await host.idle();
-		expect(host.processed).toHaveLength(1);
-		const [item] = host.processed[0].items;
-		expect(item.json.event).toBe('document.sent');
-		expect(String(item.json.deliveryId)).toBe(
-			sandbox()
-				.deliveries()
-				.find((attempt) => attempt.event === 'document.sent')!.deliveryId,
-		);
+	if (!unconfirmable)
+		test('activation registers one webhook; each event runs once, repeats never; deactivation leaves none', async () => {
+			const { host, apiKey } = newTrigger(['document.sent'], !unsigned);
+			await host.activate();
+			const webhooks = sandbox().store.webhooksOf(apiKey);
+			expect(webhooks).toHaveLength(1);
+			expect(String(host.nodeStaticData.webhookId)).toBe(String(webhooks[0].id));
+			expect(await host.runHook('checkExists', { save: false })).toBe(true);
 
-		// The exact same request again (a retry after a lost answer): not processed a second time.
-		const original = receiver
-			.receivedBy(host)
-			.find(
-				(received) =>
-					received.outcome.started &&
-					String(JSON.parse(received.rawBody.toString()).id) === String(item.json.deliveryId),
-			)!;
-		const replay = await host.receive({ headers: original.headers, rawBody: original.rawBody });
-		await replay.execution;
-		await host.idle();
-		expect(host.processed).toHaveLength(1);
+			await sendDocument(sandbox(), apiKey);
+			await sandbox().flushDeliveries();
+			await host.idle();
+			expect(host.processed).toHaveLength(1);
+			const [item] = host.processed[0].items;
+			expect(item.json.event).toBe('document.sent');
+			expect(String(item.json.deliveryId)).toBe(
+				sandbox()
+					.deliveries()
+					.find((attempt) => attempt.event === 'document.sent')!.deliveryId,
+			);
 
-		await host.deactivate();
-		expect(sandbox().store.webhooksOf(apiKey)).toHaveLength(0);
-		expect(host.nodeStaticData.webhookId).toBeUndefined();
-	});
+			// The exact same request again (a retry after a lost answer): not processed a second time.
+			const original = receiver
+				.receivedBy(host)
+				.find(
+					(received) =>
+						received.outcome.started &&
+						String(JSON.parse(received.rawBody.toString()).id) === String(item.json.deliveryId),
+				)!;
+			const replay = await host.receive({ headers: original.headers, rawBody: original.rawBody });
+			await replay.execution;
+			await host.idle();
+			expect(host.processed).toHaveLength(1);
+
+			await host.deactivate();
+			expect(sandbox().store.webhooksOf(apiKey)).toHaveLength(0);
+			expect(host.nodeStaticData.webhookId).toBeUndefined();
+		});
 
 	if (unsigned) {
 		test('unsigned deliveries are refused while Verify Signatures is on, each logged at warning level with the reason', async () => {

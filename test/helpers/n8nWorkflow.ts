@@ -73,6 +73,8 @@ export interface RunNodeOptions {
 	/** Workflow settings; default `{}` (Execution Order v0, as n8n reads a workflow without one). */
 	settings?: Record<string, unknown>;
 	executionId?: string;
+	/** The Document Signing node's version; default 1. */
+	typeVersion?: number;
 }
 
 export interface RunNodeResult {
@@ -100,7 +102,7 @@ export async function runDocumentSigning(options: RunNodeOptions): Promise<RunNo
 		id: 'signing',
 		name: 'Document Signing',
 		type: options.asTool ? TOOL_NODE_TYPE : NODE_TYPE,
-		typeVersion: 1,
+		typeVersion: options.typeVersion ?? 1,
 		position: [200, 0],
 		parameters: options.parameters,
 		credentials: { documentSigningApi: { id: 'cred-1', name: 'Sandbox' } },

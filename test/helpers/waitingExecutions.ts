@@ -187,6 +187,8 @@ export interface RunOptions {
 	customDataKeys?: number;
 	/** Workflow settings; default `{}` (Execution Order v0, as n8n reads a workflow without one). */
 	settings?: IWorkflowSettings;
+	/** The Document Signing node's version; default 1. */
+	typeVersion?: number;
 }
 
 /** The workflow around the wait: Source → Prefill → Document Signing → Again (↺ Document Signing). */
@@ -195,6 +197,7 @@ interface WorkflowShape {
 	loops: number;
 	customDataKeys: number;
 	settings: IWorkflowSettings;
+	typeVersion: number;
 }
 
 /** One workflow (Source → Document Signing) on one stand-in n8n instance. */
@@ -251,6 +254,7 @@ export class WaitingHost {
 			node('Source', SOURCE_TYPE, 0, { parameters: { run: runId } }),
 			node('Prefill', PREFILL_TYPE, 1, { parameters: { count: shape.customDataKeys } }),
 			node(WAIT_NODE_NAME, this.nodeType, 2, {
+				typeVersion: shape.typeVersion,
 				parameters: structuredClone(parameters),
 				credentials: { documentSigningApi: { id: 'cred-1', name: 'Sandbox' } },
 				...(shape.onError ? { onError: shape.onError } : {}),
@@ -308,6 +312,7 @@ export class WaitingHost {
 		loops = 1,
 		customDataKeys = 0,
 		settings = {},
+		typeVersion = 1,
 	}: RunOptions): Promise<WaitingExecution> {
 		const id = String(Math.floor(Math.random() * 1e9));
 		const runId = randomUUID();
@@ -317,6 +322,7 @@ export class WaitingHost {
 			loops,
 			customDataKeys,
 			settings,
+			typeVersion,
 		};
 		const execution = new WaitingExecution(id, parameters, shape);
 		this.executions.set(id, execution);
@@ -374,12 +380,15 @@ export class WaitingHost {
 	/** One call to the waiting-webhook endpoint, as n8n's WaitingWebhooks handles it. */
 	/** While true, every call is answered 503 before n8n looks at it (an n8n that is down). */
 	unavailable = false;
+	/** While set, every call is answered with it before n8n looks at it (a proxy in front of n8n). */
+	proxyAnswer: { status: number; body: unknown } | undefined;
 
 	private async handle(
 		req: http.IncomingMessage,
 		rawBody: Buffer,
 	): Promise<{ status: number; body: unknown }> {
 		if (this.unavailable) return { status: 503, body: { message: 'unavailable' } };
+		if (this.proxyAnswer) return this.proxyAnswer;
 		const url = new URL(req.url ?? '/', this.origin);
 		const match = /^\/webhook-waiting\/([^/]+)\/([^/]+)$/.exec(url.pathname);
 		if (!match || req.method !== 'POST')
@@ -405,7 +414,12 @@ export class WaitingHost {
 				status: 409,
 				body: { code: 409, message: `The execution "${execution.id}" has finished with error.` },
 			};
-		if (execution.status === 'success') return { status: 200, body: 'No action required' };
+		// n8n renders its send-and-wait-no-action-required template (n8n/templates).
+		if (execution.status === 'success')
+			return {
+				status: 200,
+				body: '<!DOCTYPE html><html><head><title>No action required</title></head><body>No action required</body></html>',
+			};
 
 		const nodes = this.nodes(execution.parameters, 'webhook', execution.shape);
 		const workflow = this.workflow(nodes, execution.shape);

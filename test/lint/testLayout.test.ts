@@ -24,6 +24,7 @@ const BEHAVIOUR_SUITES = [
 	'optionsOrder.test.ts',
 	'requestBodies.test.ts',
 	'securityReview.test.ts',
+	'securityRoundFour.test.ts',
 	'toolDescription.test.ts',
 	'triggerDialects.test.ts',
 ];

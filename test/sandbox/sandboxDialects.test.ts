@@ -266,6 +266,7 @@ describe('parseDialect and presets', () => {
 				'ignores-paging',
 				'page-cap',
 				'server-secret',
+				'account-secret',
 				'no-delivery-endpoints',
 				'unsigned',
 				'sig-standard-webhooks',

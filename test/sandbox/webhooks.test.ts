@@ -563,6 +563,7 @@ describe('acknowledging a delivery (POST /webhooks/{id}/deliveries/{delivery_id}
 			status: 'received',
 			attempts: 1,
 			acknowledged_at: null,
+			payload: { id: deliveryId, event: 'document.created', webhook_id: webhook.id },
 		});
 
 		const first = await client.post(path(webhook.id, deliveryId));

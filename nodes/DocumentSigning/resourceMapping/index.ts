@@ -89,7 +89,8 @@ function optionsOf(raw: unknown): string[] {
 export function mapperField(definition: IDataObject): ResourceMapperField | undefined {
 	const key = text(definition.key ?? definition.name ?? definition.id);
 	if (key === undefined) return undefined;
-	const type = TYPE_WORDS[String(definition.type ?? 'text').toLowerCase()] ?? 'text';
+	const word = String(definition.type ?? 'text').toLowerCase();
+	const type = Object.hasOwn(TYPE_WORDS, word) ? TYPE_WORDS[word] : 'text';
 	const options = optionsOf(definition.options ?? definition.choices);
 	const role = text(definition.role);
 	const hasDefault = definition.default !== undefined && definition.default !== null;

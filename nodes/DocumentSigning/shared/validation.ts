@@ -2,6 +2,7 @@ import type { IDataObject, IExecuteSingleFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { ID_HINT, idProblem, idText } from '../../shared/ids';
+import { shownInput } from '../../shared/transport/errors';
 import { LIMITS, PHONE_PATTERN, SIGNER_AUTHENTICATION_METHODS } from '../../shared/vocabulary';
 
 /**
@@ -21,10 +22,27 @@ export function invalid(
 	});
 }
 
-const EMAIL = /^[^\s@"<>()[\],;:]+@[^\s@"<>()[\],;:]+\.[^\s@"<>()[\],;:]{2,}$/;
+/** RFC 5321's longest address; anything longer is refused before it is looked at further. */
+export const MAX_EMAIL_LENGTH = 254;
+/** Characters no address here may hold (a single class, tested once: linear in the length). */
+const NOT_IN_EMAIL = /[\s@"<>()[\],;:]/;
 
+/**
+ * `local@domain.tld`: one `@`, no spaces or list punctuation, a domain of non-empty labels whose
+ * last has two characters or more. Length first, then one pass per check: no pattern can
+ * backtrack, so a hostile value costs time in proportion to 254 characters at most.
+ */
 export function isEmail(value: string): boolean {
-	return EMAIL.test(value);
+	if (value.length > MAX_EMAIL_LENGTH) return false;
+	const at = value.indexOf('@');
+	if (at < 1 || at > 64) return false;
+	const local = value.slice(0, at);
+	const labels = value.slice(at + 1).split('.');
+	if (NOT_IN_EMAIL.test(local) || labels.length < 2) return false;
+	return (
+		labels.every((label) => label !== '' && !NOT_IN_EMAIL.test(label)) &&
+		labels[labels.length - 1].length >= 2
+	);
 }
 
 export function requireText(
@@ -48,7 +66,8 @@ export function requireEmail(
 	value: unknown,
 ): string {
 	const email = requireText(context, parameter, value);
-	if (!isEmail(email)) throw invalid(context, parameter, `"${email}" is not a valid email address`);
+	if (!isEmail(email))
+		throw invalid(context, parameter, `${shownInput(email)} is not a valid email address`);
 	return email;
 }
 
@@ -72,9 +91,11 @@ export function optionalDate(
 	value: unknown,
 ): string | undefined {
 	if (value === undefined || value === null || value === '') return undefined;
-	const time = Date.parse(String(value));
+	const text = String(value);
+	// No date is longer; a longer value is not handed to the date parser at all.
+	const time = text.length <= 100 ? Date.parse(text) : NaN;
 	if (!Number.isFinite(time))
-		throw invalid(context, parameter, `"${String(value)}" is not a valid date`);
+		throw invalid(context, parameter, `${shownInput(text)} is not a valid date`);
 	return new Date(time).toISOString();
 }
 
@@ -157,7 +178,7 @@ export function readSigners(
 			throw invalid(
 				context,
 				`${label} › Authentication`,
-				`"${authentication}" is not a known method`,
+				`${shownInput(String(authentication))} is not a known method`,
 			);
 		}
 		if (authentication !== 'none') signer.authentication = authentication;
@@ -168,7 +189,7 @@ export function readSigners(
 				throw invalid(
 					context,
 					`${label} › Phone`,
-					`"${phone}" is not an international number such as +15551234567`,
+					`${shownInput(phone)} is not an international number such as +15551234567`,
 				);
 			}
 			signer.phone = compactPhone;
@@ -201,7 +222,7 @@ export function readMetadata(
 			throw invalid(
 				context,
 				parameter,
-				`the value of "${key}" must be text, a number or true/false`,
+				`the value of ${shownInput(key)} must be text, a number or true/false`,
 			);
 	}
 	return result;

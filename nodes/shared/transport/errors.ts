@@ -208,6 +208,19 @@ export function shownText(value: string, max = MAX_MESSAGE_LENGTH): string {
 	return cut.replace(/</g, '‹').replace(/>/g, '›');
 }
 
+/** Longest input value an error message repeats; the rest is replaced by its length. */
+const MAX_SHOWN_INPUT = 80;
+
+/**
+ * A value from the user, an input item or a model as an error repeats it: quoted, and cut to
+ * MAX_SHOWN_INPUT characters with its length said, so a huge value never fills a message.
+ */
+export function shownInput(value: string): string {
+	return value.length > MAX_SHOWN_INPUT
+		? `"${value.slice(0, MAX_SHOWN_INPUT)}…" (${value.length} characters)`
+		: `"${value}"`;
+}
+
 const text = (value: unknown, max = MAX_MESSAGE_LENGTH): string | undefined =>
 	typeof value === 'string' && value.trim() !== '' ? shownText(value.trim(), max) : undefined;
 

@@ -5,8 +5,14 @@ import { plainFileName } from '../fileNames';
 export type HeaderBag = Record<string, unknown> | undefined | null;
 
 /**
- * The value of header `name` (any case), or undefined when absent or empty. Repeated headers
- * (arrays) are joined with ", " as HTTP itself would fold them.
+ * Characters of a header read at most: Node's HTTP client refuses answers whose headers together
+ * pass 16 KB, so no header the package reads is longer, and every reader of one is linear.
+ */
+export const MAX_HEADER_CHARS = 16_384;
+
+/**
+ * The value of header `name` (any case), at most MAX_HEADER_CHARS characters of it, or undefined
+ * when absent or empty. Repeated headers (arrays) are joined with ", " as HTTP itself would fold them.
  */
 export function headerValue(headers: HeaderBag, name: string): string | undefined {
 	const wanted = name.toLowerCase();
@@ -14,7 +20,7 @@ export function headerValue(headers: HeaderBag, name: string): string | undefine
 		if (key.toLowerCase() !== wanted) continue;
 		if (value === undefined || value === null) return undefined;
 		const text = Array.isArray(value) ? value.map(String).join(', ') : String(value);
-		return text === '' ? undefined : text;
+		return text === '' ? undefined : text.slice(0, MAX_HEADER_CHARS);
 	}
 	return undefined;
 }
@@ -25,11 +31,10 @@ export function withoutHeaders<T>(
 	names: string[],
 ): Record<string, T> {
 	const drop = new Set(names.map((name) => name.toLowerCase()));
-	const copy: Record<string, T> = {};
-	for (const [key, value] of Object.entries(headers ?? {})) {
-		if (!drop.has(key.toLowerCase())) copy[key] = value;
-	}
-	return copy;
+	// fromEntries defines own properties: a header named __proto__ stays a header.
+	return Object.fromEntries(
+		Object.entries(headers ?? {}).filter(([key]) => !drop.has(key.toLowerCase())),
+	);
 }
 
 /** `attachment; filename="a.csv"` or `filename*=UTF-8''a%20b.csv` → the file name, as a plain base name. */

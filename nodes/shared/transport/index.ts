@@ -5,6 +5,7 @@ export {
 	apiRequest,
 	apiRequestAllRecords,
 	apiRequestPage,
+	apiSweepRecords,
 	deriveIdempotencyKey,
 	serviceClient,
 } from './request';

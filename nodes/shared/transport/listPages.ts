@@ -1,7 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { ServiceBehaviourError } from './errors';
-import { headerValue } from './headers';
+import { ServiceBehaviourError, shownInput } from './errors';
+import { headerValue, MAX_HEADER_CHARS } from './headers';
 
 /**
  * The one reader of list answers (docs/dialects.md, "The reader's rules"). The whole answer is
@@ -61,10 +61,10 @@ export function readListPaging(raw: unknown): ListPaging {
 		if (isPath && !PATH.test(value))
 			throw new ListPagingInputError(
 				label,
-				`"${value}" is not a path; write keys joined by dots, like result.documents`,
+				`${shownInput(value)} is not a path; write keys joined by dots, like result.documents`,
 			);
 		if (!isPath && !PARAMETER.test(value))
-			throw new ListPagingInputError(label, `"${value}" is not a query parameter name`);
+			throw new ListPagingInputError(label, `${shownInput(value)} is not a query parameter name`);
 		paging[name] = value;
 	}
 	if (paging.nextTokenParameter && !paging.nextTokenPath) {
@@ -104,8 +104,10 @@ export function describeKeys(body: unknown): string {
 
 /** How many levels below the top the reader looks for records and evidence. */
 export const EVIDENCE_DEPTH = 3;
-/** Keys read per answer at most, so a huge envelope costs no more than a normal one. */
-const MAX_ENTRIES = 2_000;
+/** Keys read from an answer's body at most, across every level, so a huge envelope costs no more than a normal one. */
+export const MAX_ENTRIES = 2_000;
+/** Headers read as evidence at most (HTTP servers allow about a hundred). */
+const MAX_HEADER_ENTRIES = 200;
 
 const RECORD_KEYS = ['data', 'items', 'results', 'records', 'entries', 'value'];
 
@@ -126,15 +128,25 @@ export function extractRecords(body: unknown, paging: ListPaging = {}): IDataObj
 	}
 	if (Array.isArray(body)) return body as IDataObject[];
 	let level = isObject(body) ? [body] : [];
+	// Keys looked at in all, across every level: a huge or deep envelope costs no more than a normal one.
+	let budget = MAX_ENTRIES;
 	for (let depth = 0; depth <= EVIDENCE_DEPTH && level.length > 0; depth++) {
 		for (const holder of level)
 			for (const key of RECORD_KEYS)
-				if (Array.isArray(holder[key])) return holder[key] as IDataObject[];
-		const arrays = level.flatMap((holder) => Object.values(holder).filter(isArrayOfObjects));
+				if (Object.hasOwn(holder, key) && Array.isArray(holder[key]))
+					return holder[key] as IDataObject[];
+		const values: unknown[] = [];
+		for (const holder of level) {
+			for (const key of Object.keys(holder)) {
+				if (budget-- <= 0) break;
+				values.push(holder[key]);
+			}
+		}
+		const arrays = values.filter(isArrayOfObjects);
 		if (arrays.length === 1 || (arrays.length > 1 && arrays.every((a) => a.length === 0)))
 			return arrays[0];
 		if (arrays.length > 1) break;
-		level = level.flatMap((holder) => Object.values(holder).filter(isObject));
+		level = values.filter(isObject);
 	}
 	throw new ServiceBehaviourError(
 		`The service's answer is not a list the node can read: it holds no single array of records (top-level keys: ${describeKeys(body)})`,
@@ -162,22 +174,28 @@ function entriesOf(answer: PageAnswer, records?: unknown): Entry[] {
 	const entries: Entry[] = [];
 	const add = (key: string, value: unknown, parent: string) =>
 		entries.push({ key, name: nameOf(key), value, parent });
+	// MAX_ENTRIES bounds the keys read from the body in all, whatever its width or depth.
 	let level: Array<[IDataObject, string]> = isObject(answer.body) ? [[answer.body, '']] : [];
-	for (let depth = 0; depth <= EVIDENCE_DEPTH && entries.length < MAX_ENTRIES; depth++) {
+	read: for (let depth = 0; depth <= EVIDENCE_DEPTH; depth++) {
 		const next: Array<[IDataObject, string]> = [];
 		for (const [holder, parent] of level) {
-			for (const [key, value] of Object.entries(holder).slice(0, MAX_ENTRIES)) {
+			for (const key of Object.keys(holder)) {
+				if (entries.length >= MAX_ENTRIES) break read;
+				const value = holder[key];
 				if (value === records) continue;
 				add(key, value, parent);
 				if (isObject(value)) next.push([value, key]);
 				for (const link of Array.isArray(value) ? value.slice(0, 20) : [])
-					if (isObject(link) && /\bnext\b/i.test(String(link.rel ?? link.relation ?? '')))
+					if (
+						isObject(link) &&
+						/\bnext\b/i.test(String(link.rel ?? link.relation ?? '').slice(0, 100))
+					)
 						add('next', link.href ?? link.url, key);
 			}
 		}
 		level = next;
 	}
-	for (const [header, value] of Object.entries(answer.headers ?? {}))
+	for (const [header, value] of Object.entries(answer.headers ?? {}).slice(0, MAX_HEADER_ENTRIES))
 		add(
 			header.toLowerCase().replace(/^x-/, '').replace(/-/g, '_'),
 			Array.isArray(value) ? value[0] : value,
@@ -264,16 +282,41 @@ function first<T>(
 	return undefined;
 }
 
-/** `Link: <https://…?page=2>; rel="next", <…>; rel="last"` → the rel="next" target. */
+/**
+ * `Link: <https://…?page=2>; rel="next", <…>; rel="last"` → the rel="next" target. Read with
+ * indexOf, one pass over at most MAX_HEADER_CHARS: a header of any content costs linear time.
+ */
 export function nextLinkFromHeader(link: string | undefined): string | undefined {
-	if (!link) return undefined;
-	for (const part of link.split(/,(?=\s*<)/)) {
-		const match = /<([^>]+)>\s*;(.*)/.exec(part.trim());
-		const rel = /rel\s*=\s*(?:"([^"]*)"|([^\s;,]+))/i.exec(match?.[2] ?? '');
-		const relations = (rel?.[1] ?? rel?.[2] ?? '').toLowerCase().split(/\s+/);
-		if (match && relations.includes('next')) return match[1];
+	const text = link?.slice(0, MAX_HEADER_CHARS) ?? '';
+	let at = 0;
+	for (;;) {
+		const close = text.indexOf('>', at);
+		if (close < 0) return undefined;
+		// The target starts after the last `<` before its `>`: stray `<` in front are no part of it.
+		const open = text.lastIndexOf('<', close);
+		const following = text.indexOf('<', close + 1);
+		const parameters = text.slice(close + 1, following < 0 ? undefined : following);
+		const target = open >= at ? text.slice(open + 1, close).trim() : '';
+		if (target && relationsOf(parameters).includes('next')) return target;
+		if (following < 0) return undefined;
+		at = following;
 	}
-	return undefined;
+}
+
+/** The relation types of a link's `; rel="next last"` parameters, lower-cased. */
+function relationsOf(parameters: string): string[] {
+	for (const parameter of parameters.split(';')) {
+		const equals = parameter.indexOf('=');
+		if (equals < 0 || parameter.slice(0, equals).trim().toLowerCase() !== 'rel') continue;
+		let value = parameter.slice(equals + 1).trim();
+		if (value.endsWith(',')) value = value.slice(0, -1).trim();
+		if (value.startsWith('"')) {
+			const end = value.indexOf('"', 1);
+			value = value.slice(1, end < 0 ? undefined : end);
+		}
+		return value.toLowerCase().split(/\s+/).filter(Boolean);
+	}
+	return [];
 }
 
 export interface PageAnswer {

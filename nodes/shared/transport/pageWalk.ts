@@ -66,7 +66,17 @@ export interface WalkOptions<T> {
 	/** Records asked for per page (the same on every page, so page numbers mean the same offsets). */
 	pageSize: number;
 	budget?: WalkBudget;
+	/** Where the walk begins (default: the first page); a sweep goes on where the last one stopped. */
+	start?: PageRequest;
+	/** Ends the walk at the first record it accepts, which is then the last one returned. */
+	stopAt?: (record: T) => boolean;
 	fetchPage(request: PageRequest): Promise<FetchedPage<T>>;
+}
+
+/** What a walk within its budget read; `next` is set when the budget ran out before the list did. */
+export interface WalkResult<T> {
+	records: T[];
+	next?: PageRequest;
 }
 
 /** A record's identity: its id when it has one, otherwise its whole content. */
@@ -135,30 +145,52 @@ function repeated(
 
 const MB = 1024 * 1024;
 
-/** Stops the walk before another request once any part of its budget is spent, naming that part. */
-function spend(budget: WalkBudget, pages: number, records: number, bytes: number, ms: number) {
+/** The part of the budget a walk has spent before another request, if any, naming it. */
+function spent(budget: WalkBudget, pages: number, records: number, bytes: number, ms: number) {
 	const over: Array<[boolean, string]> = [
 		[pages >= budget.pages, `more than ${budget.pages.toLocaleString('en-US')} pages`],
 		[records >= budget.records, `more than ${budget.records.toLocaleString('en-US')} records`],
 		[bytes >= budget.bytes, `pages of more than ${Math.round(budget.bytes / MB)} MB`],
 		[ms >= budget.ms, `pages that take more than ${Math.round(budget.ms / 1000)} seconds to read`],
 	];
-	const spent = over.find(([reached]) => reached);
-	if (spent)
-		throw new ServiceBehaviourError(
-			`The list has ${spent[1]}; stopped there (the ${budget.name} budget, ${records} records read)`,
-			`No partial list is returned: each list is read within a budget of pages, records, bytes and time, so a faulty or hostile service cannot exhaust n8n. Use Limit or filters to read less at a time.`,
-		);
+	const part = over.find(([reached]) => reached);
+	return part
+		? new ServiceBehaviourError(
+				`The list has ${part[1]}; stopped there (the ${budget.name} budget, ${records} records read)`,
+				`No partial list is returned: each list is read within a budget of pages, records, bytes and time, so a faulty or hostile service cannot exhaust n8n. Use Limit or filters to read less at a time.`,
+			)
+		: undefined;
 }
 
-export async function walkPages<T = IDataObject>({
-	origin,
-	limit,
-	paging = {},
-	pageSize,
-	budget = LIST_WALK_BUDGET,
-	fetchPage,
-}: WalkOptions<T>): Promise<T[]> {
+/** Every record of the list (or up to `limit`, or up to `stopAt`); a spent budget is an error. */
+export async function walkPages<T = IDataObject>(options: WalkOptions<T>): Promise<T[]> {
+	return (await walk(options, false)).records;
+}
+
+/**
+ * The same walk, but a spent budget ends it with the records read so far and the request that
+ * would have come next (`next`), to go on from there later: for the package's own sweeps, where
+ * a long list is "cannot tell yet", never a failure.
+ */
+export async function walkPagesWithin<T = IDataObject>(
+	options: WalkOptions<T>,
+): Promise<WalkResult<T>> {
+	return await walk(options, true);
+}
+
+async function walk<T>(
+	{
+		origin,
+		limit,
+		paging = {},
+		pageSize,
+		budget = LIST_WALK_BUDGET,
+		start = {},
+		stopAt,
+		fetchPage,
+	}: WalkOptions<T>,
+	partial: boolean,
+): Promise<WalkResult<T>> {
 	const records: T[] = [];
 	const seenRecords = new Set<string>();
 	const givenPointers = new Set<string>();
@@ -166,7 +198,14 @@ export async function walkPages<T = IDataObject>({
 	let bytes = 0;
 	let total: number | undefined;
 	let emptyInARow = 0;
-	let request: PageRequest = {};
+	let request: PageRequest = start;
+	/** Within the budget, or (partial) the records so far and where to go on. */
+	const within = (pages: number, upcoming: PageRequest): WalkResult<T> | undefined => {
+		const error = spent(budget, pages, records.length, bytes, Date.now() - started);
+		if (!error) return undefined;
+		if (partial) return { records, next: upcoming };
+		throw error;
+	};
 	/** The other ways to the next page the last answer showed, and the URL its links are relative to. */
 	let fallbacks: PageRequest[] = [];
 	let base = '';
@@ -183,14 +222,16 @@ export async function walkPages<T = IDataObject>({
 		bytes += answerBytes.get(answer) ?? Buffer.byteLength(JSON.stringify(answer.body) ?? '');
 		const page = extractRecords(answer.body, paging);
 		let fresh = 0;
-		page.forEach((record, index) => {
+		for (const [index, record] of page.entries()) {
 			const key = recordKey(record);
-			if (seenRecords.has(key)) return;
+			if (seenRecords.has(key)) continue;
 			seenRecords.add(key);
-			records.push(items ? items[index] : (record as T));
+			const item = items ? items[index] : (record as T);
+			records.push(item);
 			fresh++;
-		});
-		if (limit !== undefined && records.length >= limit) return records.slice(0, limit);
+			if (stopAt?.(item)) return { records };
+		}
+		if (limit !== undefined && records.length >= limit) return { records: records.slice(0, limit) };
 		const evidence = readListPage(
 			answer,
 			request,
@@ -202,14 +243,15 @@ export async function walkPages<T = IDataObject>({
 			tried.push(request);
 			const next = fallbacks.shift();
 			if (!next) throw repeated(tried, records.length, total, guessed);
-			spend(budget, pages, records.length, bytes, Date.now() - started);
+			const stopped = within(pages, follow(next));
+			if (stopped) return stopped;
 			request = follow(next);
 			continue;
 		}
 		tried.length = 0;
 		if (pages > 1) working = about(request).way;
 		const ways = evidence.ways;
-		if (ways.length === 0) return whole(records, total, limit, pages);
+		if (ways.length === 0) return { records: whole(records, total, limit, pages) };
 		emptyInARow = page.length === 0 ? emptyInARow + 1 : 0;
 		if (emptyInARow >= MAX_EMPTY_PAGES) {
 			throw new ServiceBehaviourError(
@@ -217,12 +259,14 @@ export async function walkPages<T = IDataObject>({
 				`Stopped after ${pages} requests (${records.length} distinct records were read); no partial list is returned.`,
 			);
 		}
-		spend(budget, pages, records.length, bytes, Date.now() - started);
 		// The way that brought records last goes first.
 		const first = (way: PageRequest) => Number(about(way).way === working);
-		[request, ...fallbacks] = [...ways].sort((a, b) => first(b) - first(a));
+		const [upcoming, ...others] = [...ways].sort((a, b) => first(b) - first(a));
 		base = requestUrl;
-		request = follow(request);
+		const stopped = within(pages, follow(upcoming));
+		if (stopped) return stopped;
+		fallbacks = others;
+		request = follow(upcoming);
 		if (givenPointers.has(about(request).at)) {
 			throw new ServiceBehaviourError(
 				`The service gave ${about(request).what} it had already given; the list would never end`,
@@ -298,7 +342,9 @@ export function readPageToken(
 	const valid =
 		kind !== undefined &&
 		keys.every((key) => kind.includes(key)) &&
-		Object.entries(fields).every(([key, value]) => TOKEN_FIELDS[key]?.(value)) &&
+		Object.entries(fields).every(
+			([key, value]) => Object.hasOwn(TOKEN_FIELDS, key) && TOKEN_FIELDS[key](value),
+		) &&
 		(kind[0] !== 'offset' || fields.params !== undefined) &&
 		(kind[0] !== 'path' || url !== undefined);
 	if (!valid || Array.isArray(fields))

@@ -24,7 +24,15 @@ import {
 import { HttpStatusError, isHtml, ServiceBehaviourError, toNodeError } from './errors';
 import { headerValue } from './headers';
 import type { ListPaging } from './listPages';
-import { pageQuery, searchPage, walkPages, type PageRequest, type WalkBudget } from './pageWalk';
+import {
+	pageQuery,
+	searchPage,
+	walkPages,
+	walkPagesWithin,
+	type PageRequest,
+	type WalkBudget,
+	type WalkResult,
+} from './pageWalk';
 import { sendWithRetries } from './retry';
 import {
 	allowedDomainsFor,
@@ -323,5 +331,30 @@ export async function apiRequestAllRecords(
 		budget,
 		fetchPage: async (request) =>
 			await fetchListPage(context, client, path, qs, request, MAX_PAGE_SIZE),
+	});
+}
+
+/**
+ * The package's own sweeps of a list (the webhooks): from `start`, within `budget`, up to the first
+ * record `stopAt` accepts. A spent budget is no failure: the result says where to go on (`next`).
+ */
+export async function apiSweepRecords(
+	context: ApiContext,
+	path: string,
+	{
+		budget,
+		start,
+		stopAt,
+	}: { budget: WalkBudget; start?: PageRequest; stopAt?: (record: IDataObject) => boolean },
+): Promise<WalkResult<IDataObject>> {
+	const client = await serviceClient(context);
+	return await walkPagesWithin({
+		origin: client.origin,
+		pageSize: MAX_PAGE_SIZE,
+		budget,
+		start,
+		stopAt,
+		fetchPage: async (request) =>
+			await fetchListPage(context, client, path, {}, request, MAX_PAGE_SIZE),
 	});
 }

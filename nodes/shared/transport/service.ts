@@ -38,6 +38,9 @@ export function readCredentials(data: ICredentialDataDecryptedObject): ServiceCr
 	};
 }
 
+/** Longest Base URL accepted (browsers and proxies keep URLs far shorter). */
+const MAX_BASE_URL_LENGTH = 2_048;
+
 export class ServiceOrigin {
 	/** `https://api.example.com` (no trailing slash, default port dropped). */
 	readonly origin: string;
@@ -51,6 +54,7 @@ export class ServiceOrigin {
 	constructor(baseUrl: string, node: INode) {
 		let parsed: URL;
 		try {
+			if (baseUrl.length > MAX_BASE_URL_LENGTH) throw new RangeError('too long');
 			parsed = new URL(baseUrl.trim());
 		} catch {
 			throw new NodeOperationError(node, 'The Base URL in the credentials is not a valid URL', {
@@ -69,7 +73,9 @@ export class ServiceOrigin {
 			);
 		}
 		this.origin = parsed.origin;
-		this.basePath = parsed.pathname.replace(/\/+$/, '');
+		let end = parsed.pathname.length;
+		while (end > 0 && parsed.pathname[end - 1] === '/') end--;
+		this.basePath = parsed.pathname.slice(0, end);
 		this.baseUrl = `${this.origin}${this.basePath}`;
 	}
 

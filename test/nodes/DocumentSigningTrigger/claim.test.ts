@@ -234,6 +234,7 @@ describe('exactly once: the delivery is claimed at the service', () => {
 			'secretNonce',
 			'webhookEvents',
 			'webhookId',
+			'webhookOwner',
 			'webhookUrl',
 		]);
 	});

@@ -25,6 +25,7 @@ import {
 	templateMapperFields,
 	SIGNERS_LABEL,
 } from './templateFields';
+import { shownInput } from '../../../shared/transport/errors';
 
 /** Create's fields, also shown by Send and Wait for Signature when it sends a new document. */
 export const CREATE_FIELD_OPERATIONS = ['create', 'sendAndWait'];
@@ -171,7 +172,7 @@ async function readFile(context: IExecuteSingleFunctions): Promise<IDataObject> 
 		throw invalid(
 			context,
 			'Input Binary Field',
-			`the input item has no binary field "${property}"`,
+			`the input item has no binary field ${shownInput(property)}`,
 			'Use the name of the field holding the file, or switch off Attach File.',
 		);
 	}
@@ -181,7 +182,7 @@ async function readFile(context: IExecuteSingleFunctions): Promise<IDataObject> 
 		throw invalid(
 			context,
 			'Input Binary Field',
-			`files of type "${mimeType || 'unknown'}" are not accepted`,
+			`files of type ${shownInput(mimeType || 'unknown')} are not accepted`,
 			'Use a PDF, DOCX, PNG or JPEG file.',
 		);
 	}
@@ -243,7 +244,7 @@ export const buildDocumentBody = async function (
 			throw invalid(
 				this,
 				'Document Name',
-				`"${name}" has no file extension: add one, e.g. "${name}.pdf", or switch on Attach File to take the attached file's`,
+				`${shownInput(name)} has no file extension: add one, e.g. ${name.length <= 80 ? `"${name}.pdf"` : '"contract.pdf"'}, or switch on Attach File to take the attached file's`,
 			);
 		}
 		name = `${name}.${fileExtension(file)}`;

@@ -11,6 +11,7 @@ import type {
 import { fieldValueProblem, isCalendarDate } from '../../../shared/fieldValues';
 import type { TemplateFieldType } from '../../../shared/vocabulary';
 import { invalid, requireEmail, requireText } from '../../shared/validation';
+import { shownInput } from '../../../shared/transport/errors';
 
 /**
  * Template Fields and Signers by Role (Document › Create, and Send and Wait for Signature, which
@@ -190,8 +191,12 @@ export function coerceFieldValue(
 	field: Pick<ResourceMapperField, 'type' | 'options'>,
 	value: unknown,
 ): { value: string | number | boolean } | { problem: string } {
-	const shown = typeof value === 'string' ? `"${value}"` : JSON.stringify(value);
-	const type = field.type ? TEMPLATE_TYPES[field.type] : undefined;
+	const shown =
+		typeof value === 'string' ? shownInput(value) : shownInput(String(JSON.stringify(value)));
+	const type =
+		field.type && Object.hasOwn(TEMPLATE_TYPES, field.type)
+			? TEMPLATE_TYPES[field.type]
+			: undefined;
 	const options = (field.options ?? []).map((option) => String(option.value));
 	let coerced: unknown = value;
 	switch (type) {
@@ -275,8 +280,10 @@ export function readTemplateFieldValues(
 	const given: GivenValue[] = [];
 	if (automatic) {
 		const json = context.getInputData()?.json ?? {};
+		// Own keys only: an input item's `constructor` or `toString` is no field value.
+		const own = (key: string) => (Object.hasOwn(json, key) ? json[key] : undefined);
 		for (const field of schema) {
-			const value = json[field.id] !== undefined ? json[field.id] : json[field.displayName];
+			const value = own(field.id) !== undefined ? own(field.id) : own(field.displayName);
 			given.push({ key: field.id, value, label: `${FIELDS_LABEL} › ${field.displayName}` });
 		}
 	} else {
@@ -289,12 +296,13 @@ export function readTemplateFieldValues(
 			throw invalid(
 				context,
 				`${pair.label}`,
-				`"${pair.key}" is already filled under Template Fields`,
+				`${shownInput(pair.key)} is already filled under Template Fields`,
 			);
 		given.push(pair);
 	}
 
-	const fields: IDataObject = {};
+	// A Map, not an object: keys such as __proto__ or constructor are field keys like any other.
+	const fields = new Map<string, string | number | boolean>();
 	for (const { key, value, label } of given) {
 		if (isEmpty(value)) continue;
 		const field = byKey.get(key);
@@ -302,16 +310,16 @@ export function readTemplateFieldValues(
 			throw invalid(
 				context,
 				label,
-				`the template has no field "${key}"`,
+				`the template has no field ${shownInput(key)}`,
 				`Its fields: ${schema.map((entry) => entry.id).join(', ')}.`,
 			);
 		}
 		const result = checked ? coerceFieldValue(field!, value) : plainValue(value);
 		if ('problem' in result) throw invalid(context, label, result.problem);
-		fields[key] = result.value;
+		fields.set(key, result.value);
 	}
 	if (checked) {
-		const missing = schema.filter((field) => field.required && fields[field.id] === undefined);
+		const missing = schema.filter((field) => field.required && !fields.has(field.id));
 		if (missing.length > 0) {
 			const [first, ...others] = missing;
 			// Every missing field at once, so an AI agent (or a person) can give them all in one go.
@@ -331,7 +339,8 @@ export function readTemplateFieldValues(
 			);
 		}
 	}
-	return Object.keys(fields).length > 0 ? fields : undefined;
+	// Object.fromEntries defines own properties, so a `__proto__` key stays a key.
+	return fields.size > 0 ? (Object.fromEntries(fields) as IDataObject) : undefined;
 }
 
 /**

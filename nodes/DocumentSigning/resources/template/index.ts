@@ -28,6 +28,7 @@ import {
 	requireText,
 	withExtraBodyFields,
 } from '../../shared/validation';
+import { shownInput } from '../../../shared/transport/errors';
 
 const SIMPLE_FIELDS = [
 	'id',
@@ -218,7 +219,7 @@ function templateBody(
 		throw invalid(
 			context,
 			`${prefix} › Document Name`,
-			`"${fields.document_name}" has no file extension`,
+			`${shownInput(String(fields.document_name))} has no file extension`,
 		);
 	}
 	const roles =
@@ -258,7 +259,7 @@ function templateBody(
 				throw invalid(
 					context,
 					`${prefix} › Fields › Field ${index + 1} › Key`,
-					`"${String(field.key)}" is listed twice`,
+					`${shownInput(String(field.key))} is listed twice`,
 				);
 			keys.add(key);
 			return field;
@@ -281,11 +282,11 @@ function templateField(
 		throw invalid(
 			context,
 			`${label} › Key`,
-			`"${key}" is not a key: start with a letter, then use letters, digits and _ (64 at most)`,
+			`${shownInput(key)} is not a key: start with a letter, then use letters, digits and _ (64 at most)`,
 		);
 	const type = String(entry.type ?? 'text') as (typeof TEMPLATE_FIELD_TYPES)[number];
 	if (!TEMPLATE_FIELD_TYPES.includes(type))
-		throw invalid(context, `${label} › Type`, `"${type}" is not a field type`);
+		throw invalid(context, `${label} › Type`, `${shownInput(type)} is not a field type`);
 	const field: IDataObject = compact({
 		key,
 		label: typeof entry.label === 'string' ? entry.label.trim() : undefined,
@@ -302,7 +303,7 @@ function templateField(
 			throw invalid(context, `${label} › Choices`, 'give the choices, separated by commas');
 		const twice = options.find((option, index) => options.indexOf(option) !== index);
 		if (twice !== undefined)
-			throw invalid(context, `${label} › Choices`, `"${twice}" is listed twice`);
+			throw invalid(context, `${label} › Choices`, `${shownInput(twice)} is listed twice`);
 		field.options = options;
 	}
 	if (entry.default !== undefined && entry.default !== null && entry.default !== '') {
@@ -322,7 +323,7 @@ function templateField(
 			throw invalid(
 				context,
 				`${label} › Filled By Role`,
-				`"${role}" is not one of the Signer Roles (${roleNames.join(', ') || 'none'})`,
+				`${shownInput(role)} is not one of the Signer Roles (${roleNames.join(', ') || 'none'})`,
 			);
 		field.role = role;
 	}

@@ -16,6 +16,7 @@ import {
 import { operation, operationProperty, showForPathParameter } from '../../shared/operation';
 import { deletedResult, simplifyTo } from '../../shared/postReceive';
 import { compact, invalid, requireText, withExtraBodyFields } from '../../shared/validation';
+import { shownInput } from '../../../shared/transport/errors';
 
 const SIMPLE_FIELDS = ['id', 'url', 'events', 'active', 'description'];
 
@@ -28,7 +29,7 @@ const buildWebhookBody = async function (
 	try {
 		parsed = new URL(url);
 	} catch {
-		throw invalid(this, 'URL', `"${url}" is not a valid URL`);
+		throw invalid(this, 'URL', `${shownInput(url)} is not a valid URL`);
 	}
 	if (!/^https?:$/.test(parsed.protocol))
 		throw invalid(this, 'URL', 'must start with http:// or https://');

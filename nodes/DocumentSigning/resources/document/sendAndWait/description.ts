@@ -10,6 +10,26 @@ const show = showFor('document', [SEND_AND_WAIT_OPERATION]);
  * Runs as a custom operation (DocumentSigning.node.ts), not through the routing engine: it sends,
  * registers a service webhook and puts the execution to wait.
  */
+const RESUME_ON = {
+	displayName: 'Resume On',
+	name: 'resumeOn',
+	type: 'options',
+	default: 'anyFinal',
+	options: [
+		{
+			name: 'Any Final State',
+			value: 'anyFinal',
+			description:
+				'Continue when the document is completed, declined, expired or cancelled (approved is true only when completed)',
+		},
+		{
+			name: 'Completed Only',
+			value: 'completed',
+			description: 'Continue only once every signer has signed',
+		},
+	],
+} satisfies INodeProperties;
+
 export const sendAndWaitOperation: INodePropertyOptions = {
 	name: 'Send and Wait for Signature',
 	value: SEND_AND_WAIT_OPERATION,
@@ -159,24 +179,18 @@ export const sendAndWaitFields: INodeProperties[] = [
 				description: 'The output binary field for the signed PDF (with Attach Signed File)',
 			},
 			{
-				displayName: 'Resume On',
-				name: 'resumeOn',
-				type: 'options',
+				...RESUME_ON,
 				default: 'completed',
 				description:
 					'Without this option: Completed, or Any Final State when the node is an AI agent’s human review step (a decline then rejects the tool call). With Completed, a decline, expiry or cancel ends the wait as this node’s error (see Settings › On Error).',
-				options: [
-					{
-						name: 'Any Final State',
-						value: 'anyFinal',
-						description: 'Continue when the document is completed, declined, expired or cancelled',
-					},
-					{
-						name: 'Completed',
-						value: 'completed',
-						description: 'Continue only once every signer has signed',
-					},
-				],
+				displayOptions: { show: { '@version': [1] } },
+			},
+			{
+				...RESUME_ON,
+				default: 'anyFinal',
+				description:
+					'Without this option: Any Final State, so a decline, expiry or cancel continues with approved false (branch on it with an If node). Completed Only continues only when signed: an unsigned end then stops the workflow here unless Settings › On Error routes it.',
+				displayOptions: { show: { '@version': [2] } },
 			},
 			signatureLayoutOption,
 			{

@@ -47,6 +47,7 @@ import {
 	removeWaitWebhook,
 	waitOwner,
 } from './waitWebhooks';
+import { shownInput } from '../../../../shared/transport/errors';
 
 /**
  * Document › Send and Wait for Signature, execute(): checks every input, sends the document,
@@ -88,10 +89,14 @@ async function readSource(context: IExecuteFunctions): Promise<Source> {
 	const kind = context.getNodeParameter('documentSource', 0, 'new') as string;
 	if (kind === 'draft') return { kind, draftId: requireId(single, 'waitDocumentId', 'Draft') };
 	if (kind !== 'new')
-		throw new NodeOperationError(context.getNode(), `Document: "${kind}" is not a choice`, {
-			itemIndex: 0,
-			description: 'Choose New Document or Existing Draft.',
-		});
+		throw new NodeOperationError(
+			context.getNode(),
+			`Document: ${shownInput(String(kind))} is not a choice`,
+			{
+				itemIndex: 0,
+				description: 'Choose New Document or Existing Draft.',
+			},
+		);
 	const additional = context.getNodeParameter('additionalFields', 0, {}) as IDataObject;
 	if (additional.draft === true) {
 		throw new NodeOperationError(

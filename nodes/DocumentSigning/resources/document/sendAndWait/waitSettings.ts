@@ -7,6 +7,7 @@ import {
 	FINAL_DOCUMENT_STATUSES,
 	type FinalDocumentStatus,
 } from '../../../../shared/vocabulary';
+import { shownInput } from '../../../../shared/transport/errors';
 
 /**
  * What a wait needs after execute() has ended. webhook() cannot read what execute() returned, so
@@ -179,13 +180,16 @@ function refuse(
 /** Reads and checks Options before any request; every failure names the option. */
 export function readWaitOptions(context: IExecuteFunctions, now = Date.now()): WaitOptions {
 	const options = context.getNodeParameter('waitOptions', 0, {}) as IDataObject;
-	// As a review gate a decline is an answer too (no), not a reason to keep the agent waiting.
-	const resumeOn = options.resumeOn ?? (isReviewGate(context) ? 'anyFinal' : 'completed');
+	// A decline is an answer too (approved false), as in n8n's own approval nodes: version 2's
+	// default, and always as an agent's review gate. Version 1 keeps Completed for saved workflows.
+	const resumeOn =
+		options.resumeOn ??
+		(context.getNode().typeVersion >= 2 || isReviewGate(context) ? 'anyFinal' : 'completed');
 	if (resumeOn !== 'completed' && resumeOn !== 'anyFinal') {
 		throw refuse(
 			context,
 			'Options › Resume On',
-			`"${String(resumeOn)}" is not a choice`,
+			`${shownInput(String(resumeOn))} is not a choice`,
 			'Choose Completed or Any Final State.',
 		);
 	}
@@ -201,7 +205,7 @@ export function readWaitOptions(context: IExecuteFunctions, now = Date.now()): W
 		throw refuse(
 			context,
 			'Options › Signature Layout',
-			`"${String(options.signatureLayout)}" is not a choice`,
+			`${shownInput(String(options.signatureLayout))} is not a choice`,
 		);
 	return {
 		resumeOn,
@@ -224,11 +228,11 @@ function readLimit(
 	if (limitType === 'afterTimeInterval') {
 		const amount = Number(values.resumeAmount ?? 1);
 		const unit = String(values.resumeUnit ?? 'hours');
-		if (!(unit in UNIT_SECONDS))
+		if (!Object.hasOwn(UNIT_SECONDS, unit))
 			throw refuse(
 				context,
 				'Options › Limit Wait Time › Unit',
-				`"${unit}" is not a choice`,
+				`${shownInput(unit)} is not a choice`,
 				'Choose Minutes, Hours or Days.',
 			);
 		if (!Number.isFinite(amount) || amount <= 0) {
@@ -263,6 +267,6 @@ function readLimit(
 	throw refuse(
 		context,
 		'Options › Limit Wait Time › Limit Type',
-		`"${String(limitType)}" is not a choice`,
+		`${shownInput(String(limitType))} is not a choice`,
 	);
 }

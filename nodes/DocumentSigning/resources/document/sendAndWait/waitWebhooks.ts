@@ -3,11 +3,12 @@ import type { IDataObject, IExecuteFunctions, IN8nHttpFullResponse } from 'n8n-w
 import { apiPath, idText } from '../../../../shared/ids';
 import {
 	apiRequest,
-	apiRequestAllRecords,
+	apiSweepRecords,
 	toNodeError,
 	type ApiContext,
 	type ServiceClient,
 } from '../../../../shared/transport';
+import type { PageRequest } from '../../../../shared/transport/listPages';
 import { WEBHOOK_SWEEP_BUDGET } from '../../../../shared/vocabulary';
 import { WAIT_LINK_MARKERS } from './waitSettings';
 
@@ -122,14 +123,13 @@ export async function removeWaitWebhook(
 }
 
 /**
- * Whether the wait behind a resume URL is still open. The wait's own webhook() answers a probe
- * with its JSON (`wait: 'open'` for the execution's current wait, `'ended'` for an earlier one of
- * the same execution). n8n itself answers 404 for a deleted execution, 409 for one that has
- * finished with an error (a cancel records one), and a page for a send-and-wait execution that
- * finished well (resumed, or timed out). A 409 for a run that is still going ("running already")
- * is open: a wait started at the same moment is saved as waiting only after its webhook exists.
- * Anything else (n8n unreachable from itself, a proxy's error) counts as open: nothing is removed
- * on a guess.
+ * Whether the wait behind a resume URL is still open. Only answers that n8n itself, or the wait's
+ * own webhook(), gives count as "ended": the wait's JSON (`wait: 'ended'`; `'open'` for the
+ * execution's current wait), n8n's 404 "does not exist" (a deleted execution), its 409 "has
+ * finished" (a cancel records an error) and its "No action required" page (a send-and-wait
+ * execution that finished well). Its 409 "running already" is open: a wait started at the same
+ * moment is saved as waiting only after its webhook exists. Anything else (a proxy's 404 or page,
+ * n8n unreachable from itself) counts as open: nothing is removed on a guess.
  */
 async function stillWaiting(context: IExecuteFunctions, url: string): Promise<boolean> {
 	try {
@@ -143,33 +143,48 @@ async function stillWaiting(context: IExecuteFunctions, url: string): Promise<bo
 			disableFollowRedirect: true,
 			timeout: PROBE_TIMEOUT_MS,
 		})) as IN8nHttpFullResponse;
-		if (response.statusCode === 404) return false;
-		if (response.statusCode === 409) return /\brunning\b/i.test(textOf(response.body));
-		if (response.statusCode >= 200 && response.statusCode < 300)
-			return ownAnswer(response.body)?.wait === 'open';
+		const message = String(jsonOf(response.body)?.message ?? '').slice(0, 200);
+		if (response.statusCode === 404) return !N8N_GONE.test(message);
+		if (response.statusCode === 409) return !N8N_FINISHED.test(message);
+		if (response.statusCode >= 200 && response.statusCode < 300) {
+			const own = ownAnswer(response.body);
+			return own ? own.wait !== 'ended' : !textOf(response.body).includes(N8N_NO_ACTION_PAGE);
+		}
 		return true;
 	} catch {
 		return true;
 	}
 }
 
+/** n8n's own words for an execution that is gone or over (waiting-webhooks.js, n8n 1.110 to 2.41). */
+const N8N_GONE = /^The execution "[\w-]{1,64}" does not exist\.$/;
+const N8N_FINISHED = /^The execution "[\w-]{1,64}"? has finished (with error|already)\.$/;
+const N8N_NO_ACTION_PAGE = '<title>No action required</title>';
+
+/** An answer's text, at most 8 KB of it. */
 function textOf(body: unknown): string {
-	return typeof body === 'string' ? body : JSON.stringify(body ?? '');
+	return (typeof body === 'string' ? body : JSON.stringify(body ?? '')).slice(0, 8192);
 }
 
-/** webhook()'s own answer, when the body is one (n8n's pages are not). */
-function ownAnswer(body: unknown): IDataObject | undefined {
+/** An answer's JSON object, parsed when it came as text. */
+function jsonOf(body: unknown): IDataObject | undefined {
 	let parsed = body;
 	if (typeof body === 'string') {
 		try {
-			parsed = JSON.parse(body);
+			parsed = JSON.parse(body.slice(0, 65536));
 		} catch {
 			return undefined;
 		}
 	}
-	return typeof parsed === 'object' && parsed !== null && (parsed as IDataObject).received === true
+	return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
 		? (parsed as IDataObject)
 		: undefined;
+}
+
+/** webhook()'s own answer, when the body is one (n8n's pages are not). */
+function ownAnswer(body: unknown): IDataObject | undefined {
+	const parsed = jsonOf(body);
+	return parsed?.received === true ? parsed : undefined;
 }
 
 function shuffled<T>(list: T[]): T[] {
@@ -182,11 +197,20 @@ function shuffled<T>(list: T[]): T[] {
 }
 
 /**
+ * Where each workflow node's next cleanup goes on reading the account's webhooks. A run reads one
+ * sweep budget's worth; on an account with more webhooks than that, the runs take turns through
+ * the list, so every leftover is reached. In this process only: another keeps its own place, and
+ * losing it only means starting over. At most MAX_SWEEP_PLACES, the least recently used go first.
+ */
+const sweepPlaces = new Map<string, PageRequest>();
+const MAX_SWEEP_PLACES = 1_000;
+
+/**
  * Removes this workflow's wait webhooks that no execution waits on any more: past their limit
  * (plus LIMIT_GRACE_MS), or whose wait n8n reports ended (at most MAX_PROBES_PER_RUN probes, in
  * random order, so every leftover is reached over a few runs). The list is read within the
- * webhook sweeps' own budget. Never throws: cleanup must not keep a new wait from starting.
- * Returns the ids it removed.
+ * webhook sweeps' own budget, from where the last run stopped (sweepPlaces). Never throws:
+ * cleanup must not keep a new wait from starting. Returns the ids it removed.
  */
 export async function removeStaleWaitWebhooks(
 	context: IExecuteFunctions,
@@ -195,8 +219,20 @@ export async function removeStaleWaitWebhooks(
 	now = Date.now(),
 ): Promise<string[]> {
 	const removed: string[] = [];
+	const place = [owner.instanceId, owner.workflowId, owner.nodeId].join('\u0000');
+	const start = sweepPlaces.get(place);
+	sweepPlaces.delete(place);
 	try {
-		const ours = (await apiRequestAllRecords(context, '/webhooks', {}, WEBHOOK_SWEEP_BUDGET))
+		const { records, next } = await apiSweepRecords(context, '/webhooks', {
+			budget: WEBHOOK_SWEEP_BUDGET,
+			start,
+		});
+		if (next) {
+			sweepPlaces.set(place, next);
+			if (sweepPlaces.size > MAX_SWEEP_PLACES)
+				sweepPlaces.delete(sweepPlaces.keys().next().value as string);
+		}
+		const ours = records
 			.map((webhook) => ({ id: idText(webhook.id), wait: ownWait(webhook, owner) }))
 			.filter(
 				(entry): entry is { id: string; wait: OwnWait } =>
