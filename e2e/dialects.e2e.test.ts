@@ -2,7 +2,7 @@
  * The package in a real n8n against seven dialects of the API (see docs/api-contract.md,
  * "Dialects"): the default contract; numeric ids with `{items, links: {next}}` lists; a minimal
  * service with no delivery endpoints, unsigned deliveries, `{message}` errors and deletes answered
- * 200; deliveries signed as Standard Webhooks with a `whsec_` secret the service issued; and a hex
+ * 200 (its deliveries can be confirmed neither way, so the trigger refuses each); deliveries signed as Standard Webhooks with a `whsec_` secret the service issued; and a hex
  * HMAC of `<timestamp>.<body>` with the time in its own header, with offset paging capped at 50
  * records a page and a stated total (docs/dialects.md); records, total and token nested in the
 body; and the next token and total in headers only, with numeric ids. In each: documents created, listed across
@@ -37,6 +37,9 @@ const DIALECTS = [
 	'header-cursor+numeric-ids',
 ] as const;
 const TRIGGER_NAME = 'Document Signing Trigger';
+/** A service that neither signs deliveries nor keeps records of them: no delivery can be confirmed. */
+const unconfirmable = (dialect: string) =>
+	parseDialect(dialect).deliverySignature === 'none' && !parseDialect(dialect).deliveryEndpoints;
 
 interface Setup {
 	dialect: (typeof DIALECTS)[number];
@@ -170,7 +173,7 @@ describe.each(DIALECTS)('dialect %s', (dialect) => {
 		);
 	});
 
-	test('the trigger: one webhook, one execution per event, none for its repeat, none left after deactivation', async () => {
+	test('the trigger: one webhook, one execution per event (none when nothing can confirm it), none for its repeat, none left after deactivation', async () => {
 		const setup = setups.get(dialect)!;
 		const status = await n8n.activate(setup.triggerWorkflowId);
 		expect(status.triggers.map((trigger) => trigger.errorMessage)).toEqual([null]);
@@ -186,6 +189,18 @@ describe.each(DIALECTS)('dialect %s', (dialect) => {
 			.find((row) => row.name === 'contract.pdf')!;
 		setup.sandbox.actAsSigner(stored.id, stored.signers[0]!.id, 'sign');
 		await setup.sandbox.flushDeliveries();
+		if (unconfirmable(dialect)) {
+			// Neither signed nor on record: nothing can confirm a delivery, so each attempt is refused.
+			const attempts = setup.sandbox
+				.deliveries()
+				.filter((delivery) => delivery.url === setup.productionUrl);
+			expect(attempts.length).toBeGreaterThan(0);
+			expect(attempts.map((delivery) => delivery.status)).toEqual(attempts.map(() => 401));
+			expect(await n8n.executions({ workflowId: setup.triggerWorkflowId })).toHaveLength(0);
+			await n8n.deactivate(setup.triggerWorkflowId);
+			expect(setup.sandbox.store.webhooksOf(setup.apiKey)).toHaveLength(0);
+			return;
+		}
 		const executions = await n8n.waitForExecutions(setup.triggerWorkflowId, { count: 1 });
 		expect(processed(executions)).toHaveLength(1);
 		const triggerRuns = processed(executions)[0].data?.resultData.runData[TRIGGER_NAME] ?? [];

@@ -622,6 +622,7 @@ describe('queue mode: main + 2 workers + webhook processor, Redis, PostgreSQL', 
 				'secretNonce',
 				'webhookEvents',
 				'webhookId',
+				'webhookOwner',
 				'webhookUrl',
 			]);
 			expect(JSON.stringify(stored)).not.toContain(secret);
