@@ -1,14 +1,15 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import { apiPath, idText } from '../shared/ids';
-import { fetchDocumentFile, recordOf } from '../shared/documentFiles';
+import { fetchDocumentFile } from '../shared/documentFiles';
 import {
 	apiRequest,
 	deriveIdempotencyKey,
+	recordOf,
 	ServiceBehaviourError,
 	toNodeError,
 } from '../shared/transport';
-import { deliveryStarted, markProcessed, scopeKey, settleDelivery } from './recentDeliveries';
+import { deliveryStarted, markProcessed, memoryOf, settleDelivery } from '../shared/nodeMemory';
 import { triggerStaticData } from './staticData';
 
 /**
@@ -24,14 +25,12 @@ import { triggerStaticData } from './staticData';
  * service's retries.
  *
  * A service without the acknowledge endpoint (404/405/501) cannot settle the claim: then this
- * process's memory of recent deliveries (recentDeliveries.ts) drops the repeats it has seen.
+ * process's memory of recent deliveries (nodeMemory.ts) drops the repeats it has seen.
  *
  * The Idempotency-Key is this execution's own, so a claim repeated after a lost answer replays the
  * win instead of reading as somebody else's.
  */
 
-/** Workflow nodes already warned that their service cannot confirm deliveries (warned once per process). */
-const warnedNotClaimable = new Set<string>();
 export type ClaimOutcome = 'claimed' | 'claimed-elsewhere' | 'not-claimable';
 
 /** Answers that mean "this service cannot settle the claim". */
@@ -104,7 +103,7 @@ export async function passClaimedDeliveries(
 ): Promise<INodeExecutionData[][]> {
 	const items = this.getInputData();
 	const registeredWebhookId = idText((triggerStaticData(this) as IDataObject).webhookId);
-	const memory = scopeKey(this.getWorkflow().id, this.getNode().id);
+	const memory = memoryOf(this.getWorkflow().id, this.getNode().id);
 	const attachSignedFile =
 		(this.getNodeParameter('options', 0, {}) as IDataObject).attachSignedFile === true;
 	const passed: INodeExecutionData[] = [];
@@ -149,8 +148,8 @@ export async function passClaimedDeliveries(
 					);
 					return;
 				}
-				if (!warnedNotClaimable.has(memory)) {
-					warnedNotClaimable.add(memory);
+				if (!memory.warnedNotClaimable) {
+					memory.warnedNotClaimable = true;
 					this.logger.warn(
 						'Document Signing Trigger: the service cannot confirm deliveries (no acknowledge endpoint); repeats are suppressed within this n8n process only',
 						{
@@ -179,7 +178,7 @@ export async function passClaimedDeliveries(
 		const deliveryId = idText(items[itemIndex].json.deliveryId);
 		if (deliveryId !== undefined) deliveryStarted(memory, deliveryId);
 		// Processed (here or by another execution): a copy arriving later starts nothing. Failed:
-		// the service's retry runs (recentDeliveries.ts lets a waiting copy go on).
+		// the service's retry runs (nodeMemory.ts lets a waiting copy go on).
 		let processed = false;
 		try {
 			await passOne(itemIndex);

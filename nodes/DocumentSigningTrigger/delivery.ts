@@ -1,9 +1,8 @@
 import { createHash } from 'crypto';
 import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
-import { recordOf } from '../shared/documentFiles';
 import { apiPath, idText } from '../shared/ids';
-import { apiRequest, CREDENTIAL_TYPE } from '../shared/transport';
+import { apiRequest, CREDENTIAL_TYPE, recordOf } from '../shared/transport';
 import { headerValue, withoutHeaders } from '../shared/transport/headers';
 import {
 	ANY_EVENT,
@@ -12,24 +11,26 @@ import {
 	SIGNATURE_TOLERANCE_SECONDS,
 	STANDARD_WEBHOOKS_HEADERS,
 } from '../shared/vocabulary';
-import { AUTOMATIC_LAYOUT, layoutChoice, LayoutMemory } from '../shared/signatureLayout';
-import { verifyDelivery, type SignatureFailureReason } from '../shared/webhookSignature';
 import {
 	inFlightDelivery,
 	markProcessed,
+	memoryOf,
 	outcomeOf,
 	passOn,
-	scopeKey,
+	remember,
 	settleDelivery,
 	wasProcessed,
-} from './recentDeliveries';
-import { selectedEvents } from './registration';
+	type NodeMemory,
+} from '../shared/nodeMemory';
 import {
-	derivedSecret,
-	keyCheck,
-	openSealedSecret,
-	type SecretScope,
-} from '../shared/webhookSecret';
+	acceptedLayouts,
+	AUTOMATIC_LAYOUT,
+	fixLayout,
+	layoutChoice,
+} from '../shared/signatureLayout';
+import { signingSecret } from '../shared/webhooks';
+import { verifyDelivery, type SignatureFailureReason } from '../shared/webhookSignature';
+import { selectedEvents } from './registration';
 import { readRegistration, triggerStaticData, type Registration } from './staticData';
 
 /**
@@ -40,7 +41,7 @@ import { readRegistration, triggerStaticData, type Registration } from './static
  *   nothing more and starts no execution; n8n logs why at warning level (never the secret).
  * - The signature is checked over `req.rawBody`: n8n reads every webhook request body into that
  *   Buffer before calling the node, in the layout the registration accepts (Signature Layout;
- *   Automatic fixes the first layout that verifies, see fixedLayouts below).
+ *   Automatic fixes the first layout that verifies, kept in the node's memory, nodeMemory.ts).
  * - With Verify Signatures off, the request only names a delivery: the service's record of it
  *   (`GET /webhooks/{id}/deliveries/{delivery_id}` of this trigger's registration, its `payload`)
  *   is what passes on. One the service does not report is refused before anything is marked.
@@ -108,64 +109,36 @@ function refuse(
 	return { noWebhookResponse: true };
 }
 
+/** A registration within its workflow node's memory: its nonce, and the sealed secret if any. */
+const registrationKey = (registration: Registration) =>
+	`${registration.secretNonce}\u0000${registration.sealedSecret ?? ''}`;
+
 /**
- * Secrets this process already recomputed, by registration (workflow, node, nonce): later
- * deliveries cost no credential read, which in a burst spares n8n's database a query per delivery.
- * Bounded; a new registration has a new nonce, so nothing goes stale. A secret verifies what the
- * service signs with (the one registered), so one cached before the credential's key changed is
- * still the right one; a process that starts after such a change refuses and logs why.
+ * The secret deliveries are signed with, recomputed from the credential (webhookSecret.ts) and
+ * remembered by registration, so a burst of deliveries costs n8n's database one credential read.
+ * A new registration has a new nonce, so nothing goes stale.
  */
-const secretsByRegistration = new Map<string, string>();
-const MAX_CACHED_SECRETS = 1_000;
-
-/** Automatic Signature Layout's memory, by registration (workflow, node, nonce): signatureLayout.ts. */
-const fixedLayouts = new LayoutMemory();
-
-/** For tests that play a second n8n process in this one. */
-export function forgetCachedSecrets(): void {
-	secretsByRegistration.clear();
-	fixedLayouts.clear();
-}
-
-function registrationKey(context: IWebhookFunctions, registration: Registration): string {
-	const node = context.getNode();
-	return [
-		String(context.getWorkflow().id ?? ''),
-		node.id ?? node.name,
-		registration.secretNonce,
-		registration.sealedSecret ?? '',
-	].join('\u0000');
-}
-
-/** The secret deliveries are signed with, recomputed from the credential (see webhookSecret.ts). */
-async function signingSecret(
+async function registrationSecret(
 	context: IWebhookFunctions,
+	memory: NodeMemory,
 	registration: Registration,
-): Promise<{ secret?: string; keyChanged: boolean }> {
-	const node = context.getNode();
-	const workflowId = String(context.getWorkflow().id ?? '');
-	const nodeId = node.id ?? node.name;
-	const cacheKey = registrationKey(context, registration);
-	const cached = secretsByRegistration.get(cacheKey);
-	if (cached !== undefined) return { secret: cached, keyChanged: false };
+): Promise<string | undefined> {
+	const key = registrationKey(registration);
+	const cached = memory.secrets.get(key);
+	if (cached !== undefined) return cached;
 	const credentials = await context.getCredentials(CREDENTIAL_TYPE);
-	const scope: SecretScope = {
-		apiKey: String(credentials.apiKey ?? ''),
-		workflowId,
-		nodeId,
-		nonce: registration.secretNonce,
-	};
-	const keyChanged =
-		registration.keyCheck !== undefined && registration.keyCheck !== keyCheck(scope);
-	const secret = registration.sealedSecret
-		? openSealedSecret(registration.sealedSecret, scope)
-		: derivedSecret(scope);
-	if (secret !== undefined && !keyChanged) {
-		secretsByRegistration.set(cacheKey, secret);
-		if (secretsByRegistration.size > MAX_CACHED_SECRETS)
-			secretsByRegistration.delete(secretsByRegistration.keys().next().value as string);
-	}
-	return { secret, keyChanged };
+	const node = context.getNode();
+	const secret = signingSecret(
+		{
+			apiKey: String(credentials.apiKey ?? ''),
+			workflowId: String(context.getWorkflow().id ?? ''),
+			nodeId: node.id ?? node.name,
+			nonce: registration.secretNonce,
+		},
+		registration.sealedSecret,
+	);
+	if (secret !== undefined) remember(memory.secrets, key, secret);
+	return secret;
 }
 
 /** How long the service may take to show a delivery's record before the delivery is answered 503. */
@@ -239,13 +212,13 @@ function parseObject(raw: Buffer | undefined): IDataObject | undefined {
  * Whether the delivery was processed already, so that this copy starts no execution. If not, this
  * process passes it on: it is marked in flight right after the last check, before anything else
  * is awaited, so of copies arriving at once exactly one goes on. A copy of one this process passed
- * on waits for that execution's claim (bounded, recentDeliveries.ts). The service is asked when
+ * on waits for that execution's claim (bounded, nodeMemory.ts). The service is asked when
  * this process cannot tell: a retry it never saw, or a first execution that ran elsewhere (queue
  * mode) or never started.
  */
 async function processedAlready(
 	context: IWebhookFunctions,
-	memory: string,
+	memory: NodeMemory,
 	webhookId: string | undefined,
 	deliveryId: string,
 	retried: boolean,
@@ -284,6 +257,7 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 			? Buffer.from(raw, 'utf8')
 			: undefined;
 
+	const memory = memoryOf(this.getWorkflow().id, this.getNode().id);
 	let signedAt: number | undefined;
 	let signedId: string | undefined;
 	if (verify) {
@@ -297,9 +271,9 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 			);
 		}
 		const chosen = layoutChoice(options.signatureLayout);
-		const key = registrationKey(this, registration);
-		const accepted = fixedLayouts.accepted(chosen, key);
-		const { secret, keyChanged } = await signingSecret(this, registration);
+		const key = registrationKey(registration);
+		const accepted = acceptedLayouts(memory.layouts, chosen, key);
+		const secret = await registrationSecret(this, memory, registration);
 		const verification = verifyDelivery({
 			header: (name) => headerValue(headers, name),
 			rawBody,
@@ -318,9 +292,6 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 						: 'the Signature Layout option';
 				why += ` (${accepted?.join(', ') || 'none'}, fixed by ${by})`;
 			}
-			if (keyChanged)
-				why +=
-					"; the credential's API key changed since the webhook was registered: deactivate and activate the workflow";
 			return refuse(
 				this,
 				401,
@@ -329,7 +300,7 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 				why,
 			);
 		}
-		if (fixedLayouts.settle(chosen, key, verification.layout)) {
+		if (fixLayout(memory.layouts, chosen, key, verification.layout)) {
 			this.logger.info(
 				`Document Signing Trigger: deliveries verify as layout ${verification.layout}; this n8n process now accepts only that layout for this registration (set Signature Layout to fix it in every process)`,
 				{ workflowId: this.getWorkflow().id, node: this.getNode().name },
@@ -416,7 +387,6 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 	// claim does, claim.ts), else this trigger's own registration, which a queue-mode webhook
 	// process may hold from before the last activation. An unsigned body's id is never used.
 	const webhookId = (verify ? idText(body.webhook_id) : undefined) ?? registration?.id;
-	const memory = scopeKey(this.getWorkflow().id, this.getNode().id);
 	const processed = {
 		webhookResponse: { received: true, ignored: true, reason: 'already processed' },
 	};

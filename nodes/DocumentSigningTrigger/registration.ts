@@ -1,10 +1,8 @@
 import type { IDataObject, IHookFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { apiPath, idText } from '../shared/ids';
+import { idText } from '../shared/ids';
 import {
-	apiRequest,
-	apiSweepRecords,
 	deriveIdempotencyKey,
 	serviceClient,
 	toNodeError,
@@ -12,15 +10,14 @@ import {
 } from '../shared/transport';
 import { ANY_EVENT, WEBHOOK_EVENTS, WEBHOOK_SWEEP_BUDGET } from '../shared/vocabulary';
 import {
-	derivedSecret,
 	keyCheck,
 	newNonce,
 	ownerTag,
 	registrationDescription,
 	registrationNote,
-	sealSecret,
 	type SecretScope,
 } from '../shared/webhookSecret';
+import { findWebhook, registerWebhook, removeWebhook } from '../shared/webhooks';
 import {
 	forgetRegistration,
 	readRegistration,
@@ -91,21 +88,6 @@ function productionUrl(context: IHookFunctions): string {
 	return url;
 }
 
-/** The record in a create answer: the body itself, or under `data`. */
-function recordOf(body: unknown): IDataObject {
-	if (typeof body !== 'object' || body === null || Array.isArray(body)) return {};
-	const record = body as IDataObject;
-	if (idText(record.id) !== undefined) return record;
-	const wrapped = record.data;
-	return typeof wrapped === 'object' && wrapped !== null && !Array.isArray(wrapped)
-		? (wrapped as IDataObject)
-		: record;
-}
-
-function isNotFound(error: unknown): boolean {
-	return String((error as { httpCode?: unknown })?.httpCode ?? '') === '404';
-}
-
 export function secretScope(
 	context: IHookFunctions,
 	client: ServiceClient,
@@ -118,20 +100,6 @@ export function secretScope(
 		nodeId: node.id ?? node.name,
 		nonce,
 	};
-}
-
-/** Removes one webhook from the service; one that is already gone (404) counts as removed. */
-async function removeServiceWebhook(
-	context: IHookFunctions,
-	client: ServiceClient,
-	id: string,
-): Promise<void> {
-	try {
-		await apiRequest(context, 'DELETE', apiPath`/webhooks/${id}`, { client });
-	} catch (error) {
-		if (isNotFound(error)) return;
-		throw toNodeError(context.getNode(), error);
-	}
 }
 
 /**
@@ -153,23 +121,6 @@ function ownWebhook(context: IHookFunctions, webhook: IDataObject, url: string):
 
 /** Own webhooks a sweep removes at most (the invariant allows one; more are leftovers of failures). */
 const MAX_SWEPT = 10;
-
-/**
- * The first webhook on the service `wanted` accepts: undefined when the list ends without one, and
- * 'cannot tell' when the account has more webhooks than the sweep's budget reads.
- */
-async function findWebhook(
-	context: IHookFunctions,
-	wanted: (webhook: IDataObject) => boolean,
-): Promise<IDataObject | undefined | 'cannot tell'> {
-	const { records, next } = await apiSweepRecords(context, '/webhooks', {
-		budget: WEBHOOK_SWEEP_BUDGET,
-		stopAt: wanted,
-	});
-	const last = records[records.length - 1];
-	if (last !== undefined && wanted(last)) return last;
-	return next ? 'cannot tell' : undefined;
-}
 
 function cannotTell(context: IHookFunctions, what: string): void {
 	context.logger.warn(
@@ -203,7 +154,7 @@ async function removeOwn(
 	stored: Registration | undefined,
 ): Promise<void> {
 	if (isOwnRegistration(context, stored, url)) {
-		await removeServiceWebhook(context, client, stored.id);
+		await removeWebhook(context, stored.id, client);
 		return;
 	}
 	for (let swept = 0; swept < MAX_SWEPT; swept++) {
@@ -212,7 +163,7 @@ async function removeOwn(
 			return cannotTell(context, 'a leftover webhook of this trigger further down it stays');
 		const id = idText(found?.id);
 		if (id === undefined) return;
-		await removeServiceWebhook(context, client, id);
+		await removeWebhook(context, id, client);
 	}
 }
 
@@ -221,11 +172,9 @@ async function cleanUpAfterFailure(
 	context: IHookFunctions,
 	client: ServiceClient,
 	url: string,
-	createdId?: string,
 ): Promise<void> {
 	try {
-		if (createdId !== undefined) await removeServiceWebhook(context, client, createdId);
-		else await removeOwn(context, client, url, undefined);
+		await removeOwn(context, client, url, undefined);
 	} catch (cleanupError) {
 		context.logger.warn(
 			'Document Signing Trigger could not remove the webhook of a failed activation; the next activation or deactivation removes it',
@@ -332,7 +281,6 @@ export async function create(this: IHookFunctions): Promise<boolean> {
 
 	const nonce = newNonce();
 	const scope = secretScope(this, client, nonce);
-	const secret = derivedSecret(scope);
 	const workflow = this.getWorkflow();
 	// The same attempt (same nonce) always carries the same key, so a create the transport retries
 	// after a lost answer is recognised by the service and never makes a second webhook.
@@ -344,47 +292,30 @@ export async function create(this: IHookFunctions): Promise<boolean> {
 		events.join(','),
 		nonce,
 	);
-	let createdId: string | undefined;
 	try {
-		const response = await apiRequest(this, 'POST', '/webhooks', {
-			client,
-			body: {
-				url,
-				events,
-				secret,
-				description: registrationDescription(
-					`n8n workflow ${workflow.name ?? workflow.id ?? ''}`.trim(),
-					scope,
-				),
-			},
+		const registered = await registerWebhook(this, client, {
+			url,
+			events,
+			description: registrationDescription(
+				`n8n workflow ${workflow.name ?? workflow.id ?? ''}`.trim(),
+				scope,
+			),
+			scope,
 			idempotencyKey,
 		});
-		const created = recordOf(response.body);
-		createdId = idText(created.id);
-		if (createdId === undefined) {
-			throw new NodeOperationError(node, 'The service did not return an ID for the new webhook', {
-				description:
-					'The webhook it may have created was removed again. Check that the Base URL points at the signing service.',
-			});
-		}
-		// The service echoes the secret it stored; it is ours unless it chose its own.
-		const issued =
-			typeof created.secret === 'string' && created.secret !== '' && created.secret !== secret
-				? created.secret
-				: undefined;
 		saveRegistration(data, {
-			id: createdId,
+			id: registered.id,
 			url,
 			events,
 			owner: ownerTag(scope.workflowId, scope.nodeId),
 			secretNonce: nonce,
-			sealedSecret: issued ? sealSecret(issued, scope) : undefined,
+			sealedSecret: registered.sealedSecret,
 		});
 		return true;
 	} catch (error) {
 		forgetRegistration(data);
 		// The service may have created the webhook although its answer never arrived or was unusable.
-		await cleanUpAfterFailure(this, client, url, createdId);
+		await cleanUpAfterFailure(this, client, url);
 		throw toNodeError(node, error);
 	}
 }

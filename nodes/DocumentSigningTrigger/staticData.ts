@@ -24,7 +24,7 @@ import type {
  * workflow): see webhookSecret.ts. Nor anything computed from the key alone that would let a reader test
  * guesses of it offline: whether the key changed is told by the webhook's description at the
  * service (webhookSecret.ts: registrationDescription, registrationNote); a `keyCheck` from an earlier version is dropped. Written only
- * by the lifecycle methods (in the main process) and read by every process. Nothing about deliveries is kept here (see claim.ts and recentDeliveries.ts).
+ * by the lifecycle methods (in the main process) and read by every process. Nothing about deliveries is kept here (see claim.ts and nodeMemory.ts).
  */
 export interface TriggerStaticData extends IDataObject {
 	webhookId?: string;

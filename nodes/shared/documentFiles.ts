@@ -77,22 +77,8 @@ export function notReadyReason(
 ): string | undefined {
 	if (version !== 'signed' || typeof record.status !== 'string' || record.status === 'completed')
 		return undefined;
-	const name = typeof record.name === 'string' ? `"${record.name}" ` : '';
+	const name = typeof record.name === 'string' ? `"${shownText(record.name, 100)}" ` : '';
 	return `The document ${name}is ${record.status}: the signed file exists once every signer has signed`;
-}
-
-/** The record in an answer: the body itself, or under `data`. */
-export function recordOf(body: unknown): IDataObject {
-	if (typeof body !== 'object' || body === null || Array.isArray(body)) return {};
-	const record = body as IDataObject;
-	if (
-		idText(record.id) === undefined &&
-		typeof record.data === 'object' &&
-		record.data !== null &&
-		!Array.isArray(record.data)
-	)
-		return record.data as IDataObject;
-	return record;
 }
 
 export interface DocumentFile {

@@ -1,13 +1,14 @@
 import type { INodeProperties } from 'n8n-workflow';
 
+import { remember } from './nodeMemory';
 import { SIGNATURE_LAYOUTS, type SignatureLayout } from './vocabulary';
 
 /**
  * Which signature layouts a receiver accepts (docs/delivery-signatures.md): the trigger and Send
  * and Wait share the rule. A chosen layout holds everywhere. Automatic accepts the layout of the
  * first delivery that verifies, and from then on only that one, so a captured delivery cannot be
- * replayed in a weaker layout. Automatic's memory is per process: n8n drops what webhook() writes
- * to static data or custom data unless the call starts an execution, so it could not be kept there.
+ * replayed in a weaker layout. Automatic's memory is per process (nodeMemory.ts): n8n drops what
+ * webhook() writes to static data or custom data unless the call starts an execution.
  */
 
 /** Signature Layout: `auto`, or one of SIGNATURE_LAYOUTS. */
@@ -23,37 +24,31 @@ export function layoutChoice(value: unknown): LayoutChoice {
 		: 'unknown';
 }
 
-const MAX_REMEMBERED = 1_000;
+/** The layouts a delivery for `key` may use now, given the layouts fixed so far; undefined: any. */
+export function acceptedLayouts(
+	fixed: ReadonlyMap<string, SignatureLayout>,
+	choice: LayoutChoice,
+	key: string,
+): SignatureLayout[] | undefined {
+	if (choice === 'unknown') return [];
+	if (choice !== AUTOMATIC_LAYOUT) return [choice];
+	const layout = fixed.get(key);
+	return layout ? [layout] : undefined;
+}
 
-/** Automatic's memory: the first layout that verified, per receiver key (bounded, oldest first out). */
-export class LayoutMemory {
-	private readonly fixed = new Map<string, SignatureLayout>();
-
-	/** The layouts a delivery for `key` may use now; undefined: any. */
-	accepted(choice: LayoutChoice, key: string): SignatureLayout[] | undefined {
-		if (choice === 'unknown') return [];
-		if (choice !== AUTOMATIC_LAYOUT) return [choice];
-		const fixed = this.fixed.get(key);
-		return fixed ? [fixed] : undefined;
-	}
-
-	/** Whether `key` has a layout fixed by an earlier delivery (Automatic). */
-	isFixed(key: string): boolean {
-		return this.fixed.has(key);
-	}
-
-	/** Called after a delivery verified: under Automatic its layout is the only one from now on. */
-	settle(choice: LayoutChoice, key: string, layout: SignatureLayout): boolean {
-		if (choice !== AUTOMATIC_LAYOUT || this.fixed.has(key)) return false;
-		this.fixed.set(key, layout);
-		if (this.fixed.size > MAX_REMEMBERED)
-			this.fixed.delete(this.fixed.keys().next().value as string);
-		return true;
-	}
-
-	clear(): void {
-		this.fixed.clear();
-	}
+/**
+ * After a delivery verified: under Automatic its layout is the only one for `key` from now on.
+ * True when this delivery fixed it (the caller logs it once).
+ */
+export function fixLayout(
+	fixed: Map<string, SignatureLayout>,
+	choice: LayoutChoice,
+	key: string,
+	layout: SignatureLayout,
+): boolean {
+	if (choice !== AUTOMATIC_LAYOUT || fixed.has(key)) return false;
+	remember(fixed, key, layout);
+	return true;
 }
 
 /** The Signature Layout option of the trigger and of Send and Wait (same values, same rule). */

@@ -6,7 +6,6 @@
  * (http://evil.test) that must still be pending afterwards (nothing was sent there), or a second
  * counting server on another port.
  */
-import { forgetCachedSecrets } from '../../nodes/DocumentSigningTrigger/delivery';
 import { execFileSync, spawnSync } from 'child_process';
 import { createHash, createHmac, randomUUID } from 'crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'fs';
@@ -29,14 +28,6 @@ import {
 import { TIME_LIMITS } from '../../nodes/shared/transport/bounds';
 import { MAX_PAGE_READ, readPage } from '../../nodes/shared/transport/errors';
 import { LIST_WALK_BUDGET, WEBHOOK_SWEEP_BUDGET } from '../../nodes/shared/vocabulary';
-import {
-	forgetAllDeliveries,
-	markProcessed,
-	MAX_REMEMBERED_IN_ALL,
-	rememberedSize,
-	scopeKey,
-	wasProcessed,
-} from '../../nodes/DocumentSigningTrigger/recentDeliveries';
 import { keyCheck } from '../../nodes/shared/webhookSecret';
 import { safeRequestSettings } from '../../nodes/shared/transport/request';
 import {
@@ -55,7 +46,12 @@ import {
 	type ServerAnswer,
 } from '../helpers/countingServer';
 import { loadOptionsContext, runDocumentSigning } from '../helpers/n8nWorkflow';
-import { TriggerHost, type DeliveryOutcome, type IncomingDelivery } from '../helpers/triggerHost';
+import {
+	triggerOfAnotherProcess,
+	TriggerHost,
+	type DeliveryOutcome,
+	type IncomingDelivery,
+} from '../helpers/triggerHost';
 import {
 	deliveryBody,
 	deliveryIn,
@@ -1116,8 +1112,9 @@ describe('7. LOW: the webhook secret is not readable from static data', () => {
 	// Old: another process read the secret from static data; now it recomputes it from the credential.
 	test('another process with a copy of the static data and the same credential verifies; with another key it refuses with a clear warning', async () => {
 		const { host, apiKey, webhookId, secret } = await activated();
-		const sibling = (key: string) => {
+		const sibling = (key: string, trigger?: TriggerHost['trigger']) => {
 			const other = new TriggerHost({
+				trigger,
 				baseUrl: sandbox().baseUrl,
 				apiKey: key,
 				webhookBaseUrl: host.webhookBaseUrl,
@@ -1135,10 +1132,9 @@ describe('7. LOW: the webhook secret is not readable from static data', () => {
 		expect(accepted.started).toBe(true);
 		expect((await accepted.execution!).received).toHaveLength(1);
 
-		const warnings = captureWarnings();
 		// Another process, started after the key changed: nothing of this one's memory.
-		forgetCachedSecrets();
-		const otherKey = sibling('sk_another_key_entirely_0000000000');
+		const warnings = captureWarnings();
+		const otherKey = sibling('sk_another_key_entirely_0000000000', triggerOfAnotherProcess());
 		const refused = await otherKey.receive(signed(secret, webhookId));
 		expect(refused.status).toBe(401);
 		expect(refused.started).toBe(false);
@@ -1199,7 +1195,9 @@ describe('7b. LOW: a secret the service chose itself is sealed, not stored', () 
 		expect(accepted.started).toBe(true);
 		await host.idle();
 
+		// Another process: nothing of this one's memory.
 		const otherKey = new TriggerHost({
+			trigger: triggerOfAnotherProcess(),
 			baseUrl: `${ORIGIN}/v1`,
 			apiKey: 'sk_another_key_entirely_1111111111',
 			webhookBaseUrl: host.webhookBaseUrl,
@@ -1208,7 +1206,6 @@ describe('7b. LOW: a secret the service chose itself is sealed, not stored', () 
 			nodeWebhookId: host.nodeWebhookId,
 		});
 		otherKey.savedStaticData = structuredClone(host.savedStaticData);
-		forgetCachedSecrets();
 		expect((await otherKey.receive(signed(serviceSecret, 'wh_svc'))).status).toBe(401);
 	});
 });
@@ -1629,24 +1626,36 @@ describe('22.6 LOW: a repeat is recognised from signed data only, never from the
 });
 
 describe('22.7 LOW: repeat suppression is bounded in bytes and id length', () => {
-	afterEach(() => forgetAllDeliveries());
+	/** The node memory module as a new n8n process has it: nothing remembered yet. */
+	const freshMemory = () => {
+		let memory: typeof import('../../nodes/shared/nodeMemory') | undefined;
+		jest.isolateModules(() => {
+			// eslint-disable-next-line @typescript-eslint/no-require-imports -- a new process's copy
+			memory = require('../../nodes/shared/nodeMemory') as typeof memory;
+		});
+		return memory as typeof import('../../nodes/shared/nodeMemory');
+	};
 
 	// Old: each id was kept as given: 200 one-MB ids kept 200 MB of strings.
 	test('200 one-MB ids keep a few KB; a repeat of a long id is still recognised', () => {
-		const scope = scopeKey('wf-bytes', 'node');
+		const { memoryOf, markProcessed, wasProcessed } = freshMemory();
+		const memory = memoryOf('wf-bytes', 'node');
 		const ids = Array.from({ length: 200 }, (_, index) => `${index}-${'x'.repeat(1024 * 1024)}`);
-		for (const id of ids) expect(markProcessed(scope, id)).toBe(true);
-		expect(rememberedSize().characters).toBeLessThan(200 * 80);
-		expect(markProcessed(scope, ids[7])).toBe(false);
-		expect(wasProcessed(scope, ids[199])).toBe(true);
+		for (const id of ids) expect(markProcessed(memory, id)).toBe(true);
+		const kept = [...memory.processed.keys()].join('');
+		expect(kept.length).toBeLessThan(200 * 80);
+		expect(markProcessed(memory, ids[7])).toBe(false);
+		expect(wasProcessed(memory, ids[199])).toBe(true);
 	});
 
 	test('ids in all, across workflow nodes, stay within MAX_REMEMBERED_IN_ALL', () => {
-		for (let node = 0; node < 12; node++) {
-			for (let index = 0; index < 5_000; index++)
-				markProcessed(scopeKey('wf-many', `node-${node}`), `dlv_${index}`);
-		}
-		expect(rememberedSize().ids).toBe(MAX_REMEMBERED_IN_ALL);
+		const { memoryOf, markProcessed, MAX_REMEMBERED_IN_ALL } = freshMemory();
+		const nodes = Array.from({ length: 12 }, (_, node) => memoryOf('wf-many', `node-${node}`));
+		for (const memory of nodes)
+			for (let index = 0; index < 5_000; index++) markProcessed(memory, `dlv_${index}`);
+		expect(nodes.reduce((sum, memory) => sum + memory.processed.size, 0)).toBe(
+			MAX_REMEMBERED_IN_ALL,
+		);
 	});
 });
 

@@ -11,9 +11,9 @@ import {
 	markProcessed,
 	MAX_REMEMBERED_DELIVERIES,
 	MAX_REMEMBERED_IN_ALL,
-	scopeKey,
+	memoryOf,
 	wasProcessed,
-} from '../../nodes/DocumentSigningTrigger/recentDeliveries';
+} from '../../nodes/shared/nodeMemory';
 import { MAX_ENTRIES, readListPage } from '../../nodes/shared/transport/listPages';
 import { WEBHOOK_SWEEP_BUDGET } from '../../nodes/shared/vocabulary';
 import type { Sandbox } from '../../sandbox';
@@ -476,11 +476,11 @@ describe('37.6 LOW: each workflow keeps its share of the repeat memory', () => {
 	// Old: eviction took the least recently used workflows' ids first, so a flood from other
 	// trigger nodes wiped a quiet workflow's memory (then its repeats ran again).
 	test('a flood from other workflow nodes evicts only their own ids', () => {
-		const quiet = scopeKey(`wf-quiet-${Date.now()}`, 'node');
+		const quiet = memoryOf(`wf-quiet-${Date.now()}`, 'node');
 		for (let i = 0; i < 100; i++) expect(markProcessed(quiet, `dlv_quiet_${i}`)).toBe(true);
 		const flooders = Math.ceil(MAX_REMEMBERED_IN_ALL / MAX_REMEMBERED_DELIVERIES) + 1;
 		for (let f = 0; f < flooders; f++) {
-			const flood = scopeKey(`wf-flood-${f}-${Date.now()}`, 'node');
+			const flood = memoryOf(`wf-flood-${f}-${Date.now()}`, 'node');
 			for (let i = 0; i < MAX_REMEMBERED_DELIVERIES; i++) markProcessed(flood, `dlv_${f}_${i}`);
 		}
 		for (let i = 0; i < 100; i++) expect(wasProcessed(quiet, `dlv_quiet_${i}`)).toBe(true);

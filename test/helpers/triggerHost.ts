@@ -40,13 +40,16 @@ import {
 	type WorkflowActivateMode,
 } from 'n8n-workflow';
 
+import * as n8nWorkflow from 'n8n-workflow';
+
 import { DocumentSigningTrigger } from '../../nodes/DocumentSigningTrigger/DocumentSigningTrigger.node';
 import { executionAdditionalData, FakeResponse, hostAdditionalData, NodeTypes } from './n8nHost';
 
+/** The trigger node type as this process loaded it. */
+const THIS_PROCESS = new DocumentSigningTrigger();
+
 export const TRIGGER_TYPE = 'n8n-nodes-document-signing.documentSigningTrigger';
 export const NODE_NAME = 'Document Signing Trigger';
-
-const trigger = new DocumentSigningTrigger();
 
 export interface IncomingDelivery {
 	headers: Record<string, string | string[] | undefined>;
@@ -84,6 +87,8 @@ export interface TriggerHostOptions {
 	options?: IDataObject;
 	/** See the file comment; default false, as n8n 2.41 behaves. */
 	savesStaticDataWhenExecutionStarts?: boolean;
+	/** The node type as this n8n process loaded it; default: this test's (see inAnotherProcess). */
+	trigger?: DocumentSigningTrigger;
 	/** The trigger node's Continue On Fail setting. */
 	continueOnFail?: boolean;
 	/** The same workflow in another n8n process: pass the first host's ids. */
@@ -93,6 +98,7 @@ export interface TriggerHostOptions {
 
 /** One workflow holding one Document Signing Trigger, and the bits of n8n that host it. */
 export class TriggerHost {
+	readonly trigger: DocumentSigningTrigger;
 	readonly workflowId: string;
 	readonly nodeWebhookId: string;
 	/** What n8n has saved in its database for this workflow. */
@@ -122,6 +128,7 @@ export class TriggerHost {
 		this.parameters = { events: options.events, options: options.options ?? {} };
 		this.credentials = { baseUrl: options.baseUrl, apiKey: options.apiKey };
 		this.webhookBaseUrl = options.webhookBaseUrl;
+		this.trigger = options.trigger ?? THIS_PROCESS;
 	}
 
 	get nodeStaticData(): IDataObject {
@@ -155,7 +162,7 @@ export class TriggerHost {
 			nodes: [this.node()],
 			connections: {},
 			active: true,
-			nodeTypes: new NodeTypes({ [TRIGGER_TYPE]: trigger }),
+			nodeTypes: new NodeTypes({ [TRIGGER_TYPE]: this.trigger }),
 			staticData: structuredClone(this.savedStaticData),
 			settings: {},
 		});
@@ -169,7 +176,7 @@ export class TriggerHost {
 		workflow: Workflow,
 		additionalData: IWorkflowExecuteAdditionalData,
 	): IWebhookData {
-		const description = trigger.description.webhooks![0];
+		const description = this.trigger.description.webhooks![0];
 		return {
 			httpMethod: 'POST',
 			node: NODE_NAME,
@@ -213,7 +220,7 @@ export class TriggerHost {
 			activation,
 			this.webhookData(workflow, additionalData),
 		);
-		return await trigger.webhookMethods.default[method].call(context);
+		return await this.trigger.webhookMethods.default[method].call(context);
 	}
 
 	/** Activation as n8n does it: checkExists, create when needed, then save the static data. */
@@ -272,7 +279,7 @@ export class TriggerHost {
 			[],
 			null,
 		);
-		const result = await trigger.webhook.call(context);
+		const result = await this.trigger.webhook.call(context);
 
 		// executeWebhook: workflowData starts an execution; otherwise n8n answers and stops.
 		if (result.workflowData === undefined || this.savesStaticDataWhenExecutionStarts)
@@ -440,4 +447,39 @@ export function captureWarnings(): {
 		metadata.push(meta);
 	});
 	return { messages, metadata, restore: () => spy.mockRestore() };
+}
+
+/**
+ * The trigger as another n8n process loads it: the package's modules afresh (jest's isolated
+ * registry; n8n-workflow stays the one n8n has), so nothing this process remembers (nodeMemory.ts)
+ * is there.
+ */
+export function triggerOfAnotherProcess(): DocumentSigningTrigger {
+	let fresh: DocumentSigningTrigger | undefined;
+	jest.isolateModules(() => {
+		jest.doMock('n8n-workflow', () => n8nWorkflow);
+		// eslint-disable-next-line @typescript-eslint/no-require-imports -- a second copy of the package
+		const loaded = require('../../nodes/DocumentSigningTrigger/DocumentSigningTrigger.node') as {
+			DocumentSigningTrigger: typeof DocumentSigningTrigger;
+		};
+		fresh = new loaded.DocumentSigningTrigger();
+	});
+	return fresh as DocumentSigningTrigger;
+}
+
+/** The same trigger in another n8n process: its own memory; n8n's database (static data) as it is now. */
+export function sameTriggerElsewhere(host: TriggerHost): TriggerHost {
+	const other = new TriggerHost({
+		baseUrl: String(host.credentials.baseUrl),
+		apiKey: String(host.credentials.apiKey),
+		webhookBaseUrl: host.webhookBaseUrl,
+		events: [],
+		workflowId: host.workflowId,
+		nodeWebhookId: host.nodeWebhookId,
+		continueOnFail: host.continueOnFail,
+		trigger: triggerOfAnotherProcess(),
+	});
+	other.parameters = structuredClone(host.parameters);
+	other.savedStaticData = structuredClone(host.savedStaticData);
+	return other;
 }

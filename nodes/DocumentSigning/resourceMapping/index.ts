@@ -7,7 +7,8 @@ import {
 } from 'n8n-workflow';
 
 import { idText } from '../../shared/ids';
-import { apiRequestAllRecords } from '../../shared/transport';
+import { apiFindRecord } from '../../shared/transport';
+import { shownInput } from '../../shared/transport/errors';
 import type { TemplateFieldType } from '../../shared/vocabulary';
 import { MAPPER_TYPES, roleFieldId } from '../resources/document/templateFields';
 
@@ -56,13 +57,15 @@ function chosenTemplateId(context: ILoadOptionsFunctions): string | undefined {
 async function chosenTemplate(context: ILoadOptionsFunctions): Promise<IDataObject | undefined> {
 	const id = chosenTemplateId(context);
 	if (id === undefined) return undefined;
-	const template = (await apiRequestAllRecords(context, '/templates')).find(
-		(record) => idText(record.id) === id,
-	);
+	const template = await apiFindRecord(context, '/templates', (record) => idText(record.id) === id);
 	if (!template) {
-		throw new NodeOperationError(context.getNode(), `The service has no template "${id}"`, {
-			description: 'Choose the template from the list under Additional Fields › Template.',
-		});
+		throw new NodeOperationError(
+			context.getNode(),
+			`The service has no template ${shownInput(id)}`,
+			{
+				description: 'Choose the template from the list under Additional Fields › Template.',
+			},
+		);
 	}
 	return template;
 }

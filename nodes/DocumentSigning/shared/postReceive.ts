@@ -5,7 +5,8 @@ import type {
 	INodeExecutionData,
 } from 'n8n-workflow';
 
-import { fetchDocumentFile, recordOf, type DocumentFileVersion } from '../../shared/documentFiles';
+import { fetchDocumentFile, type DocumentFileVersion } from '../../shared/documentFiles';
+import { recordOf } from '../../shared/transport';
 import { mediaTypeOf } from '../../shared/fileNames';
 import { fileNameFromDisposition, headerValue } from '../../shared/transport/headers';
 

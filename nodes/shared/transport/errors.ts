@@ -370,3 +370,8 @@ export function failureToNodeError(
 	// The message only: an unexpected error (from the HTTP layer, say) may carry the request's headers.
 	return new NodeOperationError(node, failure.error.message, { itemIndex });
 }
+
+/** Whether a failure is the service's 404 (a record already gone). */
+export function isNotFound(error: unknown): boolean {
+	return String((error as { httpCode?: unknown })?.httpCode ?? '') === '404';
+}

@@ -3,14 +3,15 @@ export {
 	checkAnswer,
 	safeRequestSettings,
 	apiRequest,
-	apiRequestAllRecords,
+	apiFindRecord,
 	apiRequestPage,
 	apiSweepRecords,
 	deriveIdempotencyKey,
+	recordOf,
 	serviceClient,
 } from './request';
 export type { ApiContext, ApiRequestOptions, ServiceClient } from './request';
-export { HttpStatusError, ServiceBehaviourError, toNodeError } from './errors';
+export { HttpStatusError, isNotFound, ServiceBehaviourError, toNodeError } from './errors';
 export { RETRY_POLICY, sendWithRetries } from './retry';
 export { CREDENTIAL_TYPE, ServiceOrigin } from './service';
 export { walkPages, MAX_PAGES } from './pageWalk';

@@ -12,6 +12,7 @@ import type {
 	IWebhookFunctions,
 } from 'n8n-workflow';
 
+import { idText } from '../ids';
 import { MAX_PAGE_SIZE } from '../vocabulary';
 import {
 	answerBytes,
@@ -110,6 +111,20 @@ export function checkAnswer(
 			String(status),
 		);
 	}
+}
+
+/** The record in an answer: the body itself, or under `data`. */
+export function recordOf(body: unknown): IDataObject {
+	if (typeof body !== 'object' || body === null || Array.isArray(body)) return {};
+	const record = body as IDataObject;
+	if (
+		idText(record.id) === undefined &&
+		typeof record.data === 'object' &&
+		record.data !== null &&
+		!Array.isArray(record.data)
+	)
+		return record.data as IDataObject;
+	return record;
 }
 
 export interface ServiceClient {
@@ -314,24 +329,22 @@ export async function apiRequestPage(
 	return { ...page, origin: client.origin };
 }
 
-/**
- * Every record of a list, page after page, within `budget` (the package's own sweeps pass
- * WEBHOOK_SWEEP_BUDGET; vocabulary.ts).
- */
-export async function apiRequestAllRecords(
+/** The first record of a list `wanted` accepts, read page by page up to it (LIST_WALK_BUDGET). */
+export async function apiFindRecord(
 	context: ApiContext,
 	path: string,
-	qs: IDataObject = {},
-	budget?: WalkBudget,
-): Promise<IDataObject[]> {
+	wanted: (record: IDataObject) => boolean,
+): Promise<IDataObject | undefined> {
 	const client = await serviceClient(context);
-	return await walkPages({
+	const records = await walkPages({
 		origin: client.origin,
 		pageSize: MAX_PAGE_SIZE,
-		budget,
+		stopAt: wanted,
 		fetchPage: async (request) =>
-			await fetchListPage(context, client, path, qs, request, MAX_PAGE_SIZE),
+			await fetchListPage(context, client, path, {}, request, MAX_PAGE_SIZE),
 	});
+	const last = records[records.length - 1];
+	return last !== undefined && wanted(last) ? last : undefined;
 }
 
 /**

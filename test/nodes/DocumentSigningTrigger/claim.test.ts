@@ -6,8 +6,12 @@ import nock from 'nock';
  * the claim cannot be made. Through n8n-core's WebhookContext, with real deliveries from the
  * sandbox to the receiver of test/helpers/triggerHost.ts (see deliveryFixtures.ts).
  */
-import { forgetAllDeliveries } from '../../../nodes/DocumentSigningTrigger/recentDeliveries';
-import { TriggerHost, type IncomingDelivery } from '../../helpers/triggerHost';
+import {
+	sameTriggerElsewhere,
+	triggerOfAnotherProcess,
+	TriggerHost,
+	type IncomingDelivery,
+} from '../../helpers/triggerHost';
 import {
 	deliveryBody,
 	deliveryIdOf,
@@ -215,8 +219,8 @@ describe('exactly once: the delivery is claimed at the service', () => {
 		const registration = structuredClone(host.savedStaticData);
 
 		// Another n8n process (or the same one restarted): same database, nothing else shared.
-		forgetAllDeliveries();
 		const other = new TriggerHost({
+			trigger: triggerOfAnotherProcess(),
 			baseUrl: sandbox().baseUrl,
 			apiKey,
 			webhookBaseUrl: receiver.webhookBaseUrl,
@@ -249,10 +253,10 @@ describe('exactly once: the delivery is claimed at the service', () => {
 		expect(receiver.receivedBy(host)[0].headers['x-delivery-attempt']).toBe('1');
 		expect(checks()).toBe(checksBefore);
 		const body = receiver.receivedBy(host)[0].rawBody.toString('utf8');
-		const retry = (attempt: string) => {
+		const retry = (attempt: string, on: TriggerHost) => {
 			const delivery = signedDelivery(secret, body);
 			delivery.headers['x-delivery-attempt'] = attempt;
-			return host.receive(delivery);
+			return on.receive(delivery);
 		};
 
 		const ignored = {
@@ -261,16 +265,16 @@ describe('exactly once: the delivery is claimed at the service', () => {
 			body: { ignored: true, reason: 'already processed' },
 		};
 		// In another n8n process (it remembers nothing): the service is asked.
-		forgetAllDeliveries();
-		expect(await retry('2')).toMatchObject(ignored);
+		const second = sameTriggerElsewhere(host);
+		expect(await retry('2', second)).toMatchObject(ignored);
 		expect(checks()).toBe(checksBefore + 1);
 		// That process remembers it now: a further copy costs no request.
-		expect(await retry('3')).toMatchObject(ignored);
+		expect(await retry('3', second)).toMatchObject(ignored);
 		expect(checks()).toBe(checksBefore + 1);
 		// In yet another process, a copy without the attempt header (or as attempt 1) is not checked:
 		// it is left to the execution's claim.
-		forgetAllDeliveries();
-		const unnumbered = await retry('1');
+		const third = sameTriggerElsewhere(host);
+		const unnumbered = await retry('1', third);
 		expect(unnumbered.started).toBe(true);
 		expect((await unnumbered.execution!).items).toEqual([]);
 		expect(checks()).toBe(checksBefore + 1);

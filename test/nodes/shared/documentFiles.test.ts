@@ -1,4 +1,4 @@
-import { fileLinkOf, notReadyReason, recordOf } from '../../../nodes/shared/documentFiles';
+import { fileLinkOf, notReadyReason } from '../../../nodes/shared/documentFiles';
 
 test.each([
 	[{ files: { signed: { url: 'https://a/s.pdf' } } }, 'signed', 'https://a/s.pdf'],
@@ -20,10 +20,4 @@ test('a signed file exists only for a completed document; the reason names the s
 	expect(notReadyReason({ status: 'completed' }, 'signed')).toBeUndefined();
 	expect(notReadyReason({ status: 'pending' }, 'original')).toBeUndefined();
 	expect(notReadyReason({}, 'signed')).toBeUndefined();
-});
-
-test('the record of an answer, bare or under data', () => {
-	expect(recordOf({ id: 5, name: 'x' })).toEqual({ id: 5, name: 'x' });
-	expect(recordOf({ data: { id: 'doc_1' } })).toEqual({ id: 'doc_1' });
-	expect(recordOf([1])).toEqual({});
 });

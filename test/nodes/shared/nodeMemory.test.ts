@@ -1,64 +1,87 @@
+/**
+ * nodes/shared/nodeMemory.ts: what one process remembers of a workflow node. Each test takes fresh
+ * workflow nodes (memoryOf of new ids), as the memory is the process's own.
+ */
+import { randomUUID } from 'crypto';
+
 import {
 	deliveryStarted,
-	forgetAllDeliveries,
 	inFlightDelivery,
 	markProcessed,
-	MAX_IN_FLIGHT,
+	memoryOf,
 	outcomeOf,
 	passOn,
+	remember,
 	settleDelivery,
 	MAX_REMEMBERED_DELIVERIES,
 	REMEMBER_MS,
-	scopeKey,
 	wasProcessed,
-} from '../../../nodes/DocumentSigningTrigger/recentDeliveries';
+} from '../../../nodes/shared/nodeMemory';
 
-beforeEach(() => forgetAllDeliveries());
+const freshNode = () => memoryOf(`wf-${randomUUID()}`, 'node1');
 
-test('the first mark wins; a repeat of the same delivery in the same workflow node does not', () => {
-	const scope = scopeKey('wf1', 'node1');
-	expect(wasProcessed(scope, 'dlv_1')).toBe(false);
-	expect(markProcessed(scope, 'dlv_1')).toBe(true);
-	expect(markProcessed(scope, 'dlv_1')).toBe(false);
-	expect(wasProcessed(scope, 'dlv_1')).toBe(true);
-	// Another workflow (or node) keeps its own memory.
-	expect(markProcessed(scopeKey('wf2', 'node1'), 'dlv_1')).toBe(true);
+test('a workflow node keeps one memory; another node its own', () => {
+	const workflowId = `wf-${randomUUID()}`;
+	expect(memoryOf(workflowId, 'node1')).toBe(memoryOf(workflowId, 'node1'));
+	expect(memoryOf(workflowId, 'node2')).not.toBe(memoryOf(workflowId, 'node1'));
 });
 
-test('ids are forgotten after the window, and the memory is bounded', () => {
-	const scope = scopeKey('wf1', 'node1');
-	markProcessed(scope, 'old', 0);
-	expect(wasProcessed(scope, 'old', REMEMBER_MS + 1)).toBe(false);
-	for (let i = 0; i <= MAX_REMEMBERED_DELIVERIES; i++) markProcessed(scope, `dlv_${i}`, 1);
-	expect(wasProcessed(scope, 'dlv_0', 2)).toBe(false);
-	expect(wasProcessed(scope, `dlv_${MAX_REMEMBERED_DELIVERIES}`, 2)).toBe(true);
+test('the first mark wins; a repeat of the same delivery in the same workflow node does not', () => {
+	const memory = freshNode();
+	expect(wasProcessed(memory, 'dlv_1')).toBe(false);
+	expect(markProcessed(memory, 'dlv_1')).toBe(true);
+	expect(markProcessed(memory, 'dlv_1')).toBe(false);
+	expect(wasProcessed(memory, 'dlv_1')).toBe(true);
+	// Another workflow (or node) keeps its own memory.
+	expect(markProcessed(freshNode(), 'dlv_1')).toBe(true);
+});
+
+test('ids are forgotten after the window, and a node keeps at most its bound', () => {
+	const memory = freshNode();
+	markProcessed(memory, 'old', 0);
+	expect(wasProcessed(memory, 'old', REMEMBER_MS + 1)).toBe(false);
+	for (let i = 0; i <= MAX_REMEMBERED_DELIVERIES; i++) markProcessed(memory, `dlv_${i}`, 1);
+	expect(wasProcessed(memory, 'dlv_0', 2)).toBe(false);
+	expect(wasProcessed(memory, `dlv_${MAX_REMEMBERED_DELIVERIES}`, 2)).toBe(true);
+});
+
+test('a bounded map forgets its oldest entry first', () => {
+	const map = new Map<number, number>();
+	for (let i = 0; i <= 1_000; i++) remember(map, i, i);
+	expect(map.has(0)).toBe(false);
+	expect(map.size).toBe(1_000);
+	// Remembering an entry again makes it the newest.
+	remember(map, 1, 1);
+	remember(map, 1_001, 1_001);
+	expect(map.has(1)).toBe(true);
+	expect(map.has(2)).toBe(false);
 });
 
 describe('deliveries in flight (passed on, their claim not settled yet)', () => {
-	const scope = scopeKey('wf1', 'node1');
-
 	test('a copy waiting on one sees how its execution settled it: processed (then remembered) or not', async () => {
-		passOn(scope, 'dlv_a');
-		deliveryStarted(scope, 'dlv_a');
-		const waiting = outcomeOf(inFlightDelivery(scope, 'dlv_a')!);
-		settleDelivery(scope, 'dlv_a', true);
+		const memory = freshNode();
+		passOn(memory, 'dlv_a');
+		deliveryStarted(memory, 'dlv_a');
+		const waiting = outcomeOf(inFlightDelivery(memory, 'dlv_a')!);
+		settleDelivery(memory, 'dlv_a', true);
 		expect(await waiting).toBe(true);
-		expect(inFlightDelivery(scope, 'dlv_a')).toBeUndefined();
-		expect(wasProcessed(scope, 'dlv_a')).toBe(true);
+		expect(inFlightDelivery(memory, 'dlv_a')).toBeUndefined();
+		expect(wasProcessed(memory, 'dlv_a')).toBe(true);
 
-		passOn(scope, 'dlv_b');
-		const failed = outcomeOf(inFlightDelivery(scope, 'dlv_b')!);
-		settleDelivery(scope, 'dlv_b', false);
+		passOn(memory, 'dlv_b');
+		const failed = outcomeOf(inFlightDelivery(memory, 'dlv_b')!);
+		settleDelivery(memory, 'dlv_b', false);
 		expect(await failed).toBe(false);
-		expect(wasProcessed(scope, 'dlv_b')).toBe(false);
-		expect(inFlightDelivery(scopeKey('wf2', 'node1'), 'dlv_a')).toBeUndefined();
+		expect(wasProcessed(memory, 'dlv_b')).toBe(false);
+		expect(inFlightDelivery(freshNode(), 'dlv_a')).toBeUndefined();
 	});
 
-	test(`at most ${MAX_IN_FLIGHT.toLocaleString('en-US')} at once; the oldest is dropped first`, () => {
-		for (let i = 0; i <= MAX_IN_FLIGHT; i++) passOn(scope, `dlv_${i}`);
-		expect(inFlightDelivery(scope, 'dlv_0')).toBeUndefined();
+	test('a node keeps at most 1,000 at once; the oldest is dropped first', () => {
+		const memory = freshNode();
+		for (let i = 0; i <= 1_000; i++) passOn(memory, `dlv_${i}`);
+		expect(inFlightDelivery(memory, 'dlv_0')).toBeUndefined();
 		// Still passed on, not yet started by their executions.
-		expect(inFlightDelivery(scope, 'dlv_1')).toMatchObject({ started: false });
-		expect(inFlightDelivery(scope, `dlv_${MAX_IN_FLIGHT}`)).toMatchObject({ started: false });
+		expect(inFlightDelivery(memory, 'dlv_1')).toMatchObject({ started: false });
+		expect(inFlightDelivery(memory, 'dlv_1000')).toMatchObject({ started: false });
 	});
 });

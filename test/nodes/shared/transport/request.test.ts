@@ -8,6 +8,7 @@ import type { IN8nHttpFullResponse } from 'n8n-workflow';
 
 import { HttpStatusError, ServiceBehaviourError } from '../../../../nodes/shared/transport/errors';
 import {
+	recordOf,
 	checkAnswer,
 	deriveIdempotencyKey,
 	safeRequestSettings,
@@ -164,4 +165,10 @@ describe('safeRequestSettings', () => {
 	test('an empty allowedDomains is left out', () => {
 		expect(safeRequestSettings('')).not.toHaveProperty('allowedDomains');
 	});
+});
+
+test('the record of an answer, bare or under data', () => {
+	expect(recordOf({ id: 5, name: 'x' })).toEqual({ id: 5, name: 'x' });
+	expect(recordOf({ data: { id: 'doc_1' } })).toEqual({ id: 'doc_1' });
+	expect(recordOf([1])).toEqual({});
 });

@@ -8,20 +8,16 @@ import type {
 import { NodeOperationError, WAIT_INDEFINITELY } from 'n8n-workflow';
 
 import { apiPath, idText } from '../../../../shared/ids';
-import { recordOf } from '../../../../shared/documentFiles';
 import {
 	apiRequest,
 	deriveIdempotencyKey,
+	recordOf,
 	serviceClient,
 	toNodeError,
 	type ServiceClient,
 } from '../../../../shared/transport';
-import {
-	derivedSecret,
-	newNonce,
-	sealSecret,
-	type SecretScope,
-} from '../../../../shared/webhookSecret';
+import { newNonce, type SecretScope } from '../../../../shared/webhookSecret';
+import { registerWebhook, removeWebhook } from '../../../../shared/webhooks';
 import { FINAL_DOCUMENT_STATUSES } from '../../../../shared/vocabulary';
 import { legacyOrderError } from '../../../shared/routedRequest';
 import { requireId } from '../../../shared/validation';
@@ -41,12 +37,7 @@ import {
 	type WaitOptions,
 	type WaitSettings,
 } from './waitSettings';
-import {
-	LIMIT_GRACE_MS,
-	removeStaleWaitWebhooks,
-	removeWaitWebhook,
-	waitOwner,
-} from './waitWebhooks';
+import { LIMIT_GRACE_MS, removeStaleWaitWebhooks, waitOwner } from './waitWebhooks';
 import { shownInput } from '../../../../shared/transport/errors';
 
 /**
@@ -183,7 +174,7 @@ async function cleanUp(
 	created: { webhookId?: string; draftId?: string },
 ): Promise<void> {
 	try {
-		if (created.webhookId) await removeWaitWebhook(context, created.webhookId, client);
+		if (created.webhookId) await removeWebhook(context, created.webhookId, client);
 		if (created.draftId)
 			await apiRequest(context, 'DELETE', apiPath`/documents/${created.draftId}`, {
 				client,
@@ -282,41 +273,26 @@ async function sendAndWait(context: IExecuteFunctions): Promise<INodeExecutionDa
 			nodeId: node.id ?? node.name,
 			nonce,
 		};
-		const secret = derivedSecret(scope);
-		const body: IDataObject = {
+		const registered = await registerWebhook(context, client, {
 			url: context.getSignedResumeUrl(toQuery(settings)),
 			events: WAIT_EVENTS,
-			secret,
 			description: `n8n Send and Wait for Signature (workflow ${owner.workflowId})`,
+			scope,
+			idempotencyKey: keyFor(context, 'webhook'),
 			// [A] Optional at the service: only this document's events, and removed after the limit.
 			// A service that ignores them still works: webhook() filters, and cleanup removes it.
-			document_id: documentId,
-			...(options.waitTill
-				? { expires_at: new Date(options.waitTill.getTime() + LIMIT_GRACE_MS).toISOString() }
-				: {}),
-		};
-		const registered = recordOf(
-			(
-				await apiRequest(context, 'POST', '/webhooks', {
-					client,
-					body,
-					idempotencyKey: keyFor(context, 'webhook'),
-				})
-			).body,
-		);
-		created.webhookId = idText(registered.id);
-		if (created.webhookId === undefined)
-			throw new NodeOperationError(node, 'The service did not return an ID for the new webhook');
-		const issued =
-			typeof registered.secret === 'string' &&
-			registered.secret !== '' &&
-			registered.secret !== secret
-				? registered.secret
-				: undefined;
+			extra: {
+				document_id: documentId,
+				...(options.waitTill
+					? { expires_at: new Date(options.waitTill.getTime() + LIMIT_GRACE_MS).toISOString() }
+					: {}),
+			},
+		});
+		created.webhookId = registered.id;
 		keepWait(context, {
 			nonce,
-			webhookId: created.webhookId,
-			...(issued ? { secret: sealSecret(issued, scope) } : {}),
+			webhookId: registered.id,
+			...(registered.sealedSecret ? { secret: registered.sealedSecret } : {}),
 		});
 
 		await apiRequest(context, 'POST', '/signatures/request', {
@@ -330,7 +306,7 @@ async function sendAndWait(context: IExecuteFunctions): Promise<INodeExecutionDa
 		// Signers may have been faster than this line: then there is nothing to wait for.
 		const document = await getDocument(context, client, documentId);
 		if ((FINAL_DOCUMENT_STATUSES as readonly unknown[]).includes(document.status)) {
-			await removeWaitWebhook(context, created.webhookId, client);
+			await removeWebhook(context, created.webhookId, client);
 			if (!(resumeStatuses(options.resumeOn) as readonly unknown[]).includes(document.status))
 				throw unsignedEnd(node, document);
 			return [[await documentOutput(context, document, options.signedFileField)]];

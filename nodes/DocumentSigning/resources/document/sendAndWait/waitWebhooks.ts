@@ -1,15 +1,9 @@
 import type { IDataObject, IExecuteFunctions, IN8nHttpFullResponse } from 'n8n-workflow';
 
-import { apiPath, idText } from '../../../../shared/ids';
-import {
-	apiRequest,
-	apiSweepRecords,
-	toNodeError,
-	type ApiContext,
-	type ServiceClient,
-} from '../../../../shared/transport';
-import type { PageRequest } from '../../../../shared/transport/listPages';
-import { WEBHOOK_SWEEP_BUDGET } from '../../../../shared/vocabulary';
+import { idText } from '../../../../shared/ids';
+import type { ServiceClient } from '../../../../shared/transport';
+import { memoryOf } from '../../../../shared/nodeMemory';
+import { removeWebhook, sweepWebhooks } from '../../../../shared/webhooks';
 import { WAIT_LINK_MARKERS } from './waitSettings';
 
 /**
@@ -100,28 +94,6 @@ export function ownWait(webhook: IDataObject, owner: WaitOwner): OwnWait | undef
 	return { url: url.href, until: Number.isFinite(until) ? until : undefined };
 }
 
-function isNotFound(error: unknown): boolean {
-	return String((error as { httpCode?: unknown })?.httpCode ?? '') === '404';
-}
-
-/**
- * Removes one webhook. Resolves `false` when the service no longer had it (404): for a resume,
- * that is another call that ended the same wait first. Throws any other failure.
- */
-export async function removeWaitWebhook(
-	context: ApiContext,
-	id: string,
-	client?: ServiceClient,
-): Promise<boolean> {
-	try {
-		await apiRequest(context, 'DELETE', apiPath`/webhooks/${id}`, { client });
-		return true;
-	} catch (error) {
-		if (isNotFound(error)) return false;
-		throw toNodeError(context.getNode(), error);
-	}
-}
-
 /**
  * Whether the wait behind a resume URL is still open. Only answers that n8n itself, or the wait's
  * own webhook(), gives count as "ended": the wait's JSON (`wait: 'ended'`; `'open'` for the
@@ -197,19 +169,11 @@ function shuffled<T>(list: T[]): T[] {
 }
 
 /**
- * Where each workflow node's next cleanup goes on reading the account's webhooks. A run reads one
- * sweep budget's worth; on an account with more webhooks than that, the runs take turns through
- * the list, so every leftover is reached. In this process only: another keeps its own place, and
- * losing it only means starting over. At most MAX_SWEEP_PLACES, the least recently used go first.
- */
-const sweepPlaces = new Map<string, PageRequest>();
-const MAX_SWEEP_PLACES = 1_000;
-
-/**
  * Removes this workflow's wait webhooks that no execution waits on any more: past their limit
  * (plus LIMIT_GRACE_MS), or whose wait n8n reports ended (at most MAX_PROBES_PER_RUN probes, in
  * random order, so every leftover is reached over a few runs). The list is read within the
- * webhook sweeps' own budget, from where the last run stopped (sweepPlaces). Never throws:
+ * webhook sweeps' own budget, from where the last run of this node in this process stopped
+ * (nodeMemory.ts), starting over at the end of the list. Never throws:
  * cleanup must not keep a new wait from starting. Returns the ids it removed.
  */
 export async function removeStaleWaitWebhooks(
@@ -219,19 +183,13 @@ export async function removeStaleWaitWebhooks(
 	now = Date.now(),
 ): Promise<string[]> {
 	const removed: string[] = [];
-	const place = [owner.instanceId, owner.workflowId, owner.nodeId].join('\u0000');
-	const start = sweepPlaces.get(place);
-	sweepPlaces.delete(place);
+	// On an account with more webhooks than one sweep reads, the runs take turns through the list.
+	const memory = memoryOf(owner.workflowId, owner.nodeId);
+	const start = memory.sweepPlace;
+	memory.sweepPlace = undefined;
 	try {
-		const { records, next } = await apiSweepRecords(context, '/webhooks', {
-			budget: WEBHOOK_SWEEP_BUDGET,
-			start,
-		});
-		if (next) {
-			sweepPlaces.set(place, next);
-			if (sweepPlaces.size > MAX_SWEEP_PLACES)
-				sweepPlaces.delete(sweepPlaces.keys().next().value as string);
-		}
+		const { records, next } = await sweepWebhooks(context, { start });
+		memory.sweepPlace = next;
 		const ours = records
 			.map((webhook) => ({ id: idText(webhook.id), wait: ownWait(webhook, owner) }))
 			.filter(
@@ -249,7 +207,7 @@ export async function removeStaleWaitWebhooks(
 		for (const entry of toProbe)
 			if (!(await stillWaiting(context, entry.wait.url))) gone.push(entry);
 		for (const { id } of [...expired, ...gone]) {
-			await removeWaitWebhook(context, id, client);
+			await removeWebhook(context, id, client);
 			removed.push(id);
 		}
 	} catch (error) {

@@ -6,19 +6,20 @@ import type {
 } from 'n8n-workflow';
 
 import { apiPath, idText } from '../../../../shared/ids';
-import { recordOf } from '../../../../shared/documentFiles';
-import { LayoutMemory } from '../../../../shared/signatureLayout';
-import { apiRequest, serviceClient, type ServiceClient } from '../../../../shared/transport';
+import { memoryOf } from '../../../../shared/nodeMemory';
+import { acceptedLayouts, fixLayout } from '../../../../shared/signatureLayout';
+import {
+	apiRequest,
+	recordOf,
+	serviceClient,
+	type ServiceClient,
+} from '../../../../shared/transport';
 import { headerValue } from '../../../../shared/transport/headers';
 import {
 	FINAL_DOCUMENT_STATUSES,
 	SIGNATURE_TOLERANCE_SECONDS,
 } from '../../../../shared/vocabulary';
-import {
-	derivedSecret,
-	openSealedSecret,
-	type SecretScope,
-} from '../../../../shared/webhookSecret';
+import { removeWebhook, signingSecret } from '../../../../shared/webhooks';
 import { verifyDelivery } from '../../../../shared/webhookSignature';
 import { documentOutput, unsignedEnd, withApproval } from './output';
 import {
@@ -30,7 +31,6 @@ import {
 	type StoredWait,
 	type WaitSettings,
 } from './waitSettings';
-import { removeWaitWebhook } from './waitWebhooks';
 
 /**
  * webhook() of the Document Signing node: a call to a waiting execution's resume URL (n8n has
@@ -54,16 +54,6 @@ import { removeWaitWebhook } from './waitWebhooks';
  * later and the wait goes on meanwhile. A wait for Completed that ends in another final state
  * resumes as the node's error (unsignedResult).
  */
-
-/** Waits (by nonce) whose call is being handled in this process. */
-const callsInFlight = new Set<string>();
-/** Automatic Signature Layout, by wait. */
-const layouts = new LayoutMemory();
-
-/** For tests that play a second n8n process in this one. */
-export function forgetWaitLayouts(): void {
-	layouts.clear();
-}
 
 type WaitState = 'open' | 'ended';
 
@@ -115,20 +105,23 @@ function objectAt(value: unknown): IDataObject {
 	return (typeof value === 'object' && value !== null ? value : {}) as IDataObject;
 }
 
-function signingSecret(
+/** The secret this wait's deliveries are signed with (webhooks.ts). */
+function waitSecret(
 	context: IWebhookFunctions,
 	client: ServiceClient,
 	settings: WaitSettings,
 	stored: StoredWait,
 ): string | undefined {
 	const node = context.getNode();
-	const scope: SecretScope = {
-		apiKey: client.credentials.apiKey,
-		workflowId: String(context.getWorkflow().id ?? ''),
-		nodeId: node.id ?? node.name,
-		nonce: settings.nonce,
-	};
-	return stored.secret ? openSealedSecret(stored.secret, scope) : derivedSecret(scope);
+	return signingSecret(
+		{
+			apiKey: client.credentials.apiKey,
+			workflowId: String(context.getWorkflow().id ?? ''),
+			nodeId: node.id ?? node.name,
+			nonce: settings.nonce,
+		},
+		stored.secret,
+	);
 }
 
 /** The wait n8n keeps for this execution (custom data), if any. */
@@ -180,17 +173,18 @@ async function decide(context: IWebhookFunctions): Promise<IWebhookResponseData>
 		return ignore(context, 'the event is about another document', 'open');
 
 	const client = await serviceClient(context);
-	// A nonce is random per wait (128 bits): the key of the wait in this process.
+	// A nonce is random per wait (128 bits): the key of the wait in this node's memory.
 	const waitKey = stored.nonce;
+	const memory = memoryOf(context.getWorkflow().id, context.getNode().id);
 	if (settings.verifySignature) {
 		const headers = (context.getHeaderData() ?? {}) as IDataObject;
 		const verification = verifyDelivery({
 			header: (name) => headerValue(headers, name),
 			rawBody,
-			secret: signingSecret(context, client, settings, stored) ?? '',
+			secret: waitSecret(context, client, settings, stored) ?? '',
 			nowSeconds: Math.floor(Date.now() / 1000),
 			toleranceSeconds: SIGNATURE_TOLERANCE_SECONDS,
-			accepted: layouts.accepted(settings.signatureLayout, waitKey),
+			accepted: acceptedLayouts(memory.layouts, settings.signatureLayout, waitKey),
 		});
 		if (!verification.valid)
 			return ignore(
@@ -198,20 +192,20 @@ async function decide(context: IWebhookFunctions): Promise<IWebhookResponseData>
 				`signature not valid (${verification.layout ?? 'no layout'}: ${verification.reason})`,
 				'open',
 			);
-		layouts.settle(settings.signatureLayout, waitKey, verification.layout);
+		fixLayout(memory.layouts, settings.signatureLayout, waitKey, verification.layout);
 	}
 
 	const bodyWebhookId = idText(body.webhook_id);
 	if (bodyWebhookId !== undefined && bodyWebhookId !== stored.webhookId)
 		return ignore(context, "the delivery is not from this wait's webhook", 'open');
 
-	if (callsInFlight.has(waitKey))
+	if (memory.busyWaits.has(waitKey))
 		return ignore(context, 'another call for this wait is being handled', 'open');
-	callsInFlight.add(waitKey);
+	memory.busyWaits.add(waitKey);
 	try {
 		return await end(context, client, settings, stored);
 	} finally {
-		callsInFlight.delete(waitKey);
+		memory.busyWaits.delete(waitKey);
 	}
 }
 
@@ -249,7 +243,7 @@ async function end(
 	}
 
 	try {
-		if (!(await removeWaitWebhook(context, stored.webhookId, client)))
+		if (!(await removeWebhook(context, stored.webhookId, client)))
 			return ignore(context, 'another call has ended this wait', 'ended');
 	} catch (error) {
 		// The end goes on: the cleanup of a later run finds the webhook (its wait has ended).

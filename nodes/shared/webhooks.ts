@@ -1,0 +1,129 @@
+import type { IDataObject } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import { apiPath, idText } from './ids';
+import {
+	apiRequest,
+	apiSweepRecords,
+	isNotFound,
+	recordOf,
+	toNodeError,
+	type ApiContext,
+	type ServiceClient,
+} from './transport';
+import type { PageRequest } from './transport/listPages';
+import type { WalkResult } from './transport/pageWalk';
+import { WEBHOOK_SWEEP_BUDGET } from './vocabulary';
+import { derivedSecret, openSealedSecret, sealSecret, type SecretScope } from './webhookSecret';
+
+/**
+ * The service's webhooks as the package uses them, in one place: the trigger's registration and
+ * each Send and Wait's wait register, find and remove theirs here, and both receivers get the
+ * secret a delivery is signed with here (webhookSecret.ts derives it; nothing readable is stored).
+ */
+
+export interface NewWebhook {
+	url: string;
+	events: readonly string[];
+	description: string;
+	/** Whose it is: the secret is derived from it, and a secret the service issues is sealed with it. */
+	scope: SecretScope;
+	/** The same attempt always carries the same key: a retried create never makes a second webhook. */
+	idempotencyKey: string;
+	/** Optional fields a service may honour (a wait's `document_id` and `expires_at`). */
+	extra?: IDataObject;
+}
+
+export interface RegisteredWebhook {
+	id: string;
+	/** A secret the service chose itself instead of ours, sealed with the scope's key. */
+	sealedSecret?: string;
+}
+
+/** Registers a webhook signed with the scope's secret; throws when the service names no id. */
+export async function registerWebhook(
+	context: ApiContext,
+	client: ServiceClient,
+	webhook: NewWebhook,
+): Promise<RegisteredWebhook> {
+	const secret = derivedSecret(webhook.scope);
+	const response = await apiRequest(context, 'POST', '/webhooks', {
+		client,
+		body: {
+			url: webhook.url,
+			events: [...webhook.events],
+			secret,
+			description: webhook.description,
+			...webhook.extra,
+		},
+		idempotencyKey: webhook.idempotencyKey,
+	});
+	const created = recordOf(response.body);
+	const id = idText(created.id);
+	if (id === undefined)
+		throw new NodeOperationError(
+			context.getNode(),
+			'The service did not return an ID for the new webhook',
+			{
+				description: 'Check that the Base URL points at the signing service.',
+			},
+		);
+	// The service echoes the secret it stored; it is ours unless it chose its own.
+	const issued =
+		typeof created.secret === 'string' && created.secret !== '' && created.secret !== secret
+			? created.secret
+			: undefined;
+	return { id, ...(issued ? { sealedSecret: sealSecret(issued, webhook.scope) } : {}) };
+}
+
+/** The secret a registration's deliveries are signed with; undefined when a sealed one cannot be opened. */
+export function signingSecret(scope: SecretScope, sealedSecret?: string): string | undefined {
+	return sealedSecret ? openSealedSecret(sealedSecret, scope) : derivedSecret(scope);
+}
+
+/**
+ * Removes a webhook. Resolves false when the service no longer had it (404): for a wait, another
+ * call ended it first. Throws any other failure.
+ */
+export async function removeWebhook(
+	context: ApiContext,
+	id: string,
+	client?: ServiceClient,
+): Promise<boolean> {
+	try {
+		await apiRequest(context, 'DELETE', apiPath`/webhooks/${id}`, { client });
+		return true;
+	} catch (error) {
+		if (isNotFound(error)) return false;
+		throw toNodeError(context.getNode(), error);
+	}
+}
+
+/**
+ * One sweep of the account's webhooks: from `start`, at most WEBHOOK_SWEEP_BUDGET, up to the first
+ * one `stopAt` accepts. A longer list is no failure: `next` says where the next sweep goes on.
+ */
+export async function sweepWebhooks(
+	context: ApiContext,
+	{ start, stopAt }: { start?: PageRequest; stopAt?: (webhook: IDataObject) => boolean } = {},
+): Promise<WalkResult<IDataObject>> {
+	return await apiSweepRecords(context, '/webhooks', {
+		budget: WEBHOOK_SWEEP_BUDGET,
+		start,
+		stopAt,
+	});
+}
+
+/**
+ * The first webhook `wanted` accepts: undefined when the list ends without one, and 'cannot tell'
+ * when the account has more webhooks than one sweep reads.
+ */
+export async function findWebhook(
+	context: ApiContext,
+	wanted: (webhook: IDataObject) => boolean,
+): Promise<IDataObject | undefined | 'cannot tell'> {
+	const { records, next } = await sweepWebhooks(context, { stopAt: wanted });
+	const last = records[records.length - 1];
+	if (last !== undefined && wanted(last)) return last;
+	return next ? 'cannot tell' : undefined;
+}
