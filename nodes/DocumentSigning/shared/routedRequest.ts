@@ -15,6 +15,7 @@ import {
 	CREDENTIAL_TYPE,
 	deriveIdempotencyKey,
 	safeRequestSettings,
+	sendAttempt,
 	sendWithRetries,
 	serviceClient,
 	toNodeError,
@@ -31,13 +32,15 @@ import { deferredError } from './deferredErrors';
 import { invalid } from './validation';
 
 /**
- * The transport of the action node's operations. n8n's routing engine starts every item's request
- * at once and has no retry hook of its own, so each operation names one of these two functions as
- * its `requestOperations.pagination` (operation.ts), which n8n then calls to send the request:
- * - `sendRequest`: one request, retried; n8n's engine sends it and runs the output steps.
- * - `sendListRequests`: a list's pages, one request each, retried, up to Return All / Limit.
- * Both share `routed`: input errors held back by preSend, the credential's origin, the
- * Idempotency-Key, the answer checks, error mapping and the agent-tool error answer.
+ * The transport of the action node's operations: the one hook into n8n's routing engine. The
+ * engine builds each item's request (routing.send, preSend) but has no retry of its own, so each
+ * operation names one of these two functions as its `requestOperations.pagination` (operation.ts;
+ * n8n calls it instead of sending, n8n-core routing-node.js `makeRequest`):
+ * - `sendRequest`: one request, retried, then the operation's output steps;
+ * - `sendListRequests`: a list's pages, each sent the same way, up to Return All / Limit.
+ * Both send through the transport (sendAttempt) and share `routed`: input errors held back by
+ * preSend, the credential's origin, the Idempotency-Key, the answer checks, error mapping and the
+ * agent-tool error answer. The engine runs no output step itself then: `outputOf` runs them.
  */
 
 /**
@@ -172,26 +175,34 @@ async function routed(
 	}
 }
 
+/** One request as n8n's engine built it, retried, its answer checked (bounded) before it is used. */
+async function sendChecked(
+	context: IExecutePaginationFunctions,
+	{ options, client, retry, check }: RoutedRequest,
+): Promise<IN8nHttpFullResponse> {
+	return await sendWithRetries(retry, async ({ signal }: Attempt) => {
+		const answer = await sendAttempt(context, client, {
+			...(options as IHttpRequestOptions),
+			abortSignal: signal,
+		});
+		await check(answer);
+		return answer;
+	});
+}
+
 /** `requestOperations.pagination` of every operation that is not a list: one request, retried. */
 export async function sendRequest(
 	this: IExecutePaginationFunctions,
 	requestData: DeclarativeRestApiSettings.ResultOptions,
 ): Promise<INodeExecutionData[]> {
-	return await routed(this, requestData, async ({ options, retry, check }) => {
-		// The first output step checks the answer before the operation's own steps see it.
-		requestData.postReceive.unshift({
-			data: { parameterValue: undefined },
-			actions: [
-				async function checkedAnswer(_items, answer) {
-					await check(answer);
-					return [{ json: answer.body as IDataObject }];
-				},
-			],
-		});
-		return await sendWithRetries(retry, async ({ signal }: Attempt) => {
-			options.abortSignal = signal;
-			return await this.makeRoutingRequest(requestData);
-		});
+	return await routed(this, requestData, async (request) => {
+		const answer = await sendChecked(this, request);
+		// As n8n's engine reads an answer without output steps: an array is one item per element.
+		const items =
+			Array.isArray(answer.body) && requestData.postReceive.length === 0
+				? (answer.body as IDataObject[]).map((json) => ({ json }))
+				: [{ json: answer.body as IDataObject }];
+		return await outputOf(this, requestData, items, answer);
 	});
 }
 
@@ -227,22 +238,11 @@ export async function sendListRequests(
 	this: IExecutePaginationFunctions,
 	requestData: DeclarativeRestApiSettings.ResultOptions,
 ): Promise<INodeExecutionData[]> {
-	return await routed(this, requestData, async ({ options, client, retry, check }) => {
+	return await routed(this, requestData, async (routedRequest) => {
+		const { options, client } = routedRequest;
 		// Checked before any request: a bad Limit or List Paging is the user's to fix.
 		const limit = limitOf(this);
 		const paging = listPagingOf(this);
-		// Sent as n8n's engine sends a routed request, but answered here: the walker needs the page.
-		const sendPage = async ({ signal }: Attempt): Promise<IN8nHttpFullResponse> => {
-			options.abortSignal = signal;
-			options.returnFullResponse = true;
-			const answer = (await this.helpers.httpRequestWithAuthentication.call(
-				this,
-				CREDENTIAL_TYPE,
-				options as IHttpRequestOptions,
-			)) as IN8nHttpFullResponse;
-			await check(answer);
-			return answer;
-		};
 		const query = { ...(options.qs ?? {}) };
 		const path = options.url;
 		const pageSize = Math.min(MAX_PAGE_SIZE, limit ?? MAX_PAGE_SIZE);
@@ -255,7 +255,7 @@ export async function sendListRequests(
 				// A next link carries the whole query.
 				options.url = request.url ?? path;
 				options.qs = request.url ? {} : { ...query, ...pageQuery(request, pageSize, paging) };
-				const answer = await sendWithRetries(retry, sendPage);
+				const answer = await sendChecked(this, routedRequest);
 				const records = extractRecords(answer.body, paging).map((json) => ({ json }));
 				return {
 					answer,

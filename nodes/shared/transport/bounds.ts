@@ -100,9 +100,6 @@ export async function readBody(
 	return Buffer.concat(chunks, size);
 }
 
-/** The bytes of each answer readAnswer read, by answer (list walks count them against their budget). */
-export const answerBytes = new WeakMap<object, number>();
-
 /** A JSON answer's bytes as a value: parsed JSON, or the text when it is not JSON (checkAnswer then says so). */
 export function jsonOrText(bytes: unknown): unknown {
 	if (!Buffer.isBuffer(bytes)) return bytes;

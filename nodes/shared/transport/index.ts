@@ -4,10 +4,12 @@ export {
 	safeRequestSettings,
 	apiRequest,
 	apiFindRecord,
+	askOwnN8n,
 	apiRequestPage,
 	apiSweepRecords,
 	deriveIdempotencyKey,
 	recordOf,
+	sendAttempt,
 	serviceClient,
 } from './request';
 export type { ApiContext, ApiRequestOptions, ServiceClient } from './request';

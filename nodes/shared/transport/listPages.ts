@@ -322,6 +322,8 @@ function relationsOf(parameters: string): string[] {
 export interface PageAnswer {
 	body: unknown;
 	headers?: Record<string, unknown>;
+	/** The answer's size as read from the network (readAnswer): list walks count it against their budget. */
+	bytes?: number;
 }
 
 /**

@@ -3,7 +3,6 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { idText } from '../ids';
 import { LIST_WALK_BUDGET } from '../vocabulary';
-import { answerBytes } from './bounds';
 import { ServiceBehaviourError } from './errors';
 import {
 	extractRecords,
@@ -219,7 +218,7 @@ async function walk<T>(
 	let working: string | undefined;
 	for (let pages = 1; ; pages++) {
 		const { answer, requestUrl, items } = await fetchPage(request);
-		bytes += answerBytes.get(answer) ?? Buffer.byteLength(JSON.stringify(answer.body) ?? '');
+		bytes += answer.bytes ?? Buffer.byteLength(JSON.stringify(answer.body) ?? '');
 		const page = extractRecords(answer.body, paging);
 		let fresh = 0;
 		for (const [index, record] of page.entries()) {

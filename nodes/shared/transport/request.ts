@@ -3,6 +3,7 @@ import type {
 	ICredentialDataDecryptedObject,
 	IDataObject,
 	IExecuteFunctions,
+	IExecutePaginationFunctions,
 	IExecuteSingleFunctions,
 	IHookFunctions,
 	IHttpRequestMethods,
@@ -14,17 +15,10 @@ import type {
 
 import { idText } from '../ids';
 import { MAX_PAGE_SIZE } from '../vocabulary';
-import {
-	answerBytes,
-	bodyLimit,
-	jsonOrText,
-	readBody,
-	TIME_LIMITS,
-	type AnswerKind,
-} from './bounds';
+import { bodyLimit, jsonOrText, readBody, TIME_LIMITS, type AnswerKind } from './bounds';
 import { HttpStatusError, isHtml, ServiceBehaviourError, toNodeError } from './errors';
 import { headerValue } from './headers';
-import type { ListPaging } from './listPages';
+import type { ListPaging, PageAnswer } from './listPages';
 import {
 	pageQuery,
 	searchPage,
@@ -186,12 +180,53 @@ export async function readAnswer(
 		response.statusCode >= 300 ? 'json' : kind,
 		headerValue(response.headers, 'content-length'),
 	);
-	if (Buffer.isBuffer(bytes)) answerBytes.set(response, bytes.length);
+	if (Buffer.isBuffer(bytes)) (response as PageAnswer).bytes = bytes.length;
 	response.body =
 		kind === 'json'
 			? (jsonOrText(bytes) as IN8nHttpFullResponse['body'])
 			: (bytes as IN8nHttpFullResponse['body']);
 	return response;
+}
+
+/**
+ * One attempt of a request to the service: the only place the package calls n8n's authenticated
+ * request helper. The credential as read once goes along (n8n would read and decrypt it again).
+ */
+export async function sendAttempt(
+	context: ApiContext | IExecutePaginationFunctions,
+	client: ServiceClient,
+	options: IHttpRequestOptions,
+): Promise<IN8nHttpFullResponse> {
+	return (await context.helpers.httpRequestWithAuthentication.call(
+		context,
+		CREDENTIAL_TYPE,
+		{ ...options, returnFullResponse: true },
+		{
+			credentialsDecrypted: { id: '', name: '', type: CREDENTIAL_TYPE, data: client.decrypted },
+		},
+	)) as IN8nHttpFullResponse;
+}
+
+/**
+ * A request to this n8n itself, never to the service: no credential goes along, redirects are not
+ * followed, and any status is an answer (Send and Wait's probe of a wait's own resume URL).
+ */
+export async function askOwnN8n(
+	context: Pick<IExecuteFunctions, 'helpers'>,
+	url: string,
+	body: IDataObject,
+	timeoutMs: number,
+): Promise<IN8nHttpFullResponse> {
+	return (await context.helpers.httpRequest({
+		method: 'POST',
+		url,
+		body,
+		json: true,
+		returnFullResponse: true,
+		ignoreHttpStatusErrors: true,
+		disableFollowRedirect: true,
+		timeout: timeoutMs,
+	})) as IN8nHttpFullResponse;
 }
 
 /**
@@ -228,15 +263,7 @@ export async function apiRequest(
 		...safeRequestSettings(client.allowedDomains),
 	};
 	const send = async (signal: AbortSignal) => {
-		// The credential read above goes along: without it n8n reads and decrypts it again per request.
-		const response = (await context.helpers.httpRequestWithAuthentication.call(
-			context,
-			CREDENTIAL_TYPE,
-			{ ...request, abortSignal: signal },
-			{
-				credentialsDecrypted: { id: '', name: '', type: CREDENTIAL_TYPE, data: client.decrypted },
-			},
-		)) as IN8nHttpFullResponse;
+		const response = await sendAttempt(context, client, { ...request, abortSignal: signal });
 		await readAnswer(response, kind, client);
 		checkAnswer(response, {
 			expectJson: !options.binary && method !== 'DELETE',

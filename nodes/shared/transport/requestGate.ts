@@ -140,6 +140,16 @@ export class RequestGate {
 		if (this.paceMs < MIN_PACE_MS) this.paceMs = 0;
 	}
 
+	/** Nothing in flight, nothing waiting, no pause or spacing in force: forgetting it loses nothing. */
+	get idle(): boolean {
+		return (
+			this.active === 0 &&
+			this.waiting.length === 0 &&
+			this.paceMs === 0 &&
+			this.nextStartAt <= Date.now()
+		);
+	}
+
 	/** The current spacing between starts, in ms (0: none). */
 	get spacingMs(): number {
 		return this.paceMs;

@@ -53,15 +53,26 @@ const MAYBE_DONE_NETWORK_CODES = new Set([
 /** Refused connections are retried only briefly: usually the address is simply wrong. */
 const MAX_REFUSED_ATTEMPTS = 2;
 
+/**
+ * The request gates of the credentials this process uses: the package's one in-process store
+ * besides nodeMemory.ts. n8n offers nothing shared by the items and executions of a credential,
+ * and a 429 holds them all. Beyond MAX_GATES the least recently used idle gates are forgotten.
+ */
 const gates = new Map<string, RequestGate>();
+const MAX_GATES = 1_000;
 
 /** The gate of one credential; rate limits are per key, so one key's 429 never holds up another's. */
 export function gateFor(credentialKey: string): RequestGate {
 	let gate = gates.get(credentialKey);
-	if (!gate) {
-		gate = new RequestGate(RETRY_POLICY.concurrency);
-		gates.set(credentialKey, gate);
-	}
+	if (gate) gates.delete(credentialKey);
+	else gate = new RequestGate(RETRY_POLICY.concurrency);
+	gates.set(credentialKey, gate);
+	if (gates.size > MAX_GATES)
+		for (const [key, other] of gates)
+			if (other.idle) {
+				gates.delete(key);
+				break;
+			}
 	return gate;
 }
 

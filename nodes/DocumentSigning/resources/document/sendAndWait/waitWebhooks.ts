@@ -1,7 +1,7 @@
-import type { IDataObject, IExecuteFunctions, IN8nHttpFullResponse } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { idText } from '../../../../shared/ids';
-import type { ServiceClient } from '../../../../shared/transport';
+import { askOwnN8n, type ServiceClient } from '../../../../shared/transport';
 import { memoryOf } from '../../../../shared/nodeMemory';
 import { removeWebhook, sweepWebhooks } from '../../../../shared/webhooks';
 import { WAIT_LINK_MARKERS } from './waitSettings';
@@ -105,16 +105,12 @@ export function ownWait(webhook: IDataObject, owner: WaitOwner): OwnWait | undef
  */
 async function stillWaiting(context: IExecuteFunctions, url: string): Promise<boolean> {
 	try {
-		const response = (await context.helpers.httpRequest({
-			method: 'POST',
+		const response = await askOwnN8n(
+			context,
 			url,
-			body: { probe: 'n8n-nodes-document-signing' },
-			json: true,
-			returnFullResponse: true,
-			ignoreHttpStatusErrors: true,
-			disableFollowRedirect: true,
-			timeout: PROBE_TIMEOUT_MS,
-		})) as IN8nHttpFullResponse;
+			{ probe: 'n8n-nodes-document-signing' },
+			PROBE_TIMEOUT_MS,
+		);
 		const message = String(jsonOf(response.body)?.message ?? '').slice(0, 200);
 		if (response.statusCode === 404) return !N8N_GONE.test(message);
 		if (response.statusCode === 409) return !N8N_FINISHED.test(message);
