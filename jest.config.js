@@ -5,5 +5,8 @@ module.exports = {
 	testMatch: ['**/*.test.ts'],
 	transform: { '^.+\\.ts$': ['ts-jest', { diagnostics: false }] },
 	testTimeout: 30000,
+	// A few suites build pages of many megabytes; a worker that kept them would slow every later
+	// suite's garbage collection, so it is replaced once idle above this.
+	workerIdleMemoryLimit: '1GB',
 	setupFiles: ['<rootDir>/test/setupEnv.ts'],
 };

@@ -1,8 +1,8 @@
 import { createHash } from 'crypto';
 import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
-import { apiPath, idText } from '../shared/ids';
-import { apiRequest, CREDENTIAL_TYPE, recordOf } from '../shared/transport';
+import { idText } from '../shared/ids';
+import { CREDENTIAL_TYPE } from '../shared/transport';
 import { headerValue, withoutHeaders } from '../shared/transport/headers';
 import {
 	ANY_EVENT,
@@ -11,17 +11,7 @@ import {
 	SIGNATURE_TOLERANCE_SECONDS,
 	STANDARD_WEBHOOKS_HEADERS,
 } from '../shared/vocabulary';
-import {
-	inFlightDelivery,
-	markProcessed,
-	memoryOf,
-	outcomeOf,
-	passOn,
-	remember,
-	settleDelivery,
-	wasProcessed,
-	type NodeMemory,
-} from '../shared/nodeMemory';
+import { markProcessed, memoryOf, remember, type NodeMemory } from '../shared/nodeMemory';
 import {
 	acceptedLayouts,
 	AUTOMATIC_LAYOUT,
@@ -29,37 +19,22 @@ import {
 	layoutChoice,
 } from '../shared/signatureLayout';
 import { signingSecret } from '../shared/webhooks';
-import { verifyDelivery, type SignatureFailureReason } from '../shared/webhookSignature';
+import { verifyDelivery } from '../shared/deliveryLayouts';
+import type { SignatureFailureReason } from '../shared/webhookSignature';
+import { confirmDelivery, isAcknowledged, parseObject, processedAlready } from './deliveryRecords';
 import { selectedEvents } from './registration';
 import { readRegistration, triggerStaticData, type Registration } from './staticData';
 
 /**
- * One delivery: verify, filter, emit. Runs in whichever n8n process received the request.
- *
- * - A request that fails the signature check (or arrives while nothing is registered) is answered
- *   401 straight away through the response object and returns `noWebhookResponse`, so n8n sends
- *   nothing more and starts no execution; n8n logs why at warning level (never the secret).
- * - The signature is checked over `req.rawBody`: n8n reads every webhook request body into that
- *   Buffer before calling the node, in the layout the registration accepts (Signature Layout;
- *   Automatic fixes the first layout that verifies, kept in the node's memory, nodeMemory.ts).
- * - With Verify Signatures off, the request only names a delivery: the service's record of it
- *   (`GET /webhooks/{id}/deliveries/{delivery_id}` of this trigger's registration, its `payload`)
- *   is what passes on. One the service does not report is refused before anything is marked.
- * - The repeat key comes from signed data only: the body's `id`, else the signed Standard
- *   Webhooks `webhook-id`, else a hash of the body (the unsigned X-Delivery-Id is never used).
- * - Accepted but unwanted deliveries (an event not chosen) are answered 2xx through
- *   `webhookResponse` without `workflowData`: n8n answers and starts nothing, and the service
- *   stops retrying.
- * - A repeat (the same delivery ID) starts no execution when this process, or the service, can
- *   tell it was processed (processedAlready): a delivery this process passed on is remembered
- *   until its execution settles the claim, and a copy arriving meanwhile waits for that outcome;
- *   the service is asked when the process cannot tell, and for a retry (attempt 2 or later) it
- *   never saw (one request, given up after CLAIM_CHECK_TIMEOUT_MS). Whatever still gets through
- *   is settled by the executions' claims (claim.ts).
+ * One delivery: verify, filter, emit (docs/trigger.md), in whichever n8n process received it.
+ * A refusal is answered at once through the response object (`noWebhookResponse`: n8n starts
+ * nothing) and logged at warning level, never with the secret. The signature is checked over
+ * n8n's `req.rawBody`; with Verify Signatures off the service's record of the delivery is what
+ * passes on. The repeat key comes from signed data only (the body's `id`, a signed `webhook-id`,
+ * else the body's hash), and a repeat this process or the service can tell apart starts nothing
+ * (deliveryRecords.ts); the executions' claims settle the rest (claim.ts).
  */
 
-/** How long a retry's claim check may hold up the answer to the service (which waits 10 s). */
-export const CLAIM_CHECK_TIMEOUT_MS = 2000;
 /** Signature Tolerance is capped, so the replay window can never be turned off by a large value. */
 export const MAX_SIGNATURE_TOLERANCE_SECONDS = 3600;
 
@@ -141,108 +116,6 @@ async function registrationSecret(
 	return secret;
 }
 
-/** How long the service may take to show a delivery's record before the delivery is answered 503. */
-export const CONFIRM_TIMEOUT_MS = 5000;
-
-/** The service's record of a delivery: undefined when it has none (404, or no such endpoint). */
-async function deliveryRecord(
-	context: IWebhookFunctions,
-	webhookId: string,
-	deliveryId: string,
-	timeoutMs: number,
-): Promise<IDataObject | undefined> {
-	const response = await apiRequest(
-		context,
-		'GET',
-		apiPath`/webhooks/${webhookId}/deliveries/${deliveryId}`,
-		{ singleAttemptTimeoutMs: timeoutMs, answerStatuses: [404, 405, 501] },
-	);
-	return response.statusCode === 200 ? recordOf(response.body) : undefined;
-}
-
-const isAcknowledged = (record: IDataObject) =>
-	record.status === 'acknowledged' ||
-	(typeof record.acknowledged_at === 'string' && record.acknowledged_at !== '');
-
-/** Whether the service reports the delivery as claimed by an execution; false when it cannot tell. */
-async function claimedAlready(
-	context: IWebhookFunctions,
-	webhookId: string,
-	deliveryId: string,
-): Promise<boolean> {
-	try {
-		const record = await deliveryRecord(context, webhookId, deliveryId, CLAIM_CHECK_TIMEOUT_MS);
-		return record !== undefined && isAcknowledged(record);
-	} catch (error) {
-		context.logger.debug(
-			'Document Signing Trigger could not check a retried delivery; its execution will',
-			{
-				deliveryId,
-				error: (error as Error).message,
-			},
-		);
-		return false;
-	}
-}
-
-/**
- * The delivery's body as the service reports it (its record's `payload`, or `request.payload` as
- * GitHub's delivery log has it), for an unverified request: the request only names the delivery.
- */
-function payloadOf(record: IDataObject): IDataObject | undefined {
-	const request = record.request as IDataObject | undefined;
-	let payload: unknown = record.payload ?? (isObject(request) ? request.payload : undefined);
-	if (typeof payload === 'string') payload = parseObject(Buffer.from(payload, 'utf8'));
-	return isObject(payload) ? payload : undefined;
-}
-
-const isObject = (value: unknown): value is IDataObject =>
-	typeof value === 'object' && value !== null && !Array.isArray(value);
-
-function parseObject(raw: Buffer | undefined): IDataObject | undefined {
-	try {
-		const parsed: unknown = JSON.parse(String(raw?.toString('utf8')));
-		return isObject(parsed) ? parsed : undefined;
-	} catch {
-		return undefined;
-	}
-}
-
-/**
- * Whether the delivery was processed already, so that this copy starts no execution. If not, this
- * process passes it on: it is marked in flight right after the last check, before anything else
- * is awaited, so of copies arriving at once exactly one goes on. A copy of one this process passed
- * on waits for that execution's claim (bounded, nodeMemory.ts). The service is asked when
- * this process cannot tell: a retry it never saw, or a first execution that ran elsewhere (queue
- * mode) or never started.
- */
-async function processedAlready(
-	context: IWebhookFunctions,
-	memory: NodeMemory,
-	webhookId: string | undefined,
-	deliveryId: string,
-	retried: boolean,
-): Promise<boolean> {
-	let ask = retried;
-	for (;;) {
-		if (wasProcessed(memory, deliveryId)) return true;
-		const earlier = inFlightDelivery(memory, deliveryId);
-		if (!earlier) break;
-		const outcome = await outcomeOf(earlier);
-		if (outcome === true) return true;
-		// Another copy took over meanwhile (or the first failed its claim): check again.
-		if (inFlightDelivery(memory, deliveryId) !== earlier) continue;
-		ask = true;
-		break;
-	}
-	passOn(memory, deliveryId);
-	if (ask && webhookId !== undefined && (await claimedAlready(context, webhookId, deliveryId))) {
-		settleDelivery(memory, deliveryId, true);
-		return true;
-	}
-	return false;
-}
-
 export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 	const req = this.getRequestObject();
 	const headers = (req.headers ?? {}) as IDataObject;
@@ -320,6 +193,7 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 			'the body is not a JSON object',
 		);
 	let record: IDataObject | undefined;
+	let payload: IDataObject | undefined;
 	if (!verify) {
 		// Unverified, the request only names a delivery: what passes on is the service's own record of
 		// it, read with the key from this trigger's registration. A delivery the service does not
@@ -335,29 +209,22 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 					? 'no webhook is registered for this workflow (activate it again)'
 					: 'Verify Signatures is off and the body names no delivery id to confirm',
 			);
-		try {
-			record = await deliveryRecord(this, registration.id, claimedId, CONFIRM_TIMEOUT_MS);
-		} catch (error) {
-			this.logger.warn(
-				'Document Signing Trigger could not confirm an unverified delivery; the service retries it',
-				{ error: (error as Error).message },
-			);
+		const confirmed = await confirmDelivery(this, registration.id, claimedId);
+		if (confirmed === 'unavailable') {
 			this.getResponseObject()
 				.status(503)
 				.json({ error: { code: 'unavailable', message: 'Try again later' } });
 			return { noWebhookResponse: true };
 		}
-		const payload = record && payloadOf(record);
-		if (!record || !payload || idText(payload.id ?? record.id) !== claimedId)
+		if ('refusal' in confirmed)
 			return refuse(
 				this,
 				401,
 				'not_confirmed',
 				'The delivery cannot be confirmed',
-				!record
-					? "Verify Signatures is off and the service does not report this delivery for this trigger's webhook (made up, or a service without GET /webhooks/{id}/deliveries/{delivery_id}); nothing was started"
-					: "Verify Signatures is off and the service's record of the delivery does not hold its payload; nothing was started (turn Verify Signatures on)",
+				confirmed.refusal,
 			);
+		({ record, payload } = confirmed);
 		body = payload;
 	}
 

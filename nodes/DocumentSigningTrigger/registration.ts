@@ -27,30 +27,13 @@ import {
 } from './staticData';
 
 /**
- * The trigger's webhook lifecycle: checkExists / create / delete.
- *
- * Invariant: at most one webhook on the service points at this node's production URL, and when
- * the workflow is inactive none does; nothing this node creates outlives a failed activation.
- *
- * Ownership is decided by URL and owner: the URL n8n gives a trigger
- * (`<base>/webhook/<node webhookId>/webhook`) holds the node's own webhookId, which n8n refuses to
- * share between two active workflows; a copy imported on the same n8n keeps that webhookId (so the
- * URL) but has another workflow id, so the webhook's description also names the workflow and node
- * that registered it (webhookSecret.ts, registrationDescription), and a copy never touches the
- * original's webhook. A stored id is never deleted on its own word: static data travels with copies of a
- * workflow (a database restored to staging, `n8n export`/`import`, the public API), and a copy must
- * never delete the original's webhook. A stored registration whose URL is not this instance's is
- * forgotten and logged, never deleted.
- *
- * The stored registration is removed by its id when static data says this workflow node made it
- * (its owner tag) and its URL is this node's. A webhook left over from an earlier activation whose
- * static data was lost (n8n stopped after the service created it but before the static data was
- * saved) has a secret nobody knows any more, so it cannot be adopted: without a registration of
- * its own, `create` and `delete` sweep the account's webhooks for this node's URL, stopping at
- * each match.
- *
- * A busy account never stops a trigger: every sweep reads within WEBHOOK_SWEEP_BUDGET, and a list
- * longer than that is "cannot tell", logged, never a failed activation, deactivation or start.
+ * The trigger's webhook lifecycle: checkExists / create / delete (docs/trigger.md). At most one
+ * webhook points at this node's production URL, none while the workflow is inactive, and nothing
+ * outlives a failed activation. A webhook is this node's by its URL and the owner its description
+ * names (a copy of the workflow on the same n8n has the URL but another owner). The stored
+ * registration is removed by id only when static data names this node as its owner; without one,
+ * a sweep finds leftovers by URL. A stored registration of another address is forgotten, never
+ * deleted. Every sweep reads within WEBHOOK_SWEEP_BUDGET: a longer list is "cannot tell", logged.
  */
 
 /** The chosen events as the service stores them: sorted, unique, or just `*` when Any Event is among them. */
@@ -102,21 +85,17 @@ export function secretScope(
 	};
 }
 
-/**
- * Whether a service webhook is this workflow node's: exactly its URL, and registered by this
- * workflow and node. A copy of the workflow on the same n8n has the same URL but another workflow
- * id, and never deletes the original's webhook (its activation is refused by n8n, which then
- * runs its delete step). A webhook whose description carries no owner (a service that keeps no
- * description) is decided by its URL alone.
- */
+/** This workflow node as a webhook's owner (a copy of the workflow is another owner). */
+function ownTag(context: IHookFunctions): string {
+	const node = context.getNode();
+	return ownerTag(String(context.getWorkflow().id ?? ''), node.id ?? node.name);
+}
+
+/** Exactly this node's URL, and this node's owner tag, or none (a service that keeps no description). */
 function ownWebhook(context: IHookFunctions, webhook: IDataObject, url: string): boolean {
 	if (!sameUrl(webhook.url, url)) return false;
 	const owner = registrationNote(webhook.description)?.owner;
-	const node = context.getNode();
-	return (
-		owner === undefined ||
-		owner === ownerTag(String(context.getWorkflow().id ?? ''), node.id ?? node.name)
-	);
+	return owner === undefined || owner === ownTag(context);
 }
 
 /** Own webhooks a sweep removes at most (the invariant allows one; more are leftovers of failures). */
@@ -135,12 +114,7 @@ function isOwnRegistration(
 	stored: Registration | undefined,
 	url: string,
 ): stored is Registration {
-	const node = context.getNode();
-	return (
-		stored !== undefined &&
-		sameUrl(stored.url, url) &&
-		stored.owner === ownerTag(String(context.getWorkflow().id ?? ''), node.id ?? node.name)
-	);
+	return stored !== undefined && sameUrl(stored.url, url) && stored.owner === ownTag(context);
 }
 
 /**
@@ -178,9 +152,7 @@ async function cleanUpAfterFailure(
 	} catch (cleanupError) {
 		context.logger.warn(
 			'Document Signing Trigger could not remove the webhook of a failed activation; the next activation or deactivation removes it',
-			{
-				error: (cleanupError as Error).message,
-			},
+			{ error: (cleanupError as Error).message },
 		);
 	}
 }
@@ -197,13 +169,7 @@ function forgetForeign(
 	);
 }
 
-function safeOrigin(url: string): string {
-	try {
-		return new URL(url).origin;
-	} catch {
-		return '(not a URL)';
-	}
-}
+const safeOrigin = (url: string) => (URL.canParse(url) ? new URL(url).origin : '(not a URL)');
 
 /** True only if the stored webhook still exists on the service with this URL, these events and this key. */
 export async function checkExists(this: IHookFunctions): Promise<boolean> {
@@ -307,7 +273,7 @@ export async function create(this: IHookFunctions): Promise<boolean> {
 			id: registered.id,
 			url,
 			events,
-			owner: ownerTag(scope.workflowId, scope.nodeId),
+			owner: ownTag(this),
 			secretNonce: nonce,
 			sealedSecret: registered.sealedSecret,
 		});

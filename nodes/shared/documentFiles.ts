@@ -3,7 +3,8 @@ import type { IDataObject, IN8nHttpFullResponse } from 'n8n-workflow';
 import { apiPath, idText } from './ids';
 import type { DocumentFileVersion as ContractFileVersion } from './vocabulary';
 import { apiRequest, serviceClient, type ApiContext } from './transport';
-import { ServiceBehaviourError, shownText } from './transport/errors';
+import { ServiceBehaviourError } from './transport/errors';
+import { shownText } from './transport/text';
 import { fileNameFromDisposition, headerValue } from './transport/headers';
 import { firstBytesShown, mediaTypeOf, plainFileName, withExtension } from './fileNames';
 

@@ -1,4 +1,5 @@
-import { ServiceBehaviourError, shownInput } from './transport/errors';
+import { ServiceBehaviourError } from './transport/errors';
+import { shownInput } from './transport/text';
 
 /**
  * Identifiers as the service may send them: opaque strings (`doc_8f3k2j`) or JSON numbers

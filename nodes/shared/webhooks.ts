@@ -11,7 +11,7 @@ import {
 	type ApiContext,
 	type ServiceClient,
 } from './transport';
-import type { PageRequest } from './transport/listPages';
+import type { PageRequest } from './transport/listRecords';
 import type { WalkResult } from './transport/pageWalk';
 import { WEBHOOK_SWEEP_BUDGET } from './vocabulary';
 import { derivedSecret, openSealedSecret, sealSecret, type SecretScope } from './webhookSecret';

@@ -26,7 +26,7 @@ import {
 	sendWithRetries,
 } from '../../nodes/shared/transport';
 import { TIME_LIMITS } from '../../nodes/shared/transport/bounds';
-import { MAX_PAGE_READ, readPage } from '../../nodes/shared/transport/errors';
+import { MAX_PAGE_READ, readPage } from '../../nodes/shared/transport/htmlPages';
 import { LIST_WALK_BUDGET, WEBHOOK_SWEEP_BUDGET } from '../../nodes/shared/vocabulary';
 import { keyCheck } from '../../nodes/shared/webhookSecret';
 import { safeRequestSettings } from '../../nodes/shared/transport/request';

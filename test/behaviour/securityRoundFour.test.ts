@@ -14,7 +14,8 @@ import {
 	memoryOf,
 	wasProcessed,
 } from '../../nodes/shared/nodeMemory';
-import { MAX_ENTRIES, readListPage } from '../../nodes/shared/transport/listPages';
+import { readListPage } from '../../nodes/shared/transport/listPages';
+import { MAX_ENTRIES } from '../../nodes/shared/transport/listRecords';
 import { WEBHOOK_SWEEP_BUDGET } from '../../nodes/shared/vocabulary';
 import type { Sandbox } from '../../sandbox';
 import { startCountingServer } from '../helpers/countingServer';

@@ -13,8 +13,8 @@ import ts from 'typescript';
 
 const root = path.resolve(__dirname, '../..');
 const LENGTH = 100_000;
-/** Per pattern, for all its inputs together; a quadratic pattern on 100 KB needs far longer. */
-const BOUND_MS = 1_500;
+/** For any one input; a quadratic pattern on 100 KB needs seconds, a linear one well under 1 ms. */
+const BOUND_MS = 1_000;
 
 function sources(dir: string): string[] {
 	return readdirSync(path.join(root, dir), { withFileTypes: true, recursive: true })
@@ -81,11 +81,12 @@ test('the scanner finds the patterns (the email, Link and Base URL checks among 
 test.each(patterns.map((found) => [`${found.file}: ${found.source}`, found] as const))(
 	'%s runs in linear time on 100 KB of its worst characters',
 	(_name, { source, pattern }) => {
-		const inputs = adversarialInputs(source);
-		const started = performance.now();
-		for (const input of inputs) {
+		let slowest = 0;
+		for (const input of adversarialInputs(source)) {
+			const started = performance.now();
 			pattern.test(input);
+			slowest = Math.max(slowest, performance.now() - started);
 		}
-		expect(performance.now() - started).toBeLessThan(BOUND_MS);
+		expect(slowest).toBeLessThan(BOUND_MS);
 	},
 );

@@ -6,7 +6,8 @@ import axios, { type AxiosInstance, type AxiosResponse } from 'axios';
 import http from 'http';
 
 import { LIMITS } from '../../contract';
-import { verifyDelivery, verifyWebhookSignature } from '../../nodes/shared/webhookSignature';
+import { verifyDelivery } from '../../nodes/shared/deliveryLayouts';
+import { verifyWebhookSignature } from '../../nodes/shared/webhookSignature';
 import { startSandbox, type Sandbox } from '../../sandbox';
 import {
 	DEFAULT_DIALECT,

@@ -6,7 +6,7 @@ import {
 } from 'n8n-workflow';
 
 import { apiRequestPage, type ServiceOrigin } from '../../shared/transport';
-import { readListPaging, type ListPaging } from '../../shared/transport/listPages';
+import { readListPaging, type ListPaging } from '../../shared/transport/listRecords';
 
 /** The "From list" choices of the resource locators: searchable, one page at a time. */
 

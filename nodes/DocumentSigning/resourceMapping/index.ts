@@ -8,9 +8,10 @@ import {
 
 import { idText } from '../../shared/ids';
 import { apiFindRecord } from '../../shared/transport';
-import { shownInput } from '../../shared/transport/errors';
+import { shownInput } from '../../shared/transport/text';
 import type { TemplateFieldType } from '../../shared/vocabulary';
-import { MAPPER_TYPES, roleFieldId } from '../resources/document/templateFields';
+import { roleFieldId } from '../resources/document/templateFields';
+import { MAPPER_TYPES } from '../resources/document/templateFieldTypes';
 
 /**
  * What the editor lists under Template Fields and Signers by Role (n8n resource mappers): the

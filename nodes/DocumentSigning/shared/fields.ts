@@ -7,9 +7,11 @@ import type {
 
 import { ID_PATTERN } from '../../shared/ids';
 import { requireText } from './validation';
-import { SIGNER_AUTHENTICATION_METHODS } from '../../shared/vocabulary';
 
-/** Fields that several operations share, defined once. */
+/**
+ * Fields that several operations share, defined once: here the generic builders; the Signers
+ * collection is in signers.ts, a list's Filters in listFilters.ts.
+ */
 
 /** Options in alphabetical order of their names, as n8n asks (lists built from the vocabulary are not). */
 export function byName<T extends { name: string }>(options: T[]): T[] {
@@ -158,56 +160,6 @@ export function listPagingFields(
 	];
 }
 
-/** The Filters collection of a list operation, without its options: `{ ...filtersCollection(…), options: [...] }`. */
-export function filtersCollection(resource: string, operation: string): INodeProperties {
-	return {
-		displayName: 'Filters',
-		name: 'filters',
-		type: 'collection',
-		placeholder: 'Add Filter',
-		default: {},
-		displayOptions: showFor(resource, [operation]),
-	};
-}
-
-/** `pending` → `Pending`: the label of a vocabulary value. */
-export function capitalise(value: string): string {
-	return value[0].toUpperCase() + value.slice(1);
-}
-
-/** A filter sent as the query parameter of the same name. */
-export function queryFilter(
-	displayName: string,
-	name: string,
-	type: 'string' | 'dateTime' = 'string',
-): INodeProperties {
-	return {
-		displayName,
-		name,
-		type,
-		default: '',
-		routing: { send: { type: 'query', property: name } },
-	};
-}
-
-/** A filter choosing one of `values` (listed by `label`, alphabetically), sent as the query parameter `name`. */
-export function queryChoiceFilter(
-	displayName: string,
-	name: string,
-	values: readonly string[],
-	label: (value: string) => string,
-	defaultValue: string,
-): INodeProperties {
-	return {
-		displayName,
-		name,
-		type: 'options',
-		default: defaultValue,
-		options: byName(values.map((value) => ({ name: label(value), value }))),
-		routing: { send: { type: 'query', property: name } },
-	};
-}
-
 /** An e-mail address field (required); `description` says where mail goes. */
 export function emailField(description: string): INodeProperties {
 	return {
@@ -230,85 +182,6 @@ export function simplifyField(resource: string, operations: string[]): INodeProp
 		default: true,
 		description: 'Whether to return a simplified version of the response instead of the raw data',
 		displayOptions: showFor(resource, operations),
-	};
-}
-
-const AUTHENTICATION_LABELS: Record<(typeof SIGNER_AUTHENTICATION_METHODS)[number], string> = {
-	none: 'None (Link Only)',
-	email_otp: 'One-Time Code by Email',
-	sms_otp: 'One-Time Code by SMS',
-	national_eid: 'National Electronic ID',
-};
-
-/** The signers of a document or signing request (`name`: see the note on unique names in DocumentSigning.node.ts). */
-export function signersField(
-	resource: string,
-	operations: string[],
-	{
-		name = 'signers',
-		required,
-		description,
-	}: { name?: string; required: boolean; description: string },
-): INodeProperties {
-	return {
-		displayName: 'Signers',
-		name,
-		type: 'fixedCollection',
-		placeholder: 'Add Signer',
-		typeOptions: { multipleValues: true, sortable: true },
-		default: {},
-		required,
-		description,
-		displayOptions: showFor(resource, operations),
-		options: [
-			{
-				displayName: 'Signer',
-				name: 'signer',
-				// Alphabetical, not Email and Name first: n8n's lint requires it of five or more values
-				// (n8n-nodes-base/node-param-fixed-collection-type-unsorted-items).
-				values: [
-					{
-						displayName: 'Authentication',
-						name: 'authentication',
-						type: 'options',
-						default: 'none',
-						description: 'How the signer proves who they are before signing',
-						options: byName(
-							SIGNER_AUTHENTICATION_METHODS.map((value) => ({
-								name: AUTHENTICATION_LABELS[value],
-								value,
-							})),
-						),
-					},
-					emailField('Where the signing invitation is sent'),
-					{
-						displayName: 'Name',
-						name: 'name',
-						type: 'string',
-						default: '',
-						required: true,
-						description: 'Full name of the signer, as shown on the signature',
-					},
-					{
-						displayName: 'Phone',
-						name: 'phone',
-						type: 'string',
-						default: '',
-						placeholder: '+15551234567',
-						description: 'Mobile number in international format; needed for One-Time Code by SMS',
-						displayOptions: { show: { authentication: ['sms_otp'] } },
-					},
-					{
-						displayName: 'Signing Order',
-						name: 'order',
-						type: 'number',
-						typeOptions: { minValue: 0 },
-						default: 0,
-						description: 'Signers with a lower number sign first. 0 means any time, with no order.',
-					},
-				],
-			},
-		],
 	};
 }
 

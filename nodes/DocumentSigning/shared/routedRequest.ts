@@ -24,8 +24,13 @@ import {
 } from '../../shared/transport';
 import { TIME_LIMITS, type AnswerKind } from '../../shared/transport/bounds';
 import { headerValue } from '../../shared/transport/headers';
-import { pageQuery, type PageRequest } from '../../shared/transport/pageWalk';
-import { extractRecords, readListPaging, type ListPaging } from '../../shared/transport/listPages';
+import { pageQuery } from '../../shared/transport/pageWalk';
+import {
+	extractRecords,
+	readListPaging,
+	type ListPaging,
+	type PageRequest,
+} from '../../shared/transport/listRecords';
 import { readAnswer } from '../../shared/transport/request';
 import type { Attempt, AttemptSettings } from '../../shared/transport/retry';
 import { deferredError } from './deferredErrors';

@@ -2,6 +2,10 @@ import type { IDataObject, IN8nHttpFullResponse, INode, JsonObject } from 'n8n-w
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { headerValue } from './headers';
+import { isHtml, readPage } from './htmlPages';
+import { MAX_MESSAGE_LENGTH, shownText } from './text';
+
+// Until every importer names text.ts.
 
 /**
  * Every failure of a request becomes one of two n8n errors: a NodeApiError carrying the service's
@@ -66,126 +70,6 @@ export function readableBody(body: unknown): unknown {
 	}
 }
 
-const HTML = /^\s*(<!doctype\s+html|<html[\s>]|<head[\s>]|<body[\s>])/i;
-
-export function isHtml(body: unknown, contentType?: string): boolean {
-	return (typeof body === 'string' && HTML.test(body)) || /\btext\/html\b/i.test(contentType ?? '');
-}
-
-/**
- * The most of an HTML error page that is read. Its title and first words are near its start, and
- * a bound here keeps the reading cheap whatever a server sends.
- */
-export const MAX_PAGE_READ = 8_000;
-const MAX_PAGE_WORDS = 300;
-const MAX_PAGE_TITLE = 200;
-
-export interface PageSummary {
-	/** The page's <title>, else its first <h1>. */
-	title?: string;
-	/** What a person would read on it: no markup, scripts, styles or comments. */
-	words: string;
-}
-
-/** Elements whose content is never shown as text. */
-const HIDDEN_ELEMENTS = new Set(['script', 'style', 'template', 'noscript']);
-const ENTITIES: Record<string, string> = {
-	'&nbsp;': ' ',
-	'&amp;': '&',
-	'&lt;': '<',
-	'&gt;': '>',
-	'&quot;': '"',
-	'&#39;': "'",
-};
-
-const isLetter = (code: number) => (code >= 65 && code <= 90) || (code >= 97 && code <= 122);
-const isNameCharacter = (code: number) => isLetter(code) || (code >= 48 && code <= 57);
-
-/**
- * The title and words of an HTML page, read from its first MAX_PAGE_READ characters in one pass:
- * every search starts where the previous one ended (a search that found nothing is not repeated),
- * so the work grows with the page's length only, whatever its markup.
- */
-export function readPage(page: string): PageSummary {
-	const html = page.slice(0, MAX_PAGE_READ);
-	const lower = html.toLowerCase();
-	const found = new Map<string, number>();
-	/** The next `needle` at or after `from` (the end when none); repeated searches resume. */
-	const next = (needle: string, from: number): number => {
-		const known = found.get(needle);
-		if (known !== undefined && (known >= from || known === html.length)) return known;
-		const at = lower.indexOf(needle, from);
-		const result = at === -1 ? html.length : at;
-		found.set(needle, result);
-		return result;
-	};
-	const words: string[] = [];
-	let title: string | undefined;
-	let heading: string | undefined;
-	/** The open <title> or <h1> whose text is being read. */
-	let capture: { name: string; words: string[] } | undefined;
-	// A title's text is not among the page's words; a heading's is.
-	const emit = (text: string) => {
-		if (capture) capture.words.push(text);
-		if (capture?.name !== 'title') words.push(text);
-	};
-	let position = 0;
-	while (position < html.length) {
-		const open = next('<', position);
-		if (open > position) emit(html.slice(position, open));
-		if (open >= html.length) break;
-		const after = html.charCodeAt(open + 1);
-		if (html.startsWith('<!--', open)) {
-			position = next('-->', open + 4) + 3;
-			continue;
-		}
-		const closing = after === 47; /* / */
-		const nameStart = open + (closing ? 2 : 1);
-		if (!(isLetter(html.charCodeAt(nameStart)) || (!closing && (after === 33 || after === 63)))) {
-			// "a < b": not a tag, the "<" is text.
-			emit('<');
-			position = open + 1;
-			continue;
-		}
-		let nameEnd = nameStart;
-		while (
-			nameEnd < html.length &&
-			nameEnd - nameStart < 10 &&
-			isNameCharacter(html.charCodeAt(nameEnd))
-		)
-			nameEnd++;
-		const name = lower.slice(nameStart, nameEnd);
-		const end = next('>', nameEnd);
-		position = end + 1;
-		emit(' ');
-		if (closing) {
-			if (capture?.name === name) {
-				const text = pageText(capture.words.join(''), MAX_PAGE_TITLE);
-				if (name === 'title') title ??= text || undefined;
-				else heading ??= text || undefined;
-				capture = undefined;
-			}
-		} else if (HIDDEN_ELEMENTS.has(name)) {
-			position = next(`</${name}`, position);
-		} else if (
-			(name === 'title' && title === undefined) ||
-			(name === 'h1' && heading === undefined)
-		) {
-			capture = { name, words: [] };
-		}
-	}
-	return { title: title ?? heading, words: pageText(words.join(''), MAX_PAGE_WORDS) };
-}
-
-/** Page text as shown: entities read, white space collapsed, cut, markup characters as look-alikes. */
-function pageText(text: string, max: number): string {
-	const plain = text
-		.replace(/&(?:nbsp|amp|lt|gt|quot|#39);/gi, (entity) => ENTITIES[entity.toLowerCase()])
-		.replace(/\s+/g, ' ')
-		.trim();
-	return shownText(plain, max);
-}
-
 interface ServiceWords {
 	message?: string;
 	code?: string;
@@ -193,33 +77,9 @@ interface ServiceWords {
 	more?: number;
 }
 
-/** Longest service message shown; codes and field names are shorter still. */
-export const MAX_MESSAGE_LENGTH = 500;
 const MAX_WORD_LENGTH = 100;
 /** An error body larger than this (as JSON) is not kept whole in the error, only the words read from it. */
 const MAX_KEPT_BODY_LENGTH = 4_000;
-
-/**
- * The service's text as n8n may show it: cut to `max` characters, and with `<` and `>` replaced by
- * look-alikes, so markup in it shows as text wherever n8n renders a message or description as HTML.
- */
-export function shownText(value: string, max = MAX_MESSAGE_LENGTH): string {
-	const cut = value.length > max ? `${value.slice(0, max - 1).trimEnd()}…` : value;
-	return cut.replace(/</g, '‹').replace(/>/g, '›');
-}
-
-/** Longest input value an error message repeats; the rest is replaced by its length. */
-const MAX_SHOWN_INPUT = 80;
-
-/**
- * A value from the user, an input item or a model as an error repeats it: quoted, and cut to
- * MAX_SHOWN_INPUT characters with its length said, so a huge value never fills a message.
- */
-export function shownInput(value: string): string {
-	return value.length > MAX_SHOWN_INPUT
-		? `"${value.slice(0, MAX_SHOWN_INPUT)}…" (${value.length} characters)`
-		: `"${value}"`;
-}
 
 const text = (value: unknown, max = MAX_MESSAGE_LENGTH): string | undefined =>
 	typeof value === 'string' && value.trim() !== '' ? shownText(value.trim(), max) : undefined;

@@ -3,16 +3,14 @@ export {
 	checkAnswer,
 	safeRequestSettings,
 	apiRequest,
-	apiFindRecord,
 	askOwnN8n,
-	apiRequestPage,
-	apiSweepRecords,
 	deriveIdempotencyKey,
 	recordOf,
 	sendAttempt,
 	serviceClient,
 } from './request';
 export type { ApiContext, ApiRequestOptions, ServiceClient } from './request';
+export { apiFindRecord, apiRequestPage, apiSweepRecords } from './lists';
 export { HttpStatusError, isNotFound, ServiceBehaviourError, toNodeError } from './errors';
 export { RETRY_POLICY, sendWithRetries } from './retry';
 export { CREDENTIAL_TYPE, ServiceOrigin } from './service';

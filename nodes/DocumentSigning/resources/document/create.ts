@@ -5,8 +5,10 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
-import { ACCEPTED_FILE_TYPES, LIMITS } from '../../../shared/vocabulary';
-import { extraBodyFieldsOption, resourceLocator, showFor, signersField } from '../../shared/fields';
+import { ACCEPTED_FILE_TYPES } from '../../../shared/vocabulary';
+import { extraBodyFieldsOption, resourceLocator, showFor } from '../../shared/fields';
+import { operation } from '../../shared/operation';
+import { signersField } from '../../shared/signers';
 import { ID_HINT, idProblem, idText } from '../../../shared/ids';
 import {
 	compact,
@@ -17,15 +19,10 @@ import {
 	requireText,
 	withExtraBodyFields,
 } from '../../shared/validation';
-import {
-	openRoles,
-	readRoleSigners,
-	readTemplateFieldValues,
-	templateFieldValuesOption,
-	templateMapperFields,
-	SIGNERS_LABEL,
-} from './templateFields';
-import { shownInput } from '../../../shared/transport/errors';
+import { extensionOf, fileExtension, readFile } from './attachedFile';
+import { SIGNERS_LABEL, templateFieldValuesOption, templateMapperFields } from './templateFields';
+import { openRoles, readRoleSigners, readTemplateFieldValues } from './templateValues';
+import { shownInput } from '../../../shared/transport/text';
 
 /** Create's fields, also shown by Send and Wait for Signature when it sends a new document. */
 export const CREATE_FIELD_OPERATIONS = ['create', 'sendAndWait'];
@@ -130,25 +127,6 @@ export const documentCreateFields: INodeProperties[] = [
 	...templateMapperFields(show),
 ];
 
-const MIB = 1024 * 1024;
-
-function isAcceptedType(mimeType: string): mimeType is keyof typeof ACCEPTED_FILE_TYPES {
-	return Object.prototype.hasOwnProperty.call(ACCEPTED_FILE_TYPES, mimeType);
-}
-
-function extensionOf(name: string): string | undefined {
-	const match = /\.([A-Za-z0-9]{1,8})$/.exec(name);
-	return match ? match[1].toLowerCase() : undefined;
-}
-
-/** The extension the attached file gives a name that has none: its own file name's, if accepted for its type, else its type's. */
-function fileExtension(file: IDataObject): string {
-	const accepted: readonly string[] =
-		ACCEPTED_FILE_TYPES[file.content_type as keyof typeof ACCEPTED_FILE_TYPES];
-	const own = typeof file.name === 'string' ? extensionOf(file.name) : undefined;
-	return own && accepted.includes(own) ? own : accepted[0];
-}
-
 /** Additional Fields › Template as an ID: a resource locator's value (any mode) or plain text; '' when not set. */
 function templateIdOf(context: IExecuteSingleFunctions, value: unknown): string {
 	const raw =
@@ -159,47 +137,6 @@ function templateIdOf(context: IExecuteSingleFunctions, value: unknown): string 
 	const problem = id ? idProblem(id) : undefined;
 	if (problem) throw invalid(context, 'Additional Fields › Template', problem, ID_HINT);
 	return id;
-}
-
-async function readFile(context: IExecuteSingleFunctions): Promise<IDataObject> {
-	const property = requireText(
-		context,
-		'Input Binary Field',
-		context.getNodeParameter('binaryPropertyName', 'data'),
-	);
-	const item = context.getInputData();
-	if (!item.binary?.[property]) {
-		throw invalid(
-			context,
-			'Input Binary Field',
-			`the input item has no binary field ${shownInput(property)}`,
-			'Use the name of the field holding the file, or switch off Attach File.',
-		);
-	}
-	const binary = context.helpers.assertBinaryData(property);
-	const mimeType = (binary.mimeType ?? '').split(';')[0].trim().toLowerCase();
-	if (!isAcceptedType(mimeType)) {
-		throw invalid(
-			context,
-			'Input Binary Field',
-			`files of type ${shownInput(mimeType || 'unknown')} are not accepted`,
-			'Use a PDF, DOCX, PNG or JPEG file.',
-		);
-	}
-	const buffer = await context.helpers.getBinaryDataBuffer(property);
-	if (buffer.length === 0) throw invalid(context, 'Input Binary Field', 'the file is empty');
-	if (buffer.length > LIMITS.maxFileBytes) {
-		throw invalid(
-			context,
-			'Input Binary Field',
-			`the file is ${(buffer.length / MIB).toFixed(1)} MB; the limit is ${LIMITS.maxFileBytes / MIB} MB`,
-		);
-	}
-	return compact({
-		name: binary.fileName,
-		content_type: mimeType,
-		data: buffer.toString('base64'),
-	});
 }
 
 /** Signers by Role first, then Signers (filling the roles left, in order); nobody signs twice. */
@@ -300,3 +237,14 @@ export const buildDocumentBody = async function (
 	options.body = withExtraBodyFields(this, body, additional.extraBodyFields);
 	return options;
 };
+
+export const documentCreateOperation = operation({
+	name: 'Create',
+	value: 'create',
+	action: 'Create a document and send it for signing',
+	description:
+		'Create a document from a file or a template and send it to its signers, unless saved as a draft. Returns the document: ID, status, signers, signing link, signature_request_id.',
+	method: 'POST',
+	path: '/documents',
+	preSend: [buildDocumentBody],
+});

@@ -38,7 +38,7 @@ import {
 	type WaitSettings,
 } from './waitSettings';
 import { LIMIT_GRACE_MS, removeStaleWaitWebhooks, waitOwner } from './waitWebhooks';
-import { shownInput } from '../../../../shared/transport/errors';
+import { shownInput } from '../../../../shared/transport/text';
 
 /**
  * Document › Send and Wait for Signature, execute(): checks every input, sends the document,

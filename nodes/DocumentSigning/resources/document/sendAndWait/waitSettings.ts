@@ -7,7 +7,7 @@ import {
 	FINAL_DOCUMENT_STATUSES,
 	type FinalDocumentStatus,
 } from '../../../../shared/vocabulary';
-import { shownInput } from '../../../../shared/transport/errors';
+import { shownInput } from '../../../../shared/transport/text';
 
 /**
  * What a wait needs after execute() has ended. webhook() cannot read what execute() returned, so

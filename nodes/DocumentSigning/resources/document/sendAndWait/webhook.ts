@@ -20,7 +20,7 @@ import {
 	SIGNATURE_TOLERANCE_SECONDS,
 } from '../../../../shared/vocabulary';
 import { removeWebhook, signingSecret } from '../../../../shared/webhooks';
-import { verifyDelivery } from '../../../../shared/webhookSignature';
+import { verifyDelivery } from '../../../../shared/deliveryLayouts';
 import { documentOutput, unsignedEnd, withApproval } from './output';
 import {
 	fromQuery,

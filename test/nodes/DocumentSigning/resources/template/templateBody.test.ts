@@ -1,13 +1,13 @@
 /**
- * Template › Create and Update (nodes/DocumentSigning/resources/template/index.ts) defining the
+ * Template › Create and Update (nodes/DocumentSigning/resources/template/templateBody.ts) defining the
  * template's fields, through n8n's routing engine against the sandbox; bad definitions stop the
  * item before any request, naming the field's entry.
  */
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
-import { startCountingServer } from '../../../helpers/countingServer';
-import { runDocumentSigning } from '../../../helpers/n8nWorkflow';
-import { useSandbox } from '../../../helpers/sandbox';
+import { startCountingServer } from '../../../../helpers/countingServer';
+import { runDocumentSigning } from '../../../../helpers/n8nWorkflow';
+import { useSandbox } from '../../../../helpers/sandbox';
 
 const sandbox = useSandbox();
 let counting: Awaited<ReturnType<typeof startCountingServer>>;

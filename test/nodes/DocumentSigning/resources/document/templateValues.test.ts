@@ -1,7 +1,7 @@
 /**
- * Template Fields, Signers by Role and Template Field Values
- * (nodes/DocumentSigning/resources/document/templateFields.ts) in Document › Create and Send and
- * Wait for Signature, through n8n-core's real engine. The field lists are loaded the way the
+ * Template Fields, Signers by Role and Template Field Values (defined in
+ * nodes/DocumentSigning/resources/document/templateFields.ts, read and checked by templateValues.ts)
+ * in Document › Create and Send and Wait for Signature, through n8n-core's real engine. The field lists are loaded the way the
  * editor loads them (resourceMapping/index.ts) from a sandbox template, so what the editor shows
  * is what the node checks. Bad input stops the item before any request (a counting server proves
  * none is sent), naming the field as the editor labels it.
@@ -12,7 +12,6 @@ import {
 	getTemplateFields,
 	getTemplateRoles,
 } from '../../../../../nodes/DocumentSigning/resourceMapping';
-import { coerceFieldValue } from '../../../../../nodes/DocumentSigning/resources/document/templateFields';
 import { startCountingServer } from '../../../../helpers/countingServer';
 import { loadOptionsContext, runDocumentSigning } from '../../../../helpers/n8nWorkflow';
 import { readPdf } from '../../../../helpers/pdfText';
@@ -501,22 +500,5 @@ describe('as an AI Agent tool', () => {
 				hint: 'Also without a value: Price, Start date.',
 			},
 		]);
-	});
-});
-
-describe('coerceFieldValue', () => {
-	it('takes what n8n expressions give: Luxon DateTimes and Dates as their day, numbers as text', () => {
-		const luxonLike = { toISODate: () => '2026-05-04' };
-		expect(coerceFieldValue({ type: 'dateTime' }, luxonLike)).toEqual({ value: '2026-05-04' });
-		expect(coerceFieldValue({ type: 'dateTime' }, new Date('2026-05-04T10:00:00Z'))).toEqual({
-			value: '2026-05-04',
-		});
-		expect(coerceFieldValue({ type: 'string' }, 42)).toEqual({ value: '42' });
-		expect(coerceFieldValue({ type: 'string' }, { a: 1 })).toEqual({ problem: 'must be text' });
-		expect(coerceFieldValue({ type: 'number' }, ' -1.5e3 ')).toEqual({ value: -1500 });
-		expect(coerceFieldValue({ type: 'boolean' }, 'FALSE')).toEqual({ value: false });
-		expect(coerceFieldValue({ type: 'options', options: [{ name: '1', value: '1' }] }, 1)).toEqual({
-			value: '1',
-		});
 	});
 });

@@ -1,6 +1,10 @@
+/**
+ * Report › Export (nodes/DocumentSigning/resources/report/export.ts) through n8n's routing engine:
+ * the file as binary data, and an error body read although it arrives as bytes.
+ */
 import nock from 'nock';
 
-import { runDocumentSigning } from '../../../helpers/n8nWorkflow';
+import { runDocumentSigning } from '../../../../helpers/n8nWorkflow';
 
 const ORIGIN = 'http://signing.test';
 const credentials = { baseUrl: `${ORIGIN}/v1`, apiKey: 'sk_test_export' };
@@ -62,17 +66,4 @@ test('an export error body arrives as bytes and is still read', async () => {
 	});
 	expect(result.error?.message).toBe('format must be csv or json');
 	expect(result.error?.httpCode).toBe('400');
-});
-
-test('Usage sends the period and returns the report as one item', async () => {
-	nock(ORIGIN).get('/v1/reports/usage').query({ from: '2026-11-01T00:00:00.000Z' }).reply(200, {
-		from: '2026-11-01T00:00:00.000Z',
-		to: '2026-11-22T00:00:00.000Z',
-		documents_created: 4,
-	});
-	const result = await runDocumentSigning({
-		parameters: { resource: 'report', operation: 'usage', from: '2026-11-01T00:00:00Z' },
-		credentials,
-	});
-	expect(result.items.map((item) => item.json.documents_created)).toEqual([4]);
 });

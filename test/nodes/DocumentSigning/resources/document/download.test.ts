@@ -1,13 +1,13 @@
 import nock from 'nock';
 
-import { useSandbox } from '../../../helpers/sandbox';
-import { runDocumentSigning } from '../../../helpers/n8nWorkflow';
+import { useSandbox } from '../../../../helpers/sandbox';
+import { runDocumentSigning } from '../../../../helpers/n8nWorkflow';
 
 /**
- * Document › Download through n8n's routing engine: the original, the signed PDF and the audit
- * trail as binary data, named and typed as the service says; a link in the record is used (on the
- * credential's origin only), the contract's endpoint otherwise; a document not yet complete is a
- * clear error naming its status.
+ * Document › Download (nodes/DocumentSigning/resources/document/download.ts) through n8n's routing
+ * engine: the original, the signed PDF and the audit trail as binary data, named and typed as the
+ * service says; a link in the record is used (on the credential's origin only), the contract's
+ * endpoint otherwise; a document not yet complete is a clear error naming its status.
  */
 
 const PDF = Buffer.from(

@@ -1,0 +1,67 @@
+import type { IDataObject, IExecuteSingleFunctions } from 'n8n-workflow';
+
+import { ACCEPTED_FILE_TYPES, LIMITS } from '../../../shared/vocabulary';
+import { compact, invalid, requireText } from '../../shared/validation';
+import { shownInput } from '../../../shared/transport/text';
+
+/** Create's Attach File: the input item's file, checked, and the extension it gives the name. */
+
+const MIB = 1024 * 1024;
+
+function isAcceptedType(mimeType: string): mimeType is keyof typeof ACCEPTED_FILE_TYPES {
+	return Object.prototype.hasOwnProperty.call(ACCEPTED_FILE_TYPES, mimeType);
+}
+
+export function extensionOf(name: string): string | undefined {
+	const match = /\.([A-Za-z0-9]{1,8})$/.exec(name);
+	return match ? match[1].toLowerCase() : undefined;
+}
+
+/** The extension the attached file gives a name that has none: its own file name's, if accepted for its type, else its type's. */
+export function fileExtension(file: IDataObject): string {
+	const accepted: readonly string[] =
+		ACCEPTED_FILE_TYPES[file.content_type as keyof typeof ACCEPTED_FILE_TYPES];
+	const own = typeof file.name === 'string' ? extensionOf(file.name) : undefined;
+	return own && accepted.includes(own) ? own : accepted[0];
+}
+
+export async function readFile(context: IExecuteSingleFunctions): Promise<IDataObject> {
+	const property = requireText(
+		context,
+		'Input Binary Field',
+		context.getNodeParameter('binaryPropertyName', 'data'),
+	);
+	const item = context.getInputData();
+	if (!item.binary?.[property]) {
+		throw invalid(
+			context,
+			'Input Binary Field',
+			`the input item has no binary field ${shownInput(property)}`,
+			'Use the name of the field holding the file, or switch off Attach File.',
+		);
+	}
+	const binary = context.helpers.assertBinaryData(property);
+	const mimeType = (binary.mimeType ?? '').split(';')[0].trim().toLowerCase();
+	if (!isAcceptedType(mimeType)) {
+		throw invalid(
+			context,
+			'Input Binary Field',
+			`files of type ${shownInput(mimeType || 'unknown')} are not accepted`,
+			'Use a PDF, DOCX, PNG or JPEG file.',
+		);
+	}
+	const buffer = await context.helpers.getBinaryDataBuffer(property);
+	if (buffer.length === 0) throw invalid(context, 'Input Binary Field', 'the file is empty');
+	if (buffer.length > LIMITS.maxFileBytes) {
+		throw invalid(
+			context,
+			'Input Binary Field',
+			`the file is ${(buffer.length / MIB).toFixed(1)} MB; the limit is ${LIMITS.maxFileBytes / MIB} MB`,
+		);
+	}
+	return compact({
+		name: binary.fileName,
+		content_type: mimeType,
+		data: buffer.toString('base64'),
+	});
+}

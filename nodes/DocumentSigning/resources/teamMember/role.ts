@@ -1,0 +1,59 @@
+import type { IExecuteSingleFunctions, INodeProperties } from 'n8n-workflow';
+
+import { ASSIGNABLE_ROLES } from '../../../shared/vocabulary';
+import { showFor } from '../../shared/fields';
+import { invalid, requireText } from '../../shared/validation';
+
+/** Role and Role Name, for Invite and Change Role: the fields and the role they give. */
+
+const CUSTOM_ROLE = '__custom';
+
+const ROLE_DESCRIPTIONS: Record<(typeof ASSIGNABLE_ROLES)[number], string> = {
+	admin: 'Everything, including the team and webhooks',
+	member: 'Documents, signing requests and templates',
+	viewer: 'Read only',
+};
+
+export function roleFields(operations: string[]): INodeProperties[] {
+	return [
+		{
+			displayName: 'Role',
+			name: 'role',
+			type: 'options',
+			default: 'member',
+			description: 'What the team member may do',
+			displayOptions: showFor('teamMember', operations),
+			// Spelled out (not mapped from ASSIGNABLE_ROLES) so n8n's lint can check the default; a test
+			// keeps the two in step.
+			options: [
+				{ name: 'Admin', value: 'admin', description: ROLE_DESCRIPTIONS.admin },
+				{ name: 'Member', value: 'member', description: ROLE_DESCRIPTIONS.member },
+				{
+					name: 'Other Role…',
+					value: CUSTOM_ROLE,
+					description: 'A role this node does not list yet',
+				},
+				{ name: 'Viewer', value: 'viewer', description: ROLE_DESCRIPTIONS.viewer },
+			],
+		},
+		{
+			displayName: 'Role Name',
+			name: 'customRole',
+			type: 'string',
+			default: '',
+			required: true,
+			placeholder: 'billing',
+			description: 'The role value exactly as the service names it',
+			displayOptions: showFor('teamMember', operations, { role: [CUSTOM_ROLE] }),
+		},
+	];
+}
+
+export function chosenRole(context: IExecuteSingleFunctions): string {
+	const role = requireText(context, 'Role', context.getNodeParameter('role', ''));
+	if (role !== CUSTOM_ROLE) return role;
+	const custom = requireText(context, 'Role Name', context.getNodeParameter('customRole', ''));
+	if (custom === 'owner')
+		throw invalid(context, 'Role Name', 'the owner role cannot be given to anyone');
+	return custom;
+}

@@ -1,0 +1,83 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+import { SIGNER_AUTHENTICATION_METHODS } from '../../shared/vocabulary';
+import { byName, emailField, showFor } from './fields';
+
+const AUTHENTICATION_LABELS: Record<(typeof SIGNER_AUTHENTICATION_METHODS)[number], string> = {
+	none: 'None (Link Only)',
+	email_otp: 'One-Time Code by Email',
+	sms_otp: 'One-Time Code by SMS',
+	national_eid: 'National Electronic ID',
+};
+
+/** The signers of a document or signing request (`name`: see the note on unique names in DocumentSigning.node.ts). */
+export function signersField(
+	resource: string,
+	operations: string[],
+	{
+		name = 'signers',
+		required,
+		description,
+	}: { name?: string; required: boolean; description: string },
+): INodeProperties {
+	return {
+		displayName: 'Signers',
+		name,
+		type: 'fixedCollection',
+		placeholder: 'Add Signer',
+		typeOptions: { multipleValues: true, sortable: true },
+		default: {},
+		required,
+		description,
+		displayOptions: showFor(resource, operations),
+		options: [
+			{
+				displayName: 'Signer',
+				name: 'signer',
+				// Alphabetical, not Email and Name first: n8n's lint requires it of five or more values
+				// (n8n-nodes-base/node-param-fixed-collection-type-unsorted-items).
+				values: [
+					{
+						displayName: 'Authentication',
+						name: 'authentication',
+						type: 'options',
+						default: 'none',
+						description: 'How the signer proves who they are before signing',
+						options: byName(
+							SIGNER_AUTHENTICATION_METHODS.map((value) => ({
+								name: AUTHENTICATION_LABELS[value],
+								value,
+							})),
+						),
+					},
+					emailField('Where the signing invitation is sent'),
+					{
+						displayName: 'Name',
+						name: 'name',
+						type: 'string',
+						default: '',
+						required: true,
+						description: 'Full name of the signer, as shown on the signature',
+					},
+					{
+						displayName: 'Phone',
+						name: 'phone',
+						type: 'string',
+						default: '',
+						placeholder: '+15551234567',
+						description: 'Mobile number in international format; needed for One-Time Code by SMS',
+						displayOptions: { show: { authentication: ['sms_otp'] } },
+					},
+					{
+						displayName: 'Signing Order',
+						name: 'order',
+						type: 'number',
+						typeOptions: { minValue: 0 },
+						default: 0,
+						description: 'Signers with a lower number sign first. 0 means any time, with no order.',
+					},
+				],
+			},
+		],
+	};
+}
