@@ -53,3 +53,40 @@ export function fileNameFromDisposition(disposition: string | undefined): string
 	const name = plain ? (plain[2] ?? plain[1]).trim() : undefined;
 	return plainFileName(name);
 }
+
+/**
+ * `Link: <https://…?page=2>; rel="next", <…>; rel="last"` → the rel="next" target. Read with
+ * indexOf, one pass over at most MAX_HEADER_CHARS: a header of any content costs linear time.
+ */
+export function nextLinkFromHeader(link: string | undefined): string | undefined {
+	const text = link?.slice(0, MAX_HEADER_CHARS) ?? '';
+	let at = 0;
+	for (;;) {
+		const close = text.indexOf('>', at);
+		if (close < 0) return undefined;
+		// The target starts after the last `<` before its `>`: stray `<` in front are no part of it.
+		const open = text.lastIndexOf('<', close);
+		const following = text.indexOf('<', close + 1);
+		const parameters = text.slice(close + 1, following < 0 ? undefined : following);
+		const target = open >= at ? text.slice(open + 1, close).trim() : '';
+		if (target && relationsOf(parameters).includes('next')) return target;
+		if (following < 0) return undefined;
+		at = following;
+	}
+}
+
+/** The relation types of a link's `; rel="next last"` parameters, lower-cased. */
+function relationsOf(parameters: string): string[] {
+	for (const parameter of parameters.split(';')) {
+		const equals = parameter.indexOf('=');
+		if (equals < 0 || parameter.slice(0, equals).trim().toLowerCase() !== 'rel') continue;
+		let value = parameter.slice(equals + 1).trim();
+		if (value.endsWith(',')) value = value.slice(0, -1).trim();
+		if (value.startsWith('"')) {
+			const end = value.indexOf('"', 1);
+			value = value.slice(1, end < 0 ? undefined : end);
+		}
+		return value.toLowerCase().split(/\s+/).filter(Boolean);
+	}
+	return [];
+}

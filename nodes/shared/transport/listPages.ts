@@ -1,6 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { headerValue, MAX_HEADER_CHARS } from './headers';
+import { headerValue, nextLinkFromHeader } from './headers';
 import {
 	EVIDENCE_DEPTH,
 	extractRecords,
@@ -13,12 +13,9 @@ import {
 } from './listRecords';
 
 /**
- * The one reader of list answers (docs/dialects.md, "The reader's rules"). The whole answer is
- * evidence: the body at any depth and the headers, read by what a key names, not by where it
- * sits. From it come the records, the total, whether there is more, and every way to the next
- * page the answer shows, best first. Pure, so every shape is tested without a server
- * (listPages.test.ts); the records themselves and the user's override are listRecords.ts's, and
- * the loop that walks the pages safely is pageWalk.ts.
+ * The one reader of list answers (docs/dialects.md, "The reader's rules"): the body at any depth
+ * and the headers are evidence, read by what a key names, not where it sits. Pure; the records and
+ * the user's override are listRecords.ts's, the loop over pages is pageWalk.ts.
  */
 
 /** Headers read as evidence at most (HTTP servers allow about a hundred). */
@@ -152,43 +149,6 @@ function first<T>(
 	return undefined;
 }
 
-/**
- * `Link: <https://…?page=2>; rel="next", <…>; rel="last"` → the rel="next" target. Read with
- * indexOf, one pass over at most MAX_HEADER_CHARS: a header of any content costs linear time.
- */
-export function nextLinkFromHeader(link: string | undefined): string | undefined {
-	const text = link?.slice(0, MAX_HEADER_CHARS) ?? '';
-	let at = 0;
-	for (;;) {
-		const close = text.indexOf('>', at);
-		if (close < 0) return undefined;
-		// The target starts after the last `<` before its `>`: stray `<` in front are no part of it.
-		const open = text.lastIndexOf('<', close);
-		const following = text.indexOf('<', close + 1);
-		const parameters = text.slice(close + 1, following < 0 ? undefined : following);
-		const target = open >= at ? text.slice(open + 1, close).trim() : '';
-		if (target && relationsOf(parameters).includes('next')) return target;
-		if (following < 0) return undefined;
-		at = following;
-	}
-}
-
-/** The relation types of a link's `; rel="next last"` parameters, lower-cased. */
-function relationsOf(parameters: string): string[] {
-	for (const parameter of parameters.split(';')) {
-		const equals = parameter.indexOf('=');
-		if (equals < 0 || parameter.slice(0, equals).trim().toLowerCase() !== 'rel') continue;
-		let value = parameter.slice(equals + 1).trim();
-		if (value.endsWith(',')) value = value.slice(0, -1).trim();
-		if (value.startsWith('"')) {
-			const end = value.indexOf('"', 1);
-			value = value.slice(1, end < 0 ? undefined : end);
-		}
-		return value.toLowerCase().split(/\s+/).filter(Boolean);
-	}
-	return [];
-}
-
 /** The number of records the answer says the whole list holds, wherever it says so, if anywhere. */
 export function statedTotal(
 	answer: PageAnswer,
@@ -211,9 +171,8 @@ export interface PageEvidence {
 }
 
 /**
- * Everything one answer says about its list. `sent` is the request that got it; `read` the
- * distinct records read so far, this page included (unknown to a list search, which reads one
- * page); `pageSize` the number asked for per page.
+ * Everything one answer says about its list. `read`: the distinct records read so far, this page
+ * included (unknown to a list search, which reads one page).
  */
 export function readListPage(
 	answer: PageAnswer,

@@ -5,7 +5,6 @@
  */
 import {
 	CONVENTIONAL_TOKEN_PARAMETERS,
-	nextLinkFromHeader,
 	readListPage,
 	statedTotal,
 } from '../../../../nodes/shared/transport/listPages';
@@ -45,38 +44,6 @@ function findNextPage(
 	if (way.params !== undefined) return { kind: 'offset', offset: way.offset, params: way.params };
 	return { kind: 'page', page: way.page, ...(evidence.guessed ? { guessed: true } : {}) };
 }
-
-describe('nextLinkFromHeader', () => {
-	test('the rel="next" target of a Link header', () => {
-		expect(
-			nextLinkFromHeader(
-				'<https://api.test/v1/documents?page=2>; rel="next", <https://api.test/v1/documents?page=9>; rel="last"',
-			),
-		).toBe('https://api.test/v1/documents?page=2');
-	});
-
-	test('rel next after other links, unquoted, or among several relation types', () => {
-		expect(
-			nextLinkFromHeader('<https://a.test/?p=1>; rel="prev", <https://a.test/?p=3>; rel=next'),
-		).toBe('https://a.test/?p=3');
-		expect(nextLinkFromHeader('<https://a.test/?p=3>; rel="last next"')).toBe(
-			'https://a.test/?p=3',
-		);
-	});
-
-	test('a URL holding a comma is not split', () => {
-		expect(nextLinkFromHeader('<https://a.test/?ids=1,2>; rel="next"')).toBe(
-			'https://a.test/?ids=1,2',
-		);
-	});
-
-	test.each([undefined, '', '<https://a.test/?p=1>; rel="prev"', 'garbage'])(
-		'%p has no next link',
-		(link) => {
-			expect(nextLinkFromHeader(link)).toBeUndefined();
-		},
-	);
-});
 
 describe('findNextPage', () => {
 	const next = (
@@ -244,17 +211,6 @@ describe('findNextPage', () => {
 		});
 		expect(next(records, { received: 1, pageSize: 2 })).toBeUndefined();
 	});
-});
-
-test('a Link header relation is a list of tokens: "next" among them counts, "nextpage" does not', () => {
-	expect(nextLinkFromHeader('<https://a.example/p2>; rel="prefetch next"')).toBe(
-		'https://a.example/p2',
-	);
-	expect(nextLinkFromHeader('<https://a.example/p2>; rel=next')).toBe('https://a.example/p2');
-	expect(nextLinkFromHeader('<https://a.example/p2>; rel="nextpage"')).toBeUndefined();
-	expect(
-		nextLinkFromHeader('<https://a.example/p1>; rel="prev", <https://a.example/p3>; rel="next"'),
-	).toBe('https://a.example/p3');
 });
 
 describe('statedTotal', () => {

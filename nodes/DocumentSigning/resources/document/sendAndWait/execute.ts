@@ -1,10 +1,4 @@
-import type {
-	IDataObject,
-	IExecuteFunctions,
-	IExecuteSingleFunctions,
-	IHttpRequestOptions,
-	INodeExecutionData,
-} from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError, WAIT_INDEFINITELY } from 'n8n-workflow';
 
 import { apiPath, idText } from '../../../../shared/ids';
@@ -19,9 +13,8 @@ import {
 import { newNonce, type SecretScope } from '../../../../shared/webhookSecret';
 import { registerWebhook, removeWebhook } from '../../../../shared/webhooks';
 import { FINAL_DOCUMENT_STATUSES } from '../../../../shared/vocabulary';
-import { legacyOrderError } from '../../../shared/routedRequest';
-import { requireId } from '../../../shared/validation';
-import { buildDocumentBody } from '../create';
+import { legacyOrderError } from '../../../shared/agentTool';
+import { readSource } from './source';
 import { documentOutput, unsignedEnd } from './output';
 import {
 	isReviewGate,
@@ -38,7 +31,6 @@ import {
 	type WaitSettings,
 } from './waitSettings';
 import { LIMIT_GRACE_MS, removeStaleWaitWebhooks, waitOwner } from './waitWebhooks';
-import { shownInput } from '../../../../shared/transport/text';
 
 /**
  * Document › Send and Wait for Signature, execute(): checks every input, sends the document,
@@ -50,69 +42,6 @@ import { shownInput } from '../../../../shared/transport/text';
  * (the draft and the webhook are removed again). An existing draft is never removed: it is the
  * user's.
  */
-
-interface Source {
-	kind: 'new' | 'draft';
-	/** The draft's id (kind draft); the body of the new document (kind new). */
-	draftId?: string;
-	body?: IDataObject;
-}
-
-/** Create's input checks, run for item 0 through the interface they were written for. */
-function singleItemContext(context: IExecuteFunctions): IExecuteSingleFunctions {
-	const adapter = {
-		getNode: () => context.getNode(),
-		getItemIndex: () => 0,
-		getInputData: () => context.getInputData()[0],
-		getNodeParameter: (name: string, fallback?: unknown, options?: IDataObject) =>
-			context.getNodeParameter(name, 0, fallback, options),
-		helpers: {
-			assertBinaryData: (property: string) => context.helpers.assertBinaryData(0, property),
-			getBinaryDataBuffer: async (property: string) =>
-				await context.helpers.getBinaryDataBuffer(0, property),
-		},
-	};
-	return adapter as unknown as IExecuteSingleFunctions;
-}
-
-async function readSource(context: IExecuteFunctions): Promise<Source> {
-	const single = singleItemContext(context);
-	const kind = context.getNodeParameter('documentSource', 0, 'new') as string;
-	if (kind === 'draft') return { kind, draftId: requireId(single, 'waitDocumentId', 'Draft') };
-	if (kind !== 'new')
-		throw new NodeOperationError(
-			context.getNode(),
-			`Document: ${shownInput(String(kind))} is not a choice`,
-			{
-				itemIndex: 0,
-				description: 'Choose New Document or Existing Draft.',
-			},
-		);
-	const additional = context.getNodeParameter('additionalFields', 0, {}) as IDataObject;
-	if (additional.draft === true) {
-		throw new NodeOperationError(
-			context.getNode(),
-			'Additional Fields › Save as Draft: Send and Wait sends the document, so it cannot save it as a draft',
-			{
-				itemIndex: 0,
-				description: 'Remove Save as Draft, or use Document › Create to save a draft.',
-			},
-		);
-	}
-	const options = (await buildDocumentBody.call(
-		single,
-		{} as IHttpRequestOptions,
-	)) as IHttpRequestOptions;
-	const body: IDataObject = { ...(options.body as IDataObject) };
-	// As a review gate, n8n's own Message ("The agent wants to run this tool: …") tells the approver
-	// what they approve, unless Additional Fields › Message says otherwise.
-	if (isReviewGate(context) && body.message === undefined) {
-		const gateMessage = String(context.getNodeParameter('message', 0, '') ?? '').trim();
-		if (gateMessage) body.message = gateMessage;
-	}
-	// Created as a draft, sent once the webhook exists (see the file comment).
-	return { kind, body: { ...body, draft: true } };
-}
 
 /**
  * The same execution, node, run and step always give the same key: a retried send is not sent
