@@ -19,7 +19,7 @@ import { triggerStaticData } from './staticData';
  * mode) only verifies and filters. The execution's first step, this execute() (on a worker in
  * queue mode), claims the delivery with `POST /webhooks/{webhook_id}/deliveries/{delivery_id}/acknowledge`:
  * the service lets exactly one claim win, so of several executions started for one delivery (a
- * retry that reached another webhook processor, a retry after a lost answer) one continues and
+ * retry that reached another webhook processor, a retry after a lost response) one continues and
  * the others end here with no items. A delivery whose execution n8n could not start was never
  * claimed, so the service's retry runs normally: nothing is lost. The claim also stops the
  * service's retries.
@@ -27,7 +27,7 @@ import { triggerStaticData } from './staticData';
  * A service without the acknowledge endpoint (404/405/501) cannot settle the claim: then this
  * process's memory of recent deliveries (nodeMemory.ts) drops the repeats it has seen.
  *
- * The Idempotency-Key is this execution's own, so a claim repeated after a lost answer replays the
+ * The Idempotency-Key is this execution's own, so a claim repeated after a lost response replays the
  * win instead of reading as somebody else's.
  */
 
@@ -56,7 +56,7 @@ export async function claimDelivery(
 				itemIndex,
 				deliveryId,
 			),
-			answerStatuses: [ALREADY_CLAIMED_STATUS, ...NOT_CLAIMABLE_STATUSES],
+			acceptStatuses: [ALREADY_CLAIMED_STATUS, ...NOT_CLAIMABLE_STATUSES],
 			abortSignal: context.getExecutionCancelSignal?.(),
 		},
 	);

@@ -16,7 +16,7 @@ import { apiRequest, recordOf } from '../shared/transport';
  * delivery's payload, whether a retry was claimed) and whether this process processed it.
  */
 
-/** How long a retry's claim check may hold up the answer to the service (which waits 10 s). */
+/** How long a retry's claim check may hold up the response to the service (which waits 10 s). */
 export const CLAIM_CHECK_TIMEOUT_MS = 2000;
 
 /** How long the service may take to show a delivery's record before the delivery is answered 503. */
@@ -33,7 +33,7 @@ async function deliveryRecord(
 		context,
 		'GET',
 		apiPath`/webhooks/${webhookId}/deliveries/${deliveryId}`,
-		{ singleAttemptTimeoutMs: timeoutMs, answerStatuses: [404, 405, 501] },
+		{ singleAttemptTimeoutMs: timeoutMs, acceptStatuses: [404, 405, 501] },
 	);
 	return response.statusCode === 200 ? recordOf(response.body) : undefined;
 }

@@ -249,7 +249,7 @@ export async function create(this: IHookFunctions): Promise<boolean> {
 	const scope = secretScope(this, client, nonce);
 	const workflow = this.getWorkflow();
 	// The same attempt (same nonce) always carries the same key, so a create the transport retries
-	// after a lost answer is recognised by the service and never makes a second webhook.
+	// after a lost response is recognised by the service and never makes a second webhook.
 	const idempotencyKey = deriveIdempotencyKey(
 		'trigger-create',
 		workflow.id,
@@ -280,7 +280,7 @@ export async function create(this: IHookFunctions): Promise<boolean> {
 		return true;
 	} catch (error) {
 		forgetRegistration(data);
-		// The service may have created the webhook although its answer never arrived or was unusable.
+		// The service may have created the webhook although its response never arrived or was unusable.
 		await cleanUpAfterFailure(this, client, url);
 		throw toNodeError(node, error);
 	}

@@ -107,7 +107,7 @@ const PDF_VERSIONS: Partial<Record<DocumentFileVersion, string>> = {
 };
 const PDF_SIGNATURE = '%PDF-';
 
-/** The bytes of a file answer (an ArrayBuffer is wrapped, not copied). */
+/** The bytes of a file response (an ArrayBuffer is wrapped, not copied). */
 function bytesOf(body: unknown): Buffer {
 	if (Buffer.isBuffer(body)) return body;
 	if (body instanceof ArrayBuffer) return Buffer.from(body);
@@ -173,8 +173,8 @@ export async function fetchDocumentFile(
 	// Whatever the headers say: a "signed PDF" that is a web page or an error text is not passed on.
 	if (data.subarray(0, PDF_SIGNATURE.length).toString('latin1') !== PDF_SIGNATURE)
 		throw new ServiceBehaviourError(
-			`The service's ${pdf} is not a PDF: it came as ${declaredType ? shownText(declaredType, 100) : 'an answer without a Content-Type'}, ${data.length === 0 ? 'empty' : `starting "${firstBytesShown(data)}"`}`,
-			`A PDF starts with "${PDF_SIGNATURE}"; this answer (${data.length} bytes) does not, so it was not passed on. It may be a proxy's or login page, or an error the service sent with a success status. Check the Base URL in the credentials, and try again later.`,
+			`The service's ${pdf} is not a PDF: it came as ${declaredType ? shownText(declaredType, 100) : 'a response without a Content-Type'}, ${data.length === 0 ? 'empty' : `starting "${firstBytesShown(data)}"`}`,
+			`A PDF starts with "${PDF_SIGNATURE}"; this response (${data.length} bytes) does not, so it was not passed on. It may be a proxy's or login page, or an error the service sent with a success status. Check the Base URL in the credentials, and try again later.`,
 			String(response.statusCode),
 		);
 	return { data, fileName: withExtension(fileName, '.pdf'), mimeType: 'application/pdf' };

@@ -10,7 +10,7 @@ import type { SignatureLayout } from './vocabulary';
  * only in-process store. Bounded: at most MAX_NODES workflow nodes (the least recently used are
  * forgotten first), each of a node's maps bounded, and delivery ids bounded in all, each node
  * keeping its share. Losing any of it costs a credential read, a layout fixed again, a repeat
- * asked of the service or a sweep started over, never a wrong answer.
+ * asked of the service or a sweep started over, never a wrong response.
  */
 export interface NodeMemory {
 	/** Signing secrets recomputed from the credential (trigger), by registration. */
@@ -125,7 +125,7 @@ export function markProcessed(memory: NodeMemory, deliveryId: string, now = Date
 
 /**
  * A delivery this process passed on whose execution has not settled its claim. A repeat arriving
- * meanwhile (the service's retry after a slow or lost answer) waits for that outcome instead of
+ * meanwhile (the service's retry after a slow or lost response) waits for that outcome instead of
  * starting an execution that would only lose the claim. Regular mode runs the execution here and
  * settles it at once; in queue mode a worker runs it, so the entry only bounds the wait.
  */

@@ -246,7 +246,7 @@ describe('List Paging (Custom)', () => {
 		const result = await custom({ recordsPath: 'result.docs' });
 		expect(result.items).toEqual([]);
 		expect(result.error?.message).toBe(
-			'The list answer has no array at the Records Path "result.docs" (top-level keys: data)',
+			'The list response has no array at the Records Path "result.docs" (top-level keys: data)',
 		);
 	});
 
@@ -301,7 +301,7 @@ test('an answer that is no list fails with its top-level keys, never one item ho
 	const result = await getAll();
 	expect(result.items).toEqual([]);
 	expect(result.error?.message).toBe(
-		"The service's answer is not a list the node can read: it holds no single array of records (top-level keys: status, documents)",
+		"The service's response is not a list the node can read: it holds no single array of records (top-level keys: status, documents)",
 	);
 });
 

@@ -1472,7 +1472,7 @@ describe('22.4 LOW/MED: answers are read within a size limit per kind', () => {
 				parameters: { resource: 'document', operation: 'getAll', returnAll: false, limit: 5 },
 				credentials: { baseUrl, apiKey: API_KEY },
 			});
-			expect(result.error?.message).toContain('larger than the 16 MB allowed for an API answer');
+			expect(result.error?.message).toContain('larger than the 16 MB allowed for an API response');
 			expect(sent.bytes).toBeLessThan(40 * MB);
 		});
 	});

@@ -20,9 +20,9 @@ export const record = (id: number | string): IDataObject => ({ id, name: `d${id}
 export const range = (from: number, count: number) =>
 	Array.from({ length: count }, (_, i) => record(from + i));
 
-/** A fake service: `answer` gets each request and returns the answer's body and headers. */
+/** A fake service: `response` gets each request and returns the response's body and headers. */
 export function service(
-	answer: (
+	response: (
 		request: PageRequest,
 		index: number,
 	) => { body: unknown; headers?: Record<string, string> },
@@ -32,9 +32,9 @@ export function service(
 		requests,
 		fetchPage: async (request: PageRequest) => {
 			requests.push(request);
-			const { body, headers } = answer(request, requests.length - 1);
+			const { body, headers } = response(request, requests.length - 1);
 			return {
-				answer: { body, headers: headers ?? {} },
+				response: { body, headers: headers ?? {} },
 				requestUrl: request.url ?? origin.urlOf('/documents'),
 			};
 		},

@@ -45,12 +45,12 @@ export function legacyOrderError(node: INode, itemIndex: number): NodeOperationE
  * the user did not choose "Stop Workflow" on error. n8n 2.x's AI Agent 3 does the same for any
  * tool; its version 2 (and n8n 1.x) would hand the model an empty result instead of the error.
  */
-export function answersErrorsToAgent(node: INode): boolean {
+export function returnsErrorsToAgent(node: INode): boolean {
 	return node.type.endsWith('Tool') && node.onError !== 'stopWorkflow';
 }
 
 /** What the model reads when a call failed: the error, and how to fix it when the node knows. */
-export function toolErrorAnswer(error: {
+export function toolErrorResult(error: {
 	message: string;
 	description?: string | null;
 	httpCode?: string | null;

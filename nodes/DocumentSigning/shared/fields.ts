@@ -97,7 +97,7 @@ export function listPagingFields(
 				{
 					name: 'Automatic',
 					value: 'automatic',
-					description: 'Read the records and the next page from what each answer says',
+					description: 'Read the records and the next page from what each response says',
 				},
 				{
 					name: 'Custom',
@@ -135,7 +135,7 @@ export function listPagingFields(
 					'Next Token Path',
 					'nextTokenPath',
 					'meta.next_page_token',
-					'Where the answer holds the next-page token, as keys joined by dots; the list ends when it is missing',
+					'Where the response holds the next-page token, as keys joined by dots; the list ends when it is missing',
 				),
 				setting(
 					'Offset Parameter',
@@ -147,13 +147,13 @@ export function listPagingFields(
 					'Records Path',
 					'recordsPath',
 					'result.documents',
-					'Where the answer holds the records, as keys joined by dots',
+					'Where the response holds the records, as keys joined by dots',
 				),
 				setting(
 					'Total Path',
 					'totalPath',
 					'meta.total',
-					'Where the answer states how many records the whole list holds; fewer records read than that is an error',
+					'Where the response states how many records the whole list holds; fewer records read than that is an error',
 				),
 			],
 		},

@@ -82,7 +82,7 @@ export interface OperationSpec {
 	path: string;
 	/** Steps that check input and build the body; their errors are deferred. */
 	preSend?: PreSendAction[];
-	/** Steps from the answer to the output items; a list's run on each page's records. */
+	/** Steps from the response to the output items; a list's run on each page's records. */
 	postReceive?: OutputStep[];
 	binaryResponse?: boolean;
 	/** A list of records, read page by page up to Return All / Limit (fields.ts: returnAllAndLimit). */

@@ -14,7 +14,7 @@ import { fileNameFromDisposition, headerValue } from '../../shared/transport/hea
 
 /**
  * An output step (n8n's postReceive, as a function): from the items so far and the service's
- * answer to the next items. A list's steps run on each page's records (routedRequest.ts).
+ * response to the next items. A list's steps run on each page's records (routedRequest.ts).
  */
 export type OutputStep = (
 	this: IExecuteSingleFunctions,

@@ -10,7 +10,7 @@ import {
 
 import { MAX_PAGE_SIZE } from '../../shared/vocabulary';
 import {
-	checkAnswer,
+	checkResponse,
 	CREDENTIAL_TYPE,
 	deriveIdempotencyKey,
 	safeRequestSettings,
@@ -21,7 +21,7 @@ import {
 	walkPages,
 	type ServiceClient,
 } from '../../shared/transport';
-import { TIME_LIMITS, type AnswerKind } from '../../shared/transport/bounds';
+import { TIME_LIMITS, type ResponseKind } from '../../shared/transport/bounds';
 import { headerValue } from '../../shared/transport/headers';
 import { pageQuery } from '../../shared/transport/pageWalk';
 import {
@@ -30,9 +30,9 @@ import {
 	type ListPaging,
 	type PageRequest,
 } from '../../shared/transport/listRecords';
-import { readAnswer } from '../../shared/transport/request';
+import { readResponse } from '../../shared/transport/request';
 import type { Attempt, AttemptSettings } from '../../shared/transport/retry';
-import { answersErrorsToAgent, legacyOrderToolCall, toolErrorAnswer } from './agentTool';
+import { returnsErrorsToAgent, legacyOrderToolCall, toolErrorResult } from './agentTool';
 import { deferredError } from './deferredErrors';
 import { invalid } from './validation';
 
@@ -44,8 +44,8 @@ import { invalid } from './validation';
  * - `sendRequest`: one request, retried, then the operation's output steps;
  * - `sendListRequests`: a list's pages, each sent the same way, up to Return All / Limit.
  * Both send through the transport (sendAttempt) and share `routed`: input errors held back by
- * preSend, the credential's origin, the Idempotency-Key, the answer checks, error mapping and the
- * agent-tool error answer. The engine runs no output step itself then: `outputOf` runs them.
+ * preSend, the credential's origin, the Idempotency-Key, the response checks, error mapping and the
+ * agent-tool error response. The engine runs no output step itself then: `outputOf` runs them.
  */
 
 /**
@@ -88,13 +88,13 @@ interface RoutedRequest {
 	options: DeclarativeRestApiSettings.HttpRequestOptions;
 	client: ServiceClient;
 	retry: AttemptSettings;
-	/** Reads the answer (bounded) and throws the service's error for a failed one. */
-	check(answer: IN8nHttpFullResponse): Promise<void>;
+	/** Reads the response (bounded) and throws the service's error for a failed one. */
+	check(response: IN8nHttpFullResponse): Promise<void>;
 }
 
 /**
  * Prepares the item's request and hands it to `send`; maps any failure to the node's error, or to
- * the error item (Continue On Fail) or the agent's tool answer.
+ * the error item (Continue On Fail) or the agent's tool response.
  */
 async function routed(
 	context: IExecutePaginationFunctions,
@@ -137,15 +137,15 @@ async function routed(
 
 		const binary = options.encoding === 'arraybuffer';
 		const expectJson = !binary && method !== 'DELETE';
-		const kind: AnswerKind = !binary
+		const kind: ResponseKind = !binary
 			? 'json'
 			: String(options.url ?? '').endsWith('/reports/export')
 				? 'export'
 				: 'file';
-		// Read as a stream and counted (bounds.ts): n8n would otherwise read any answer whole.
+		// Read as a stream and counted (bounds.ts): n8n would otherwise read any response whole.
 		options.encoding = 'stream';
 		options.timeout = TIME_LIMITS.attemptMs;
-		const observed = { retriedAfterLostAnswer: false };
+		const observed = { retriedAfterLostResponse: false };
 		const retry: AttemptSettings = {
 			node,
 			gateKey: client.gateKey,
@@ -155,13 +155,13 @@ async function routed(
 			abortSignal: context.getExecutionCancelSignal?.(),
 			observed,
 		};
-		const check = async (answer: IN8nHttpFullResponse) => {
-			await readAnswer(answer, kind, client);
-			// A DELETE whose first attempt went through but whose answer was lost finds nothing the
+		const check = async (response: IN8nHttpFullResponse) => {
+			await readResponse(response, kind, client);
+			// A DELETE whose first attempt went through but whose response was lost finds nothing the
 			// second time: that is the outcome the user asked for. Never after a 5xx: that attempt failed.
 			const deletedEarlier =
-				method === 'DELETE' && answer.statusCode === 404 && observed.retriedAfterLostAnswer;
-			if (!deletedEarlier) checkAnswer(answer, { expectJson });
+				method === 'DELETE' && response.statusCode === 404 && observed.retriedAfterLostResponse;
+			if (!deletedEarlier) checkResponse(response, { expectJson });
 		};
 
 		const items = await send({ options, client, retry, check });
@@ -173,25 +173,25 @@ async function routed(
 				{ json: { error: nodeError.message }, error: nodeError, pairedItem: { item: itemIndex } },
 			];
 		}
-		if (answersErrorsToAgent(node)) {
-			return [{ json: toolErrorAnswer(nodeError), pairedItem: { item: itemIndex } }];
+		if (returnsErrorsToAgent(node)) {
+			return [{ json: toolErrorResult(nodeError), pairedItem: { item: itemIndex } }];
 		}
 		throw nodeError;
 	}
 }
 
-/** One request as n8n's engine built it, retried, its answer checked (bounded) before it is used. */
+/** One request as n8n's engine built it, retried, its response checked (bounded) before it is used. */
 async function sendChecked(
 	context: IExecutePaginationFunctions,
 	{ options, client, retry, check }: RoutedRequest,
 ): Promise<IN8nHttpFullResponse> {
 	return await sendWithRetries(retry, async ({ signal }: Attempt) => {
-		const answer = await sendAttempt(context, client, {
+		const response = await sendAttempt(context, client, {
 			...(options as IHttpRequestOptions),
 			abortSignal: signal,
 		});
-		await check(answer);
-		return answer;
+		await check(response);
+		return response;
 	});
 }
 
@@ -201,13 +201,13 @@ export async function sendRequest(
 	requestData: DeclarativeRestApiSettings.ResultOptions,
 ): Promise<INodeExecutionData[]> {
 	return await routed(this, requestData, async (request) => {
-		const answer = await sendChecked(this, request);
-		// As n8n's engine reads an answer without output steps: an array is one item per element.
+		const response = await sendChecked(this, request);
+		// As n8n's engine reads an response without output steps: an array is one item per element.
 		const items =
-			Array.isArray(answer.body) && requestData.postReceive.length === 0
-				? (answer.body as IDataObject[]).map((json) => ({ json }))
-				: [{ json: answer.body as IDataObject }];
-		return await outputOf(this, requestData, items, answer);
+			Array.isArray(response.body) && requestData.postReceive.length === 0
+				? (response.body as IDataObject[]).map((json) => ({ json }))
+				: [{ json: response.body as IDataObject }];
+		return await outputOf(this, requestData, items, response);
 	});
 }
 
@@ -260,12 +260,12 @@ export async function sendListRequests(
 				// A next link carries the whole query.
 				options.url = request.url ?? path;
 				options.qs = request.url ? {} : { ...query, ...pageQuery(request, pageSize, paging) };
-				const answer = await sendChecked(this, routedRequest);
-				const records = extractRecords(answer.body, paging).map((json) => ({ json }));
+				const response = await sendChecked(this, routedRequest);
+				const records = extractRecords(response.body, paging).map((json) => ({ json }));
 				return {
-					answer,
+					response,
 					requestUrl: request.url ?? client.origin.urlOf(String(path ?? '')),
-					items: await outputOf(this, requestData, records, answer),
+					items: await outputOf(this, requestData, records, response),
 				};
 			},
 		});
@@ -277,11 +277,11 @@ async function outputOf(
 	context: IExecutePaginationFunctions,
 	requestData: DeclarativeRestApiSettings.ResultOptions,
 	records: INodeExecutionData[],
-	answer: IN8nHttpFullResponse,
+	response: IN8nHttpFullResponse,
 ): Promise<INodeExecutionData[]> {
 	let items = records;
 	for (const { actions } of requestData.postReceive)
 		for (const action of actions)
-			if (typeof action === 'function') items = await action.call(context, items, answer);
+			if (typeof action === 'function') items = await action.call(context, items, response);
 	return items;
 }

@@ -2,14 +2,14 @@ import { ServiceBehaviourError } from './errors';
 
 /**
  * Bounds on what a server may send and how long anything may take. n8n's request helpers read
- * every answer whole (its axios settings say `maxContentLength: Infinity`, and no request option
- * changes that), so every request of the package asks for the answer as a stream and reads it
- * here, counting bytes; an answer over its limit is dropped the moment it passes the limit.
+ * every response whole (its axios settings say `maxContentLength: Infinity`, and no request option
+ * changes that), so every request of the package asks for the response as a stream and reads it
+ * here, counting bytes; an response over its limit is dropped the moment it passes the limit.
  */
 
 const MB = 1024 * 1024;
 
-export type AnswerKind = 'json' | 'file' | 'export';
+export type ResponseKind = 'json' | 'file' | 'export';
 
 export const BODY_LIMITS = {
 	/** API answers: records and pages of at most 100 records. */
@@ -23,14 +23,14 @@ export const BODY_LIMITS = {
 };
 
 export const TIME_LIMITS = {
-	/** One attempt of a request (connecting, sending, the whole answer): then it is abandoned as timed out. */
+	/** One attempt of a request (connecting, sending, the whole response): then it is abandoned as timed out. */
 	attemptMs: 120_000,
 	/** One list search in the editor, retries and 429 waits included (n8n gives it no cancel signal). */
 	listSearchMs: 30_000,
 };
 
-/** The limit for one answer: the credential's "Largest Download (MB)" raises the file and export limits. */
-export function bodyLimit(kind: AnswerKind, largestDownloadMb?: number): number {
+/** The limit for one response: the credential's "Largest Download (MB)" raises the file and export limits. */
+export function bodyLimit(kind: ResponseKind, largestDownloadMb?: number): number {
 	if (kind === 'json') return BODY_LIMITS.json;
 	const configured = Number(largestDownloadMb);
 	if (Number.isFinite(configured) && configured > 0)
@@ -58,26 +58,26 @@ export function isByteStream(body: unknown): body is ByteStream {
 export class BodyTooLargeError extends ServiceBehaviourError {
 	constructor(
 		readonly limit: number,
-		kind: AnswerKind,
+		kind: ResponseKind,
 	) {
 		super(
-			`The service's answer is larger than the ${describeLimit(limit)} allowed for ${kind === 'json' ? 'an API answer' : kind === 'file' ? 'a file' : 'an export'}; it was not read`,
+			`The service's response is larger than the ${describeLimit(limit)} allowed for ${kind === 'json' ? 'an API response' : kind === 'file' ? 'a file' : 'an export'}; it was not read`,
 			kind === 'json'
-				? "API answers are read up to this size so a faulty or hostile server cannot exhaust n8n's memory. Lower the page size or narrow the request."
+				? "API responses are read up to this size so a faulty or hostile server cannot exhaust n8n's memory. Lower the page size or narrow the request."
 				: 'Downloads are read up to this size so a faulty or hostile server cannot exhaust n8n\'s memory. To allow larger files, raise "Largest Download (MB)" in the credentials.',
 		);
 	}
 }
 
 /**
- * The whole body of a streamed answer as bytes, refusing it once it passes `limit` (the stream is
+ * The whole body of a streamed response as bytes, refusing it once it passes `limit` (the stream is
  * destroyed then, so the rest is never read). A Content-Length over the limit is refused before
  * anything is read. Answers that are not streams (a test double) are returned as they are.
  */
 export async function readBody(
 	body: unknown,
 	limit: number,
-	kind: AnswerKind,
+	kind: ResponseKind,
 	contentLength?: string,
 ): Promise<unknown> {
 	if (!isByteStream(body)) return body;
@@ -100,7 +100,7 @@ export async function readBody(
 	return Buffer.concat(chunks, size);
 }
 
-/** A JSON answer's bytes as a value: parsed JSON, or the text when it is not JSON (checkAnswer then says so). */
+/** A JSON response's bytes as a value: parsed JSON, or the text when it is not JSON (checkResponse then says so). */
 export function jsonOrText(bytes: unknown): unknown {
 	if (!Buffer.isBuffer(bytes)) return bytes;
 	const text = bytes.toString('utf8');

@@ -13,7 +13,7 @@ import { MAX_MESSAGE_LENGTH, shownText } from './text';
  * Never a request header (the API key) or a response's raw request object.
  */
 
-/** An answer with an error status, kept whole so the retry policy can read Retry-After. */
+/** An response with an error status, kept whole so the retry policy can read Retry-After. */
 export class HttpStatusError extends Error {
 	constructor(readonly response: IN8nHttpFullResponse) {
 		super(`HTTP ${response.statusCode}`);
@@ -22,7 +22,7 @@ export class HttpStatusError extends Error {
 
 /**
  * The service did something the package refuses to go along with (a next link to another origin,
- * a page that repeats, an answer that is not JSON): `message` says what it did, `description`
+ * a page that repeats, an response that is not JSON): `message` says what it did, `description`
  * what happened instead and what to do.
  */
 export class ServiceBehaviourError extends Error {
@@ -216,7 +216,7 @@ export function failureToNodeError(
 				message: 'Could not reach the Document Signing service',
 				description:
 					failure.code === 'ETIMEDOUT'
-						? 'No complete answer came within the time allowed for one attempt (ETIMEDOUT). Check that the service is reachable from n8n and not overloaded.'
+						? 'No complete response came within the time allowed for one attempt (ETIMEDOUT). Check that the service is reachable from n8n and not overloaded.'
 						: `Network error ${failure.code}. Check the Base URL in the credentials and that the service is reachable from n8n.`,
 				httpCode: 'none',
 				itemIndex,

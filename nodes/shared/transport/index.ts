@@ -1,6 +1,6 @@
 /** The transport: every request the package makes, split by job (see each file's header). */
 export {
-	checkAnswer,
+	checkResponse,
 	safeRequestSettings,
 	apiRequest,
 	askOwnN8n,

@@ -8,7 +8,7 @@ import {
 	MAX_ENTRIES,
 	pick,
 	type ListPaging,
-	type PageAnswer,
+	type PageResponse,
 	type PageRequest,
 } from './listRecords';
 
@@ -21,7 +21,7 @@ import {
 /** Headers read as evidence at most (HTTP servers allow about a hundred). */
 const MAX_HEADER_ENTRIES = 200;
 
-/** One key of the answer with its value and the key of the object holding it (`headers` for a header). */
+/** One key of the response with its value and the key of the object holding it (`headers` for a header). */
 interface Entry {
 	key: string;
 	/** The key lower-cased without separators: `total_count`, `totalCount` and `Total-Count` are one name. */
@@ -33,16 +33,16 @@ interface Entry {
 const nameOf = (key: string) => key.toLowerCase().replace(/[^a-z0-9]/g, '');
 
 /**
- * Every key of the answer outside its records, shallowest first: the body's objects down to
+ * Every key of the response outside its records, shallowest first: the body's objects down to
  * EVIDENCE_DEPTH, a `{rel: "next", href}` link among an array's objects as the key `next`, then
  * the headers (`X-Next-Page-Token` as `next_page_token`).
  */
-function entriesOf(answer: PageAnswer, records?: unknown): Entry[] {
+function entriesOf(response: PageResponse, records?: unknown): Entry[] {
 	const entries: Entry[] = [];
 	const add = (key: string, value: unknown, parent: string) =>
 		entries.push({ key, name: nameOf(key), value, parent });
 	// MAX_ENTRIES bounds the keys read from the body in all, whatever its width or depth.
-	let level: Array<[IDataObject, string]> = isObject(answer.body) ? [[answer.body, '']] : [];
+	let level: Array<[IDataObject, string]> = isObject(response.body) ? [[response.body, '']] : [];
 	read: for (let depth = 0; depth <= EVIDENCE_DEPTH; depth++) {
 		const next: Array<[IDataObject, string]> = [];
 		for (const [holder, parent] of level) {
@@ -62,7 +62,7 @@ function entriesOf(answer: PageAnswer, records?: unknown): Entry[] {
 		}
 		level = next;
 	}
-	for (const [header, value] of Object.entries(answer.headers ?? {}).slice(0, MAX_HEADER_ENTRIES))
+	for (const [header, value] of Object.entries(response.headers ?? {}).slice(0, MAX_HEADER_ENTRIES))
 		add(
 			header.toLowerCase().replace(/^x-/, '').replace(/-/g, '_'),
 			Array.isArray(value) ? value[0] : value,
@@ -149,39 +149,39 @@ function first<T>(
 	return undefined;
 }
 
-/** The number of records the answer says the whole list holds, wherever it says so, if anywhere. */
+/** The number of records the response says the whole list holds, wherever it says so, if anywhere. */
 export function statedTotal(
-	answer: PageAnswer,
+	response: PageResponse,
 	paging: ListPaging = {},
-	entries = entriesOf(answer),
+	entries = entriesOf(response),
 ): number | undefined {
-	if (paging.totalPath) return count(pick(answer.body, paging.totalPath));
+	if (paging.totalPath) return count(pick(response.body, paging.totalPath));
 	return first(entries, TOTAL, count)?.value;
 }
 
 export interface PageEvidence {
 	records: IDataObject[];
 	total?: number;
-	/** What the answer says about more records (has_more, hasNextPage, isLast, …), if anything. */
+	/** What the response says about more records (has_more, hasNextPage, isLast, …), if anything. */
 	more?: boolean;
 	/** The ways to the next page, best first; none on the last page. */
 	ways: PageRequest[];
-	/** The answer showed no way: the ways are the next page number and offset, guessed. */
+	/** The response showed no way: the ways are the next page number and offset, guessed. */
 	guessed: boolean;
 }
 
 /**
- * Everything one answer says about its list. `read`: the distinct records read so far, this page
+ * Everything one response says about its list. `read`: the distinct records read so far, this page
  * included (unknown to a list search, which reads one page).
  */
 export function readListPage(
-	answer: PageAnswer,
+	response: PageResponse,
 	sent: PageRequest,
 	{ pageSize, read, paging = {} }: { pageSize: number; read?: number; paging?: ListPaging },
-	records = extractRecords(answer.body, paging),
+	records = extractRecords(response.body, paging),
 ): PageEvidence {
-	const entries = entriesOf(answer, records);
-	const total = statedTotal(answer, paging, entries);
+	const entries = entriesOf(response, records);
+	const total = statedTotal(response, paging, entries);
 	const last = first(entries, LAST, flag)?.value;
 	const more = first(entries, MORE, flag)?.value ?? (last === undefined ? undefined : !last);
 	const received = records.length;
@@ -208,7 +208,7 @@ export function readListPage(
 	// List Paging > Custom: the token at its path under its parameter, or the offset under its name.
 	if (paging.nextTokenPath) {
 		const key = paging.nextTokenPath.split('.').pop() as string;
-		cursorWays(tokenText(pick(answer.body, paging.nextTokenPath)), [
+		cursorWays(tokenText(pick(response.body, paging.nextTokenPath)), [
 			paging.nextTokenParameter ?? tokenParameterFor(key),
 		]);
 		return evidence;
@@ -218,7 +218,7 @@ export function readListPage(
 		return evidence;
 	}
 
-	const header = nextLinkFromHeader(headerValue(answer.headers, 'link'));
+	const header = nextLinkFromHeader(headerValue(response.headers, 'link'));
 	if (header) ways.push({ url: header });
 	const token = entries.find(isToken);
 	if (token)
@@ -244,14 +244,14 @@ export function readListPage(
 		ways.push({ page: (current as number) + 1 });
 
 	// An offset stated with a page size or a total: the next one goes back under the same name,
-	// and the page size under the answer's name for it.
+	// and the page size under the response's name for it.
 	const offset = first(entries, OFFSET, count);
 	const size = first(entries, SIZE, (value) => count(value) || undefined);
 	const offsetStated = offset !== undefined && (size !== undefined || total !== undefined);
 	if (offsetStated) offsetWays(offset.key, offset.value, size);
 	if (ways.length > 0 || numbered || offsetStated) return evidence;
 
-	// No way shown: the next page number (then the offset) while the answer says there is more, or
+	// No way shown: the next page number (then the offset) while the response says there is more, or
 	// a stated total is not reached, or (with no total) the page came back full.
 	if (
 		more === true ||

@@ -7,7 +7,7 @@ import { shownInput } from './text';
 
 /**
  * The user's "List Paging" override (every field optional; a field left empty is found
- * automatically). Paths are dot-separated keys in the answer's body (`result.documents`).
+ * automatically). Paths are dot-separated keys in the response's body (`result.documents`).
  */
 export interface ListPaging {
 	recordsPath?: string;
@@ -64,7 +64,7 @@ export function readListPaging(raw: unknown): ListPaging {
 	if (paging.nextTokenParameter && !paging.nextTokenPath) {
 		throw new ListPagingInputError(
 			'Next Token Path',
-			'must be set when Next Token Parameter is (where the answer holds the token)',
+			'must be set when Next Token Parameter is (where the response holds the token)',
 		);
 	}
 	return paging;
@@ -83,12 +83,12 @@ export function pick(source: unknown, path: string): unknown {
 const isArrayOfObjects = (value: unknown): value is IDataObject[] =>
 	Array.isArray(value) && value.every(isObject);
 
-/** The top-level keys of an answer, for error messages (a few, each cut short). */
+/** The top-level keys of an response, for error messages (a few, each cut short). */
 export function describeKeys(body: unknown): string {
 	if (Array.isArray(body)) return 'none (an array of non-records)';
 	if (!isObject(body))
 		return body === undefined || body === null || body === ''
-			? 'none (an empty answer)'
+			? 'none (an empty response)'
 			: `none (${typeof body})`;
 	const keys = Object.keys(body);
 	if (keys.length === 0) return 'none (an empty object)';
@@ -98,13 +98,13 @@ export function describeKeys(body: unknown): string {
 
 /** How many levels below the top the reader looks for records and evidence. */
 export const EVIDENCE_DEPTH = 3;
-/** Keys read from an answer's body at most, across every level, so a huge envelope costs no more than a normal one. */
+/** Keys read from an response's body at most, across every level, so a huge envelope costs no more than a normal one. */
 export const MAX_ENTRIES = 2_000;
 
 const RECORD_KEYS = ['data', 'items', 'results', 'records', 'entries', 'value'];
 
 /**
- * The records of a list answer: a bare array; else, level by level from the top, the array under
+ * The records of a list response: a bare array; else, level by level from the top, the array under
  * data/items/results/… or the one array of objects whatever its key. Several arrays of objects on
  * one level are ambiguous (unless all are empty: then the page is). Anything else is not a list
  * and fails with its top-level keys (never one item holding it all).
@@ -114,8 +114,8 @@ export function extractRecords(body: unknown, paging: ListPaging = {}): IDataObj
 		const records = pick(body, paging.recordsPath);
 		if (Array.isArray(records)) return records as IDataObject[];
 		throw new ServiceBehaviourError(
-			`The list answer has no array at the Records Path "${paging.recordsPath}" (top-level keys: ${describeKeys(body)})`,
-			'Check List Paging > Records Path against an answer of the service.',
+			`The list response has no array at the Records Path "${paging.recordsPath}" (top-level keys: ${describeKeys(body)})`,
+			'Check List Paging > Records Path against a response of the service.',
 		);
 	}
 	if (Array.isArray(body)) return body as IDataObject[];
@@ -141,15 +141,15 @@ export function extractRecords(body: unknown, paging: ListPaging = {}): IDataObj
 		level = values.filter(isObject);
 	}
 	throw new ServiceBehaviourError(
-		`The service's answer is not a list the node can read: it holds no single array of records (top-level keys: ${describeKeys(body)})`,
-		'Set List Paging to Custom and give the Records Path: where the records are in the answer (for example result.documents).',
+		`The service's response is not a list the node can read: it holds no single array of records (top-level keys: ${describeKeys(body)})`,
+		'Set List Paging to Custom and give the Records Path: where the records are in the response (for example result.documents).',
 	);
 }
 
-export interface PageAnswer {
+export interface PageResponse {
 	body: unknown;
 	headers?: Record<string, unknown>;
-	/** The answer's size as read from the network (readAnswer): list walks count it against their budget. */
+	/** The response's size as read from the network (readResponse): list walks count it against their budget. */
 	bytes?: number;
 }
 

@@ -32,16 +32,16 @@ async function fetchListPage(
 ) {
 	if (request.url) {
 		return {
-			answer: await apiRequest(context, 'GET', request.url, { client, maxTotalWaitMs }),
+			response: await apiRequest(context, 'GET', request.url, { client, maxTotalWaitMs }),
 			requestUrl: request.url,
 		};
 	}
-	const answer = await apiRequest(context, 'GET', path, {
+	const response = await apiRequest(context, 'GET', path, {
 		client,
 		qs: { ...qs, ...pageQuery(request, pageSize, paging) },
 		maxTotalWaitMs,
 	});
-	return { answer, requestUrl: client.origin.urlOf(path) };
+	return { response, requestUrl: client.origin.urlOf(path) };
 }
 
 /**

@@ -4,14 +4,19 @@ import { idText } from '../ids';
 import { LIST_WALK_BUDGET } from '../vocabulary';
 import { ServiceBehaviourError } from './errors';
 import { readListPage } from './listPages';
-import { extractRecords, type ListPaging, type PageAnswer, type PageRequest } from './listRecords';
+import {
+	extractRecords,
+	type ListPaging,
+	type PageResponse,
+	type PageRequest,
+} from './listRecords';
 import type { ServiceOrigin } from './service';
 
 /**
  * The one loop that walks a list's pages, used by every list the package reads (Get Many, the
  * list searches, the webhook sweeps). Whatever the service answers, it ends: each page must bring
  * records not seen before (a page that repeats the one before is answered by the next way to the
- * next page the answer showed, or it is an error), a pointer is never followed twice, links stay
+ * next page the response showed, or it is an error), a pointer is never followed twice, links stay
  * on the credential's origin, and the walk keeps within its budget. No record is returned twice,
  * and no list is returned short.
  */
@@ -41,7 +46,7 @@ export function pageQuery(
 }
 
 export interface FetchedPage<T> {
-	answer: PageAnswer;
+	response: PageResponse;
 	/** The URL that was requested, to resolve relative links against. */
 	requestUrl: string;
 	/** The page's records as output items, one per record in order (default: the records). */
@@ -110,7 +115,7 @@ function whole<T>(
 	);
 }
 
-/** Every way the last answer showed brought back the page before: an error naming each and List Paging. */
+/** Every way the last response showed brought back the page before: an error naming each and List Paging. */
 function repeated(
 	tried: PageRequest[],
 	read: number,
@@ -130,7 +135,7 @@ function repeated(
 			: `The service answered ${what} (${read} distinct records read)`;
 	return new ServiceBehaviourError(
 		`${said}; set List Paging to Custom to say how it pages`,
-		`Stopped after that so that no record is returned twice; no partial list is returned.${guessed ? ' Its answers showed no way to the next page, so the next page number and offset were guessed.' : ''} List Paging > Custom takes the next token's path and parameter, or the offset and limit parameter names. Or narrow the list with filters.`,
+		`Stopped after that so that no record is returned twice; no partial list is returned.${guessed ? ' Its responses showed no way to the next page, so the next page number and offset were guessed.' : ''} List Paging > Custom takes the next token's path and parameter, or the offset and limit parameter names. Or narrow the list with filters.`,
 	);
 }
 
@@ -197,10 +202,10 @@ async function walk<T>(
 		if (partial) return { records, next: upcoming };
 		throw error;
 	};
-	/** The other ways to the next page the last answer showed, and the URL its links are relative to. */
+	/** The other ways to the next page the last response showed, and the URL its links are relative to. */
 	let fallbacks: PageRequest[] = [];
 	let base = '';
-	/** Links are followed on the credential's origin only (relative ones against their answer's URL). */
+	/** Links are followed on the credential's origin only (relative ones against their response's URL). */
 	const follow = (way: PageRequest) =>
 		way.url ? { url: origin.followable(way.url, base, 'a next-page link') } : way;
 	let guessed = false;
@@ -209,9 +214,9 @@ async function walk<T>(
 	/** The way that last brought new records: tried first from then on. */
 	let working: string | undefined;
 	for (let pages = 1; ; pages++) {
-		const { answer, requestUrl, items } = await fetchPage(request);
-		bytes += answer.bytes ?? Buffer.byteLength(JSON.stringify(answer.body) ?? '');
-		const page = extractRecords(answer.body, paging);
+		const { response, requestUrl, items } = await fetchPage(request);
+		bytes += response.bytes ?? Buffer.byteLength(JSON.stringify(response.body) ?? '');
+		const page = extractRecords(response.body, paging);
 		let fresh = 0;
 		for (const [index, record] of page.entries()) {
 			const key = recordKey(record);
@@ -224,7 +229,7 @@ async function walk<T>(
 		}
 		if (limit !== undefined && records.length >= limit) return { records: records.slice(0, limit) };
 		const evidence = readListPage(
-			answer,
+			response,
 			request,
 			{ pageSize, read: records.length, paging },
 			page,

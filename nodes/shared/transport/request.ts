@@ -14,11 +14,11 @@ import type {
 } from 'n8n-workflow';
 
 import { idText } from '../ids';
-import { bodyLimit, jsonOrText, readBody, TIME_LIMITS, type AnswerKind } from './bounds';
+import { bodyLimit, jsonOrText, readBody, TIME_LIMITS, type ResponseKind } from './bounds';
 import { HttpStatusError, ServiceBehaviourError, toNodeError } from './errors';
 import { isHtml } from './htmlPages';
 import { headerValue } from './headers';
-import type { PageAnswer } from './listRecords';
+import type { PageResponse } from './listRecords';
 import { sendWithRetries } from './retry';
 import {
 	allowedDomainsFor,
@@ -69,12 +69,12 @@ export function safeRequestSettings(
  * Refuses answers the package cannot use: error statuses (thrown as HttpStatusError for the retry
  * policy), redirects, and text where JSON was expected (a proxy's page, a cut-off body).
  */
-export function checkAnswer(
+export function checkResponse(
 	response: IN8nHttpFullResponse,
-	{ expectJson, answerStatuses = [] }: { expectJson: boolean; answerStatuses?: number[] },
+	{ expectJson, acceptStatuses = [] }: { expectJson: boolean; acceptStatuses?: number[] },
 ): void {
 	const status = response.statusCode;
-	if (answerStatuses.includes(status)) return;
+	if (acceptStatuses.includes(status)) return;
 	if (status >= 400) throw new HttpStatusError(response);
 	if (status >= 300) {
 		const location = headerValue(response.headers, 'location');
@@ -92,13 +92,13 @@ export function checkAnswer(
 				: `The service answered HTTP ${status} with a body that is not valid JSON`,
 			page
 				? 'Such pages come from a proxy, gateway or login page in front of the API, or from a Base URL that points at a website. Check the Base URL in the credentials.'
-				: 'The answer may have been cut off on its way. Try again; if it keeps happening, the service is probably having trouble.',
+				: 'The response may have been cut off on its way. Try again; if it keeps happening, the service is probably having trouble.',
 			String(status),
 		);
 	}
 }
 
-/** The record in an answer: the body itself, or under `data`. */
+/** The record in an response: the body itself, or under `data`. */
 export function recordOf(body: unknown): IDataObject {
 	if (typeof body !== 'object' || body === null || Array.isArray(body)) return {};
 	const record = body as IDataObject;
@@ -140,13 +140,13 @@ export interface ApiRequestOptions {
 	/** Makes a POST safe to retry: the service answers a repeat with the first result. */
 	idempotencyKey?: string;
 	/** Error statuses the caller reads as answers (returned, not thrown, never retried). */
-	answerStatuses?: number[];
+	acceptStatuses?: number[];
 	/** One attempt only, given up after this many ms (for checks that must not hold anything up). */
 	singleAttemptTimeoutMs?: number;
-	/** The answer's body as bytes (a file), not JSON. */
+	/** The response's body as bytes (a file), not JSON. */
 	binary?: boolean;
-	/** Which size limit the answer is read under (bounds.ts); `file` for binary answers unless said. */
-	kind?: AnswerKind;
+	/** Which size limit the response is read under (bounds.ts); `file` for binary answers unless said. */
+	kind?: ResponseKind;
 	abortSignal?: AbortSignal;
 	/** The whole request's bound when shorter than the retry policy's (list searches). */
 	maxTotalWaitMs?: number;
@@ -154,10 +154,10 @@ export interface ApiRequestOptions {
 	client?: ServiceClient;
 }
 
-/** The answer's body read whole within its kind's limit: parsed JSON (or text), or bytes for a file. */
-export async function readAnswer(
+/** The response's body read whole within its kind's limit: parsed JSON (or text), or bytes for a file. */
+export async function readResponse(
 	response: IN8nHttpFullResponse,
-	kind: AnswerKind,
+	kind: ResponseKind,
 	client: ServiceClient,
 ): Promise<IN8nHttpFullResponse> {
 	// Error answers are read as API answers whatever was asked for: they carry the service's words.
@@ -171,7 +171,7 @@ export async function readAnswer(
 		response.statusCode >= 300 ? 'json' : kind,
 		headerValue(response.headers, 'content-length'),
 	);
-	if (Buffer.isBuffer(bytes)) (response as PageAnswer).bytes = bytes.length;
+	if (Buffer.isBuffer(bytes)) (response as PageResponse).bytes = bytes.length;
 	response.body =
 		kind === 'json'
 			? (jsonOrText(bytes) as IN8nHttpFullResponse['body'])
@@ -200,7 +200,7 @@ export async function sendAttempt(
 
 /**
  * A request to this n8n itself, never to the service: no credential goes along, redirects are not
- * followed, and any status is an answer (Send and Wait's probe of a wait's own resume URL).
+ * followed, and any status is an response (Send and Wait's probe of a wait's own resume URL).
  */
 export async function askOwnN8n(
 	context: Pick<IExecuteFunctions, 'helpers'>,
@@ -221,7 +221,7 @@ export async function askOwnN8n(
 }
 
 /**
- * One request with the retry policy; returns the full answer (2xx, or one of `answerStatuses`).
+ * One request with the retry policy; returns the full response (2xx, or one of `acceptStatuses`).
  * `target` is a path under the Base URL (`/webhooks`) or an absolute URL, which must be on the
  * credential's origin, under the Base URL's path.
  */
@@ -238,7 +238,7 @@ export async function apiRequest(
 		: client.origin.followable(target, client.origin.baseUrl, 'a link');
 	const headers: IDataObject = { Accept: options.binary ? '*/*' : 'application/json' };
 	if (options.idempotencyKey) headers['Idempotency-Key'] = options.idempotencyKey;
-	const kind: AnswerKind = options.kind ?? (options.binary ? 'file' : 'json');
+	const kind: ResponseKind = options.kind ?? (options.binary ? 'file' : 'json');
 	const request: IHttpRequestOptions = {
 		method,
 		url,
@@ -247,7 +247,7 @@ export async function apiRequest(
 		headers,
 		returnFullResponse: true,
 		ignoreHttpStatusErrors: true,
-		// Read as a stream and counted (bounds.ts): n8n would otherwise read any answer whole.
+		// Read as a stream and counted (bounds.ts): n8n would otherwise read any response whole.
 		encoding: 'stream',
 		json: !options.binary,
 		timeout: options.singleAttemptTimeoutMs ?? TIME_LIMITS.attemptMs,
@@ -255,10 +255,10 @@ export async function apiRequest(
 	};
 	const send = async (signal: AbortSignal) => {
 		const response = await sendAttempt(context, client, { ...request, abortSignal: signal });
-		await readAnswer(response, kind, client);
-		checkAnswer(response, {
+		await readResponse(response, kind, client);
+		checkResponse(response, {
 			expectJson: !options.binary && method !== 'DELETE',
-			answerStatuses: options.answerStatuses,
+			acceptStatuses: options.acceptStatuses,
 		});
 		return response;
 	};

@@ -133,7 +133,7 @@ export class RequestGate {
 		}
 	}
 
-	/** The service let a request through (any answer but 429): the spacing shrinks. */
+	/** The service let a request through (any response but 429): the spacing shrinks. */
 	admitted(): void {
 		if (this.paceMs === 0) return;
 		this.paceMs *= PACE_DECAY;

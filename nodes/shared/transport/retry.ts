@@ -123,7 +123,7 @@ export interface AttemptSettings {
 	itemIndex?: number;
 	abortSignal?: AbortSignal;
 	/** Set when an attempt is repeated after a failure that may hide a request the service carried out. */
-	observed?: { retriedAfterLostAnswer: boolean };
+	observed?: { retriedAfterLostResponse: boolean };
 	/** The whole request's bound, when shorter than RETRY_POLICY.maxTotalWaitMs (list searches). */
 	maxTotalWaitMs?: number;
 }
@@ -242,7 +242,7 @@ export async function sendWithRetries<T>(
 			MAYBE_DONE_NETWORK_CODES.has(failure.code) &&
 			settings.observed
 		) {
-			settings.observed.retriedAfterLostAnswer = true;
+			settings.observed.retriedAfterLostResponse = true;
 		}
 		try {
 			await cancellableSleep(delay, signal);

@@ -117,8 +117,8 @@ export async function searchPage({
 }): Promise<{ records: IDataObject[]; nextToken?: string }> {
 	let request: PageRequest & { after?: string } = token ? readPageToken(token, origin) : {};
 	for (;;) {
-		const { answer, requestUrl } = await fetchPage(request);
-		const records = extractRecords(answer.body, paging);
+		const { response, requestUrl } = await fetchPage(request);
+		const records = extractRecords(response.body, paging);
 		if (records.some((record) => shortHash(recordKey(record)) === request.after)) {
 			const [other, ...rest] = request.alternatives ?? [];
 			if (other === undefined)
@@ -129,7 +129,7 @@ export async function searchPage({
 			request = { ...request, cursorParam: other, alternatives: rest };
 			continue;
 		}
-		const { ways } = readListPage(answer, request, { pageSize, paging }, records);
+		const { ways } = readListPage(response, request, { pageSize, paging }, records);
 		const [next, ...others] = ways;
 		if (!next) return { records };
 		// A name this token was read under works, so it is kept; else the other names go along.

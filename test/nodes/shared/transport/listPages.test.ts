@@ -8,7 +8,7 @@ import {
 	readListPage,
 	statedTotal,
 } from '../../../../nodes/shared/transport/listPages';
-import type { ListPaging, PageAnswer } from '../../../../nodes/shared/transport/listRecords';
+import type { ListPaging, PageResponse } from '../../../../nodes/shared/transport/listRecords';
 
 const records = [{ id: 'a' }, { id: 'b' }];
 
@@ -18,7 +18,7 @@ const records = [{ id: 'a' }, { id: 'b' }];
  * when guessed) or an offset with its parameters; undefined on the last page.
  */
 function findNextPage(
-	answer: PageAnswer,
+	response: PageResponse,
 	requestedPage: number,
 	received: number,
 	pageSize: number,
@@ -26,7 +26,7 @@ function findNextPage(
 ) {
 	const page = Array.from({ length: received }, (_, i) => ({ id: `r${i}` }));
 	const evidence = readListPage(
-		answer,
+		response,
 		{ page: requestedPage, offset: state.offset },
 		{ pageSize, read: state.read ?? received, paging: state.paging },
 		page,

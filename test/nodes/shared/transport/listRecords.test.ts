@@ -24,7 +24,7 @@ describe('extractRecords', () => {
 
 	test('a single object where a list was expected is no list: an error showing its top-level keys, never one item holding it', () => {
 		expect(() => extractRecords({ id: 'x', name: 'n' })).toThrow(
-			"The service's answer is not a list the node can read: it holds no single array of records (top-level keys: id, name)",
+			"The service's response is not a list the node can read: it holds no single array of records (top-level keys: id, name)",
 		);
 		expect(() => extractRecords({})).toThrow('(top-level keys: none (an empty object))');
 	});
@@ -66,7 +66,7 @@ describe('extractRecords', () => {
 			),
 		).toBe(records);
 		expect(() => extractRecords({ data: records }, { recordsPath: 'result.docs' })).toThrow(
-			'The list answer has no array at the Records Path "result.docs" (top-level keys: data)',
+			'The list response has no array at the Records Path "result.docs" (top-level keys: data)',
 		);
 	});
 });

@@ -1,5 +1,5 @@
 /**
- * nodes/shared/transport/request.ts, pure parts: which answers are refused (checkAnswer), the
+ * nodes/shared/transport/request.ts, pure parts: which answers are refused (checkResponse), the
  * Idempotency-Key (deriveIdempotencyKey) and the settings every request carries
  * (safeRequestSettings). The requests themselves are tested through n8n in
  * test/nodes/DocumentSigning and test/nodes/DocumentSigningTrigger.
@@ -9,7 +9,7 @@ import type { IN8nHttpFullResponse } from 'n8n-workflow';
 import { HttpStatusError, ServiceBehaviourError } from '../../../../nodes/shared/transport/errors';
 import {
 	recordOf,
-	checkAnswer,
+	checkResponse,
 	deriveIdempotencyKey,
 	safeRequestSettings,
 } from '../../../../nodes/shared/transport/request';
@@ -23,10 +23,10 @@ const answer = (
 
 function refusal(
 	response: IN8nHttpFullResponse,
-	options: { expectJson: boolean; answerStatuses?: number[] },
+	options: { expectJson: boolean; acceptStatuses?: number[] },
 ): unknown {
 	try {
-		checkAnswer(response, options);
+		checkResponse(response, options);
 	} catch (error) {
 		return error;
 	}
@@ -51,10 +51,10 @@ describe('checkAnswer', () => {
 		expect(
 			refusal(answer(404, { error: { code: 'not_found' } }), {
 				expectJson: true,
-				answerStatuses: [404],
+				acceptStatuses: [404],
 			}),
 		).toBeUndefined();
-		expect(refusal(answer(410, ''), { expectJson: true, answerStatuses: [404] })).toBeInstanceOf(
+		expect(refusal(answer(410, ''), { expectJson: true, acceptStatuses: [404] })).toBeInstanceOf(
 			HttpStatusError,
 		);
 	});

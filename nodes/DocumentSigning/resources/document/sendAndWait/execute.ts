@@ -107,7 +107,7 @@ async function cleanUp(
 		if (created.draftId)
 			await apiRequest(context, 'DELETE', apiPath`/documents/${created.draftId}`, {
 				client,
-				answerStatuses: [404],
+				acceptStatuses: [404],
 			});
 	} catch (error) {
 		context.logger.warn(

@@ -115,7 +115,7 @@ async function stillWaiting(context: IExecuteFunctions, url: string): Promise<bo
 		if (response.statusCode === 404) return !N8N_GONE.test(message);
 		if (response.statusCode === 409) return !N8N_FINISHED.test(message);
 		if (response.statusCode >= 200 && response.statusCode < 300) {
-			const own = ownAnswer(response.body);
+			const own = ownResponse(response.body);
 			return own ? own.wait !== 'ended' : !textOf(response.body).includes(N8N_NO_ACTION_PAGE);
 		}
 		return true;
@@ -129,12 +129,12 @@ const N8N_GONE = /^The execution "[\w-]{1,64}" does not exist\.$/;
 const N8N_FINISHED = /^The execution "[\w-]{1,64}"? has finished (with error|already)\.$/;
 const N8N_NO_ACTION_PAGE = '<title>No action required</title>';
 
-/** An answer's text, at most 8 KB of it. */
+/** An response's text, at most 8 KB of it. */
 function textOf(body: unknown): string {
 	return (typeof body === 'string' ? body : JSON.stringify(body ?? '')).slice(0, 8192);
 }
 
-/** An answer's JSON object, parsed when it came as text. */
+/** An response's JSON object, parsed when it came as text. */
 function jsonOf(body: unknown): IDataObject | undefined {
 	let parsed = body;
 	if (typeof body === 'string') {
@@ -149,8 +149,8 @@ function jsonOf(body: unknown): IDataObject | undefined {
 		: undefined;
 }
 
-/** webhook()'s own answer, when the body is one (n8n's pages are not). */
-function ownAnswer(body: unknown): IDataObject | undefined {
+/** webhook()'s own response, when the body is one (n8n's pages are not). */
+function ownResponse(body: unknown): IDataObject | undefined {
 	const parsed = jsonOf(body);
 	return parsed?.received === true ? parsed : undefined;
 }

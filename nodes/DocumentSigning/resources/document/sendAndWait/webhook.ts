@@ -218,13 +218,13 @@ async function end(
 ): Promise<IWebhookResponseData> {
 	let document: IDataObject;
 	try {
-		const answer = await apiRequest(context, 'GET', apiPath`/documents/${settings.documentId}`, {
+		const response = await apiRequest(context, 'GET', apiPath`/documents/${settings.documentId}`, {
 			client,
-			answerStatuses: [404],
+			acceptStatuses: [404],
 		});
-		if (answer.statusCode === 404)
+		if (response.statusCode === 404)
 			return ignore(context, 'the service no longer has the document', 'open');
-		document = recordOf(answer.body);
+		document = recordOf(response.body);
 	} catch (error) {
 		return retryLater(context, 'read the document', error);
 	}
