@@ -2,8 +2,9 @@ import type { IExecuteSingleFunctions, IHttpRequestOptions, PreSendAction } from
 
 /**
  * Input errors found while n8n's routing engine builds an item's request are held until the
- * transport runs (routedRequest.ts), so the failing item is answered like any other — Continue On
- * Fail, pairedItem — and nothing is sent for it. operation() wraps every preSend step this way.
+ * transport runs (routedRequest.ts): n8n would end the node with them as API errors of HTTP code
+ * "none" (docs/node-behaviour.md, "Where the node meets n8n's engine"); the transport reports them
+ * as the input errors they are, or as an AI Agent's tool answer. Nothing is sent for the item.
  */
 
 const DEFERRED_ERROR = Symbol('documentSigning.deferredError');

@@ -202,7 +202,7 @@ export async function sendRequest(
 ): Promise<INodeExecutionData[]> {
 	return await routed(this, requestData, async (request) => {
 		const response = await sendChecked(this, request);
-		// As n8n's engine reads an response without output steps: an array is one item per element.
+		// As n8n's engine reads a response without output steps: an array is one item per element.
 		const items =
 			Array.isArray(response.body) && requestData.postReceive.length === 0
 				? (response.body as IDataObject[]).map((json) => ({ json }))

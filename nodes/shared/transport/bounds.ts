@@ -4,7 +4,7 @@ import { ServiceBehaviourError } from './errors';
  * Bounds on what a server may send and how long anything may take. n8n's request helpers read
  * every response whole (its axios settings say `maxContentLength: Infinity`, and no request option
  * changes that), so every request of the package asks for the response as a stream and reads it
- * here, counting bytes; an response over its limit is dropped the moment it passes the limit.
+ * here, counting bytes; a response over its limit is dropped the moment it passes the limit.
  */
 
 const MB = 1024 * 1024;

@@ -13,7 +13,7 @@ import { MAX_MESSAGE_LENGTH, shownText } from './text';
  * Never a request header (the API key) or a response's raw request object.
  */
 
-/** An response with an error status, kept whole so the retry policy can read Retry-After. */
+/** A response with an error status, kept whole so the retry policy can read Retry-After. */
 export class HttpStatusError extends Error {
 	constructor(readonly response: IN8nHttpFullResponse) {
 		super(`HTTP ${response.statusCode}`);
@@ -22,7 +22,7 @@ export class HttpStatusError extends Error {
 
 /**
  * The service did something the package refuses to go along with (a next link to another origin,
- * a page that repeats, an response that is not JSON): `message` says what it did, `description`
+ * a page that repeats, a response that is not JSON): `message` says what it did, `description`
  * what happened instead and what to do.
  */
 export class ServiceBehaviourError extends Error {

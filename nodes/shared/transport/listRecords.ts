@@ -83,7 +83,7 @@ export function pick(source: unknown, path: string): unknown {
 const isArrayOfObjects = (value: unknown): value is IDataObject[] =>
 	Array.isArray(value) && value.every(isObject);
 
-/** The top-level keys of an response, for error messages (a few, each cut short). */
+/** The top-level keys of a response, for error messages (a few, each cut short). */
 export function describeKeys(body: unknown): string {
 	if (Array.isArray(body)) return 'none (an array of non-records)';
 	if (!isObject(body))
@@ -98,7 +98,7 @@ export function describeKeys(body: unknown): string {
 
 /** How many levels below the top the reader looks for records and evidence. */
 export const EVIDENCE_DEPTH = 3;
-/** Keys read from an response's body at most, across every level, so a huge envelope costs no more than a normal one. */
+/** Keys read from a response's body at most, across every level, so a huge envelope costs no more than a normal one. */
 export const MAX_ENTRIES = 2_000;
 
 const RECORD_KEYS = ['data', 'items', 'results', 'records', 'entries', 'value'];

@@ -98,7 +98,7 @@ export function checkResponse(
 	}
 }
 
-/** The record in an response: the body itself, or under `data`. */
+/** The record in a response: the body itself, or under `data`. */
 export function recordOf(body: unknown): IDataObject {
 	if (typeof body !== 'object' || body === null || Array.isArray(body)) return {};
 	const record = body as IDataObject;
@@ -200,7 +200,7 @@ export async function sendAttempt(
 
 /**
  * A request to this n8n itself, never to the service: no credential goes along, redirects are not
- * followed, and any status is an response (Send and Wait's probe of a wait's own resume URL).
+ * followed, and any status is a response (Send and Wait's probe of a wait's own resume URL).
  */
 export async function askOwnN8n(
 	context: Pick<IExecuteFunctions, 'helpers'>,

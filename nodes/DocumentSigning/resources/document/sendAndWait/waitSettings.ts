@@ -180,7 +180,7 @@ function refuse(
 /** Reads and checks Options before any request; every failure names the option. */
 export function readWaitOptions(context: IExecuteFunctions, now = Date.now()): WaitOptions {
 	const options = context.getNodeParameter('waitOptions', 0, {}) as IDataObject;
-	// A decline is an response too (approved false), as in n8n's own approval nodes: version 2's
+	// A decline is a response too (approved false), as in n8n's own approval nodes: version 2's
 	// default, and always as an agent's review gate. Version 1 keeps Completed for saved workflows.
 	const resumeOn =
 		options.resumeOn ??

@@ -129,12 +129,12 @@ const N8N_GONE = /^The execution "[\w-]{1,64}" does not exist\.$/;
 const N8N_FINISHED = /^The execution "[\w-]{1,64}"? has finished (with error|already)\.$/;
 const N8N_NO_ACTION_PAGE = '<title>No action required</title>';
 
-/** An response's text, at most 8 KB of it. */
+/** A response's text, at most 8 KB of it. */
 function textOf(body: unknown): string {
 	return (typeof body === 'string' ? body : JSON.stringify(body ?? '')).slice(0, 8192);
 }
 
-/** An response's JSON object, parsed when it came as text. */
+/** A response's JSON object, parsed when it came as text. */
 function jsonOf(body: unknown): IDataObject | undefined {
 	let parsed = body;
 	if (typeof body === 'string') {
