@@ -27,7 +27,6 @@ export type FinalDocumentStatus = (typeof FINAL_DOCUMENT_STATUSES)[number];
 export const finalEventOf = (status: FinalDocumentStatus): WebhookEvent => `document.${status}`;
 
 export const SIGNER_STATUSES = ['pending', 'viewed', 'signed', 'declined'] as const;
-export type SignerStatus = (typeof SIGNER_STATUSES)[number];
 
 export const SIGNING_REQUEST_STATUSES = [
 	'pending',
@@ -45,7 +44,6 @@ export const SIGNER_AUTHENTICATION_METHODS = [
 	'sms_otp',
 	'national_eid',
 ] as const;
-export type SignerAuthenticationMethod = (typeof SIGNER_AUTHENTICATION_METHODS)[number];
 
 export const TEAM_MEMBER_ROLES = ['owner', 'admin', 'member', 'viewer'] as const;
 export type TeamMemberRole = (typeof TEAM_MEMBER_ROLES)[number];
@@ -143,8 +141,6 @@ export const WEBHOOK_SWEEP_BUDGET = {
 	ms: 60 * 1000,
 } as const;
 
-/** Header carrying `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`. */
-export const SIGNATURE_HEADER = 'x-signature';
 export const SIGNATURE_SCHEME = 'v1';
 export const DELIVERY_ID_HEADER = 'x-delivery-id';
 export const EVENT_HEADER = 'x-event';
@@ -177,7 +173,10 @@ export const STANDARD_WEBHOOKS_HEADERS = {
 	timestamp: 'webhook-timestamp',
 	signature: 'webhook-signature',
 } as const;
-/** Headers that carry an HMAC (plain, `sha256=`-prefixed, or `t=…,v1=…`), first found wins. */
+/**
+ * Headers that carry an HMAC (plain, `sha256=`-prefixed, or `t=…,v1=…`), first found wins; the
+ * contract's is the first: `X-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`.
+ */
 export const BODY_SIGNATURE_HEADERS = [
 	'x-signature',
 	'x-hub-signature-256',
