@@ -23,6 +23,7 @@ const BEHAVIOUR_SUITES = [
 	'operations.sandbox.test.ts',
 	'optionsOrder.test.ts',
 	'requestBodies.test.ts',
+	'routingEngine.test.ts',
 	'securityReview.test.ts',
 	'securityRoundFour.test.ts',
 	'toolDescription.test.ts',
