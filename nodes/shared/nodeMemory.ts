@@ -42,14 +42,14 @@ export const MAX_KEPT_ID_LENGTH = 128;
 /** The service retries for well under a day; older ids are forgotten. */
 export const REMEMBER_MS = 24 * 60 * 60 * 1000;
 
-const nodes = new Map<string, NodeMemory>();
-let rememberedInAll = 0;
+/** The one store: each workflow node's memory, and how many delivery ids they keep in all. */
+const store = { nodes: new Map<string, NodeMemory>(), rememberedInAll: 0 };
 
 /** The memory of one workflow node, made when first asked for (most recently used last). */
 export function memoryOf(workflowId: string | undefined, nodeId: string | undefined): NodeMemory {
 	const key = `${workflowId ?? ''}\u0000${nodeId ?? ''}`;
-	let memory = nodes.get(key);
-	if (memory) nodes.delete(key);
+	let memory = store.nodes.get(key);
+	if (memory) store.nodes.delete(key);
 	else
 		memory = {
 			secrets: new Map(),
@@ -59,11 +59,11 @@ export function memoryOf(workflowId: string | undefined, nodeId: string | undefi
 			inFlight: new Map(),
 			warnedNotClaimable: false,
 		};
-	nodes.set(key, memory);
-	if (nodes.size > MAX_NODES) {
-		const [oldestKey, oldest] = nodes.entries().next().value as [string, NodeMemory];
-		rememberedInAll -= oldest.processed.size;
-		nodes.delete(oldestKey);
+	store.nodes.set(key, memory);
+	if (store.nodes.size > MAX_NODES) {
+		const [oldestKey, oldest] = store.nodes.entries().next().value as [string, NodeMemory];
+		store.rememberedInAll -= oldest.processed.size;
+		store.nodes.delete(oldestKey);
 	}
 	return memory;
 }
@@ -83,13 +83,13 @@ function keptId(deliveryId: string): string {
 }
 
 function forget(memory: NodeMemory, kept: string): void {
-	if (memory.processed.delete(kept)) rememberedInAll--;
+	if (memory.processed.delete(kept)) store.rememberedInAll--;
 }
 
 /** The node keeping the most ids forgets its oldest: a flood evicts the flooder's own ids only. */
 function forgetOldestOfLargest(): void {
 	let largest: NodeMemory | undefined;
-	for (const memory of nodes.values())
+	for (const memory of store.nodes.values())
 		if (!largest || memory.processed.size > largest.processed.size) largest = memory;
 	const oldest = largest?.processed.keys().next();
 	if (largest && oldest && !oldest.done) forget(largest, oldest.value);
@@ -116,10 +116,10 @@ export function markProcessed(memory: NodeMemory, deliveryId: string, now = Date
 	const kept = keptId(deliveryId);
 	if (fresh(memory, kept, now)) return false;
 	memory.processed.set(kept, now);
-	rememberedInAll++;
+	store.rememberedInAll++;
 	if (memory.processed.size > MAX_REMEMBERED_DELIVERIES)
 		forget(memory, memory.processed.keys().next().value as string);
-	while (rememberedInAll > MAX_REMEMBERED_IN_ALL) forgetOldestOfLargest();
+	while (store.rememberedInAll > MAX_REMEMBERED_IN_ALL) forgetOldestOfLargest();
 	return true;
 }
 
