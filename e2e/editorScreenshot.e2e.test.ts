@@ -558,6 +558,30 @@ describe('the nodes in the n8n editor (README pictures)', () => {
 		expect(await parameterValue(ndv, 'resource')).toBe('Document');
 		expect(await parameterValue(ndv, 'operation')).toBe('Create');
 		const panel = ndv.locator('.node-settings');
+		const shown = [
+			...SIGNERS.flatMap((signer) => [signer.name, signer.email, String(signer.order)]),
+			'National Electronic ID',
+			'One-Time Code by Email',
+			DOCUMENT_NAME,
+			TEMPLATE_NAME,
+		];
+		// The collections and the template's name render after the panel opens: wait for them.
+		await page
+			.waitForFunction(
+				(expected) => {
+					const page = globalThis as unknown as {
+						document: { querySelectorAll(selector: string): ArrayLike<{ value: string }> };
+					};
+					const inputs = Array.from(
+						page.document.querySelectorAll('[data-test-id="ndv"] .node-settings input'),
+					);
+					const values = new Set(inputs.map((input) => input.value));
+					return expected.every((value) => values.has(value));
+				},
+				shown,
+				{ timeout: 30_000 },
+			)
+			.catch(() => undefined);
 		const values = await panel
 			.locator('input')
 			.evaluateAll((inputs) =>
