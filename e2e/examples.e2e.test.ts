@@ -16,12 +16,18 @@
  *   production webhook called; the document carries the deal's values (its PDF text shows them),
  *   the contact signs by role, the deal is updated; a deal without a required value stops the
  *   execution naming the field, with nothing sent.
+ * - Create a document, then check until it is signed (for an n8n the service cannot reach):
+ *   executed with `n8n execute`, which returns when the execution ends; meanwhile the document it
+ *   created is signed on the sandbox once its loop (Wait → Get Document → Final State?) has gone
+ *   round; it ends with the document's id, `completed` and `approved: true`, having sent the
+ *   service nothing but the create and the gets.
  *
- * Two changes are made on import, each as the example's note tells users to do: the archive folder
- * of "Document completed" (`/home/node/.n8n-files`, n8n's Docker default) is pointed at a
- * temporary folder that n8n is allowed to write to (N8N_RESTRICT_FILE_ACCESS_TO), and the template
+ * Three changes are made on import, each as the example's note tells users to do: the archive
+ * folder of "Document completed" (`/home/node/.n8n-files`, n8n's Docker default) is pointed at a
+ * temporary folder that n8n is allowed to write to (N8N_RESTRICT_FILE_ACCESS_TO), the template
  * of "contract from a template" is the sandbox's own "Sales contract" (its id in place of the
- * example's).
+ * example's), and the Wait of "check until signed" waits 2 seconds instead of 5 minutes (its
+ * note: "choose your interval").
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -36,6 +42,7 @@ import {
 	NODE_TYPE,
 	TRIGGER_NODE_TYPE,
 	createN8n,
+	type ExecuteResult,
 	type N8nInstance,
 } from './harness/n8n';
 import {
@@ -51,6 +58,7 @@ import {
 	importWorkflows,
 	loadExample,
 	nodeItems,
+	nodeRuns,
 	SANDBOX_CREDENTIAL,
 	sandboxPost,
 	type WorkflowJson,
@@ -63,6 +71,7 @@ const EXAMPLES = {
 	agent: 'ai-agent-contract-assistant.json',
 	waitForSignature: 'crm-deal-won-wait-for-signature.json',
 	fromTemplate: 'crm-deal-won-contract-from-template.json',
+	checkUntilSigned: 'create-and-check-until-signed.json',
 } as const;
 type ExampleName = keyof typeof EXAMPLES;
 const EXAMPLE_FILES_ROOT = '/home/node/.n8n-files';
@@ -70,6 +79,10 @@ const EXAMPLE_FILES_ROOT = '/home/node/.n8n-files';
 const EXAMPLE_TEMPLATE_ID = 'tpl_salescontract';
 /** The chat trigger's webhook ID in the AI agent example. */
 const CHAT_WEBHOOK_ID = '8d3f6a2e-1c4b-4e7f-9a0d-5b2c8e1f3a47';
+/** The Wait of "check until signed": the example's 5 minutes, and the interval on import. */
+const EXAMPLE_CHECK_INTERVAL = { amount: 5, unit: 'minutes' };
+const CHECK_INTERVAL = { amount: 2, unit: 'seconds' };
+const WAIT_NODE_TYPE = 'n8n-nodes-base.wait';
 
 let sandbox: Sandbox;
 let model: ScriptedModel;
@@ -109,7 +122,11 @@ beforeAll(async () => {
 			.join(filesRoot)
 			.split(EXAMPLE_TEMPLATE_ID)
 			.join(salesContract.id);
-		return JSON.parse(text) as WorkflowJson;
+		const workflow = JSON.parse(text) as WorkflowJson;
+		for (const node of workflow.nodes)
+			if (name === 'checkUntilSigned' && node.type === WAIT_NODE_TYPE)
+				node.parameters = { ...node.parameters, ...CHECK_INTERVAL };
+		return workflow;
 	});
 	const ids = await importWorkflows(n8n, workflows);
 	names.forEach((name, index) => (workflowIds[name] = ids[index]));
@@ -165,7 +182,7 @@ afterAll(async () => {
 });
 
 describe('the examples folder', () => {
-	it('holds these four examples; every node is one n8n knows, every credential the shared sandbox one', async () => {
+	it('holds these seven examples; every node is one n8n knows, every credential the shared sandbox one', async () => {
 		expect(exampleFiles()).toEqual(Object.values(EXAMPLES).sort());
 
 		const response = await fetch(`${n8n.baseUrl}/types/nodes.json`, { headers: n8n.authHeaders() });
@@ -610,5 +627,100 @@ describe('CRM deal won → contract from a template, filled with the deal → wa
 		expect(
 			sandbox.store.documentsOf(apiKey).filter((doc) => doc.name === 'Sales contract D-3002.pdf'),
 		).toEqual([]);
+	});
+});
+
+describe('Create a document, then check until it is signed', () => {
+	const GET_DOCUMENT = 'GET /v1/documents/:id';
+	/** The sandbox's requests per route since `before` (a `stats().routes`), those that changed. */
+	const routesSince = (before: Record<string, number>) =>
+		Object.fromEntries(
+			Object.entries(sandbox.stats().routes)
+				.map(([route, count]) => [route, count - (before[route] ?? 0)] as const)
+				.filter(([, count]) => count !== 0),
+		);
+
+	it('loops Wait → Get Document while the document is pending; once everyone signs it ends with the id, completed and approved, having registered nothing at the service', async () => {
+		const [wait] = loadExample(EXAMPLES.checkUntilSigned).nodes.filter(
+			(node) => node.type === WAIT_NODE_TYPE,
+		);
+		expect(wait.parameters).toEqual({ resume: 'timeInterval', ...EXAMPLE_CHECK_INTERVAL });
+
+		await sandbox.flushDeliveries();
+		const known = new Set(sandbox.store.documentsOf(apiKey).map((doc) => doc.id));
+		const webhooksBefore = sandbox.store.webhooksOf(apiKey);
+		const routesBefore = sandbox.stats().routes;
+
+		// `n8n execute` returns when the execution ends: the signer signs meanwhile. Should it end
+		// first, the waits below stop with its result instead of running into their timeouts.
+		let ended: ExecuteResult | Error | undefined;
+		const running = n8n.execute(workflowIds.checkUntilSigned, { timeoutMs: 180_000 });
+		running.then(
+			(result) => (ended = result),
+			(error: Error) => (ended = error),
+		);
+		const notEnded = () => {
+			if (ended)
+				throw new Error(
+					`the execution ended early: ${ended instanceof Error ? ended.message : JSON.stringify({ status: ended.status, error: ended.error?.message })}`,
+				);
+		};
+		const document = await waitFor(
+			() => {
+				notEnded();
+				return sandbox.store.documentsOf(apiKey).find((doc) => !known.has(doc.id));
+			},
+			'the document the workflow creates',
+			90_000,
+		);
+		expect(document).toMatchObject({
+			name: 'NDA - ACME.pdf',
+			status: 'pending',
+			message: 'Hello Jane, please sign NDA - ACME.pdf.',
+		});
+		expect(document.signers.map((signer) => [signer.email, signer.name])).toEqual([
+			['jane.doe@acme.example', 'Jane Doe'],
+		]);
+		// A second Get only follows a first that answered a state that is not final: the loop went
+		// round while the document was unsigned.
+		await waitFor(
+			() => {
+				notEnded();
+				return (routesSince(routesBefore)[GET_DOCUMENT] ?? 0) >= 2;
+			},
+			'Get Document to run twice',
+			60_000,
+		);
+		for (const signer of document.signers) sandbox.actAsSigner(document.id, signer.id, 'sign');
+
+		const result = await running;
+		expect({ status: result.status, error: result.error?.message }).toEqual({
+			status: 'success',
+			error: undefined,
+		});
+		const gets = nodeRuns(result.run, 'Get Document').map((run) =>
+			(run.data?.main?.[0] ?? []).map((item) => [item.json.id, item.json.status]),
+		);
+		expect(gets.length).toBeGreaterThan(1);
+		expect(gets).toEqual([
+			...gets.slice(0, -1).map(() => [[document.id, 'pending']]),
+			[[document.id, 'completed']],
+		]);
+		expect(nodeRuns(result.run, 'Wait')).toHaveLength(gets.length);
+		const finals = nodeRuns(result.run, 'Signed or closed');
+		expect(finals[finals.length - 1].data?.main?.[0]?.map((item) => item.json)).toEqual([
+			{ id: document.id, status: 'completed', approved: true },
+		]);
+		expect(sandbox.store.documentsOf(apiKey).find((doc) => doc.id === document.id)?.status).toBe(
+			'completed',
+		);
+
+		// The service got the create and one get per round, nothing else: no webhook registered.
+		expect(routesSince(routesBefore)).toEqual({
+			'POST /v1/documents': 1,
+			[GET_DOCUMENT]: gets.length,
+		});
+		expect(sandbox.store.webhooksOf(apiKey)).toEqual(webhooksBefore);
+		expect(webhooksBefore).toEqual([]);
 	});
 });

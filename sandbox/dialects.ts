@@ -10,6 +10,7 @@
 import { STATUS_CODES } from 'http';
 import { z } from 'zod';
 
+import type { AuditLogEntry } from '../contract';
 import { MAX_PAGE_SIZE } from '../nodes/shared/vocabulary';
 import { DELIVERY_SIGNATURE_STYLES, type DeliverySignatureStyle } from './deliverySignature';
 import type { ApiError, Reply } from './http';
@@ -33,6 +34,11 @@ export const LIST_ENVELOPES = [
 ] as const;
 export type ListEnvelope = (typeof LIST_ENVELOPES)[number];
 export type ErrorBodyStyle = 'contract' | 'message' | 'errors' | 'text' | 'html';
+export const AUDIT_ORDERS = ['newest-first', 'oldest-first'] as const;
+/** The order a list is served (and paged) in: by creation, newest or oldest first. */
+export type ListOrder = (typeof AUDIT_ORDERS)[number];
+export const AUDIT_FIELDS = ['contract', 'renamed'] as const;
+export type AuditFields = (typeof AUDIT_FIELDS)[number];
 
 export interface Dialect {
 	/** 'prefixed': `doc_…` strings; 'numeric': every resource id is a JSON number (paths take the decimal form). */
@@ -59,6 +65,10 @@ export interface Dialect {
 	webhookFields: 'all' | 'url-events';
 	/** 'unlisted': template records carry no `fields` (documents still take and check their values). */
 	templateFields: 'listed' | 'unlisted';
+	/** 'oldest-first': GET /reports/audit-log lists (and pages) its entries oldest first. */
+	auditOrder: ListOrder;
+	/** 'renamed': audit-log entries as `{ id, type, occurred_at, documentId, actor, ip, details }`. */
+	auditFields: AuditFields;
 }
 
 export const DEFAULT_DIALECT: Readonly<Dialect> = Object.freeze({
@@ -74,6 +84,8 @@ export const DEFAULT_DIALECT: Readonly<Dialect> = Object.freeze({
 	webhookFilters: 'honoured',
 	webhookFields: 'all',
 	templateFields: 'listed',
+	auditOrder: 'newest-first',
+	auditFields: 'contract',
 });
 
 export const DIALECT_PRESETS: Record<string, Partial<Dialect>> = {
@@ -117,6 +129,10 @@ export const DIALECT_PRESETS: Record<string, Partial<Dialect>> = {
 	// A service that keeps a webhook's url and events only: no description, no filters, no expiry.
 	'webhook-url-events': { webhookFilters: 'ignored', webhookFields: 'url-events' },
 	'unlisted-template-fields': { templateFields: 'unlisted' },
+	// An audit log read like a feed: oldest entry first, the next page newer.
+	'audit-oldest-first': { auditOrder: 'oldest-first' },
+	// Audit entries under other common names: type, occurred_at, documentId.
+	'audit-renamed': { auditFields: 'renamed' },
 	minimal: {
 		deliveryEndpoints: false,
 		deliverySignature: 'none',
@@ -153,6 +169,8 @@ export const DialectSchema = z
 		webhookFilters: z.enum(['honoured', 'ignored']),
 		webhookFields: z.enum(['all', 'url-events']),
 		templateFields: z.enum(['listed', 'unlisted']),
+		auditOrder: z.enum(AUDIT_ORDERS),
+		auditFields: z.enum(AUDIT_FIELDS),
 	})
 	.strict();
 
@@ -328,6 +346,41 @@ export function stringIds(value: unknown): unknown {
 		else out[key] = stringIds(field);
 	}
 	return out;
+}
+
+// --- audit-log entries ---------------------------------------------------------------------------
+
+/** An audit-log entry under the `auditFields: 'renamed'` names. */
+export interface RenamedAuditEntry {
+	id: string;
+	type: AuditLogEntry['event'];
+	occurred_at: string;
+	documentId: string | number | null;
+	actor: AuditLogEntry['actor'];
+	ip: string | null;
+	details: Record<string, unknown>;
+}
+
+/**
+ * An audit-log entry as the dialect lists it: the contract's record, or (`auditFields: 'renamed'`)
+ * `event`, `created_at`, `document_id` as `type`, `occurred_at`, `documentId`. `documentId` is no
+ * `…_id` key, so with numeric ids it is made a number here (dialectReply does the rest).
+ */
+export function auditEntryIn(
+	dialect: Pick<Dialect, 'auditFields' | 'ids'>,
+	entry: AuditLogEntry,
+): AuditLogEntry | RenamedAuditEntry {
+	if (dialect.auditFields !== 'renamed') return entry;
+	const documentId = dialect.ids === 'numeric' ? toNumber(entry.document_id) : entry.document_id;
+	return {
+		id: entry.id,
+		type: entry.event,
+		occurred_at: entry.created_at,
+		documentId: documentId as string | number | null,
+		actor: entry.actor,
+		ip: entry.ip,
+		details: entry.details,
+	};
 }
 
 /** Applies the output-side axes (ids) to a successful reply's JSON. */

@@ -4,7 +4,9 @@
  *
  * Lists are newest first. The cursor encodes the creation sequence number of the last record
  * served, and the next page continues strictly below it. Records created meanwhile get higher
- * numbers, so they never shift later pages (an offset would repeat or skip records).
+ * numbers, so they never shift later pages (an offset would repeat or skip records). A list served
+ * oldest first (the audit log in the `auditOrder: 'oldest-first'` dialect) continues strictly above
+ * it; its cursors are its own (one of the other order is a 400).
  *
  * A cursor is bound to its list and to the account it was issued to: it carries a MAC (keyed by
  * a secret of this sandbox) over the account, the list and the position, so a cursor from another
@@ -18,7 +20,7 @@ import { createHmac, timingSafeEqual } from 'crypto';
 import type { ListPage } from '../contract';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../nodes/shared/vocabulary';
 import type { ApiContext } from './context';
-import type { ListEnvelope } from './dialects';
+import type { ListEnvelope, ListOrder } from './dialects';
 import { ApiError, type Reply } from './http';
 import type { Row } from './store';
 
@@ -84,6 +86,16 @@ function decodeCursor(scope: CursorScope, kind: string, cursor: string, field = 
 	);
 }
 
+/** Rows by creation in `order`: newest first (the contract) or oldest first. */
+function ordered<T>(rows: Iterable<Row<T>>, order: ListOrder): Array<Row<T>> {
+	const sign = order === 'oldest-first' ? 1 : -1;
+	return [...rows].sort((a, b) => sign * (a.seq - b.seq));
+}
+
+/** The cursor kind of a list in `order`, so a cursor is read only in the order it was issued in. */
+const cursorKind = (kind: string, order: ListOrder) =>
+	order === 'oldest-first' ? `${kind}:oldest-first` : kind;
+
 /** One page in the contract's shape: `{ data, has_more, next_cursor }`. */
 export function paginate<T>(
 	scope: CursorScope,
@@ -92,14 +104,18 @@ export function paginate<T>(
 	query: { limit?: number; cursor?: string },
 	filter: (record: T) => boolean = () => true,
 	cursorField = 'cursor',
+	order: ListOrder = 'newest-first',
 ): ListPage<T> {
 	const limit = query.limit ?? DEFAULT_PAGE_SIZE;
+	const oldestFirst = order === 'oldest-first';
 	const after =
 		query.cursor === undefined
-			? Number.POSITIVE_INFINITY
-			: decodeCursor(scope, kind, query.cursor, cursorField);
+			? undefined
+			: decodeCursor(scope, cursorKind(kind, order), query.cursor, cursorField);
 
-	const candidates = [...rows].filter((row) => row.seq < after).sort((a, b) => b.seq - a.seq);
+	const candidates = ordered(rows, order).filter(
+		(row) => after === undefined || (oldestFirst ? row.seq > after : row.seq < after),
+	);
 	const page: Array<Row<T>> = [];
 	let hasMore = false;
 	for (const row of candidates) {
@@ -113,7 +129,9 @@ export function paginate<T>(
 	return {
 		data: page.map((row) => structuredClone(row.record)),
 		has_more: hasMore,
-		next_cursor: hasMore ? encodeCursor(scope, kind, page[page.length - 1].seq) : null,
+		next_cursor: hasMore
+			? encodeCursor(scope, cursorKind(kind, order), page[page.length - 1].seq)
+			: null,
 	};
 }
 
@@ -169,7 +187,8 @@ function listUrl(ctx: ApiContext, changes: Record<string, string>): string {
 
 /**
  * A list answer in the caller's dialect. `query` is the validated `limit`/`cursor`; `filter`
- * selects records (the filters in the query).
+ * selects records (the filters in the query); `order` is the order records are listed and paged
+ * in (newest first unless a dialect says otherwise).
  */
 export function listReply<T>(
 	ctx: ApiContext,
@@ -177,6 +196,7 @@ export function listReply<T>(
 	rows: Iterable<Row<T>>,
 	query: { limit?: number; cursor?: string },
 	filter: (record: T) => boolean = () => true,
+	order: ListOrder = 'newest-first',
 ): Reply {
 	const { dialect } = ctx;
 	const scope: CursorScope = { secret: ctx.services.store.cursorSecret, accountId: ctx.account.id };
@@ -189,7 +209,7 @@ export function listReply<T>(
 		);
 		// A service that ignores paging never looks at `page`, so a bad one is no 400 either.
 		const page = ignorePaging ? 1 : (pageParam(ctx, 'page', 1_000_000_000) ?? 1);
-		const matches = [...rows].sort((a, b) => b.seq - a.seq).filter((row) => filter(row.record));
+		const matches = ordered(rows, order).filter((row) => filter(row.record));
 		const total = matches.length;
 		return {
 			status: 200,
@@ -215,7 +235,7 @@ export function listReply<T>(
 		);
 		const offsetName = starts ? 'offset' : 'start';
 		const offset = ignorePaging ? 0 : (pageParam(ctx, offsetName, 1_000_000_000, 0) ?? 0);
-		const matches = [...rows].sort((a, b) => b.seq - a.seq).filter((row) => filter(row.record));
+		const matches = ordered(rows, order).filter((row) => filter(row.record));
 		const records = matches.slice(offset, offset + size).map((row) => structuredClone(row.record));
 		const body = starts
 			? { data: records, offset, limit: size, total: matches.length }
@@ -232,7 +252,7 @@ export function listReply<T>(
 			? single(ctx.query[tokenParameter])
 			: query.cursor;
 	const all = [...rows];
-	const result = paginate(scope, kind, all, { limit, cursor }, filter, tokenParameter);
+	const result = paginate(scope, kind, all, { limit, cursor }, filter, tokenParameter, order);
 	const total = () => all.filter((row) => filter(row.record)).length;
 	const next =
 		result.next_cursor === null

@@ -4,6 +4,8 @@ import type {
 	INodeExecutionData,
 	INodeType,
 	INodeTypeDescription,
+	ITriggerFunctions,
+	ITriggerResponse,
 	IWebhookFunctions,
 	IWebhookResponseData,
 } from 'n8n-workflow';
@@ -21,6 +23,10 @@ import { passClaimedDeliveries } from './claim';
 import { MAX_SIGNATURE_TOLERANCE_SECONDS, receiveDelivery } from './delivery';
 import { signatureLayoutOption } from '../shared/signatureLayout';
 import { checkExists, create, deleteWebhook } from './registration';
+import { newestEventItems, parameterReader, pollingChosen, startPolling } from './polling';
+
+/** Webhook mode only; in Polling mode n8n registers no webhook (an empty method is none). */
+const WEBHOOK_MODE_ONLY = { show: { '/receiveEventsBy': ['webhook'] } };
 
 export class DocumentSigningTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -45,12 +51,43 @@ export class DocumentSigningTrigger implements INodeType {
 		webhooks: [
 			{
 				name: 'default',
-				httpMethod: 'POST',
+				// n8n registers one webhook per method the expression gives: none for '' (Polling).
+				httpMethod: '={{$parameter["receiveEventsBy"] === "polling" ? "" : "POST"}}',
 				responseMode: 'onReceived',
 				path: 'webhook',
+				ndvHideUrl: '={{$parameter["receiveEventsBy"] === "polling"}}',
 			},
 		],
 		properties: [
+			{
+				displayName: 'Receive Events By',
+				name: 'receiveEventsBy',
+				type: 'options',
+				noDataExpression: true,
+				default: 'webhook',
+				options: [
+					{
+						name: 'Polling',
+						value: 'polling',
+						description:
+							"Reads the service's audit log on a schedule; nothing is registered at the service, so n8n need not be reachable",
+					},
+					{
+						name: 'Webhook',
+						value: 'webhook',
+						description: 'The service calls n8n as each event happens (the service must reach n8n)',
+					},
+				],
+			},
+			{
+				displayName: 'Poll Every (Minutes)',
+				name: 'pollMinutes',
+				type: 'number',
+				typeOptions: { minValue: 1, maxValue: 60, numberPrecision: 0 },
+				default: 1,
+				description: 'How often n8n asks the service for new events',
+				displayOptions: { show: { receiveEventsBy: ['polling'] } },
+			},
 			{
 				displayName: 'Events',
 				name: 'events',
@@ -80,6 +117,7 @@ export class DocumentSigningTrigger implements INodeType {
 				default: true,
 				description:
 					"Whether to accept only deliveries signed with this webhook's secret (the layouts in Options > Signature Layout)",
+				displayOptions: { show: { receiveEventsBy: ['webhook'] } },
 			},
 			{
 				displayName:
@@ -87,7 +125,7 @@ export class DocumentSigningTrigger implements INodeType {
 				name: 'unverifiedNotice',
 				type: 'notice',
 				default: '',
-				displayOptions: { show: { verifySignature: [false] } },
+				displayOptions: { show: { verifySignature: [false], receiveEventsBy: ['webhook'] } },
 			},
 			{
 				displayName: 'Options',
@@ -110,8 +148,9 @@ export class DocumentSigningTrigger implements INodeType {
 						type: 'boolean',
 						default: false,
 						description: 'Whether to add the request headers (without the signature) to the output',
+						displayOptions: WEBHOOK_MODE_ONLY,
 					},
-					signatureLayoutOption,
+					{ ...signatureLayoutOption, displayOptions: WEBHOOK_MODE_ONLY },
 					{
 						displayName: 'Signature Tolerance (Seconds)',
 						name: 'signatureToleranceSeconds',
@@ -120,6 +159,7 @@ export class DocumentSigningTrigger implements INodeType {
 						default: SIGNATURE_TOLERANCE_SECONDS,
 						description:
 							"How far a delivery's signed time may be from n8n's clock before it is refused (at most one hour)",
+						displayOptions: WEBHOOK_MODE_ONLY,
 					},
 				],
 			},
@@ -144,8 +184,19 @@ export class DocumentSigningTrigger implements INodeType {
 		return await receiveDelivery.call(this);
 	}
 
-	/** The execution's first step (on a worker in queue mode): claims each delivery at the service. */
+	/** Polling mode only (polling.ts): n8n's scheduler reads the audit log. */
+	async trigger(this: ITriggerFunctions): Promise<ITriggerResponse> {
+		return await startPolling.call(this);
+	}
+
+	/**
+	 * The execution's first step (on a worker in queue mode), which n8n runs before trigger() for a
+	 * node with both: claims each delivery at the service, passes polled events on. A manual run in
+	 * Polling mode fetches the newest matching event.
+	 */
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		if (this.getMode() === 'manual' && pollingChosen(parameterReader(this)))
+			return await passClaimedDeliveries.call(this, await newestEventItems(this));
 		return await passClaimedDeliveries.call(this);
 	}
 }

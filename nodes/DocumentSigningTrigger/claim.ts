@@ -97,11 +97,14 @@ async function withSignedFile(
 	return { ...item, binary: { ...(item.binary ?? {}), data: binary } };
 }
 
-/** The trigger's execute(): passes on the deliveries this execution claimed, drops the others. */
+/**
+ * The trigger's execute(): passes on the deliveries this execution claimed, drops the others.
+ * Polled events (no delivery id) pass as they are, with the signed file when asked.
+ */
 export async function passClaimedDeliveries(
 	this: IExecuteFunctions,
+	items: INodeExecutionData[] = this.getInputData(),
 ): Promise<INodeExecutionData[][]> {
-	const items = this.getInputData();
 	const registeredWebhookId = idText((triggerStaticData(this) as IDataObject).webhookId);
 	const memory = memoryOf(this.getWorkflow().id, this.getNode().id);
 	const attachSignedFile =

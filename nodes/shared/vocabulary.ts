@@ -141,6 +141,18 @@ export const WEBHOOK_SWEEP_BUDGET = {
 	ms: 60 * 1000,
 } as const;
 
+/**
+ * The bounds of one poll of the audit log (the trigger's Polling mode). A longer backlog is read
+ * over the next polls, oldest first (DocumentSigningTrigger/polling.ts).
+ */
+export const EVENT_POLL_BUDGET = {
+	name: 'event poll',
+	pages: 20,
+	records: 2_000,
+	bytes: 16 * 1024 * 1024,
+	ms: 60 * 1000,
+} as const;
+
 export const SIGNATURE_SCHEME = 'v1';
 export const DELIVERY_ID_HEADER = 'x-delivery-id';
 export const EVENT_HEADER = 'x-event';

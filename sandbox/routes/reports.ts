@@ -1,4 +1,7 @@
-/** /v1/reports: usage counts, the audit log (paged like every list) and a document export file. */
+/**
+ * /v1/reports: usage counts, the audit log (paged like every list; its order and field names follow
+ * the `auditOrder` and `auditFields` dialect axes) and a document export file.
+ */
 import {
 	AuditLogQuerySchema,
 	EXPORT_COLUMNS,
@@ -11,6 +14,7 @@ import {
 	type UsageReport,
 } from '../../contract';
 import { ok, type ApiContext, type ApiHandler } from '../context';
+import { auditEntryIn } from '../dialects';
 import { ApiError } from '../http';
 import { listReply } from '../pagination';
 import type { Router } from '../router';
@@ -78,11 +82,15 @@ const auditLog: ApiHandler = {
 	handle(ctx) {
 		const query = validateQuery(AuditLogQuerySchema, ctx.query);
 		const range = query.from || query.to ? reportRange(ctx, query) : undefined;
+		// The filters keep their names and read the contract's fields whatever names the dialect lists.
 		const matches = (entry: AuditLogEntry) =>
 			(range === undefined || inRange(entry.created_at, range)) &&
 			(query.document_id === undefined || entry.document_id === query.document_id) &&
 			(query.event === undefined || entry.event === query.event);
-		return listReply(ctx, 'audit-log', ctx.account.audit, query, matches);
+		const rows = ctx.account.audit
+			.filter((row) => matches(row.record))
+			.map((row) => ({ seq: row.seq, record: auditEntryIn(ctx.dialect, row.record) }));
+		return listReply(ctx, 'audit-log', rows, query, undefined, ctx.dialect.auditOrder);
 	},
 };
 

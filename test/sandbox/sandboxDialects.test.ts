@@ -5,7 +5,7 @@
 import axios, { type AxiosInstance, type AxiosResponse } from 'axios';
 import http from 'http';
 
-import { LIMITS } from '../../contract';
+import { AuditLogListSchema, LIMITS } from '../../contract';
 import { verifyDelivery } from '../../nodes/shared/deliveryLayouts';
 import { verifyWebhookSignature } from '../../nodes/shared/webhookSignature';
 import { startSandbox, type Sandbox } from '../../sandbox';
@@ -23,6 +23,7 @@ import {
 	api,
 	documentBody,
 	expectError,
+	expectSchema,
 	useReceivers,
 	useSandbox,
 	waitFor,
@@ -283,6 +284,8 @@ describe('parseDialect and presets', () => {
 				'ignores-webhook-filters',
 				'webhook-url-events',
 				'unlisted-template-fields',
+				'audit-oldest-first',
+				'audit-renamed',
 				'minimal',
 			].sort(),
 		);
@@ -331,6 +334,12 @@ describe('parseDialect and presets', () => {
 			...DEFAULT_DIALECT,
 			listEnvelope: 'link-header',
 		});
+		expect(parseDialect('audit-oldest-first+audit-renamed+named-token')).toEqual({
+			...DEFAULT_DIALECT,
+			auditOrder: 'oldest-first',
+			auditFields: 'renamed',
+			listEnvelope: 'named-token',
+		});
 	});
 
 	it('refuses unknown names and invalid axes with the valid ones listed', () => {
@@ -341,6 +350,8 @@ describe('parseDialect and presets', () => {
 		expect(() => parseDialect({ ids: 'uuid' } as never)).toThrow(/Invalid dialect: ids/);
 		expect(() => parseDialect({ colour: 'red' } as never)).toThrow(/Invalid dialect/);
 		expect(() => parseDialect({ maxPageSize: 0 })).toThrow(/maxPageSize/);
+		expect(() => parseDialect({ auditOrder: 'random' } as never)).toThrow(/auditOrder/);
+		expect(() => parseDialect({ auditFields: 'camel' } as never)).toThrow(/auditFields/);
 		expect(() => parseDialect('{nope')).toThrow(/not valid JSON/);
 	});
 });
@@ -1247,6 +1258,303 @@ describe('deleteAnswer', () => {
 		const deleted = await api(sandbox).delete(`/documents/${document.id}`);
 		expect(deleted.status).toBe(204);
 		expect(deleted.data).toBe('');
+	});
+});
+
+// ---------------------------------------------------------------------------------------------
+
+/** The records of one list answer in any envelope. */
+function recordsOf(body: Record<string, unknown> | unknown[]): Array<Record<string, unknown>> {
+	if (Array.isArray(body)) return body as Array<Record<string, unknown>>;
+	const result = body.result as Record<string, unknown> | undefined;
+	return (body.data ??
+		body.results ??
+		body.items ??
+		body.hits ??
+		body.audit_log ??
+		result?.audit_log) as Array<Record<string, unknown>>;
+}
+
+/** When the entries of one document were logged (a millisecond or two apart). */
+const timesOf = (entries: Array<{ document_id: string | null; created_at: string }>, id: unknown) =>
+	entries.filter((entry) => entry.document_id === id).map((entry) => entry.created_at);
+
+/**
+ * A new account whose audit log spans `count` minutes: a sent document each minute (created,
+ * requested, sent: three entries, a millisecond or so apart) and a template (document_id null) at the end.
+ */
+async function auditedAccount(
+	sandbox: Sandbox,
+	count: number,
+): Promise<{ client: AxiosInstance; apiKey: string; documentIds: unknown[] }> {
+	const { apiKey } = sandbox.createAccount();
+	const client = api(sandbox, apiKey);
+	const documentIds: unknown[] = [];
+	for (let i = 0; i < count; i++) {
+		sandbox.advanceClock(60);
+		const response = await client.post('/documents', documentBody({ name: `Audit-${i}.pdf` }));
+		expect(response.status).toBe(201);
+		documentIds.push(response.data.id);
+	}
+	sandbox.advanceClock(60);
+	expect((await client.post('/templates', { name: 'T' })).status).toBe(201);
+	return { client, apiKey, documentIds };
+}
+
+describe('auditOrder', () => {
+	let sandbox: Sandbox;
+	let account: { client: AxiosInstance; apiKey: string; documentIds: unknown[] };
+	/** The account's entries as the store keeps them: newest first, the contract's fields. */
+	const newestFirst = () => sandbox.store.auditLogOf(account.apiKey);
+	beforeAll(async () => {
+		sandbox = await start('audit-oldest-first');
+		account = await auditedAccount(sandbox, 6);
+	});
+
+	describe.each(ENVELOPES)('%s', (envelope) => {
+		it("'oldest-first': every page with limit 2 walks the log oldest first, each entry once", async () => {
+			sandbox.configure({ dialect: { listEnvelope: envelope, auditOrder: 'oldest-first' } });
+			const entries = newestFirst();
+			expect(entries).toHaveLength(6 * 3 + 1);
+			const { ids, sizes } = await walk(envelope, account.client, '/reports/audit-log', {
+				limit: 2,
+			});
+			expect(ids).toEqual(entries.map((entry) => entry.id).reverse());
+			expect(sizes).toEqual([...Array<number>(9).fill(2), 1]);
+		});
+
+		it("'oldest-first': from/to (and event) still filter on every page", async () => {
+			sandbox.configure({ dialect: { listEnvelope: envelope, auditOrder: 'oldest-first' } });
+			const entries = newestFirst();
+			// From the second document's first entry to the fourth's last, both ends inclusive.
+			const from = timesOf(entries, account.documentIds[1]).sort()[0];
+			const to = timesOf(entries, account.documentIds[3]).sort().reverse()[0];
+			const inRange = entries
+				.filter((entry) => entry.created_at >= from && entry.created_at <= to)
+				.reverse();
+			expect(inRange).toHaveLength(9);
+			const walked = await walk(envelope, account.client, '/reports/audit-log', {
+				from,
+				to,
+				limit: 2,
+			});
+			expect(walked.ids).toEqual(inRange.map((entry) => entry.id));
+			expect(walked.sizes).toEqual([2, 2, 2, 2, 1]);
+			const created = await walk(envelope, account.client, '/reports/audit-log', {
+				from,
+				to,
+				event: 'document.created',
+				limit: 2,
+			});
+			expect(created.ids).toEqual(
+				inRange.filter((entry) => entry.event === 'document.created').map((entry) => entry.id),
+			);
+		});
+
+		it("'newest-first' (default): the same walk is newest first, as the contract says", async () => {
+			sandbox.configure({ dialect: { listEnvelope: envelope } });
+			expect(sandbox.config().dialect.auditOrder).toBe('newest-first');
+			const { ids } = await walk(envelope, account.client, '/reports/audit-log', { limit: 2 });
+			expect(ids).toEqual(newestFirst().map((entry) => entry.id));
+		});
+	});
+
+	it("'oldest-first': times never fall; entries logged while paging join the end; other lists stay newest first", async () => {
+		sandbox.configure({ dialect: 'audit-oldest-first' });
+		const { client, apiKey, documentIds } = await auditedAccount(sandbox, 3);
+		const first = (await client.get('/reports/audit-log', { params: { limit: 4 } })).data;
+		const times = first.data.map((entry: { created_at: string }) => entry.created_at);
+		expect(times).toEqual([...times].sort());
+		sandbox.advanceClock(60);
+		expect((await client.post('/templates', { name: 'Later' })).status).toBe(201);
+		const rest = await walk('cursor', client, '/reports/audit-log', {
+			limit: 4,
+			cursor: first.next_cursor,
+		});
+		const newest = sandbox.store.auditLogOf(apiKey);
+		expect([...first.data.map((entry: { id: unknown }) => entry.id), ...rest.ids]).toEqual(
+			newest.map((entry) => entry.id).reverse(),
+		);
+		expect(rest.ids[rest.ids.length - 1]).toBe(newest[0].id);
+		expect(newest[0].event).toBe('template.created');
+		const documents = (await client.get('/documents')).data.data;
+		expect(documents.map((document: { id: unknown }) => document.id)).toEqual(
+			[...documentIds].reverse(),
+		);
+	});
+
+	it('a cursor is read only in the order it was issued in (400 on cursor otherwise)', async () => {
+		sandbox.configure({ dialect: 'audit-oldest-first' });
+		const oldest = (await account.client.get('/reports/audit-log', { params: { limit: 2 } })).data;
+		sandbox.configure({ dialect: 'default' });
+		const newest = (await account.client.get('/reports/audit-log', { params: { limit: 2 } })).data;
+		expectError(
+			await account.client.get('/reports/audit-log', {
+				params: { limit: 2, cursor: oldest.next_cursor },
+			}),
+			400,
+			'validation_error',
+			'cursor',
+		);
+		sandbox.configure({ dialect: 'audit-oldest-first' });
+		expectError(
+			await account.client.get('/reports/audit-log', {
+				params: { limit: 2, cursor: newest.next_cursor },
+			}),
+			400,
+			'validation_error',
+			'cursor',
+		);
+		sandbox.configure({ dialect: 'audit-oldest-first+named-token' });
+		expectError(
+			await account.client.get('/reports/audit-log', {
+				params: { limit: 2, page_token: newest.next_cursor },
+			}),
+			400,
+			'validation_error',
+			'page_token',
+		);
+	});
+});
+
+describe('auditFields', () => {
+	let sandbox: Sandbox;
+	let account: { client: AxiosInstance; apiKey: string; documentIds: unknown[] };
+	/** The store's entries (newest first) under the renamed names. */
+	const renamed = () =>
+		sandbox.store.auditLogOf(account.apiKey).map((entry) => ({
+			id: entry.id,
+			type: entry.event,
+			occurred_at: entry.created_at,
+			documentId: entry.document_id,
+			actor: entry.actor,
+			ip: entry.ip,
+			details: entry.details,
+		}));
+	beforeAll(async () => {
+		sandbox = await start('audit-renamed');
+		account = await auditedAccount(sandbox, 4);
+	});
+
+	it("'renamed': { id, type, occurred_at, documentId, actor, ip, details } (documentId null when none)", async () => {
+		sandbox.configure({ dialect: 'audit-renamed' });
+		const page = (await account.client.get('/reports/audit-log', { params: { limit: 100 } })).data;
+		expect(Object.keys(page).sort()).toEqual(['data', 'has_more', 'next_cursor']);
+		expect(page.data).toEqual(renamed());
+		for (const entry of page.data) {
+			expect(Object.keys(entry).sort()).toEqual(
+				['actor', 'details', 'documentId', 'id', 'ip', 'occurred_at', 'type'].sort(),
+			);
+			expect(new Date(entry.occurred_at).toISOString()).toBe(entry.occurred_at);
+		}
+		expect(page.data[0]).toMatchObject({ type: 'template.created', documentId: null });
+		expect(page.data[1]).toMatchObject({ documentId: account.documentIds[3] });
+	});
+
+	it("'renamed': the query keeps its names (event, document_id, from, to), across pages", async () => {
+		sandbox.configure({ dialect: 'audit-renamed' });
+		const all = renamed();
+		const documentId = account.documentIds[1] as string;
+		const byDocument = await walk('cursor', account.client, '/reports/audit-log', {
+			document_id: documentId,
+			limit: 2,
+		});
+		expect(byDocument.ids).toEqual(
+			all.filter((entry) => entry.documentId === documentId).map((entry) => entry.id),
+		);
+		expect(byDocument.sizes).toEqual([2, 1]);
+		const sent = (
+			await account.client.get('/reports/audit-log', {
+				params: { event: 'document.sent', limit: 100 },
+			})
+		).data.data;
+		expect(sent).toHaveLength(4);
+		expect(sent.every((entry: { type: string }) => entry.type === 'document.sent')).toBe(true);
+		const entries = sandbox.store.auditLogOf(account.apiKey);
+		const from = timesOf(entries, account.documentIds[1]).sort()[0];
+		const to = timesOf(entries, account.documentIds[2]).sort().reverse()[0];
+		const ranged = await walk('cursor', account.client, '/reports/audit-log', {
+			from,
+			to,
+			limit: 2,
+		});
+		expect(ranged.ids).toEqual(
+			all
+				.filter((entry) => entry.occurred_at >= from && entry.occurred_at <= to)
+				.map((entry) => entry.id),
+		);
+		expect(ranged.ids).toHaveLength(6);
+		// The renamed names are no filters: `type` is an unknown parameter, let through unread.
+		const typed = (
+			await account.client.get('/reports/audit-log', {
+				params: { type: 'document.sent', limit: 100 },
+			})
+		).data.data;
+		expect(typed).toHaveLength(all.length);
+	});
+
+	it.each(ENVELOPES)(
+		"'renamed' with %s, oldest first: the renamed entries in that envelope",
+		async (envelope) => {
+			sandbox.configure({
+				dialect: { listEnvelope: envelope, auditFields: 'renamed', auditOrder: 'oldest-first' },
+			});
+			const expected = renamed().reverse();
+			const { ids } = await walk(envelope, account.client, '/reports/audit-log', { limit: 3 });
+			expect(ids).toEqual(expected.map((entry) => entry.id));
+			const first = await account.client.get('/reports/audit-log', { params: { limit: 100 } });
+			expect(recordsOf(first.data)).toEqual(expected);
+		},
+	);
+
+	it("'renamed' with numeric ids: documentId is a number like every other id", async () => {
+		sandbox.configure({ dialect: 'numeric-ids+audit-renamed' });
+		const { apiKey } = sandbox.createAccount();
+		const document = (await api(sandbox, apiKey).post('/documents', documentBody())).data;
+		expect(typeof document.id).toBe('number');
+		const entries = (await api(sandbox, apiKey).get('/reports/audit-log')).data.data;
+		expect(entries).toHaveLength(3);
+		for (const entry of entries) {
+			expect(entry.documentId).toBe(document.id);
+			expect(typeof entry.id).toBe('number');
+		}
+		const filtered = (
+			await api(sandbox, apiKey).get('/reports/audit-log', {
+				params: { document_id: document.id, event: 'document.created' },
+			})
+		).data.data;
+		expect(filtered).toHaveLength(1);
+		expect(filtered[0]).toMatchObject({ type: 'document.created', documentId: document.id });
+	});
+
+	it("'contract' (default): the contract's entries; the audit trail and the usage report keep the contract's names in both", async () => {
+		sandbox.configure({ dialect: 'default' });
+		expect(sandbox.config().dialect.auditFields).toBe('contract');
+		const page = (await account.client.get('/reports/audit-log', { params: { limit: 100 } })).data;
+		expect(expectSchema(AuditLogListSchema, page).data).toEqual(
+			sandbox.store.auditLogOf(account.apiKey),
+		);
+		const documentId = account.documentIds[0];
+		const trail = async () =>
+			(
+				await account.client.get(`/documents/${documentId}/audit-trail`, {
+					params: { format: 'json' },
+				})
+			).data;
+		const contractTrail = await trail();
+		expect(contractTrail.events[0]).toHaveProperty('event', 'document.created');
+		const times = page.data.map((entry: { created_at: string }) => entry.created_at);
+		const usage = async () =>
+			(
+				await account.client.get('/reports/usage', {
+					params: { from: times[times.length - 1], to: times[0] },
+				})
+			).data;
+		const contractUsage = await usage();
+		expect(contractUsage.documents_created).toBe(4);
+		sandbox.configure({ dialect: 'audit-renamed' });
+		expect(await trail()).toEqual(contractTrail);
+		expect(await usage()).toEqual(contractUsage);
 	});
 });
 

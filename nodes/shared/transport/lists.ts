@@ -97,17 +97,24 @@ export async function apiFindRecord(
 }
 
 /**
- * The package's own sweeps of a list (the webhooks): from `start`, within `budget`, up to the first
- * record `stopAt` accepts. A spent budget is no failure: the result says where to go on (`next`).
+ * The package's own sweeps of a list (the webhooks, the polled audit log): with the filters `qs`,
+ * from `start`, within `budget`, up to the first record `stopAt` accepts. A spent budget is no
+ * failure: the result says where to go on (`next`).
  */
 export async function apiSweepRecords(
 	context: ApiContext,
 	path: string,
 	{
 		budget,
+		qs = {},
 		start,
 		stopAt,
-	}: { budget: WalkBudget; start?: PageRequest; stopAt?: (record: IDataObject) => boolean },
+	}: {
+		budget: WalkBudget;
+		qs?: IDataObject;
+		start?: PageRequest;
+		stopAt?: (record: IDataObject) => boolean;
+	},
 ): Promise<WalkResult<IDataObject>> {
 	const client = await serviceClient(context);
 	return await walkPagesWithin({
@@ -117,6 +124,6 @@ export async function apiSweepRecords(
 		start,
 		stopAt,
 		fetchPage: async (request) =>
-			await fetchListPage(context, client, path, {}, request, MAX_PAGE_SIZE),
+			await fetchListPage(context, client, path, qs, request, MAX_PAGE_SIZE),
 	});
 }

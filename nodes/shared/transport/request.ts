@@ -10,6 +10,7 @@ import type {
 	IHttpRequestOptions,
 	ILoadOptionsFunctions,
 	IN8nHttpFullResponse,
+	ITriggerFunctions,
 	IWebhookFunctions,
 } from 'n8n-workflow';
 
@@ -40,7 +41,8 @@ export type ApiContext =
 	| IWebhookFunctions
 	| ILoadOptionsFunctions
 	| IExecuteSingleFunctions
-	| IExecuteFunctions;
+	| IExecuteFunctions
+	| ITriggerFunctions;
 
 /** The same execution, node, run and item always give the same key, so a repeat is recognised. */
 export function deriveIdempotencyKey(...parts: Array<string | number | undefined>): string {

@@ -20,8 +20,42 @@ describe('Document Signing Trigger description', () => {
 		});
 		expect(description.credentials).toEqual([{ name: 'documentSigningApi', required: true }]);
 		expect(description.webhooks).toEqual([
-			{ name: 'default', httpMethod: 'POST', responseMode: 'onReceived', path: 'webhook' },
+			{
+				name: 'default',
+				httpMethod: '={{$parameter["receiveEventsBy"] === "polling" ? "" : "POST"}}',
+				responseMode: 'onReceived',
+				path: 'webhook',
+				ndvHideUrl: '={{$parameter["receiveEventsBy"] === "polling"}}',
+			},
 		]);
+	});
+
+	it('receives by Webhook unless Polling is chosen, which shows Poll Every and hides the webhook-only settings', () => {
+		const byName = new Map(description.properties.map((property) => [property.name, property]));
+		expect(byName.get('receiveEventsBy')).toMatchObject({ default: 'webhook' });
+		expect(
+			(byName.get('receiveEventsBy')?.options as Array<{ value: string }>).map((o) => o.value),
+		).toEqual(['polling', 'webhook']);
+		expect(byName.get('pollMinutes')).toMatchObject({
+			default: 1,
+			typeOptions: { minValue: 1, maxValue: 60 },
+			displayOptions: { show: { receiveEventsBy: ['polling'] } },
+		});
+		expect(byName.get('verifySignature')?.displayOptions).toEqual({
+			show: { receiveEventsBy: ['webhook'] },
+		});
+		const options = (byName.get('options')?.options ?? []) as Array<{
+			name: string;
+			displayOptions?: unknown;
+		}>;
+		const webhookOnly = options.filter((option) => option.displayOptions !== undefined);
+		expect(webhookOnly.map((option) => option.name).sort()).toEqual([
+			'includeHeaders',
+			'signatureLayout',
+			'signatureToleranceSeconds',
+		]);
+		for (const option of webhookOnly)
+			expect(option.displayOptions).toEqual({ show: { '/receiveEventsBy': ['webhook'] } });
 	});
 
 	it('offers every event of the vocabulary, labelled by eventLabel, plus Any Event', () => {

@@ -1,0 +1,427 @@
+/**
+ * Receive Events By › Polling (nodes/DocumentSigningTrigger/polling.ts) against the sandbox: the
+ * trigger's trigger() and polls run in n8n-core's REAL TriggerContext over a real Workflow (its
+ * static data observed as n8n observes it); n8n's scheduler and emit are recorded, so a test runs a
+ * poll when it wants one. Real n8n runs the same in e2e/polling.e2e.test.ts.
+ */
+import http from 'http';
+import type { AddressInfo } from 'net';
+
+import { TriggerContext } from 'n8n-core';
+import {
+	Workflow,
+	type IDataObject,
+	type INode,
+	type INodeExecutionData,
+	type ITriggerFunctions,
+	type WorkflowExecuteMode,
+} from 'n8n-workflow';
+
+import { DocumentSigningTrigger } from '../../../nodes/DocumentSigningTrigger/DocumentSigningTrigger.node';
+import type { PolledEvent } from '../../../nodes/DocumentSigningTrigger/auditEvents';
+import {
+	advance,
+	FAILED_POLLS_REPORTED,
+	pollOnce,
+} from '../../../nodes/DocumentSigningTrigger/polling';
+import { WEBHOOK_EVENTS } from '../../../nodes/shared/vocabulary';
+import type { Sandbox } from '../../../sandbox';
+import { parseDialect } from '../../../sandbox/dialects';
+import { hostAdditionalData, NodeTypes } from '../../helpers/n8nHost';
+import { api, documentBody, useSandbox, waitFor } from '../../helpers/sandbox';
+import { captureWarnings, NODE_NAME, TRIGGER_TYPE } from '../../helpers/triggerHost';
+
+const trigger = new DocumentSigningTrigger();
+/** A key the service refuses; it must never show in a log or an error. */
+const REVOKED = 'sk_test_revoked_0000000000';
+const DELIVERED = new Set<string>(WEBHOOK_EVENTS);
+
+interface Emitted {
+	item: INodeExecutionData;
+	deduplicationKey?: string;
+}
+
+/** One activation of a polling trigger, as n8n runs it: static data carried over from `saved`. */
+class PollingHost {
+	readonly emitted: Emitted[] = [];
+	readonly errors: Error[] = [];
+	readonly crons: Array<{ expression: string; onTick: () => void }> = [];
+	holdExecutions = false;
+	readonly heldExecutions: Array<() => void> = [];
+	readonly workflow: Workflow;
+	readonly context: ITriggerFunctions;
+
+	constructor(
+		service: Sandbox | { baseUrl: string },
+		private readonly apiKey: string,
+		parameters: IDataObject = {},
+		saved: IDataObject = {},
+		mode: WorkflowExecuteMode = 'trigger',
+	) {
+		const node: INode = {
+			id: 'trigger-node',
+			name: NODE_NAME,
+			type: TRIGGER_TYPE,
+			typeVersion: 2,
+			position: [0, 0],
+			parameters: { events: ['*'], receiveEventsBy: 'polling', options: {}, ...parameters },
+			credentials: { documentSigningApi: { id: 'cred-1', name: 'Sandbox' } },
+		};
+		this.workflow = new Workflow({
+			id: 'wf-polling',
+			name: 'Polling test',
+			nodes: [node],
+			connections: {},
+			active: true,
+			nodeTypes: new NodeTypes({ [TRIGGER_TYPE]: trigger }),
+			staticData: structuredClone(saved),
+			settings: {},
+		});
+		this.context = new TriggerContext(
+			this.workflow,
+			this.workflow.getNode(NODE_NAME)!,
+			hostAdditionalData(() => ({ baseUrl: service.baseUrl, apiKey: this.apiKey })),
+			mode,
+			'activate',
+			(data, _response, done, deduplicationKey) => {
+				for (const item of data[0]) this.emitted.push({ item, deduplicationKey });
+				// n8n settles `done` when the execution has ended; `executions` lets a test hold it.
+				const finish = () => done?.resolve(undefined as never);
+				if (this.holdExecutions) this.heldExecutions.push(finish);
+				else finish();
+			},
+			(error) => this.errors.push(error),
+			undefined,
+			{
+				registerCron: (cron: { expression: string }, onTick: () => void) =>
+					this.crons.push({ expression: cron.expression, onTick }),
+			} as never,
+		);
+	}
+
+	async activate() {
+		return await trigger.trigger.call(this.context);
+	}
+
+	/** What n8n would have saved (it saves static data with every emit and after activation). */
+	saved(): IDataObject {
+		return JSON.parse(JSON.stringify(this.workflow.staticData)) as IDataObject;
+	}
+
+	get events(): IDataObject[] {
+		return this.emitted.map(({ item }) => item.json);
+	}
+}
+
+/** The account's audit entries a webhook would deliver, oldest first, after the first `skip` entries. */
+function deliveredSince(sandbox: Sandbox, apiKey: string, skip: number): IDataObject[] {
+	const newestFirst = sandbox.store.auditLogOf(apiKey) as unknown as IDataObject[];
+	return [...newestFirst]
+		.reverse()
+		.slice(skip)
+		.filter((entry) => DELIVERED.has(String(entry.event)));
+}
+
+describe('Document Signing Trigger, Receive Events By › Polling', () => {
+	const sandbox = useSandbox();
+	let apiKey: string;
+	const createDocuments = async (count: number) => {
+		const ids: string[] = [];
+		for (let index = 0; index < count; index++) {
+			const { data } = await api(sandbox(), apiKey).post('/documents', documentBody());
+			ids.push(String(data.id));
+		}
+		return ids;
+	};
+	const logLength = () => sandbox().store.auditLogOf(apiKey).length;
+
+	beforeEach(() => {
+		({ apiKey } = sandbox().createAccount());
+	});
+
+	it('activation schedules polls with n8n’s scheduler, registers nothing at the service and starts from now', async () => {
+		await createDocuments(2);
+		const host = new PollingHost(sandbox(), apiKey, { pollMinutes: 5 });
+		await expect(host.activate()).resolves.toEqual({ closeFunction: expect.any(Function) });
+		expect(host.crons.map((cron) => cron.expression)).toEqual(['0 */5 * * * *']);
+		expect(sandbox().store.webhooksOf(apiKey)).toEqual([]);
+		expect(host.saved()[`node:${NODE_NAME}`]).toMatchObject({
+			pollCursor: { time: expect.any(String) },
+		});
+
+		await expect(pollOnce(host.context)).resolves.toBe(0);
+		expect(host.emitted).toEqual([]);
+	});
+
+	it('emits each new event as its own execution, oldest first, once, as the item a webhook gives', async () => {
+		const host = new PollingHost(sandbox(), apiKey);
+		await host.activate();
+		const skip = logLength();
+		const [first, second] = await createDocuments(2);
+		const document = (await api(sandbox(), apiKey).get(`/documents/${first}`)).data;
+		sandbox().actAsSigner(first, document.signers[0].id, 'sign');
+
+		const expected = deliveredSince(sandbox(), apiKey, skip);
+		expect(expected.length).toBeGreaterThanOrEqual(7);
+		await expect(pollOnce(host.context)).resolves.toBe(expected.length);
+		expect(host.events.map((json) => json.eventId)).toEqual(expected.map((entry) => entry.id));
+		expect(host.events.map((json) => json.event)).toEqual(expected.map((entry) => entry.event));
+		const times = host.events.map((json) => Date.parse(String(json.timestamp)));
+		expect([...times].sort((a, b) => a - b)).toEqual(times);
+		for (const json of host.events) {
+			expect(Object.keys(json).sort()).toEqual(['data', 'event', 'eventId', 'timestamp']);
+			expect([first, second]).toContain(
+				(json.data as IDataObject & { document: IDataObject }).document.id,
+			);
+		}
+		const signed = host.events.find((json) => json.event === 'document.signed')!;
+		expect(signed.data).toMatchObject({
+			document: { id: first },
+			signer: { id: document.signers[0].id, status: 'signed' },
+		});
+		const requested = host.events.find((json) => json.event === 'signature.requested')!;
+		expect(requested.data).toMatchObject({ signature_request: { id: expect.any(String) } });
+		// One key per workflow node and event, for n8n 2.x's deduplication of emits.
+		expect(new Set(host.emitted.map((one) => one.deduplicationKey)).size).toBe(expected.length);
+
+		await expect(pollOnce(host.context)).resolves.toBe(0);
+		expect(host.emitted).toHaveLength(expected.length);
+	});
+
+	it('passes events on one at a time: the next execution starts only when the one before has ended', async () => {
+		const host = new PollingHost(sandbox(), apiKey);
+		await host.activate();
+		const skip = logLength();
+		await createDocuments(1);
+		const expected = deliveredSince(sandbox(), apiKey, skip);
+		expect(expected.map((entry) => entry.event)).toEqual([
+			'document.created',
+			'signature.requested',
+			'document.sent',
+		]);
+		host.holdExecutions = true;
+		const poll = pollOnce(host.context);
+		for (let index = 0; index < expected.length; index++) {
+			await waitFor(() => host.heldExecutions.length === index + 1, `execution ${index + 1}`);
+			// Only this one was started, and the saved cursor is past exactly the events started.
+			expect(host.events.map((json) => json.eventId)).toEqual(
+				expected.slice(0, index + 1).map((entry) => entry.id),
+			);
+			const saved = host.saved()[`node:${NODE_NAME}`] as { pollCursor: { ids: string[] } };
+			expect(saved.pollCursor.ids).toContain(expected[index].id);
+			host.heldExecutions[index]();
+		}
+		await expect(poll).resolves.toBe(expected.length);
+	});
+
+	it('stops passing events on when the workflow is unpublished in the middle of a poll', async () => {
+		const host = new PollingHost(sandbox(), apiKey);
+		const response = await host.activate();
+		expect(response.closeFunction).toEqual(expect.any(Function));
+		await createDocuments(1);
+		host.holdExecutions = true;
+		let unpublished = false;
+		const poll = pollOnce(host.context, () => unpublished);
+		await waitFor(() => host.heldExecutions.length === 1, 'the first execution');
+		unpublished = true;
+		host.heldExecutions[0]();
+		await expect(poll).resolves.toBe(1);
+		expect(host.emitted).toHaveLength(1);
+	});
+
+	it('passes only the chosen events, and never the account changes the audit log also records', async () => {
+		const host = new PollingHost(sandbox(), apiKey, { events: ['document.completed'] });
+		await host.activate();
+		const [id] = await createDocuments(1);
+		await api(sandbox(), apiKey)
+			.post('/templates', { name: 'Not an event', content: 'x' })
+			.catch(() => undefined);
+		const document = (await api(sandbox(), apiKey).get(`/documents/${id}`)).data;
+		for (const signer of document.signers) sandbox().actAsSigner(id, signer.id, 'sign');
+
+		await pollOnce(host.context);
+		expect(host.events.map((json) => json.event)).toEqual(['document.completed']);
+		expect(host.events[0].data).toMatchObject({ document: { id, status: 'completed' } });
+	});
+
+	it('after a restart, the events that happened meanwhile come once each, from the saved cursor', async () => {
+		const before = new PollingHost(sandbox(), apiKey);
+		await before.activate();
+		await createDocuments(1);
+		await pollOnce(before.context);
+		const firstRun = before.events.map((json) => json.eventId);
+		expect(firstRun.length).toBeGreaterThan(0);
+
+		const skip = logLength();
+		await createDocuments(2);
+		const after = new PollingHost(sandbox(), apiKey, {}, before.saved());
+		await after.activate();
+		await pollOnce(after.context);
+		expect(after.events.map((json) => json.eventId)).toEqual(
+			deliveredSince(sandbox(), apiKey, skip).map((entry) => entry.id),
+		);
+		expect(after.events.some((json) => firstRun.includes(json.eventId))).toBe(false);
+	});
+
+	it('reads a backlog longer than one poll over the next polls, oldest first, none skipped or repeated', async () => {
+		// Pages of 2 make the poll's 20-page budget 40 entries.
+		sandbox().configure({ dialect: { maxPageSize: 2 } });
+		const host = new PollingHost(sandbox(), apiKey);
+		await host.activate();
+		const skip = logLength();
+		await createDocuments(20);
+		const expected = deliveredSince(sandbox(), apiKey, skip);
+		expect(expected.length).toBeGreaterThan(40);
+
+		let polls = 0;
+		while (host.emitted.length < expected.length && polls < 20) {
+			await pollOnce(host.context);
+			polls++;
+		}
+		expect(host.events.map((json) => json.eventId)).toEqual(expected.map((entry) => entry.id));
+		expect(polls).toBeGreaterThan(1);
+		await expect(pollOnce(host.context)).resolves.toBe(0);
+	});
+
+	it('a failing poll is logged with the service’s words and tried again; the third in a row goes to n8n’s error handling', async () => {
+		const host = new PollingHost(sandbox(), apiKey);
+		await host.activate();
+		const warnings = captureWarnings();
+		try {
+			// The key stops working: every poll is refused.
+			(host as unknown as { apiKey: string }).apiKey = REVOKED;
+			for (let tick = 1; tick <= FAILED_POLLS_REPORTED; tick++) {
+				host.crons[0].onTick();
+				await waitFor(
+					() =>
+						warnings.messages.filter((message) => message.includes('the poll failed')).length >=
+						tick,
+					`failed poll ${tick} logged`,
+				);
+			}
+			expect(warnings.messages.join('\n')).toMatch(/\(3 in a row\)/);
+			expect(warnings.messages.join('\n')).not.toContain(REVOKED);
+			expect(host.errors).toHaveLength(1);
+			expect(host.errors[0].message).not.toContain(REVOKED);
+		} finally {
+			warnings.restore();
+		}
+	});
+
+	it('a manual run returns the newest event, also among events logged at one instant', async () => {
+		const [id] = await createDocuments(1);
+		const host = new PollingHost(sandbox(), apiKey, {}, {}, 'manual');
+		const response = await host.activate();
+		await response.manualTriggerFunction!();
+		// Create logs document.created, signature.requested and document.sent at one instant.
+		expect(host.events).toEqual([
+			expect.objectContaining({
+				event: 'document.sent',
+				data: expect.objectContaining({ document: expect.objectContaining({ id }) }),
+			}),
+		]);
+	});
+
+	it('a manual run returns the newest chosen event at once', async () => {
+		const [id] = await createDocuments(1);
+		const host = new PollingHost(sandbox(), apiKey, { events: ['document.sent'] }, {}, 'manual');
+		const response = await host.activate();
+		await response.manualTriggerFunction!();
+		expect(host.events).toHaveLength(1);
+		expect(host.events[0]).toMatchObject({ event: 'document.sent', data: { document: { id } } });
+		expect(host.saved()[`node:${NODE_NAME}`] ?? {}).not.toHaveProperty('pollCursor');
+	});
+
+	it('an audit log that cannot be read as events fails the activation, saying what entries lack', async () => {
+		// A service whose entries name their event and time in a way no service is known to.
+		const server = http.createServer((request, response) => {
+			response.setHeader('Content-Type', 'application/json');
+			const old = { id: 'e1', kind: 'document.sent', at: 'yesterday' };
+			const empty = (request.url ?? '').includes('from=');
+			response.end(JSON.stringify({ data: empty ? [] : [old], has_more: false }));
+		});
+		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+		try {
+			const { port } = server.address() as AddressInfo;
+			const host = new PollingHost({ baseUrl: `http://127.0.0.1:${port}/v1` }, 'sk_test_any');
+			await expect(host.activate()).rejects.toThrow(
+				/The audit log cannot be read as events: an entry has no an event name .*, no a time/,
+			);
+			expect(host.crons).toEqual([]);
+		} finally {
+			await new Promise((resolve) => server.close(resolve));
+		}
+	});
+
+	it('Webhook mode schedules nothing and forgets an earlier poll cursor', async () => {
+		const polling = new PollingHost(sandbox(), apiKey);
+		await polling.activate();
+		const host = new PollingHost(
+			sandbox(),
+			apiKey,
+			{ receiveEventsBy: 'webhook' },
+			polling.saved(),
+		);
+		await expect(host.activate()).resolves.toEqual({});
+		expect(host.crons).toEqual([]);
+		expect(host.saved()[`node:${NODE_NAME}`]).toEqual({});
+	});
+});
+
+describe.each([
+	'audit-oldest-first',
+	'audit-renamed',
+	'audit-oldest-first+audit-renamed+numeric-ids+link-header',
+	'page-numbers',
+])('Polling in the %s dialect', (dialectName) => {
+	const sandbox = useSandbox();
+	let apiKey: string;
+
+	beforeEach(() => {
+		({ apiKey } = sandbox().createAccount());
+		// Pages of 2 make the poll's 20-page budget 40 entries.
+		sandbox().configure({ dialect: { ...parseDialect(dialectName), maxPageSize: 2 } });
+	});
+
+	it('emits every event once, oldest first, across a backlog longer than one poll', async () => {
+		const host = new PollingHost(sandbox(), apiKey);
+		await host.activate();
+		const skip = sandbox().store.auditLogOf(apiKey).length;
+		for (let index = 0; index < 16; index++)
+			await api(sandbox(), apiKey).post('/documents', documentBody());
+		const expected = deliveredSince(sandbox(), apiKey, skip);
+		expect(expected.length).toBeGreaterThan(40);
+
+		for (let polls = 0; host.emitted.length < expected.length && polls < 20; polls++)
+			await pollOnce(host.context);
+		expect(host.events.map((json) => String(json.eventId))).toEqual(
+			expected.map((entry) => String(entry.id)),
+		);
+		expect(host.events.map((json) => json.event)).toEqual(expected.map((entry) => entry.event));
+		for (const json of host.events)
+			expect((json.data as { document: IDataObject }).document.id).toEqual(expect.anything());
+		await expect(pollOnce(host.context)).resolves.toBe(0);
+	});
+});
+
+describe('the poll cursor', () => {
+	const event = (id: string, time: string): PolledEvent => ({
+		id,
+		event: 'document.sent',
+		time,
+		ms: Date.parse(time),
+		entry: {},
+	});
+
+	it('keeps every id at the newest time in the cursor, adding to those already there', () => {
+		const cursor = { time: '2026-11-27T10:00:01Z', ids: ['b'] };
+		expect(advance(cursor, [event('c', '2026-11-27T10:00:01Z')])).toEqual({
+			time: '2026-11-27T10:00:01Z',
+			ids: ['b', 'c'],
+		});
+		expect(advance(cursor, [event('d', '2026-11-27T10:00:02Z')])).toEqual({
+			time: '2026-11-27T10:00:02Z',
+			ids: ['d'],
+		});
+	});
+});
