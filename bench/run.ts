@@ -4,18 +4,20 @@
  * tables on stdout (progress on stderr) and, for a full run at the default sizes, writes
  * bench/results/latest.json (and the tables beside it, latest.md). Figures are ratios taken within one run: these machines are noisy.
  *
- *   npm run bench                                   # everything, default sizes (~20-30 min)
+ *   npm run bench                                   # everything, default sizes (~25-35 min)
  *   npm run bench -- --only bulk --items 200        # a quick partial run (no results file)
  *   npm run bench -- --only burst --burst-events 100 --no-queue   # the burst, regular mode only
  *   npm run bench -- --out /tmp/bench.json          # write the JSON elsewhere (any run)
  *   npm run bench -- --only sendAndWait --waits 200 # Send and Wait: 200 waits, then 200 completions
+ *   npm run bench -- --only poll --poll-events 60   # the trigger's Polling mode (~5 min: it waits for poll minutes)
  *
- * Options: --only bulk,returnAll,trigger,burst  --items N (1000)  --rate R (50 requests/s)
+ * Options: --only bulk,returnAll,trigger,burst,sendAndWait,poll  --items N (1000)  --rate R (50 requests/s)
  * --burst B (= rate)  --docs N (10000)  --events N (1000)  --event-rate R (5 events/s: see the README for higher rates)
  * --no-batching (skip contender b2)  --no-webhook-baseline (skip n8n's Webhook node in 3.)
  * --burst-events N (1000 events queued at once in 4.)  --burst-concurrency C (10: the sandbox's
  * deliveries in flight per webhook URL, 0 = unbounded)  --no-queue (skip queue mode in 4.: it
- * starts PostgreSQL, Redis and an n8n cluster twice)  --out FILE.  BENCH_N8N_CPU_PROF=<dir> makes n8n write a CPU profile (diagnosis only).
+ * starts PostgreSQL, Redis and an n8n cluster twice)  --poll-events N (60 events polled in 6., from
+ * ceil(N / 3) documents; the Webhook-mode comparison takes as many at --event-rate)  --out FILE.  BENCH_N8N_CPU_PROF=<dir> makes n8n write a CPU profile (diagnosis only).
  * Needs the package built (npm run build).
  */
 import * as fs from 'node:fs';
@@ -27,6 +29,7 @@ import { machineInfo, machineLine } from './lib/machine';
 import { renderJson, renderMarkdown, type BenchResults } from './lib/report';
 import { runBulk } from './scenarios/bulk';
 import { runBurst } from './scenarios/burst';
+import { runPoll } from './scenarios/poll';
 import { runReturnAll } from './scenarios/returnAll';
 import { runSendAndWait } from './scenarios/sendAndWait';
 import { runTrigger } from './scenarios/trigger';
@@ -40,8 +43,9 @@ const DEFAULTS = {
 	burstEvents: 1000,
 	burstConcurrency: 10,
 	waits: 200,
+	pollEvents: 60,
 };
-const SCENARIOS = ['bulk', 'returnAll', 'trigger', 'burst', 'sendAndWait'];
+const SCENARIOS = ['bulk', 'returnAll', 'trigger', 'burst', 'sendAndWait', 'poll'];
 const RESULTS_FILE = path.join(__dirname, 'results', 'latest.json');
 /**
  * The whole run is bounded; a stuck step fails the run instead of hanging it. (The burst's six
@@ -88,6 +92,7 @@ function parseArgs(argv: string[]) {
 		burstConcurrency,
 		withQueue: !argv.includes('--no-queue'),
 		waits: number('waits', DEFAULTS.waits),
+		pollEvents: number('poll-events', DEFAULTS.pollEvents),
 		out: value('out'),
 	};
 	const full =
@@ -103,6 +108,7 @@ function parseArgs(argv: string[]) {
 		args.burstEvents === DEFAULTS.burstEvents &&
 		args.burstConcurrency === DEFAULTS.burstConcurrency &&
 		args.waits === DEFAULTS.waits &&
+		args.pollEvents === DEFAULTS.pollEvents &&
 		args.withQueue;
 	return { ...args, full };
 }
@@ -184,6 +190,12 @@ async function main(): Promise<void> {
 				waits: args.waits,
 				startTimeoutMs: 10 * 60_000,
 				resumeTimeoutMs: 5 * 60_000,
+			});
+		}
+		if (args.only.includes('poll')) {
+			results.poll = await runPoll(ctx, {
+				events: args.pollEvents,
+				webhookEventsPerSecond: args.eventRate,
 			});
 		}
 		results.totalMs = Date.now() - started;

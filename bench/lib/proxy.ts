@@ -1,14 +1,21 @@
 /**
- * A recording pass-through in front of the sandbox, for diagnosis only (never in the timed
- * comparisons): notes when each request arrives and forwards it unchanged.
+ * A recording pass-through in front of the sandbox, for diagnosis (bench/diagnose.ts) and for
+ * counting one credential's requests (the poll scenario, where the seconds measured are a poll
+ * minute's): notes when each request arrives and is answered and forwards it unchanged.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export interface RecordingProxy {
 	baseUrl: string;
-	/** Arrival times (epoch ms) and methods+paths of every request, in order. */
-	arrivals: Array<{ at: number; method: string; path: string; status?: number }>;
+	/** Arrival times (epoch ms) and methods+paths of every request, in order; status and answer time once answered. */
+	arrivals: Array<{
+		at: number;
+		method: string;
+		path: string;
+		status?: number;
+		answeredAt?: number;
+	}>;
 	close: () => Promise<void>;
 }
 
@@ -34,6 +41,7 @@ export async function startRecordingProxy(targetOrigin: string): Promise<Recordi
 			},
 			(response) => {
 				entry.status = response.statusCode;
+				entry.answeredAt = Date.now();
 				res.writeHead(response.statusCode ?? 502, response.headers);
 				response.pipe(res);
 			},

@@ -1,6 +1,7 @@
 /** The results of a run as markdown tables (stdout) and as JSON (bench/results/latest.json). */
 import type { BulkResult } from '../scenarios/bulk';
 import type { BurstResult, BurstRow } from '../scenarios/burst';
+import type { PollResult } from '../scenarios/poll';
 import type { ReturnAllResult } from '../scenarios/returnAll';
 import type { SendAndWaitResult } from '../scenarios/sendAndWait';
 import type { TriggerResult } from '../scenarios/trigger';
@@ -19,6 +20,8 @@ export interface BenchResults {
 	triggerBaseline?: TriggerResult;
 	burst?: BurstResult;
 	sendAndWait?: SendAndWaitResult;
+	/** The trigger's Polling mode, with the same trigger in Webhook mode for comparison. */
+	poll?: PollResult;
 }
 
 export interface TargetCheck {
@@ -122,6 +125,27 @@ export function targets(results: BenchResults): TargetCheck[] {
 			met: !row.timedOut && row.lastCompletionToLastResumeMs <= 60_000,
 		});
 	}
+	const p = results.poll;
+	if (p) {
+		checks.push({
+			name: 'poll: executed / duplicates',
+			target: `${p.expected} / 0`,
+			actual: `${p.executed} / ${p.duplicates}`,
+			met: !p.timedOut && p.executed === p.expected && p.duplicates === 0,
+		});
+		checks.push({
+			name: 'poll: requests per idle poll',
+			target: '1',
+			actual: String(round(p.idle.requestsPerPoll)),
+			met: p.idle.requests.every((count) => count === 1),
+		});
+		checks.push({
+			name: `poll: event -> execution start, max (Poll Every ${p.pollMinutes} min)`,
+			target: `<= ${seconds(p.latencyTargetMs, 0)} s`,
+			actual: `${seconds(p.latencyMs.max, 1)} s`,
+			met: p.latencyMs.max <= p.latencyTargetMs,
+		});
+	}
 	return checks;
 }
 
@@ -191,6 +215,7 @@ export function renderMarkdown(results: BenchResults): string {
 	}
 	if (results.burst) out.push(...renderBurst(results.burst));
 	if (results.sendAndWait) out.push(...renderSendAndWait(results.sendAndWait));
+	if (results.poll) out.push(...renderPoll(results.poll));
 	const checks = targets(results);
 	if (checks.length) {
 		out.push('### Targets', '', '| check | target | actual | met |', '|---|---|---|---|');
@@ -280,4 +305,25 @@ function renderSendAndWait(result: SendAndWaitResult): string[] {
 		'',
 	);
 	return out;
+}
+
+function renderPoll(p: PollResult): string[] {
+	const w = p.webhook;
+	const ms = (value: number) => (Number.isFinite(value) ? `${round(value, 0)} ms` : '–');
+	const requests = Object.entries(p.batchRequests)
+		.map(([key, count]) => `${count} × \`${key}\``)
+		.join(', ');
+	return [
+		`### 6. Polling: ${p.expected} events (${p.documents} documents × created, requested, sent; Events \`*\`) over ${s(p.eventsSpreadMs)}, Poll Every ${p.pollMinutes} min -> executions`,
+		'',
+		"| receiver | events | executed | duplicates | latency median | latency p95 | latency max | poll's first read -> last execution end | n8n CPU per event |",
+		'|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+		`| Document Signing Trigger, Polling | ${p.expected} | ${p.executed} | ${p.duplicates} | ${s(p.latencyMs.median)} | ${s(p.latencyMs.p95)} | ${s(p.latencyMs.max)} | ${s(p.firstReadToLastExecutionMs)}${p.timedOut ? ' (bound reached)' : ''} | ${ms(p.n8nCpuMsPerEvent)} |`,
+		`| Document Signing Trigger, Webhook (\`document.created\`, ${w.options.eventsPerSecond} events/s) | ${w.options.events} | ${w.executed} | ${w.duplicates} | ${ms(w.latencyMs.median)} | ${ms(w.latencyMs.p95)} | ${ms(w.latencyMs.max)} | – | ${ms(w.n8nCpuMsPerEvent)} |`,
+		'',
+		`n8n CPU per event, polled / webhook: **${round(p.cpuRatioToWebhook)}x**. Requests per idle poll: ${round(p.idle.requestsPerPoll)} (${p.idle.requests.join(', ')} in ${p.idle.polls} polls; the sandbox answered ${p.idle.sandboxRequests} in the same window), n8n CPU ${ms(p.idle.cpuMsPerPoll)} per idle poll (${ms(p.idle.windowMs)} from 1 s before the poll minute); in as long a window at a poll minute before the workflow was active ${ms(p.idle.quietMinuteCpuMs)}, mid-minute ${ms(p.idle.backgroundCpuMs)}; ${ms(p.idle.cpuMsPerMinute)} per idle minute, polls included. The poll that passed the batch on: ${requests || 'no requests'}; its first read -> first execution start ${s(p.firstReadToFirstStartMs)}, of which ${p.beforeFirstEmit.requests} reads one after the other until ${s(p.beforeFirstEmit.ms)} (${s(p.beforeFirstEmit.answerMs)} of it waiting for answers). Activation: ${p.activationRequests} requests.`,
+		'',
+		`Latency = the audit entry's created_at -> its execution's startedAt (the item's eventId), target <= Poll Every + 5 s (${s(p.latencyTargetMs)}); webhook: the delivery's first attempt -> startedAt. The events were created from just after an idle poll until ${s(p.createdBeforePollMs)} before the next poll minute; each emit waits for the execution before it, so a batch passes one at a time. Polled CPU = n8n's main process from 1 s before the poll minute until every execution was seen finished (executions listed once a second), per event executed; idle time between polls is not in it. The polling credential goes through a recording proxy (requests and their times); one warm-up document (3 events) was polled first and is not counted.`,
+		'',
+	];
 }

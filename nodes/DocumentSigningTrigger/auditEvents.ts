@@ -109,12 +109,12 @@ export function chosenEvents(wanted: string[], events: PolledEvent[]): PolledEve
 
 /**
  * Each event as the item a webhook gives: `event`, `eventId`, `timestamp` and `data` with the
- * document (and signing request) as the service reports it now; a document read once per poll.
+ * document (and signing request) as the service reports it when the item is made. A reader reads
+ * each record once, so one poll reads a document once however many of its events it passes on.
  */
-export async function eventItems(
+export function eventItemReader(
 	context: ApiContext,
-	events: PolledEvent[],
-): Promise<INodeExecutionData[]> {
+): (event: PolledEvent) => Promise<INodeExecutionData> {
 	const records = new Map<string, Promise<IDataObject>>();
 	const read = (path: string, id: string) => {
 		const key = `${path}\u0000${id}`;
@@ -132,8 +132,7 @@ export async function eventItems(
 		}
 		return record;
 	};
-	const items: INodeExecutionData[] = [];
-	for (const event of events) {
+	return async (event) => {
 		const details = (event.entry.details ?? {}) as IDataObject;
 		const data: IDataObject = {};
 		const nested = event.entry.document as IDataObject | undefined;
@@ -149,7 +148,6 @@ export async function eventItems(
 		const requestId = idText(details.signature_request_id);
 		if (event.event.startsWith('signature.') && requestId !== undefined)
 			data.signature_request = await read('signatures', requestId);
-		items.push({ json: { event: event.event, eventId: event.id, timestamp: event.time, data } });
-	}
-	return items;
+		return { json: { event: event.event, eventId: event.id, timestamp: event.time, data } };
+	};
 }

@@ -20,7 +20,7 @@ import {
 	AUDIT_LOG_PATH,
 	chosenEvents,
 	ENTRY_FIELDS,
-	eventItems,
+	eventItemReader,
 	field,
 	listedOldestFirst,
 	oldestFirst,
@@ -191,17 +191,17 @@ export async function pollOnce(
 	const cursor = readCursor(data) ?? (await startingCursor(context));
 	const { events, cursor: next } = await newEvents(context, cursor);
 	const wanted = selectedEvents({ getNodeParameter: parameterReader(context) });
-	const chosen = chosenEvents(wanted, events);
-	const items = new Map(
-		(await eventItems(context, chosen)).map((item, index) => [chosen[index].id, item]),
-	);
+	const chosen = new Set(chosenEvents(wanted, events));
+	// Each item is made just before its emit: the first execution need not wait for every read.
+	const itemOf = eventItemReader(context);
 	let position: PollCursor = cursor;
 	let emitted = 0;
 	for (const event of events) {
 		if (closed()) return emitted;
 		position = { ...advance(position, [event]), oldestFirst: next.oldestFirst };
-		const item = items.get(event.id);
-		if (!item) continue;
+		if (!chosen.has(event)) continue;
+		const item = await itemOf(event);
+		if (closed()) return emitted;
 		data.pollCursor = position;
 		const done = context.helpers.createDeferredPromise<IRun>();
 		context.emit([[item]], undefined, done, deduplicationKey(context, event.id));
@@ -287,5 +287,5 @@ export async function newestEventItems(
 		throw new NodeOperationError(context.getNode(), 'No matching event in the audit log yet', {
 			description: `None of the latest ${records.length} audit-log entries is one of the chosen events. Make one happen (for example, create a document), then fetch again.`,
 		});
-	return await eventItems(context, [newest]);
+	return [await eventItemReader(context)(newest)];
 }

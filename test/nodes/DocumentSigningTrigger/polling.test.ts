@@ -214,6 +214,31 @@ describe('Document Signing Trigger, Receive Events By › Polling', () => {
 		await expect(poll).resolves.toBe(expected.length);
 	});
 
+	it('a read that fails in the middle of a poll loses nothing: the next poll goes on after the last event passed on', async () => {
+		const host = new PollingHost(sandbox(), apiKey);
+		await host.activate();
+		const skip = logLength();
+		await createDocuments(2);
+		const expected = deliveredSince(sandbox(), apiKey, skip);
+		expect(expected).toHaveLength(6);
+		host.holdExecutions = true;
+		const poll = pollOnce(host.context);
+		await waitFor(() => host.heldExecutions.length === 1, 'the first execution');
+		// The key stops working: what was read already passes on, the next read fails the poll.
+		(host as unknown as { apiKey: string }).apiKey = REVOKED;
+		host.holdExecutions = false;
+		host.heldExecutions[0]();
+		await expect(poll).rejects.toThrow('Unknown API key');
+		const passed = host.events.map((json) => json.eventId);
+		expect(passed.length).toBeGreaterThanOrEqual(1);
+		expect(passed.length).toBeLessThan(expected.length);
+		expect(passed).toEqual(expected.slice(0, passed.length).map((entry) => entry.id));
+
+		(host as unknown as { apiKey: string }).apiKey = apiKey;
+		await expect(pollOnce(host.context)).resolves.toBe(expected.length - passed.length);
+		expect(host.events.map((json) => json.eventId)).toEqual(expected.map((entry) => entry.id));
+	});
+
 	it('stops passing events on when the workflow is unpublished in the middle of a poll', async () => {
 		const host = new PollingHost(sandbox(), apiKey);
 		const response = await host.activate();
