@@ -53,8 +53,13 @@ import { startQueueCluster, type QueueCluster } from './cluster';
 /** Events a poll emits: the webhook events (account changes are logged, never emitted). */
 const DELIVERED = new Set<string>(WEBHOOK_EVENTS);
 const EVENTS = 30;
-/** One poll minute, the executions it starts on the workers, and a loaded machine's slack. */
-const POLL_PHASE_MS = 180_000;
+/**
+ * One poll minute, the executions it starts on the workers, and a loaded machine's slack, plus two
+ * poll minutes for each of two executions whose end n8n's main may never hear of (Bull's
+ * job.finished() can miss a job that ended within milliseconds; the trigger then goes on at the
+ * second tick, docs/trigger.md).
+ */
+const POLL_PHASE_MS = 420_000;
 const AUDIT_LOG_PATH = '/v1/reports/audit-log';
 
 const FINISHED = (execution: Execution) =>

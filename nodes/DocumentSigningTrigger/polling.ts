@@ -180,12 +180,15 @@ const deduplicationKey = (context: ITriggerFunctions, eventId: string) =>
  * One poll: the new events since the cursor, each its own execution, one at a time and oldest
  * first. n8n numbers the executions of concurrent emits as its database writes finish, so each
  * emit waits for the execution before it to end (or to start waiting); the cursor moves past an
- * event just before its emit, which saves it with the execution. Stops when `closed` says so
- * (the workflow was unpublished).
+ * event just before its emit, which saves it with the execution. `awaitExecution` is that wait
+ * (trigger() bounds it by its ticks). Stops when `closed` says so (the workflow was unpublished).
  */
 export async function pollOnce(
 	context: ITriggerFunctions,
 	closed: () => boolean = () => false,
+	awaitExecution: (done: Promise<unknown>) => Promise<void> = async (done) => {
+		await done.catch(() => undefined);
+	},
 ): Promise<number> {
 	const data = context.getWorkflowStaticData('node');
 	const cursor = readCursor(data) ?? (await startingCursor(context));
@@ -207,7 +210,7 @@ export async function pollOnce(
 		context.emit([[item]], undefined, done, deduplicationKey(context, event.id));
 		emitted++;
 		// A failed execution is n8n's to report; the event was passed on.
-		await done.promise.catch(() => undefined);
+		await awaitExecution(done.promise);
 	}
 	data.pollCursor = next;
 	return emitted;
@@ -241,11 +244,37 @@ export async function startPolling(this: ITriggerFunctions): Promise<ITriggerRes
 	let running = false;
 	let closed = false;
 	let failures = 0;
+	/**
+	 * The wait for the execution before the next emit. n8n may never report the end of one (in
+	 * queue mode, Bull's job.finished() can miss a job that ended within milliseconds), so a tick
+	 * that finds the same wait pending since the tick before lets the poll go on.
+	 */
+	let pending: { release: () => void; seenByTick: boolean } | undefined;
+	const awaitExecution = async (done: Promise<unknown>) => {
+		await new Promise<void>((resolve) => {
+			pending = { release: resolve, seenByTick: false };
+			done.then(
+				() => resolve(),
+				() => resolve(),
+			);
+		});
+		pending = undefined;
+	};
 	const tick = async () => {
-		if (running || closed) return;
+		if (closed) return;
+		if (running) {
+			if (pending?.seenByTick) {
+				this.logger.warn(
+					'Document Signing Trigger: n8n has not reported the end of the last execution for a whole poll interval; passing on the next events',
+					{ workflowId: this.getWorkflow().id, node: this.getNode().name },
+				);
+				pending.release();
+			} else if (pending) pending.seenByTick = true;
+			return;
+		}
 		running = true;
 		try {
-			await pollOnce(this, () => closed);
+			await pollOnce(this, () => closed, awaitExecution);
 			failures = 0;
 		} catch (error) {
 			failures++;
@@ -265,6 +294,7 @@ export async function startPolling(this: ITriggerFunctions): Promise<ITriggerRes
 	return {
 		closeFunction: async () => {
 			closed = true;
+			pending?.release();
 		},
 	};
 }

@@ -239,6 +239,33 @@ describe('Document Signing Trigger, Receive Events By › Polling', () => {
 		expect(host.events.map((json) => json.eventId)).toEqual(expected.map((entry) => entry.id));
 	});
 
+	it('an execution whose end n8n never reports holds the poll for at most one poll interval', async () => {
+		const host = new PollingHost(sandbox(), apiKey);
+		await host.activate();
+		const skip = logLength();
+		await createDocuments(1);
+		const expected = deliveredSince(sandbox(), apiKey, skip);
+		const warnings = captureWarnings();
+		try {
+			// As n8n's queue mode may do: `done` of every execution is never settled.
+			host.holdExecutions = true;
+			host.crons[0].onTick();
+			for (let index = 1; index < expected.length; index++) {
+				await waitFor(() => host.emitted.length === index, `execution ${index}`);
+				host.crons[0].onTick(); // the wait is seen pending
+				expect(host.emitted).toHaveLength(index);
+				host.crons[0].onTick(); // and still pending a whole interval later: the poll goes on
+			}
+			await waitFor(() => host.emitted.length === expected.length, 'every execution');
+			expect(host.events.map((json) => json.eventId)).toEqual(expected.map((entry) => entry.id));
+			expect(
+				warnings.messages.filter((message) => message.includes('has not reported the end')),
+			).toHaveLength(expected.length - 1);
+		} finally {
+			warnings.restore();
+		}
+	});
+
 	it('stops passing events on when the workflow is unpublished in the middle of a poll', async () => {
 		const host = new PollingHost(sandbox(), apiKey);
 		const response = await host.activate();
