@@ -1,8 +1,8 @@
 /**
- * Receive Events By › Polling (nodes/DocumentSigningTrigger/polling.ts) against the sandbox: the
+ * Receive Events By › Polling (nodes/DocumentSigningTrigger/polling.ts, pollCursor.ts) against the sandbox: the
  * trigger's trigger() and polls run in n8n-core's REAL TriggerContext over a real Workflow (its
  * static data observed as n8n observes it); n8n's scheduler and emit are recorded, so a test runs a
- * poll when it wants one. Real n8n runs the same in e2e/polling.e2e.test.ts.
+ * poll when it wants one. Real n8n runs the same in e2e/triggerPolling.e2e.test.ts.
  */
 import http from 'http';
 import type { AddressInfo } from 'net';
@@ -19,11 +19,8 @@ import {
 
 import { DocumentSigningTrigger } from '../../../nodes/DocumentSigningTrigger/DocumentSigningTrigger.node';
 import type { PolledEvent } from '../../../nodes/DocumentSigningTrigger/auditEvents';
-import {
-	advance,
-	FAILED_POLLS_REPORTED,
-	pollOnce,
-} from '../../../nodes/DocumentSigningTrigger/polling';
+import { advance } from '../../../nodes/DocumentSigningTrigger/pollCursor';
+import { FAILED_POLLS_REPORTED, pollOnce } from '../../../nodes/DocumentSigningTrigger/polling';
 import { WEBHOOK_EVENTS } from '../../../nodes/shared/vocabulary';
 import type { Sandbox } from '../../../sandbox';
 import { parseDialect } from '../../../sandbox/dialects';
