@@ -18,10 +18,10 @@ import {
 	fixLayout,
 	layoutChoice,
 } from '../shared/signatureLayout';
-import { signingSecret } from '../shared/webhooks';
+import { parseObject, rawBodyOf, secretScope, signingSecret } from '../shared/webhooks';
 import { verifyDelivery } from '../shared/deliveryLayouts';
 import type { SignatureFailureReason } from '../shared/webhookSignature';
-import { confirmDelivery, isAcknowledged, parseObject, processedAlready } from './deliveryRecords';
+import { confirmDelivery, isAcknowledged, processedAlready } from './deliveryRecords';
 import { selectedEvents } from './registration';
 import { readRegistration, triggerStaticData, type Registration } from './staticData';
 
@@ -102,14 +102,8 @@ async function registrationSecret(
 	const cached = memory.secrets.get(key);
 	if (cached !== undefined) return cached;
 	const credentials = await context.getCredentials(CREDENTIAL_TYPE);
-	const node = context.getNode();
 	const secret = signingSecret(
-		{
-			apiKey: String(credentials.apiKey ?? ''),
-			workflowId: String(context.getWorkflow().id ?? ''),
-			nodeId: node.id ?? node.name,
-			nonce: registration.secretNonce,
-		},
+		secretScope(context, String(credentials.apiKey ?? ''), registration.secretNonce),
 		registration.sealedSecret,
 	);
 	if (secret !== undefined) remember(memory.secrets, key, secret);
@@ -122,13 +116,7 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 	const options = this.getNodeParameter('options', {}) as TriggerOptions;
 	const verify = this.getNodeParameter('verifySignature', true) !== false;
 	const registration = readRegistration(triggerStaticData(this));
-	// n8n reads every webhook request into req.rawBody (a Buffer) before calling the node.
-	const raw: unknown = req.rawBody;
-	const rawBody = Buffer.isBuffer(raw)
-		? raw
-		: typeof raw === 'string'
-			? Buffer.from(raw, 'utf8')
-			: undefined;
+	const rawBody = rawBodyOf(this);
 
 	const memory = memoryOf(this.getWorkflow().id, this.getNode().id);
 	let signedAt: number | undefined;

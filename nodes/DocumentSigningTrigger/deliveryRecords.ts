@@ -10,6 +10,8 @@ import {
 	type NodeMemory,
 } from '../shared/nodeMemory';
 import { apiRequest, recordOf } from '../shared/transport';
+import { isObject } from '../shared/transport/listRecords';
+import { parseObject } from '../shared/webhooks';
 
 /**
  * What is known of a delivery besides its request: the service's record of it (an unverified
@@ -70,20 +72,8 @@ async function claimedAlready(
 function payloadOf(record: IDataObject): IDataObject | undefined {
 	const request = record.request as IDataObject | undefined;
 	let payload: unknown = record.payload ?? (isObject(request) ? request.payload : undefined);
-	if (typeof payload === 'string') payload = parseObject(Buffer.from(payload, 'utf8'));
+	if (typeof payload === 'string') payload = parseObject(payload);
 	return isObject(payload) ? payload : undefined;
-}
-
-const isObject = (value: unknown): value is IDataObject =>
-	typeof value === 'object' && value !== null && !Array.isArray(value);
-
-export function parseObject(raw: Buffer | undefined): IDataObject | undefined {
-	try {
-		const parsed: unknown = JSON.parse(String(raw?.toString('utf8')));
-		return isObject(parsed) ? parsed : undefined;
-	} catch {
-		return undefined;
-	}
 }
 
 /**

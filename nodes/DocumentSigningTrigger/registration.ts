@@ -15,9 +15,8 @@ import {
 	ownerTag,
 	registrationDescription,
 	registrationNote,
-	type SecretScope,
 } from '../shared/webhookSecret';
-import { findWebhook, registerWebhook, removeWebhook } from '../shared/webhooks';
+import { findWebhook, registerWebhook, removeWebhook, secretScope } from '../shared/webhooks';
 import {
 	forgetRegistration,
 	readRegistration,
@@ -69,20 +68,6 @@ function productionUrl(context: IHookFunctions): string {
 	if (!url)
 		throw new NodeOperationError(context.getNode(), 'n8n did not give this trigger a webhook URL');
 	return url;
-}
-
-export function secretScope(
-	context: IHookFunctions,
-	client: ServiceClient,
-	nonce: string,
-): SecretScope {
-	const node = context.getNode();
-	return {
-		apiKey: client.credentials.apiKey,
-		workflowId: String(context.getWorkflow().id ?? ''),
-		nodeId: node.id ?? node.name,
-		nonce,
-	};
 }
 
 /** This workflow node as a webhook's owner (a copy of the workflow is another owner). */
@@ -202,7 +187,7 @@ export async function checkExists(this: IHookFunctions): Promise<boolean> {
 	const registeredCheck = registrationNote(onService?.description)?.keyCheck;
 	const keyUnchanged =
 		registeredCheck === undefined ||
-		registeredCheck === keyCheck(secretScope(this, client, stored.secretNonce));
+		registeredCheck === keyCheck(secretScope(this, client.credentials.apiKey, stored.secretNonce));
 	if (
 		onService &&
 		onService.active !== false &&
@@ -246,7 +231,7 @@ export async function create(this: IHookFunctions): Promise<boolean> {
 	forgetRegistration(data);
 
 	const nonce = newNonce();
-	const scope = secretScope(this, client, nonce);
+	const scope = secretScope(this, client.credentials.apiKey, nonce);
 	const workflow = this.getWorkflow();
 	// The same attempt (same nonce) always carries the same key, so a create the transport retries
 	// after a lost response is recognised by the service and never makes a second webhook.

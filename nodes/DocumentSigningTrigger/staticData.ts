@@ -21,10 +21,10 @@ import type {
  * ```
  *
  * No secret is readable here (n8n's public API returns static data to anyone who may read the
- * workflow): see webhookSecret.ts. Nor anything computed from the key alone that would let a reader test
- * guesses of it offline: whether the key changed is told by the webhook's description at the
- * service (webhookSecret.ts: registrationDescription, registrationNote); a `keyCheck` from an earlier version is dropped. Written only
- * by the lifecycle methods (in the main process) and read by every process. Nothing about deliveries is kept here (see claim.ts and nodeMemory.ts).
+ * workflow), nor anything computed from the key alone that would let a reader test guesses of it
+ * offline: whether the key changed is told by the webhook's description at the service
+ * (webhookSecret.ts). Written only by the lifecycle methods (in the main process) and read by
+ * every process. Nothing about deliveries is kept here (see claim.ts and nodeMemory.ts).
  */
 export interface TriggerStaticData extends IDataObject {
 	webhookId?: string;
@@ -43,8 +43,6 @@ export interface Registration {
 	owner?: string;
 	secretNonce: string;
 	sealedSecret?: string;
-	/** Never read from static data any more (see above); the key check lives at the service. */
-	keyCheck?: string;
 }
 
 export function triggerStaticData(

@@ -1,4 +1,4 @@
-import type { IDataObject } from 'n8n-workflow';
+import type { IDataObject, IHookFunctions, IWebhookFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { apiPath, idText } from './ids';
@@ -11,7 +11,7 @@ import {
 	type ApiContext,
 	type ServiceClient,
 } from './transport';
-import type { PageRequest } from './transport/listRecords';
+import { isObject, type PageRequest } from './transport/listRecords';
 import type { WalkResult } from './transport/pageWalk';
 import { WEBHOOK_SWEEP_BUDGET } from './vocabulary';
 import { derivedSecret, openSealedSecret, sealSecret, type SecretScope } from './webhookSecret';
@@ -74,6 +74,38 @@ export async function registerWebhook(
 			? created.secret
 			: undefined;
 	return { id, ...(issued ? { sealedSecret: sealSecret(issued, webhook.scope) } : {}) };
+}
+
+/** Whose a webhook is: this workflow node, the credential's key and the registration's nonce. */
+export function secretScope(
+	context: Pick<IHookFunctions, 'getNode' | 'getWorkflow'>,
+	apiKey: string,
+	nonce: string,
+): SecretScope {
+	const node = context.getNode();
+	return {
+		apiKey,
+		workflowId: String(context.getWorkflow().id ?? ''),
+		nodeId: node.id ?? node.name,
+		nonce,
+	};
+}
+
+/** A delivery's body as n8n read it (req.rawBody, before calling the node). */
+export function rawBodyOf(context: IWebhookFunctions): Buffer | undefined {
+	const raw: unknown = context.getRequestObject().rawBody;
+	if (Buffer.isBuffer(raw)) return raw;
+	return typeof raw === 'string' ? Buffer.from(raw, 'utf8') : undefined;
+}
+
+/** A JSON object, or undefined for anything else. */
+export function parseObject(raw: Buffer | string | undefined): IDataObject | undefined {
+	try {
+		const parsed: unknown = JSON.parse(String(raw?.toString('utf8')));
+		return isObject(parsed) ? parsed : undefined;
+	} catch {
+		return undefined;
+	}
 }
 
 /** The secret a registration's deliveries are signed with; undefined when a sealed one cannot be opened. */

@@ -5,8 +5,6 @@ import { headerValue } from './headers';
 import { isHtml, readPage } from './htmlPages';
 import { MAX_MESSAGE_LENGTH, shownText } from './text';
 
-// Until every importer names text.ts.
-
 /**
  * Every failure of a request becomes one of two n8n errors: a NodeApiError carrying the service's
  * own words and HTTP code, or the NodeOperationError of a check that ran before anything was sent.

@@ -10,8 +10,8 @@ import {
 	toNodeError,
 	type ServiceClient,
 } from '../../../../shared/transport';
-import { newNonce, type SecretScope } from '../../../../shared/webhookSecret';
-import { registerWebhook, removeWebhook } from '../../../../shared/webhooks';
+import { newNonce } from '../../../../shared/webhookSecret';
+import { registerWebhook, removeWebhook, secretScope } from '../../../../shared/webhooks';
 import { FINAL_DOCUMENT_STATUSES } from '../../../../shared/vocabulary';
 import { legacyOrderError } from '../../../shared/agentTool';
 import { readSource } from './source';
@@ -196,12 +196,7 @@ async function sendAndWait(context: IExecuteFunctions): Promise<INodeExecutionDa
 			instanceId: owner.instanceId,
 			until: options.waitTill?.getTime(),
 		};
-		const scope: SecretScope = {
-			apiKey: client.credentials.apiKey,
-			workflowId: owner.workflowId,
-			nodeId: node.id ?? node.name,
-			nonce,
-		};
+		const scope = secretScope(context, client.credentials.apiKey, nonce);
 		const registered = await registerWebhook(context, client, {
 			url: context.getSignedResumeUrl(toQuery(settings)),
 			events: WAIT_EVENTS,

@@ -19,7 +19,13 @@ import {
 	FINAL_DOCUMENT_STATUSES,
 	SIGNATURE_TOLERANCE_SECONDS,
 } from '../../../../shared/vocabulary';
-import { removeWebhook, signingSecret } from '../../../../shared/webhooks';
+import {
+	parseObject,
+	rawBodyOf,
+	removeWebhook,
+	secretScope,
+	signingSecret,
+} from '../../../../shared/webhooks';
 import { verifyDelivery } from '../../../../shared/deliveryLayouts';
 import { documentOutput, unsignedEnd, withApproval } from './output';
 import {
@@ -84,23 +90,6 @@ function retryLater(
 	return { noWebhookResponse: true };
 }
 
-function rawBodyOf(context: IWebhookFunctions): Buffer | undefined {
-	const raw: unknown = context.getRequestObject().rawBody;
-	if (Buffer.isBuffer(raw)) return raw;
-	return typeof raw === 'string' ? Buffer.from(raw, 'utf8') : undefined;
-}
-
-function parseObject(raw: Buffer | undefined): IDataObject | undefined {
-	try {
-		const parsed: unknown = JSON.parse(String(raw?.toString('utf8')));
-		return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
-			? (parsed as IDataObject)
-			: undefined;
-	} catch {
-		return undefined;
-	}
-}
-
 function objectAt(value: unknown): IDataObject {
 	return (typeof value === 'object' && value !== null ? value : {}) as IDataObject;
 }
@@ -112,14 +101,8 @@ function waitSecret(
 	settings: WaitSettings,
 	stored: StoredWait,
 ): string | undefined {
-	const node = context.getNode();
 	return signingSecret(
-		{
-			apiKey: client.credentials.apiKey,
-			workflowId: String(context.getWorkflow().id ?? ''),
-			nodeId: node.id ?? node.name,
-			nonce: settings.nonce,
-		},
+		secretScope(context, client.credentials.apiKey, settings.nonce),
 		stored.secret,
 	);
 }
