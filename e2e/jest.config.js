@@ -15,6 +15,9 @@ module.exports = {
 	// Installs the n8n hosts (scripts/n8n-host.sh ensure 2 | 1 | 1.110) before the tests, outside their timeouts.
 	globalSetup: '<rootDir>/harness/global-setup.ts',
 	// One n8n at a time on a 2-core machine. Every wait in the harness is bounded well below this.
-	maxWorkers: 1,
+	// Two suites at a time: each starts its own n8n (own user folder, free ports, own sandbox) and
+	// counts only its own executions, so they do not see each other; much of a suite's time is
+	// waiting (for n8n to start, a poll minute, a delivery), which the other suite's work fills.
+	maxWorkers: 2,
 	testTimeout: 600000,
 };
