@@ -13,22 +13,11 @@ import { deliveryStarted, markProcessed, memoryOf, settleDelivery } from '../sha
 import { triggerStaticData } from './staticData';
 
 /**
- * Exactly once, across every n8n process: the execution claims its delivery at the service.
- *
- * webhook() (in whichever process received the request: main, or a webhook processor in queue
- * mode) only verifies and filters. The execution's first step, this execute() (on a worker in
- * queue mode), claims the delivery with `POST /webhooks/{webhook_id}/deliveries/{delivery_id}/acknowledge`:
- * the service lets exactly one claim win, so of several executions started for one delivery (a
- * retry that reached another webhook processor, a retry after a lost response) one continues and
- * the others end here with no items. A delivery whose execution n8n could not start was never
- * claimed, so the service's retry runs normally: nothing is lost. The claim also stops the
- * service's retries.
- *
- * A service without the acknowledge endpoint (404/405/501) cannot settle the claim: then this
- * process's memory of recent deliveries (nodeMemory.ts) drops the repeats it has seen.
- *
- * The Idempotency-Key is this execution's own, so a claim repeated after a lost response replays the
- * win instead of reading as somebody else's.
+ * Exactly once across every n8n process: the execution, not webhook(), claims its delivery at the
+ * service (`POST …/acknowledge`, one claim wins), so a delivery whose execution never started
+ * stays unclaimed and its retry runs (docs/trigger.md). Without the endpoint, this process's
+ * memory (nodeMemory.ts) drops repeats. The Idempotency-Key is the execution's own, so a claim
+ * repeated after a lost response replays the win instead of reading as somebody else's.
  */
 
 export type ClaimOutcome = 'claimed' | 'claimed-elsewhere' | 'not-claimable';

@@ -26,13 +26,10 @@ import { selectedEvents } from './registration';
 import { readRegistration, triggerStaticData, type Registration } from './staticData';
 
 /**
- * One delivery: verify, filter, emit (docs/trigger.md), in whichever n8n process received it.
- * A refusal is answered at once through the response object (`noWebhookResponse`: n8n starts
- * nothing) and logged at warning level, never with the secret. The signature is checked over
- * n8n's `req.rawBody`; with Verify Signatures off the service's record of the delivery is what
- * passes on. The repeat key comes from signed data only (the body's `id`, a signed `webhook-id`,
- * else the body's hash), and a repeat this process or the service can tell apart starts nothing
- * (deliveryRecords.ts); the executions' claims settle the rest (claim.ts).
+ * One delivery: verify, filter, emit (docs/trigger.md, docs/delivery-signatures.md), in whichever
+ * n8n process received it. A refusal is answered at once (`noWebhookResponse`: n8n starts nothing)
+ * and logged, never with the secret. A repeat this process or the service can tell apart starts
+ * nothing (deliveryRecords.ts); the executions' claims settle the rest (claim.ts).
  */
 
 /** Signature Tolerance is capped, so the replay window can never be turned off by a large value. */

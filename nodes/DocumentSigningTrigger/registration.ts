@@ -29,10 +29,8 @@ import {
  * The trigger's webhook lifecycle: checkExists / create / delete (docs/trigger.md). At most one
  * webhook points at this node's production URL, none while the workflow is inactive, and nothing
  * outlives a failed activation. A webhook is this node's by its URL and the owner its description
- * names (a copy of the workflow on the same n8n has the URL but another owner). The stored
- * registration is removed by id only when static data names this node as its owner; without one,
- * a sweep finds leftovers by URL. A stored registration of another address is forgotten, never
- * deleted. Every sweep reads within WEBHOOK_SWEEP_BUDGET: a longer list is "cannot tell", logged.
+ * names (a copied workflow has the URL but another owner). A stored registration of another
+ * address is forgotten, never deleted.
  */
 
 /** The chosen events as the service stores them: sorted, unique, or just `*` when Any Event is among them. */
@@ -170,7 +168,7 @@ export async function checkExists(this: IHookFunctions): Promise<boolean> {
 		forgetRegistration(data);
 		return false;
 	}
-	// Static data of earlier versions may hold a key check, which lets its readers test key guesses.
+	// A key check in static data lets its readers test key guesses: drop any.
 	if ('keyCheck' in data) delete data.keyCheck;
 	const client = await serviceClient(this);
 	const events = selectedEvents(this);

@@ -6,11 +6,8 @@ import type { SignatureLayout } from './vocabulary';
 /**
  * What one n8n process remembers of a workflow node between calls, where n8n keeps nothing:
  * webhook() cannot save static or custom data unless it starts an execution, and queue-mode
- * processes share nothing. Besides the request gates (transport/retry.ts) this is the package's
- * only in-process store. Bounded: at most MAX_NODES workflow nodes (the least recently used are
- * forgotten first), each of a node's maps bounded, and delivery ids bounded in all, each node
- * keeping its share. Losing any of it costs a credential read, a layout fixed again, a repeat
- * asked of the service or a sweep started over, never a wrong response.
+ * processes share nothing. Bounded per node and in all. Losing any of it costs a credential read,
+ * a layout fixed again, a question to the service or a sweep started over, never a wrong response.
  */
 export interface NodeMemory {
 	/** Signing secrets recomputed from the credential (trigger), by registration. */

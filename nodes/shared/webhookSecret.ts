@@ -1,13 +1,11 @@
 import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes } from 'crypto';
 
 /**
- * A webhook's signing secret (the trigger's registration, and each Send and Wait's), kept out of
- * the workflow's static data and execution data (which n8n's public API
- * shows to anyone who may read the workflow): the secret is derived from the credential's API key
- * (which n8n keeps encrypted) and a random nonce stored in static data, for this workflow and
- * node. When the service insists on a secret of its own, that one is stored encrypted with a key
- * derived the same way. Every n8n process that has the credential recomputes it, so deliveries
- * verify after a restart and in queue mode; a reader of static data alone learns nothing usable.
+ * Webhook signing secrets stay out of static and execution data, which n8n's public API shows to
+ * anyone who may read the workflow: derived from the credential's API key (kept encrypted by n8n)
+ * and a random nonce; a service's own secret is stored sealed with a key derived the same way.
+ * Any process with the credential recomputes it (restart, queue mode); static data alone gives
+ * nothing usable.
  */
 
 export interface SecretScope {

@@ -1,14 +1,8 @@
 /**
- * Verification of signed webhook deliveries (docs/delivery-signatures.md). Signing lives with the
- * sandbox (sandbox/deliverySignature.ts): the published package only ever verifies.
- *
- * Every layout is an HMAC-SHA256 keyed by the webhook's secret; they differ in where the
- * signature and time travel and in what is signed (SIGNATURE_LAYOUTS in vocabulary.ts). A
- * timestamp counts only when it is signed: a time in a header the HMAC does not cover protects
- * nothing, so such a delivery verifies as `body-hmac`, the weakest layout.
- *
- * Pure functions: only Node's `crypto`, and the caller supplies the clock. Nothing here throws on
- * bad input; every refusal is a reason, and names the layout it saw.
+ * Verification of signed webhook deliveries (docs/delivery-signatures.md); signing lives with the
+ * sandbox, so the published package only verifies. A timestamp counts only when it is signed: a
+ * time the HMAC does not cover protects nothing, so such a delivery verifies as `body-hmac`.
+ * Pure functions, the caller's clock; nothing throws on bad input: a refusal is a reason.
  */
 import { createHmac, timingSafeEqual } from 'crypto';
 

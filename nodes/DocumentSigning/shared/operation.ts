@@ -15,17 +15,11 @@ import { sendListRequests, sendRequest } from './routedRequest';
 import { requireId } from './validation';
 
 /**
- * One entry of an Operation dropdown with its whole request: method, path (with its ID
- * parameters), body-building steps and output steps. The operation owns the plumbing:
- * - `{parameter}` segments of `path` are filled from that ID parameter (a resource locator in any
- *   mode, or a plain field), checked and encoded, before anything is sent;
- * - every preSend step runs with its errors deferred to the transport (deferredErrors.ts);
- * - the request goes to the transport (routedRequest.ts), which owns retries and errors: n8n's
- *   routing engine has no retry hook, so `paginate: true` hands it to the operation's
- *   `requestOperations.pagination`, set per operation in `routing.operations` (n8n merges it over
- *   the node's). A list (`list: true`) gets the page walker, `sendListRequests`; every other
- *   operation gets `sendRequest`, one request. A list shows Return All / Limit / List Paging
- *   (fields.ts: returnAllAndLimit) and nothing else does; test/nodes/DocumentSigning/DocumentSigning.node.test.ts checks both.
+ * One entry of an Operation dropdown with its whole request. `{parameter}` path segments are
+ * filled from that ID parameter, checked and encoded, before anything is sent; preSend errors are
+ * deferred (deferredErrors.ts). n8n's routing engine has no retry hook, so `paginate: true` hands
+ * each request to the transport (routedRequest.ts) via the operation's
+ * `requestOperations.pagination` (n8n merges it over the node's).
  */
 
 /** How each ID parameter is named in error messages (as the user sees it in the editor). */

@@ -37,15 +37,11 @@ import { deferredError } from './deferredErrors';
 import { invalid } from './validation';
 
 /**
- * The transport of the action node's operations: the one hook into n8n's routing engine. The
- * engine builds each item's request (routing.send, preSend) but has no retry of its own, so each
- * operation names one of these two functions as its `requestOperations.pagination` (operation.ts;
- * n8n calls it instead of sending, n8n-core routing-node.js `makeRequest`):
- * - `sendRequest`: one request, retried, then the operation's output steps;
- * - `sendListRequests`: a list's pages, each sent the same way, up to Return All / Limit.
- * Both send through the transport (sendAttempt) and share `routed`: input errors held back by
- * preSend, the credential's origin, the Idempotency-Key, the response checks, error mapping and the
- * agent-tool error response. The engine runs no output step itself then: `outputOf` runs them.
+ * The transport of the action node's operations, the one hook into n8n's routing engine. The
+ * engine builds each item's request but has no retry, so each operation names `sendRequest` or
+ * `sendListRequests` as its `requestOperations.pagination` (operation.ts), which n8n calls instead
+ * of sending (n8n-core routing-node.js `makeRequest`). The engine then runs no output step:
+ * `outputOf` does.
  */
 
 /**
@@ -234,10 +230,9 @@ function limitOf(context: IExecutePaginationFunctions): number | undefined {
 }
 
 /**
- * `requestOperations.pagination` of a list operation (`list: true` in operation.ts): the pages of
- * the list, each one request sent and retried as `sendRequest` sends its one, until Return All or
- * Limit is met (pageWalk.ts decides the next page). Each page's records become items and go
- * through the operation's output steps.
+ * `requestOperations.pagination` of a list operation (`list: true` in operation.ts): pages, each
+ * sent as `sendRequest` sends its one, until Return All or Limit is met (pageWalk.ts picks the
+ * next page).
  */
 export async function sendListRequests(
 	this: IExecutePaginationFunctions,

@@ -11,14 +11,9 @@ const MAX_PACE_MS = 1_000;
 
 /**
  * Bounds concurrency per credential (one API key at one service) and holds its requests back while a
- * 429 asks to wait.
- *
- * When the wait ends, the waiting requests do not all start at once: a rate limit that refills one
- * request at a time would admit one and refuse the rest, which only earns more 429s. They start one
- * at a time, spaced by the service's time to its next request at first. The spacing then finds the
- * service's rate the way TCP finds a link's: it grows when a spaced request is still refused and
- * shrinks with every request let through, until it is gone once a limit is lifted (or a client
- * sharing it stopped).
+ * 429 asks to wait. Afterwards they start one at a time: a limit that refills one request at a time
+ * would refuse all but one, earning more 429s. The spacing finds the service's rate as TCP finds a
+ * link's: it grows when a spaced request is still refused and shrinks with each one let through.
  */
 export class RequestGate {
 	private active = 0;

@@ -14,13 +14,10 @@ import {
 import { coerceFieldValue, plainValue } from './templateFieldTypes';
 
 /**
- * The values of Template Fields, Signers by Role and Template Field Values (templateFields.ts),
- * read and checked for the request.
- *
- * The field list n8n stores with the parameter describes the template it was loaded for. So it is
- * trusted only for a fixed Template: then every value is checked and converted to its field's type
- * and every required field must have one, before anything is sent. A Template given by an
- * expression may differ per item: its values go as they are, and the service checks them.
+ * The values of Template Fields, Signers by Role and Template Field Values, read and checked. The
+ * field list n8n stores describes the template it was loaded for, so it is trusted only for a fixed
+ * Template (values typed, required ones present, before anything is sent); a Template given by an
+ * expression may differ per item, so its values go as they are and the service checks them.
  */
 
 interface MapperValue {

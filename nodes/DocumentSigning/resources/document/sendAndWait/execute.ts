@@ -33,14 +33,9 @@ import {
 import { LIMIT_GRACE_MS, removeStaleWaitWebhooks, waitOwner } from './waitWebhooks';
 
 /**
- * Document › Send and Wait for Signature, execute(): checks every input, sends the document,
- * registers a webhook for its final events at the service pointing at this execution's signed
- * resume URL, and puts the execution to wait. webhook.ts decides when it resumes.
- *
- * A new document is created as a draft first and sent only once its webhook exists, so no final
- * event can happen before anyone listens, and a failure before the send leaves nothing behind
- * (the draft and the webhook are removed again). An existing draft is never removed: it is the
- * user's.
+ * Document › Send and Wait for Signature, execute() (webhook.ts decides when it resumes). The
+ * document is sent only once its webhook exists, so no final event happens before anyone listens;
+ * a failure before the send removes what it created, never a user's draft (docs/send-and-wait.md).
  */
 
 /**

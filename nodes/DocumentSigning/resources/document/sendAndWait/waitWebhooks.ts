@@ -7,16 +7,10 @@ import { removeWebhook, sweepWebhooks } from '../../../../shared/webhooks';
 import { WAIT_LINK_MARKERS } from './waitSettings';
 
 /**
- * The service webhook of each wait: one per waiting execution, pointing at that execution's signed
- * resume URL. Removed by the wait itself when it resumes; after the time limit (n8n does not call
- * the node then) by the service when it honours `expires_at`, otherwise by the next Send and Wait
- * run of the same workflow on the same n8n instance, which also removes the webhooks of waiting
- * executions that were cancelled or deleted (n8n tells no node about those).
- *
- * Ownership is read from the webhook's URL alone, the one field every service keeps: a URL of
- * this n8n instance's waiting-webhook address, for this node, signed by n8n, whose query names
- * this workflow and this instance (waitSettings.ts). Nothing else on the account is ever touched,
- * and n8n is only ever asked about URLs of its own waiting-webhook address.
+ * The service webhook of each wait, one per waiting execution. n8n tells no node of a time-out,
+ * cancel or delete, so the next Send and Wait run of the workflow removes such leftovers
+ * (docs/send-and-wait.md). Ownership is read from the URL alone, the one field every service keeps;
+ * nothing else on the account is touched, and n8n is asked only about its own waiting-webhook URLs.
  */
 
 /** Past the limit n8n needs a moment to end the wait; its webhook stays that long. */
@@ -95,13 +89,10 @@ export function ownWait(webhook: IDataObject, owner: WaitOwner): OwnWait | undef
 }
 
 /**
- * Whether the wait behind a resume URL is still open. Only answers that n8n itself, or the wait's
- * own webhook(), gives count as "ended": the wait's JSON (`wait: 'ended'`; `'open'` for the
- * execution's current wait), n8n's 404 "does not exist" (a deleted execution), its 409 "has
- * finished" (a cancel records an error) and its "No action required" page (a send-and-wait
- * execution that finished well). Its 409 "running already" is open: a wait started at the same
- * moment is saved as waiting only after its webhook exists. Anything else (a proxy's 404 or page,
- * n8n unreachable from itself) counts as open: nothing is removed on a guess.
+ * Whether the wait behind a resume URL is still open. Ended only on n8n's own words (404 "does
+ * not exist", 409 "has finished", which a cancel also gives, the "No action required" page) or
+ * webhook()'s `wait: 'ended'`. A 409 "running already" is open (a new wait is saved as waiting only
+ * after its webhook exists), and so is anything else: nothing is removed on a guess.
  */
 async function stillWaiting(context: IExecuteFunctions, url: string): Promise<boolean> {
 	try {
@@ -165,12 +156,10 @@ function shuffled<T>(list: T[]): T[] {
 }
 
 /**
- * Removes this workflow's wait webhooks that no execution waits on any more: past their limit
- * (plus LIMIT_GRACE_MS), or whose wait n8n reports ended (at most MAX_PROBES_PER_RUN probes, in
- * random order, so every leftover is reached over a few runs). The list is read within the
- * webhook sweeps' own budget, from where the last run of this node in this process stopped
- * (nodeMemory.ts), starting over at the end of the list. Never throws:
- * cleanup must not keep a new wait from starting. Returns the ids it removed.
+ * Removes this workflow's wait webhooks that no execution waits on: past their limit (plus
+ * LIMIT_GRACE_MS), or ended by n8n's answer (at most MAX_PROBES_PER_RUN random probes, so every
+ * leftover is reached over a few runs). Never throws: cleanup must not keep a new wait from
+ * starting. Returns the ids it removed.
  */
 export async function removeStaleWaitWebhooks(
 	context: IExecuteFunctions,

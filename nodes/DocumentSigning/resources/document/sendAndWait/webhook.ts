@@ -39,26 +39,11 @@ import {
 } from './waitSettings';
 
 /**
- * webhook() of the Document Signing node: a call to a waiting execution's resume URL (n8n has
- * checked the URL's signature already, and routes every URL of this node to the execution's
- * current wait, whichever wait made it).
- *
- * The call ends the wait only when all hold, in this order:
- * 1. its URL's nonce is the one n8n keeps for the execution's current wait (custom data): a link of
- *    an earlier wait, or of another node, never ends this one;
- * 2. it claims a final event about the wait's document;
- * 3. it is a delivery signed with the wait's secret (unless Verify Signatures is off), recent, in an
- *    accepted layout (signatureLayout.ts), from the wait's webhook when it says which;
- * 4. no other call for the same wait is being handled in this process;
- * 5. the document, read with the API key, is in a final state (the record decides, not the body);
- * 6. the wait's webhook is still at the service, and this call removes it: the service removes it
- *    once, so of two calls in two processes only one ends the wait.
- *
- * Every other call is answered 200 without workflowData, so the execution keeps waiting and the
- * service stops retrying; nothing here throws (n8n would resume the execution with the error). A
- * failure to read the service (the document, the signed file) is answered 503: the service retries
- * later and the wait goes on meanwhile. A wait for Completed that ends in another final state
- * resumes as the node's error (unsignedResult).
+ * webhook() of the Document Signing node: a call to a waiting execution's resume URL. n8n checks
+ * the URL's signature but routes every URL of this node to the current wait, so a call ends the
+ * wait only after the six checks of docs/send-and-wait.md (webhook()), in order. Any other call
+ * gets 200 without workflowData (the wait goes on, the service stops retrying); a failed service
+ * read gets 503. Nothing throws: n8n would resume the execution with the error.
  */
 
 type WaitState = 'open' | 'ended';
@@ -117,12 +102,9 @@ function currentWait(context: IWebhookFunctions): StoredWait | undefined {
 }
 
 /**
- * What a wait for Completed passes on when the document ended unsigned (declined, expired,
- * cancelled): the node's error, naming the status, where n8n can route it. On Error › Continue
- * (using error output): the error output. On Error › Continue: the item `{ …document, approved:
- * false, error }`. Stop Workflow (the default): nothing, so the workflow ends here. n8n 2.x cannot
- * fail an execution that a webhook resumes without running the next nodes: a webhook() that throws
- * makes n8n run them on an empty item (docs/send-and-wait.md), which is worse than stopping.
+ * A wait for Completed whose document ended unsigned: the node's error, routed by On Error (Stop
+ * Workflow passes nothing on). Not thrown: n8n 2.x then runs the next nodes on an empty item
+ * (docs/send-and-wait.md), which is worse than stopping.
  */
 function unsignedResult(context: IWebhookFunctions, document: IDataObject): INodeExecutionData[][] {
 	const node = context.getNode();
@@ -192,7 +174,7 @@ async function decide(context: IWebhookFunctions): Promise<IWebhookResponseData>
 	}
 }
 
-/** Steps 5 and 6: the record decides, then the service's removal of the webhook claims the end. */
+/** Checks 5 and 6: the record decides, then the service's removal of the webhook claims the end. */
 async function end(
 	context: IWebhookFunctions,
 	client: ServiceClient,
