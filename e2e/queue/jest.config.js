@@ -14,7 +14,8 @@ module.exports = {
 	transform: { '^.+\\.ts$': ['ts-jest', { isolatedModules: true }] },
 	// Installs the n8n host, Redis and PostgreSQL before the tests, outside their timeouts.
 	globalSetup: '<rootDir>/global-setup.ts',
-	// One cluster at a time on a 2-core machine. Every wait in the suite is bounded below this.
-	maxWorkers: 1,
+	// Two clusters at a time: each has its own Redis, PostgreSQL, ports and folders; the polling
+	// suite spends most of its time waiting for poll minutes. Every wait is bounded below this.
+	maxWorkers: 2,
 	testTimeout: 600000,
 };
