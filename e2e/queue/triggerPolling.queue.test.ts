@@ -230,6 +230,19 @@ function cronLines(logFile: string, message: string, groupId: string): string[] 
 
 const minuteOf = (ms: number) => Math.floor(ms / 60_000);
 
+/** When n8n wrote a line of its JSON log file (the logger's `metadata.timestamp`). */
+function loggedAt(line: string | undefined): number {
+	let at = NaN;
+	try {
+		const entry = JSON.parse(String(line)) as { metadata?: { timestamp?: unknown } };
+		at = Date.parse(String(entry.metadata?.timestamp));
+	} catch {
+		// not a JSON line: refused below
+	}
+	if (Number.isNaN(at)) throw new Error(`no time in the n8n log line ${String(line)}`);
+	return at;
+}
+
 describe('Document Signing Trigger, Polling, in queue mode: main + 2 workers + webhook processor', () => {
 	let sandbox: Sandbox;
 	let proxy: RecordingProxy;
@@ -565,12 +578,23 @@ describe('Document Signing Trigger, Polling, in queue mode: main + 2 workers + w
 			const counts = (bySender[sender(request)] ??= {});
 			counts[route] = (counts[route] ?? 0) + 1;
 		}
+		// A workflow's reads up to n8n's "Registered cron" for it are its starting cursor's (trigger()
+		// registers the schedule after them); every later one is a poll's. (A window around both
+		// activations would hide a poll of the first workflow made while the second activates.)
+		const registeredAt = (account: ServiceRequest['account']) =>
+			loggedAt(
+				cronLines(
+					cluster.main.logFile,
+					'Registered cron',
+					account === 'marker' ? markerId : workflowId,
+				)[0],
+			);
 		// One audit-log read per poll minute per workflow, never two (a second poller would read at
 		// the same second 0 with the same cursor).
 		const ticks = (account: ServiceRequest['account']) => {
 			const minutes = new Map<number, Array<{ sender: string; second: number; from: string }>>();
 			for (const read of auditReads(account)) {
-				if (read.at >= activation.from && read.at <= activation.to) continue;
+				if (read.at <= registeredAt(account)) continue;
 				const list = minutes.get(minuteOf(read.at)) ?? [];
 				list.push({
 					sender: sender(read),
@@ -593,7 +617,7 @@ describe('Document Signing Trigger, Polling, in queue mode: main + 2 workers + w
 		);
 		const atActivation = (account: ServiceRequest['account']) =>
 			auditReads(account)
-				.filter((read) => read.at >= activation.from && read.at <= activation.to)
+				.filter((read) => read.at <= registeredAt(account))
 				.map(sender);
 		process.stdout.write(
 			`queue polling: requests to the service by process ${JSON.stringify(bySender)}\n` +
