@@ -44,6 +44,14 @@ export function parameterReader(context: IExecuteFunctions | ITriggerFunctions):
 export const pollingChosen = (parameter: ParameterReader) =>
 	parameter('receiveEventsBy', 'webhook') === 'polling';
 
+/**
+ * n8n 2.x's emit takes a deduplication key (a fourth parameter) and starts no second execution
+ * with one: it skips the emit when the execution exists and takes over one left unstarted
+ * (2.41.1 `trigger-execution-context.factory.js`, `execution-persistence.js` reclaimTombstone).
+ * 1.x's emit takes three.
+ */
+const emitDeduplicates = (context: ITriggerFunctions) => context.emit.length >= 4;
+
 /** A stable key per workflow node and event, for n8n's deduplication of emits (2.x). */
 const deduplicationKey = (context: ITriggerFunctions, eventId: string) =>
 	'document-signing-event:' +
@@ -56,13 +64,15 @@ const deduplicationKey = (context: ITriggerFunctions, eventId: string) =>
  * first. n8n numbers the executions of concurrent emits as its database writes finish, so each
  * emit waits for the execution before it to end (or to start waiting); the cursor moves past an
  * event just before its emit, which saves it with the execution. `awaitExecution` is that wait
- * (trigger() bounds it by its ticks). Stops when `closed` says so (the workflow was unpublished).
+ * (trigger() bounds it by its ticks; false when it let go). Stops when `closed` says so (the
+ * workflow was unpublished).
  */
 export async function pollOnce(
 	context: ITriggerFunctions,
 	closed: () => boolean = () => false,
-	awaitExecution: (done: Promise<unknown>) => Promise<void> = async (done) => {
+	awaitExecution: (done: Promise<unknown>) => Promise<boolean> = async (done) => {
 		await done.catch(() => undefined);
+		return true;
 	},
 ): Promise<number> {
 	const data = context.getWorkflowStaticData('node');
@@ -76,6 +86,7 @@ export async function pollOnce(
 	let emitted = 0;
 	for (const event of events) {
 		if (closed()) return emitted;
+		const before = position;
 		position = { ...advance(position, [event]), oldestFirst: next.oldestFirst };
 		if (!chosen.has(event)) continue;
 		const item = await itemOf(event);
@@ -85,7 +96,13 @@ export async function pollOnce(
 		context.emit([[item]], undefined, done, deduplicationKey(context, event.id));
 		emitted++;
 		// A failed execution is n8n's to report; the event was passed on.
-		await awaitExecution(done.promise);
+		if (await awaitExecution(done.promise)) continue;
+		// n8n never reported this execution's end, and may never have started it: where n8n
+		// deduplicates, the next poll emits the event again rather than lose it.
+		if (emitDeduplicates(context)) {
+			data.pollCursor = before;
+			return emitted;
+		}
 	}
 	data.pollCursor = next;
 	return emitted;
@@ -122,25 +139,26 @@ export async function startPolling(this: ITriggerFunctions): Promise<ITriggerRes
 	/**
 	 * The wait for the execution before the next emit. n8n may never report the end of one (in
 	 * queue mode, Bull's job.finished() can miss a job that ended within milliseconds), so a tick
-	 * that finds the same wait pending since the tick before lets the poll go on.
+	 * that finds the same wait pending since the tick before lets go of it (pollOnce says what next).
 	 */
 	let pending: { release: () => void; seenByTick: boolean } | undefined;
 	const awaitExecution = async (done: Promise<unknown>) => {
-		await new Promise<void>((resolve) => {
-			pending = { release: resolve, seenByTick: false };
+		const ended = await new Promise<boolean>((resolve) => {
+			pending = { release: () => resolve(false), seenByTick: false };
 			done.then(
-				() => resolve(),
-				() => resolve(),
+				() => resolve(true),
+				() => resolve(true),
 			);
 		});
 		pending = undefined;
+		return ended;
 	};
 	const tick = async () => {
 		if (closed) return;
 		if (running) {
 			if (pending?.seenByTick) {
 				this.logger.warn(
-					'Document Signing Trigger: n8n has not reported the end of the last execution for a whole poll interval; passing on the next events',
+					'Document Signing Trigger: n8n has not reported the end of the last execution for a whole poll interval; the poll goes on without it',
 					{ workflowId: this.getWorkflow().id, node: this.getNode().name },
 				);
 				pending.release();

@@ -45,6 +45,14 @@ class PollingHost {
 	readonly crons: Array<{ expression: string; onTick: () => void }> = [];
 	holdExecutions = false;
 	readonly heldExecutions: Array<() => void> = [];
+	/**
+	 * The first emit of each event gets an execution whose end n8n never reports: one that `ran`
+	 * (queue mode's missed job.finished()), or one n8n `never started`.
+	 */
+	unreported?: 'ran' | 'never started';
+	private readonly stalled = new Set<string>();
+	/** Deduplication keys of the executions n8n has (2.x starts no second one with a key). */
+	private readonly executions = new Set<string>();
 	readonly workflow: Workflow;
 	readonly context: ITriggerFunctions;
 
@@ -54,6 +62,8 @@ class PollingHost {
 		parameters: IDataObject = {},
 		saved: IDataObject = {},
 		mode: WorkflowExecuteMode = 'trigger',
+		/** 2: n8n 2.x's emit, which takes a deduplication key; 1: 1.x's, which takes three parameters. */
+		generation: 1 | 2 = 2,
 	) {
 		const node: INode = {
 			id: 'trigger-node',
@@ -80,13 +90,10 @@ class PollingHost {
 			hostAdditionalData(() => ({ baseUrl: service.baseUrl, apiKey: this.apiKey })),
 			mode,
 			'activate',
-			(data, _response, done, deduplicationKey) => {
-				for (const item of data[0]) this.emitted.push({ item, deduplicationKey });
-				// n8n settles `done` when the execution has ended; `executions` lets a test hold it.
-				const finish = () => done?.resolve(undefined as never);
-				if (this.holdExecutions) this.heldExecutions.push(finish);
-				else finish();
-			},
+			generation === 2
+				? (data, response, done, deduplicationKey) => this.emit(data, done, deduplicationKey, true)
+				: (data, response, done, ...rest: unknown[]) =>
+						this.emit(data, done, rest[0] as string | undefined, false),
 			(error) => this.errors.push(error),
 			undefined,
 			{
@@ -96,8 +103,41 @@ class PollingHost {
 		);
 	}
 
+	private emit(
+		data: INodeExecutionData[][],
+		done: Parameters<ITriggerFunctions['emit']>[2],
+		deduplicationKey: string | undefined,
+		deduplicates: boolean,
+	) {
+		const key = String(deduplicationKey);
+		// n8n 2.x: an execution with this key exists, so the emit starts nothing and is done.
+		if (deduplicates && this.executions.has(key)) return done?.resolve(undefined as never);
+		if (this.unreported && !this.stalled.has(key)) {
+			this.stalled.add(key);
+			if (this.unreported === 'never started') return;
+			this.executions.add(key);
+			for (const item of data[0]) this.emitted.push({ item, deduplicationKey });
+			return;
+		}
+		this.executions.add(key);
+		for (const item of data[0]) this.emitted.push({ item, deduplicationKey });
+		// n8n settles `done` when the execution has ended; `holdExecutions` lets a test hold it.
+		const finish = () => done?.resolve(undefined as never);
+		if (this.holdExecutions) this.heldExecutions.push(finish);
+		else finish();
+	}
+
 	async activate() {
 		return await trigger.trigger.call(this.context);
+	}
+
+	/** n8n's scheduler ticking (as minutes passing would) until `reached`, bounded. */
+	async tickUntil(reached: () => boolean, what: string) {
+		await waitFor(() => {
+			if (reached()) return true;
+			this.crons[0].onTick();
+			return false;
+		}, what);
 	}
 
 	/** What n8n would have saved (it saves static data with every emit and after activation). */
@@ -236,8 +276,39 @@ describe('Document Signing Trigger, Receive Events By › Polling', () => {
 		expect(host.events.map((json) => json.eventId)).toEqual(expected.map((entry) => entry.id));
 	});
 
-	it('an execution whose end n8n never reports holds the poll for at most one poll interval', async () => {
-		const host = new PollingHost(sandbox(), apiKey);
+	it.each(['ran', 'never started'] as const)(
+		'n8n 2.x: an execution whose end n8n never reports (it %s) is let go after a poll interval and its event emitted again: each event runs once, in order',
+		async (unreported) => {
+			const host = new PollingHost(sandbox(), apiKey);
+			await host.activate();
+			const skip = logLength();
+			await createDocuments(2);
+			const expected = deliveredSince(sandbox(), apiKey, skip);
+			const warnings = captureWarnings();
+			try {
+				host.unreported = unreported;
+				const cursorIds = () =>
+					(host.saved()[`node:${NODE_NAME}`] as { pollCursor: { ids: string[] } }).pollCursor.ids;
+				// Done when the last event is behind the cursor and no poll is left waiting.
+				await host.tickUntil(
+					() =>
+						cursorIds().includes(String(expected[expected.length - 1].id)) &&
+						warnings.messages.filter((message) => message.includes('has not reported the end'))
+							.length === expected.length,
+					'the cursor past the last event',
+				);
+				expect(host.events.map((json) => json.eventId)).toEqual(expected.map((entry) => entry.id));
+				expect(
+					warnings.messages.filter((message) => message.includes('has not reported the end')),
+				).toHaveLength(expected.length);
+			} finally {
+				warnings.restore();
+			}
+		},
+	);
+
+	it('n8n 1.x (no deduplication): an execution whose end n8n never reports holds the poll for at most one poll interval, and the poll goes on', async () => {
+		const host = new PollingHost(sandbox(), apiKey, {}, {}, 'trigger', 1);
 		await host.activate();
 		const skip = logLength();
 		await createDocuments(1);
