@@ -2,8 +2,8 @@
  * The API contract (docs/api-contract.md) in machine-readable form.
  *
  * This is the one place the contract lives: the sandbox validates every request with these
- * schemas and the tests assert every response with them. Enums are built from the arrays in
- * nodes/shared/vocabulary.ts so the node, the sandbox and the tests cannot disagree on a value.
+ * schemas and the tests assert every response with them. Enums the node uses too are built from
+ * the arrays in nodes/shared/vocabulary.ts so the node, the sandbox and the tests cannot disagree.
  *
  * - Response (record) schemas are `.strict()`: the sandbox must not leak internal fields (signing
  *   tokens, webhook secrets in lists), and a test fails if it does. Real clients are told to
@@ -16,35 +16,83 @@ import { z } from 'zod';
 import {
 	ANY_EVENT,
 	ASSIGNABLE_ROLES,
+	AUDIT_EVENTS,
 	DOCUMENT_STATUSES,
 	EXPORT_FORMATS,
 	MAX_PAGE_SIZE,
 	SIGNER_AUTHENTICATION_METHODS,
-	SIGNER_STATUSES,
-	SIGNING_REQUEST_STATUSES,
 	TEAM_MEMBER_ROLES,
 	TEAM_MEMBER_STATUSES,
 	WEBHOOK_EVENTS,
-	FILE_CONTENT_TYPES,
-	LIMITS,
+	ACCEPTED_FILE_TYPES,
+	LIMITS as NODE_LIMITS,
 	PHONE_PATTERN,
-	ACCOUNT_AUDIT_EVENTS,
-	AUDIT_EVENTS,
-	DOCUMENT_FILE_VERSIONS,
 	TEMPLATE_FIELD_KEY_PATTERN,
 	TEMPLATE_FIELD_TYPES,
-	type AuditEvent,
-	type DocumentFileVersion,
 } from '../nodes/shared/vocabulary';
 import { fieldValueProblem } from '../nodes/shared/fieldValues';
 
-// Values the node uses too live in the vocabulary; the contract names them from there.
-export { ACCOUNT_AUDIT_EVENTS, AUDIT_EVENTS, DOCUMENT_FILE_VERSIONS, FILE_CONTENT_TYPES, LIMITS };
-export type { AuditEvent, DocumentFileVersion };
+export { AUDIT_EVENTS };
+export type AuditEvent = (typeof AUDIT_EVENTS)[number];
+export type TeamMemberRole = (typeof TEAM_MEMBER_ROLES)[number];
 
 // ---------------------------------------------------------------------------------------------
 // Constants the contract decides (not part of the node's vocabulary)
 // ---------------------------------------------------------------------------------------------
+
+/** The contract's numeric limits (docs/api-contract.md); the node checks the ones in NODE_LIMITS. */
+export const LIMITS = {
+	...NODE_LIMITS,
+	/** Request bodies above this are refused with 413 before being read further. */
+	maxBodyBytes: 15 * 1024 * 1024,
+	maxSigners: 50,
+	maxSignerRoles: 50,
+	/** A template role's name. */
+	maxRoleNameLength: 100,
+	/** [A] Fields of one template. */
+	maxTemplateFields: 100,
+	maxFieldLabelLength: 200,
+	/** [A] Choices of a choice field. */
+	maxFieldOptions: 100,
+	maxMetadataKeyLength: 40,
+	maxMetadataValueLength: 500,
+	maxNameLength: 255,
+	maxPersonNameLength: 200,
+	maxMessageLength: 5000,
+	maxDescriptionLength: 2000,
+	maxDeclineReasonLength: 2000,
+	maxUrlLength: 2048,
+	maxQueryTextLength: 255,
+	maxCursorLength: 512,
+	maxWebhookSecretLength: 256,
+	maxIdempotencyKeyLength: 255,
+	idempotencyWindowSeconds: 24 * 60 * 60,
+	/** A webhook delivery counts as received on a 2xx within this time. */
+	deliveryTimeoutSeconds: 10,
+	/** [A] Deliveries the service has in flight to one webhook URL at once. */
+	deliveryConcurrencyPerUrl: 10,
+	/** Default range of the reports when `from`/`to` are left out. */
+	defaultReportDays: 30,
+} as const;
+
+export const SIGNER_STATUSES = ['pending', 'viewed', 'signed', 'declined'] as const;
+export const SIGNING_REQUEST_STATUSES = [
+	'pending',
+	'completed',
+	'declined',
+	'expired',
+	'cancelled',
+] as const;
+export type SigningRequestStatus = (typeof SIGNING_REQUEST_STATUSES)[number];
+
+/** `version` of GET /documents/{id}/file. */
+export const DOCUMENT_FILE_VERSIONS = ['original', 'signed'] as const;
+export type DocumentFileVersion = (typeof DOCUMENT_FILE_VERSIONS)[number];
+
+export const FILE_CONTENT_TYPES = Object.keys(ACCEPTED_FILE_TYPES) as [
+	keyof typeof ACCEPTED_FILE_TYPES,
+	...Array<keyof typeof ACCEPTED_FILE_TYPES>,
+];
 
 export const ID_PREFIXES = {
 	document: 'doc_',

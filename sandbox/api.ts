@@ -9,7 +9,6 @@
 import type { IncomingMessage, ServerResponse } from 'http';
 
 import { LIMITS } from '../contract';
-import { IDEMPOTENCY_KEY_HEADER } from '../nodes/shared/vocabulary';
 import type { ApiContext, ApiHandler, Services } from './context';
 import { dialectErrorReply, dialectReply, stringIds } from './dialects';
 import { decideFault } from './faults';
@@ -209,7 +208,7 @@ export async function handleApi(
 	};
 
 	// 7. Idempotency, on every POST that carries a key.
-	const idempotencyKey = req.headers[IDEMPOTENCY_KEY_HEADER];
+	const idempotencyKey = req.headers['idempotency-key'];
 	if (method === 'POST' && idempotencyKey !== undefined) {
 		const keyValue = Array.isArray(idempotencyKey) ? idempotencyKey.join(',') : idempotencyKey;
 		if (keyValue.length < 1 || keyValue.length > LIMITS.maxIdempotencyKeyLength) {

@@ -18,12 +18,7 @@ import http from 'http';
 import https from 'https';
 
 import { LIMITS, type WebhookDelivery, type WebhookDeliveryBody } from '../contract';
-import {
-	DELIVERY_ATTEMPT_HEADER,
-	DELIVERY_ID_HEADER,
-	EVENT_HEADER,
-	type WebhookEvent,
-} from '../nodes/shared/vocabulary';
+import { DELIVERY_ATTEMPT_HEADER, type WebhookEvent } from '../nodes/shared/vocabulary';
 import { deliverySignatureHeaders } from './deliverySignature';
 import { Clock } from './clock';
 import { DEFAULT_DIALECT, numericIds, type Dialect } from './dialects';
@@ -419,8 +414,8 @@ export class WebhookDispatcher {
 					'Content-Length': String(Buffer.byteLength(delivery.body)),
 					'User-Agent': 'document-signing-sandbox-webhooks/1',
 					...signatureHeaders,
-					[DELIVERY_ID_HEADER]: delivery.id,
-					[EVENT_HEADER]: delivery.event,
+					'x-delivery-id': delivery.id,
+					'x-event': delivery.event,
 					[DELIVERY_ATTEMPT_HEADER]: String(attemptNumber),
 				},
 			});

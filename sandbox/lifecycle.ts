@@ -15,8 +15,8 @@ import type {
 	SignerInput,
 	SignerRecord,
 	SigningRequestRecord,
+	SigningRequestStatus,
 } from '../contract';
-import type { SigningRequestStatus } from '../nodes/shared/vocabulary';
 import type { Clock } from './clock';
 import { EventBus, SYSTEM_ACTOR } from './events';
 import { ApiError, conflict } from './http';

@@ -3,7 +3,7 @@
  * read; members also write documents, signing requests and templates; admins and the owner also
  * manage the team and webhooks.
  */
-import type { TeamMemberRole } from '../nodes/shared/vocabulary';
+import type { TeamMemberRole } from '../contract';
 
 export type Permission = 'read' | 'write_content' | 'manage_account';
 

@@ -13,10 +13,10 @@ import type {
 	DocumentRecord,
 	SigningRequestRecord,
 	TeamMemberRecord,
+	TeamMemberRole,
 	TemplateRecord,
 	WebhookRecord,
 } from '../contract';
-import type { TeamMemberRole } from '../nodes/shared/vocabulary';
 import { newId, randomToken, type IdKind } from './ids';
 
 /** The demo account's key: fixed and documented so `npm run sandbox` users can paste it once. */

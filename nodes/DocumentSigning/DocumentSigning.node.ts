@@ -1,9 +1,4 @@
-import type {
-	IExecuteFunctions,
-	INodeExecutionData,
-	INodeType,
-	INodeTypeDescription,
-} from 'n8n-workflow';
+import type { INodeType, INodeTypeDescription } from 'n8n-workflow';
 import { NodeConnectionTypes, SEND_AND_WAIT_OPERATION } from 'n8n-workflow';
 
 import { CREDENTIAL_TYPE } from '../shared/transport';
@@ -40,19 +35,17 @@ export class DocumentSigning implements INodeType {
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
 		credentials: [{ name: CREDENTIAL_TYPE, required: true }],
-		// Only Send and Wait for Signature is called here: n8n routes a waiting execution's resume
-		// calls to this webhook (never registered at activation: restartWebhook).
+		// Send and Wait's resume calls only (restartWebhook: never registered at activation).
 		webhooks: sendAndWaitWebhooks,
-		// No baseURL here: the transport each operation names (routedRequest.ts) sets the credential's.
-		// As an expression n8n would evaluate it twice for every item of a bulk send.
+		// No baseURL: the transport (routedRequest.ts) sets the credential's; as an expression here
+		// n8n would evaluate it twice for every item of a bulk send.
 		requestDefaults: {
 			headers: { Accept: 'application/json', 'Content-Type': 'application/json' },
 			json: true,
 		},
-		// Parameter names are unique across resources, except the operation selector and the Get Many
-		// and file fields: for every item n8n's routing engine resolves, twice, the value of every
-		// property with the parameter's name, shown or not. A second `name` or `additionalFields`
-		// entry made every expression in them cost double on each item of a bulk send.
+		// Parameter names are unique across resources (but for Operation, Get Many's and file fields):
+		// n8n's routing engine resolves, twice per item, every property of a parameter's name, shown
+		// or not, so a second `name` would double the cost of its expressions in a bulk send.
 		properties: [
 			{
 				displayName: 'Resource',
@@ -89,17 +82,9 @@ export class DocumentSigning implements INodeType {
 		resourceMapping: { getTemplateFields, getTemplateRoles },
 	};
 
-	/** Operations that are more than one request: n8n runs these instead of the routing engine. */
-	customOperations = {
-		document: {
-			[SEND_AND_WAIT_OPERATION]: async function (
-				this: IExecuteFunctions,
-			): Promise<INodeExecutionData[][]> {
-				return await executeSendAndWait.call(this);
-			},
-		},
-	};
+	/** Operations of more than one request: n8n runs these instead of the routing engine. */
+	customOperations = { document: { [SEND_AND_WAIT_OPERATION]: executeSendAndWait } };
 
-	/** Resume calls of Send and Wait for Signature's waits (n8n calls no other operation's). */
+	/** Resume calls of Send and Wait for Signature's waits. */
 	webhook = receiveWaitCall;
 }

@@ -4,10 +4,6 @@ import type {
 	INodeExecutionData,
 	INodeType,
 	INodeTypeDescription,
-	ITriggerFunctions,
-	ITriggerResponse,
-	IWebhookFunctions,
-	IWebhookResponseData,
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
@@ -23,7 +19,7 @@ import { passClaimedDeliveries } from './claim';
 import { MAX_SIGNATURE_TOLERANCE_SECONDS, receiveDelivery } from './delivery';
 import { signatureLayoutOption } from '../shared/signatureLayout';
 import { checkExists, create, deleteWebhook } from './registration';
-import { newestEventItems, parameterReader, pollingChosen, startPolling } from './polling';
+import { newestEventItems, pollingChosen, startPolling } from './polling';
 
 /** Webhook mode only; in Polling mode n8n registers no webhook (an empty method is none). */
 const WEBHOOK_MODE_ONLY = { show: { '/receiveEventsBy': ['webhook'] } };
@@ -37,9 +33,8 @@ export class DocumentSigningTrigger implements INodeType {
 			dark: 'file:../../icons/documentSigning.dark.svg',
 		},
 		group: ['trigger'],
-		// Version 2 behaves as 1. n8n evaluates a "binary data" option through its expression engine on
-		// every request to a version-1 webhook node and skips that for later versions. New nodes get 2;
-		// saved workflows keep working on 1.
+		// Version 2 behaves as 1: n8n evaluates a "binary data" option through its expression engine on
+		// every request to a version-1 webhook node only.
 		version: [1, 2],
 		defaultVersion: 2,
 		subtitle: '={{ ($parameter["events"] || []).join(", ") }}',
@@ -179,23 +174,12 @@ export class DocumentSigningTrigger implements INodeType {
 			},
 		},
 	};
+	webhook = receiveDelivery;
+	trigger = startPolling;
 
-	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
-		return await receiveDelivery.call(this);
-	}
-
-	/** Polling mode only (polling.ts): n8n's scheduler reads the audit log. */
-	async trigger(this: ITriggerFunctions): Promise<ITriggerResponse> {
-		return await startPolling.call(this);
-	}
-
-	/**
-	 * The execution's first step (on a worker in queue mode), which n8n runs before trigger() for a
-	 * node with both: claims each delivery at the service, passes polled events on. A manual run in
-	 * Polling mode fetches the newest matching event.
-	 */
+	/** Run before trigger() (on a worker in queue mode); a manual Polling run fetches the newest. */
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		if (this.getMode() === 'manual' && pollingChosen(parameterReader(this)))
+		if (this.getMode() === 'manual' && pollingChosen(this))
 			return await passClaimedDeliveries.call(this, await newestEventItems(this));
 		return await passClaimedDeliveries.call(this);
 	}

@@ -10,12 +10,6 @@ import {
 } from '../shared/transport';
 import { ANY_EVENT, WEBHOOK_EVENTS } from '../shared/vocabulary';
 
-/**
- * The service's audit log read as events (the trigger's Polling mode, polling.ts): each entry's
- * id, event and time under the names services use, in either list order, and the item a webhook
- * would have given for it.
- */
-
 export const AUDIT_LOG_PATH = '/reports/audit-log';
 
 /** Events a poll emits: the webhook events (account changes are logged, never delivered). */
@@ -64,16 +58,13 @@ export function readEntry(entry: IDataObject): PolledEvent {
 			`an event name (${ENTRY_FIELDS.event.join(', ')})`,
 		ms === undefined && `a time (${ENTRY_FIELDS.time.join(', ')})`,
 	].filter(Boolean);
-	if (missing.length > 0)
+	if (missing.length > 0) {
+		const seen = Object.keys(entry).slice(0, 20).join(', ').slice(0, 300);
 		throw new ServiceBehaviourError(
 			`The audit log cannot be read as events: an entry has no ${missing.join(', no ')}`,
-			`Polling reads GET ${AUDIT_LOG_PATH} and needs each entry's id, event name and time. Entry fields seen: ${Object.keys(
-				entry,
-			)
-				.slice(0, 20)
-				.join(', ')
-				.slice(0, 300)}. Use Receive Events By › Webhook with this service.`,
+			`Polling reads GET ${AUDIT_LOG_PATH} and needs each entry's id, event name and time. Entry fields seen: ${seen}. Use Receive Events By › Webhook with this service.`,
 		);
+	}
 	return {
 		id: id as string,
 		event: event as string,
@@ -89,17 +80,12 @@ export function listedOldestFirst(events: PolledEvent[]): boolean | undefined {
 	return events[0].ms < events[events.length - 1].ms;
 }
 
-/**
- * Oldest first, whatever order the service lists in: a list read newest first (the contract's
- * order, and what is assumed while the times do not tell) is read backwards, then sorted by time
- * (stable, so entries at one time keep the service's order).
- */
+/** Oldest first whatever the service's order; the stable sort keeps its order at one time. */
 export function oldestFirst(events: PolledEvent[], assumeOldestFirst = false): PolledEvent[] {
 	const asListed = listedOldestFirst(events) ?? assumeOldestFirst;
 	return (asListed ? [...events] : [...events].reverse()).sort((a, b) => a.ms - b.ms);
 }
 
-/** The events the user chose, from what was read (account changes never pass). */
 export function chosenEvents(wanted: string[], events: PolledEvent[]): PolledEvent[] {
 	return events.filter(
 		(event) =>
@@ -107,20 +93,16 @@ export function chosenEvents(wanted: string[], events: PolledEvent[]): PolledEve
 	);
 }
 
-/**
- * Each event as the item a webhook gives: `event`, `eventId`, `timestamp` and `data` with the
- * document (and signing request) as the service reports it when the item is made. A reader reads
- * each record once, so one poll reads a document once however many of its events it passes on.
- */
+/** Each event as its item; a reader reads each record once, so a poll reads a document once. */
 export function eventItemReader(
 	context: ApiContext,
 ): (event: PolledEvent) => Promise<INodeExecutionData> {
 	const records = new Map<string, Promise<IDataObject>>();
 	const read = (path: string, id: string) => {
 		const key = `${path}\u0000${id}`;
-		let record = records.get(key);
-		if (!record) {
-			record = apiRequest(context, 'GET', apiPath`/${path}/${id}`).then(
+		const record: Promise<IDataObject> =
+			records.get(key) ??
+			apiRequest(context, 'GET', apiPath`/${path}/${id}`).then(
 				(response) => recordOf(response.body),
 				(error: unknown) => {
 					// Deleted since (document.deleted): the entry's id is all there is.
@@ -128,8 +110,7 @@ export function eventItemReader(
 					throw error;
 				},
 			);
-			records.set(key, record);
-		}
+		records.set(key, record);
 		return record;
 	};
 	return async (event) => {

@@ -21,16 +21,9 @@ import {
 import { parseObject, rawBodyOf, secretScope, signingSecret } from '../shared/webhooks';
 import { verifyDelivery } from '../shared/deliveryLayouts';
 import type { SignatureFailureReason } from '../shared/webhookSignature';
-import { confirmDelivery, isAcknowledged, processedAlready } from './deliveryRecords';
+import { deliveryRecord, isAcknowledged, payloadOf, processedAlready } from './deliveryRecords';
 import { selectedEvents } from './registration';
 import { readRegistration, triggerStaticData, type Registration } from './staticData';
-
-/**
- * One delivery: verify, filter, emit (docs/trigger.md, docs/delivery-signatures.md), in whichever
- * n8n process received it. A refusal is answered at once (`noWebhookResponse`: n8n starts nothing)
- * and logged, never with the secret. A repeat this process or the service can tell apart starts
- * nothing (deliveryRecords.ts); the executions' claims settle the rest (claim.ts).
- */
 
 /** Signature Tolerance is capped, so the replay window can never be turned off by a large value. */
 export const MAX_SIGNATURE_TOLERANCE_SECONDS = 3600;
@@ -49,6 +42,8 @@ const REFUSAL_REASONS: Record<SignatureFailureReason, string> = {
 	layout_not_accepted: 'this registration accepts another layout',
 };
 
+const NO_REGISTRATION = 'no webhook is registered for this workflow (activate it again)';
+
 interface TriggerOptions {
 	includeHeaders?: boolean;
 	signatureToleranceSeconds?: number;
@@ -58,38 +53,42 @@ interface TriggerOptions {
 /** Headers no output shows: every signature a delivery may carry. */
 const SIGNATURE_HEADERS = [...BODY_SIGNATURE_HEADERS, STANDARD_WEBHOOKS_HEADERS.signature];
 
-export function toleranceOf(options: TriggerOptions): number {
+function toleranceOf(options: TriggerOptions): number {
 	const value = Number(options.signatureToleranceSeconds ?? SIGNATURE_TOLERANCE_SECONDS);
 	if (!Number.isFinite(value) || value <= 0) return SIGNATURE_TOLERANCE_SECONDS;
 	return Math.min(value, MAX_SIGNATURE_TOLERANCE_SECONDS);
 }
 
+/** Answers at once (`noWebhookResponse`: n8n starts nothing); logs the reason (never the secret). */
 function refuse(
 	context: IWebhookFunctions,
 	status: number,
 	code: string,
 	message: string,
-	reason: string,
+	reason?: string,
 ): IWebhookResponseData {
-	const workflow = context.getWorkflow();
-	context.logger.warn(`Document Signing Trigger refused a delivery: ${reason}`, {
-		reason,
-		workflowId: workflow.id,
-		node: context.getNode().name,
-	});
+	if (reason !== undefined)
+		context.logger.warn(`Document Signing Trigger refused a delivery: ${reason}`, {
+			reason,
+			workflowId: context.getWorkflow().id,
+			node: context.getNode().name,
+		});
 	context.getResponseObject().status(status).json({ error: { code, message } });
 	return { noWebhookResponse: true };
 }
 
-/** A registration within its workflow node's memory: its nonce, and the sealed secret if any. */
+function invalidSignature(context: IWebhookFunctions, detail: string, reason: string) {
+	const message = `The delivery's signature is not valid (${detail})`;
+	return refuse(context, 401, 'invalid_signature', message, reason);
+}
+
+const notConfirmed = (context: IWebhookFunctions, reason: string) =>
+	refuse(context, 401, 'not_confirmed', 'The delivery cannot be confirmed', reason);
+
 const registrationKey = (registration: Registration) =>
 	`${registration.secretNonce}\u0000${registration.sealedSecret ?? ''}`;
 
-/**
- * The secret deliveries are signed with, recomputed from the credential (webhookSecret.ts) and
- * remembered by registration, so a burst of deliveries costs n8n's database one credential read.
- * A new registration has a new nonce, so nothing goes stale.
- */
+/** Remembered by registration (a new one has a new nonce): a burst costs one credential read. */
 async function registrationSecret(
 	context: IWebhookFunctions,
 	memory: NodeMemory,
@@ -107,9 +106,48 @@ async function registrationSecret(
 	return secret;
 }
 
+/** How long the service may take to show a delivery's record before the delivery is answered 503. */
+const CONFIRM_TIMEOUT_MS = 5000;
+
+/** Verify Signatures off: the delivery's record at the service and its payload, or the answer. */
+async function confirmDelivery(
+	context: IWebhookFunctions,
+	registration: Registration | undefined,
+	body: IDataObject,
+): Promise<{ record: IDataObject; payload: IDataObject } | IWebhookResponseData> {
+	const deliveryId = idText(body.id);
+	if (!registration) return notConfirmed(context, NO_REGISTRATION);
+	if (deliveryId === undefined)
+		return notConfirmed(
+			context,
+			'Verify Signatures is off and the body names no delivery id to confirm',
+		);
+	let record: IDataObject | undefined;
+	try {
+		record = await deliveryRecord(context, registration.id, deliveryId, CONFIRM_TIMEOUT_MS);
+	} catch (error) {
+		context.logger.warn(
+			'Document Signing Trigger could not confirm an unverified delivery; the service retries it',
+			{ error: (error as Error).message },
+		);
+		return refuse(context, 503, 'unavailable', 'Try again later');
+	}
+	if (!record)
+		return notConfirmed(
+			context,
+			"Verify Signatures is off and the service does not report this delivery for this trigger's webhook (made up, or a service without GET /webhooks/{id}/deliveries/{delivery_id}); nothing was started",
+		);
+	const payload = payloadOf(record);
+	if (!payload || idText(payload.id ?? record.id) !== deliveryId)
+		return notConfirmed(
+			context,
+			"Verify Signatures is off and the service's record of the delivery does not hold its payload; nothing was started (turn Verify Signatures on)",
+		);
+	return { record, payload };
+}
+
 export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhookResponseData> {
-	const req = this.getRequestObject();
-	const headers = (req.headers ?? {}) as IDataObject;
+	const headers = (this.getRequestObject().headers ?? {}) as IDataObject;
 	const options = this.getNodeParameter('options', {}) as TriggerOptions;
 	const verify = this.getNodeParameter('verifySignature', true) !== false;
 	const registration = readRegistration(triggerStaticData(this));
@@ -119,15 +157,7 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 	let signedAt: number | undefined;
 	let signedId: string | undefined;
 	if (verify) {
-		if (!registration) {
-			return refuse(
-				this,
-				401,
-				'invalid_signature',
-				"The delivery's signature is not valid (no webhook registered)",
-				'no webhook is registered for this workflow (activate it again)',
-			);
-		}
+		if (!registration) return invalidSignature(this, 'no webhook registered', NO_REGISTRATION);
 		const chosen = layoutChoice(options.signatureLayout);
 		const key = registrationKey(registration);
 		const accepted = acceptedLayouts(memory.layouts, chosen, key);
@@ -141,8 +171,7 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 			accepted,
 		});
 		if (!verification.valid) {
-			const seen = verification.layout ?? 'none';
-			let why = `layout ${seen}: ${REFUSAL_REASONS[verification.reason]}`;
+			let why = `layout ${verification.layout ?? 'none'}: ${REFUSAL_REASONS[verification.reason]}`;
 			if (verification.reason === 'layout_not_accepted') {
 				const by =
 					chosen === AUTOMATIC_LAYOUT
@@ -150,13 +179,7 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 						: 'the Signature Layout option';
 				why += ` (${accepted?.join(', ') || 'none'}, fixed by ${by})`;
 			}
-			return refuse(
-				this,
-				401,
-				'invalid_signature',
-				`The delivery's signature is not valid (${verification.reason})`,
-				why,
-			);
+			return invalidSignature(this, verification.reason, why);
 		}
 		if (fixLayout(memory.layouts, chosen, key, verification.layout)) {
 			this.logger.info(
@@ -178,50 +201,20 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 			'the body is not a JSON object',
 		);
 	let record: IDataObject | undefined;
-	let payload: IDataObject | undefined;
 	if (!verify) {
-		// Unverified, the request only names a delivery: what passes on is the service's own record of
-		// it, read with the key from this trigger's registration. A delivery the service does not
-		// report (made up, or a service without delivery records) starts nothing and marks nothing.
-		const claimedId = idText(body.id);
-		if (!registration || claimedId === undefined)
-			return refuse(
-				this,
-				401,
-				'not_confirmed',
-				'The delivery cannot be confirmed',
-				!registration
-					? 'no webhook is registered for this workflow (activate it again)'
-					: 'Verify Signatures is off and the body names no delivery id to confirm',
-			);
-		const confirmed = await confirmDelivery(this, registration.id, claimedId);
-		if (confirmed === 'unavailable') {
-			this.getResponseObject()
-				.status(503)
-				.json({ error: { code: 'unavailable', message: 'Try again later' } });
-			return { noWebhookResponse: true };
-		}
-		if ('refusal' in confirmed)
-			return refuse(
-				this,
-				401,
-				'not_confirmed',
-				'The delivery cannot be confirmed',
-				confirmed.refusal,
-			);
-		({ record, payload } = confirmed);
-		body = payload;
+		// Unverified, the request only names a delivery: what passes on is the service's own record.
+		const confirmed = await confirmDelivery(this, registration, body);
+		if (!('payload' in confirmed)) return confirmed;
+		({ record, payload: body } = confirmed);
 	}
 
-	// A secret the service chose may be its one secret for every webhook of the account: then a
-	// delivery meant for another webhook verifies here too. Its signed webhook_id says whose it is.
+	// An unsigned body's webhook id is never used.
 	const namedWebhook = verify ? idText(body.webhook_id) : undefined;
+	// A secret the service chose may sign every webhook of the account: then the body says whose.
 	if (registration?.sealedSecret && namedWebhook !== undefined && namedWebhook !== registration.id)
-		return refuse(
+		return invalidSignature(
 			this,
-			401,
-			'invalid_signature',
-			"The delivery's signature is not valid (another webhook's delivery)",
+			"another webhook's delivery",
 			`the delivery names webhook ${namedWebhook.slice(0, 100)}, not this trigger's; the service signs every webhook of the account with one secret`,
 		);
 
@@ -231,34 +224,20 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 	const deliveryId = idText(body.id) ?? signedId;
 
 	const wanted = selectedEvents(this);
-	if (!event || (!wanted.includes(ANY_EVENT) && !wanted.includes(event))) {
+	if (!event || (!wanted.includes(ANY_EVENT) && !wanted.includes(event)))
 		return { webhookResponse: { received: true, ignored: true, reason: 'event not selected' } };
-	}
 
-	// The webhook a signed body names (the service signed it with this webhook's secret; as the
-	// claim does, claim.ts), else this trigger's own registration, which a queue-mode webhook
-	// process may hold from before the last activation. An unsigned body's id is never used.
-	const webhookId = (verify ? idText(body.webhook_id) : undefined) ?? registration?.id;
-	const processed = {
-		webhookResponse: { received: true, ignored: true, reason: 'already processed' },
-	};
-	if (record && isAcknowledged(record)) return processed;
-	// No signed id: nothing to claim at the service, so this process recognises a repeat by the
-	// signed body itself (a retry's body is byte for byte the same).
-	if (
-		deliveryId === undefined &&
-		rawBody !== undefined &&
-		!markProcessed(memory, `body-sha256:${createHash('sha256').update(rawBody).digest('hex')}`)
-	) {
-		return processed;
-	}
-	const attempt = Number(headerValue(headers, DELIVERY_ATTEMPT_HEADER));
-	if (
-		deliveryId !== undefined &&
-		(await processedAlready(this, memory, webhookId, deliveryId, attempt > 1))
-	) {
-		return processed;
-	}
+	const webhookId = namedWebhook ?? registration?.id;
+	const retried = Number(headerValue(headers, DELIVERY_ATTEMPT_HEADER)) > 1;
+	const repeat =
+		(record !== undefined && isAcknowledged(record)) ||
+		(deliveryId === undefined
+			? // No signed id, nothing to claim: a retry's body is byte for byte the same.
+				rawBody !== undefined &&
+				!markProcessed(memory, `body-sha256:${createHash('sha256').update(rawBody).digest('hex')}`)
+			: await processedAlready(this, memory, webhookId, deliveryId, retried));
+	if (repeat)
+		return { webhookResponse: { received: true, ignored: true, reason: 'already processed' } };
 
 	const json: IDataObject = {
 		event,

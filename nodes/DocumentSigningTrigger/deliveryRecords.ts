@@ -1,6 +1,6 @@
 import type { IDataObject, IWebhookFunctions } from 'n8n-workflow';
 
-import { apiPath, idText } from '../shared/ids';
+import { apiPath } from '../shared/ids';
 import {
 	inFlightDelivery,
 	outcomeOf,
@@ -13,19 +13,13 @@ import { apiRequest, recordOf } from '../shared/transport';
 import { isObject } from '../shared/transport/listRecords';
 import { parseObject } from '../shared/webhooks';
 
-/**
- * What is known of a delivery besides its request: the service's record of it (an unverified
- * delivery's payload, whether a retry was claimed) and whether this process processed it.
- */
+/** The service's record of a delivery: whether it was claimed already, and its payload. */
 
 /** How long a retry's claim check may hold up the response to the service (which waits 10 s). */
-export const CLAIM_CHECK_TIMEOUT_MS = 2000;
-
-/** How long the service may take to show a delivery's record before the delivery is answered 503. */
-const CONFIRM_TIMEOUT_MS = 5000;
+const CLAIM_CHECK_TIMEOUT_MS = 2000;
 
 /** The service's record of a delivery: undefined when it has none (404, or no such endpoint). */
-async function deliveryRecord(
+export async function deliveryRecord(
 	context: IWebhookFunctions,
 	webhookId: string,
 	deliveryId: string,
@@ -44,7 +38,6 @@ export const isAcknowledged = (record: IDataObject) =>
 	record.status === 'acknowledged' ||
 	(typeof record.acknowledged_at === 'string' && record.acknowledged_at !== '');
 
-/** Whether the service reports the delivery as claimed by an execution; false when it cannot tell. */
 async function claimedAlready(
 	context: IWebhookFunctions,
 	webhookId: string,
@@ -56,20 +49,14 @@ async function claimedAlready(
 	} catch (error) {
 		context.logger.debug(
 			'Document Signing Trigger could not check a retried delivery; its execution will',
-			{
-				deliveryId,
-				error: (error as Error).message,
-			},
+			{ deliveryId, error: (error as Error).message },
 		);
 		return false;
 	}
 }
 
-/**
- * The delivery's body as the service reports it (its record's `payload`, or `request.payload` as
- * GitHub's delivery log has it), for an unverified request: the request only names the delivery.
- */
-function payloadOf(record: IDataObject): IDataObject | undefined {
+/** The delivery's body as the service's record has it: `payload`, or `request.payload` (GitHub's). */
+export function payloadOf(record: IDataObject): IDataObject | undefined {
 	const request = record.request as IDataObject | undefined;
 	let payload: unknown = record.payload ?? (isObject(request) ? request.payload : undefined);
 	if (typeof payload === 'string') payload = parseObject(payload);
@@ -77,12 +64,8 @@ function payloadOf(record: IDataObject): IDataObject | undefined {
 }
 
 /**
- * Whether the delivery was processed already, so that this copy starts no execution. If not, this
- * process passes it on: it is marked in flight right after the last check, before anything else
- * is awaited, so of copies arriving at once exactly one goes on. A copy of one this process passed
- * on waits for that execution's claim (bounded, nodeMemory.ts). The service is asked when
- * this process cannot tell: a retry it never saw, or a first execution that ran elsewhere (queue
- * mode) or never started.
+ * Whether the delivery was processed already (docs/trigger.md, "A repeat"). If not, it is marked in
+ * flight before anything else is awaited, so of copies arriving at once exactly one goes on.
  */
 export async function processedAlready(
 	context: IWebhookFunctions,
@@ -96,8 +79,7 @@ export async function processedAlready(
 		if (wasProcessed(memory, deliveryId)) return true;
 		const earlier = inFlightDelivery(memory, deliveryId);
 		if (!earlier) break;
-		const outcome = await outcomeOf(earlier);
-		if (outcome === true) return true;
+		if ((await outcomeOf(earlier)) === true) return true;
 		// Another copy took over meanwhile (or the first failed its claim): check again.
 		if (inFlightDelivery(memory, deliveryId) !== earlier) continue;
 		ask = true;
@@ -109,38 +91,4 @@ export async function processedAlready(
 		return true;
 	}
 	return false;
-}
-
-/**
- * Verify Signatures off: the request only names a delivery. Its record at the service (this
- * trigger's registration), with the payload that passes on instead of the request's body; a
- * refusal when the service does not report it; 'unavailable' when it cannot be read now.
- */
-export async function confirmDelivery(
-	context: IWebhookFunctions,
-	webhookId: string,
-	deliveryId: string,
-): Promise<{ record: IDataObject; payload: IDataObject } | { refusal: string } | 'unavailable'> {
-	let record: IDataObject | undefined;
-	try {
-		record = await deliveryRecord(context, webhookId, deliveryId, CONFIRM_TIMEOUT_MS);
-	} catch (error) {
-		context.logger.warn(
-			'Document Signing Trigger could not confirm an unverified delivery; the service retries it',
-			{ error: (error as Error).message },
-		);
-		return 'unavailable';
-	}
-	if (!record)
-		return {
-			refusal:
-				"Verify Signatures is off and the service does not report this delivery for this trigger's webhook (made up, or a service without GET /webhooks/{id}/deliveries/{delivery_id}); nothing was started",
-		};
-	const payload = payloadOf(record);
-	if (!payload || idText(payload.id ?? record.id) !== deliveryId)
-		return {
-			refusal:
-				"Verify Signatures is off and the service's record of the delivery does not hold its payload; nothing was started (turn Verify Signatures on)",
-		};
-	return { record, payload };
 }

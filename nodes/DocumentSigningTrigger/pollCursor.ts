@@ -13,12 +13,6 @@ import {
 	type PolledEvent,
 } from './auditEvents';
 
-/**
- * Where polling has reached in the audit log, and how a poll reads what came after it. The cursor
- * lives in the node's static data (n8n saves it with every emit) and follows Gmail's: the newest
- * time emitted plus the ids emitted at exactly that time, so nothing is emitted twice.
- */
-
 /** How far before activation the first read looks, so a service clock a little behind n8n's loses nothing. */
 const START_LOOKBACK_MS = 5 * 60 * 1000;
 
@@ -50,7 +44,6 @@ export function advance(cursor: PollCursor, emitted: PolledEvent[]): PollCursor 
 	};
 }
 
-/** One read of the audit log within EVENT_POLL_BUDGET, from `from` (up to `to`), as events. */
 async function readLog(
 	context: ApiContext,
 	fromMs: number,
@@ -66,11 +59,7 @@ async function readLog(
 	return { events, whole: result.next === undefined };
 }
 
-/**
- * Where the first activation starts: now (the newest entry of the last minutes, or n8n's clock).
- * With nothing that recent, one page of older entries is read, so an audit log that cannot be read
- * as events fails the activation, never a later poll.
- */
+/** Starts at now; with nothing recent, older entries are read so an unreadable log fails now. */
 export async function startingCursor(context: ApiContext): Promise<PollCursor> {
 	const fromMs = Date.now() - START_LOOKBACK_MS;
 	const from = new Date(fromMs).toISOString();
@@ -89,11 +78,7 @@ const sameTimeError = (time: string) =>
 		'Polling cannot read them oldest first. Use Receive Events By › Webhook with this service.',
 	);
 
-/**
- * The events after the cursor, oldest first, and the cursor that follows them. A backlog longer
- * than one read continues at the next poll: an oldest-first list gives its oldest part now; a
- * newest-first list is narrowed (`to`, kept in the cursor) until its oldest part fits.
- */
+/** The events after the cursor, oldest first, and the next cursor (backlogs: docs/trigger.md). */
 export async function newEvents(
 	context: ApiContext,
 	cursor: PollCursor,

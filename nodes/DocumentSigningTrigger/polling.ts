@@ -1,6 +1,5 @@
 import { createHash } from 'crypto';
 import type {
-	IDataObject,
 	IExecuteFunctions,
 	INodeExecutionData,
 	IRun,
@@ -21,38 +20,26 @@ import {
 import { advance, newEvents, readCursor, startingCursor, type PollCursor } from './pollCursor';
 import { selectedEvents } from './registration';
 
-/**
- * Receive Events By › Polling (docs/trigger.md, "Polling"): n8n reads the service's audit log on
- * a schedule and emits each new event as its own execution, oldest first, the same item a webhook
- * gives. Nothing is registered at the service. The schedule is n8n's own (`registerCron`, the
- * Schedule Trigger's scheduler): n8n runs it on the leader main only and removes it on
- * deactivation. Where polling has reached is the cursor of pollCursor.ts.
- */
-
 /** Failed polls in a row after which n8n's error handling is told (emitError), not only the log. */
 export const FAILED_POLLS_REPORTED = 3;
 
 /** A node parameter, the same way in every context (an execution reads item 0's). */
-export type ParameterReader = (name: string, fallback: unknown) => unknown;
+export const parameterReader =
+	(context: IExecuteFunctions | ITriggerFunctions) =>
+	(name: string, fallback: unknown): unknown =>
+		'getInputData' in context
+			? context.getNodeParameter(name, 0, fallback)
+			: context.getNodeParameter(name, fallback);
 
-export function parameterReader(context: IExecuteFunctions | ITriggerFunctions): ParameterReader {
-	return 'getInputData' in context
-		? (name, fallback) => context.getNodeParameter(name, 0, fallback)
-		: (name, fallback) => context.getNodeParameter(name, fallback);
-}
-
-export const pollingChosen = (parameter: ParameterReader) =>
-	parameter('receiveEventsBy', 'webhook') === 'polling';
+export const pollingChosen = (context: IExecuteFunctions | ITriggerFunctions) =>
+	parameterReader(context)('receiveEventsBy', 'webhook') === 'polling';
 
 /**
- * n8n 2.x's emit takes a deduplication key (a fourth parameter) and starts no second execution
- * with one: it skips the emit when the execution exists and takes over one left unstarted
- * (2.41.1 `trigger-execution-context.factory.js`, `execution-persistence.js` reclaimTombstone).
- * 1.x's emit takes three.
+ * n8n 2.x's emit takes a deduplication key (a fourth parameter; 1.x's takes three) and starts no
+ * second execution with one (2.41.1 `trigger-execution-context.factory.js`, reclaimTombstone).
  */
 const emitDeduplicates = (context: ITriggerFunctions) => context.emit.length >= 4;
 
-/** A stable key per workflow node and event, for n8n's deduplication of emits (2.x). */
 const deduplicationKey = (context: ITriggerFunctions, eventId: string) =>
 	'document-signing-event:' +
 	createHash('sha256')
@@ -60,12 +47,8 @@ const deduplicationKey = (context: ITriggerFunctions, eventId: string) =>
 		.digest('hex');
 
 /**
- * One poll: the new events since the cursor, each its own execution, one at a time and oldest
- * first. n8n numbers the executions of concurrent emits as its database writes finish, so each
- * emit waits for the execution before it to end (or to start waiting); the cursor moves past an
- * event just before its emit, which saves it with the execution. `awaitExecution` is that wait
- * (trigger() bounds it by its ticks; false when it let go). Stops when `closed` says so (the
- * workflow was unpublished).
+ * One poll, one emit at a time (docs/trigger.md, "Exactly once, in order"). `awaitExecution` is
+ * false when it let go of an execution; `closed` says the workflow was unpublished.
  */
 export async function pollOnce(
 	context: ITriggerFunctions,
@@ -108,15 +91,9 @@ export async function pollOnce(
 	return emitted;
 }
 
-/**
- * The trigger's trigger(): in Polling mode, the first activation starts the cursor from now (and so
- * checks that the audit log reads as events) and n8n's scheduler polls every Poll Every minutes. A
- * failed poll is logged with the service's words and tried again at the next one; after
- * FAILED_POLLS_REPORTED in a row n8n's error handling is told. Webhook mode schedules nothing.
- */
 export async function startPolling(this: ITriggerFunctions): Promise<ITriggerResponse> {
 	const data = this.getWorkflowStaticData('node');
-	if (!pollingChosen(parameterReader(this))) {
+	if (!pollingChosen(this)) {
 		delete data.pollCursor;
 		return {};
 	}
@@ -127,28 +104,20 @@ export async function startPolling(this: ITriggerFunctions): Promise<ITriggerRes
 		throw new NodeOperationError(
 			this.getNode(),
 			'Poll Every (Minutes) must be a whole number from 1 to 60',
-			{
-				description: `It is ${String(minutes).slice(0, 40)}.`,
-			},
+			{ description: `It is ${String(minutes).slice(0, 40)}.` },
 		);
 	if (!readCursor(data)) data.pollCursor = await startingCursor(this);
 
 	let running = false;
 	let closed = false;
 	let failures = 0;
-	/**
-	 * The wait for the execution before the next emit. n8n may never report the end of one (in
-	 * queue mode, Bull's job.finished() can miss a job that ended within milliseconds), so a tick
-	 * that finds the same wait pending since the tick before lets go of it (pollOnce says what next).
-	 */
+	// n8n may never report an execution's end (queue mode: Bull's job.finished() can miss a job that
+	// ended within milliseconds), so a tick that finds the same wait pending since the last lets go.
 	let pending: { release: () => void; seenByTick: boolean } | undefined;
 	const awaitExecution = async (done: Promise<unknown>) => {
 		const ended = await new Promise<boolean>((resolve) => {
 			pending = { release: () => resolve(false), seenByTick: false };
-			done.then(
-				() => resolve(true),
-				() => resolve(true),
-			);
+			void done.catch(() => undefined).then(() => resolve(true));
 		});
 		pending = undefined;
 		return ended;
@@ -196,13 +165,10 @@ export async function startPolling(this: ITriggerFunctions): Promise<ITriggerRes
 export async function newestEventItems(
 	context: IExecuteFunctions | ITriggerFunctions,
 ): Promise<INodeExecutionData[]> {
-	const parameter = parameterReader(context);
-	const wanted = selectedEvents({ getNodeParameter: parameter });
-	const qs: IDataObject =
-		wanted.length === 1 && wanted[0] !== ANY_EVENT ? { event: wanted[0] } : {};
+	const wanted = selectedEvents({ getNodeParameter: parameterReader(context) });
 	const { records } = await apiSweepRecords(context, AUDIT_LOG_PATH, {
 		budget: { ...EVENT_POLL_BUDGET, pages: 1 },
-		qs,
+		qs: wanted.length === 1 && wanted[0] !== ANY_EVENT ? { event: wanted[0] } : {},
 	});
 	const events = chosenEvents(wanted, oldestFirst(records.map(readEntry)));
 	const newest = events[events.length - 1];

@@ -23,15 +23,8 @@ import {
 	saveRegistration,
 	triggerStaticData,
 	type Registration,
+	type TriggerStaticData,
 } from './staticData';
-
-/**
- * The trigger's webhook lifecycle: checkExists / create / delete (docs/trigger.md). At most one
- * webhook points at this node's production URL, none while the workflow is inactive, and nothing
- * outlives a failed activation. A webhook is this node's by its URL and the owner its description
- * names (a copied workflow has the URL but another owner). A stored registration of another
- * address is forgotten, never deleted.
- */
 
 /** The chosen events as the service stores them: sorted, unique, or just `*` when Any Event is among them. */
 export function selectedEvents(context: {
@@ -45,21 +38,15 @@ export function selectedEvents(context: {
 	return [...new Set(list)].sort();
 }
 
-function sameEvents(a: unknown, b: string[]): boolean {
-	if (!Array.isArray(a)) return false;
-	const left = [...new Set(a.map(String))].sort();
-	return left.length === b.length && left.every((event, index) => event === b[index]);
-}
+const sameEvents = (a: unknown, b: string[]) =>
+	Array.isArray(a) && JSON.stringify([...new Set(a.map(String))].sort()) === JSON.stringify(b);
 
 /** URLs compared as URLs (case of scheme and host, default ports), not as text. */
-export function sameUrl(a: unknown, b: string): boolean {
-	if (typeof a !== 'string') return false;
-	try {
-		return new URL(a).href === new URL(b).href;
-	} catch {
-		return false;
-	}
-}
+const sameUrl = (a: unknown, b: string) =>
+	typeof a === 'string' &&
+	URL.canParse(a) &&
+	URL.canParse(b) &&
+	new URL(a).href === new URL(b).href;
 
 function productionUrl(context: IHookFunctions): string {
 	const url = context.getNodeWebhookUrl('default');
@@ -81,7 +68,7 @@ function ownWebhook(context: IHookFunctions, webhook: IDataObject, url: string):
 	return owner === undefined || owner === ownTag(context);
 }
 
-/** Own webhooks a sweep removes at most (the invariant allows one; more are leftovers of failures). */
+/** Own webhooks a sweep removes at most (one is the rule; more are leftovers of failures). */
 const MAX_SWEPT = 10;
 
 function cannotTell(context: IHookFunctions, what: string): void {
@@ -91,26 +78,14 @@ function cannotTell(context: IHookFunctions, what: string): void {
 	);
 }
 
-/** Whether static data says this workflow node registered the stored webhook at this URL. */
-function isOwnRegistration(
-	context: IHookFunctions,
-	stored: Registration | undefined,
-	url: string,
-): stored is Registration {
-	return stored !== undefined && sameUrl(stored.url, url) && stored.owner === ownTag(context);
-}
-
-/**
- * Removes this node's webhooks: its own stored registration by id; without one, each webhook a
- * sweep finds with this node's URL and owner. Throws on any failure but 404 and a long list.
- */
+/** Removes its stored registration by id, else sweeps for this node's URL and owner (docs/trigger.md). */
 async function removeOwn(
 	context: IHookFunctions,
 	client: ServiceClient,
 	url: string,
 	stored: Registration | undefined,
 ): Promise<void> {
-	if (isOwnRegistration(context, stored, url)) {
+	if (stored && sameUrl(stored.url, url) && stored.owner === ownTag(context)) {
 		await removeWebhook(context, stored.id, client);
 		return;
 	}
@@ -124,28 +99,8 @@ async function removeOwn(
 	}
 }
 
-/** After a failed activation: removes what it may have created, and never hides the first failure. */
-async function cleanUpAfterFailure(
-	context: IHookFunctions,
-	client: ServiceClient,
-	url: string,
-): Promise<void> {
-	try {
-		await removeOwn(context, client, url, undefined);
-	} catch (cleanupError) {
-		context.logger.warn(
-			'Document Signing Trigger could not remove the webhook of a failed activation; the next activation or deactivation removes it',
-			{ error: (cleanupError as Error).message },
-		);
-	}
-}
-
 /** Logs (never deletes) a stored registration that belongs to another n8n address. */
-function forgetForeign(
-	context: IHookFunctions,
-	stored: { id: string; url: string },
-	url: string,
-): void {
+function forgetForeign(context: IHookFunctions, stored: Registration, url: string): void {
 	context.logger.warn(
 		"Document Signing Trigger: the stored webhook registration points at another address (a copied workflow, or n8n's public URL changed); forgotten, not deleted. If it is an old registration of this workflow, delete it with Document Signing › Webhook › Delete",
 		{ webhookId: stored.id, storedOrigin: safeOrigin(stored.url), currentOrigin: safeOrigin(url) },
@@ -154,17 +109,27 @@ function forgetForeign(
 
 const safeOrigin = (url: string) => (URL.canParse(url) ? new URL(url).origin : '(not a URL)');
 
+/** Removes this node's earlier webhook (a foreign registration is only forgotten) and forgets it. */
+async function removeEarlier(
+	context: IHookFunctions,
+	data: TriggerStaticData,
+	url: string,
+): Promise<ServiceClient> {
+	const stored = readRegistration(data);
+	if (stored && !sameUrl(stored.url, url)) forgetForeign(context, stored, url);
+	const client = await serviceClient(context);
+	await removeOwn(context, client, url, stored);
+	forgetRegistration(data);
+	return client;
+}
+
 /** True only if the stored webhook still exists on the service with this URL, these events and this key. */
 export async function checkExists(this: IHookFunctions): Promise<boolean> {
 	const data = triggerStaticData(this);
 	const stored = readRegistration(data);
 	const url = productionUrl(this);
-	if (!stored) {
-		forgetRegistration(data);
-		return false;
-	}
-	if (!sameUrl(stored.url, url)) {
-		forgetForeign(this, stored, url);
+	if (!stored || !sameUrl(stored.url, url)) {
+		if (stored) forgetForeign(this, stored, url);
 		forgetRegistration(data);
 		return false;
 	}
@@ -172,36 +137,29 @@ export async function checkExists(this: IHookFunctions): Promise<boolean> {
 	if ('keyCheck' in data) delete data.keyCheck;
 	const client = await serviceClient(this);
 	const events = selectedEvents(this);
-	const found = await findWebhook(this, (webhook) => idText(webhook.id) === stored.id);
-	if (found === 'cannot tell') {
+	const onService = await findWebhook(this, (webhook) => idText(webhook.id) === stored.id);
+	if (onService === 'cannot tell') {
 		// Kept as registered: deliveries are verified with its secret either way.
 		cannotTell(this, 'the stored registration is kept unconfirmed');
 		return sameEvents(stored.events, events);
 	}
-	const onService = found;
-	// The key check sits in the webhook's description at the service; a service that keeps no
-	// description cannot tell, and then the webhook is kept (re-registering on every start would
-	// drop the retries still due to it).
+	// The key check is in the webhook's description at the service; without one the webhook is kept
+	// (re-registering on every start would drop the retries still due to it).
 	const registeredCheck = registrationNote(onService?.description)?.keyCheck;
 	const keyUnchanged =
 		registeredCheck === undefined ||
 		registeredCheck === keyCheck(secretScope(this, client.credentials.apiKey, stored.secretNonce));
-	if (
-		onService &&
+	// Stale (other events, another key, gone): `create` removes it.
+	return (
+		onService !== undefined &&
 		onService.active !== false &&
 		ownWebhook(this, onService, url) &&
 		sameEvents(onService.events, events) &&
 		sameEvents(stored.events, events) &&
 		keyUnchanged
-	) {
-		return true;
-	}
-	// Stale (other events, another key, gone): `create` runs and removes it by its id when this node
-	// registered it (else its sweep finds it by URL). checkExists itself deletes nothing.
-	return false;
+	);
 }
 
-/** Registers the webhook, after removing any earlier registration of this node (see above). */
 export async function create(this: IHookFunctions): Promise<boolean> {
 	const node = this.getNode();
 	const data = triggerStaticData(this);
@@ -222,12 +180,7 @@ export async function create(this: IHookFunctions): Promise<boolean> {
 		});
 	}
 
-	const stored = readRegistration(data);
-	if (stored && !sameUrl(stored.url, url)) forgetForeign(this, stored, url);
-	const client = await serviceClient(this);
-	await removeOwn(this, client, url, stored);
-	forgetRegistration(data);
-
+	const client = await removeEarlier(this, data, url);
 	const nonce = newNonce();
 	const scope = secretScope(this, client.credentials.apiKey, nonce);
 	const workflow = this.getWorkflow();
@@ -263,20 +216,21 @@ export async function create(this: IHookFunctions): Promise<boolean> {
 		return true;
 	} catch (error) {
 		forgetRegistration(data);
-		// The service may have created the webhook although its response never arrived or was unusable.
-		await cleanUpAfterFailure(this, client, url);
+		// The service may have created it although its answer was lost; never hide the first failure.
+		try {
+			await removeOwn(this, client, url, undefined);
+		} catch (cleanupError) {
+			this.logger.warn(
+				'Document Signing Trigger could not remove the webhook of a failed activation; the next activation or deactivation removes it',
+				{ error: (cleanupError as Error).message },
+			);
+		}
 		throw toNodeError(node, error);
 	}
 }
 
 /** Removes this node's webhook (a 404 means already removed); any other failure is thrown. */
 export async function deleteWebhook(this: IHookFunctions): Promise<boolean> {
-	const data = triggerStaticData(this);
-	const url = productionUrl(this);
-	const stored = readRegistration(data);
-	if (stored && !sameUrl(stored.url, url)) forgetForeign(this, stored, url);
-	const client = await serviceClient(this);
-	await removeOwn(this, client, url, stored);
-	forgetRegistration(data);
+	await removeEarlier(this, triggerStaticData(this), productionUrl(this));
 	return true;
 }

@@ -6,32 +6,20 @@ import type {
 } from 'n8n-workflow';
 
 /**
- * What the trigger keeps in the workflow's static data (`getWorkflowStaticData('node')`, stored
- * by n8n under `node:<node name>`):
- *
- * ```
- * {
- *   webhookId: 'wh_…' | '1004',        // the service webhook this node registered (as text)
- *   webhookUrl: 'https://…/webhook/<uuid>/webhook',
- *   webhookEvents: ['document.completed'] | ['*'],   // sorted, as registered
- *   webhookOwner: '<16 hex chars>',    // ownerTag(workflow id, node id): a copy's is another workflow's
- *   secretNonce: '<32 hex chars>',     // with the credential's key, gives the webhook's secret
- *   sealedSecret?: '<base64>',         // a secret the service chose itself, encrypted with that key
- * }
- * ```
- *
- * No secret is readable here (n8n's public API returns static data to anyone who may read the
- * workflow), nor anything computed from the key alone that would let a reader test guesses of it
- * offline: whether the key changed is told by the webhook's description at the service
- * (webhookSecret.ts). Written only by the lifecycle methods (in the main process) and read by
- * every process. Nothing about deliveries is kept here (see claim.ts and nodeMemory.ts).
+ * The registration kept in the node's static data. No secret, nor anything computed from the key
+ * alone: n8n's public API shows static data to anyone who may read the workflow, who could then
+ * test key guesses offline (webhookSecret.ts). Written by the lifecycle methods only.
  */
 export interface TriggerStaticData extends IDataObject {
 	webhookId?: string;
 	webhookUrl?: string;
+	/** Sorted, as registered; `['*']` for Any Event. */
 	webhookEvents?: string[];
+	/** ownerTag(workflow id, node id): a copied workflow's is another. */
 	webhookOwner?: string;
+	/** With the credential's key, gives the webhook's secret. */
 	secretNonce?: string;
+	/** A secret the service chose itself, encrypted with that key. */
 	sealedSecret?: string;
 }
 
@@ -39,7 +27,7 @@ export interface Registration {
 	id: string;
 	url: string;
 	events: string[];
-	/** Who registered it (webhookSecret.ts ownerTag); absent in static data of earlier versions. */
+	/** Absent in static data of earlier versions. */
 	owner?: string;
 	secretNonce: string;
 	sealedSecret?: string;
@@ -78,7 +66,7 @@ export function saveRegistration(data: TriggerStaticData, registration: Registra
 	if (registration.sealedSecret) data.sealedSecret = registration.sealedSecret;
 }
 
-/** Forgets the registration; keys that are not the registration's are left alone. */
+/** Forgets the registration; other keys stay. */
 export function forgetRegistration(data: TriggerStaticData): void {
 	for (const key of [
 		'webhookId',
@@ -88,7 +76,6 @@ export function forgetRegistration(data: TriggerStaticData): void {
 		'secretNonce',
 		'sealedSecret',
 		'keyCheck',
-	]) {
+	])
 		delete data[key];
-	}
 }

@@ -1,7 +1,6 @@
-import type { IDataObject, IN8nHttpFullResponse } from 'n8n-workflow';
+import type { IDataObject } from 'n8n-workflow';
 
 import { apiPath, idText } from './ids';
-import type { DocumentFileVersion as ContractFileVersion } from './vocabulary';
 import { apiRequest, serviceClient, type ApiContext } from './transport';
 import { ServiceBehaviourError } from './transport/errors';
 import { shownText } from './transport/text';
@@ -9,46 +8,43 @@ import { fileNameFromDisposition, headerValue } from './transport/headers';
 import { firstBytesShown, mediaTypeOf, plainFileName, withExtension } from './fileNames';
 
 /**
- * A document's files: the original upload, the signed copy, the audit trail. Two ways in, as the
- * contract allows (docs/api-contract.md, "Files"): a link the document record carries (any of the
- * common names), followed only on the credential's origin; otherwise the contract's endpoints
- * `GET /documents/{id}/file?version=…` and `GET /documents/{id}/audit-trail`. Used by Document ›
- * Download and the trigger's Attach Signed File.
+ * A document's files (docs/api-contract.md, "Files"): a link the record carries, followed only on
+ * the credential's origin, else the contract's endpoints.
  */
 
-/** The files of a document: the contract's file versions, and the audit trail. */
-export type DocumentFileVersion = ContractFileVersion | 'auditTrail';
+/** The contract's file versions (`?version=`), and the audit trail. */
+export type DocumentFileVersion = 'original' | 'signed' | 'auditTrail';
 
-/** Where records put their links, most specific first, by version. */
-const LINK_PATHS: Record<DocumentFileVersion, string[][]> = {
+/** Where records put their links, most specific first. */
+const LINK_PATHS: Record<DocumentFileVersion, string[]> = {
 	original: [
-		['files', 'original', 'url'],
-		['files', 'original'],
-		['original_file_url'],
-		['file_url'],
-		['file', 'url'],
-		['download_url'],
+		'files.original.url',
+		'files.original',
+		'original_file_url',
+		'file_url',
+		'file.url',
+		'download_url',
 	],
 	signed: [
-		['files', 'signed', 'url'],
-		['files', 'signed'],
-		['signed_file_url'],
-		['signed_document_url'],
-		['signed_pdf_url'],
-		['completed_file_url'],
+		'files.signed.url',
+		'files.signed',
+		'signed_file_url',
+		'signed_document_url',
+		'signed_pdf_url',
+		'completed_file_url',
 	],
 	auditTrail: [
-		['files', 'audit_trail', 'url'],
-		['files', 'audit_trail'],
-		['audit_trail_url'],
-		['certificate_url'],
-		['audit_log_url'],
+		'files.audit_trail.url',
+		'files.audit_trail',
+		'audit_trail_url',
+		'certificate_url',
+		'audit_log_url',
 	],
 };
 
-function pick(record: IDataObject, path: string[]): unknown {
+function pick(record: IDataObject, path: string): unknown {
 	let current: unknown = record;
-	for (const key of path) {
+	for (const key of path.split('.')) {
 		if (typeof current !== 'object' || current === null) return undefined;
 		current = (current as IDataObject)[key];
 	}
@@ -115,11 +111,7 @@ function bytesOf(body: unknown): Buffer {
 	return Buffer.from(JSON.stringify(body ?? ''));
 }
 
-/**
- * Fetches one version of a document's file. `record` is the document as the service last
- * answered it (its status and links); a signed copy of a document not yet completed is refused
- * here, with its status, before any download is attempted.
- */
+/** One version of a document's file; `record` (status, links) as the service last answered it. */
 export async function fetchDocumentFile(
 	context: ApiContext,
 	record: IDataObject,
@@ -141,27 +133,14 @@ export async function fetchDocumentFile(
 		);
 	const client = await serviceClient(context);
 	const link = fileLinkOf(record, version);
-	const request = { client, binary: true, abortSignal };
-	let response: IN8nHttpFullResponse;
-	if (link) {
-		// Only on the credential's origin: a link anywhere else is refused before anything is sent.
-		response = await apiRequest(
-			context,
-			'GET',
-			client.origin.followable(link, `${client.origin.baseUrl}/`, 'a file link'),
-			request,
-		);
-	} else if (version === 'auditTrail') {
-		response = await apiRequest(context, 'GET', apiPath`/documents/${id}/audit-trail`, {
-			...request,
-			qs: { format: 'pdf' },
-		});
-	} else {
-		response = await apiRequest(context, 'GET', apiPath`/documents/${id}/file`, {
-			...request,
-			qs: { version },
-		});
-	}
+	// Only on the credential's origin: a link anywhere else is refused before anything is sent.
+	const [path, qs] = link
+		? [client.origin.followable(link, `${client.origin.baseUrl}/`, 'a file link')]
+		: version === 'auditTrail'
+			? [apiPath`/documents/${id}/audit-trail`, { format: 'pdf' }]
+			: [apiPath`/documents/${id}/file`, { version }];
+	const request = { client, binary: true, abortSignal, qs };
+	const response = await apiRequest(context, 'GET', path, request);
 	const data = bytesOf(response.body);
 	const declaredType = headerValue(response.headers, 'content-type');
 	const contentType = mediaTypeOf(declaredType);

@@ -1,7 +1,6 @@
 /**
- * Names and types of files the service sends, as n8n keeps them for later nodes. n8n splits a
- * binary's file name into `fileName` and `directory`, and a Write File node built from
- * `{{ $json.fileName }}` writes wherever the name points: so a name is only ever a plain base name.
+ * Names and types of files the service sends. A Write File node built from `{{ $json.fileName }}`
+ * writes wherever the name points: so a name is only ever a plain base name.
  */
 
 /** Longest file name passed on, in UTF-8 bytes (file systems allow 255; room is left for a suffix). */

@@ -1,11 +1,6 @@
 import { ServiceBehaviourError } from './transport/errors';
 import { shownInput } from './transport/text';
 
-/**
- * Identifiers as the service may send them: opaque strings (`doc_8f3k2j`) or JSON numbers
- * (`1004`). Inside the package every id is handled as its text; paths always encode it.
- */
-
 /** The text of an id of any JSON scalar type, or undefined when `value` is not a usable id. */
 export function idText(value: unknown): string | undefined {
 	if (typeof value === 'string') return value.trim() === '' ? undefined : value;
@@ -15,9 +10,8 @@ export function idText(value: unknown): string | undefined {
 }
 
 /**
- * Why `id` cannot name a record in a path, or undefined when it can. `.` and `..` would be
- * normalised away by URL handling (Get Document `.` would read the list), and `/ ? #` or
- * whitespace would change the path itself.
+ * Why `id` cannot name a record in a path: URL handling drops `.` and `..` (Get Document `.` would
+ * read the list), and `/ ? #` or whitespace would change the path.
  */
 export function idProblem(id: string): string | undefined {
 	return id === '.' || id === '..' || /[/?#\\\s]/.test(id)
@@ -27,7 +21,7 @@ export function idProblem(id: string): string | undefined {
 
 export const ID_HINT = 'An ID has no spaces, "/", "\\", "?" or "#", and is not "." or "..".';
 
-/** An id, from wherever it came (the service, a delivery, static data), that cannot name a record in a path. */
+/** An id, from wherever it came, that cannot name a record in a path. */
 export class UnusableIdError extends ServiceBehaviourError {
 	constructor(readonly id: string) {
 		super(
@@ -37,10 +31,7 @@ export class UnusableIdError extends ServiceBehaviourError {
 	}
 }
 
-/**
- * apiPath`/webhooks/${id}/deliveries/${deliveryId}`: every interpolated id passes idProblem (the
- * one check of every id placed in a path, whatever its source) and is encoded.
- */
+/** apiPath`/webhooks/${id}`: every id placed in a path, whatever its source, passes idProblem. */
 export function apiPath(strings: TemplateStringsArray, ...ids: Array<string | number>): string {
 	return strings.reduce((path, text, index) => {
 		if (index >= ids.length) return path + text;

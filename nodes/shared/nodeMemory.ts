@@ -4,15 +4,13 @@ import type { PageRequest } from './transport/listRecords';
 import type { SignatureLayout } from './vocabulary';
 
 /**
- * What one n8n process remembers of a workflow node between calls, where n8n keeps nothing:
- * webhook() cannot save static or custom data unless it starts an execution, and queue-mode
- * processes share nothing. Bounded per node and in all. Losing any of it costs a credential read,
- * a layout fixed again, a question to the service or a sweep started over, never a wrong response.
+ * What one n8n process remembers of a workflow node between calls: webhook() cannot save static
+ * or custom data unless it starts an execution. Bounded; losing any of it is never a wrong answer.
  */
 export interface NodeMemory {
-	/** Signing secrets recomputed from the credential (trigger), by registration. */
+	/** Signing secrets recomputed from the credential, by registration. */
 	secrets: Map<string, string>;
-	/** Automatic Signature Layout: the layout of the first delivery that verified, by registration or wait. */
+	/** Automatic Signature Layout: the first layout that verified, by registration or wait. */
 	layouts: Map<string, SignatureLayout>;
 	/** Waits whose resume call is being handled now (Send and Wait). */
 	busyWaits: Set<string>;
@@ -26,20 +24,17 @@ export interface NodeMemory {
 	warnedNotClaimable: boolean;
 }
 
-/** Workflow nodes remembered at once. */
 const MAX_NODES = 1_000;
 /** Entries of a node's secrets, layouts and deliveries in flight at most. */
 const MAX_ENTRIES_PER_MAP = 1_000;
-/** Delivery ids kept per workflow node; the oldest are forgotten first. */
+/** Delivery ids kept per workflow node, and in all (with MAX_KEPT_ID_LENGTH: about 20 MB). */
 export const MAX_REMEMBERED_DELIVERIES = 10_000;
-/** Delivery ids kept in all: with MAX_KEPT_ID_LENGTH, bounds the memory in bytes (about 20 MB). */
 export const MAX_REMEMBERED_IN_ALL = 50_000;
-/** Longer ids are kept as their SHA-256 (64 hex characters). */
-export const MAX_KEPT_ID_LENGTH = 128;
-/** The service retries for well under a day; older ids are forgotten. */
+/** Longer ids are kept as their SHA-256. */
+const MAX_KEPT_ID_LENGTH = 128;
+/** The service retries for well under a day. */
 export const REMEMBER_MS = 24 * 60 * 60 * 1000;
 
-/** The one store: each workflow node's memory, and how many delivery ids they keep in all. */
 const store = { nodes: new Map<string, NodeMemory>(), rememberedInAll: 0 };
 
 /** The memory of one workflow node, made when first asked for (most recently used last). */
@@ -72,7 +67,6 @@ export function remember<K, V>(map: Map<K, V>, key: K, value: V): void {
 	if (map.size > MAX_ENTRIES_PER_MAP) map.delete(map.keys().next().value as K);
 }
 
-/** The id as kept: itself, or its digest when longer than MAX_KEPT_ID_LENGTH. */
 function keptId(deliveryId: string): string {
 	return deliveryId.length <= MAX_KEPT_ID_LENGTH
 		? deliveryId
@@ -105,10 +99,7 @@ export function wasProcessed(memory: NodeMemory, deliveryId: string, now = Date.
 	return fresh(memory, keptId(deliveryId), now);
 }
 
-/**
- * Records the delivery as processed; false when it already was (then the caller drops it).
- * Synchronous, so two executions of one delivery in this process cannot both win.
- */
+/** Records the delivery as processed; false when it already was. Synchronous, so only one wins. */
 export function markProcessed(memory: NodeMemory, deliveryId: string, now = Date.now()): boolean {
 	const kept = keptId(deliveryId);
 	if (fresh(memory, kept, now)) return false;
@@ -121,10 +112,8 @@ export function markProcessed(memory: NodeMemory, deliveryId: string, now = Date
 }
 
 /**
- * A delivery this process passed on whose execution has not settled its claim. A repeat arriving
- * meanwhile (the service's retry after a slow or lost response) waits for that outcome instead of
- * starting an execution that would only lose the claim. Regular mode runs the execution here and
- * settles it at once; in queue mode a worker runs it, so the entry only bounds the wait.
+ * A delivery passed on whose execution has not settled its claim: a repeat arriving meanwhile
+ * waits for that outcome. In queue mode a worker runs it, so the entry only bounds the wait.
  */
 export interface InFlight {
 	/** The execution has begun in this process. */
@@ -133,10 +122,9 @@ export interface InFlight {
 	settle(processed: boolean): void;
 }
 
-/** How long a repeat waits for the first execution to begin (n8n starts it at once or not at all). */
-export const START_WAIT_MS = 2_000;
-/** How long a repeat waits for a begun execution to settle its claim. */
-export const SETTLE_WAIT_MS = 4_000;
+/** A repeat waits for the execution to begin (n8n starts it at once or never), then to settle. */
+const START_WAIT_MS = 2_000;
+const SETTLE_WAIT_MS = 4_000;
 
 export function inFlightDelivery(memory: NodeMemory, deliveryId: string): InFlight | undefined {
 	return memory.inFlight.get(keptId(deliveryId));
@@ -149,16 +137,12 @@ export function passOn(memory: NodeMemory, deliveryId: string): void {
 	remember(memory.inFlight, keptId(deliveryId), { started: false, outcome, settle });
 }
 
-/** The execution of a delivery this process passed on has begun. */
 export function deliveryStarted(memory: NodeMemory, deliveryId: string): void {
 	const entry = inFlightDelivery(memory, deliveryId);
 	if (entry) entry.started = true;
 }
 
-/**
- * The execution settled the delivery: processed (claimed, here or by another execution, or passed
- * on without a claim), so later repeats are dropped; or not (its claim failed), so a repeat runs.
- */
+/** The execution settled the delivery: processed (repeats are dropped) or not (a repeat runs). */
 export function settleDelivery(memory: NodeMemory, deliveryId: string, processed: boolean): void {
 	if (processed) markProcessed(memory, deliveryId);
 	const kept = keptId(deliveryId);
@@ -172,7 +156,7 @@ const after = <T>(ms: number, value: T) =>
 		AbortSignal.timeout(ms).addEventListener('abort', () => resolve(value), { once: true }),
 	);
 
-/** What became of a delivery in flight, within the waits above; undefined when still unknown. */
+/** What became of a delivery in flight, within the waits; undefined when still unknown. */
 export async function outcomeOf(entry: InFlight): Promise<boolean | undefined> {
 	const early = await Promise.race([entry.outcome, after(START_WAIT_MS, undefined)]);
 	if (early !== undefined || !entry.started) return early;

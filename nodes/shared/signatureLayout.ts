@@ -4,14 +4,11 @@ import { remember } from './nodeMemory';
 import { SIGNATURE_LAYOUTS, type SignatureLayout } from './vocabulary';
 
 /**
- * Which signature layouts a receiver accepts (docs/delivery-signatures.md): the trigger and Send
- * and Wait share the rule. A chosen layout holds everywhere. Automatic accepts the layout of the
- * first delivery that verifies, and from then on only that one, so a captured delivery cannot be
- * replayed in a weaker layout. Automatic's memory is per process (nodeMemory.ts): n8n drops what
- * webhook() writes to static data or custom data unless the call starts an execution.
+ * Which signature layouts the trigger and Send and Wait accept (docs/delivery-signatures.md).
+ * Automatic fixes the first layout that verifies, so a capture cannot be replayed in a weaker one;
+ * it is remembered per process (nodeMemory.ts), as n8n drops what webhook() writes to static data.
  */
 
-/** Signature Layout: `auto`, or one of SIGNATURE_LAYOUTS. */
 export const AUTOMATIC_LAYOUT = 'auto';
 
 export type LayoutChoice = SignatureLayout | typeof AUTOMATIC_LAYOUT | 'unknown';
@@ -36,10 +33,7 @@ export function acceptedLayouts(
 	return layout ? [layout] : undefined;
 }
 
-/**
- * After a delivery verified: under Automatic its layout is the only one for `key` from now on.
- * True when this delivery fixed it (the caller logs it once).
- */
+/** Under Automatic, a verified delivery's layout becomes the only one for `key`; true if newly. */
 export function fixLayout(
 	fixed: Map<string, SignatureLayout>,
 	choice: LayoutChoice,
@@ -51,7 +45,6 @@ export function fixLayout(
 	return true;
 }
 
-/** The Signature Layout option of the trigger and of Send and Wait (same values, same rule). */
 export const signatureLayoutOption: INodeProperties = {
 	displayName: 'Signature Layout',
 	name: 'signatureLayout',

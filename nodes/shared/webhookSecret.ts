@@ -1,11 +1,9 @@
 import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes } from 'crypto';
 
 /**
- * Webhook signing secrets stay out of static and execution data, which n8n's public API shows to
- * anyone who may read the workflow: derived from the credential's API key (kept encrypted by n8n)
- * and a random nonce; a service's own secret is stored sealed with a key derived the same way.
- * Any process with the credential recomputes it (restart, queue mode); static data alone gives
- * nothing usable.
+ * Webhook secrets stay out of static and execution data (n8n's public API shows them to anyone who
+ * may read the workflow): derived from the credential's API key and a random nonce, or sealed with
+ * a key derived the same way, so any process with the credential recomputes them.
  */
 
 export interface SecretScope {
@@ -31,18 +29,16 @@ export function derivedSecret(scope: SecretScope): string {
 }
 
 /**
- * A short value that changes when the credential's key does. Any such value lets its reader test
- * guesses of the key offline, so it is never kept in static data: it goes into the description of
- * the webhook at the service (registrationDescription), readable only with a key of that account.
+ * A short value that changes with the credential's key. It lets its reader test guesses of the key
+ * offline, so it is kept only in the webhook's description at the service, never in static data.
  */
 export function keyCheck(scope: SecretScope): string {
 	return derive('key-check', scope).toString('hex').slice(0, 16);
 }
 
 /**
- * Which workflow node registered a webhook: a copy of a workflow on the same n8n (imported with
- * its trigger's webhook id) has the same webhook URL but another workflow id, so it can tell the
- * original's webhook from its own. Not secret; a digest only to keep the description short.
+ * Which workflow node registered a webhook: a copied workflow has the same webhook URL but another
+ * workflow id, so it can tell the original's webhook from its own. A digest only to keep it short.
  */
 export function ownerTag(workflowId: string, nodeId: string): string {
 	return createHash('sha256')

@@ -1,12 +1,10 @@
 /**
- * Verification of signed webhook deliveries (docs/delivery-signatures.md); signing lives with the
- * sandbox, so the published package only verifies. A timestamp counts only when it is signed: a
- * time the HMAC does not cover protects nothing, so such a delivery verifies as `body-hmac`.
- * Pure functions, the caller's clock; nothing throws on bad input: a refusal is a reason.
+ * Signature primitives and the contract's `X-Signature: t=…,v1=…` layout
+ * (docs/delivery-signatures.md). Verification only (the sandbox signs); a refusal is a reason.
  */
 import { createHmac, timingSafeEqual } from 'crypto';
 
-import { SIGNATURE_SCHEME, SIGNATURE_TOLERANCE_SECONDS } from './vocabulary';
+import { SIGNATURE_TOLERANCE_SECONDS } from './vocabulary';
 
 export type SignatureFailureReason =
 	| 'missing_header'
@@ -33,6 +31,7 @@ export interface VerifyWebhookSignatureInput {
 	toleranceSeconds?: number;
 }
 
+export const SIGNATURE_SCHEME = 'v1';
 /** Unix seconds are integers; 15 digits is far beyond any real clock and keeps Number exact. */
 export const TIMESTAMP_PATTERN = /^\d{1,15}$/;
 const HEX_PATTERN = /^(?:[0-9a-fA-F]{2})+$/;
@@ -45,13 +44,9 @@ export const MAX_SIGNATURE_CANDIDATES = 16;
 
 export type Bytes = string | Buffer;
 
-export function asBuffer(value: Bytes): Buffer {
-	// A Buffer is hashed byte for byte; a string is the UTF-8 text the sender wrote.
-	return typeof value === 'string' ? Buffer.from(value, 'utf8') : value;
-}
-
+/** A string body is hashed as its UTF-8 text, a Buffer byte for byte. */
 export function hmac(key: Buffer, prefix: string, rawBody: Bytes): Buffer {
-	return createHmac('sha256', key).update(prefix, 'utf8').update(asBuffer(rawBody)).digest();
+	return createHmac('sha256', key).update(prefix, 'utf8').update(rawBody).digest();
 }
 
 /** Whether any candidate equals `expected`; checks every one, so timing does not tell which. */
@@ -73,10 +68,7 @@ export function digestBytes(text: string): Buffer | undefined {
 	return bytes.length === SHA256_BYTES ? bytes : undefined;
 }
 
-/**
- * The HMAC key of a Standard Webhooks secret: `whsec_` then base64 is decoded, as the
- * specification's libraries do; a secret that is not base64 is used as its UTF-8 text.
- */
+/** Standard Webhooks' key: the base64 after `whsec_`, as its libraries do; else the UTF-8 text. */
 export function standardWebhooksKey(secret: string): Buffer {
 	const encoded = secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret;
 	if (encoded !== '' && /^[A-Za-z0-9+/]+={0,2}$/.test(encoded)) {
@@ -87,11 +79,7 @@ export function standardWebhooksKey(secret: string): Buffer {
 }
 
 export function bodyIsEmpty(rawBody: Bytes | undefined | null): rawBody is undefined | null {
-	return (
-		rawBody === undefined ||
-		rawBody === null ||
-		(typeof rawBody === 'string' ? rawBody.length : rawBody.byteLength) === 0
-	);
+	return !rawBody || rawBody.length === 0;
 }
 
 /** Seconds of a timestamp header: Unix seconds, or milliseconds (13 digits and more). */
@@ -105,42 +93,30 @@ export function fresh(seconds: number, nowSeconds: number, toleranceSeconds: num
 	return Number.isFinite(nowSeconds) && Math.abs(nowSeconds - seconds) <= toleranceSeconds;
 }
 
-// --- `t=…,v1=…` ------------------------------------------------------------------------------
-
-interface TimestampedHeader {
-	timestamp: number;
-	signatures: string[];
-}
-
 /** Parses `t=…,v1=…[,v1=…]`; tolerant of whitespace, strict about everything else. */
 function parseTimestampedHeader(
 	header: string,
-): TimestampedHeader | 'malformed_header' | 'unsupported_scheme' {
+): { timestamp: number; signatures: Buffer[] } | SignatureFailureReason {
 	let timestamp: number | undefined;
-	const signatures: string[] = [];
+	const signatures: Buffer[] = [];
 	let otherSchemeSeen = false;
-
-	for (const rawPart of header.split(',')) {
-		const part = rawPart.trim();
+	for (const part of header.split(',')) {
 		const equals = part.indexOf('=');
-		if (equals <= 0) return 'malformed_header';
-		const key = part.slice(0, equals).trim();
+		const key = part.slice(0, Math.max(equals, 0)).trim();
 		const value = part.slice(equals + 1).trim();
-		if (key === '' || value === '') return 'malformed_header';
-
+		if (equals < 0 || key === '' || value === '') return 'malformed_header';
 		if (key === 't') {
 			// Two timestamps would make it ambiguous which one was signed.
 			if (timestamp !== undefined || !TIMESTAMP_PATTERN.test(value)) return 'malformed_header';
 			timestamp = Number(value);
 		} else if (key === SIGNATURE_SCHEME) {
 			if (!HEX_PATTERN.test(value)) return 'malformed_header';
-			signatures.push(value.toLowerCase());
+			signatures.push(Buffer.from(value, 'hex'));
 		} else {
 			// Other schemes (v0=, …) are skipped, so a future scheme can be added alongside v1.
 			otherSchemeSeen = true;
 		}
 	}
-
 	if (timestamp === undefined) return 'malformed_header';
 	if (signatures.length === 0) return otherSchemeSeen ? 'unsupported_scheme' : 'malformed_header';
 	return { timestamp, signatures: signatures.slice(0, MAX_SIGNATURE_CANDIDATES) };
@@ -151,30 +127,24 @@ export function looksTimestamped(header: string): boolean {
 	return /(?:^|,)\s*t\s*=/.test(header);
 }
 
-/**
- * Checks one delivery in the contract's `X-Signature: t=…,v1=…` layout (the key is the secret's
- * UTF-8 text, the signed content `<t>.<raw body>`).
- */
+/** Checks the contract's layout: an HMAC of `<t>.<raw body>` keyed by the secret's UTF-8. */
 export function verifyWebhookSignature(input: VerifyWebhookSignatureInput): SignatureVerification {
-	const { rawBody, secret, nowSeconds } = input;
-	const toleranceSeconds = input.toleranceSeconds ?? SIGNATURE_TOLERANCE_SECONDS;
-
+	const { rawBody, secret } = input;
 	const header = Array.isArray(input.header) ? input.header.join(',') : input.header;
 	if (typeof header !== 'string' || header.trim() === '')
 		return { valid: false, reason: 'missing_header' };
-
 	const parsed = parseTimestampedHeader(header);
 	if (typeof parsed === 'string') return { valid: false, reason: parsed };
-	if (!fresh(parsed.timestamp, nowSeconds, toleranceSeconds))
+	const tolerance = input.toleranceSeconds ?? SIGNATURE_TOLERANCE_SECONDS;
+	if (!fresh(parsed.timestamp, input.nowSeconds, tolerance))
 		return { valid: false, reason: 'stale_timestamp' };
 	if (bodyIsEmpty(rawBody)) return { valid: false, reason: 'empty_body' };
 	// An empty secret means the receiver is not configured; it must never accept anything.
-	if (typeof secret !== 'string' || secret === '')
-		return { valid: false, reason: 'signature_mismatch' };
-
-	const expected = hmac(Buffer.from(secret, 'utf8'), `${parsed.timestamp}.`, rawBody);
-	const candidates = parsed.signatures.map((hex) => Buffer.from(hex, 'hex'));
-	return anyMatches(candidates, expected)
+	const expected =
+		typeof secret === 'string' && secret !== ''
+			? hmac(Buffer.from(secret, 'utf8'), `${parsed.timestamp}.`, rawBody)
+			: undefined;
+	return expected && anyMatches(parsed.signatures, expected)
 		? { valid: true, timestamp: parsed.timestamp }
 		: { valid: false, reason: 'signature_mismatch' };
 }

@@ -16,27 +16,21 @@ import type { WalkResult } from './transport/pageWalk';
 import { WEBHOOK_SWEEP_BUDGET } from './vocabulary';
 import { derivedSecret, openSealedSecret, sealSecret, type SecretScope } from './webhookSecret';
 
-/**
- * The service's webhooks as the package uses them, in one place: the trigger's registration and
- * each Send and Wait's wait register, find and remove theirs here, and both receivers get the
- * secret a delivery is signed with here (webhookSecret.ts derives it; nothing readable is stored).
- */
-
 export interface NewWebhook {
 	url: string;
 	events: readonly string[];
 	description: string;
-	/** Whose it is: the secret is derived from it, and a secret the service issues is sealed with it. */
+	/** The secret is derived from it; a secret the service issues is sealed with it. */
 	scope: SecretScope;
-	/** The same attempt always carries the same key: a retried create never makes a second webhook. */
+	/** The same for a retried attempt, so it never makes a second webhook. */
 	idempotencyKey: string;
-	/** Optional fields a service may honour (a wait's `document_id` and `expires_at`). */
+	/** Optional fields a service may honour (a wait's `document_id`, `expires_at`). */
 	extra?: IDataObject;
 }
 
 export interface RegisteredWebhook {
 	id: string;
-	/** A secret the service chose itself instead of ours, sealed with the scope's key. */
+	/** A secret the service chose itself, sealed with the scope's key. */
 	sealedSecret?: string;
 }
 
@@ -69,11 +63,9 @@ export async function registerWebhook(
 			},
 		);
 	// The service echoes the secret it stored; it is ours unless it chose its own.
-	const issued =
-		typeof created.secret === 'string' && created.secret !== '' && created.secret !== secret
-			? created.secret
-			: undefined;
-	return { id, ...(issued ? { sealedSecret: sealSecret(issued, webhook.scope) } : {}) };
+	const issued = created.secret;
+	if (typeof issued !== 'string' || issued === '' || issued === secret) return { id };
+	return { id, sealedSecret: sealSecret(issued, webhook.scope) };
 }
 
 /** Whose a webhook is: this workflow node, the credential's key and the registration's nonce. */
@@ -108,15 +100,12 @@ export function parseObject(raw: Buffer | string | undefined): IDataObject | und
 	}
 }
 
-/** The secret a registration's deliveries are signed with; undefined when a sealed one cannot be opened. */
+/** The secret deliveries are signed with; undefined when a sealed one cannot be opened. */
 export function signingSecret(scope: SecretScope, sealedSecret?: string): string | undefined {
 	return sealedSecret ? openSealedSecret(sealedSecret, scope) : derivedSecret(scope);
 }
 
-/**
- * Removes a webhook. Resolves false when the service no longer had it (404): for a wait, another
- * call ended it first. Throws any other failure.
- */
+/** Removes a webhook; false when the service no longer had it (404). */
 export async function removeWebhook(
 	context: ApiContext,
 	id: string,
@@ -131,25 +120,15 @@ export async function removeWebhook(
 	}
 }
 
-/**
- * One sweep of the account's webhooks: from `start`, at most WEBHOOK_SWEEP_BUDGET, up to the first
- * one `stopAt` accepts. A longer list is no failure: `next` says where the next sweep goes on.
- */
+/** One sweep of the account's webhooks, up to the first `stopAt` accepts; `next` goes on. */
 export async function sweepWebhooks(
 	context: ApiContext,
-	{ start, stopAt }: { start?: PageRequest; stopAt?: (webhook: IDataObject) => boolean } = {},
+	options: { start?: PageRequest; stopAt?: (webhook: IDataObject) => boolean } = {},
 ): Promise<WalkResult<IDataObject>> {
-	return await apiSweepRecords(context, '/webhooks', {
-		budget: WEBHOOK_SWEEP_BUDGET,
-		start,
-		stopAt,
-	});
+	return await apiSweepRecords(context, '/webhooks', { ...options, budget: WEBHOOK_SWEEP_BUDGET });
 }
 
-/**
- * The first webhook `wanted` accepts: undefined when the list ends without one, and 'cannot tell'
- * when the account has more webhooks than one sweep reads.
- */
+/** The first webhook `wanted` accepts; 'cannot tell' when one sweep does not read them all. */
 export async function findWebhook(
 	context: ApiContext,
 	wanted: (webhook: IDataObject) => boolean,

@@ -8,12 +8,7 @@ import {
 import { apiRequestPage, type ServiceOrigin } from '../../shared/transport';
 import { readListPaging, type ListPaging } from '../../shared/transport/listRecords';
 
-/** The "From list" choices of the resource locators: searchable, one page at a time. */
-
-/**
- * The List Paging shown beside the locator being searched: the editor sends the node's current
- * parameters with each search, so the setting applies before the workflow is saved.
- */
+/** The List Paging beside the locator searched, as the editor shows it now (not yet saved). */
 function listPagingOf(context: ILoadOptionsFunctions): ListPaging {
 	if (context.getCurrentNodeParameter('listPaging') !== 'custom') return {};
 	try {
@@ -24,26 +19,30 @@ function listPagingOf(context: ILoadOptionsFunctions): ListPaging {
 	}
 }
 
-async function search(
-	context: ILoadOptionsFunctions,
+/** A "From list" search of the records at `path`, labelled (and linked) from each record. */
+function search(
 	path: string,
-	filter: string | undefined,
-	paginationToken: string | undefined,
 	label: (record: IDataObject) => string,
 	url?: (record: IDataObject) => unknown,
-): Promise<INodeListSearchResult> {
-	const qs: IDataObject = { limit: 50 };
-	if (filter) qs.q = filter;
-	const page = await apiRequestPage(context, path, qs, paginationToken, listPagingOf(context));
-	return {
-		results: page.records
-			.filter((record) => record.id !== undefined)
-			.map((record) => ({
-				name: label(record),
-				value: String(record.id),
-				url: url ? editorLink(url(record), page.origin) : undefined,
-			})),
-		paginationToken: page.nextToken,
+) {
+	return async function (
+		this: ILoadOptionsFunctions,
+		filter?: string,
+		paginationToken?: string,
+	): Promise<INodeListSearchResult> {
+		const qs: IDataObject = { limit: 50 };
+		if (filter) qs.q = filter;
+		const page = await apiRequestPage(this, path, qs, paginationToken, listPagingOf(this));
+		return {
+			results: page.records
+				.filter((record) => record.id !== undefined)
+				.map((record) => ({
+					name: label(record),
+					value: String(record.id),
+					url: url ? editorLink(url(record), page.origin) : undefined,
+				})),
+			paginationToken: page.nextToken,
+		};
 	};
 }
 
@@ -66,40 +65,17 @@ export function editorLink(value: unknown, origin: ServiceOrigin): string | unde
 	}
 }
 
-export async function searchDocuments(
-	this: ILoadOptionsFunctions,
-	filter?: string,
-	paginationToken?: string,
-) {
-	return await search(
-		this,
-		'/documents',
-		filter,
-		paginationToken,
-		(record) =>
-			`${String(record.name ?? record.id)}${record.status ? ` (${String(record.status)})` : ''}`,
-		(record) => record.signing_url,
-	);
-}
+export const searchDocuments = search(
+	'/documents',
+	(record) =>
+		`${String(record.name ?? record.id)}${record.status ? ` (${String(record.status)})` : ''}`,
+	(record) => record.signing_url,
+);
 
-export async function searchTemplates(
-	this: ILoadOptionsFunctions,
-	filter?: string,
-	paginationToken?: string,
-) {
-	return await search(this, '/templates', filter, paginationToken, (record) =>
-		String(record.name ?? record.id),
-	);
-}
+export const searchTemplates = search('/templates', (record) => String(record.name ?? record.id));
 
-export async function searchTeamMembers(
-	this: ILoadOptionsFunctions,
-	filter?: string,
-	paginationToken?: string,
-) {
-	return await search(this, '/users', filter, paginationToken, (record) =>
-		record.name
-			? `${String(record.name)} <${String(record.email)}>`
-			: String(record.email ?? record.id),
-	);
-}
+export const searchTeamMembers = search('/users', (record) =>
+	record.name
+		? `${String(record.name)} <${String(record.email)}>`
+		: String(record.email ?? record.id),
+);

@@ -14,40 +14,28 @@ import { roleFieldId } from '../resources/document/templateFields';
 import { MAPPER_TYPES } from '../resources/document/templateFieldTypes';
 
 /**
- * What the editor lists under Template Fields and Signers by Role (n8n resource mappers): the
- * fields and roles of the template chosen under Additional Fields › Template. The template is read
- * from the template list, the one way to read a template the API gives. Records are read by
- * principle: a service that names things a little differently (`name` for the key, `select` for a
- * choice) is still understood, and one that lists no fields or roles gets a notice pointing to the
- * tolerant path instead of an error.
+ * The fields and roles of the template chosen under Additional Fields › Template, for the Template
+ * Fields and Signers by Role mappers, read from the template list (the API has no other read).
+ * Read by principle: `name` for the key or `select` for a choice is still understood, and a
+ * template that lists no fields or roles gets a notice pointing to the tolerant path.
  */
 
-const TYPE_WORDS: Record<string, TemplateFieldType> = {
-	text: 'text',
-	string: 'text',
-	textarea: 'text',
-	email: 'text',
-	number: 'number',
-	numeric: 'number',
-	integer: 'number',
-	currency: 'number',
-	date: 'date',
-	datetime: 'date',
-	checkbox: 'checkbox',
-	boolean: 'checkbox',
-	choice: 'choice',
-	select: 'choice',
-	dropdown: 'choice',
-	radio: 'choice',
-	options: 'choice',
-};
+/** The words services use for each field type. */
+const TYPE_WORDS: Record<string, TemplateFieldType> = Object.fromEntries(
+	(
+		[
+			['text', 'text string textarea email'],
+			['number', 'number numeric integer currency'],
+			['date', 'date datetime'],
+			['checkbox', 'checkbox boolean'],
+			['choice', 'choice select dropdown radio options'],
+		] as const
+	).flatMap(([type, words]) => words.split(' ').map((word) => [word, type])),
+);
 
-const text = (value: unknown): string | undefined => {
-	const shown = idText(value);
-	return shown === undefined ? undefined : shown.trim() || undefined;
-};
+const text = (value: unknown): string | undefined => idText(value)?.trim() || undefined;
 
-/** The template chosen in the editor right now; undefined while none is, or while it is an expression n8n could not resolve. */
+/** The template chosen in the editor now; undefined while none is or it is an unresolved expression. */
 function chosenTemplateId(context: ILoadOptionsFunctions): string | undefined {
 	const raw = context.getCurrentNodeParameter('additionalFields.template_id') as unknown;
 	const value = raw !== null && typeof raw === 'object' ? (raw as IDataObject).value : raw;

@@ -5,14 +5,10 @@ import {
 	type INode,
 } from 'n8n-workflow';
 
-/** The node as an AI Agent's tool: what differs from a step in a workflow. */
-
 /**
- * A tool call from n8n's AI Agent 3 in a workflow whose Execution Order is not v1. The agent asks
- * the engine to run its tools (an engine request; the engine adds the call's `toolCallId` to the
- * tool's input item) and resumes when they have run, but the legacy order v0 queues the agent
- * ahead of its tools: it reads an empty result (`""`) and the tool runs afterwards, unseen. So the
- * call is refused, unsent, with the fix. AI Agent 2 runs its tools itself, in any order.
+ * A tool call from n8n's AI Agent 3 (its input item carries `toolCallId`) under the legacy
+ * Execution Order v0, which queues the agent ahead of its tools: it would read an empty result and
+ * the tool run afterwards, unseen. So the call is refused, unsent. AI Agent 2 runs tools itself.
  */
 export function legacyOrderToolCall(
 	context: IExecutePaginationFunctions,
@@ -40,10 +36,9 @@ export function legacyOrderError(node: INode, itemIndex: number): NodeOperationE
 }
 
 /**
- * Whether a failure is the agent's tool result rather than the workflow's end: the node runs as an
- * AI Agent's tool (n8n gives the tool variant of a `usableAsTool` node the type name + `Tool`) and
- * the user did not choose "Stop Workflow" on error. n8n 2.x's AI Agent 3 does the same for any
- * tool; its version 2 (and n8n 1.x) would hand the model an empty result instead of the error.
+ * Whether a failure is the agent's tool result rather than the workflow's end: the node runs as a
+ * tool (type name + `Tool`) and on error does not stop the workflow. AI Agent 2 (and n8n 1.x)
+ * would otherwise hand the model an empty result instead of the error.
  */
 export function returnsErrorsToAgent(node: INode): boolean {
 	return node.type.endsWith('Tool') && node.onError !== 'stopWorkflow';

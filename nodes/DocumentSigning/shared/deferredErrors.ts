@@ -1,10 +1,8 @@
 import type { IExecuteSingleFunctions, IHttpRequestOptions, PreSendAction } from 'n8n-workflow';
 
 /**
- * Input errors found while n8n's routing engine builds an item's request are held until the
- * transport runs (routedRequest.ts): n8n would end the node with them as API errors of HTTP code
- * "none" (docs/node-behaviour.md, "Where the node meets n8n's engine"); the transport reports them
- * as the input errors they are, or as an AI Agent's tool answer. Nothing is sent for the item.
+ * Input errors of preSend steps are held until the transport (routedRequest.ts) reports them as
+ * input errors: n8n would end the node with them as API errors of HTTP code "none".
  */
 
 const DEFERRED_ERROR = Symbol('documentSigning.deferredError');

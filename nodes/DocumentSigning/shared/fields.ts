@@ -1,17 +1,6 @@
-import type {
-	IDisplayOptions,
-	IExecuteSingleFunctions,
-	IHttpRequestOptions,
-	INodeProperties,
-} from 'n8n-workflow';
+import type { IDisplayOptions, INodeProperties } from 'n8n-workflow';
 
 import { ID_PATTERN } from '../../shared/ids';
-import { requireText } from './validation';
-
-/**
- * Fields that several operations share, defined once: here the generic builders; the Signers
- * collection is in signers.ts, a list's Filters in listFilters.ts.
- */
 
 /** Options in alphabetical order of their names, as n8n asks (lists built from the vocabulary are not). */
 export function byName<T extends { name: string }>(options: T[]): T[] {
@@ -26,10 +15,7 @@ export function showFor(
 	return { show: { resource: [resource], operation: operations, ...extra } };
 }
 
-/**
- * Return All / Limit / List Paging of a list: an operation declared `list: true` (operation.ts),
- * whose transport (routedRequest.ts: sendListRequests) reads them and walks the pages.
- */
+/** Return All / Limit / List Paging of a `list: true` operation (read by sendListRequests). */
 export function returnAllAndLimit(resource: string, operation: string): INodeProperties[] {
 	return [
 		{
@@ -65,14 +51,10 @@ export function searchListPaging(displayOptions: IDisplayOptions): INodeProperti
 }
 
 /**
- * List Paging: automatic by default; Custom tells the node where a service nobody foresaw keeps its
- * records, next-page token and total, and which query parameters it pages by. The transport reads
- * both (routedRequest.ts); a setting left empty is still found automatically.
+ * List Paging: Custom tells the node where a service nobody foresaw keeps its records, next-page
+ * token and total, and which query parameters it pages by; a setting left empty is found as usual.
  */
-export function listPagingFields(
-	displayOptions: IDisplayOptions,
-	description: string,
-): INodeProperties[] {
+function listPagingFields(displayOptions: IDisplayOptions, description: string): INodeProperties[] {
 	const setting = (
 		displayName: string,
 		name: string,
@@ -173,7 +155,7 @@ export function emailField(description: string): INodeProperties {
 	};
 }
 
-/** Simplify toggle; the operation's postReceive step reads it (see postReceive.simplifyTo). */
+/** Simplify toggle, read by postReceive.simplifyTo. */
 export function simplifyField(resource: string, operations: string[]): INodeProperties {
 	return {
 		displayName: 'Simplify',
@@ -194,6 +176,37 @@ export const extraBodyFieldsOption: INodeProperties = {
 	description:
 		'More fields to send in the request body, as a JSON object. They are merged over the fields above, so use this for options the node does not offer yet.',
 };
+
+/** A collection of optional fields: Additional Fields, Update Fields, Options, Filters. */
+export function optionalFields(
+	displayName: string,
+	name: string,
+	displayOptions: IDisplayOptions,
+	options: INodeProperties[],
+	placeholder = 'Add Field',
+): INodeProperties {
+	return {
+		displayName,
+		name,
+		type: 'collection',
+		placeholder,
+		default: {},
+		displayOptions,
+		options,
+	};
+}
+
+/** The Message option: a note for the signers. */
+export function messageOption(description: string): INodeProperties {
+	return {
+		displayName: 'Message',
+		name: 'message',
+		type: 'string',
+		typeOptions: { rows: 3 },
+		default: '',
+		description,
+	};
+}
 
 export function resourceLocator({
 	name,
@@ -266,26 +279,4 @@ export function resourceLocator({
 				: []),
 		],
 	};
-}
-
-/** Where an operation that downloads a file puts it: the output binary field's name. */
-export function outputFileField(resource: string, operations: string[]): INodeProperties {
-	return {
-		displayName: 'Put Output File in Field',
-		name: 'binaryPropertyName',
-		type: 'string',
-		default: 'data',
-		required: true,
-		hint: 'The name of the output binary field to put the file in',
-		displayOptions: showFor(resource, operations),
-	};
-}
-
-/** The preSend check of outputFileField. */
-export async function checkOutputFileField(
-	this: IExecuteSingleFunctions,
-	options: IHttpRequestOptions,
-): Promise<IHttpRequestOptions> {
-	requireText(this, 'Put Output File in Field', this.getNodeParameter('binaryPropertyName', ''));
-	return options;
 }

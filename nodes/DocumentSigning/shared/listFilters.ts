@@ -1,19 +1,20 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { byName, showFor } from './fields';
+import { byName, optionalFields, showFor } from './fields';
 
-/** The Filters of a list operation: each sent as a query parameter, only when set. */
-
-/** The Filters collection of a list operation, without its options: `{ ...filtersCollection(…), options: [...] }`. */
-export function filtersCollection(resource: string, operation: string): INodeProperties {
-	return {
-		displayName: 'Filters',
-		name: 'filters',
-		type: 'collection',
-		placeholder: 'Add Filter',
-		default: {},
-		displayOptions: showFor(resource, [operation]),
-	};
+/** The Filters of a list operation: each sent as the query parameter of its name, only when set. */
+export function filtersCollection(
+	resource: string,
+	operation: string,
+	options: INodeProperties[],
+): INodeProperties {
+	return optionalFields(
+		'Filters',
+		'filters',
+		showFor(resource, [operation]),
+		options,
+		'Add Filter',
+	);
 }
 
 /** `pending` → `Pending`: the label of a vocabulary value. */
@@ -21,7 +22,6 @@ export function capitalise(value: string): string {
 	return value[0].toUpperCase() + value.slice(1);
 }
 
-/** A filter sent as the query parameter of the same name. */
 export function queryFilter(
 	displayName: string,
 	name: string,
@@ -36,7 +36,7 @@ export function queryFilter(
 	};
 }
 
-/** A filter choosing one of `values` (listed by `label`, alphabetically), sent as the query parameter `name`. */
+/** A filter choosing one of `values` (listed by `label`, alphabetically). */
 export function queryChoiceFilter(
 	displayName: string,
 	name: string,

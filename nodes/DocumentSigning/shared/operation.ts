@@ -1,5 +1,5 @@
 import type {
-	IDisplayOptions,
+	IDataObject,
 	IExecuteSingleFunctions,
 	IHttpRequestMethods,
 	IHttpRequestOptions,
@@ -9,28 +9,69 @@ import type {
 } from 'n8n-workflow';
 
 import { deferErrors } from './deferredErrors';
-import { showFor } from './fields';
+import { resourceLocator, searchListPaging, showFor } from './fields';
 import type { OutputStep } from './postReceive';
 import { sendListRequests, sendRequest } from './routedRequest';
 import { requireId } from './validation';
 
 /**
- * One entry of an Operation dropdown with its whole request. `{parameter}` path segments are
- * filled from that ID parameter, checked and encoded, before anything is sent; preSend errors are
- * deferred (deferredErrors.ts). n8n's routing engine has no retry hook, so `paginate: true` hands
- * each request to the transport (routedRequest.ts) via the operation's
- * `requestOperations.pagination` (n8n merges it over the node's).
+ * An Operation dropdown entry with its whole request: `{parameter}` path segments are filled from
+ * that ID parameter, checked and encoded; the transport is routedRequest.ts.
  */
 
-/** How each ID parameter is named in error messages (as the user sees it in the editor). */
-export const ID_PARAMETER_LABELS: Record<string, string> = {
-	documentId: 'Document',
-	signingRequestId: 'Signing Request ID',
-	templateId: 'Template',
-	teamMemberId: 'Team Member',
-	webhookId: 'Webhook ID',
-	deliveryId: 'Delivery ID',
+interface IdField {
+	/** As the editor shows it, and as error messages name it. */
+	displayName: string;
+	description: string;
+	placeholder: string;
+	/** A resource locator searching this method (else a plain text field). */
+	searchListMethod?: string;
+	url?: { placeholder: string; pathSegment: string };
+}
+
+/** The field of each ID parameter an operation's path takes. */
+const ID_FIELDS: Record<string, IdField> = {
+	documentId: {
+		displayName: 'Document',
+		description: 'The document to use',
+		placeholder: 'doc_8f3k2j',
+		searchListMethod: 'searchDocuments',
+		url: { placeholder: 'https://app.example.com/sign/doc_8f3k2j', pathSegment: 'documents|sign' },
+	},
+	signingRequestId: {
+		displayName: 'Signing Request ID',
+		description:
+			"The signing request's ID, e.g. from a document's signature_request_id or a trigger event",
+		placeholder: 'sr_4k2m9q',
+	},
+	templateId: {
+		displayName: 'Template',
+		description: 'The template to update',
+		placeholder: 'tpl_2b7x0d',
+		searchListMethod: 'searchTemplates',
+	},
+	teamMemberId: {
+		displayName: 'Team Member',
+		description: 'The team member whose role changes',
+		placeholder: 'usr_5h1c8v',
+		searchListMethod: 'searchTeamMembers',
+	},
+	webhookId: {
+		displayName: 'Webhook ID',
+		description:
+			"The webhook's ID. For a delivery: `webhookId` in the trigger's output, `webhook_id` in a delivery body.",
+		placeholder: 'wh_7d2k1p',
+	},
+	deliveryId: {
+		displayName: 'Delivery ID',
+		description: "The delivery's ID, given as deliveryId in the trigger's output",
+		placeholder: 'dlv_3k9x0q',
+	},
 };
+
+export const ID_PARAMETER_LABELS: Record<string, string> = Object.fromEntries(
+	Object.entries(ID_FIELDS).map(([parameter, field]) => [parameter, field.displayName]),
+);
 
 const PLACEHOLDER = /\{(\w+)\}/g;
 
@@ -39,21 +80,47 @@ function pathParameters(path: string): string[] {
 	return [...path.matchAll(PLACEHOLDER)].map((match) => match[1]);
 }
 
-/**
- * Where the field of an ID parameter shows: with each operation of a resource's Operation dropdown
- * whose path takes `{parameter}`, so an operation shows the IDs it needs by its path alone.
- */
-export function showForPathParameter(
-	operations: INodeProperties,
-	parameter: string,
-	extra: IDisplayOptions['show'] = {},
-): IDisplayOptions {
-	const taking = (operations.options as INodePropertyOptions[])
-		.filter((option) =>
-			pathParameters(String(option.routing?.request?.url ?? '')).includes(parameter),
-		)
-		.map((option) => String(option.value));
-	return showFor(String(operations.displayOptions?.show?.resource?.[0]), taking, extra);
+/** The ID fields of a resource's operations, each shown with exactly those whose path takes it. */
+export function idFields(operations: INodeProperties): INodeProperties[] {
+	const options = operations.options as INodePropertyOptions[];
+	const resource = String(operations.displayOptions?.show?.resource?.[0]);
+	const parametersOf = (option: INodePropertyOptions) =>
+		pathParameters(String(option.routing?.request?.url ?? ''));
+	const names = [...new Set(options.flatMap(parametersOf))];
+	return names.flatMap((name): INodeProperties[] => {
+		const { displayName, description, placeholder, searchListMethod, url } = ID_FIELDS[name];
+		const taking = options.filter((option) => parametersOf(option).includes(name));
+		const displayOptions = showFor(
+			resource,
+			taking.map((option) => String(option.value)),
+		);
+		if (!searchListMethod) {
+			return [
+				{
+					displayName,
+					name,
+					type: 'string',
+					default: '',
+					required: true,
+					placeholder,
+					description,
+					displayOptions,
+				},
+			];
+		}
+		return [
+			resourceLocator({
+				name,
+				displayName,
+				description,
+				searchListMethod,
+				idPlaceholder: placeholder,
+				url,
+				displayOptions,
+			}),
+			...searchListPaging(displayOptions),
+		];
+	});
 }
 
 /** A preSend step that fills the path's ID segments, so the request URL never comes from elsewhere. */
@@ -66,6 +133,16 @@ function fillPath(path: string): PreSendAction {
 	};
 }
 
+/** A preSend step that sets the request body `build` returns. */
+function sendBody(build: BodyBuilder): PreSendAction {
+	return async function (this: IExecuteSingleFunctions, options: IHttpRequestOptions) {
+		options.body = await build.call(this);
+		return options;
+	};
+}
+
+type BodyBuilder = (this: IExecuteSingleFunctions) => IDataObject | Promise<IDataObject>;
+
 export interface OperationSpec {
 	name: string;
 	value: string;
@@ -74,8 +151,10 @@ export interface OperationSpec {
 	method: IHttpRequestMethods;
 	/** Path under the Base URL, e.g. `/documents/{documentId}`. */
 	path: string;
-	/** Steps that check input and build the body; their errors are deferred. */
+	/** Steps that check input; their errors are deferred. */
 	preSend?: PreSendAction[];
+	/** The request body, built (and checked) after the preSend steps. */
+	body?: BodyBuilder;
 	/** Steps from the response to the output items; a list's run on each page's records. */
 	postReceive?: OutputStep[];
 	binaryResponse?: boolean;
@@ -84,30 +163,26 @@ export interface OperationSpec {
 }
 
 export function operation({
-	name,
-	value,
-	action,
-	description,
 	method,
 	path,
 	preSend = [],
+	body,
 	postReceive = [],
 	binaryResponse = false,
 	list = false,
+	...option
 }: OperationSpec): INodePropertyOptions {
-	const steps = [...(pathParameters(path).length ? [fillPath(path)] : []), ...preSend].map(
-		deferErrors,
-	);
+	const steps = [
+		...(pathParameters(path).length ? [fillPath(path)] : []),
+		...preSend,
+		...(body ? [sendBody(body)] : []),
+	].map(deferErrors);
 	return {
-		name,
-		value,
-		action,
-		description,
+		...option,
 		routing: {
 			request: {
 				method,
-				// The template itself (not an expression): fillPath sets the real path before sending,
-				// and the description shows which path each operation requests.
+				// The template, not an expression: fillPath sets the real path before sending.
 				url: path,
 				...(binaryResponse ? { encoding: 'arraybuffer', json: false } : {}),
 			},

@@ -1,5 +1,4 @@
 import type {
-	IDataObject,
 	IExecuteSingleFunctions,
 	IN8nHttpFullResponse,
 	INodeExecutionData,
@@ -10,12 +9,7 @@ import { recordOf } from '../../shared/transport';
 import { mediaTypeOf } from '../../shared/fileNames';
 import { fileNameFromDisposition, headerValue } from '../../shared/transport/headers';
 
-/** Output steps shared by operations: simplifying records, delete results and file downloads. */
-
-/**
- * An output step (n8n's postReceive, as a function): from the items so far and the service's
- * response to the next items. A list's steps run on each page's records (routedRequest.ts).
- */
+/** An output step (n8n's postReceive): the items so far and the response to the next items. */
 export type OutputStep = (
 	this: IExecuteSingleFunctions,
 	items: INodeExecutionData[],
@@ -29,13 +23,12 @@ export function simplifyTo(fields: string[]): OutputStep {
 		items: INodeExecutionData[],
 	): Promise<INodeExecutionData[]> {
 		if (!(this.getNodeParameter('simplify', true) as boolean)) return items;
-		return items.map((item) => {
-			const simplified: IDataObject = {};
-			for (const field of fields) {
-				if (item.json[field] !== undefined) simplified[field] = item.json[field];
-			}
-			return { ...item, json: simplified };
-		});
+		return items.map((item) => ({
+			...item,
+			json: Object.fromEntries(
+				fields.filter((field) => item.json[field] !== undefined).map((f) => [f, item.json[f]]),
+			),
+		}));
 	};
 }
 
@@ -77,11 +70,7 @@ export function binaryFromResponse(
 	};
 }
 
-/**
- * Document › Download: the routed request read the document (status, links); this step fetches
- * the chosen file (documentFiles.ts) and outputs it as binary data, with the document's id, name
- * and status as the item's JSON.
- */
+/** Document › Download: from the document read, fetches the chosen file as binary data. */
 export function downloadedFile(
 	versionParameter: string,
 	binaryPropertyParameter: string,

@@ -37,18 +37,16 @@ import { deferredError } from './deferredErrors';
 import { invalid } from './validation';
 
 /**
- * The transport of the action node's operations, the one hook into n8n's routing engine. The
- * engine builds each item's request but has no retry, so each operation names `sendRequest` or
- * `sendListRequests` as its `requestOperations.pagination` (operation.ts), which n8n calls instead
- * of sending (n8n-core routing-node.js `makeRequest`). The engine then runs no output step:
- * `outputOf` does.
+ * The one hook into n8n's routing engine, which builds each item's request but has no retry: each
+ * operation names `sendRequest` or `sendListRequests` as its `requestOperations.pagination`, which
+ * n8n calls instead of sending (n8n-core routing-node.js `makeRequest`); `outputOf` then runs the
+ * output steps, which the engine no longer does.
  */
 
 /**
- * The service client of a credential within one execution, shared by its items: n8n reads and
- * decrypts the credential on every getCredentials() call, so a per-item read would cost a
- * database query per item. Keyed by the execution and the node's credential (both public); kept a
- * minute at most, so an execution that resumes after a wait reads the credential again.
+ * The service client of a credential, shared by an execution's items: n8n decrypts the credential
+ * (a database query) on every getCredentials() call. Kept a minute at most, so an execution that
+ * resumes after a wait reads the credential again.
  */
 const CLIENT_REUSE_MS = 60_000;
 const MAX_CLIENTS = 64;
@@ -88,10 +86,7 @@ interface RoutedRequest {
 	check(response: IN8nHttpFullResponse): Promise<void>;
 }
 
-/**
- * Prepares the item's request and hands it to `send`; maps any failure to the node's error, or to
- * the error item (Continue On Fail) or the agent's tool response.
- */
+/** Prepares the item's request for `send`; any failure ends as error, error item or tool answer. */
 async function routed(
 	context: IExecutePaginationFunctions,
 	requestData: DeclarativeRestApiSettings.ResultOptions,
@@ -229,11 +224,7 @@ function limitOf(context: IExecutePaginationFunctions): number | undefined {
 	return limit;
 }
 
-/**
- * `requestOperations.pagination` of a list operation (`list: true` in operation.ts): pages, each
- * sent as `sendRequest` sends its one, until Return All or Limit is met (pageWalk.ts picks the
- * next page).
- */
+/** `requestOperations.pagination` of a `list: true` operation: pages until Return All or Limit. */
 export async function sendListRequests(
 	this: IExecutePaginationFunctions,
 	requestData: DeclarativeRestApiSettings.ResultOptions,
@@ -267,7 +258,7 @@ export async function sendListRequests(
 	});
 }
 
-/** The operation's output steps (all functions: operation.ts) run on one page's records. */
+/** The operation's output steps (all functions), run on one page's records. */
 async function outputOf(
 	context: IExecutePaginationFunctions,
 	requestData: DeclarativeRestApiSettings.ResultOptions,

@@ -5,11 +5,7 @@ import { ID_HINT, idProblem, idText } from '../../shared/ids';
 import { shownInput } from '../../shared/transport/text';
 import { LIMITS, PHONE_PATTERN, SIGNER_AUTHENTICATION_METHODS } from '../../shared/vocabulary';
 
-/**
- * Input checks shared by the operations. Each failure names the parameter as the user sees it
- * in the editor, and is raised before the item's request is sent.
- */
-
+/** An input error, naming the parameter as the editor shows it. */
 export function invalid(
 	context: IExecuteSingleFunctions,
 	parameter: string,
@@ -23,14 +19,13 @@ export function invalid(
 }
 
 /** RFC 5321's longest address; anything longer is refused before it is looked at further. */
-export const MAX_EMAIL_LENGTH = 254;
+const MAX_EMAIL_LENGTH = 254;
 /** Characters no address here may hold (a single class, tested once: linear in the length). */
 const NOT_IN_EMAIL = /[\s@"<>()[\],;:]/;
 
 /**
- * `local@domain.tld`: one `@`, no spaces or list punctuation, a domain of non-empty labels whose
- * last has two characters or more. Length first, then one pass per check: no pattern can
- * backtrack, so a hostile value costs time in proportion to 254 characters at most.
+ * `local@domain.tld`: one `@`, no spaces or list punctuation, non-empty domain labels, the last of
+ * two characters or more. Length first, then no pattern that can backtrack.
  */
 export function isEmail(value: string): boolean {
 	if (value.length > MAX_EMAIL_LENGTH) return false;
@@ -50,12 +45,7 @@ export function requireText(
 	parameter: string,
 	value: unknown,
 ): string {
-	const text =
-		typeof value === 'string'
-			? value.trim()
-			: value === undefined || value === null
-				? ''
-				: String(value).trim();
+	const text = String(value ?? '').trim();
 	if (!text) throw invalid(context, parameter, 'must not be empty');
 	return text;
 }
@@ -99,7 +89,9 @@ export function optionalDate(
 	return new Date(time).toISOString();
 }
 
-export function parseJsonObject(
+const JSON_OBJECT_HINT = 'Enter a JSON object such as {"key": "value"}.';
+
+function parseJsonObject(
 	context: IExecuteSingleFunctions,
 	parameter: string,
 	raw: unknown,
@@ -110,31 +102,13 @@ export function parseJsonObject(
 		try {
 			value = JSON.parse(raw);
 		} catch (error) {
-			throw invalid(
-				context,
-				parameter,
-				`is not valid JSON (${(error as Error).message})`,
-				'Enter a JSON object such as {"key": "value"}.',
-			);
+			const problem = `is not valid JSON (${(error as Error).message})`;
+			throw invalid(context, parameter, problem, JSON_OBJECT_HINT);
 		}
 	}
-	if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-		throw invalid(
-			context,
-			parameter,
-			'must be a JSON object',
-			'Enter a JSON object such as {"key": "value"}.',
-		);
-	}
+	if (typeof value !== 'object' || value === null || Array.isArray(value))
+		throw invalid(context, parameter, 'must be a JSON object', JSON_OBJECT_HINT);
 	return value as IDataObject;
-}
-
-interface SignerInput {
-	email?: string;
-	name?: string;
-	order?: number;
-	authentication?: string;
-	phone?: string;
 }
 
 /** The Signers collection as the API's signer objects, checked one by one. */
@@ -142,7 +116,7 @@ export function readSigners(
 	context: IExecuteSingleFunctions,
 	{ required, parameter = 'signers' }: { required: boolean; parameter?: string },
 ): IDataObject[] | undefined {
-	const collection = context.getNodeParameter(parameter, {}) as { signer?: SignerInput[] };
+	const collection = context.getNodeParameter(parameter, {}) as { signer?: IDataObject[] };
 	const entries = collection.signer ?? [];
 	if (!entries.length) {
 		if (required)
@@ -173,12 +147,12 @@ export function readSigners(
 			);
 		}
 		if (order > 0) signer.order = order;
-		const authentication = entry.authentication ?? 'none';
+		const authentication = String(entry.authentication ?? 'none');
 		if (!(SIGNER_AUTHENTICATION_METHODS as readonly string[]).includes(authentication)) {
 			throw invalid(
 				context,
 				`${label} › Authentication`,
-				`${shownInput(String(authentication))} is not a known method`,
+				`${shownInput(authentication)} is not a known method`,
 			);
 		}
 		if (authentication !== 'none') signer.authentication = authentication;
@@ -239,10 +213,9 @@ export function withExtraBodyFields(
 
 /** Copies the options a user filled in, dropping empty ones. */
 export function compact(source: IDataObject): IDataObject {
-	const result: IDataObject = {};
-	for (const [key, value] of Object.entries(source)) {
-		if (value === undefined || value === null || value === '') continue;
-		result[key] = value;
-	}
-	return result;
+	return Object.fromEntries(
+		Object.entries(source).filter(
+			([, value]) => value !== undefined && value !== null && value !== '',
+		),
+	);
 }

@@ -6,7 +6,13 @@ import type {
 } from 'n8n-workflow';
 
 import { ACCEPTED_FILE_TYPES } from '../../../shared/vocabulary';
-import { extraBodyFieldsOption, resourceLocator, showFor } from '../../shared/fields';
+import {
+	extraBodyFieldsOption,
+	messageOption,
+	optionalFields,
+	resourceLocator,
+	showFor,
+} from '../../shared/fields';
 import { operation } from '../../shared/operation';
 import { signersField } from '../../shared/signers';
 import { ID_HINT, idProblem, idText } from '../../../shared/ids';
@@ -70,60 +76,44 @@ export const documentCreateFields: INodeProperties[] = [
 			hide: onlyForNewDocuments,
 		},
 	},
-	{
-		displayName: 'Additional Fields',
-		name: 'additionalFields',
-		type: 'collection',
-		placeholder: 'Add Field',
-		default: {},
-		displayOptions: show,
-		options: [
-			{
-				displayName: 'Expires At',
-				name: 'expires_at',
-				type: 'dateTime',
-				default: '',
-				description: 'When the document can no longer be signed',
-			},
-			extraBodyFieldsOption,
-			{
-				displayName: 'Message',
-				name: 'message',
-				type: 'string',
-				typeOptions: { rows: 3 },
-				default: '',
-				description: 'Note shown to signers in the invitation',
-			},
-			{
-				displayName: 'Metadata (JSON)',
-				name: 'metadata',
-				type: 'json',
-				default: '{}',
-				description: 'Your own key/value pairs kept with the document, e.g. {"dealId": "123"}',
-			},
-			{
-				displayName: 'Save as Draft',
-				name: 'draft',
-				type: 'boolean',
-				default: false,
-				description:
-					'Whether to keep the document as a draft instead of sending it now. Send it later with Signing Request → Create.',
-			},
-			resourceLocator({
-				name: 'template_id',
-				displayName: 'Template',
-				description:
-					'Create the document from this template: Template Fields and Signers by Role then list its fields and roles (Signers fill the remaining roles in order)',
-				searchListMethod: 'searchTemplates',
-				idPlaceholder: 'tpl_2b7x0d',
-				required: false,
-			}),
-			templateFieldValuesOption,
-		],
-	},
-	// Shown with Create's other fields, not only once a template is chosen: n8n decides what is
-	// shown from top-level values alone when it runs a workflow (a condition on Additional Fields ›
-	// Template would hide, and so drop, the mapped values), while the editor reads the collection too.
+	optionalFields('Additional Fields', 'additionalFields', show, [
+		{
+			displayName: 'Expires At',
+			name: 'expires_at',
+			type: 'dateTime',
+			default: '',
+			description: 'When the document can no longer be signed',
+		},
+		extraBodyFieldsOption,
+		messageOption('Note shown to signers in the invitation'),
+		{
+			displayName: 'Metadata (JSON)',
+			name: 'metadata',
+			type: 'json',
+			default: '{}',
+			description: 'Your own key/value pairs kept with the document, e.g. {"dealId": "123"}',
+		},
+		{
+			displayName: 'Save as Draft',
+			name: 'draft',
+			type: 'boolean',
+			default: false,
+			description:
+				'Whether to keep the document as a draft instead of sending it now. Send it later with Signing Request → Create.',
+		},
+		resourceLocator({
+			name: 'template_id',
+			displayName: 'Template',
+			description:
+				'Create the document from this template: Template Fields and Signers by Role then list its fields and roles (Signers fill the remaining roles in order)',
+			searchListMethod: 'searchTemplates',
+			idPlaceholder: 'tpl_2b7x0d',
+			required: false,
+		}),
+		templateFieldValuesOption,
+	]),
+	// Not shown only once a template is chosen: running a workflow, n8n decides what is shown from
+	// top-level values alone, so a condition on Additional Fields › Template would drop the values.
 	...templateMapperFields(show),
 ];
 

@@ -1,7 +1,8 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { checkOutputFileField, outputFileField, showFor } from '../../shared/fields';
+import { showFor } from '../../shared/fields';
 import { operation } from '../../shared/operation';
+import { checkOutputFileField, outputFileField } from '../../shared/outputFile';
 import { downloadedFile } from '../../shared/postReceive';
 
 export const documentDownloadOperation = operation({

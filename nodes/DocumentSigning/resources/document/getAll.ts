@@ -1,4 +1,9 @@
-import type { IExecuteSingleFunctions, IHttpRequestOptions, INodeProperties } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteSingleFunctions,
+	IHttpRequestOptions,
+	INodeProperties,
+} from 'n8n-workflow';
 
 import { DOCUMENT_STATUSES } from '../../../shared/vocabulary';
 import { returnAllAndLimit } from '../../shared/fields';
@@ -17,10 +22,7 @@ const checkListFilters = async function (
 	this: IExecuteSingleFunctions,
 	options: IHttpRequestOptions,
 ) {
-	const filters = this.getNodeParameter('filters', {}) as {
-		created_after?: string;
-		created_before?: string;
-	};
+	const filters = this.getNodeParameter('filters', {}) as IDataObject;
 	const after = optionalDate(this, 'Filters › Created After', filters.created_after);
 	const before = optionalDate(this, 'Filters › Created Before', filters.created_before);
 	if (after && before && after > before)
@@ -43,13 +45,10 @@ export const documentGetAllOperation = operation({
 
 export const documentGetAllFields: INodeProperties[] = [
 	...returnAllAndLimit('document', 'getAll'),
-	{
-		...filtersCollection('document', 'getAll'),
-		options: [
-			queryFilter('Created After', 'created_after', 'dateTime'),
-			queryFilter('Created Before', 'created_before', 'dateTime'),
-			queryFilter('Name Contains', 'q'),
-			queryChoiceFilter('Status', 'status', DOCUMENT_STATUSES, capitalise, 'pending'),
-		],
-	},
+	filtersCollection('document', 'getAll', [
+		queryFilter('Created After', 'created_after', 'dateTime'),
+		queryFilter('Created Before', 'created_before', 'dateTime'),
+		queryFilter('Name Contains', 'q'),
+		queryChoiceFilter('Status', 'status', DOCUMENT_STATUSES, capitalise, 'pending'),
+	]),
 ];

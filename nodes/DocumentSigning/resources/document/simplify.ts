@@ -1,10 +1,6 @@
 import { simplifyField } from '../../shared/fields';
 
-/**
- * What Simplify keeps of a document, for Get and Get Many. signature_request_id: what Signing
- * Request → Get Status and Send Reminder need next (an AI agent reading a found document has
- * nothing else to go on).
- */
+/** What Simplify keeps of a document; signature_request_id is what Signing Request needs next. */
 export const SIMPLE_FIELDS = [
 	'id',
 	'name',

@@ -4,10 +4,7 @@ import { fieldValueProblem, isCalendarDate } from '../../../shared/fieldValues';
 import type { TemplateFieldType } from '../../../shared/vocabulary';
 import { shownInput } from '../../../shared/transport/text';
 
-/**
- * A template field's value as its type wants it: for Template Fields (templateValues.ts) and a
- * field's Default Value when a template is defined (template/templateBody.ts).
- */
+/** A template field's value as its type wants it (Template Fields, and a field's Default Value). */
 
 /** The editor's input for each field type: text, number, date picker, toggle, dropdown. */
 export const MAPPER_TYPES: Record<TemplateFieldType, FieldType> = {
@@ -45,8 +42,7 @@ export function coerceFieldValue(
 	field: Pick<ResourceMapperField, 'type' | 'options'>,
 	value: unknown,
 ): { value: string | number | boolean } | { problem: string } {
-	const shown =
-		typeof value === 'string' ? shownInput(value) : shownInput(String(JSON.stringify(value)));
+	const shown = shownInput(typeof value === 'string' ? value : String(JSON.stringify(value)));
 	const type =
 		field.type && Object.hasOwn(TEMPLATE_TYPES, field.type)
 			? TEMPLATE_TYPES[field.type]

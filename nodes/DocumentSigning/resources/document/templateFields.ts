@@ -1,12 +1,9 @@
 import type { IDisplayOptions, INodeProperties, NodeParameterValueType } from 'n8n-workflow';
 
 /**
- * Template Fields and Signers by Role (Document › Create, and Send and Wait for Signature, which
- * shows Create's fields): two n8n resource mappers that list the chosen template's fields and
- * roles (resourceMapping/index.ts loads them), and Additional Fields › Template Field Values, the
- * key/value pairs for a service whose templates list no fields. The request gets `fields` by key
- * and signers with their `role` (docs/api-contract.md, "Template fields"): templateValues.ts reads
- * and checks what they hold, templateFieldTypes.ts converts a value to its field's type.
+ * Template Fields and Signers by Role (resource mappers of Document › Create, also shown by Send
+ * and Wait) and Additional Fields › Template Field Values, for a service whose templates list no
+ * fields. templateValues.ts reads what they hold.
  */
 
 export const TEMPLATE_FIELDS_PARAMETER = 'templateFields';

@@ -14,10 +14,9 @@ import {
 import { coerceFieldValue, plainValue } from './templateFieldTypes';
 
 /**
- * The values of Template Fields, Signers by Role and Template Field Values, read and checked. The
- * field list n8n stores describes the template it was loaded for, so it is trusted only for a fixed
- * Template (values typed, required ones present, before anything is sent); a Template given by an
- * expression may differ per item, so its values go as they are and the service checks them.
+ * Template Fields, Signers by Role and Template Field Values, read and checked. The field list n8n
+ * stores describes the template it was loaded for, so it is trusted only for a fixed Template; a
+ * Template given by an expression may differ per item, so the service checks its values.
  */
 
 interface MapperValue {
@@ -44,7 +43,7 @@ const isEmpty = (value: unknown) => value === undefined || value === null || val
 interface GivenValue {
 	key: string;
 	value: unknown;
-	/** The parameter as the user sees it, for errors. */
+	/** The parameter as the editor shows it. */
 	label: string;
 }
 
@@ -59,11 +58,7 @@ function fieldPairs(context: IExecuteSingleFunctions): GivenValue[] {
 	});
 }
 
-/**
- * The `fields` of the request: Template Fields (as mapped, or Map Automatically from the input
- * item) and Template Field Values, checked against the template's field list when the Template
- * is fixed. Undefined when no value is given.
- */
+/** The request's `fields` (undefined when none is given), checked for a fixed Template. */
 export function readTemplateFieldValues(
 	context: IExecuteSingleFunctions,
 	templateId: string | undefined,
@@ -98,7 +93,7 @@ export function readTemplateFieldValues(
 		if (mapped.has(pair.key))
 			throw invalid(
 				context,
-				`${pair.label}`,
+				pair.label,
 				`${shownInput(pair.key)} is already filled under Template Fields`,
 			);
 		given.push(pair);
@@ -147,9 +142,8 @@ export function readTemplateFieldValues(
 }
 
 /**
- * Signers by Role as signers with their `role`. A role given an email or a name needs both; a
- * role the template leaves open (required in the editor's list) needs them when the Template is
- * fixed. Roles left empty are not sent: the template's own person, or the service, fills them.
+ * Signers by Role as signers with their `role`: a role given an email or a name needs both, as
+ * does an open (required) role of a fixed Template. Roles left empty are not sent.
  */
 export function readRoleSigners(
 	context: IExecuteSingleFunctions,
@@ -192,10 +186,7 @@ export function readRoleSigners(
 	return signers;
 }
 
-/**
- * The roles Signers by Role lists as open (not pre-filled by the template), for a fixed Template;
- * a document that gives no signer at all cannot fill them.
- */
+/** The roles a fixed Template leaves open (not pre-filled): a document without signers cannot fill them. */
 export function openRoles(
 	context: IExecuteSingleFunctions,
 	templateId: string | undefined,

@@ -19,11 +19,8 @@ export const reportAuditLogOperation = operation({
 
 export const reportAuditLogFields: INodeProperties[] = [
 	...returnAllAndLimit('report', 'auditLog'),
-	{
-		...filtersCollection('report', 'auditLog'),
-		options: [
-			queryFilter('Document ID', 'document_id'),
-			queryChoiceFilter('Event', 'event', AUDIT_EVENTS, eventLabel, 'document.created'),
-		],
-	},
+	filtersCollection('report', 'auditLog', [
+		queryFilter('Document ID', 'document_id'),
+		queryChoiceFilter('Event', 'event', AUDIT_EVENTS, eventLabel, 'document.created'),
+	]),
 ];

@@ -1,26 +1,8 @@
-import type {
-	IDataObject,
-	IExecuteSingleFunctions,
-	IHttpRequestOptions,
-	INodeProperties,
-} from 'n8n-workflow';
+import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
-import { extraBodyFieldsOption, showFor } from '../../shared/fields';
+import { extraBodyFieldsOption, messageOption, optionalFields, showFor } from '../../shared/fields';
 import { operation } from '../../shared/operation';
 import { compact, withExtraBodyFields } from '../../shared/validation';
-
-const buildReminderBody = async function (
-	this: IExecuteSingleFunctions,
-	options: IHttpRequestOptions,
-) {
-	const reminder = this.getNodeParameter('reminderOptions', {}) as IDataObject;
-	options.body = withExtraBodyFields(
-		this,
-		compact({ message: reminder.message }),
-		reminder.extraBodyFields,
-	);
-	return options;
-};
 
 export const signingRequestRemindOperation = operation({
 	name: 'Send Reminder',
@@ -30,27 +12,22 @@ export const signingRequestRemindOperation = operation({
 		"Remind every signer who has not signed yet. Needs the request's ID: a document's signature_request_id. Returns the request with its reminder count.",
 	method: 'POST',
 	path: '/signatures/{signingRequestId}/remind',
-	preSend: [buildReminderBody],
+	body() {
+		const reminder = this.getNodeParameter('reminderOptions', {}) as IDataObject;
+		return withExtraBodyFields(
+			this,
+			compact({ message: reminder.message }),
+			reminder.extraBodyFields,
+		);
+	},
 });
 
 export const signingRequestRemindFields: INodeProperties[] = [
-	{
-		displayName: 'Options',
-		name: 'reminderOptions',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		displayOptions: showFor('signingRequest', ['remind']),
-		options: [
-			extraBodyFieldsOption,
-			{
-				displayName: 'Message',
-				name: 'message',
-				type: 'string',
-				typeOptions: { rows: 3 },
-				default: '',
-				description: 'Note added to the reminder',
-			},
-		],
-	},
+	optionalFields(
+		'Options',
+		'reminderOptions',
+		showFor('signingRequest', ['remind']),
+		[extraBodyFieldsOption, messageOption('Note added to the reminder')],
+		'Add Option',
+	),
 ];

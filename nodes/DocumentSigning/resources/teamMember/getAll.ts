@@ -26,13 +26,10 @@ export const teamMemberGetAllOperation = operation({
 
 export const teamMemberGetAllFields: INodeProperties[] = [
 	...returnAllAndLimit('teamMember', 'getAll'),
-	{
-		...filtersCollection('teamMember', 'getAll'),
-		options: [
-			queryFilter('Name or Email Contains', 'q'),
-			queryChoiceFilter('Role', 'role', TEAM_MEMBER_ROLES, capitalise, 'member'),
-			queryChoiceFilter('Status', 'status', TEAM_MEMBER_STATUSES, capitalise, 'active'),
-		],
-	},
+	filtersCollection('teamMember', 'getAll', [
+		queryFilter('Name or Email Contains', 'q'),
+		queryChoiceFilter('Role', 'role', TEAM_MEMBER_ROLES, capitalise, 'member'),
+		queryChoiceFilter('Status', 'status', TEAM_MEMBER_STATUSES, capitalise, 'active'),
+	]),
 	simplifyField('teamMember', ['getAll']),
 ];

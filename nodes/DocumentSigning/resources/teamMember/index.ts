@@ -1,8 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { operationProperty } from '../../shared/operation';
+import { idFields, operationProperty } from '../../shared/operation';
 import { teamMemberGetAllFields, teamMemberGetAllOperation } from './getAll';
-import { teamMemberIdFields } from './idFields';
 import {
 	teamMemberInviteAdditionalFields,
 	teamMemberInviteEmailField,
@@ -11,17 +10,15 @@ import {
 import { roleFields } from './role';
 import { teamMemberUpdateRoleOperation } from './updateRole';
 
-/** Team Member's Operation dropdown: each operation, with its fields, is the file named after its value. */
 export const teamMemberOperations = operationProperty(
 	'teamMember',
 	[teamMemberUpdateRoleOperation, teamMemberGetAllOperation, teamMemberInviteOperation],
 	'getAll',
 );
 
-/** Team Member's fields, in the order n8n shows them. */
 export const teamMemberFields: INodeProperties[] = [
 	teamMemberInviteEmailField,
-	...teamMemberIdFields(teamMemberOperations),
+	...idFields(teamMemberOperations),
 	...roleFields(['invite', 'updateRole']),
 	teamMemberInviteAdditionalFields,
 	...teamMemberGetAllFields,

@@ -1,25 +1,9 @@
-import type {
-	IDataObject,
-	IExecuteSingleFunctions,
-	IHttpRequestOptions,
-	INodeProperties,
-} from 'n8n-workflow';
+import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
-import { emailField, extraBodyFieldsOption, showFor } from '../../shared/fields';
+import { emailField, extraBodyFieldsOption, optionalFields, showFor } from '../../shared/fields';
 import { operation } from '../../shared/operation';
 import { compact, requireEmail, withExtraBodyFields } from '../../shared/validation';
 import { chosenRole } from './role';
-
-const buildInviteBody = async function (
-	this: IExecuteSingleFunctions,
-	options: IHttpRequestOptions,
-) {
-	const email = requireEmail(this, 'Email', this.getNodeParameter('email', ''));
-	const additional = this.getNodeParameter('inviteAdditionalFields', {}) as IDataObject;
-	const body = compact({ email, name: additional.name, role: chosenRole(this) });
-	options.body = withExtraBodyFields(this, body, additional.extraBodyFields);
-	return options;
-};
 
 export const teamMemberInviteOperation = operation({
 	name: 'Invite',
@@ -28,7 +12,12 @@ export const teamMemberInviteOperation = operation({
 	description: 'Invite someone to the team by email',
 	method: 'POST',
 	path: '/users/invite',
-	preSend: [buildInviteBody],
+	body() {
+		const email = requireEmail(this, 'Email', this.getNodeParameter('email', ''));
+		const additional = this.getNodeParameter('inviteAdditionalFields', {}) as IDataObject;
+		const body = compact({ email, name: additional.name, role: chosenRole(this) });
+		return withExtraBodyFields(this, body, additional.extraBodyFields);
+	},
 });
 
 /** Invite's fields: Email comes first, Additional Fields after the Role (index.ts). */
@@ -37,14 +26,11 @@ export const teamMemberInviteEmailField: INodeProperties = {
 	displayOptions: showFor('teamMember', ['invite']),
 };
 
-export const teamMemberInviteAdditionalFields: INodeProperties = {
-	displayName: 'Additional Fields',
-	name: 'inviteAdditionalFields',
-	type: 'collection',
-	placeholder: 'Add Field',
-	default: {},
-	displayOptions: showFor('teamMember', ['invite']),
-	options: [
+export const teamMemberInviteAdditionalFields = optionalFields(
+	'Additional Fields',
+	'inviteAdditionalFields',
+	showFor('teamMember', ['invite']),
+	[
 		extraBodyFieldsOption,
 		{
 			displayName: 'Name',
@@ -54,4 +40,4 @@ export const teamMemberInviteAdditionalFields: INodeProperties = {
 			description: 'Full name of the person invited',
 		},
 	],
-};
+);

@@ -1,25 +1,10 @@
-import type {
-	IDataObject,
-	IExecuteSingleFunctions,
-	IHttpRequestOptions,
-	INodeProperties,
-} from 'n8n-workflow';
+import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
-import { showFor } from '../../shared/fields';
+import { optionalFields, showFor } from '../../shared/fields';
 import { operation } from '../../shared/operation';
 import { requireText } from '../../shared/validation';
 import { templateBody } from './templateBody';
 import { templateOptions } from './templateOptions';
-
-const buildCreateBody = async function (
-	this: IExecuteSingleFunctions,
-	options: IHttpRequestOptions,
-) {
-	const name = requireText(this, 'Name', this.getNodeParameter('templateName', ''));
-	const fields = this.getNodeParameter('templateAdditionalFields', {}) as IDataObject;
-	options.body = { name, ...templateBody(this, fields, 'Additional Fields') };
-	return options;
-};
 
 export const templateCreateOperation = operation({
 	name: 'Create',
@@ -28,7 +13,11 @@ export const templateCreateOperation = operation({
 	description: 'Create a reusable document template',
 	method: 'POST',
 	path: '/templates',
-	preSend: [buildCreateBody],
+	body() {
+		const name = requireText(this, 'Name', this.getNodeParameter('templateName', ''));
+		const fields = this.getNodeParameter('templateAdditionalFields', {}) as IDataObject;
+		return { name, ...templateBody(this, fields, 'Additional Fields') };
+	},
 });
 
 export const templateCreateFields: INodeProperties[] = [
@@ -42,13 +31,10 @@ export const templateCreateFields: INodeProperties[] = [
 		description: 'Name of the template',
 		displayOptions: showFor('template', ['create']),
 	},
-	{
-		displayName: 'Additional Fields',
-		name: 'templateAdditionalFields',
-		type: 'collection',
-		placeholder: 'Add Field',
-		default: {},
-		displayOptions: showFor('template', ['create']),
-		options: templateOptions,
-	},
+	optionalFields(
+		'Additional Fields',
+		'templateAdditionalFields',
+		showFor('template', ['create']),
+		templateOptions,
+	),
 ];

@@ -28,9 +28,6 @@ export const templateGetAllOperation = operation({
 
 export const templateGetAllFields: INodeProperties[] = [
 	...returnAllAndLimit('template', 'getAll'),
-	{
-		...filtersCollection('template', 'getAll'),
-		options: [queryFilter('Name Contains', 'q')],
-	},
+	filtersCollection('template', 'getAll', [queryFilter('Name Contains', 'q')]),
 	simplifyField('template', ['getAll']),
 ];

@@ -1,7 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import { TEMPLATE_FIELD_TYPES } from '../../../shared/vocabulary';
-import { byName, extraBodyFieldsOption } from '../../shared/fields';
+import { byName, extraBodyFieldsOption, messageOption } from '../../shared/fields';
 
 const FIELD_TYPE_LABELS: Record<(typeof TEMPLATE_FIELD_TYPES)[number], string> = {
 	text: 'Text',
@@ -107,14 +107,7 @@ export const templateOptions: INodeProperties[] = [
 			},
 		],
 	},
-	{
-		displayName: 'Message',
-		name: 'message',
-		type: 'string',
-		typeOptions: { rows: 3 },
-		default: '',
-		description: 'Default note to signers',
-	},
+	messageOption('Default note to signers'),
 	{
 		displayName: 'Metadata (JSON)',
 		name: 'metadata',

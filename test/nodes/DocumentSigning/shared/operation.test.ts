@@ -145,7 +145,7 @@ describe('every operation of the node', () => {
 		expect(missing).toEqual([]);
 	});
 
-	it('shows an ID field with exactly the operations whose path takes it (showForPathParameter)', () => {
+	it('shows an ID field with exactly the operations whose path takes it (idFields)', () => {
 		const taking = (parameter: string) =>
 			operations
 				.filter(({ option }) => String(option.routing?.request?.url).includes(`{${parameter}}`))

@@ -5,11 +5,8 @@ import { signatureLayoutOption } from '../../../../shared/signatureLayout';
 import { resourceLocator, searchListPaging, showFor } from '../../../shared/fields';
 
 const show = showFor('document', [SEND_AND_WAIT_OPERATION]);
+const showForDraft = showFor('document', [SEND_AND_WAIT_OPERATION], { documentSource: ['draft'] });
 
-/**
- * Runs as a custom operation (DocumentSigning.node.ts), not through the routing engine: it sends,
- * registers a service webhook and puts the execution to wait.
- */
 const RESUME_ON = {
 	displayName: 'Resume On',
 	name: 'resumeOn',
@@ -38,10 +35,7 @@ export const sendAndWaitOperation: INodePropertyOptions = {
 		'Send a new document or a draft, and continue the workflow once it is signed (or reaches another final state)',
 };
 
-/**
- * The waiting webhook n8n routes resume calls to: `<webhook-waiting base>/<execution>/<node id>`,
- * as n8n's own send-and-wait nodes declare it (the path is the node's id).
- */
+/** Resume calls go to `<webhook-waiting base>/<execution>/<node id>`, as for n8n's own nodes. */
 export const sendAndWaitWebhooks: IWebhookDescription[] = [
 	{
 		name: 'default',
@@ -78,11 +72,9 @@ export const sendAndWaitFields: INodeProperties[] = [
 		searchListMethod: 'searchDocuments',
 		idPlaceholder: 'doc_8f3k2j',
 		url: { placeholder: 'https://app.example.com/sign/doc_8f3k2j', pathSegment: 'documents|sign' },
-		displayOptions: showFor('document', [SEND_AND_WAIT_OPERATION], { documentSource: ['draft'] }),
+		displayOptions: showForDraft,
 	}),
-	...searchListPaging(
-		showFor('document', [SEND_AND_WAIT_OPERATION], { documentSource: ['draft'] }),
-	),
+	...searchListPaging(showForDraft),
 	{
 		displayName:
 			'The workflow stops here until the document is signed, then continues with the document as the service reports it ("approved": true once signed). If the time limit passes first, n8n passes on this node\'s input unchanged.',

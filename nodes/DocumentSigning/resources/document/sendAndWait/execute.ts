@@ -1,4 +1,4 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError, WAIT_INDEFINITELY } from 'n8n-workflow';
 
 import { apiPath, idText } from '../../../../shared/ids';
@@ -19,7 +19,6 @@ import { documentOutput, unsignedEnd } from './output';
 import {
 	isReviewGate,
 	MAX_CUSTOM_DATA_LENGTH,
-	readStoredWait,
 	readWaitOptions,
 	resumeStatuses,
 	storedWaitValue,
@@ -27,21 +26,12 @@ import {
 	WAIT_CUSTOM_DATA_KEY,
 	WAIT_EVENTS,
 	type StoredWait,
-	type WaitOptions,
-	type WaitSettings,
 } from './waitSettings';
 import { LIMIT_GRACE_MS, removeStaleWaitWebhooks, waitOwner } from './waitWebhooks';
 
-/**
- * Document › Send and Wait for Signature, execute() (webhook.ts decides when it resumes). The
- * document is sent only once its webhook exists, so no final event happens before anyone listens;
- * a failure before the send removes what it created, never a user's draft (docs/send-and-wait.md).
- */
+/** Send and Wait for Signature's execute(): the steps of docs/send-and-wait.md, in order. */
 
-/**
- * The same execution, node, run and step always give the same key: a retried send is not sent
- * twice, and each run of the node (a loop) sends its own. `$runIndex` is n8n's public name for the run.
- */
+/** Same execution, node, run and step, same key: no retry sent twice, each run sends its own. */
 function keyFor(context: IExecuteFunctions, step: string): string {
 	const node = context.getNode();
 	const runIndex = Number(context.getWorkflowDataProxy(0).$runIndex ?? 0);
@@ -55,11 +45,7 @@ function keyFor(context: IExecuteFunctions, step: string): string {
 	);
 }
 
-/**
- * Keeps the wait where n8n keeps data for the waiting execution, and reads it back: a call to the
- * resume URL acts only when its nonce is the kept one. When n8n does not keep it (custom data full,
- * or the value too long), nothing would bind the calls to this wait, so the wait is refused.
- */
+/** Keeps the wait with the execution: unkept, nothing would bind calls to it, so it is refused. */
 function keepWait(context: IExecuteFunctions, wait: StoredWait): void {
 	const value = storedWaitValue(wait);
 	const refusal = (problem: string) =>
@@ -75,23 +61,11 @@ function keepWait(context: IExecuteFunctions, wait: StoredWait): void {
 	if (value.length > MAX_CUSTOM_DATA_LENGTH)
 		throw refusal(`the service's webhook secret is too long (${value.length} characters to keep)`);
 	context.customData.set(WAIT_CUSTOM_DATA_KEY, value);
-	const kept = readStoredWait(context.customData.get(WAIT_CUSTOM_DATA_KEY));
-	if (
-		kept?.nonce !== wait.nonce ||
-		kept.webhookId !== wait.webhookId ||
-		kept.secret !== wait.secret
-	)
+	if (context.customData.get(WAIT_CUSTOM_DATA_KEY) !== value)
 		throw refusal('the execution already holds 10 custom data keys');
 }
 
-async function getDocument(
-	context: IExecuteFunctions,
-	client: ServiceClient,
-	id: string,
-): Promise<IDataObject> {
-	return recordOf((await apiRequest(context, 'GET', apiPath`/documents/${id}`, { client })).body);
-}
-
+/** Removes what a failed run created: its webhook, and the draft it created (never a user's). */
 async function cleanUp(
 	context: IExecuteFunctions,
 	client: ServiceClient,
@@ -107,9 +81,7 @@ async function cleanUp(
 	} catch (error) {
 		context.logger.warn(
 			'Document Signing: could not remove what a failed Send and Wait created; the next Send and Wait of this workflow removes its webhook',
-			{
-				error: (error as Error).message,
-			},
+			{ error: (error as Error).message },
 		);
 	}
 }
@@ -117,7 +89,7 @@ async function cleanUp(
 async function sendAndWait(context: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const node = context.getNode();
 	const items = context.getInputData();
-	if (items.length !== 1) {
+	if (items.length !== 1)
 		throw new NodeOperationError(
 			node,
 			`Send and Wait for Signature handles one document per execution, and received ${items.length} items`,
@@ -126,12 +98,11 @@ async function sendAndWait(context: IExecuteFunctions): Promise<INodeExecutionDa
 					'Put a Loop Over Items node (batch size 1) in front of it to send and wait for each item in turn, or use Document › Create for bulk sends.',
 			},
 		);
-	}
 	// n8n-core gives node contexts custom data from 2.16 on; before that nothing would bind a
 	// resume call to its wait.
 	const customData = (context as { customData?: Partial<IExecuteFunctions['customData']> })
 		.customData;
-	if (typeof context.getSignedResumeUrl !== 'function' || typeof customData?.set !== 'function') {
+	if (typeof context.getSignedResumeUrl !== 'function' || typeof customData?.set !== 'function')
 		throw new NodeOperationError(
 			node,
 			'This n8n version cannot keep a wait with its execution, which Send and Wait for Signature needs',
@@ -140,19 +111,17 @@ async function sendAndWait(context: IExecuteFunctions): Promise<INodeExecutionDa
 					'Update n8n to 2.16 or later, or use Document › Create with a Document Signing Trigger. Nothing was sent.',
 			},
 		);
-	}
 	// As a review gate under the legacy order, AI Agent 3 resumes before the gate runs and tells the
 	// model the call was rejected: an approval sent afterwards would approve nothing.
 	if (
 		isReviewGate(context) &&
 		context.getWorkflowSettings?.()?.executionOrder !== 'v1' &&
 		typeof items[0].json.toolCallId === 'string'
-	) {
+	)
 		throw legacyOrderError(node, 0);
-	}
 	// Every check before any request.
 	const source = await readSource(context);
-	const options: WaitOptions = readWaitOptions(context);
+	const { waitTill, ...options } = readWaitOptions(context);
 
 	const client = await serviceClient(context);
 	const nonce = newNonce();
@@ -163,56 +132,45 @@ async function sendAndWait(context: IExecuteFunctions): Promise<INodeExecutionDa
 	try {
 		let documentId: string;
 		if (source.kind === 'new') {
-			const draft = recordOf(
-				(
-					await apiRequest(context, 'POST', '/documents', {
-						client,
-						body: source.body,
-						idempotencyKey: keyFor(context, 'create'),
-					})
-				).body,
-			);
-			const id = idText(draft.id);
+			const draft = await apiRequest(context, 'POST', '/documents', {
+				client,
+				body: source.body,
+				idempotencyKey: keyFor(context, 'create'),
+			});
+			const id = idText(recordOf(draft.body).id);
 			if (id === undefined)
 				throw new NodeOperationError(node, 'The service did not return an ID for the new document');
 			documentId = created.draftId = id;
 		} else {
-			documentId = source.draftId as string;
+			documentId = source.draftId;
 		}
 
-		const settings: WaitSettings = {
-			documentId,
-			nonce,
-			resumeOn: options.resumeOn,
-			signedFileField: options.signedFileField,
-			verifySignature: options.verifySignature,
-			signatureLayout: options.signatureLayout,
-			workflowId: owner.workflowId,
-			instanceId: owner.instanceId,
-			until: options.waitTill?.getTime(),
-		};
-		const scope = secretScope(context, client.credentials.apiKey, nonce);
 		const registered = await registerWebhook(context, client, {
-			url: context.getSignedResumeUrl(toQuery(settings)),
+			url: context.getSignedResumeUrl(
+				toQuery({
+					...options,
+					documentId,
+					nonce,
+					workflowId: owner.workflowId,
+					instanceId: owner.instanceId,
+					until: waitTill?.getTime(),
+				}),
+			),
 			events: WAIT_EVENTS,
 			description: `n8n Send and Wait for Signature (workflow ${owner.workflowId})`,
-			scope,
+			scope: secretScope(context, client.credentials.apiKey, nonce),
 			idempotencyKey: keyFor(context, 'webhook'),
 			// [A] Optional at the service: only this document's events, and removed after the limit.
 			// A service that ignores them still works: webhook() filters, and cleanup removes it.
 			extra: {
 				document_id: documentId,
-				...(options.waitTill
-					? { expires_at: new Date(options.waitTill.getTime() + LIMIT_GRACE_MS).toISOString() }
+				...(waitTill
+					? { expires_at: new Date(waitTill.getTime() + LIMIT_GRACE_MS).toISOString() }
 					: {}),
 			},
 		});
 		created.webhookId = registered.id;
-		keepWait(context, {
-			nonce,
-			webhookId: registered.id,
-			...(registered.sealedSecret ? { secret: registered.sealedSecret } : {}),
-		});
+		keepWait(context, { nonce, webhookId: registered.id, secret: registered.sealedSecret });
 
 		await apiRequest(context, 'POST', '/signatures/request', {
 			client,
@@ -223,7 +181,8 @@ async function sendAndWait(context: IExecuteFunctions): Promise<INodeExecutionDa
 		created.draftId = undefined;
 
 		// Signers may have been faster than this line: then there is nothing to wait for.
-		const document = await getDocument(context, client, documentId);
+		const read = await apiRequest(context, 'GET', apiPath`/documents/${documentId}`, { client });
+		const document = recordOf(read.body);
 		if ((FINAL_DOCUMENT_STATUSES as readonly unknown[]).includes(document.status)) {
 			await removeWebhook(context, created.webhookId, client);
 			if (!(resumeStatuses(options.resumeOn) as readonly unknown[]).includes(document.status))
@@ -231,7 +190,7 @@ async function sendAndWait(context: IExecuteFunctions): Promise<INodeExecutionDa
 			return [[await documentOutput(context, document, options.signedFileField)]];
 		}
 
-		await context.putExecutionToWait(options.waitTill ?? WAIT_INDEFINITELY);
+		await context.putExecutionToWait(waitTill ?? WAIT_INDEFINITELY);
 		return [[{ json: document, pairedItem: { item: 0 } }]];
 	} catch (error) {
 		await cleanUp(context, client, created);

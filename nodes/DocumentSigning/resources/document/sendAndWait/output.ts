@@ -10,22 +10,14 @@ import { NodeOperationError } from 'n8n-workflow';
 import { fetchDocumentFile } from '../../../../shared/documentFiles';
 
 /**
- * Set on every item a wait passes on: true only for a completed (signed) document. n8n's
- * human-review gate (the generated `documentSigningHitlTool`) lets the tool it gates run only when
- * its output's `approved` is true (docs/ai-agents.md); a decline, expiry or cancel is a no, and so
- * is a time-out (n8n then passes on the gate's input, which has no `approved`).
+ * The document plus `approved`, true only when completed: n8n's review gate runs the tool it gates
+ * only when `approved` is true (docs/ai-agents.md).
  */
-export const APPROVED_FIELD = 'approved';
-
-/** The document as the service reported it, plus whether it counts as approved. */
 export function withApproval(document: IDataObject): IDataObject {
-	return { ...document, [APPROVED_FIELD]: document.status === 'completed' };
+	return { ...document, approved: document.status === 'completed' };
 }
 
-/**
- * The item a wait passes on: the document as the service reported it with `approved`, plus the
- * signed PDF when asked for and the document is completed (no other state has a signed file).
- */
+/** The item a wait passes on, with the signed PDF when asked for and the document is completed. */
 export async function documentOutput(
 	context: IExecuteFunctions | IWebhookFunctions,
 	document: IDataObject,
@@ -44,10 +36,7 @@ export async function documentOutput(
 	return item;
 }
 
-/**
- * A wait for Completed ended in another final state (declined, expired, cancelled): an error of
- * the node that names the status. Nothing continues as if it were signed.
- */
+/** A wait for Completed ended in another final state: the node's error, naming the status. */
 export function unsignedEnd(node: INode, document: IDataObject): NodeOperationError {
 	const status = String(document.status);
 	return new NodeOperationError(node, `The document was ${status}, not signed`, {

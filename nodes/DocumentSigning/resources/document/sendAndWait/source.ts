@@ -11,13 +11,6 @@ import { requireId } from '../../../shared/validation';
 import { buildDocumentBody } from '../create';
 import { isReviewGate } from './waitSettings';
 
-export interface Source {
-	kind: 'new' | 'draft';
-	/** The draft's id (kind draft); the body of the new document (kind new). */
-	draftId?: string;
-	body?: IDataObject;
-}
-
 /** Create's input checks, run for item 0 through the interface they were written for. */
 function singleItemContext(context: IExecuteFunctions): IExecuteSingleFunctions {
 	const adapter = {
@@ -35,8 +28,10 @@ function singleItemContext(context: IExecuteFunctions): IExecuteSingleFunctions 
 	return adapter as unknown as IExecuteSingleFunctions;
 }
 
-/** What the node sends: a new document's body (as a draft), or an existing draft's id. */
-export async function readSource(context: IExecuteFunctions): Promise<Source> {
+/** What the node sends: a new document's body (to create as a draft), or an existing draft's id. */
+export async function readSource(
+	context: IExecuteFunctions,
+): Promise<{ kind: 'new'; body: IDataObject } | { kind: 'draft'; draftId: string }> {
 	const single = singleItemContext(context);
 	const kind = context.getNodeParameter('documentSource', 0, 'new') as string;
 	if (kind === 'draft') return { kind, draftId: requireId(single, 'waitDocumentId', 'Draft') };
@@ -50,7 +45,7 @@ export async function readSource(context: IExecuteFunctions): Promise<Source> {
 			},
 		);
 	const additional = context.getNodeParameter('additionalFields', 0, {}) as IDataObject;
-	if (additional.draft === true) {
+	if (additional.draft === true)
 		throw new NodeOperationError(
 			context.getNode(),
 			'Additional Fields › Save as Draft: Send and Wait sends the document, so it cannot save it as a draft',
@@ -59,7 +54,6 @@ export async function readSource(context: IExecuteFunctions): Promise<Source> {
 				description: 'Remove Save as Draft, or use Document › Create to save a draft.',
 			},
 		);
-	}
 	const options = (await buildDocumentBody.call(
 		single,
 		{} as IHttpRequestOptions,
@@ -71,6 +65,6 @@ export async function readSource(context: IExecuteFunctions): Promise<Source> {
 		const gateMessage = String(context.getNodeParameter('message', 0, '') ?? '').trim();
 		if (gateMessage) body.message = gateMessage;
 	}
-	// Created as a draft, sent once the webhook exists (see the file comment).
+	// Created as a draft, sent once the webhook exists.
 	return { kind, body: { ...body, draft: true } };
 }

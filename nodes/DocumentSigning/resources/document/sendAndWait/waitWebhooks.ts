@@ -4,33 +4,34 @@ import { idText } from '../../../../shared/ids';
 import { askOwnN8n, type ServiceClient } from '../../../../shared/transport';
 import { memoryOf } from '../../../../shared/nodeMemory';
 import { removeWebhook, sweepWebhooks } from '../../../../shared/webhooks';
-import { WAIT_LINK_MARKERS } from './waitSettings';
+import { QUERY } from './waitSettings';
 
 /**
- * The service webhook of each wait, one per waiting execution. n8n tells no node of a time-out,
- * cancel or delete, so the next Send and Wait run of the workflow removes such leftovers
- * (docs/send-and-wait.md). Ownership is read from the URL alone, the one field every service keeps;
- * nothing else on the account is touched, and n8n is asked only about its own waiting-webhook URLs.
+ * n8n tells no node of a time-out, cancel or delete: the next run of the workflow removes such waits'
+ * webhooks, known from the URL alone (the one field every service keeps).
  */
 
 /** Past the limit n8n needs a moment to end the wait; its webhook stays that long. */
 export const LIMIT_GRACE_MS = 5 * 60 * 1000;
 /** Resume URLs a run asks n8n about, at most (each is one request to n8n). */
-export const MAX_PROBES_PER_RUN = 10;
+const MAX_PROBES_PER_RUN = 10;
 const PROBE_TIMEOUT_MS = 5000;
-/** n8n's URL signature: an HMAC-SHA256 in hex, in the `signature` query parameter. */
+/** n8n's URL signature: an HMAC-SHA256 in hex. */
 const N8N_SIGNATURE = /^[0-9a-f]{64}$/;
-/** An execution id as n8n writes it in a resume URL. */
 const EXECUTION_ID = /^[A-Za-z0-9_-]{1,64}$/;
 /** Path text that a server may read as another path than the URL parser did. */
 const AMBIGUOUS_PATH = /\.\.|%2e|%2f|%5c|\\|;/i;
+/** n8n's own words for an execution that is gone or over (waiting-webhooks.js, n8n 1.110 to 2.41). */
+const N8N_GONE = /^The execution "[\w-]{1,64}" does not exist\.$/;
+const N8N_FINISHED = /^The execution "[\w-]{1,64}"? has finished (with error|already)\.$/;
+const N8N_NO_ACTION_PAGE = '<title>No action required</title>';
 
 export interface WaitOwner {
 	workflowId: string;
 	instanceId: string;
 	/** This node's id: n8n's resume URLs end with it. */
 	nodeId: string;
-	/** This instance's waiting-webhook address (origin and path), e.g. https://n8n.example.com/webhook-waiting */
+	/** This instance's waiting-webhook address, e.g. https://n8n.example.com/webhook-waiting */
 	waitingBase: URL;
 }
 
@@ -51,15 +52,14 @@ export function waitOwner(context: IExecuteFunctions): WaitOwner {
 	};
 }
 
-export interface OwnWait {
-	/** The URL as parsed, the only address the cleanup ever asks. */
-	url: string;
-	/** When n8n ends the wait at the latest (epoch ms), if ever. */
-	until?: number;
-}
-
-/** The wait a webhook belongs to, when its URL is one of this owner's wait links. */
-export function ownWait(webhook: IDataObject, owner: WaitOwner): OwnWait | undefined {
+/**
+ * The wait a webhook belongs to, when its URL is one of this owner's wait links: the URL as parsed
+ * (the only address the cleanup ever asks) and the wait's limit (epoch ms), if any.
+ */
+export function ownWait(
+	webhook: IDataObject,
+	owner: WaitOwner,
+): { url: string; until?: number } | undefined {
 	const raw = webhook.url;
 	if (typeof raw !== 'string' || raw.length > 4096) return undefined;
 	let url: URL;
@@ -79,53 +79,16 @@ export function ownWait(webhook: IDataObject, owner: WaitOwner): OwnWait | undef
 	const query = url.searchParams;
 	if (!N8N_SIGNATURE.test(query.get('signature') ?? '')) return undefined;
 	if (
-		!query.get(WAIT_LINK_MARKERS.nonce) ||
-		query.get(WAIT_LINK_MARKERS.workflowId) !== owner.workflowId ||
-		query.get(WAIT_LINK_MARKERS.instanceId) !== owner.instanceId
+		!query.get(QUERY.nonce) ||
+		query.get(QUERY.workflowId) !== owner.workflowId ||
+		query.get(QUERY.instanceId) !== owner.instanceId
 	)
 		return undefined;
-	const until = Number(query.get(WAIT_LINK_MARKERS.until) || NaN);
+	const until = Number(query.get(QUERY.until) || NaN);
 	return { url: url.href, until: Number.isFinite(until) ? until : undefined };
 }
 
-/**
- * Whether the wait behind a resume URL is still open. Ended only on n8n's own words (404 "does
- * not exist", 409 "has finished", which a cancel also gives, the "No action required" page) or
- * webhook()'s `wait: 'ended'`. A 409 "running already" is open (a new wait is saved as waiting only
- * after its webhook exists), and so is anything else: nothing is removed on a guess.
- */
-async function stillWaiting(context: IExecuteFunctions, url: string): Promise<boolean> {
-	try {
-		const response = await askOwnN8n(
-			context,
-			url,
-			{ probe: 'n8n-nodes-document-signing' },
-			PROBE_TIMEOUT_MS,
-		);
-		const message = String(jsonOf(response.body)?.message ?? '').slice(0, 200);
-		if (response.statusCode === 404) return !N8N_GONE.test(message);
-		if (response.statusCode === 409) return !N8N_FINISHED.test(message);
-		if (response.statusCode >= 200 && response.statusCode < 300) {
-			const own = ownResponse(response.body);
-			return own ? own.wait !== 'ended' : !textOf(response.body).includes(N8N_NO_ACTION_PAGE);
-		}
-		return true;
-	} catch {
-		return true;
-	}
-}
-
-/** n8n's own words for an execution that is gone or over (waiting-webhooks.js, n8n 1.110 to 2.41). */
-const N8N_GONE = /^The execution "[\w-]{1,64}" does not exist\.$/;
-const N8N_FINISHED = /^The execution "[\w-]{1,64}"? has finished (with error|already)\.$/;
-const N8N_NO_ACTION_PAGE = '<title>No action required</title>';
-
-/** A response's text, at most 8 KB of it. */
-function textOf(body: unknown): string {
-	return (typeof body === 'string' ? body : JSON.stringify(body ?? '')).slice(0, 8192);
-}
-
-/** A response's JSON object, parsed when it came as text. */
+/** A response's JSON object, parsed (at most 64 KB) when it came as text. */
 function jsonOf(body: unknown): IDataObject | undefined {
 	let parsed = body;
 	if (typeof body === 'string') {
@@ -140,10 +103,31 @@ function jsonOf(body: unknown): IDataObject | undefined {
 		: undefined;
 }
 
-/** webhook()'s own response, when the body is one (n8n's pages are not). */
-function ownResponse(body: unknown): IDataObject | undefined {
-	const parsed = jsonOf(body);
-	return parsed?.received === true ? parsed : undefined;
+/**
+ * Whether the wait behind a resume URL is still open. Ended only on n8n's own words or webhook()'s
+ * `wait: 'ended'`; anything else is open: nothing is removed on a guess.
+ */
+async function stillWaiting(context: IExecuteFunctions, url: string): Promise<boolean> {
+	try {
+		const response = await askOwnN8n(
+			context,
+			url,
+			{ probe: 'n8n-nodes-document-signing' },
+			PROBE_TIMEOUT_MS,
+		);
+		const json = jsonOf(response.body);
+		const message = String(json?.message ?? '').slice(0, 200);
+		if (response.statusCode === 404) return !N8N_GONE.test(message);
+		if (response.statusCode === 409) return !N8N_FINISHED.test(message);
+		if (response.statusCode < 200 || response.statusCode >= 300) return true;
+		// webhook()'s own answer says; n8n's pages are not JSON.
+		if (json?.received === true) return json.wait !== 'ended';
+		const text =
+			typeof response.body === 'string' ? response.body : JSON.stringify(response.body ?? '');
+		return !text.slice(0, 8192).includes(N8N_NO_ACTION_PAGE);
+	} catch {
+		return true;
+	}
 }
 
 function shuffled<T>(list: T[]): T[] {
@@ -157,17 +141,15 @@ function shuffled<T>(list: T[]): T[] {
 
 /**
  * Removes this workflow's wait webhooks that no execution waits on: past their limit (plus
- * LIMIT_GRACE_MS), or ended by n8n's answer (at most MAX_PROBES_PER_RUN random probes, so every
- * leftover is reached over a few runs). Never throws: cleanup must not keep a new wait from
- * starting. Returns the ids it removed.
+ * LIMIT_GRACE_MS), or ended by n8n's answer (random probes, so every leftover is reached over a few
+ * runs). Never throws: cleanup must not keep a new wait from starting.
  */
 export async function removeStaleWaitWebhooks(
 	context: IExecuteFunctions,
 	owner: WaitOwner,
 	client: ServiceClient,
-	now = Date.now(),
-): Promise<string[]> {
-	const removed: string[] = [];
+): Promise<void> {
+	const now = Date.now();
 	// On an account with more webhooks than one sweep reads, the runs take turns through the list.
 	const memory = memoryOf(owner.workflowId, owner.nodeId);
 	const start = memory.sweepPlace;
@@ -175,33 +157,23 @@ export async function removeStaleWaitWebhooks(
 	try {
 		const { records, next } = await sweepWebhooks(context, { start });
 		memory.sweepPlace = next;
-		const ours = records
-			.map((webhook) => ({ id: idText(webhook.id), wait: ownWait(webhook, owner) }))
-			.filter(
-				(entry): entry is { id: string; wait: OwnWait } =>
-					entry.id !== undefined && entry.wait !== undefined,
-			);
+		const ours = records.flatMap((webhook) => {
+			const id = idText(webhook.id);
+			const wait = ownWait(webhook, owner);
+			return id !== undefined && wait ? [{ id, wait }] : [];
+		});
 		const expired = ours.filter(
 			({ wait }) => wait.until !== undefined && wait.until + LIMIT_GRACE_MS < now,
 		);
-		const toProbe = shuffled(ours.filter((entry) => !expired.includes(entry))).slice(
-			0,
-			MAX_PROBES_PER_RUN,
-		);
+		const toProbe = shuffled(ours.filter((entry) => !expired.includes(entry)));
 		const gone = [];
-		for (const entry of toProbe)
+		for (const entry of toProbe.slice(0, MAX_PROBES_PER_RUN))
 			if (!(await stillWaiting(context, entry.wait.url))) gone.push(entry);
-		for (const { id } of [...expired, ...gone]) {
-			await removeWebhook(context, id, client);
-			removed.push(id);
-		}
+		for (const { id } of [...expired, ...gone]) await removeWebhook(context, id, client);
 	} catch (error) {
 		context.logger.warn(
 			'Document Signing: could not remove the webhooks of earlier waits of this workflow; the next Send and Wait tries again',
-			{
-				error: (error as Error).message,
-			},
+			{ error: (error as Error).message },
 		);
 	}
-	return removed;
 }

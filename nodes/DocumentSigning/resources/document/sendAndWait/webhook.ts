@@ -39,19 +39,14 @@ import {
 } from './waitSettings';
 
 /**
- * webhook() of the Document Signing node: a call to a waiting execution's resume URL. n8n checks
- * the URL's signature but routes every URL of this node to the current wait, so a call ends the
- * wait only after the six checks of docs/send-and-wait.md (webhook()), in order. Any other call
- * gets 200 without workflowData (the wait goes on, the service stops retrying); a failed service
- * read gets 503. Nothing throws: n8n would resume the execution with the error.
+ * webhook(): n8n routes every resume URL of this node to the current wait, so a call ends it only
+ * after the checks of docs/send-and-wait.md, in order. Nothing throws: n8n would resume the
+ * execution with the error.
  */
 
 type WaitState = 'open' | 'ended';
 
-/**
- * Answered without resuming. `wait` tells the cleanup's probe (waitWebhooks.ts) whether the URL's
- * wait is the execution's current one.
- */
+/** Answered without resuming; `wait` tells the cleanup's probe if the URL's wait is current. */
 function ignore(context: IWebhookFunctions, reason: string, wait: WaitState): IWebhookResponseData {
 	context.logger.debug(`Document Signing Send and Wait ignored a call: ${reason}`, {
 		node: context.getNode().name,
@@ -59,6 +54,7 @@ function ignore(context: IWebhookFunctions, reason: string, wait: WaitState): IW
 	return { webhookResponse: { received: true, ignored: true, reason, wait } };
 }
 
+/** 503: the service retries, the wait goes on. */
 function retryLater(
 	context: IWebhookFunctions,
 	reason: string,
@@ -75,36 +71,9 @@ function retryLater(
 	return { noWebhookResponse: true };
 }
 
-function objectAt(value: unknown): IDataObject {
-	return (typeof value === 'object' && value !== null ? value : {}) as IDataObject;
-}
-
-/** The secret this wait's deliveries are signed with (webhooks.ts). */
-function waitSecret(
-	context: IWebhookFunctions,
-	client: ServiceClient,
-	settings: WaitSettings,
-	stored: StoredWait,
-): string | undefined {
-	return signingSecret(
-		secretScope(context, client.credentials.apiKey, settings.nonce),
-		stored.secret,
-	);
-}
-
-/** The wait n8n keeps for this execution (custom data), if any. */
-function currentWait(context: IWebhookFunctions): StoredWait | undefined {
-	const customData = (context as { customData?: Partial<IWebhookFunctions['customData']> })
-		.customData;
-	return typeof customData?.get === 'function'
-		? readStoredWait(customData.get(WAIT_CUSTOM_DATA_KEY))
-		: undefined;
-}
-
 /**
- * A wait for Completed whose document ended unsigned: the node's error, routed by On Error (Stop
- * Workflow passes nothing on). Not thrown: n8n 2.x then runs the next nodes on an empty item
- * (docs/send-and-wait.md), which is worse than stopping.
+ * A Completed wait whose document ended unsigned: the node's error, routed by On Error. Not thrown:
+ * n8n 2.x would then run the next nodes on an empty item.
  */
 function unsignedResult(context: IWebhookFunctions, document: IDataObject): INodeExecutionData[][] {
 	const node = context.getNode();
@@ -122,19 +91,22 @@ function unsignedResult(context: IWebhookFunctions, document: IDataObject): INod
 async function decide(context: IWebhookFunctions): Promise<IWebhookResponseData> {
 	const settings = fromQuery(context.getQueryData() as IDataObject);
 	if (!settings) return ignore(context, 'not a wait link of this node', 'ended');
-	const stored = currentWait(context);
+	// n8n before 2.16 gives no custom data: then no call is for a current wait.
+	const { customData } = context as { customData?: Partial<IWebhookFunctions['customData']> };
+	const stored = readStoredWait(customData?.get?.(WAIT_CUSTOM_DATA_KEY));
 	if (stored?.nonce !== settings.nonce)
 		return ignore(context, "a link of an earlier wait, or of another node's", 'ended');
 
-	// What the body claims is checked first, unverified: events of other documents reach every
-	// wait on a service that ignores the webhook's document filter, and cost no credential read.
+	// The body's claims first, unverified: on a service that ignores the webhook's document filter,
+	// every wait receives every document's events, and these cost no credential read.
 	const rawBody = rawBodyOf(context);
 	const body = parseObject(rawBody);
 	if (!body) return ignore(context, 'the body is not a JSON object', 'open');
 	const event = typeof body.event === 'string' ? body.event : undefined;
 	if (!event || !WAIT_EVENTS.includes(event))
 		return ignore(context, `event ${event ?? '(none)'} does not end a wait`, 'open');
-	if (idText(objectAt(objectAt(body.data).document).id) !== settings.documentId)
+	const data = body.data as { document?: { id?: unknown } } | null | undefined;
+	if (idText(data?.document?.id) !== settings.documentId)
 		return ignore(context, 'the event is about another document', 'open');
 
 	const client = await serviceClient(context);
@@ -143,10 +115,11 @@ async function decide(context: IWebhookFunctions): Promise<IWebhookResponseData>
 	const memory = memoryOf(context.getWorkflow().id, context.getNode().id);
 	if (settings.verifySignature) {
 		const headers = (context.getHeaderData() ?? {}) as IDataObject;
+		const scope = secretScope(context, client.credentials.apiKey, settings.nonce);
 		const verification = verifyDelivery({
 			header: (name) => headerValue(headers, name),
 			rawBody,
-			secret: waitSecret(context, client, settings, stored) ?? '',
+			secret: signingSecret(scope, stored.secret) ?? '',
 			nowSeconds: Math.floor(Date.now() / 1000),
 			toleranceSeconds: SIGNATURE_TOLERANCE_SECONDS,
 			accepted: acceptedLayouts(memory.layouts, settings.signatureLayout, waitKey),
@@ -174,7 +147,7 @@ async function decide(context: IWebhookFunctions): Promise<IWebhookResponseData>
 	}
 }
 
-/** Checks 5 and 6: the record decides, then the service's removal of the webhook claims the end. */
+/** Last checks: the record decides, then the service's removal of the webhook claims the end. */
 async function end(
 	context: IWebhookFunctions,
 	client: ServiceClient,
