@@ -14,8 +14,9 @@ module.exports = {
 	transform: { '^.+\\.ts$': ['ts-jest', { isolatedModules: true }] },
 	// Installs the n8n host, Redis and PostgreSQL before the tests, outside their timeouts.
 	globalSetup: '<rootDir>/global-setup.ts',
-	// One cluster at a time on a 2-core machine: two side by side made n8n 2.41 lose track of a
-	// polled execution's end more often (docs/trigger.md, "Polling"). Every wait is bounded below this.
-	maxWorkers: 1,
+	// Two clusters at a time (each has its own Redis, PostgreSQL, ports and folders). Side by side,
+	// n8n 2.41 once never started a polled execution; the poll now emits that event again
+	// (docs/trigger.md, "Polling"). Every wait is bounded below this.
+	maxWorkers: 2,
 	testTimeout: 600000,
 };

@@ -1,23 +1,7 @@
-import {
-	NodeOperationError,
-	type IDataObject,
-	type ILoadOptionsFunctions,
-	type INodeListSearchResult,
-} from 'n8n-workflow';
+import type { IDataObject, ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
 
 import { apiRequestPage, type ServiceOrigin } from '../../shared/transport';
-import { readListPaging, type ListPaging } from '../../shared/transport/listRecords';
-
-/** The List Paging beside the locator searched, as the editor shows it now (not yet saved). */
-function listPagingOf(context: ILoadOptionsFunctions): ListPaging {
-	if (context.getCurrentNodeParameter('listPaging') !== 'custom') return {};
-	try {
-		return readListPaging(context.getCurrentNodeParameter('listPagingSettings'));
-	} catch (error) {
-		// readListPaging throws only ListPagingInputError, whose message names the setting.
-		throw new NodeOperationError(context.getNode(), (error as Error).message);
-	}
-}
+import { readListPaging } from '../../shared/transport/listRecords';
 
 /** A "From list" search of the records at `path`, labelled (and linked) from each record. */
 function search(
@@ -32,7 +16,13 @@ function search(
 	): Promise<INodeListSearchResult> {
 		const qs: IDataObject = { limit: 50 };
 		if (filter) qs.q = filter;
-		const page = await apiRequestPage(this, path, qs, paginationToken, listPagingOf(this));
+		// The List Paging beside the locator, as the editor shows it now (not yet saved).
+		const paging = readListPaging(
+			this.getCurrentNodeParameter('listPaging'),
+			this.getCurrentNodeParameter('listPagingSettings'),
+			this.getNode(),
+		);
+		const page = await apiRequestPage(this, path, qs, paginationToken, paging);
 		return {
 			results: page.records
 				.filter((record) => record.id !== undefined)

@@ -1,5 +1,4 @@
 import {
-	NodeOperationError,
 	type DeclarativeRestApiSettings,
 	type IDataObject,
 	type IExecutePaginationFunctions,
@@ -27,7 +26,6 @@ import { pageQuery } from '../../shared/transport/pageWalk';
 import {
 	extractRecords,
 	readListPaging,
-	type ListPaging,
 	type PageRequest,
 } from '../../shared/transport/listRecords';
 import { readResponse } from '../../shared/transport/request';
@@ -202,19 +200,6 @@ export async function sendRequest(
 	});
 }
 
-/** The List Paging override of a list operation (automatic: none), checked before any request. */
-function listPagingOf(context: IExecutePaginationFunctions): ListPaging {
-	if (context.getNodeParameter('listPaging', 'automatic') !== 'custom') return {};
-	try {
-		return readListPaging(context.getNodeParameter('listPagingSettings', {}));
-	} catch (error) {
-		// readListPaging throws only ListPagingInputError, whose message names the setting.
-		throw new NodeOperationError(context.getNode(), (error as Error).message, {
-			itemIndex: context.getItemIndex(),
-		});
-	}
-}
-
 /** Return All, or Limit: how many records the user asked for (undefined: all). */
 function limitOf(context: IExecutePaginationFunctions): number | undefined {
 	if (context.getNodeParameter('returnAll', false) as boolean) return undefined;
@@ -233,7 +218,12 @@ export async function sendListRequests(
 		const { options, client } = routedRequest;
 		// Checked before any request: a bad Limit or List Paging is the user's to fix.
 		const limit = limitOf(this);
-		const paging = listPagingOf(this);
+		const paging = readListPaging(
+			this.getNodeParameter('listPaging', 'automatic'),
+			this.getNodeParameter('listPagingSettings', {}),
+			this.getNode(),
+			this.getItemIndex(),
+		);
 		const query = { ...(options.qs ?? {}) };
 		const path = options.url;
 		const pageSize = Math.min(MAX_PAGE_SIZE, limit ?? MAX_PAGE_SIZE);

@@ -1,4 +1,5 @@
-import type { IDataObject } from 'n8n-workflow';
+import type { IDataObject, INode } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
 import { ServiceBehaviourError } from './errors';
 import { shownInput } from './text';
@@ -18,25 +19,23 @@ export interface ListPaging {
 	totalPath?: string;
 }
 
-/** A List Paging setting that cannot be used; `setting` is its name as the editor shows it. */
-export class ListPagingInputError extends Error {
-	constructor(
-		readonly setting: string,
-		problem: string,
-	) {
-		super(`List Paging > ${setting}: ${problem}`);
-	}
-}
-
 const PATH = /^[^.\s]+(\.[^.\s]+)*$/;
 const PARAMETER = /^[A-Za-z0-9_\-.[\]]{1,100}$/;
 
 /**
- * The override as the node's fields hold it, checked before any request: paths are keys joined
- * by dots (a leading `$.` is allowed), parameters are query-parameter names.
+ * The override as the node's fields hold it (List Paging: Automatic is none), checked before any
+ * request: paths are keys joined by dots (a leading `$.` is allowed), parameters are query-parameter
+ * names. A setting that cannot be used is the user's error, naming it.
  */
-export function readListPaging(raw: unknown): ListPaging {
-	if (typeof raw !== 'object' || raw === null) return {};
+export function readListPaging(
+	mode: unknown,
+	raw: unknown,
+	node: INode,
+	itemIndex?: number,
+): ListPaging {
+	if (mode !== 'custom' || typeof raw !== 'object' || raw === null) return {};
+	const refuse = (setting: string, problem: string) =>
+		new NodeOperationError(node, `List Paging > ${setting}: ${problem}`, { itemIndex });
 	const settings = raw as Record<string, unknown>;
 	const paging: ListPaging = {};
 	const text = (name: keyof ListPaging) =>
@@ -53,20 +52,19 @@ export function readListPaging(raw: unknown): ListPaging {
 		const value = isPath ? text(name).replace(/^\$\./, '') : text(name);
 		if (!value) continue;
 		if (isPath && !PATH.test(value))
-			throw new ListPagingInputError(
+			throw refuse(
 				label,
 				`${shownInput(value)} is not a path; write keys joined by dots, like result.documents`,
 			);
 		if (!isPath && !PARAMETER.test(value))
-			throw new ListPagingInputError(label, `${shownInput(value)} is not a query parameter name`);
+			throw refuse(label, `${shownInput(value)} is not a query parameter name`);
 		paging[name] = value;
 	}
-	if (paging.nextTokenParameter && !paging.nextTokenPath) {
-		throw new ListPagingInputError(
+	if (paging.nextTokenParameter && !paging.nextTokenPath)
+		throw refuse(
 			'Next Token Path',
 			'must be set when Next Token Parameter is (where the response holds the token)',
 		);
-	}
 	return paging;
 }
 

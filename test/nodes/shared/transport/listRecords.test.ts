@@ -2,6 +2,8 @@
  * nodes/shared/transport/listRecords.ts: the records of every list envelope, and the user's List
  * Paging override checked before any request.
  */
+import type { INode } from 'n8n-workflow';
+
 import { extractRecords, readListPaging } from '../../../../nodes/shared/transport/listRecords';
 
 const records = [{ id: 'a' }, { id: 'b' }];
@@ -72,15 +74,18 @@ describe('extractRecords', () => {
 });
 
 describe('readListPaging', () => {
+	const NODE = { name: 'Document Signing' } as INode;
+
 	test('keeps what is set, trimmed; a leading $. of a path is dropped', () => {
 		expect(
-			readListPaging({
-				recordsPath: ' $.result.docs ',
-				nextTokenPath: '',
-				offsetParameter: 'skip',
-			}),
+			readListPaging(
+				'custom',
+				{ recordsPath: ' $.result.docs ', nextTokenPath: '', offsetParameter: 'skip' },
+				NODE,
+			),
 		).toEqual({ recordsPath: 'result.docs', offsetParameter: 'skip' });
-		expect(readListPaging(undefined)).toEqual({});
+		expect(readListPaging('custom', undefined, NODE)).toEqual({});
+		expect(readListPaging('automatic', { recordsPath: 'a..b' }, NODE)).toEqual({});
 	});
 
 	test.each([
@@ -98,6 +103,6 @@ describe('readListPaging', () => {
 			'List Paging > Next Token Path: must be set when Next Token Parameter is',
 		],
 	])('%j is refused naming the setting', (raw, message) => {
-		expect(() => readListPaging(raw)).toThrow(message);
+		expect(() => readListPaging('custom', raw, NODE)).toThrow(message);
 	});
 });
