@@ -454,7 +454,7 @@ describe('queue mode: main + 2 workers + webhook processor, Redis, PostgreSQL', 
 			webhookUrl: webhooks[0].url,
 			webhookEvents: ['document.signed'],
 		});
-		// No secret in the database: the nonce and the credential's key give it (nodes/shared/webhookSecret.ts).
+		// No secret in the database: the nonce and the credential's key give it (nodes/shared/webhooks.ts).
 		expect(stored.webhookSecret).toBeUndefined();
 		expect(stored.secretNonce).toMatch(/^[0-9a-f]{32}$/);
 		secret = webhookSecret(sandbox, apiKey, String(serviceWebhookId))!;

@@ -23,8 +23,7 @@ export class DocumentSigning implements INodeType {
 			dark: 'file:../../icons/documentSigning.dark.svg',
 		},
 		group: ['transform'],
-		// Version 2 changes one default: Send and Wait's Resume On is Any Final State, so a decline
-		// continues with approved false, as n8n's own approval nodes do. Saved workflows keep 1.
+		// 2: Send and Wait resumes on Any Final State by default (a decline continues, not approved).
 		version: [1, 2],
 		defaultVersion: 2,
 		subtitle: '={{ $parameter["operation"] + ": " + $parameter["resource"] }}',
@@ -37,15 +36,11 @@ export class DocumentSigning implements INodeType {
 		credentials: [{ name: CREDENTIAL_TYPE, required: true }],
 		// Send and Wait's resume calls only (restartWebhook: never registered at activation).
 		webhooks: sendAndWaitWebhooks,
-		// No baseURL: the transport (routedRequest.ts) sets the credential's; as an expression here
-		// n8n would evaluate it twice for every item of a bulk send.
+		// No baseURL, and parameter names unique across resources: see routedRequest.ts.
 		requestDefaults: {
 			headers: { Accept: 'application/json', 'Content-Type': 'application/json' },
 			json: true,
 		},
-		// Parameter names are unique across resources (but for Operation, Get Many's and file fields):
-		// n8n's routing engine resolves, twice per item, every property of a parameter's name, shown
-		// or not, so a second `name` would double the cost of its expressions in a bulk send.
 		properties: [
 			{
 				displayName: 'Resource',
@@ -82,7 +77,7 @@ export class DocumentSigning implements INodeType {
 		resourceMapping: { getTemplateFields, getTemplateRoles },
 	};
 
-	/** Operations of more than one request: n8n runs these instead of the routing engine. */
+	/** Operations of more than one request, run instead of the routing engine. */
 	customOperations = { document: { [SEND_AND_WAIT_OPERATION]: executeSendAndWait } };
 
 	/** Resume calls of Send and Wait for Signature's waits. */

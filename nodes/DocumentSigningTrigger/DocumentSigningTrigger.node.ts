@@ -15,11 +15,11 @@ import {
 	WEBHOOK_EVENT_DESCRIPTIONS,
 	WEBHOOK_EVENTS,
 } from '../shared/vocabulary';
+import { signatureLayoutOption } from '../shared/webhookSignature';
 import { passClaimedDeliveries } from './claim';
 import { MAX_SIGNATURE_TOLERANCE_SECONDS, receiveDelivery } from './delivery';
-import { signatureLayoutOption } from '../shared/signatureLayout';
-import { checkExists, create, deleteWebhook } from './registration';
-import { newestEventItems, pollingChosen, startPolling } from './polling';
+import { newestEventItems, startPolling } from './polling';
+import { checkExists, create, deleteWebhook, selectedEvents } from './registration';
 
 /** Webhook mode only; in Polling mode n8n registers no webhook (an empty method is none). */
 const WEBHOOK_MODE_ONLY = { show: { '/receiveEventsBy': ['webhook'] } };
@@ -161,6 +161,7 @@ export class DocumentSigningTrigger implements INodeType {
 		],
 	};
 
+	// n8n's community lint wants each lifecycle method written out here.
 	webhookMethods = {
 		default: {
 			async checkExists(this: IHookFunctions): Promise<boolean> {
@@ -179,8 +180,13 @@ export class DocumentSigningTrigger implements INodeType {
 
 	/** Run before trigger() (on a worker in queue mode); a manual Polling run fetches the newest. */
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		if (this.getMode() === 'manual' && pollingChosen(this))
-			return await passClaimedDeliveries.call(this, await newestEventItems(this));
+		if (
+			this.getMode() === 'manual' &&
+			this.getNodeParameter('receiveEventsBy', 0, 'webhook') === 'polling'
+		) {
+			const wanted = selectedEvents(this.getNodeParameter('events', 0, []));
+			return await passClaimedDeliveries.call(this, await newestEventItems(this, wanted));
+		}
 		return await passClaimedDeliveries.call(this);
 	}
 }

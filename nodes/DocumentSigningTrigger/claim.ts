@@ -1,7 +1,23 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	IWebhookFunctions,
+} from 'n8n-workflow';
 
-import { apiPath, idText } from '../shared/ids';
 import { fetchDocumentFile } from '../shared/documentFiles';
+import { apiPath, idText } from '../shared/ids';
+import {
+	deliveryStarted,
+	inFlightDelivery,
+	markProcessed,
+	memoryOf,
+	outcomeOf,
+	passOn,
+	settleDelivery,
+	wasProcessed,
+	type NodeMemory,
+} from '../shared/nodeMemory';
 import {
 	apiRequest,
 	deriveIdempotencyKey,
@@ -9,43 +25,68 @@ import {
 	ServiceBehaviourError,
 	toNodeError,
 } from '../shared/transport';
-import { deliveryStarted, markProcessed, memoryOf, settleDelivery } from '../shared/nodeMemory';
-import { triggerStaticData } from './staticData';
 
-/**
- * Each execution claims its delivery at the service (docs/trigger.md, "Repeated deliveries"). The
- * Idempotency-Key is the execution's own: a claim repeated after a lost response replays the win.
- */
+/** Answers of a service without the acknowledge (or delivery record) endpoint, and of a claimed one. */
+const NOT_CLAIMABLE = [404, 405, 501];
+const ALREADY_CLAIMED = 409;
 
-/** Answers that mean "this service cannot settle the claim". */
-const NOT_CLAIMABLE_STATUSES = [404, 405, 501];
-const ALREADY_CLAIMED_STATUS = 409;
-
-async function claimDelivery(
-	context: IExecuteFunctions,
+/** The service's record of a delivery: undefined when it has none (404, or no such endpoint). */
+export async function deliveryRecord(
+	context: IWebhookFunctions,
 	webhookId: string,
 	deliveryId: string,
-	itemIndex: number,
-): Promise<'claimed' | 'claimed-elsewhere' | 'not-claimable'> {
-	const { statusCode } = await apiRequest(
+	timeoutMs: number,
+): Promise<IDataObject | undefined> {
+	const response = await apiRequest(
 		context,
-		'POST',
-		apiPath`/webhooks/${webhookId}/deliveries/${deliveryId}/acknowledge`,
-		{
-			idempotencyKey: deriveIdempotencyKey(
-				'acknowledge',
-				context.getExecutionId(),
-				context.getWorkflow().id,
-				context.getNode().id,
-				itemIndex,
-				deliveryId,
-			),
-			acceptStatuses: [ALREADY_CLAIMED_STATUS, ...NOT_CLAIMABLE_STATUSES],
-			abortSignal: context.getExecutionCancelSignal?.(),
-		},
+		'GET',
+		apiPath`/webhooks/${webhookId}/deliveries/${deliveryId}`,
+		{ singleAttemptTimeoutMs: timeoutMs, acceptStatuses: NOT_CLAIMABLE },
 	);
-	if (statusCode === ALREADY_CLAIMED_STATUS) return 'claimed-elsewhere';
-	return NOT_CLAIMABLE_STATUSES.includes(statusCode) ? 'not-claimable' : 'claimed';
+	return response.statusCode === 200 ? recordOf(response.body) : undefined;
+}
+
+export const isAcknowledged = (record: IDataObject) =>
+	record.status === 'acknowledged' ||
+	(typeof record.acknowledged_at === 'string' && record.acknowledged_at !== '');
+
+/**
+ * Whether the delivery was processed already (docs/trigger.md, "A repeat"). If not, it is marked in
+ * flight before anything else is awaited, so of copies arriving at once exactly one goes on.
+ */
+export async function processedAlready(
+	context: IWebhookFunctions,
+	memory: NodeMemory,
+	webhookId: string | undefined,
+	deliveryId: string,
+	retried: boolean,
+): Promise<boolean> {
+	let ask = retried;
+	for (;;) {
+		if (wasProcessed(memory, deliveryId)) return true;
+		const earlier = inFlightDelivery(memory, deliveryId);
+		if (!earlier) break;
+		if ((await outcomeOf(earlier)) === true) return true;
+		// Another copy took over meanwhile (or the first failed its claim): check again.
+		if (inFlightDelivery(memory, deliveryId) !== earlier) continue;
+		ask = true;
+		break;
+	}
+	passOn(memory, deliveryId);
+	if (!ask || webhookId === undefined) return false;
+	try {
+		// At most 2 s of the 10 s the service waits for the response.
+		const record = await deliveryRecord(context, webhookId, deliveryId, 2000);
+		if (!record || !isAcknowledged(record)) return false;
+	} catch (error) {
+		context.logger.debug(
+			'Document Signing Trigger could not check a retried delivery; its execution will',
+			{ deliveryId, error: (error as Error).message },
+		);
+		return false;
+	}
+	settleDelivery(memory, deliveryId, true);
+	return true;
 }
 
 /** Attach Signed File: only the document's id comes from the delivery, the rest from the service. */
@@ -76,12 +117,15 @@ async function withSignedFile(
 	return { ...item, binary: { ...(item.binary ?? {}), data: binary } };
 }
 
-/** The trigger's execute(): passes on what this execution claimed; polled events pass as they are. */
+/**
+ * The trigger's execute(): passes on what this execution claimed at the service (docs/trigger.md,
+ * "Repeated deliveries"); polled events pass as they are.
+ */
 export async function passClaimedDeliveries(
 	this: IExecuteFunctions,
 	items: INodeExecutionData[] = this.getInputData(),
 ): Promise<INodeExecutionData[][]> {
-	const registeredWebhookId = idText(triggerStaticData(this).webhookId);
+	const registeredWebhookId = idText(this.getWorkflowStaticData('node').webhookId);
 	const memory = memoryOf(this.getWorkflow().id, this.getNode().id);
 	const attachSignedFile =
 		(this.getNodeParameter('options', 0, {}) as IDataObject).attachSignedFile === true;
@@ -89,6 +133,12 @@ export async function passClaimedDeliveries(
 	const passOne = async (itemIndex: number): Promise<INodeExecutionData | undefined> => {
 		let item = items[itemIndex];
 		const pairedItem = { item: itemIndex };
+		/** The error's message under continueOnFail; otherwise it is thrown. */
+		const failed = (error: unknown) => {
+			const nodeError = toNodeError(this.getNode(), error, itemIndex);
+			if (!this.continueOnFail()) throw nodeError;
+			return nodeError.message;
+		};
 		const deliveryId = idText(item.json.deliveryId);
 		// webhook() named the webhook (a queue-mode worker may lack static data).
 		const webhookId = idText(item.json.webhookId) ?? registeredWebhookId;
@@ -98,27 +148,38 @@ export async function passClaimedDeliveries(
 			try {
 				item = await withSignedFile(this, item);
 			} catch (error) {
-				const nodeError = toNodeError(this.getNode(), error, itemIndex);
-				if (!this.continueOnFail()) throw nodeError;
-				item = { ...item, json: { ...item.json, attachError: nodeError.message } };
+				item = { ...item, json: { ...item.json, attachError: failed(error) } };
 			}
 		}
 		if (deliveryId === undefined || webhookId === undefined) return { ...item, pairedItem };
-		let outcome;
+		let status: number;
 		try {
-			outcome = await claimDelivery(this, webhookId, deliveryId, itemIndex);
+			// The execution's own Idempotency-Key: a claim repeated after a lost response replays the win.
+			({ statusCode: status } = await apiRequest(
+				this,
+				'POST',
+				apiPath`/webhooks/${webhookId}/deliveries/${deliveryId}/acknowledge`,
+				{
+					idempotencyKey: deriveIdempotencyKey(
+						'acknowledge',
+						this.getExecutionId(),
+						this.getWorkflow().id,
+						this.getNode().id,
+						itemIndex,
+						deliveryId,
+					),
+					acceptStatuses: [ALREADY_CLAIMED, ...NOT_CLAIMABLE],
+					abortSignal: this.getExecutionCancelSignal?.(),
+				},
+			));
 		} catch (error) {
-			const nodeError = toNodeError(this.getNode(), error, itemIndex);
-			if (!this.continueOnFail()) throw nodeError;
 			// The event is kept (processed at least once) with why it is unconfirmed.
-			return {
-				json: { ...item.json, claimError: nodeError.message },
-				binary: item.binary,
-				pairedItem,
-			};
+			const claimError = failed(error);
+			return { json: { ...item.json, claimError }, binary: item.binary, pairedItem };
 		}
-		const elsewhere = outcome === 'claimed-elsewhere';
-		if (elsewhere || (outcome === 'not-claimable' && !markProcessed(memory, deliveryId))) {
+		const elsewhere = status === ALREADY_CLAIMED;
+		const notClaimable = NOT_CLAIMABLE.includes(status);
+		if (elsewhere || (notClaimable && !markProcessed(memory, deliveryId))) {
 			this.logger.debug(
 				elsewhere
 					? 'Document Signing Trigger: delivery already processed by another execution'
@@ -127,7 +188,7 @@ export async function passClaimedDeliveries(
 			);
 			return undefined;
 		}
-		if (outcome === 'not-claimable' && !memory.warnedNotClaimable) {
+		if (notClaimable && !memory.warnedNotClaimable) {
 			memory.warnedNotClaimable = true;
 			this.logger.warn(
 				'Document Signing Trigger: the service cannot confirm deliveries (no acknowledge endpoint); repeats are suppressed within this n8n process only',

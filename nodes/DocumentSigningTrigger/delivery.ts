@@ -1,9 +1,12 @@
 import { createHash } from 'crypto';
 import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
+import { verifyDelivery, type SignatureFailureReason } from '../shared/deliveryLayouts';
 import { idText } from '../shared/ids';
+import { markProcessed, memoryOf, remember } from '../shared/nodeMemory';
 import { CREDENTIAL_TYPE } from '../shared/transport';
 import { headerValue, withoutHeaders } from '../shared/transport/headers';
+import { isObject } from '../shared/transport/listRecords';
 import {
 	ANY_EVENT,
 	BODY_SIGNATURE_HEADERS,
@@ -11,19 +14,15 @@ import {
 	SIGNATURE_TOLERANCE_SECONDS,
 	STANDARD_WEBHOOKS_HEADERS,
 } from '../shared/vocabulary';
-import { markProcessed, memoryOf, remember, type NodeMemory } from '../shared/nodeMemory';
 import {
 	acceptedLayouts,
 	AUTOMATIC_LAYOUT,
 	fixLayout,
 	layoutChoice,
-} from '../shared/signatureLayout';
+} from '../shared/webhookSignature';
 import { parseObject, rawBodyOf, secretScope, signingSecret } from '../shared/webhooks';
-import { verifyDelivery } from '../shared/deliveryLayouts';
-import type { SignatureFailureReason } from '../shared/webhookSignature';
-import { deliveryRecord, isAcknowledged, payloadOf, processedAlready } from './deliveryRecords';
-import { selectedEvents } from './registration';
-import { readRegistration, triggerStaticData, type Registration } from './staticData';
+import { deliveryRecord, isAcknowledged, processedAlready } from './claim';
+import { readRegistration, selectedEvents, type Registration } from './registration';
 
 /** Signature Tolerance is capped, so the replay window can never be turned off by a large value. */
 export const MAX_SIGNATURE_TOLERANCE_SECONDS = 3600;
@@ -43,21 +42,8 @@ const REFUSAL_REASONS: Record<SignatureFailureReason, string> = {
 };
 
 const NO_REGISTRATION = 'no webhook is registered for this workflow (activate it again)';
-
-interface TriggerOptions {
-	includeHeaders?: boolean;
-	signatureToleranceSeconds?: number;
-	signatureLayout?: string;
-}
-
 /** Headers no output shows: every signature a delivery may carry. */
 const SIGNATURE_HEADERS = [...BODY_SIGNATURE_HEADERS, STANDARD_WEBHOOKS_HEADERS.signature];
-
-function toleranceOf(options: TriggerOptions): number {
-	const value = Number(options.signatureToleranceSeconds ?? SIGNATURE_TOLERANCE_SECONDS);
-	if (!Number.isFinite(value) || value <= 0) return SIGNATURE_TOLERANCE_SECONDS;
-	return Math.min(value, MAX_SIGNATURE_TOLERANCE_SECONDS);
-}
 
 /** Answers at once (`noWebhookResponse`: n8n starts nothing); logs the reason (never the secret). */
 function refuse(
@@ -77,39 +63,19 @@ function refuse(
 	return { noWebhookResponse: true };
 }
 
-function invalidSignature(context: IWebhookFunctions, detail: string, reason: string) {
-	const message = `The delivery's signature is not valid (${detail})`;
-	return refuse(context, 401, 'invalid_signature', message, reason);
-}
+const invalidSignature = (context: IWebhookFunctions, detail: string, reason: string) =>
+	refuse(
+		context,
+		401,
+		'invalid_signature',
+		`The delivery's signature is not valid (${detail})`,
+		reason,
+	);
 
 const notConfirmed = (context: IWebhookFunctions, reason: string) =>
 	refuse(context, 401, 'not_confirmed', 'The delivery cannot be confirmed', reason);
 
-const registrationKey = (registration: Registration) =>
-	`${registration.secretNonce}\u0000${registration.sealedSecret ?? ''}`;
-
-/** Remembered by registration (a new one has a new nonce): a burst costs one credential read. */
-async function registrationSecret(
-	context: IWebhookFunctions,
-	memory: NodeMemory,
-	registration: Registration,
-): Promise<string | undefined> {
-	const key = registrationKey(registration);
-	const cached = memory.secrets.get(key);
-	if (cached !== undefined) return cached;
-	const credentials = await context.getCredentials(CREDENTIAL_TYPE);
-	const secret = signingSecret(
-		secretScope(context, String(credentials.apiKey ?? ''), registration.secretNonce),
-		registration.sealedSecret,
-	);
-	if (secret !== undefined) remember(memory.secrets, key, secret);
-	return secret;
-}
-
-/** How long the service may take to show a delivery's record before the delivery is answered 503. */
-const CONFIRM_TIMEOUT_MS = 5000;
-
-/** Verify Signatures off: the delivery's record at the service and its payload, or the answer. */
+/** Verify Signatures off: the delivery's record at the service and its payload, or the response. */
 async function confirmDelivery(
 	context: IWebhookFunctions,
 	registration: Registration | undefined,
@@ -124,7 +90,8 @@ async function confirmDelivery(
 		);
 	let record: IDataObject | undefined;
 	try {
-		record = await deliveryRecord(context, registration.id, deliveryId, CONFIRM_TIMEOUT_MS);
+		// The service may take this long to show a delivery's record before it is answered 503.
+		record = await deliveryRecord(context, registration.id, deliveryId, 5000);
 	} catch (error) {
 		context.logger.warn(
 			'Document Signing Trigger could not confirm an unverified delivery; the service retries it',
@@ -137,8 +104,11 @@ async function confirmDelivery(
 			context,
 			"Verify Signatures is off and the service does not report this delivery for this trigger's webhook (made up, or a service without GET /webhooks/{id}/deliveries/{delivery_id}); nothing was started",
 		);
-	const payload = payloadOf(record);
-	if (!payload || idText(payload.id ?? record.id) !== deliveryId)
+	// The delivery's body as the record has it: `payload`, or `request.payload` (GitHub's).
+	const request = record.request;
+	let payload: unknown = record.payload ?? (isObject(request) ? request.payload : undefined);
+	if (typeof payload === 'string') payload = parseObject(payload);
+	if (!isObject(payload) || idText(payload.id ?? record.id) !== deliveryId)
 		return notConfirmed(
 			context,
 			"Verify Signatures is off and the service's record of the delivery does not hold its payload; nothing was started (turn Verify Signatures on)",
@@ -146,11 +116,16 @@ async function confirmDelivery(
 	return { record, payload };
 }
 
+/** The trigger's webhook(): verifies, filters and passes on a delivery, or answers why not. */
 export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 	const headers = (this.getRequestObject().headers ?? {}) as IDataObject;
-	const options = this.getNodeParameter('options', {}) as TriggerOptions;
+	const options = this.getNodeParameter('options', {}) as {
+		includeHeaders?: boolean;
+		signatureToleranceSeconds?: number;
+		signatureLayout?: string;
+	};
 	const verify = this.getNodeParameter('verifySignature', true) !== false;
-	const registration = readRegistration(triggerStaticData(this));
+	const registration = readRegistration(this.getWorkflowStaticData('node'));
 	const rawBody = rawBodyOf(this);
 
 	const memory = memoryOf(this.getWorkflow().id, this.getNode().id);
@@ -159,15 +134,26 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 	if (verify) {
 		if (!registration) return invalidSignature(this, 'no webhook registered', NO_REGISTRATION);
 		const chosen = layoutChoice(options.signatureLayout);
-		const key = registrationKey(registration);
+		const key = `${registration.secretNonce}\u0000${registration.sealedSecret ?? ''}`;
 		const accepted = acceptedLayouts(memory.layouts, chosen, key);
-		const secret = await registrationSecret(this, memory, registration);
+		let secret = memory.secrets.get(key);
+		if (secret === undefined) {
+			// Remembered by registration (a new one has a new nonce): a burst costs one credential read.
+			const { apiKey } = await this.getCredentials(CREDENTIAL_TYPE);
+			const scope = secretScope(this, String(apiKey ?? ''), registration.secretNonce);
+			secret = signingSecret(scope, registration.sealedSecret);
+			if (secret !== undefined) remember(memory.secrets, key, secret);
+		}
+		const tolerance = Number(options.signatureToleranceSeconds ?? SIGNATURE_TOLERANCE_SECONDS);
 		const verification = verifyDelivery({
 			header: (name) => headerValue(headers, name),
 			rawBody,
 			secret: secret ?? '',
 			nowSeconds: Math.floor(Date.now() / 1000),
-			toleranceSeconds: toleranceOf(options),
+			toleranceSeconds:
+				Number.isFinite(tolerance) && tolerance > 0
+					? Math.min(tolerance, MAX_SIGNATURE_TOLERANCE_SECONDS)
+					: SIGNATURE_TOLERANCE_SECONDS,
 			accepted,
 		});
 		if (!verification.valid) {
@@ -223,7 +209,7 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 	const event = typeof body.event === 'string' ? body.event : undefined;
 	const deliveryId = idText(body.id) ?? signedId;
 
-	const wanted = selectedEvents(this);
+	const wanted = selectedEvents(this.getNodeParameter('events', []));
 	if (!event || (!wanted.includes(ANY_EVENT) && !wanted.includes(event)))
 		return { webhookResponse: { received: true, ignored: true, reason: 'event not selected' } };
 

@@ -1,38 +1,26 @@
 import { createHash } from 'crypto';
-import type {
-	IExecuteFunctions,
-	INodeExecutionData,
-	IRun,
-	ITriggerFunctions,
-	ITriggerResponse,
-} from 'n8n-workflow';
+import type { INodeExecutionData, IRun, ITriggerFunctions, ITriggerResponse } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { apiSweepRecords, toNodeError } from '../shared/transport';
-import { ANY_EVENT, EVENT_POLL_BUDGET } from '../shared/vocabulary';
+import { toNodeError, type ApiContext } from '../shared/transport';
+import { ANY_EVENT } from '../shared/vocabulary';
 import {
-	AUDIT_LOG_PATH,
+	advance,
 	chosenEvents,
 	eventItemReader,
+	latestEvents,
+	newEvents,
 	oldestFirst,
-	readEntry,
+	readCursor,
+	startingCursor,
+	type PollCursor,
 } from './auditEvents';
-import { advance, newEvents, readCursor, startingCursor, type PollCursor } from './pollCursor';
 import { selectedEvents } from './registration';
+
+/** Polling (docs/trigger.md): the service's audit log read as events, one execution per event. */
 
 /** Failed polls in a row after which n8n's error handling is told (emitError), not only the log. */
 export const FAILED_POLLS_REPORTED = 3;
-
-/** A node parameter, the same way in every context (an execution reads item 0's). */
-export const parameterReader =
-	(context: IExecuteFunctions | ITriggerFunctions) =>
-	(name: string, fallback: unknown): unknown =>
-		'getInputData' in context
-			? context.getNodeParameter(name, 0, fallback)
-			: context.getNodeParameter(name, fallback);
-
-export const pollingChosen = (context: IExecuteFunctions | ITriggerFunctions) =>
-	parameterReader(context)('receiveEventsBy', 'webhook') === 'polling';
 
 /**
  * n8n 2.x's emit takes a deduplication key (a fourth parameter; 1.x's takes three) and starts no
@@ -61,8 +49,9 @@ export async function pollOnce(
 	const data = context.getWorkflowStaticData('node');
 	const cursor = readCursor(data) ?? (await startingCursor(context));
 	const { events, cursor: next } = await newEvents(context, cursor);
-	const wanted = selectedEvents({ getNodeParameter: parameterReader(context) });
-	const chosen = new Set(chosenEvents(wanted, events));
+	const chosen = new Set(
+		chosenEvents(selectedEvents(context.getNodeParameter('events', [])), events),
+	);
 	// Each item is made just before its emit: the first execution need not wait for every read.
 	const itemOf = eventItemReader(context);
 	let position: PollCursor = cursor;
@@ -70,7 +59,7 @@ export async function pollOnce(
 	for (const event of events) {
 		if (closed()) return emitted;
 		const before = position;
-		position = { ...advance(position, [event]), oldestFirst: next.oldestFirst };
+		position = { ...advance(position, event), oldestFirst: next.oldestFirst };
 		if (!chosen.has(event)) continue;
 		const item = await itemOf(event);
 		if (closed()) return emitted;
@@ -91,14 +80,19 @@ export async function pollOnce(
 	return emitted;
 }
 
+/** The trigger's trigger(): in Polling mode, polls on n8n's schedule (a manual run fetches the newest). */
 export async function startPolling(this: ITriggerFunctions): Promise<ITriggerResponse> {
 	const data = this.getWorkflowStaticData('node');
-	if (!pollingChosen(this)) {
+	if (this.getNodeParameter('receiveEventsBy', 'webhook') !== 'polling') {
 		delete data.pollCursor;
 		return {};
 	}
-	if (this.getMode() === 'manual')
-		return { manualTriggerFunction: async () => this.emit([await newestEventItems(this)]) };
+	if (this.getMode() === 'manual') {
+		const wanted = () => selectedEvents(this.getNodeParameter('events', []));
+		return {
+			manualTriggerFunction: async () => this.emit([await newestEventItems(this, wanted())]),
+		};
+	}
 	const minutes = Number(this.getNodeParameter('pollMinutes', 1));
 	if (!Number.isInteger(minutes) || minutes < 1 || minutes > 60)
 		throw new NodeOperationError(
@@ -163,18 +157,15 @@ export async function startPolling(this: ITriggerFunctions): Promise<ITriggerRes
 
 /** Polling's manual run: the newest chosen event among the latest entries, as the item a poll gives. */
 export async function newestEventItems(
-	context: IExecuteFunctions | ITriggerFunctions,
+	context: ApiContext,
+	wanted: string[],
 ): Promise<INodeExecutionData[]> {
-	const wanted = selectedEvents({ getNodeParameter: parameterReader(context) });
-	const { records } = await apiSweepRecords(context, AUDIT_LOG_PATH, {
-		budget: { ...EVENT_POLL_BUDGET, pages: 1 },
-		qs: wanted.length === 1 && wanted[0] !== ANY_EVENT ? { event: wanted[0] } : {},
-	});
-	const events = chosenEvents(wanted, oldestFirst(records.map(readEntry)));
-	const newest = events[events.length - 1];
+	const qs = wanted.length === 1 && wanted[0] !== ANY_EVENT ? { event: wanted[0] } : {};
+	const latest = await latestEvents(context, qs);
+	const newest = chosenEvents(wanted, oldestFirst(latest)).at(-1);
 	if (!newest)
 		throw new NodeOperationError(context.getNode(), 'No matching event in the audit log yet', {
-			description: `None of the latest ${records.length} audit-log entries is one of the chosen events. Make one happen (for example, create a document), then fetch again.`,
+			description: `None of the latest ${latest.length} audit-log entries is one of the chosen events. Make one happen (for example, create a document), then fetch again.`,
 		});
 	return [await eventItemReader(context)(newest)];
 }

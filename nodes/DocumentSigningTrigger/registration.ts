@@ -10,32 +10,65 @@ import {
 } from '../shared/transport';
 import { ANY_EVENT, WEBHOOK_EVENTS, WEBHOOK_SWEEP_BUDGET } from '../shared/vocabulary';
 import {
+	findWebhook,
 	keyCheck,
 	newNonce,
 	ownerTag,
+	registerWebhook,
 	registrationDescription,
 	registrationNote,
-} from '../shared/webhookSecret';
-import { findWebhook, registerWebhook, removeWebhook, secretScope } from '../shared/webhooks';
-import {
-	forgetRegistration,
-	readRegistration,
-	saveRegistration,
-	triggerStaticData,
-	type Registration,
-	type TriggerStaticData,
-} from './staticData';
+	removeWebhook,
+	secretScope,
+} from '../shared/webhooks';
+
+/**
+ * The registration kept in the node's static data, written by the lifecycle methods only. No secret,
+ * nor anything computed from the key alone: n8n's public API shows static data (webhooks.ts).
+ */
+export interface Registration {
+	id: string;
+	url: string;
+	/** Sorted, as registered; `['*']` for Any Event. */
+	events: string[];
+	/** ownerTag(workflow id, node id); absent in static data of earlier versions. */
+	owner?: string;
+	/** With the credential's key, gives the webhook's secret. */
+	secretNonce: string;
+	/** A secret the service chose itself, sealed with that key. */
+	sealedSecret?: string;
+}
+
+const text = (value: unknown) => (typeof value === 'string' && value ? value : undefined);
+
+/** The stored registration, or undefined when any part of it is missing. */
+export function readRegistration(data: IDataObject): Registration | undefined {
+	const [id, url, secretNonce] = [data.webhookId, data.webhookUrl, data.secretNonce].map(text);
+	const events = data.webhookEvents;
+	if (!id || !url || !secretNonce || !Array.isArray(events) || events.length === 0) return;
+	const [owner, sealedSecret] = [text(data.webhookOwner), text(data.sealedSecret)];
+	return { id, url, events: events.map(String), owner, secretNonce, sealedSecret };
+}
+
+/** Forgets the registration (and a key check an earlier version kept); other keys stay. */
+function forgetRegistration(data: IDataObject): void {
+	for (const key of [
+		'webhookId',
+		'webhookUrl',
+		'webhookEvents',
+		'webhookOwner',
+		'secretNonce',
+		'sealedSecret',
+		'keyCheck',
+	])
+		delete data[key];
+}
 
 /** The chosen events as the service stores them: sorted, unique, or just `*` when Any Event is among them. */
-export function selectedEvents(context: {
-	getNodeParameter(name: string, fallback: unknown): unknown;
-}): string[] {
-	const raw = context.getNodeParameter('events', []);
+export function selectedEvents(raw: unknown): string[] {
 	const list = (Array.isArray(raw) ? raw : [raw])
 		.map((event) => String(event).trim())
 		.filter(Boolean);
-	if (list.includes(ANY_EVENT)) return [ANY_EVENT];
-	return [...new Set(list)].sort();
+	return list.includes(ANY_EVENT) ? [ANY_EVENT] : [...new Set(list)].sort();
 }
 
 const sameEvents = (a: unknown, b: string[]) =>
@@ -48,12 +81,7 @@ const sameUrl = (a: unknown, b: string) =>
 	URL.canParse(b) &&
 	new URL(a).href === new URL(b).href;
 
-function productionUrl(context: IHookFunctions): string {
-	const url = context.getNodeWebhookUrl('default');
-	if (!url)
-		throw new NodeOperationError(context.getNode(), 'n8n did not give this trigger a webhook URL');
-	return url;
-}
+const safeOrigin = (url: string) => (URL.canParse(url) ? new URL(url).origin : '(not a URL)');
 
 /** This workflow node as a webhook's owner (a copy of the workflow is another owner). */
 function ownTag(context: IHookFunctions): string {
@@ -63,13 +91,9 @@ function ownTag(context: IHookFunctions): string {
 
 /** Exactly this node's URL, and this node's owner tag, or none (a service that keeps no description). */
 function ownWebhook(context: IHookFunctions, webhook: IDataObject, url: string): boolean {
-	if (!sameUrl(webhook.url, url)) return false;
 	const owner = registrationNote(webhook.description)?.owner;
-	return owner === undefined || owner === ownTag(context);
+	return sameUrl(webhook.url, url) && (owner === undefined || owner === ownTag(context));
 }
-
-/** Own webhooks a sweep removes at most (one is the rule; more are leftovers of failures). */
-const MAX_SWEPT = 10;
 
 function cannotTell(context: IHookFunctions, what: string): void {
 	context.logger.warn(
@@ -83,13 +107,14 @@ async function removeOwn(
 	context: IHookFunctions,
 	client: ServiceClient,
 	url: string,
-	stored: Registration | undefined,
+	stored?: Registration,
 ): Promise<void> {
 	if (stored && sameUrl(stored.url, url) && stored.owner === ownTag(context)) {
 		await removeWebhook(context, stored.id, client);
 		return;
 	}
-	for (let swept = 0; swept < MAX_SWEPT; swept++) {
+	// One own webhook is the rule; more are leftovers of failures, and ten bound the loop.
+	for (let swept = 0; swept < 10; swept++) {
 		const found = await findWebhook(context, (webhook) => ownWebhook(context, webhook, url));
 		if (found === 'cannot tell')
 			return cannotTell(context, 'a leftover webhook of this trigger further down it stays');
@@ -107,14 +132,9 @@ function forgetForeign(context: IHookFunctions, stored: Registration, url: strin
 	);
 }
 
-const safeOrigin = (url: string) => (URL.canParse(url) ? new URL(url).origin : '(not a URL)');
-
 /** Removes this node's earlier webhook (a foreign registration is only forgotten) and forgets it. */
-async function removeEarlier(
-	context: IHookFunctions,
-	data: TriggerStaticData,
-	url: string,
-): Promise<ServiceClient> {
+async function removeEarlier(context: IHookFunctions, url: string): Promise<ServiceClient> {
+	const data = context.getWorkflowStaticData('node');
 	const stored = readRegistration(data);
 	if (stored && !sameUrl(stored.url, url)) forgetForeign(context, stored, url);
 	const client = await serviceClient(context);
@@ -125,9 +145,9 @@ async function removeEarlier(
 
 /** True only if the stored webhook still exists on the service with this URL, these events and this key. */
 export async function checkExists(this: IHookFunctions): Promise<boolean> {
-	const data = triggerStaticData(this);
+	const data = this.getWorkflowStaticData('node');
 	const stored = readRegistration(data);
-	const url = productionUrl(this);
+	const url = this.getNodeWebhookUrl('default') as string;
 	if (!stored || !sameUrl(stored.url, url)) {
 		if (stored) forgetForeign(this, stored, url);
 		forgetRegistration(data);
@@ -136,7 +156,7 @@ export async function checkExists(this: IHookFunctions): Promise<boolean> {
 	// A key check in static data lets its readers test key guesses: drop any.
 	if ('keyCheck' in data) delete data.keyCheck;
 	const client = await serviceClient(this);
-	const events = selectedEvents(this);
+	const events = selectedEvents(this.getNodeParameter('events', []));
 	const onService = await findWebhook(this, (webhook) => idText(webhook.id) === stored.id);
 	if (onService === 'cannot tell') {
 		// Kept as registered: deliveries are verified with its secret either way.
@@ -162,9 +182,8 @@ export async function checkExists(this: IHookFunctions): Promise<boolean> {
 
 export async function create(this: IHookFunctions): Promise<boolean> {
 	const node = this.getNode();
-	const data = triggerStaticData(this);
-	const url = productionUrl(this);
-	const events = selectedEvents(this);
+	const url = this.getNodeWebhookUrl('default') as string;
+	const events = selectedEvents(this.getNodeParameter('events', []));
 	if (events.length === 0) {
 		throw new NodeOperationError(node, 'Choose at least one event to listen for', {
 			description:
@@ -180,20 +199,11 @@ export async function create(this: IHookFunctions): Promise<boolean> {
 		});
 	}
 
-	const client = await removeEarlier(this, data, url);
+	const client = await removeEarlier(this, url);
+	const data = this.getWorkflowStaticData('node');
 	const nonce = newNonce();
 	const scope = secretScope(this, client.credentials.apiKey, nonce);
 	const workflow = this.getWorkflow();
-	// The same attempt (same nonce) always carries the same key, so a create the transport retries
-	// after a lost response is recognised by the service and never makes a second webhook.
-	const idempotencyKey = deriveIdempotencyKey(
-		'trigger-create',
-		workflow.id,
-		node.id ?? node.name,
-		url,
-		events.join(','),
-		nonce,
-	);
 	try {
 		const registered = await registerWebhook(this, client, {
 			url,
@@ -203,22 +213,31 @@ export async function create(this: IHookFunctions): Promise<boolean> {
 				scope,
 			),
 			scope,
-			idempotencyKey,
+			// The same attempt (same nonce) always carries the same key, so a create the transport
+			// retries after a lost response is recognised by the service and never makes a second webhook.
+			idempotencyKey: deriveIdempotencyKey(
+				'trigger-create',
+				workflow.id,
+				node.id ?? node.name,
+				url,
+				events.join(','),
+				nonce,
+			),
 		});
-		saveRegistration(data, {
-			id: registered.id,
-			url,
-			events,
-			owner: ownTag(this),
+		Object.assign(data, {
+			webhookId: registered.id,
+			webhookUrl: url,
+			webhookEvents: events,
+			webhookOwner: ownTag(this),
 			secretNonce: nonce,
-			sealedSecret: registered.sealedSecret,
 		});
+		if (registered.sealedSecret) data.sealedSecret = registered.sealedSecret;
 		return true;
 	} catch (error) {
 		forgetRegistration(data);
 		// The service may have created it although its answer was lost; never hide the first failure.
 		try {
-			await removeOwn(this, client, url, undefined);
+			await removeOwn(this, client, url);
 		} catch (cleanupError) {
 			this.logger.warn(
 				'Document Signing Trigger could not remove the webhook of a failed activation; the next activation or deactivation removes it',
@@ -231,6 +250,6 @@ export async function create(this: IHookFunctions): Promise<boolean> {
 
 /** Removes this node's webhook (a 404 means already removed); any other failure is thrown. */
 export async function deleteWebhook(this: IHookFunctions): Promise<boolean> {
-	await removeEarlier(this, triggerStaticData(this), productionUrl(this));
+	await removeEarlier(this, this.getNodeWebhookUrl('default') as string);
 	return true;
 }

@@ -1,163 +1,215 @@
+import { createHmac, timingSafeEqual } from 'crypto';
+
 import {
 	BODY_SIGNATURE_HEADERS,
+	SIGNATURE_LAYOUTS,
 	SIGNATURE_TIMESTAMP_HEADERS,
 	SIGNATURE_TOLERANCE_SECONDS,
 	STANDARD_WEBHOOKS_HEADERS,
 	type SignatureLayout,
 } from './vocabulary';
-import * as signature from './webhookSignature';
 
 /**
- * A delivery checked in whichever common layout it is signed (docs/delivery-signatures.md). Pure;
- * every refusal is a reason that names the layout seen.
+ * A delivery verified in whichever layout it is signed (docs/delivery-signatures.md). Pure; a
+ * refusal is a reason. The Signature Layout setting that narrows the layouts: webhookSignature.ts.
  */
 
-export type HeaderReader = (name: string) => string | undefined;
+export type SignatureFailureReason =
+	| 'missing_header'
+	| 'malformed_header'
+	| 'unsupported_scheme'
+	| 'missing_timestamp'
+	| 'stale_timestamp'
+	| 'empty_body'
+	| 'signature_mismatch'
+	| 'layout_not_accepted';
 
 export interface VerifyDeliveryInput {
 	/** Reads one request header by lower-case name (undefined when absent). */
-	header: HeaderReader;
-	rawBody: signature.Bytes | undefined | null;
+	header: (name: string) => string | undefined;
+	/** The body exactly as received: never re-serialised JSON. */
+	rawBody: string | Buffer | undefined | null;
 	secret: string;
+	/** The receiver's clock, Unix seconds. */
 	nowSeconds: number;
 	toleranceSeconds?: number;
 	/** The layouts this registration accepts; absent: any. */
 	accepted?: readonly SignatureLayout[];
 }
 
+/** `signedId`: Standard Webhooks' `webhook-id`, which the signature covers. */
 export type DeliveryVerification =
-	| {
-			valid: true;
-			layout: SignatureLayout;
-			/** The signed time, when the layout has one. */
-			timestamp?: number;
-			/** Standard Webhooks' `webhook-id`, which the signature covers. */
-			signedId?: string;
-	  }
-	| {
-			valid: false;
-			/** The layout the delivery seemed to use, when any. */
-			layout?: SignatureLayout;
-			reason: signature.SignatureFailureReason;
-	  };
+	| { valid: true; layout: SignatureLayout; timestamp?: number; signedId?: string }
+	| { valid: false; layout?: SignatureLayout; reason: SignatureFailureReason };
 
-/** The input with its defaults resolved. */
-interface Delivery extends VerifyDeliveryInput {
-	toleranceSeconds: number;
-	accepts: (layout: SignatureLayout) => boolean;
+type Delivery = Required<VerifyDeliveryInput>;
+
+/** Unix seconds are integers; 15 digits is far beyond any real clock and keeps Number exact. */
+const TIMESTAMP_PATTERN = /^\d{1,15}$/;
+const HEX_PATTERN = /^(?:[0-9a-fA-F]{2})+$/;
+/** A delivery id longer than this is not one (it would also be a costly repeat key). */
+const MAX_SIGNED_ID_LENGTH = 256;
+/** Signature entries looked at per header: a real service rotating secrets sends two or three. */
+const MAX_SIGNATURE_CANDIDATES = 16;
+
+const refuse = (layout: SignatureLayout, reason: SignatureFailureReason) =>
+	({ valid: false, layout, reason }) as const;
+
+/** A 32-byte digest written as hex or as base64 (standard or URL alphabet), else undefined. */
+function digestBytes(text: string): Buffer | undefined {
+	if (text.length === 64 && HEX_PATTERN.test(text)) return Buffer.from(text, 'hex');
+	if (!/^[A-Za-z0-9+/_-]+={0,2}$/.test(text)) return undefined;
+	const bytes = Buffer.from(text, 'base64');
+	return bytes.length === 32 ? bytes : undefined;
 }
 
-const refuse = (
+/** `<key><separator><value>` entries as [key, value]; ['', ''] without the separator. */
+const pairsOf = (entries: string[], separator: string) =>
+	entries.map((entry) => {
+		const at = entry.indexOf(separator);
+		return at < 0 ? ['', ''] : [entry.slice(0, at), entry.slice(at + 1)];
+	});
+
+/** The digests of the `v1` entries; other schemes are skipped, so a new one can come alongside. */
+function v1Digests(
+	entries: string[][],
+	decode: (text: string) => Buffer | undefined,
+): Buffer[] | SignatureFailureReason {
+	if (entries.some(([scheme]) => !scheme)) return 'malformed_header';
+	const digests = entries.filter(([scheme]) => scheme === 'v1').map(([, text]) => decode(text));
+	if (digests.length === 0) return entries.length > 0 ? 'unsupported_scheme' : 'malformed_header';
+	if (!digests.every(Boolean)) return 'malformed_header';
+	return (digests as Buffer[]).slice(0, MAX_SIGNATURE_CANDIDATES);
+}
+
+/** Whether any digest is the HMAC of `prefix` and the body; checks all, so timing tells nothing. */
+function matches(input: Delivery, digests: Buffer[], key: Buffer, prefix: string): boolean {
+	const hmac = createHmac('sha256', key).update(prefix, 'utf8');
+	const expected = hmac.update(input.rawBody ?? '').digest();
+	let matched = false;
+	for (const digest of digests)
+		if (digest.length === expected.length && timingSafeEqual(digest, expected)) matched = true;
+	return matched;
+}
+
+const fresh = (input: Delivery, seconds: number) =>
+	Math.abs(input.nowSeconds - seconds) <= input.toleranceSeconds;
+
+/** A layout whose header carries the signed time: the time, the body, then the signature. */
+function settle(
+	input: Delivery,
 	layout: SignatureLayout,
-	reason: signature.SignatureFailureReason,
-): DeliveryVerification => ({ valid: false, layout, reason });
-
-/** The first of `names` present and not blank, trimmed. */
-function firstHeader(read: HeaderReader, names: readonly string[]): string | undefined {
-	for (const name of names) {
-		const value = read(name)?.trim();
-		if (value) return value;
-	}
-	return undefined;
+	timestamp: number,
+	signed: () => boolean,
+): DeliveryVerification {
+	if (!fresh(input, timestamp)) return refuse(layout, 'stale_timestamp');
+	if (!input.rawBody?.length) return refuse(layout, 'empty_body');
+	return signed() ? { valid: true, layout, timestamp } : refuse(layout, 'signature_mismatch');
 }
 
+/** Standard Webhooks: space-separated `v1,<base64>` over `<id>.<t>.<body>`, the key `whsec_…`. */
 function checkStandardWebhooks(input: Delivery): DeliveryVerification {
-	const layout: SignatureLayout = 'standard-webhooks';
-	const id = input.header(STANDARD_WEBHOOKS_HEADERS.id)?.trim();
-	const timestamp = input.header(STANDARD_WEBHOOKS_HEADERS.timestamp)?.trim();
-	const header = input.header(STANDARD_WEBHOOKS_HEADERS.signature)?.trim();
+	const layout = 'standard-webhooks';
+	const [id, timestamp, header] = (['id', 'timestamp', 'signature'] as const).map((name) =>
+		input.header(STANDARD_WEBHOOKS_HEADERS[name])?.trim(),
+	);
 	if (!header) return refuse(layout, 'missing_header');
 	if (!timestamp) return refuse(layout, 'missing_timestamp');
 	// The id is signed, and '.' separates the signed parts: an id may not contain it.
-	if (!id || id.length > signature.MAX_SIGNED_ID_LENGTH || id.includes('.'))
+	if (!id || id.length > MAX_SIGNED_ID_LENGTH || id.includes('.'))
 		return refuse(layout, 'malformed_header');
-	if (!signature.TIMESTAMP_PATTERN.test(timestamp)) return refuse(layout, 'malformed_header');
-
-	const candidates: Buffer[] = [];
-	let otherVersionSeen = false;
-	// Space-delimited `<version>,<base64>`; other versions than v1 (v1a: asymmetric) are skipped.
-	for (const entry of header.split(/[ \t]+/).slice(0, signature.MAX_SIGNATURE_CANDIDATES)) {
-		const comma = entry.indexOf(',');
-		if (comma <= 0) return refuse(layout, 'malformed_header');
-		if (entry.slice(0, comma) !== signature.SIGNATURE_SCHEME) {
-			otherVersionSeen = true;
-			continue;
-		}
-		const bytes = signature.digestBytes(entry.slice(comma + 1));
-		if (!bytes) return refuse(layout, 'malformed_header');
-		candidates.push(bytes);
-	}
-	if (candidates.length === 0)
-		return refuse(layout, otherVersionSeen ? 'unsupported_scheme' : 'malformed_header');
-	if (!signature.fresh(Number(timestamp), input.nowSeconds, input.toleranceSeconds))
-		return refuse(layout, 'stale_timestamp');
-	if (signature.bodyIsEmpty(input.rawBody)) return refuse(layout, 'empty_body');
-	const key = signature.standardWebhooksKey(input.secret);
-	return signature.anyMatches(candidates, signature.hmac(key, `${id}.${timestamp}.`, input.rawBody))
-		? { valid: true, layout, timestamp: Number(timestamp), signedId: id }
-		: refuse(layout, 'signature_mismatch');
+	if (!TIMESTAMP_PATTERN.test(timestamp)) return refuse(layout, 'malformed_header');
+	const entries = pairsOf(header.split(/[ \t]+/).slice(0, MAX_SIGNATURE_CANDIDATES), ',');
+	const digests = v1Digests(entries, digestBytes);
+	if (typeof digests === 'string') return refuse(layout, digests);
+	// As its libraries do: the base64 after `whsec_`, else the UTF-8 text.
+	const encoded = input.secret.replace(/^whsec_/, '');
+	let key = Buffer.from(/^[A-Za-z0-9+/]+={0,2}$/.test(encoded) ? encoded : '', 'base64');
+	if (key.length === 0) key = Buffer.from(input.secret, 'utf8');
+	const result = settle(input, layout, Number(timestamp), () =>
+		matches(input, digests, key, `${id}.${timestamp}.`),
+	);
+	return result.valid ? { ...result, signedId: id } : result;
 }
 
-/** Bare HMACs: comma- or space-separated, each hex or base64, `sha256=` allowed. */
-function bareDigests(value: string): Buffer[] | undefined {
-	const entries = value
-		.split(/[,\s]+/)
-		.filter(Boolean)
-		.slice(0, signature.MAX_SIGNATURE_CANDIDATES);
-	const digests = entries.map((entry) => signature.digestBytes(entry.replace(/^sha256=/i, '')));
-	return digests.length > 0 && digests.every(Boolean) ? (digests as Buffer[]) : undefined;
+/** The contract's `t=…,v1=…[,v1=…]`: hex HMACs of `<t>.<body>`, keyed by the secret's UTF-8. */
+function checkTimestamped(input: Delivery, header: string): DeliveryVerification {
+	const layout = 'timestamped-header';
+	const parts = pairsOf(header.split(','), '=').map(([key, value]) => [key.trim(), value.trim()]);
+	const [time, ...more] = parts.filter(([key]) => key === 't').map(([, value]) => value);
+	// Two timestamps would make it ambiguous which one was signed.
+	if (parts.some(([key, value]) => !key || !value) || more.length > 0)
+		return refuse(layout, 'malformed_header');
+	if (!TIMESTAMP_PATTERN.test(time ?? '')) return refuse(layout, 'malformed_header');
+	const hex = (text: string) => (HEX_PATTERN.test(text) ? Buffer.from(text, 'hex') : undefined);
+	const digests = v1Digests(
+		parts.filter(([key]) => key !== 't'),
+		hex,
+	);
+	if (typeof digests === 'string') return refuse(layout, digests);
+	const key = Buffer.from(input.secret, 'utf8');
+	return settle(input, layout, Number(time), () => matches(input, digests, key, `${time}.`));
 }
+
+/** The first of `names` present and not blank, trimmed. */
+const firstHeader = (input: Delivery, names: readonly string[]) =>
+	names.map((name) => input.header(name)?.trim()).find(Boolean);
 
 /**
- * A bare HMAC: of `<timestamp>.<body>` when a timestamp header came and the HMAC covers it
- * (`body-hmac-timestamp`), else of the body alone (`body-hmac`, the timestamp header ignored).
+ * Bare HMACs (comma- or space-separated, hex or base64, `sha256=` allowed): of `<timestamp>.<body>`
+ * when a timestamp header came and the HMAC covers it, else of the body alone (the time ignored).
  */
 function checkBareHmac(input: Delivery, header: string): DeliveryVerification {
-	const time = firstHeader(input.header, SIGNATURE_TIMESTAMP_HEADERS);
-	const signedTime = input.accepts('body-hmac-timestamp') ? time : undefined;
+	const time = firstHeader(input, SIGNATURE_TIMESTAMP_HEADERS);
+	const signedTime = input.accepted.includes('body-hmac-timestamp') ? time : undefined;
 	const seen = signedTime ? 'body-hmac-timestamp' : 'body-hmac';
-	const digests = bareDigests(header);
-	if (!digests) return refuse(seen, 'malformed_header');
-	if (signature.bodyIsEmpty(input.rawBody)) return refuse(seen, 'empty_body');
+	const entries = header
+		.split(/[,\s]+/)
+		.filter(Boolean)
+		.slice(0, MAX_SIGNATURE_CANDIDATES);
+	// Bare HMACs are v1 digests without the scheme.
+	const v1 = entries.map((entry) => ['v1', entry.replace(/^sha256=/i, '')]);
+	const digests = v1Digests(v1, digestBytes);
+	if (typeof digests === 'string') return refuse(seen, digests);
+	if (!input.rawBody?.length) return refuse(seen, 'empty_body');
 	const key = Buffer.from(input.secret, 'utf8');
-	const seconds = signedTime === undefined ? undefined : signature.secondsOf(signedTime);
 	if (
-		seconds !== undefined &&
-		signature.anyMatches(digests, signature.hmac(key, `${signedTime}.`, input.rawBody))
+		signedTime &&
+		TIMESTAMP_PATTERN.test(signedTime) &&
+		matches(input, digests, key, `${signedTime}.`)
 	) {
+		// Milliseconds (13 digits and more) are read as their second.
+		const value = Number(signedTime);
+		const seconds = value >= 1e12 ? Math.floor(value / 1000) : value;
 		// Signed, so the time is binding: a stale one is refused, never retried as body-only.
-		return signature.fresh(seconds, input.nowSeconds, input.toleranceSeconds)
+		return fresh(input, seconds)
 			? { valid: true, layout: 'body-hmac-timestamp', timestamp: seconds }
 			: refuse('body-hmac-timestamp', 'stale_timestamp');
 	}
-	if (!input.accepts('body-hmac'))
+	if (!input.accepted.includes('body-hmac'))
 		return refuse('body-hmac-timestamp', time ? 'signature_mismatch' : 'missing_timestamp');
-	return signature.anyMatches(digests, signature.hmac(key, '', input.rawBody))
+	return matches(input, digests, key, '')
 		? { valid: true, layout: 'body-hmac' }
 		: refuse(seen, 'signature_mismatch');
 }
 
 /** The check of the strongest accepted layout whose headers are present; none after it. */
 function strongestCheck(input: Delivery): DeliveryVerification {
-	const { accepts } = input;
+	const accepts = (layout: SignatureLayout) => input.accepted.includes(layout);
 	let notAccepted: SignatureLayout | undefined;
 	if (input.header(STANDARD_WEBHOOKS_HEADERS.signature) !== undefined) {
 		if (accepts('standard-webhooks')) return checkStandardWebhooks(input);
 		notAccepted = 'standard-webhooks';
 	}
-	const header = firstHeader(input.header, BODY_SIGNATURE_HEADERS);
-	if (header && signature.looksTimestamped(header)) {
-		if (accepts('timestamped-header')) {
-			const result = signature.verifyWebhookSignature({ ...input, header });
-			return result.valid
-				? { valid: true, layout: 'timestamped-header', timestamp: result.timestamp }
-				: refuse('timestamped-header', result.reason);
-		}
+	const header = firstHeader(input, BODY_SIGNATURE_HEADERS);
+	if (header && /(?:^|,)\s*t\s*=/.test(header)) {
+		if (accepts('timestamped-header')) return checkTimestamped(input, header);
 		notAccepted ??= 'timestamped-header';
 	} else if (header) {
 		if (accepts('body-hmac-timestamp') || accepts('body-hmac')) return checkBareHmac(input, header);
-		const timed = firstHeader(input.header, SIGNATURE_TIMESTAMP_HEADERS) !== undefined;
-		notAccepted ??= timed ? 'body-hmac-timestamp' : 'body-hmac';
+		notAccepted ??= firstHeader(input, SIGNATURE_TIMESTAMP_HEADERS)
+			? 'body-hmac-timestamp'
+			: 'body-hmac';
 	}
 	return notAccepted
 		? refuse(notAccepted, 'layout_not_accepted')
@@ -172,10 +224,8 @@ export function verifyDelivery(input: VerifyDeliveryInput): DeliveryVerification
 	const result = strongestCheck({
 		...input,
 		toleranceSeconds: input.toleranceSeconds ?? SIGNATURE_TOLERANCE_SECONDS,
-		accepts: (layout) => !input.accepted || input.accepted.includes(layout),
+		accepted: input.accepted ?? SIGNATURE_LAYOUTS,
 	});
 	// An empty secret means the receiver is not configured; it must never accept anything.
-	if (result.valid && (typeof input.secret !== 'string' || input.secret === ''))
-		return refuse(result.layout, 'signature_mismatch');
-	return result;
+	return result.valid && !input.secret ? refuse(result.layout, 'signature_mismatch') : result;
 }

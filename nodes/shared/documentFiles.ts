@@ -4,6 +4,7 @@ import { apiPath, idText } from './ids';
 import { apiRequest, serviceClient, type ApiContext } from './transport';
 import { ServiceBehaviourError } from './transport/errors';
 import { shownText } from './transport/text';
+import { isObject } from './transport/listRecords';
 import { fileNameFromDisposition, headerValue } from './transport/headers';
 import { firstBytesShown, mediaTypeOf, plainFileName, withExtension } from './fileNames';
 
@@ -15,46 +16,20 @@ import { firstBytesShown, mediaTypeOf, plainFileName, withExtension } from './fi
 /** The contract's file versions (`?version=`), and the audit trail. */
 export type DocumentFileVersion = 'original' | 'signed' | 'auditTrail';
 
-/** Where records put their links, most specific first. */
-const LINK_PATHS: Record<DocumentFileVersion, string[]> = {
-	original: [
-		'files.original.url',
-		'files.original',
-		'original_file_url',
-		'file_url',
-		'file.url',
-		'download_url',
-	],
-	signed: [
-		'files.signed.url',
-		'files.signed',
-		'signed_file_url',
-		'signed_document_url',
-		'signed_pdf_url',
-		'completed_file_url',
-	],
-	auditTrail: [
-		'files.audit_trail.url',
-		'files.audit_trail',
-		'audit_trail_url',
-		'certificate_url',
-		'audit_log_url',
-	],
+/** Where records put their links (dotted paths), most specific first. */
+const LINK_PATHS: Record<DocumentFileVersion, string> = {
+	original: 'files.original.url files.original original_file_url file_url file.url download_url',
+	signed:
+		'files.signed.url files.signed signed_file_url signed_document_url signed_pdf_url completed_file_url',
+	auditTrail:
+		'files.audit_trail.url files.audit_trail audit_trail_url certificate_url audit_log_url',
 };
-
-function pick(record: IDataObject, path: string): unknown {
-	let current: unknown = record;
-	for (const key of path.split('.')) {
-		if (typeof current !== 'object' || current === null) return undefined;
-		current = (current as IDataObject)[key];
-	}
-	return current;
-}
 
 /** The record's link to this version of its file, if it carries one. */
 export function fileLinkOf(record: IDataObject, version: DocumentFileVersion): string | undefined {
-	for (const path of LINK_PATHS[version]) {
-		const value = pick(record, path);
+	for (const path of LINK_PATHS[version].split(' ')) {
+		let value: unknown = record;
+		for (const key of path.split('.')) value = isObject(value) ? value[key] : undefined;
 		if (typeof value === 'string' && value.trim() !== '') return value.trim();
 	}
 	// `download_url` on a completed document is, for most services, the signed copy.

@@ -20,95 +20,7 @@ export interface NodeMemory {
 	inFlight: Map<string, InFlight>;
 	/** Where Send and Wait's next sweep of the account's webhooks goes on. */
 	sweepPlace?: PageRequest;
-	/** Whether the service's missing acknowledge endpoint was logged already. */
 	warnedNotClaimable: boolean;
-}
-
-const MAX_NODES = 1_000;
-/** Entries of a node's secrets, layouts and deliveries in flight at most. */
-const MAX_ENTRIES_PER_MAP = 1_000;
-/** Delivery ids kept per workflow node, and in all (with MAX_KEPT_ID_LENGTH: about 20 MB). */
-export const MAX_REMEMBERED_DELIVERIES = 10_000;
-export const MAX_REMEMBERED_IN_ALL = 50_000;
-/** Longer ids are kept as their SHA-256. */
-const MAX_KEPT_ID_LENGTH = 128;
-/** The service retries for well under a day. */
-export const REMEMBER_MS = 24 * 60 * 60 * 1000;
-
-const store = { nodes: new Map<string, NodeMemory>(), rememberedInAll: 0 };
-
-/** The memory of one workflow node, made when first asked for (most recently used last). */
-export function memoryOf(workflowId: string | undefined, nodeId: string | undefined): NodeMemory {
-	const key = `${workflowId ?? ''}\u0000${nodeId ?? ''}`;
-	let memory = store.nodes.get(key);
-	if (memory) store.nodes.delete(key);
-	else
-		memory = {
-			secrets: new Map(),
-			layouts: new Map(),
-			busyWaits: new Set(),
-			processed: new Map(),
-			inFlight: new Map(),
-			warnedNotClaimable: false,
-		};
-	store.nodes.set(key, memory);
-	if (store.nodes.size > MAX_NODES) {
-		const [oldestKey, oldest] = store.nodes.entries().next().value as [string, NodeMemory];
-		store.rememberedInAll -= oldest.processed.size;
-		store.nodes.delete(oldestKey);
-	}
-	return memory;
-}
-
-/** Adds an entry to one of a node's bounded maps, forgetting its oldest beyond the bound. */
-export function remember<K, V>(map: Map<K, V>, key: K, value: V): void {
-	map.delete(key);
-	map.set(key, value);
-	if (map.size > MAX_ENTRIES_PER_MAP) map.delete(map.keys().next().value as K);
-}
-
-function keptId(deliveryId: string): string {
-	return deliveryId.length <= MAX_KEPT_ID_LENGTH
-		? deliveryId
-		: `sha256:${createHash('sha256').update(deliveryId).digest('hex')}`;
-}
-
-function forget(memory: NodeMemory, kept: string): void {
-	if (memory.processed.delete(kept)) store.rememberedInAll--;
-}
-
-/** The node keeping the most ids forgets its oldest: a flood evicts the flooder's own ids only. */
-function forgetOldestOfLargest(): void {
-	let largest: NodeMemory | undefined;
-	for (const memory of store.nodes.values())
-		if (!largest || memory.processed.size > largest.processed.size) largest = memory;
-	const oldest = largest?.processed.keys().next();
-	if (largest && oldest && !oldest.done) forget(largest, oldest.value);
-}
-
-function fresh(memory: NodeMemory, kept: string, now: number): boolean {
-	const at = memory.processed.get(kept);
-	if (at === undefined) return false;
-	if (now - at <= REMEMBER_MS) return true;
-	forget(memory, kept);
-	return false;
-}
-
-/** Whether this process processed the delivery already. */
-export function wasProcessed(memory: NodeMemory, deliveryId: string, now = Date.now()): boolean {
-	return fresh(memory, keptId(deliveryId), now);
-}
-
-/** Records the delivery as processed; false when it already was. Synchronous, so only one wins. */
-export function markProcessed(memory: NodeMemory, deliveryId: string, now = Date.now()): boolean {
-	const kept = keptId(deliveryId);
-	if (fresh(memory, kept, now)) return false;
-	memory.processed.set(kept, now);
-	store.rememberedInAll++;
-	if (memory.processed.size > MAX_REMEMBERED_DELIVERIES)
-		forget(memory, memory.processed.keys().next().value as string);
-	while (store.rememberedInAll > MAX_REMEMBERED_IN_ALL) forgetOldestOfLargest();
-	return true;
 }
 
 /**
@@ -122,9 +34,82 @@ export interface InFlight {
 	settle(processed: boolean): void;
 }
 
-/** A repeat waits for the execution to begin (n8n starts it at once or never), then to settle. */
-const START_WAIT_MS = 2_000;
-const SETTLE_WAIT_MS = 4_000;
+const MAX_NODES = 1_000;
+/** Delivery ids kept per workflow node, and in all (with ids of 128 characters: about 20 MB). */
+export const MAX_REMEMBERED_DELIVERIES = 10_000;
+export const MAX_REMEMBERED_IN_ALL = 50_000;
+/** The service retries for well under a day. */
+export const REMEMBER_MS = 24 * 60 * 60 * 1000;
+
+const store = { nodes: new Map<string, NodeMemory>(), rememberedInAll: 0 };
+
+/** The memory of one workflow node, made when first asked for (most recently used last). */
+export function memoryOf(workflowId: string | undefined, nodeId: string | undefined): NodeMemory {
+	const key = `${workflowId ?? ''}\u0000${nodeId ?? ''}`;
+	const memory = store.nodes.get(key) ?? {
+		secrets: new Map(),
+		layouts: new Map(),
+		busyWaits: new Set(),
+		processed: new Map(),
+		inFlight: new Map(),
+		warnedNotClaimable: false,
+	};
+	store.nodes.delete(key);
+	store.nodes.set(key, memory);
+	if (store.nodes.size > MAX_NODES) {
+		const [oldestKey, oldest] = store.nodes.entries().next().value as [string, NodeMemory];
+		store.rememberedInAll -= oldest.processed.size;
+		store.nodes.delete(oldestKey);
+	}
+	return memory;
+}
+
+/** Adds an entry to one of a node's bounded maps (1,000 entries), forgetting its oldest beyond. */
+export function remember<K, V>(map: Map<K, V>, key: K, value: V): void {
+	map.delete(key);
+	map.set(key, value);
+	if (map.size > 1_000) map.delete(map.keys().next().value as K);
+}
+
+/** Longer ids are kept as their SHA-256. */
+const keptId = (deliveryId: string) =>
+	deliveryId.length <= 128
+		? deliveryId
+		: `sha256:${createHash('sha256').update(deliveryId).digest('hex')}`;
+
+function forget(memory: NodeMemory, kept: string | undefined): void {
+	if (kept !== undefined && memory.processed.delete(kept)) store.rememberedInAll--;
+}
+
+/** Whether the kept id was processed within REMEMBER_MS; an older entry is forgotten. */
+function remembered(memory: NodeMemory, kept: string, now: number): boolean {
+	const at = memory.processed.get(kept);
+	if (at !== undefined && now - at <= REMEMBER_MS) return true;
+	forget(memory, kept);
+	return false;
+}
+
+/** Whether this process processed the delivery already. */
+export function wasProcessed(memory: NodeMemory, deliveryId: string, now = Date.now()): boolean {
+	return remembered(memory, keptId(deliveryId), now);
+}
+
+/** Records the delivery as processed; false when it already was. Synchronous, so only one wins. */
+export function markProcessed(memory: NodeMemory, deliveryId: string, now = Date.now()): boolean {
+	const kept = keptId(deliveryId);
+	if (remembered(memory, kept, now)) return false;
+	memory.processed.set(kept, now);
+	store.rememberedInAll++;
+	if (memory.processed.size > MAX_REMEMBERED_DELIVERIES)
+		forget(memory, memory.processed.keys().next().value);
+	// The node keeping the most ids forgets its oldest: a flood evicts the flooder's own ids only.
+	while (store.rememberedInAll > MAX_REMEMBERED_IN_ALL) {
+		const nodes = [...store.nodes.values()];
+		const largest = nodes.reduce((a, b) => (b.processed.size > a.processed.size ? b : a));
+		forget(largest, largest.processed.keys().next().value);
+	}
+	return true;
+}
 
 export function inFlightDelivery(memory: NodeMemory, deliveryId: string): InFlight | undefined {
 	return memory.inFlight.get(keptId(deliveryId));
@@ -150,15 +135,18 @@ export function settleDelivery(memory: NodeMemory, deliveryId: string, processed
 	memory.inFlight.delete(kept);
 }
 
-/** Resolves with `value` after `ms` (AbortSignal.timeout: no timer of the node's own). */
-const after = <T>(ms: number, value: T) =>
-	new Promise<T>((resolve) =>
-		AbortSignal.timeout(ms).addEventListener('abort', () => resolve(value), { once: true }),
+/** Resolves with undefined after `ms` (AbortSignal.timeout: no timer of the node's own). */
+const after = (ms: number) =>
+	new Promise<undefined>((resolve) =>
+		AbortSignal.timeout(ms).addEventListener('abort', () => resolve(undefined), { once: true }),
 	);
 
-/** What became of a delivery in flight, within the waits; undefined when still unknown. */
+/**
+ * What became of a delivery in flight; undefined when still unknown. A repeat waits 2 s for the
+ * execution to begin (n8n starts it at once or never), then 4 s for it to settle.
+ */
 export async function outcomeOf(entry: InFlight): Promise<boolean | undefined> {
-	const early = await Promise.race([entry.outcome, after(START_WAIT_MS, undefined)]);
+	const early = await Promise.race([entry.outcome, after(2_000)]);
 	if (early !== undefined || !entry.started) return early;
-	return await Promise.race([entry.outcome, after(SETTLE_WAIT_MS, undefined)]);
+	return await Promise.race([entry.outcome, after(4_000)]);
 }

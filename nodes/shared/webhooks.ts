@@ -1,3 +1,4 @@
+import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes } from 'crypto';
 import type { IDataObject, IHookFunctions, IWebhookFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
@@ -14,61 +15,22 @@ import {
 import { isObject, type PageRequest } from './transport/listRecords';
 import type { WalkResult } from './transport/pageWalk';
 import { WEBHOOK_SWEEP_BUDGET } from './vocabulary';
-import { derivedSecret, openSealedSecret, sealSecret, type SecretScope } from './webhookSecret';
 
-export interface NewWebhook {
-	url: string;
-	events: readonly string[];
-	description: string;
-	/** The secret is derived from it; a secret the service issues is sealed with it. */
-	scope: SecretScope;
-	/** The same for a retried attempt, so it never makes a second webhook. */
-	idempotencyKey: string;
-	/** Optional fields a service may honour (a wait's `document_id`, `expires_at`). */
-	extra?: IDataObject;
-}
-
-export interface RegisteredWebhook {
-	id: string;
-	/** A secret the service chose itself, sealed with the scope's key. */
-	sealedSecret?: string;
-}
-
-/** Registers a webhook signed with the scope's secret; throws when the service names no id. */
-export async function registerWebhook(
-	context: ApiContext,
-	client: ServiceClient,
-	webhook: NewWebhook,
-): Promise<RegisteredWebhook> {
-	const secret = derivedSecret(webhook.scope);
-	const response = await apiRequest(context, 'POST', '/webhooks', {
-		client,
-		body: {
-			url: webhook.url,
-			events: [...webhook.events],
-			secret,
-			description: webhook.description,
-			...webhook.extra,
-		},
-		idempotencyKey: webhook.idempotencyKey,
-	});
-	const created = recordOf(response.body);
-	const id = idText(created.id);
-	if (id === undefined)
-		throw new NodeOperationError(
-			context.getNode(),
-			'The service did not return an ID for the new webhook',
-			{
-				description: 'Check that the Base URL points at the signing service.',
-			},
-		);
-	// The service echoes the secret it stored; it is ours unless it chose its own.
-	const issued = created.secret;
-	if (typeof issued !== 'string' || issued === '' || issued === secret) return { id };
-	return { id, sealedSecret: sealSecret(issued, webhook.scope) };
-}
+/**
+ * The package's webhooks at the service (registered, found, removed) and their secrets. A secret
+ * stays out of static and execution data (n8n's public API shows them to anyone who may read the
+ * workflow): derived from the credential's API key and a random nonce, or sealed with a key derived
+ * the same way, so any process with the credential recomputes it. Deliveries: webhookSignature.ts.
+ */
 
 /** Whose a webhook is: this workflow node, the credential's key and the registration's nonce. */
+export interface SecretScope {
+	apiKey: string;
+	workflowId: string;
+	nodeId: string;
+	nonce: string;
+}
+
 export function secretScope(
 	context: Pick<IHookFunctions, 'getNode' | 'getWorkflow'>,
 	apiKey: string,
@@ -83,26 +45,116 @@ export function secretScope(
 	};
 }
 
-/** A delivery's body as n8n read it (req.rawBody, before calling the node). */
-export function rawBodyOf(context: IWebhookFunctions): Buffer | undefined {
-	const raw: unknown = context.getRequestObject().rawBody;
-	if (Buffer.isBuffer(raw)) return raw;
-	return typeof raw === 'string' ? Buffer.from(raw, 'utf8') : undefined;
+const tagged = (...parts: string[]) => ['n8n-nodes-document-signing', ...parts].join('\u0000');
+
+function derive(purpose: string, { apiKey, workflowId, nodeId, nonce }: SecretScope): Buffer {
+	return createHmac('sha256', apiKey)
+		.update(tagged(purpose, workflowId, nodeId, nonce))
+		.digest();
 }
 
-/** A JSON object, or undefined for anything else. */
-export function parseObject(raw: Buffer | string | undefined): IDataObject | undefined {
-	try {
-		const parsed: unknown = JSON.parse(String(raw?.toString('utf8')));
-		return isObject(parsed) ? parsed : undefined;
-	} catch {
-		return undefined;
-	}
+export const newNonce = (): string => randomBytes(16).toString('hex');
+
+/** 64 hex characters: within the 32–256 characters the service accepts. */
+export const derivedSecret = (scope: SecretScope): string =>
+	derive('webhook-secret', scope).toString('hex');
+
+/**
+ * A short value that changes with the credential's key. It lets its reader test guesses of the key
+ * offline, so it is kept only in the webhook's description at the service, never in static data.
+ */
+export const keyCheck = (scope: SecretScope): string =>
+	derive('key-check', scope).toString('hex').slice(0, 16);
+
+/**
+ * Which workflow node registered a webhook: a copied workflow has the same webhook URL but another
+ * workflow id, so it can tell the original's webhook from its own. A digest only to keep it short.
+ */
+export const ownerTag = (workflowId: string, nodeId: string): string =>
+	createHash('sha256')
+		.update(tagged('owner', workflowId, nodeId))
+		.digest('hex')
+		.slice(0, 16);
+
+/** The webhook's description at the service: a readable part, then its owner and key check. */
+export function registrationDescription(description: string, scope: SecretScope): string {
+	const note = ` [n8n ${ownerTag(scope.workflowId, scope.nodeId)} ${keyCheck(scope)}]`;
+	return description.slice(0, 200 - note.length).trimEnd() + note;
+}
+
+/** The owner and key check a webhook's description carries, when it carries them. */
+export function registrationNote(
+	description: unknown,
+): { owner: string; keyCheck: string } | undefined {
+	const match =
+		typeof description === 'string'
+			? /\[n8n ([0-9a-f]{16}) ([0-9a-f]{16})\]$/.exec(description)
+			: null;
+	return match ? { owner: match[1], keyCheck: match[2] } : undefined;
+}
+
+/** AES-256-GCM: iv (12 bytes) + tag (16 bytes) + ciphertext, base64. */
+export function sealSecret(secret: string, scope: SecretScope): string {
+	const iv = randomBytes(12);
+	const cipher = createCipheriv('aes-256-gcm', derive('seal', scope), iv);
+	const sealed = Buffer.concat([cipher.update(secret, 'utf8'), cipher.final()]);
+	return Buffer.concat([iv, cipher.getAuthTag(), sealed]).toString('base64');
 }
 
 /** The secret deliveries are signed with; undefined when a sealed one cannot be opened. */
 export function signingSecret(scope: SecretScope, sealedSecret?: string): string | undefined {
-	return sealedSecret ? openSealedSecret(sealedSecret, scope) : derivedSecret(scope);
+	if (!sealedSecret) return derivedSecret(scope);
+	try {
+		const bytes = Buffer.from(sealedSecret, 'base64');
+		const decipher = createDecipheriv('aes-256-gcm', derive('seal', scope), bytes.subarray(0, 12));
+		decipher.setAuthTag(bytes.subarray(12, 28));
+		return Buffer.concat([decipher.update(bytes.subarray(28)), decipher.final()]).toString('utf8');
+	} catch {
+		// Another key, or tampered with.
+		return undefined;
+	}
+}
+
+export interface NewWebhook {
+	url: string;
+	events: readonly string[];
+	description: string;
+	/** The secret is derived from it; a secret the service issues is sealed with it. */
+	scope: SecretScope;
+	/** The same for a retried attempt, so it never makes a second webhook. */
+	idempotencyKey: string;
+	/** Optional fields a service may honour (a wait's `document_id`, `expires_at`). */
+	extra?: IDataObject;
+}
+
+/** `sealedSecret`: a secret the service chose itself, sealed with the scope's key. */
+export interface RegisteredWebhook {
+	id: string;
+	sealedSecret?: string;
+}
+
+/** Registers a webhook signed with the scope's secret; throws when the service names no id. */
+export async function registerWebhook(
+	context: ApiContext,
+	client: ServiceClient,
+	webhook: NewWebhook,
+): Promise<RegisteredWebhook> {
+	const { url, description, scope, idempotencyKey } = webhook;
+	const secret = derivedSecret(scope);
+	const body = { url, events: [...webhook.events], secret, description, ...webhook.extra };
+	const response = await apiRequest(context, 'POST', '/webhooks', { client, body, idempotencyKey });
+	const created = recordOf(response.body);
+	const id = idText(created.id);
+	if (id === undefined)
+		throw new NodeOperationError(
+			context.getNode(),
+			'The service did not return an ID for the new webhook',
+			{ description: 'Check that the Base URL points at the signing service.' },
+		);
+	// The service echoes the secret it stored; it is ours unless it chose its own.
+	const issued = created.secret;
+	if (typeof issued !== 'string' || issued === '' || issued === secret) return { id };
+	return { id, sealedSecret: sealSecret(issued, scope) };
 }
 
 /** Removes a webhook; false when the service no longer had it (404). */
@@ -137,4 +189,21 @@ export async function findWebhook(
 	const last = records[records.length - 1];
 	if (last !== undefined && wanted(last)) return last;
 	return next ? 'cannot tell' : undefined;
+}
+
+/** A delivery's body as n8n read it (req.rawBody, before calling the node). */
+export function rawBodyOf(context: IWebhookFunctions): Buffer | undefined {
+	const raw: unknown = context.getRequestObject().rawBody;
+	if (Buffer.isBuffer(raw)) return raw;
+	return typeof raw === 'string' ? Buffer.from(raw, 'utf8') : undefined;
+}
+
+/** A JSON object, or undefined for anything else. */
+export function parseObject(raw: Buffer | string | undefined): IDataObject | undefined {
+	try {
+		const parsed: unknown = JSON.parse(String(raw?.toString('utf8')));
+		return isObject(parsed) ? parsed : undefined;
+	} catch {
+		return undefined;
+	}
 }

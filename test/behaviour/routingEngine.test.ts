@@ -198,7 +198,7 @@ describe("n8n's routing engine, as the node's one hook (routedRequest.ts) relies
 		expect(items.map((item) => item.json)).toEqual([{ n: 1 }, { n: 2 }]);
 	});
 
-	test('a preSend error (a bad input) ends the node as an API error with HTTP code "none", so the node holds such errors for its hook, which reports them as the input error they are, or as an AI Agent\'s tool answer (deferredErrors.ts)', async () => {
+	test('a preSend error (a bad input) ends the node as an API error with HTTP code "none", so the node gives n8n preSend steps that do nothing and runs the real ones in its hook, which reports their errors as the input errors they are, or as an AI Agent\'s tool answer (inHook, routedRequest.ts)', async () => {
 		const before = requests;
 		const { items, error } = await runProbe(
 			{

@@ -28,7 +28,7 @@ import {
 import { TIME_LIMITS } from '../../nodes/shared/transport/bounds';
 import { MAX_PAGE_READ, readPage } from '../../nodes/shared/transport/htmlPages';
 import { LIST_WALK_BUDGET, WEBHOOK_SWEEP_BUDGET } from '../../nodes/shared/vocabulary';
-import { keyCheck } from '../../nodes/shared/webhookSecret';
+import { keyCheck } from '../../nodes/shared/webhooks';
 import { safeRequestSettings } from '../../nodes/shared/transport/request';
 import {
 	allowedDomainsFor,
@@ -1042,7 +1042,7 @@ describe('7. LOW: the webhook secret is not readable from static data', () => {
 		await host.activate();
 		const webhookId = String(host.nodeStaticData.webhookId);
 		const secret = webhookSecret(sandbox(), apiKey, webhookId);
-		// Derived from the key (nodes/shared/webhookSecret.ts: derivedSecret): 64 hex characters.
+		// Derived from the key (nodes/shared/webhooks.ts: derivedSecret): 64 hex characters.
 		expect(secret).toMatch(/^[0-9a-f]{64}$/);
 		return { host, apiKey, webhookId, secret: secret! };
 	}

@@ -5,7 +5,7 @@
  */
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
-import { derivedSecret } from '../../nodes/shared/webhookSecret';
+import { derivedSecret } from '../../nodes/shared/webhooks';
 import type { Sandbox } from '../../sandbox';
 import {
 	deliverySignatureHeaders,

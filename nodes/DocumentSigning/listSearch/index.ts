@@ -3,6 +3,16 @@ import type { IDataObject, ILoadOptionsFunctions, INodeListSearchResult } from '
 import { apiRequestPage, type ServiceOrigin } from '../../shared/transport';
 import { readListPaging } from '../../shared/transport/listRecords';
 
+/**
+ * A link the editor may show next to a result: a URL on the credential's (http or https) origin
+ * without user info, or none. The service's text never becomes a javascript:, data: or foreign link.
+ */
+function editorLink(value: unknown, origin: ServiceOrigin): string | undefined {
+	if (typeof value !== 'string' || !origin.isOwn(value)) return undefined;
+	const url = new URL(value);
+	return url.username || url.password ? undefined : url.href;
+}
+
 /** A "From list" search of the records at `path`, labelled (and linked) from each record. */
 function search(
 	path: string,
@@ -14,14 +24,13 @@ function search(
 		filter?: string,
 		paginationToken?: string,
 	): Promise<INodeListSearchResult> {
-		const qs: IDataObject = { limit: 50 };
-		if (filter) qs.q = filter;
 		// The List Paging beside the locator, as the editor shows it now (not yet saved).
 		const paging = readListPaging(
 			this.getCurrentNodeParameter('listPaging'),
 			this.getCurrentNodeParameter('listPagingSettings'),
 			this.getNode(),
 		);
+		const qs = { limit: 50, ...(filter ? { q: filter } : {}) };
 		const page = await apiRequestPage(this, path, qs, paginationToken, paging);
 		return {
 			results: page.records
@@ -34,25 +43,6 @@ function search(
 			paginationToken: page.nextToken,
 		};
 	};
-}
-
-/**
- * A link the editor may show next to a result: an http(s) URL on the credential's origin, or
- * none. The service's text never becomes a javascript:, data: or foreign link in the editor.
- */
-export function editorLink(value: unknown, origin: ServiceOrigin): string | undefined {
-	if (typeof value !== 'string') return undefined;
-	try {
-		const url = new URL(value);
-		return /^https?:$/.test(url.protocol) &&
-			!url.username &&
-			!url.password &&
-			origin.isOwn(url.href)
-			? url.href
-			: undefined;
-	} catch {
-		return undefined;
-	}
 }
 
 export const searchDocuments = search(

@@ -1,5 +1,6 @@
 import {
 	NodeOperationError,
+	type FieldType,
 	type IDataObject,
 	type ILoadOptionsFunctions,
 	type ResourceMapperField,
@@ -9,9 +10,7 @@ import {
 import { idText } from '../../shared/ids';
 import { apiFindRecord } from '../../shared/transport';
 import { shownInput } from '../../shared/transport/text';
-import type { TemplateFieldType } from '../../shared/vocabulary';
-import { roleFieldId } from '../resources/document/templateFields';
-import { MAPPER_TYPES } from '../resources/document/templateFieldTypes';
+import { locatorValue, roleFieldId } from '../resources/document/templateFields';
 
 /**
  * The fields and roles of the template chosen under Additional Fields › Template, for the Template
@@ -20,61 +19,43 @@ import { MAPPER_TYPES } from '../resources/document/templateFieldTypes';
  * template that lists no fields or roles gets a notice pointing to the tolerant path.
  */
 
-/** The words services use for each field type. */
-const TYPE_WORDS: Record<string, TemplateFieldType> = Object.fromEntries(
+/** The words services use for each field type, by the editor's input for it: text, number, date picker, toggle, dropdown. */
+const TYPE_WORDS: Record<string, FieldType> = Object.fromEntries(
 	(
 		[
-			['text', 'text string textarea email'],
+			['string', 'text string textarea email'],
 			['number', 'number numeric integer currency'],
-			['date', 'date datetime'],
-			['checkbox', 'checkbox boolean'],
-			['choice', 'choice select dropdown radio options'],
+			['dateTime', 'date datetime'],
+			['boolean', 'checkbox boolean'],
+			['options', 'choice select dropdown radio options'],
 		] as const
 	).flatMap(([type, words]) => words.split(' ').map((word) => [word, type])),
 );
 
 const text = (value: unknown): string | undefined => idText(value)?.trim() || undefined;
 
+const objects = (listed: unknown[]) =>
+	listed.filter((entry): entry is IDataObject => entry !== null && typeof entry === 'object');
+
 /** The template chosen in the editor now; undefined while none is or it is an unresolved expression. */
-function chosenTemplateId(context: ILoadOptionsFunctions): string | undefined {
-	const raw = context.getCurrentNodeParameter('additionalFields.template_id') as unknown;
-	const value = raw !== null && typeof raw === 'object' ? (raw as IDataObject).value : raw;
-	const id = text(value);
-	return id && !id.startsWith('=') ? id : undefined;
-}
-
 async function chosenTemplate(context: ILoadOptionsFunctions): Promise<IDataObject | undefined> {
-	const id = chosenTemplateId(context);
-	if (id === undefined) return undefined;
+	const id = text(locatorValue(context.getCurrentNodeParameter('additionalFields.template_id')));
+	if (id === undefined || id.startsWith('=')) return undefined;
 	const template = await apiFindRecord(context, '/templates', (record) => idText(record.id) === id);
-	if (!template) {
-		throw new NodeOperationError(
-			context.getNode(),
-			`The service has no template ${shownInput(id)}`,
-			{
-				description: 'Choose the template from the list under Additional Fields › Template.',
-			},
-		);
-	}
-	return template;
+	if (template) return template;
+	throw new NodeOperationError(context.getNode(), `The service has no template ${shownInput(id)}`, {
+		description: 'Choose the template from the list under Additional Fields › Template.',
+	});
 }
 
-/** Before a template is chosen: one notice, under Template Fields; Signers by Role shows nothing. */
-const CHOOSE_TEMPLATE = {
-	fields: [],
-	emptyFieldsNotice:
-		'Choose a template under Additional Fields › Template to list its fields and roles here.',
-};
-
-function optionsOf(raw: unknown): string[] {
-	if (!Array.isArray(raw)) return [];
-	return raw
-		.map((option) =>
-			option !== null && typeof option === 'object'
-				? text((option as IDataObject).value ?? (option as IDataObject).label)
-				: text(option),
-		)
-		.filter((option): option is string => option !== undefined);
+/** A mapper's rows, or the notice saying why there are none (`fields` undefined: not listed). */
+function rowsOrNotice(
+	fields: ResourceMapperField[] | undefined,
+	unlisted: string,
+	none: string,
+): ResourceMapperFields {
+	if (!fields) return { fields: [], emptyFieldsNotice: unlisted };
+	return fields.length > 0 ? { fields } : { fields, emptyFieldsNotice: none };
 }
 
 /** A field definition as a row of the Template Fields mapper, or undefined when it has no key. */
@@ -82,8 +63,13 @@ export function mapperField(definition: IDataObject): ResourceMapperField | unde
 	const key = text(definition.key ?? definition.name ?? definition.id);
 	if (key === undefined) return undefined;
 	const word = String(definition.type ?? 'text').toLowerCase();
-	const type = Object.hasOwn(TYPE_WORDS, word) ? TYPE_WORDS[word] : 'text';
-	const options = optionsOf(definition.options ?? definition.choices);
+	const type = Object.hasOwn(TYPE_WORDS, word) ? TYPE_WORDS[word] : 'string';
+	const listed = definition.options ?? definition.choices;
+	const options = (Array.isArray(listed) ? listed : [])
+		.map((option) =>
+			text(option !== null && typeof option === 'object' ? (option.value ?? option.label) : option),
+		)
+		.filter((option): option is string => option !== undefined);
 	const role = text(definition.role);
 	const hasDefault = definition.default !== undefined && definition.default !== null;
 	return {
@@ -94,8 +80,8 @@ export function mapperField(definition: IDataObject): ResourceMapperField | unde
 		defaultMatch: false,
 		canBeUsedToMatch: false,
 		display: true,
-		type: type === 'choice' && options.length === 0 ? 'string' : MAPPER_TYPES[type],
-		...(type === 'choice' && options.length > 0
+		type: type === 'options' && options.length === 0 ? 'string' : type,
+		...(type === 'options' && options.length > 0
 			? { options: options.map((option) => ({ name: option, value: option })) }
 			: {}),
 		// Listed under "Add field" only: the role's signer fills it, unless given here.
@@ -111,21 +97,22 @@ export async function getTemplateFields(
 	this: ILoadOptionsFunctions,
 ): Promise<ResourceMapperFields> {
 	const template = await chosenTemplate(this);
-	if (!template) return CHOOSE_TEMPLATE;
-	if (!Array.isArray(template.fields)) {
+	// Before a template is chosen: one notice, under Template Fields; Signers by Role shows nothing.
+	if (!template)
 		return {
 			fields: [],
 			emptyFieldsNotice:
-				"The service does not list this template's fields: give their values under Additional Fields › Template Field Values (key and value).",
+				'Choose a template under Additional Fields › Template to list its fields and roles here.',
 		};
-	}
-	const fields = (template.fields as unknown[])
-		.filter((entry): entry is IDataObject => entry !== null && typeof entry === 'object')
-		.map(mapperField)
-		.filter((field): field is ResourceMapperField => field !== undefined);
-	return fields.length > 0
-		? { fields }
-		: { fields, emptyFieldsNotice: 'This template has no fields.' };
+	return rowsOrNotice(
+		Array.isArray(template.fields)
+			? objects(template.fields)
+					.map(mapperField)
+					.filter((field): field is ResourceMapperField => field !== undefined)
+			: undefined,
+		"The service does not list this template's fields: give their values under Additional Fields › Template Field Values (key and value).",
+		'This template has no fields.',
+	);
 }
 
 /**
@@ -133,8 +120,7 @@ export async function getTemplateFields(
  * order; a pre-filled role's are listed under "Add field" only.
  */
 export function mapperRoleFields(listed: unknown[]): ResourceMapperField[] {
-	return listed
-		.filter((entry): entry is IDataObject => entry !== null && typeof entry === 'object')
+	return objects(listed)
 		.map((entry, index) => ({
 			role: text(entry.role ?? entry.name),
 			order: typeof entry.order === 'number' ? entry.order : index + 1,
@@ -164,15 +150,9 @@ export async function getTemplateRoles(this: ILoadOptionsFunctions): Promise<Res
 	const template = await chosenTemplate(this);
 	if (!template) return { fields: [] };
 	const listed = template.signer_roles ?? template.roles;
-	if (!Array.isArray(listed)) {
-		return {
-			fields: [],
-			emptyFieldsNotice:
-				"The service does not list this template's roles: add the signers under Signers, in the roles' order.",
-		};
-	}
-	const fields = mapperRoleFields(listed);
-	return fields.length > 0
-		? { fields }
-		: { fields, emptyFieldsNotice: 'This template has no signer roles: use Signers.' };
+	return rowsOrNotice(
+		Array.isArray(listed) ? mapperRoleFields(listed) : undefined,
+		"The service does not list this template's roles: add the signers under Signers, in the roles' order.",
+		'This template has no signer roles: use Signers.',
+	);
 }

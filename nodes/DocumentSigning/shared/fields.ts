@@ -15,8 +15,9 @@ export function showFor(
 	return { show: { resource: [resource], operation: operations, ...extra } };
 }
 
-/** Return All / Limit / List Paging of a `list: true` operation (read by sendListRequests). */
+/** Return All / Limit / List Paging of a `list: true` operation (read by routedRequest.ts). */
 export function returnAllAndLimit(resource: string, operation: string): INodeProperties[] {
+	const displayOptions = showFor(resource, [operation]);
 	return [
 		{
 			displayName: 'Return All',
@@ -24,7 +25,7 @@ export function returnAllAndLimit(resource: string, operation: string): INodePro
 			type: 'boolean',
 			default: false,
 			description: 'Whether to return all results or only up to a given limit',
-			displayOptions: showFor(resource, [operation]),
+			displayOptions,
 		},
 		{
 			displayName: 'Limit',
@@ -35,10 +36,7 @@ export function returnAllAndLimit(resource: string, operation: string): INodePro
 			description: 'Max number of results to return',
 			displayOptions: showFor(resource, [operation], { returnAll: [false] }),
 		},
-		...listPagingFields(
-			showFor(resource, [operation]),
-			'How the node reads the pages of this list',
-		),
+		...listPagingFields(displayOptions, 'How the node reads the pages of this list'),
 	];
 }
 
@@ -50,24 +48,36 @@ export function searchListPaging(displayOptions: IDisplayOptions): INodeProperti
 	);
 }
 
+/** Custom's settings, by label (named in camel case): placeholder and description. */
+const PAGING_SETTINGS = {
+	'Limit Parameter': ['page_size', 'Query parameter that sets the page size (default: limit)'],
+	'Next Token Parameter': [
+		'page_token',
+		'Query parameter the next-page token is sent back in (default: implied by the Next Token Path)',
+	],
+	'Next Token Path': [
+		'meta.next_page_token',
+		'Where the response holds the next-page token, as keys joined by dots; the list ends when it is missing',
+	],
+	'Offset Parameter': [
+		'offset',
+		'Query parameter for the number of records to skip, for a service paged by offset',
+	],
+	'Records Path': [
+		'result.documents',
+		'Where the response holds the records, as keys joined by dots',
+	],
+	'Total Path': [
+		'meta.total',
+		'Where the response states how many records the whole list holds; fewer records read than that is an error',
+	],
+};
+
 /**
  * List Paging: Custom tells the node where a service nobody foresaw keeps its records, next-page
  * token and total, and which query parameters it pages by; a setting left empty is found as usual.
  */
 function listPagingFields(displayOptions: IDisplayOptions, description: string): INodeProperties[] {
-	const setting = (
-		displayName: string,
-		name: string,
-		placeholder: string,
-		description: string,
-	): INodeProperties => ({
-		displayName,
-		name,
-		type: 'string',
-		default: '',
-		placeholder,
-		description,
-	});
 	return [
 		{
 			displayName: 'List Paging',
@@ -100,44 +110,14 @@ function listPagingFields(displayOptions: IDisplayOptions, description: string):
 				...displayOptions,
 				show: { ...displayOptions.show, listPaging: ['custom'] },
 			},
-			options: [
-				setting(
-					'Limit Parameter',
-					'limitParameter',
-					'page_size',
-					'Query parameter that sets the page size (default: limit)',
-				),
-				setting(
-					'Next Token Parameter',
-					'nextTokenParameter',
-					'page_token',
-					'Query parameter the next-page token is sent back in (default: implied by the Next Token Path)',
-				),
-				setting(
-					'Next Token Path',
-					'nextTokenPath',
-					'meta.next_page_token',
-					'Where the response holds the next-page token, as keys joined by dots; the list ends when it is missing',
-				),
-				setting(
-					'Offset Parameter',
-					'offsetParameter',
-					'offset',
-					'Query parameter for the number of records to skip, for a service paged by offset',
-				),
-				setting(
-					'Records Path',
-					'recordsPath',
-					'result.documents',
-					'Where the response holds the records, as keys joined by dots',
-				),
-				setting(
-					'Total Path',
-					'totalPath',
-					'meta.total',
-					'Where the response states how many records the whole list holds; fewer records read than that is an error',
-				),
-			],
+			options: Object.entries(PAGING_SETTINGS).map(([displayName, [placeholder, description]]) => ({
+				displayName,
+				name: displayName[0].toLowerCase() + displayName.slice(1).replace(/ /g, ''),
+				type: 'string',
+				default: '',
+				placeholder,
+				description,
+			})),
 		},
 	];
 }
@@ -229,6 +209,7 @@ export function resourceLocator({
 	displayOptions?: IDisplayOptions;
 	required?: boolean;
 }): INodeProperties {
+	const link = `https?://.+/(?:${url?.pathSegment})/`;
 	return {
 		displayName,
 		name,
@@ -264,16 +245,10 @@ export function resourceLocator({
 							validation: [
 								{
 									type: 'regex' as const,
-									properties: {
-										regex: `https?://.+/(?:${url.pathSegment})/[^/?#]+.*`,
-										errorMessage: 'Not a valid URL',
-									},
+									properties: { regex: `${link}[^/?#]+.*`, errorMessage: 'Not a valid URL' },
 								},
 							],
-							extractValue: {
-								type: 'regex' as const,
-								regex: `https?://.+/(?:${url.pathSegment})/([^/?#]+)`,
-							},
+							extractValue: { type: 'regex' as const, regex: `${link}([^/?#]+)` },
 						},
 					]
 				: []),

@@ -22,18 +22,15 @@ export function capitalise(value: string): string {
 	return value[0].toUpperCase() + value.slice(1);
 }
 
+/** n8n's routing engine sends the filter as the query parameter `property`. */
+const sentAsQuery = (property: string) => ({ send: { type: 'query' as const, property } });
+
 export function queryFilter(
 	displayName: string,
 	name: string,
 	type: 'string' | 'dateTime' = 'string',
 ): INodeProperties {
-	return {
-		displayName,
-		name,
-		type,
-		default: '',
-		routing: { send: { type: 'query', property: name } },
-	};
+	return { displayName, name, type, default: '', routing: sentAsQuery(name) };
 }
 
 /** A filter choosing one of `values` (listed by `label`, alphabetically). */
@@ -44,12 +41,7 @@ export function queryChoiceFilter(
 	label: (value: string) => string,
 	defaultValue: string,
 ): INodeProperties {
-	return {
-		displayName,
-		name,
-		type: 'options',
-		default: defaultValue,
-		options: byName(values.map((value) => ({ name: label(value), value }))),
-		routing: { send: { type: 'query', property: name } },
-	};
+	const options = byName(values.map((value) => ({ name: label(value), value })));
+	const routing = sentAsQuery(name);
+	return { displayName, name, type: 'options', default: defaultValue, options, routing };
 }

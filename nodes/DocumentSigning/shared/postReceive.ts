@@ -1,12 +1,13 @@
 import type {
+	IDataObject,
 	IExecuteSingleFunctions,
 	IN8nHttpFullResponse,
 	INodeExecutionData,
 } from 'n8n-workflow';
 
 import { fetchDocumentFile, type DocumentFileVersion } from '../../shared/documentFiles';
-import { recordOf } from '../../shared/transport';
 import { mediaTypeOf } from '../../shared/fileNames';
+import { recordOf } from '../../shared/transport';
 import { fileNameFromDisposition, headerValue } from '../../shared/transport/headers';
 
 /** An output step (n8n's postReceive): the items so far and the response to the next items. */
@@ -18,10 +19,7 @@ export type OutputStep = (
 
 /** Keeps the listed fields of each record when Simplify is on; unknown fields pass through when off. */
 export function simplifyTo(fields: string[]): OutputStep {
-	return async function (
-		this: IExecuteSingleFunctions,
-		items: INodeExecutionData[],
-	): Promise<INodeExecutionData[]> {
+	return async function (this: IExecuteSingleFunctions, items: INodeExecutionData[]) {
 		if (!(this.getNodeParameter('simplify', true) as boolean)) return items;
 		return items.map((item) => ({
 			...item,
@@ -34,10 +32,27 @@ export function simplifyTo(fields: string[]): OutputStep {
 
 /** A delete answers 204 with no body: say what was deleted instead. */
 export function deletedResult(idParameter: string): OutputStep {
-	return async function (this: IExecuteSingleFunctions): Promise<INodeExecutionData[]> {
+	return async function (this: IExecuteSingleFunctions) {
 		const id = this.getNodeParameter(idParameter, '', { extractValue: true }) as string;
 		return [{ json: { id, deleted: true } }];
 	};
+}
+
+/** The one output item of a file: `json`, then the file's name, type and size; the file as binary data. */
+async function fileItem(
+	context: IExecuteSingleFunctions,
+	binaryPropertyParameter: string,
+	json: IDataObject,
+	{ data, fileName, mimeType }: { data: Buffer; fileName: string; mimeType: string },
+): Promise<INodeExecutionData[]> {
+	const binaryProperty = context.getNodeParameter(binaryPropertyParameter, 'data') as string;
+	const binary = await context.helpers.prepareBinaryData(data, fileName, mimeType);
+	return [
+		{
+			json: { ...json, fileName, mimeType, fileSize: data.length },
+			binary: { [binaryProperty]: binary },
+		},
+	];
 }
 
 /** The downloaded file as binary data, named (a plain base name) and typed as the service said. */
@@ -45,28 +60,15 @@ export function binaryFromResponse(
 	binaryPropertyParameter: string,
 	fallbackName: string,
 ): OutputStep {
-	return async function (
-		this: IExecuteSingleFunctions,
-		_items: INodeExecutionData[],
-		response: IN8nHttpFullResponse,
-	) {
-		const binaryProperty = this.getNodeParameter(binaryPropertyParameter, 'data') as string;
+	return async function (this: IExecuteSingleFunctions, _items, response) {
 		const body = response.body as unknown;
-		const buffer = Buffer.isBuffer(body)
+		const data = Buffer.isBuffer(body)
 			? body
-			: body instanceof ArrayBuffer
-				? Buffer.from(body)
-				: Buffer.from(typeof body === 'string' ? body : JSON.stringify(body ?? ''));
-		const mimeType = mediaTypeOf(headerValue(response.headers, 'content-type'));
-		const fileName =
-			fileNameFromDisposition(headerValue(response.headers, 'content-disposition')) ?? fallbackName;
-		const binary = await this.helpers.prepareBinaryData(buffer, fileName, mimeType);
-		return [
-			{
-				json: { fileName, mimeType, fileSize: buffer.length },
-				binary: { [binaryProperty]: binary },
-			},
-		];
+			: Buffer.from(typeof body === 'string' ? body : JSON.stringify(body ?? ''));
+		const header = (name: string) => headerValue(response.headers, name);
+		const fileName = fileNameFromDisposition(header('content-disposition')) ?? fallbackName;
+		const mimeType = mediaTypeOf(header('content-type'));
+		return await fileItem(this, binaryPropertyParameter, {}, { data, fileName, mimeType });
 	};
 }
 
@@ -75,29 +77,11 @@ export function downloadedFile(
 	versionParameter: string,
 	binaryPropertyParameter: string,
 ): OutputStep {
-	return async function (
-		this: IExecuteSingleFunctions,
-		_items: INodeExecutionData[],
-		response: IN8nHttpFullResponse,
-	) {
+	return async function (this: IExecuteSingleFunctions, _items, response) {
 		const record = recordOf(response.body);
 		const version = this.getNodeParameter(versionParameter, 'signed') as DocumentFileVersion;
-		const binaryProperty = this.getNodeParameter(binaryPropertyParameter, 'data') as string;
 		const file = await fetchDocumentFile(this, record, version, this.getExecutionCancelSignal?.());
-		const binary = await this.helpers.prepareBinaryData(file.data, file.fileName, file.mimeType);
-		return [
-			{
-				json: {
-					id: record.id,
-					name: record.name,
-					status: record.status,
-					version,
-					fileName: file.fileName,
-					mimeType: file.mimeType,
-					fileSize: file.data.length,
-				},
-				binary: { [binaryProperty]: binary },
-			},
-		];
+		const { id, name, status } = record;
+		return await fileItem(this, binaryPropertyParameter, { id, name, status, version }, file);
 	};
 }

@@ -10,7 +10,7 @@ const AUTHENTICATION_LABELS: Record<(typeof SIGNER_AUTHENTICATION_METHODS)[numbe
 	national_eid: 'National Electronic ID',
 };
 
-/** The signers of a document or signing request (`name`: see the note on unique names in DocumentSigning.node.ts). */
+/** The signers of a document or signing request (`name` unique across resources: routedRequest.ts). */
 export function signersField(
 	resource: string,
 	operations: string[],
@@ -34,8 +34,7 @@ export function signersField(
 			{
 				displayName: 'Signer',
 				name: 'signer',
-				// Alphabetical, not Email and Name first: n8n's lint requires it of five or more values
-				// (n8n-nodes-base/node-param-fixed-collection-type-unsorted-items).
+				// Alphabetical, as n8n's lint requires of five or more values.
 				values: [
 					{
 						displayName: 'Authentication',

@@ -1,20 +1,13 @@
 import { plainFileName } from '../fileNames';
 
-/** The one case-insensitive header reader every part of the package uses. */
+/** Node's HTTP client refuses responses whose headers pass 16 KB together: no header is longer. */
+const MAX_HEADER_CHARS = 16_384;
 
-export type HeaderBag = Record<string, unknown> | undefined | null;
-
-/**
- * Characters of a header read at most: Node's HTTP client refuses answers whose headers together
- * pass 16 KB, so no header the package reads is longer, and every reader of one is linear.
- */
-export const MAX_HEADER_CHARS = 16_384;
-
-/**
- * The value of header `name` (any case), at most MAX_HEADER_CHARS characters of it, or undefined
- * when absent or empty. Repeated headers (arrays) are joined with ", " as HTTP itself would fold them.
- */
-export function headerValue(headers: HeaderBag, name: string): string | undefined {
+/** Header `name` in any case, bounded; undefined when empty; repeated ones folded with ", " as HTTP does. */
+export function headerValue(
+	headers: Record<string, unknown> | undefined | null,
+	name: string,
+): string | undefined {
 	const wanted = name.toLowerCase();
 	for (const [key, value] of Object.entries(headers ?? {})) {
 		if (key.toLowerCase() !== wanted) continue;

@@ -10,9 +10,9 @@ export {
 	serviceClient,
 } from './request';
 export type { ApiContext, ApiRequestOptions, ServiceClient } from './request';
-export { apiFindRecord, apiRequestPage, apiSweepRecords } from './lists';
 export { HttpStatusError, isNotFound, ServiceBehaviourError, toNodeError } from './errors';
 export { RETRY_POLICY, sendWithRetries } from './retry';
 export { CREDENTIAL_TYPE, ServiceOrigin } from './service';
-export { walkPages, MAX_PAGES } from './pageWalk';
+export { apiFindRecord, apiSweepRecords, MAX_PAGES, walkPages } from './pageWalk';
+export { apiRequestPage } from './searchPages';
 export { headerValue, fileNameFromDisposition } from './headers';

@@ -8,40 +8,29 @@ import {
 	MAX_ENTRIES,
 	pick,
 	type ListPaging,
-	type PageResponse,
 	type PageRequest,
+	type PageResponse,
 } from './listRecords';
 
-/**
- * The one reader of list answers (docs/dialects.md, "The reader's rules"): the body at any depth
- * and the headers are evidence, read by what a key names, not where it sits. Pure; the records and
- * the user's override are listRecords.ts's, the loop over pages is pageWalk.ts.
- */
+// The one reader of a list page (docs/dialects.md, "The reader's rules"): its total, whether there
+// is more, the ways to the next page; pure: the loop is pageWalk.ts.
 
-/** Headers read as evidence at most (HTTP servers allow about a hundred). */
-const MAX_HEADER_ENTRIES = 200;
-
-/** One key of the response with its value and the key of the object holding it (`headers` for a header). */
+/** A key of the response; `name` without case or separators (`total_count` = `Total-Count`). */
 interface Entry {
 	key: string;
-	/** The key lower-cased without separators: `total_count`, `totalCount` and `Total-Count` are one name. */
 	name: string;
 	value: unknown;
 	parent: string;
 }
 
-const nameOf = (key: string) => key.toLowerCase().replace(/[^a-z0-9]/g, '');
-
 /**
- * Every key of the response outside its records, shallowest first: the body's objects down to
- * EVIDENCE_DEPTH, a `{rel: "next", href}` link among an array's objects as the key `next`, then
- * the headers (`X-Next-Page-Token` as `next_page_token`).
+ * Every key outside the records, shallowest first: the body's, a `{rel: "next", href}` among an
+ * array's objects as `next`, then the headers (`X-Next-Page-Token` as `next_page_token`).
  */
-function entriesOf(response: PageResponse, records?: unknown): Entry[] {
+function entriesOf(response: PageResponse, records: unknown): Entry[] {
 	const entries: Entry[] = [];
 	const add = (key: string, value: unknown, parent: string) =>
-		entries.push({ key, name: nameOf(key), value, parent });
-	// MAX_ENTRIES bounds the keys read from the body in all, whatever its width or depth.
+		entries.push({ key, name: key.toLowerCase().replace(/[^a-z0-9]/g, ''), value, parent });
 	let level: Array<[IDataObject, string]> = isObject(response.body) ? [[response.body, '']] : [];
 	read: for (let depth = 0; depth <= EVIDENCE_DEPTH; depth++) {
 		const next: Array<[IDataObject, string]> = [];
@@ -62,7 +51,7 @@ function entriesOf(response: PageResponse, records?: unknown): Entry[] {
 		}
 		level = next;
 	}
-	for (const [header, value] of Object.entries(response.headers ?? {}).slice(0, MAX_HEADER_ENTRIES))
+	for (const [header, value] of Object.entries(response.headers ?? {}).slice(0, 200))
 		add(
 			header.toLowerCase().replace(/^x-/, '').replace(/-/g, '_'),
 			Array.isArray(value) ? value[0] : value,
@@ -82,8 +71,8 @@ function count(value: unknown): number | undefined {
 /** true or false, also as text (headers are text); anything else is no flag. */
 const flag = (value: unknown) => [false, true][['false', 'true'].indexOf(String(value))];
 
-const LINK = /^(https?:\/\/|\/|\?)/i;
-const isLink = (value: unknown): value is string => typeof value === 'string' && LINK.test(value);
+const isLink = (value: unknown): value is string =>
+	typeof value === 'string' && /^(https?:\/\/|\/|\?)/i.test(value);
 
 // What each key names, by its name without case or separators (docs/dialects.md lists them).
 const TOTAL =
@@ -99,7 +88,6 @@ const OFFSET =
 	/^(page|results?|records?|items?|rows?|list)?(offset|skip|start|startat|startindex|startposition|from|position|first(result|record|row|item)s?)$/;
 const SIZE =
 	/^(page|results?|records?|items?|rows?|list|max|per)?(limit|size|pagesize|perpage|take|top|rows|results|items|length)$/;
-/** Keys holding a page token: next_cursor, nextPageToken, NextToken, next_marker, continuation, endCursor, … */
 const TOKEN_KEY =
 	/^(next[_-]?(page[_-]?)?(cursor|token|key|marker)|continuation([_-]?token)?|end[_-]?cursor)$/i;
 
@@ -136,12 +124,8 @@ const isToken = ({ key, value, parent }: Entry) =>
 		(key === 'next' && typeof value === 'string') ||
 		(key === 'after' && /^cursors?$/.test(parent)));
 
-/** The first value, shallowest first, of a key whose name matches, as `read` accepts it. */
-function first<T>(
-	entries: Entry[],
-	pattern: RegExp,
-	read: (value: unknown) => T | undefined,
-): { key: string; value: T } | undefined {
+/** The shallowest value of a key whose name matches, as `read` accepts it. */
+function first<T>(entries: Entry[], pattern: RegExp, read: (value: unknown) => T | undefined) {
 	for (const entry of entries) {
 		const value = pattern.test(entry.name) ? read(entry.value) : undefined;
 		if (value !== undefined) return { key: entry.key, value };
@@ -149,43 +133,25 @@ function first<T>(
 	return undefined;
 }
 
-/** The number of records the response says the whole list holds, wherever it says so, if anywhere. */
-export function statedTotal(
-	response: PageResponse,
-	paging: ListPaging = {},
-	entries = entriesOf(response),
-): number | undefined {
-	if (paging.totalPath) return count(pick(response.body, paging.totalPath));
-	return first(entries, TOTAL, count)?.value;
-}
-
-export interface PageEvidence {
-	records: IDataObject[];
-	total?: number;
-	/** What the response says about more records (has_more, hasNextPage, isLast, …), if anything. */
-	more?: boolean;
-	/** The ways to the next page, best first; none on the last page. */
-	ways: PageRequest[];
-	/** The response showed no way: the ways are the next page number and offset, guessed. */
-	guessed: boolean;
-}
-
 /**
- * Everything one response says about its list. `read`: the distinct records read so far, this page
- * included (unknown to a list search, which reads one page).
+ * What one response says: records, total, more, and the ways to the next page, best first (none
+ * on the last); `guessed` when none was shown. `read`: distinct records so far (walks only).
  */
 export function readListPage(
 	response: PageResponse,
 	sent: PageRequest,
 	{ pageSize, read, paging = {} }: { pageSize: number; read?: number; paging?: ListPaging },
 	records = extractRecords(response.body, paging),
-): PageEvidence {
+) {
 	const entries = entriesOf(response, records);
-	const total = statedTotal(response, paging, entries);
+	const total = paging.totalPath
+		? count(pick(response.body, paging.totalPath))
+		: first(entries, TOTAL, count)?.value;
 	const last = first(entries, LAST, flag)?.value;
 	const more = first(entries, MORE, flag)?.value ?? (last === undefined ? undefined : !last);
 	const received = records.length;
-	const evidence: PageEvidence = { records, total, more, ways: [], guessed: false };
+	const ways: PageRequest[] = [];
+	const evidence = { records, total, more, ways, guessed: false };
 	const offsetWay = (name: string, offset: number, sizeName = 'limit'): PageRequest => ({
 		offset,
 		params: { [name]: offset, [sizeName]: pageSize },
@@ -193,11 +159,6 @@ export function readListPage(
 
 	// The last page says so, or is empty without saying there is more (then its pointer is followed).
 	if (more === false || (received === 0 && more !== true)) return evidence;
-	const ways = evidence.ways;
-	const cursorWays = (cursor: string | undefined, names: string[]) => {
-		if (cursor !== undefined)
-			for (const name of new Set(names)) ways.push({ cursor, cursorParam: name });
-	};
 	const offsetWays = (key: string, at: number, size?: { key: string; value: number }) => {
 		const next = at + received;
 		const goOn =
@@ -207,10 +168,10 @@ export function readListPage(
 
 	// List Paging > Custom: the token at its path under its parameter, or the offset under its name.
 	if (paging.nextTokenPath) {
+		const cursor = tokenText(pick(response.body, paging.nextTokenPath));
 		const key = paging.nextTokenPath.split('.').pop() as string;
-		cursorWays(tokenText(pick(response.body, paging.nextTokenPath)), [
-			paging.nextTokenParameter ?? tokenParameterFor(key),
-		]);
+		if (cursor !== undefined)
+			ways.push({ cursor, cursorParam: paging.nextTokenParameter ?? tokenParameterFor(key) });
 		return evidence;
 	}
 	if (paging.offsetParameter) {
@@ -221,12 +182,10 @@ export function readListPage(
 	const header = nextLinkFromHeader(headerValue(response.headers, 'link'));
 	if (header) ways.push({ url: header });
 	const token = entries.find(isToken);
-	if (token)
-		cursorWays(tokenText(token.value), [
-			tokenParameterFor(token.key),
-			token.key,
-			...CONVENTIONAL_TOKEN_PARAMETERS,
-		]);
+	const names = token
+		? [tokenParameterFor(token.key), token.key, ...CONVENTIONAL_TOKEN_PARAMETERS]
+		: [];
+	for (const name of new Set(names)) ways.push({ cursor: String(token?.value), cursorParam: name });
 	const link = entries.find(
 		(entry) =>
 			isLink(entry.value) &&

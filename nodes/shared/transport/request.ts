@@ -15,8 +15,8 @@ import type {
 } from 'n8n-workflow';
 
 import { idText } from '../ids';
-import { bodyLimit, jsonOrText, readBody, TIME_LIMITS, type ResponseKind } from './bounds';
-import { HttpStatusError, ServiceBehaviourError, toNodeError } from './errors';
+import { BODY_LIMITS, TIME_LIMITS, type ResponseKind } from './bounds';
+import { HttpStatusError, ServiceBehaviourError, timedOut, toNodeError } from './errors';
 import { isHtml } from './htmlPages';
 import { headerValue } from './headers';
 import type { PageResponse } from './listRecords';
@@ -30,12 +30,9 @@ import {
 	type ServiceCredentials,
 } from './service';
 
-/**
- * Requests the package makes itself (outside n8n's routing engine): the trigger's webhook lifecycle,
- * its claims, the list searches and downloads. The action node's operations go through the routing
- * engine instead (nodes/DocumentSigning/shared/routedRequest.ts); both share the checks below.
- */
+const MB = 1024 * 1024;
 
+/** The package's own requests; the action node's go through n8n's routing engine (routedRequest.ts). */
 export type ApiContext =
 	| IHookFunctions
 	| IWebhookFunctions
@@ -46,31 +43,18 @@ export type ApiContext =
 
 /** The same execution, node, run and item always give the same key, so a repeat is recognised. */
 export function deriveIdempotencyKey(...parts: Array<string | number | undefined>): string {
-	return (
-		'n8n-' +
-		createHash('sha256')
-			.update(parts.map((part) => String(part ?? '')).join('\u0000'))
-			.digest('hex')
-			.slice(0, 40)
-	);
+	const joined = parts.map((part) => String(part ?? '')).join('\u0000');
+	return `n8n-${createHash('sha256').update(joined).digest('hex').slice(0, 40)}`;
 }
 
 /** Request settings every request of the package carries, whichever path it takes. */
-export function safeRequestSettings(
-	allowedDomains: string | undefined,
-): Partial<IHttpRequestOptions> {
-	return {
-		// Redirects are never followed: a redirect to another origin would carry the key there.
-		disableFollowRedirect: true,
-		...({ sendCredentialsOnCrossOriginRedirect: false } as object),
-		...(allowedDomains ? ({ allowedDomains } as object) : {}),
-	};
+export function safeRequestSettings(allowedDomains?: string): Partial<IHttpRequestOptions> {
+	// Redirects are never followed: a redirect to another origin would carry the key there.
+	const settings = { disableFollowRedirect: true, sendCredentialsOnCrossOriginRedirect: false };
+	return allowedDomains ? { ...settings, allowedDomains } : settings;
 }
 
-/**
- * Refuses answers the package cannot use: error statuses (thrown as HttpStatusError for the retry
- * policy), redirects, and text where JSON was expected (a proxy's page, a cut-off body).
- */
+/** Refuses error statuses (as HttpStatusError, for the retry policy), redirects, and text for JSON. */
 export function checkResponse(
 	response: IN8nHttpFullResponse,
 	{ expectJson, acceptStatuses = [] }: { expectJson: boolean; acceptStatuses?: number[] },
@@ -103,15 +87,9 @@ export function checkResponse(
 /** The record in a response: the body itself, or under `data`. */
 export function recordOf(body: unknown): IDataObject {
 	if (typeof body !== 'object' || body === null || Array.isArray(body)) return {};
-	const record = body as IDataObject;
-	if (
-		idText(record.id) === undefined &&
-		typeof record.data === 'object' &&
-		record.data !== null &&
-		!Array.isArray(record.data)
-	)
-		return record.data as IDataObject;
-	return record;
+	const { id, data } = body as IDataObject;
+	const nested = typeof data === 'object' && data !== null && !Array.isArray(data);
+	return (nested && idText(id) === undefined ? data : body) as IDataObject;
 }
 
 export interface ServiceClient {
@@ -141,13 +119,13 @@ export interface ApiRequestOptions {
 	body?: IDataObject;
 	/** Makes a POST safe to retry: the service answers a repeat with the first result. */
 	idempotencyKey?: string;
-	/** Error statuses the caller reads as answers (returned, not thrown, never retried). */
+	/** Error statuses the caller reads as responses (returned, not thrown, never retried). */
 	acceptStatuses?: number[];
 	/** One attempt only, given up after this many ms (for checks that must not hold anything up). */
 	singleAttemptTimeoutMs?: number;
 	/** The response's body as bytes (a file), not JSON. */
 	binary?: boolean;
-	/** Which size limit the response is read under (bounds.ts); `file` for binary answers unless said. */
+	/** The size limit the response is read under; `file` for binary responses unless said. */
 	kind?: ResponseKind;
 	abortSignal?: AbortSignal;
 	/** The whole request's bound when shorter than the retry policy's (list searches). */
@@ -156,35 +134,65 @@ export interface ApiRequestOptions {
 	client?: ServiceClient;
 }
 
-/** The response's body read whole within its kind's limit: parsed JSON (or text), or bytes for a file. */
+/** The body read whole within its kind's limit (bounds.ts): JSON (or text), or a file's bytes. */
 export async function readResponse(
 	response: IN8nHttpFullResponse,
 	kind: ResponseKind,
 	client: ServiceClient,
 ): Promise<IN8nHttpFullResponse> {
-	// Error answers are read as API answers whatever was asked for: they carry the service's words.
-	const limit = bodyLimit(
-		response.statusCode >= 300 ? 'json' : kind,
-		client.credentials.largestDownloadMb,
-	);
-	const bytes = await readBody(
-		response.body,
-		limit,
-		response.statusCode >= 300 ? 'json' : kind,
-		headerValue(response.headers, 'content-length'),
-	);
-	if (Buffer.isBuffer(bytes)) (response as PageResponse).bytes = bytes.length;
-	response.body =
-		kind === 'json'
-			? (jsonOrText(bytes) as IN8nHttpFullResponse['body'])
-			: (bytes as IN8nHttpFullResponse['body']);
+	// Error responses are read as API responses whatever was asked for: they carry the service's words.
+	const readAs = response.statusCode >= 300 ? 'json' : kind;
+	const configured = Number(client.credentials.largestDownloadMb);
+	const limit =
+		readAs === 'json'
+			? BODY_LIMITS.json
+			: Number.isFinite(configured) && configured > 0
+				? Math.min(Math.round(configured * MB), BODY_LIMITS.maxDownload)
+				: BODY_LIMITS.download;
+	let body: unknown = response.body;
+	const stream = body as AsyncIterable<unknown> & { pipe?: unknown; destroy?: () => void };
+	// Dropped the moment it passes the limit (or its Content-Length does); test doubles are no streams.
+	if (typeof stream?.pipe === 'function' && Symbol.asyncIterator in stream) {
+		const tooLarge = () => {
+			stream.destroy?.();
+			return new ServiceBehaviourError(
+				`The service's response is larger than the ${limit % MB === 0 ? `${limit / MB} MB` : `${limit} bytes`} allowed for ${readAs === 'json' ? 'an API response' : readAs === 'file' ? 'a file' : 'an export'}; it was not read`,
+				readAs === 'json'
+					? "API responses are read up to this size so a faulty or hostile server cannot exhaust n8n's memory. Lower the page size or narrow the request."
+					: 'Downloads are read up to this size so a faulty or hostile server cannot exhaust n8n\'s memory. To allow larger files, raise "Largest Download (MB)" in the credentials.',
+			);
+		};
+		const declared = Number(headerValue(response.headers, 'content-length'));
+		if (Number.isFinite(declared) && declared > limit) throw tooLarge();
+		const chunks: Buffer[] = [];
+		let size = 0;
+		for await (const chunk of stream) {
+			const bytes = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string);
+			size += bytes.length;
+			if (size > limit) throw tooLarge();
+			chunks.push(bytes);
+		}
+		body = Buffer.concat(chunks, size);
+	}
+	if (Buffer.isBuffer(body)) {
+		(response as PageResponse).bytes = body.length;
+		if (readAs === 'json') body = jsonOrText(body.toString('utf8'));
+	}
+	response.body = body as IN8nHttpFullResponse['body'];
 	return response;
 }
 
-/**
- * One attempt of a request to the service: the only place the package calls n8n's authenticated
- * request helper. The credential as read once goes along (n8n would read and decrypt it again).
- */
+/** JSON text as its value; other text as it is (checkResponse refuses it); blank text as ''. */
+function jsonOrText(text: string): unknown {
+	if (text.trim() === '') return '';
+	try {
+		return JSON.parse(text) as unknown;
+	} catch {
+		return text;
+	}
+}
+
+/** One attempt: the credential as read once goes along (n8n would read and decrypt it again). */
 export async function sendAttempt(
 	context: ApiContext | IExecutePaginationFunctions,
 	client: ServiceClient,
@@ -200,10 +208,7 @@ export async function sendAttempt(
 	)) as IN8nHttpFullResponse;
 }
 
-/**
- * A request to this n8n itself, never to the service: no credential goes along, redirects are not
- * followed, and any status is a response (Send and Wait's probe of a wait's own resume URL).
- */
+/** A request to this n8n itself (Send and Wait's probe of its resume URL): no credential goes along. */
 export async function askOwnN8n(
 	context: Pick<IExecuteFunctions, 'helpers'>,
 	url: string,
@@ -222,69 +227,56 @@ export async function askOwnN8n(
 	})) as IN8nHttpFullResponse;
 }
 
-/**
- * One request with the retry policy; returns the full response (2xx, or one of `acceptStatuses`).
- * `target` is a path under the Base URL (`/webhooks`) or an absolute URL, which must be on the
- * credential's origin, under the Base URL's path.
- */
+/** One request with the retry policy to a path (`/webhooks`) or an absolute URL under the Base URL. */
 export async function apiRequest(
 	context: ApiContext,
 	method: IHttpRequestMethods,
 	target: string,
 	options: ApiRequestOptions = {},
 ): Promise<IN8nHttpFullResponse> {
-	const node = context.getNode();
 	const client = options.client ?? (await serviceClient(context));
-	const url = target.startsWith('/')
-		? client.origin.urlOf(target)
-		: client.origin.followable(target, client.origin.baseUrl, 'a link');
-	const headers: IDataObject = { Accept: options.binary ? '*/*' : 'application/json' };
-	if (options.idempotencyKey) headers['Idempotency-Key'] = options.idempotencyKey;
-	const kind: ResponseKind = options.kind ?? (options.binary ? 'file' : 'json');
+	const { origin } = client;
+	const { binary, idempotencyKey, abortSignal, singleAttemptTimeoutMs } = options;
 	const request: IHttpRequestOptions = {
 		method,
-		url,
+		url: target.startsWith('/')
+			? origin.urlOf(target)
+			: origin.followable(target, origin.baseUrl, 'a link'),
 		qs: options.qs,
 		body: options.body,
-		headers,
-		returnFullResponse: true,
+		headers: {
+			Accept: binary ? '*/*' : 'application/json',
+			...(idempotencyKey ? { 'Idempotency-Key': idempotencyKey } : {}),
+		},
 		ignoreHttpStatusErrors: true,
 		// Read as a stream and counted (bounds.ts): n8n would otherwise read any response whole.
 		encoding: 'stream',
-		json: !options.binary,
-		timeout: options.singleAttemptTimeoutMs ?? TIME_LIMITS.attemptMs,
+		json: !binary,
+		timeout: singleAttemptTimeoutMs ?? TIME_LIMITS.attemptMs,
 		...safeRequestSettings(client.allowedDomains),
 	};
 	const send = async (signal: AbortSignal) => {
 		const response = await sendAttempt(context, client, { ...request, abortSignal: signal });
-		await readResponse(response, kind, client);
-		checkResponse(response, {
-			expectJson: !options.binary && method !== 'DELETE',
-			acceptStatuses: options.acceptStatuses,
-		});
+		await readResponse(response, options.kind ?? (binary ? 'file' : 'json'), client);
+		const expectJson = !binary && method !== 'DELETE';
+		checkResponse(response, { expectJson, acceptStatuses: options.acceptStatuses });
 		return response;
 	};
-	if (options.singleAttemptTimeoutMs) {
-		const limit = AbortSignal.timeout(options.singleAttemptTimeoutMs);
+	if (singleAttemptTimeoutMs) {
+		const limit = AbortSignal.timeout(singleAttemptTimeoutMs);
 		try {
-			return await send(
-				options.abortSignal ? AbortSignal.any([options.abortSignal, limit]) : limit,
-			);
+			return await send(abortSignal ? AbortSignal.any([abortSignal, limit]) : limit);
 		} catch (error) {
-			throw toNodeError(
-				node,
-				limit.aborted ? Object.assign(new Error('timed out'), { code: 'ETIMEDOUT' }) : error,
-			);
+			throw toNodeError(context.getNode(), limit.aborted ? timedOut() : error);
 		}
 	}
-	const idempotent =
-		method !== 'POST' && method !== 'PATCH' ? true : Boolean(options.idempotencyKey);
+	const idempotent = (method !== 'POST' && method !== 'PATCH') || Boolean(idempotencyKey);
 	return await sendWithRetries(
 		{
-			node,
+			node: context.getNode(),
 			gateKey: client.gateKey,
 			idempotent,
-			abortSignal: options.abortSignal,
+			abortSignal,
 			maxTotalWaitMs: options.maxTotalWaitMs,
 		},
 		async (attempt) => await send(attempt.signal),

@@ -1,12 +1,35 @@
-import { CancelledError, cancellableSleep, throwIfCancelled } from './wait';
+import { sleep } from 'n8n-workflow';
 
-/** Each request the service lets through shortens the spacing between starts this much… */
+export class CancelledError extends Error {
+	constructor() {
+		super('The execution was cancelled');
+	}
+}
+
+/** No place before the request's deadline: a 429's pause lasts longer, or every slot stays busy. */
+export class GateDeadlineError extends Error {}
+
+export function throwIfCancelled(signal: AbortSignal | undefined): void {
+	if (signal?.aborted) throw new CancelledError();
+}
+
+/** Sleeps `ms` in slices of 200 ms, so a cancelled execution stops waiting at once (n8n's sleep cannot be cancelled). */
+export async function cancellableSleep(ms: number, signal?: AbortSignal): Promise<void> {
+	const until = Date.now() + ms;
+	for (;;) {
+		throwIfCancelled(signal);
+		const left = until - Date.now();
+		if (left <= 0) return;
+		await sleep(Math.min(left, 200));
+	}
+}
+
+/** Each request let through shortens the spacing between starts this much… */
 const PACE_DECAY = 0.95;
 /** …and each 429 to a request that was already spaced lengthens it this much. */
 const PACE_GROWTH = 1.5;
-/** Below this the spacing is dropped: requests start as concurrency allows. */
+/** Below MIN the spacing is dropped; above MAX, 429s' own waits hold requests back well enough. */
 const MIN_PACE_MS = 1;
-/** Above this, 429s' own waits hold requests back well enough. */
 const MAX_PACE_MS = 1_000;
 
 /**
@@ -17,24 +40,17 @@ const MAX_PACE_MS = 1_000;
  */
 export class RequestGate {
 	private active = 0;
-
 	private readonly waiting: Array<() => void> = [];
 
 	/** No request starts before this (epoch ms): a 429's wait, or the spacing after the last start. */
 	private nextStartAt = 0;
-
-	private paceMs = 0;
-
+	/** The current spacing between starts (0: none). */
+	spacingMs = 0;
 	/** When the spacing last grew: 429s to requests started before that are old news. */
-	private paceChangedAt = 0;
-
+	private spacingChangedAt = 0;
 	constructor(private readonly limit: number) {}
 
-	/**
-	 * Waits for a place; resolves with the start time (epoch ms), for `rateLimited`. Rejects with
-	 * CancelledError when `signal` aborts, and with GateDeadlineError when no place can be had
-	 * before `deadline` (epoch ms) because a 429's pause lasts longer.
-	 */
+	/** Waits for a place; resolves with the start time (epoch ms), for `rateLimited`. */
 	async acquire({
 		signal,
 		deadline = Number.POSITIVE_INFINITY,
@@ -43,62 +59,34 @@ export class RequestGate {
 			throwIfCancelled(signal);
 			const pause = this.nextStartAt - Date.now();
 			if (pause > 0) {
-				if (this.nextStartAt > deadline) throw new GateDeadlineError(this.nextStartAt);
+				if (this.nextStartAt > deadline) throw new GateDeadlineError();
 				await cancellableSleep(Math.ceil(pause), signal);
-				continue;
-			}
-			if (this.active < this.limit) {
+			} else if (this.active < this.limit) {
 				this.active++;
 				const now = Date.now();
-				if (this.paceMs > 0) this.nextStartAt = now + this.paceMs;
+				if (this.spacingMs > 0) this.nextStartAt = now + this.spacingMs;
 				return now;
-			}
-			await this.queueUp(signal, deadline);
+			} else await this.queueUp(signal, deadline);
 		}
 	}
 
-	/**
-	 * Waits until a place frees up; leaves the queue when the signal aborts, or at `deadline` (a
-	 * request whose every slot is held by hanging requests gives up within its own bound).
-	 */
+	/** Waits until a place frees up; leaves the queue when the signal aborts, or at `deadline`. */
 	private async queueUp(signal: AbortSignal | undefined, deadline: number): Promise<void> {
 		const left = deadline - Date.now();
-		if (left <= 0)
-			throw new GateDeadlineError(
-				deadline,
-				"No free request slot for this credential before the request's time limit",
-			);
-		const expiry = Number.isFinite(deadline) ? AbortSignal.timeout(Math.ceil(left)) : undefined;
+		if (left <= 0) throw new GateDeadlineError();
+		const expiry = Number.isFinite(left) ? AbortSignal.timeout(Math.ceil(left)) : undefined;
+		const stop = AbortSignal.any([signal, expiry].filter((one) => one !== undefined));
 		await new Promise<void>((resolve, reject) => {
-			const stopListening = () => {
-				signal?.removeEventListener('abort', onAbort);
-				expiry?.removeEventListener('abort', onExpiry);
-			};
-			const leave = () => {
-				const index = this.waiting.indexOf(wake);
-				if (index >= 0) this.waiting.splice(index, 1);
-				stopListening();
-			};
 			const wake = () => {
-				stopListening();
+				stop.removeEventListener('abort', leave);
 				resolve();
 			};
-			const onAbort = () => {
-				leave();
-				reject(new CancelledError());
-			};
-			const onExpiry = () => {
-				leave();
-				reject(
-					new GateDeadlineError(
-						deadline,
-						"No free request slot for this credential before the request's time limit",
-					),
-				);
+			const leave = () => {
+				this.waiting.splice(this.waiting.indexOf(wake), 1);
+				reject(signal?.aborted ? new CancelledError() : new GateDeadlineError());
 			};
 			this.waiting.push(wake);
-			signal?.addEventListener('abort', onAbort, { once: true });
-			expiry?.addEventListener('abort', onExpiry, { once: true });
+			stop.addEventListener('abort', leave, { once: true });
 		});
 	}
 
@@ -117,22 +105,21 @@ export class RequestGate {
 		this.nextStartAt = Math.max(this.nextStartAt, now + waitMs);
 		if (nextRequestMs < MIN_PACE_MS) return;
 		// Requests in flight when the spacing last changed were not spaced by it: they say nothing new.
-		const spacedAndRefused = this.paceMs > 0 && startedAt > this.paceChangedAt;
-		const paceMs = Math.min(
+		const spacedAndRefused = this.spacingMs > 0 && startedAt > this.spacingChangedAt;
+		const spacing = Math.min(
 			MAX_PACE_MS,
-			Math.max(nextRequestMs, spacedAndRefused ? this.paceMs * PACE_GROWTH : this.paceMs),
+			Math.max(nextRequestMs, spacedAndRefused ? this.spacingMs * PACE_GROWTH : this.spacingMs),
 		);
-		if (paceMs > this.paceMs) {
-			this.paceMs = paceMs;
-			this.paceChangedAt = now;
+		if (spacing > this.spacingMs) {
+			this.spacingMs = spacing;
+			this.spacingChangedAt = now;
 		}
 	}
 
 	/** The service let a request through (any response but 429): the spacing shrinks. */
 	admitted(): void {
-		if (this.paceMs === 0) return;
-		this.paceMs *= PACE_DECAY;
-		if (this.paceMs < MIN_PACE_MS) this.paceMs = 0;
+		this.spacingMs *= PACE_DECAY;
+		if (this.spacingMs < MIN_PACE_MS) this.spacingMs = 0;
 	}
 
 	/** Nothing in flight, nothing waiting, no pause or spacing in force: forgetting it loses nothing. */
@@ -140,23 +127,8 @@ export class RequestGate {
 		return (
 			this.active === 0 &&
 			this.waiting.length === 0 &&
-			this.paceMs === 0 &&
+			this.spacingMs === 0 &&
 			this.nextStartAt <= Date.now()
 		);
-	}
-
-	/** The current spacing between starts, in ms (0: none). */
-	get spacingMs(): number {
-		return this.paceMs;
-	}
-}
-
-/** A 429's pause would outlast the request's own time budget. */
-export class GateDeadlineError extends Error {
-	constructor(
-		readonly resumesAt: number,
-		message = 'The service asked to wait longer than this request may wait',
-	) {
-		super(message);
 	}
 }

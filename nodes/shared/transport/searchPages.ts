@@ -1,19 +1,26 @@
 import { createHash } from 'crypto';
 import type { IDataObject } from 'n8n-workflow';
 
+import { MAX_PAGE_SIZE } from '../vocabulary';
+import { TIME_LIMITS } from './bounds';
 import { ServiceBehaviourError } from './errors';
 import { readListPage } from './listPages';
-import { extractRecords, type ListPaging, type PageRequest } from './listRecords';
-import { about, recordKey, type FetchedPage } from './pageWalk';
+import {
+	extractRecords,
+	isObject,
+	PARAMETER,
+	type ListPaging,
+	type PageRequest,
+} from './listRecords';
+import { about, listOf, recordKey, type WalkOptions } from './pageWalk';
+import type { ApiContext } from './request';
 import type { ServiceOrigin } from './service';
 
-/** The list searches of the editor ("From list"): one page at a time, and a token for the next. */
+// The editor's list searches, a page at a time, and their page tokens; the loop is pageWalk.ts.
 
 /**
- * Page tokens of the list searches (sent to the editor and back). They carry a cursor (with its
- * parameter name and the names still to try), a page number, an offset with its parameters, or a
- * path under the Base URL — never a whole URL — and `after`: a hash of the last record served, so
- * the next page can tell when the service ignores paging. All is checked again when they return.
+ * A list search's page token, to the editor and back: one way (a path under the Base URL, never a
+ * URL), and `after`, a hash of the last record served, to tell when the service ignores paging.
  */
 export function pageToken(
 	next: PageRequest,
@@ -30,77 +37,74 @@ export function pageToken(
 		page: next.page,
 		offset: next.offset,
 		params: next.params,
-		after: lastRecord ? shortHash(recordKey(lastRecord)) : undefined,
+		after: lastRecord ? shortHash(lastRecord) : undefined,
 	});
 }
 
-const isName = (value: unknown) =>
-	typeof value === 'string' && /^[A-Za-z0-9_\-.[\]]{1,100}$/.test(value);
-const isCount = (value: unknown, min: number) =>
+const isName = (value: unknown) => typeof value === 'string' && PARAMETER.test(value);
+const isCount = (min: number) => (value: unknown) =>
 	Number.isSafeInteger(value) && (value as number) >= min;
+const isText = (value: unknown) => typeof value === 'string';
+const isParams = (value: unknown) =>
+	isObject(value) &&
+	[1, 2].includes(Object.keys(value).length) &&
+	Object.entries(value).every(([name, number]) => isName(name) && isCount(0)(number));
 
-/** What each key of a page token may hold, and the keys that go together (the first one leads). */
-const TOKEN_FIELDS: Record<string, (value: unknown) => boolean> = {
-	cursor: (value) => typeof value === 'string',
-	param: isName,
-	alt: (value) => Array.isArray(value) && value.length <= 10 && value.every(isName),
-	page: (value) => isCount(value, 2),
-	offset: (value) => isCount(value, 1),
-	params: (value) => {
-		const entries = Object.entries(typeof value === 'object' && value !== null ? value : []);
-		const valid = entries.every(([name, number]) => isName(name) && isCount(number, 0));
-		return !Array.isArray(value) && entries.length >= 1 && entries.length <= 2 && valid;
+/** The kinds of token: what each key may hold (the first one leads; `after` goes with any). */
+const TOKEN_KINDS: Array<Record<string, (value: unknown) => boolean>> = [
+	{
+		cursor: isText,
+		param: isName,
+		alt: (v) => Array.isArray(v) && v.length <= 10 && v.every(isName),
 	},
-	path: (value) => typeof value === 'string',
-	after: (value) => typeof value === 'string' && /^[0-9a-f]{16}$/.test(value),
-};
-const TOKEN_KINDS = [['cursor', 'param', 'alt'], ['page'], ['offset', 'params'], ['path']];
+	{ page: isCount(2) },
+	{ offset: isCount(1), params: isParams },
+	{ path: isText },
+];
 
-/** A page token back from the editor, or an error when it is not one this package would make. */
+/** A token back from the editor, refused unless this package could have made it. */
 export function readPageToken(
 	token: string,
 	origin: ServiceOrigin,
 ): PageRequest & { after?: string } {
-	let fields: Record<string, unknown> = {};
+	let fields: IDataObject = {};
 	try {
-		fields = Object(JSON.parse(token)) as Record<string, unknown>;
+		fields = Object(JSON.parse(token)) as IDataObject;
 	} catch {
 		// not JSON: refused below
 	}
-	const keys = Object.keys(fields).filter((key) => key !== 'after');
-	const kind = TOKEN_KINDS.find(([lead]) => keys.includes(lead));
-	const url = typeof fields.path === 'string' ? origin.underBase(fields.path) : undefined;
+	const { after, param, alt, path, ...request } = fields;
+	const kind = TOKEN_KINDS.find((fieldsOf) => Object.hasOwn(fields, Object.keys(fieldsOf)[0]));
+	const url = typeof path === 'string' ? origin.underBase(path) : undefined;
 	const valid =
 		kind !== undefined &&
-		keys.every((key) => kind.includes(key)) &&
-		Object.entries(fields).every(
-			([key, value]) => Object.hasOwn(TOKEN_FIELDS, key) && TOKEN_FIELDS[key](value),
+		Object.entries(fields).every(([key, value]) =>
+			key === 'after'
+				? typeof value === 'string' && /^[0-9a-f]{16}$/.test(value)
+				: Object.hasOwn(kind, key) && kind[key](value),
 		) &&
-		(kind[0] !== 'offset' || fields.params !== undefined) &&
-		(kind[0] !== 'path' || url !== undefined);
-	if (!valid || Array.isArray(fields))
+		(!kind.offset || request.params !== undefined) &&
+		(!kind.path || url !== undefined);
+	if (!valid)
 		throw new ServiceBehaviourError(
 			'The list page token is not valid',
 			'Reload the list to start from its first page.',
 		);
-	const { param, alt, path, ...request } = fields;
 	return {
-		...(request as PageRequest & { after?: string }),
+		...(request as PageRequest),
+		...(after !== undefined ? { after: after as string } : {}),
 		...(param !== undefined ? { cursorParam: param as string } : {}),
 		...(alt !== undefined ? { alternatives: alt as string[] } : {}),
 		...(path !== undefined ? { url } : {}),
 	};
 }
 
-function shortHash(text: string): string {
-	return createHash('sha256').update(text).digest('hex').slice(0, 16);
-}
+const shortHash = (record: IDataObject) =>
+	createHash('sha256').update(recordKey(record)).digest('hex').slice(0, 16);
 
 /**
- * One page of a list search (a page of the "From list" choices) and the token of the next. A page
- * holding the record the previous page ended with is a repeat: the token is sent again under each
- * other name it may be read under (as in walkPages), then it is an error. A name that works is
- * kept in the next token.
+ * One page of a list search and the next one's token. A page holding the record the previous one
+ * ended with is a repeat: the cursor goes again under each other name, then it is an error.
  */
 export async function searchPage({
 	origin,
@@ -108,18 +112,14 @@ export async function searchPage({
 	pageSize,
 	paging = {},
 	fetchPage,
-}: {
-	origin: ServiceOrigin;
+}: Pick<WalkOptions<unknown>, 'origin' | 'pageSize' | 'paging' | 'fetchPage'> & {
 	token?: string;
-	pageSize: number;
-	paging?: ListPaging;
-	fetchPage(request: PageRequest): Promise<FetchedPage<unknown>>;
 }): Promise<{ records: IDataObject[]; nextToken?: string }> {
 	let request: PageRequest & { after?: string } = token ? readPageToken(token, origin) : {};
 	for (;;) {
 		const { response, requestUrl } = await fetchPage(request);
 		const records = extractRecords(response.body, paging);
-		if (records.some((record) => shortHash(recordKey(record)) === request.after)) {
+		if (records.some((record) => shortHash(record) === request.after)) {
 			const [other, ...rest] = request.alternatives ?? [];
 			if (other === undefined)
 				throw new ServiceBehaviourError(
@@ -129,8 +129,7 @@ export async function searchPage({
 			request = { ...request, cursorParam: other, alternatives: rest };
 			continue;
 		}
-		const { ways } = readListPage(response, request, { pageSize, paging }, records);
-		const [next, ...others] = ways;
+		const [next, ...others] = readListPage(response, request, { pageSize, paging }, records).ways;
 		if (!next) return { records };
 		// A name this token was read under works, so it is kept; else the other names go along.
 		const nextRequest =
@@ -146,4 +145,18 @@ export async function searchPage({
 						};
 		return { records, nextToken: pageToken(nextRequest, origin, requestUrl, records.at(-1)) };
 	}
+}
+
+/** n8n gives a list search no cancel signal: TIME_LIMITS.listSearchMs bounds it. */
+export async function apiRequestPage(
+	context: ApiContext,
+	path: string,
+	qs: IDataObject,
+	token?: string,
+	paging: ListPaging = {},
+): Promise<{ records: IDataObject[]; nextToken?: string; origin: ServiceOrigin }> {
+	const { limit, ...filters } = qs;
+	const pageSize = Number(limit ?? MAX_PAGE_SIZE);
+	const list = await listOf(context, path, filters, pageSize, paging, TIME_LIMITS.listSearchMs);
+	return { ...(await searchPage({ ...list, token })), origin: list.origin };
 }

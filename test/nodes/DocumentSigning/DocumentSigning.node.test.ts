@@ -178,7 +178,7 @@ test("the credentials keep the key secret and authenticate with a Bearer header,
 });
 
 test('parameter names are unique across resources, apart from the operation selector and the Get Many and file fields', () => {
-	// n8n's routing engine resolves every entry's value by name on every item (see DocumentSigning.node.ts).
+	// n8n's routing engine resolves every entry's value by name on every item (see shared/routedRequest.ts).
 	const shared = new Set([
 		'operation',
 		'returnAll',

@@ -1,5 +1,5 @@
 /**
- * Receive Events By › Polling (nodes/DocumentSigningTrigger/polling.ts, pollCursor.ts) against the sandbox: the
+ * Receive Events By › Polling (nodes/DocumentSigningTrigger/polling.ts) against the sandbox: the
  * trigger's trigger() and polls run in n8n-core's REAL TriggerContext over a real Workflow (its
  * static data observed as n8n observes it); n8n's scheduler and emit are recorded, so a test runs a
  * poll when it wants one. Real n8n runs the same in e2e/triggerPolling.e2e.test.ts.
@@ -18,8 +18,6 @@ import {
 } from 'n8n-workflow';
 
 import { DocumentSigningTrigger } from '../../../nodes/DocumentSigningTrigger/DocumentSigningTrigger.node';
-import type { PolledEvent } from '../../../nodes/DocumentSigningTrigger/auditEvents';
-import { advance } from '../../../nodes/DocumentSigningTrigger/pollCursor';
 import { FAILED_POLLS_REPORTED, pollOnce } from '../../../nodes/DocumentSigningTrigger/polling';
 import { WEBHOOK_EVENTS } from '../../../nodes/shared/vocabulary';
 import type { Sandbox } from '../../../sandbox';
@@ -452,26 +450,41 @@ describe('Document Signing Trigger, Receive Events By › Polling', () => {
 		expect(host.saved()[`node:${NODE_NAME}`] ?? {}).not.toHaveProperty('pollCursor');
 	});
 
-	it('an audit log that cannot be read as events fails the activation, saying what entries lack', async () => {
-		// A service whose entries name their event and time in a way no service is known to.
-		const server = http.createServer((request, response) => {
-			response.setHeader('Content-Type', 'application/json');
-			const old = { id: 'e1', kind: 'document.sent', at: 'yesterday' };
-			const empty = (request.url ?? '').includes('from=');
-			response.end(JSON.stringify({ data: empty ? [] : [old], has_more: false }));
-		});
-		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-		try {
-			const { port } = server.address() as AddressInfo;
-			const host = new PollingHost({ baseUrl: `http://127.0.0.1:${port}/v1` }, 'sk_test_any');
-			await expect(host.activate()).rejects.toThrow(
-				/The audit log cannot be read as events: an entry has no an event name .*, no a time/,
-			);
-			expect(host.crons).toEqual([]);
-		} finally {
-			await new Promise((resolve) => server.close(resolve));
-		}
-	});
+	it.each([
+		[
+			'name their event and time in a way no service is known to',
+			{ kind: 'x', at: 'y' },
+			/no an event name .*, no a time/,
+		],
+		[
+			'have an event name too long to read',
+			{ event: 'x'.repeat(100_000), created_at: '2026-11-27T10:00:00Z' },
+			/no an event name/,
+		],
+	])(
+		'an audit log whose entries %s fails the activation, saying what entries lack',
+		async (_, fields, lack) => {
+			const server = http.createServer((request, response) => {
+				response.setHeader('Content-Type', 'application/json');
+				const old = { id: 'e1', ...fields };
+				const empty = (request.url ?? '').includes('from=');
+				response.end(JSON.stringify({ data: empty ? [] : [old], has_more: false }));
+			});
+			await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+			try {
+				const { port } = server.address() as AddressInfo;
+				const host = new PollingHost({ baseUrl: `http://127.0.0.1:${port}/v1` }, 'sk_test_any');
+				const activation = host.activate();
+				await expect(activation).rejects.toThrow(
+					/The audit log cannot be read as events: an entry has no /,
+				);
+				await expect(activation).rejects.toThrow(lack);
+				expect(host.crons).toEqual([]);
+			} finally {
+				await new Promise((resolve) => server.close(resolve));
+			}
+		},
+	);
 
 	it('Webhook mode schedules nothing and forgets an earlier poll cursor', async () => {
 		const polling = new PollingHost(sandbox(), apiKey);
@@ -521,27 +534,5 @@ describe.each([
 		for (const json of host.events)
 			expect((json.data as { document: IDataObject }).document.id).toEqual(expect.anything());
 		await expect(pollOnce(host.context)).resolves.toBe(0);
-	});
-});
-
-describe('the poll cursor', () => {
-	const event = (id: string, time: string): PolledEvent => ({
-		id,
-		event: 'document.sent',
-		time,
-		ms: Date.parse(time),
-		entry: {},
-	});
-
-	it('keeps every id at the newest time in the cursor, adding to those already there', () => {
-		const cursor = { time: '2026-11-27T10:00:01Z', ids: ['b'] };
-		expect(advance(cursor, [event('c', '2026-11-27T10:00:01Z')])).toEqual({
-			time: '2026-11-27T10:00:01Z',
-			ids: ['b', 'c'],
-		});
-		expect(advance(cursor, [event('d', '2026-11-27T10:00:02Z')])).toEqual({
-			time: '2026-11-27T10:00:02Z',
-			ids: ['d'],
-		});
 	});
 });

@@ -5,6 +5,7 @@
  */
 import nock from 'nock';
 
+import { readRegistration } from '../../../nodes/DocumentSigningTrigger/registration';
 import { RETRY_POLICY } from '../../../nodes/shared/transport';
 import { useSandbox, webhookSecret } from '../../helpers/sandbox';
 import { withFastRetries } from '../../helpers/deliveryFixtures';
@@ -273,5 +274,33 @@ describe('deactivation', () => {
 		await host.activate();
 		expect(webhooksOnService(apiKey)).toHaveLength(1);
 		expect(host.nodeStaticData.webhookId).toBe(webhooksOnService(apiKey)[0].id);
+	});
+});
+
+describe('the registration in static data', () => {
+	const stored = {
+		webhookId: 'wh_1',
+		webhookUrl: 'https://n8n.example.com/webhook/abc/webhook',
+		webhookEvents: ['document.completed'],
+		secretNonce: 'a'.repeat(32),
+	};
+
+	it('reads a registration back, with a sealed (service-chosen) secret when there is one', () => {
+		expect(readRegistration(stored)).toEqual({
+			id: 'wh_1',
+			url: stored.webhookUrl,
+			events: ['document.completed'],
+			secretNonce: stored.secretNonce,
+		});
+		expect(readRegistration({ ...stored, sealedSecret: 'sealed' })?.sealedSecret).toBe('sealed');
+	});
+
+	it.each([
+		['webhookId', ''],
+		['webhookUrl', undefined],
+		['webhookEvents', []],
+		['secretNonce', 42],
+	])('reads nothing when %s is missing or unusable (%p)', (key, value) => {
+		expect(readRegistration({ ...stored, [key]: value })).toBeUndefined();
 	});
 });

@@ -4,35 +4,23 @@ import { ACCEPTED_FILE_TYPES, LIMITS } from '../../../shared/vocabulary';
 import { compact, invalid, requireText } from '../../shared/validation';
 import { shownInput } from '../../../shared/transport/text';
 
-/** Create's Attach File: the input item's file, checked, and the extension it gives the name. */
-
 const MIB = 1024 * 1024;
-
-function isAcceptedType(mimeType: string): mimeType is keyof typeof ACCEPTED_FILE_TYPES {
-	return Object.prototype.hasOwnProperty.call(ACCEPTED_FILE_TYPES, mimeType);
-}
 
 export function extensionOf(name: string): string | undefined {
 	const match = /\.([A-Za-z0-9]{1,8})$/.exec(name);
 	return match ? match[1].toLowerCase() : undefined;
 }
 
-/** The extension the attached file gives a name that has none: its own file name's, if accepted for its type, else its type's. */
-export function fileExtension(file: IDataObject): string {
-	const accepted: readonly string[] =
-		ACCEPTED_FILE_TYPES[file.content_type as keyof typeof ACCEPTED_FILE_TYPES];
-	const own = typeof file.name === 'string' ? extensionOf(file.name) : undefined;
-	return own && accepted.includes(own) ? own : accepted[0];
-}
-
-export async function readFile(context: IExecuteSingleFunctions): Promise<IDataObject> {
+/** Create's Attach File: the input item's file, checked, and the extensions its type accepts. */
+export async function readFile(
+	context: IExecuteSingleFunctions,
+): Promise<{ file: IDataObject; extensions: readonly string[] }> {
 	const property = requireText(
 		context,
 		'Input Binary Field',
 		context.getNodeParameter('binaryPropertyName', 'data'),
 	);
-	const item = context.getInputData();
-	if (!item.binary?.[property]) {
+	if (!context.getInputData().binary?.[property]) {
 		throw invalid(
 			context,
 			'Input Binary Field',
@@ -42,7 +30,7 @@ export async function readFile(context: IExecuteSingleFunctions): Promise<IDataO
 	}
 	const binary = context.helpers.assertBinaryData(property);
 	const mimeType = (binary.mimeType ?? '').split(';')[0].trim().toLowerCase();
-	if (!isAcceptedType(mimeType)) {
+	if (!Object.hasOwn(ACCEPTED_FILE_TYPES, mimeType)) {
 		throw invalid(
 			context,
 			'Input Binary Field',
@@ -59,9 +47,12 @@ export async function readFile(context: IExecuteSingleFunctions): Promise<IDataO
 			`the file is ${(buffer.length / MIB).toFixed(1)} MB; the limit is ${LIMITS.maxFileBytes / MIB} MB`,
 		);
 	}
-	return compact({
-		name: binary.fileName,
-		content_type: mimeType,
-		data: buffer.toString('base64'),
-	});
+	return {
+		file: compact({
+			name: binary.fileName,
+			content_type: mimeType,
+			data: buffer.toString('base64'),
+		}),
+		extensions: ACCEPTED_FILE_TYPES[mimeType as keyof typeof ACCEPTED_FILE_TYPES],
+	};
 }

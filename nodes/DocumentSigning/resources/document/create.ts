@@ -5,7 +5,6 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
-import { ACCEPTED_FILE_TYPES } from '../../../shared/vocabulary';
 import {
 	extraBodyFieldsOption,
 	messageOption,
@@ -21,17 +20,16 @@ import {
 	invalid,
 	optionalDate,
 	readMetadata,
-	readSigners,
 	requireText,
 	withExtraBodyFields,
 } from '../../shared/validation';
-import { extensionOf, fileExtension, readFile } from './attachedFile';
-import { SIGNERS_LABEL, templateFieldValuesOption, templateMapperFields } from './templateFields';
-import { openRoles, readRoleSigners, readTemplateFieldValues } from './templateValues';
+import { extensionOf, readFile } from './attachedFile';
+import { locatorValue, templateFieldValuesOption, templateMapperFields } from './templateFields';
+import { readDocumentSigners, readTemplateFieldValues } from './templateValues';
 import { shownInput } from '../../../shared/transport/text';
 
 /** Create's fields, also shown by Send and Wait for Signature when it sends a new document. */
-export const CREATE_FIELD_OPERATIONS = ['create', 'sendAndWait'];
+const CREATE_FIELD_OPERATIONS = ['create', 'sendAndWait'];
 const onlyForNewDocuments = { documentSource: ['draft'] };
 const show = { ...showFor('document', CREATE_FIELD_OPERATIONS), hide: onlyForNewDocuments };
 
@@ -117,45 +115,16 @@ export const documentCreateFields: INodeProperties[] = [
 	...templateMapperFields(show),
 ];
 
-/** Additional Fields › Template as an ID: a resource locator's value (any mode) or plain text; '' when not set. */
-function templateIdOf(context: IExecuteSingleFunctions, value: unknown): string {
-	const raw =
-		typeof value === 'object' && value !== null && 'value' in value
-			? (value as IDataObject).value
-			: value;
-	const id = (idText(raw) ?? '').trim();
-	const problem = id ? idProblem(id) : undefined;
-	if (problem) throw invalid(context, 'Additional Fields › Template', problem, ID_HINT);
-	return id;
-}
-
-/** Signers by Role first, then Signers (filling the roles left, in order); nobody signs twice. */
-function mergedSigners(
-	context: IExecuteSingleFunctions,
-	byRole: IDataObject[],
-	inOrder: IDataObject[] | undefined,
-): IDataObject[] | undefined {
-	if (byRole.length === 0) return inOrder;
-	const roles = new Map(byRole.map((signer) => [String(signer.email).toLowerCase(), signer.role]));
-	(inOrder ?? []).forEach((signer, index) => {
-		const role = roles.get(String(signer.email).toLowerCase());
-		if (role !== undefined)
-			throw invalid(
-				context,
-				`Signers › Signer ${index + 1} › Email`,
-				`${String(signer.email)} already signs as ${String(role)} under Signers by Role`,
-			);
-	});
-	return [...byRole, ...(inOrder ?? [])];
-}
-
 export const buildDocumentBody = async function (
 	this: IExecuteSingleFunctions,
 	options: IHttpRequestOptions,
 ) {
 	const additional = this.getNodeParameter('additionalFields', {}) as IDataObject;
 	const draft = additional.draft === true;
-	const templateId = templateIdOf(this, additional.template_id);
+	const templateId = idText(locatorValue(additional.template_id))?.trim() || undefined;
+	const templateProblem = templateId && idProblem(templateId);
+	if (templateProblem)
+		throw invalid(this, 'Additional Fields › Template', templateProblem, ID_HINT);
 
 	// With a template the service names the document after the template's document_name.
 	const rawName = this.getNodeParameter('name', '') as string;
@@ -163,42 +132,25 @@ export const buildDocumentBody = async function (
 		templateId && !String(rawName ?? '').trim()
 			? undefined
 			: requireText(this, 'Document Name', rawName);
-	const file = (this.getNodeParameter('attachFile', false) as boolean)
+	const attached = (this.getNodeParameter('attachFile', false) as boolean)
 		? await readFile(this)
 		: undefined;
 	if (name !== undefined && !extensionOf(name)) {
-		if (!file) {
+		if (!attached) {
 			throw invalid(
 				this,
 				'Document Name',
 				`${shownInput(name)} has no file extension: add one, e.g. ${name.length <= 80 ? `"${name}.pdf"` : '"contract.pdf"'}, or switch on Attach File to take the attached file's`,
 			);
 		}
-		name = `${name}.${fileExtension(file)}`;
+		// The file name's own extension if its type accepts it, else its type's.
+		const own = extensionOf(String(attached.file.name ?? ''));
+		name = `${name}.${own && attached.extensions.includes(own) ? own : attached.extensions[0]}`;
 	}
-	const extension = name === undefined ? undefined : extensionOf(name);
-	const fields = readTemplateFieldValues(this, templateId || undefined);
-	const roleSigners = readRoleSigners(this, templateId || undefined);
-	const signers = mergedSigners(
-		this,
-		roleSigners,
-		readSigners(this, { required: !draft && !templateId }),
-	);
-	const unfilled = draft || signers?.length ? [] : openRoles(this, templateId || undefined);
-	if (unfilled.length > 0) {
-		throw invalid(
-			this,
-			SIGNERS_LABEL,
-			unfilled.length === 1
-				? `the template's role ${unfilled[0]} needs a signer`
-				: `the template's roles ${unfilled.join(', ')} need signers`,
-			'Give each role an email and a name here, or add Signers: they fill the roles in order.',
-		);
-	}
-
+	const fields = readTemplateFieldValues(this, additional, templateId);
 	const body: IDataObject = compact({
 		name,
-		signers,
+		signers: readDocumentSigners(this, templateId, draft),
 		message: additional.message,
 		template_id: templateId,
 		fields,
@@ -211,17 +163,16 @@ export const buildDocumentBody = async function (
 	const metadata = readMetadata(this, 'Additional Fields › Metadata (JSON)', additional.metadata);
 	if (metadata) body.metadata = metadata;
 
-	if (file) {
-		const accepted: readonly string[] =
-			ACCEPTED_FILE_TYPES[file.content_type as keyof typeof ACCEPTED_FILE_TYPES];
-		if (extension && !accepted.includes(extension)) {
+	if (attached) {
+		const extension = name === undefined ? undefined : extensionOf(name);
+		if (extension && !attached.extensions.includes(extension)) {
 			throw invalid(
 				this,
 				'Document Name',
-				`the extension ".${extension}" does not match the attached ${accepted[0].toUpperCase()} file`,
+				`the extension ".${extension}" does not match the attached ${attached.extensions[0].toUpperCase()} file`,
 			);
 		}
-		body.file = file;
+		body.file = attached.file;
 	}
 
 	options.body = withExtraBodyFields(this, body, additional.extraBodyFields);

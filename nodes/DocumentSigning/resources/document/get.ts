@@ -1,6 +1,19 @@
 import { operation } from '../../shared/operation';
 import { simplifyTo } from '../../shared/postReceive';
-import { SIMPLE_FIELDS } from './simplify';
+
+/** What Simplify keeps of a document (Get and Get Many); signature_request_id is what Signing Request needs next. */
+export const SIMPLE_FIELDS = [
+	'id',
+	'name',
+	'status',
+	'signers',
+	'signing_url',
+	'signature_request_id',
+	'fields',
+	'created_at',
+	'expires_at',
+	'completed_at',
+];
 
 export const documentGetOperation = operation({
 	name: 'Get',

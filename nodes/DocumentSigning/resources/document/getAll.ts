@@ -16,7 +16,7 @@ import {
 import { operation } from '../../shared/operation';
 import { simplifyTo } from '../../shared/postReceive';
 import { invalid, optionalDate } from '../../shared/validation';
-import { SIMPLE_FIELDS } from './simplify';
+import { SIMPLE_FIELDS } from './get';
 
 const checkListFilters = async function (
 	this: IExecuteSingleFunctions,

@@ -1,5 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
+import { simplifyField } from '../../shared/fields';
 import { idFields, operationProperty } from '../../shared/operation';
 import { documentCreateFields, documentCreateOperation } from './create';
 import { documentDeleteOperation } from './delete';
@@ -7,7 +8,6 @@ import { documentDownloadFields, documentDownloadOperation } from './download';
 import { documentGetOperation } from './get';
 import { documentGetAllFields, documentGetAllOperation } from './getAll';
 import { sendAndWaitFields, sendAndWaitOperation } from './sendAndWait/description';
-import { documentSimplifyField } from './simplify';
 
 export const documentOperations = operationProperty(
 	'document',
@@ -29,5 +29,5 @@ export const documentFields: INodeProperties[] = [
 	...idFields(documentOperations),
 	...documentDownloadFields,
 	...documentGetAllFields,
-	documentSimplifyField,
+	simplifyField('document', ['get', 'getAll']),
 ];

@@ -1,17 +1,29 @@
-import type { IDisplayOptions, INodeProperties, NodeParameterValueType } from 'n8n-workflow';
+import type {
+	FieldType,
+	IDataObject,
+	IDisplayOptions,
+	INodeProperties,
+	NodeParameterValueType,
+} from 'n8n-workflow';
+
+import { fieldValueProblem, isCalendarDate } from '../../../shared/fieldValues';
+import { shownInput } from '../../../shared/transport/text';
+import type { TemplateFieldType } from '../../../shared/vocabulary';
 
 /**
- * Template Fields and Signers by Role (resource mappers of Document › Create, also shown by Send
- * and Wait) and Additional Fields › Template Field Values, for a service whose templates list no
- * fields. templateValues.ts reads what they hold.
+ * Template Fields and Signers by Role (resource mappers of Create, also shown by Send and Wait,
+ * listed by resourceMapping/index.ts) and Additional Fields › Template Field Values, for a service
+ * whose templates list no fields, and a value as its field's type wants it. templateValues.ts reads
+ * and checks what they hold.
  */
-
-export const TEMPLATE_FIELDS_PARAMETER = 'templateFields';
-export const TEMPLATE_SIGNERS_PARAMETER = 'templateSigners';
 
 export const FIELDS_LABEL = 'Template Fields';
 export const SIGNERS_LABEL = 'Signers by Role';
 export const PAIRS_LABEL = 'Additional Fields › Template Field Values';
+
+/** A resource locator's value (any mode), or a plain value as it is. */
+export const locatorValue = (raw: unknown): unknown =>
+	raw !== null && typeof raw === 'object' ? (raw as IDataObject).value : raw;
 
 /** A role's two entries in Signers by Role: `Client|email` and `Client|name`. */
 export function roleFieldId(role: string, part: 'email' | 'name'): string {
@@ -27,57 +39,55 @@ export function parseRoleFieldId(id: string): { role: string; part: 'email' | 'n
 }
 
 export function templateMapperFields(displayOptions: IDisplayOptions): INodeProperties[] {
-	const dependsOn = ['additionalFields.template_id.value'];
 	// n8n stores a mapper's value as { mappingMode, value, schema, … }; it starts with no values.
 	const empty = { mappingMode: 'defineBelow', value: null } as unknown as NodeParameterValueType;
+	const mapper = (
+		displayName: string,
+		name: string,
+		resourceMapperMethod: string,
+		singular: string,
+		supportAutoMap: boolean,
+		description: string,
+	): INodeProperties => ({
+		displayName,
+		name,
+		type: 'resourceMapper',
+		noDataExpression: true,
+		default: empty,
+		description,
+		typeOptions: {
+			loadOptionsDependsOn: ['additionalFields.template_id.value'],
+			resourceMapper: {
+				resourceMapperMethod,
+				mode: 'add',
+				fieldWords: { singular, plural: `${singular}s` },
+				addAllFields: true,
+				multiKeyMatch: false,
+				supportAutoMap,
+				valuesLabel: displayName,
+				// The notice (resourceMapping/index.ts) says why there are none.
+				hideNoDataError: true,
+			},
+		},
+		displayOptions,
+	});
 	return [
-		{
-			displayName: FIELDS_LABEL,
-			name: TEMPLATE_FIELDS_PARAMETER,
-			type: 'resourceMapper',
-			noDataExpression: true,
-			default: empty,
-			description:
-				"The template's fields: fill each by expression or drag and drop, or let Map Automatically take input fields of the same key or label",
-			typeOptions: {
-				loadOptionsDependsOn: dependsOn,
-				resourceMapper: {
-					resourceMapperMethod: 'getTemplateFields',
-					mode: 'add',
-					fieldWords: { singular: 'field', plural: 'fields' },
-					addAllFields: true,
-					multiKeyMatch: false,
-					supportAutoMap: true,
-					valuesLabel: FIELDS_LABEL,
-					// The notice (resourceMapping/index.ts) says why there are none.
-					hideNoDataError: true,
-				},
-			},
-			displayOptions,
-		},
-		{
-			displayName: SIGNERS_LABEL,
-			name: TEMPLATE_SIGNERS_PARAMETER,
-			type: 'resourceMapper',
-			noDataExpression: true,
-			default: empty,
-			description:
-				"Who signs for each of the template's roles. Roles the template fills with a fixed person are left out; add one to give it someone else.",
-			typeOptions: {
-				loadOptionsDependsOn: dependsOn,
-				resourceMapper: {
-					resourceMapperMethod: 'getTemplateRoles',
-					mode: 'add',
-					fieldWords: { singular: 'role detail', plural: 'role details' },
-					addAllFields: true,
-					multiKeyMatch: false,
-					supportAutoMap: false,
-					valuesLabel: SIGNERS_LABEL,
-					hideNoDataError: true,
-				},
-			},
-			displayOptions,
-		},
+		mapper(
+			FIELDS_LABEL,
+			'templateFields',
+			'getTemplateFields',
+			'field',
+			true,
+			"The template's fields: fill each by expression or drag and drop, or let Map Automatically take input fields of the same key or label",
+		),
+		mapper(
+			SIGNERS_LABEL,
+			'templateSigners',
+			'getTemplateRoles',
+			'role detail',
+			false,
+			"Who signs for each of the template's roles. Roles the template fills with a fixed person are left out; add one to give it someone else.",
+		),
 	];
 }
 
@@ -104,13 +114,84 @@ export const templateFieldValuesOption: INodeProperties = {
 					placeholder: 'customer_name',
 					description: "The field's key in the template",
 				},
-				{
-					displayName: 'Value',
-					name: 'value',
-					type: 'string',
-					default: '',
-				},
+				{ displayName: 'Value', name: 'value', type: 'string', default: '' },
 			],
 		},
 	],
 };
+
+/** The template's field type behind each editor input (resourceMapping/index.ts chooses the input). */
+export const TEMPLATE_TYPES: Partial<Record<FieldType, TemplateFieldType>> = {
+	string: 'text',
+	number: 'number',
+	dateTime: 'date',
+	boolean: 'checkbox',
+	options: 'choice',
+};
+
+/** `2026-01-15` from a date string, an ISO timestamp, a Date or a Luxon DateTime (n8n's $now). */
+function calendarDate(value: unknown): string | undefined {
+	if (typeof value === 'string') {
+		const match = /^(\d{4}-\d{2}-\d{2})(?:$|[T ])/.exec(value.trim());
+		return match && isCalendarDate(match[1]) ? match[1] : undefined;
+	}
+	if (value instanceof Date)
+		return Number.isNaN(value.getTime()) ? undefined : value.toISOString().slice(0, 10);
+	const toISODate = (value as { toISODate?: unknown } | null)?.toISODate;
+	if (typeof toISODate === 'function') {
+		const text: unknown = toISODate.call(value);
+		return typeof text === 'string' ? calendarDate(text) : undefined;
+	}
+	return undefined;
+}
+
+const NUMBER = /^[-+]?(\d+(\.\d*)?|\.\d+)(e[-+]?\d+)?$/i;
+
+type FieldValue = { value: string | number | boolean } | { problem: string };
+
+/** `value` as a field of `type` wants it (Template Fields, a field's Default Value), or what is wrong with it. */
+export function coerceFieldValue(
+	type: TemplateFieldType | undefined,
+	options: readonly string[],
+	value: unknown,
+): FieldValue {
+	const shown = shownInput(typeof value === 'string' ? value : String(JSON.stringify(value)));
+	let coerced: unknown = value;
+	switch (type) {
+		case 'text':
+			if (typeof value === 'number' || typeof value === 'boolean') coerced = String(value);
+			break;
+		case 'number':
+			if (typeof value === 'string' && NUMBER.test(value.trim())) coerced = Number(value.trim());
+			if (typeof coerced !== 'number' || !Number.isFinite(coerced))
+				return { problem: `${shown} is not a number` };
+			break;
+		case 'date':
+			coerced = calendarDate(value);
+			if (coerced === undefined)
+				return { problem: `${shown} is not a date: use YYYY-MM-DD, e.g. 2026-01-15` };
+			break;
+		case 'checkbox':
+			if (typeof value === 'string' && /^(true|false)$/i.test(value.trim()))
+				coerced = value.trim().toLowerCase() === 'true';
+			if (typeof coerced !== 'boolean') return { problem: `${shown} is not true or false` };
+			break;
+		case 'choice':
+			if (typeof value === 'number') coerced = String(value);
+			if (typeof coerced !== 'string' || !options.includes(coerced))
+				return { problem: `${shown} is not one of: ${options.join(', ')}` };
+			break;
+		default:
+			return plainValue(value);
+	}
+	const problem = fieldValueProblem(type, coerced, options);
+	return problem ? { problem } : { value: coerced as string | number | boolean };
+}
+
+/** A value sent as given: text, a number or true/false (a date object as YYYY-MM-DD). */
+export function plainValue(value: unknown): FieldValue {
+	if (typeof value === 'string' || typeof value === 'boolean') return { value };
+	if (typeof value === 'number' && Number.isFinite(value)) return { value };
+	const date = calendarDate(value);
+	return date !== undefined ? { value: date } : { problem: 'must be text, a number or true/false' };
+}

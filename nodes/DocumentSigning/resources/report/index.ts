@@ -13,7 +13,7 @@ export const reportOperations = operationProperty(
 );
 
 export const reportFields: INodeProperties[] = [
-	...periodFields(['usage', 'auditLog', 'export']),
+	...periodFields,
 	...reportExportFields,
 	...reportAuditLogFields,
 ];

@@ -15,23 +15,17 @@ export const sendDateRange = async function (
 	return options;
 };
 
-export function periodFields(operations: string[]): INodeProperties[] {
-	return [
-		{
-			displayName: 'From',
-			name: 'from',
-			type: 'dateTime',
-			default: '',
-			description: 'Start of the period. Leave empty for the last 30 days.',
-			displayOptions: showFor('report', operations),
-		},
-		{
-			displayName: 'To',
-			name: 'to',
-			type: 'dateTime',
-			default: '',
-			description: 'End of the period. Leave empty for now.',
-			displayOptions: showFor('report', operations),
-		},
-	];
-}
+/** From and To, shown for every report. */
+export const periodFields: INodeProperties[] = [
+	['From', 'from', 'Start of the period. Leave empty for the last 30 days.'],
+	['To', 'to', 'End of the period. Leave empty for now.'],
+].map(
+	([displayName, name, description]): INodeProperties => ({
+		displayName,
+		name,
+		type: 'dateTime',
+		default: '',
+		description,
+		displayOptions: showFor('report', ['usage', 'auditLog', 'export']),
+	}),
+);

@@ -1,7 +1,6 @@
 import { operation } from '../../shared/operation';
 import { sendDateRange } from './period';
 
-/** Usage: its only fields are From and To (period.ts). */
 export const reportUsageOperation = operation({
 	name: 'Usage',
 	value: 'usage',

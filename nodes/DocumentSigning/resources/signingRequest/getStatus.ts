@@ -4,15 +4,8 @@ import { simplifyField } from '../../shared/fields';
 import { operation } from '../../shared/operation';
 import { simplifyTo } from '../../shared/postReceive';
 
-const SIMPLE_FIELDS = [
-	'id',
-	'document_id',
-	'status',
-	'signers',
-	'reminders_sent',
-	'last_reminded_at',
-	'expires_at',
-];
+const SIMPLE_FIELDS =
+	'id document_id status signers reminders_sent last_reminded_at expires_at'.split(' ');
 
 export const signingRequestGetStatusOperation = operation({
 	name: 'Get Status',

@@ -19,7 +19,7 @@ export const teamMemberOperations = operationProperty(
 export const teamMemberFields: INodeProperties[] = [
 	teamMemberInviteEmailField,
 	...idFields(teamMemberOperations),
-	...roleFields(['invite', 'updateRole']),
+	...roleFields,
 	teamMemberInviteAdditionalFields,
 	...teamMemberGetAllFields,
 ];

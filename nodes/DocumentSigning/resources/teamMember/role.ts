@@ -1,6 +1,5 @@
 import type { IExecuteSingleFunctions, INodeProperties } from 'n8n-workflow';
 
-import { ASSIGNABLE_ROLES } from '../../../shared/vocabulary';
 import { showFor } from '../../shared/fields';
 import { invalid, requireText } from '../../shared/validation';
 
@@ -8,46 +7,38 @@ import { invalid, requireText } from '../../shared/validation';
 
 const CUSTOM_ROLE = '__custom';
 
-const ROLE_DESCRIPTIONS: Record<(typeof ASSIGNABLE_ROLES)[number], string> = {
-	admin: 'Everything, including the team and webhooks',
-	member: 'Documents, signing requests and templates',
-	viewer: 'Read only',
-};
-
-export function roleFields(operations: string[]): INodeProperties[] {
-	return [
-		{
-			displayName: 'Role',
-			name: 'role',
-			type: 'options',
-			default: 'member',
-			description: 'What the team member may do',
-			displayOptions: showFor('teamMember', operations),
-			// Spelled out (not mapped from ASSIGNABLE_ROLES) so n8n's lint can check the default; a test
-			// keeps the two in step.
-			options: [
-				{ name: 'Admin', value: 'admin', description: ROLE_DESCRIPTIONS.admin },
-				{ name: 'Member', value: 'member', description: ROLE_DESCRIPTIONS.member },
-				{
-					name: 'Other Role…',
-					value: CUSTOM_ROLE,
-					description: 'A role this node does not list yet',
-				},
-				{ name: 'Viewer', value: 'viewer', description: ROLE_DESCRIPTIONS.viewer },
-			],
-		},
-		{
-			displayName: 'Role Name',
-			name: 'customRole',
-			type: 'string',
-			default: '',
-			required: true,
-			placeholder: 'billing',
-			description: 'The role value exactly as the service names it',
-			displayOptions: showFor('teamMember', operations, { role: [CUSTOM_ROLE] }),
-		},
-	];
-}
+export const roleFields: INodeProperties[] = [
+	{
+		displayName: 'Role',
+		name: 'role',
+		type: 'options',
+		default: 'member',
+		description: 'What the team member may do',
+		displayOptions: showFor('teamMember', ['invite', 'updateRole']),
+		// Spelled out (not mapped from ASSIGNABLE_ROLES) so n8n's lint can check the default; a test
+		// keeps the two in step.
+		options: [
+			{ name: 'Admin', value: 'admin', description: 'Everything, including the team and webhooks' },
+			{ name: 'Member', value: 'member', description: 'Documents, signing requests and templates' },
+			{
+				name: 'Other Role…',
+				value: CUSTOM_ROLE,
+				description: 'A role this node does not list yet',
+			},
+			{ name: 'Viewer', value: 'viewer', description: 'Read only' },
+		],
+	},
+	{
+		displayName: 'Role Name',
+		name: 'customRole',
+		type: 'string',
+		default: '',
+		required: true,
+		placeholder: 'billing',
+		description: 'The role value exactly as the service names it',
+		displayOptions: showFor('teamMember', ['invite', 'updateRole'], { role: [CUSTOM_ROLE] }),
+	},
+];
 
 export function chosenRole(context: IExecuteSingleFunctions): string {
 	const role = requireText(context, 'Role', context.getNodeParameter('role', ''));

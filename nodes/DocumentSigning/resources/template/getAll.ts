@@ -5,15 +5,7 @@ import { filtersCollection, queryFilter } from '../../shared/listFilters';
 import { operation } from '../../shared/operation';
 import { simplifyTo } from '../../shared/postReceive';
 
-const SIMPLE_FIELDS = [
-	'id',
-	'name',
-	'description',
-	'document_name',
-	'signer_roles',
-	'fields',
-	'updated_at',
-];
+const SIMPLE_FIELDS = 'id name description document_name signer_roles fields updated_at'.split(' ');
 
 export const templateGetAllOperation = operation({
 	name: 'Get Many',

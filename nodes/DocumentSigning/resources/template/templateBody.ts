@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteSingleFunctions } from 'n8n-workflow';
 
+import { shownInput } from '../../../shared/transport/text';
 import { TEMPLATE_FIELD_KEY_PATTERN, TEMPLATE_FIELD_TYPES } from '../../../shared/vocabulary';
-import { coerceFieldValue, MAPPER_TYPES } from '../document/templateFieldTypes';
 import {
 	compact,
 	invalid,
@@ -10,9 +10,10 @@ import {
 	requireText,
 	withExtraBodyFields,
 } from '../../shared/validation';
-import { shownInput } from '../../../shared/transport/text';
+import { extensionOf } from '../document/attachedFile';
+import { coerceFieldValue } from '../document/templateFields';
 
-/** The body Create and Update send from the fields of templateOptions.ts, checked as the service would. */
+/** The body Create and Update send from the fields of templateOptions (create.ts), checked as the service would. */
 export function templateBody(
 	context: IExecuteSingleFunctions,
 	fields: IDataObject,
@@ -23,17 +24,13 @@ export function templateBody(
 		document_name: fields.document_name,
 		message: fields.message,
 	});
-	if (
-		typeof fields.document_name === 'string' &&
-		fields.document_name &&
-		!/\.[A-Za-z0-9]{1,8}$/.test(fields.document_name)
-	) {
+	const documentName = fields.document_name;
+	if (typeof documentName === 'string' && documentName && !extensionOf(documentName))
 		throw invalid(
 			context,
 			`${prefix} › Document Name`,
-			`${shownInput(String(fields.document_name))} has no file extension`,
+			`${shownInput(documentName)} has no file extension`,
 		);
-	}
 	const roles =
 		((fields.signer_roles as IDataObject | undefined)?.role as IDataObject[] | undefined) ?? [];
 	if (roles.length) {
@@ -59,35 +56,22 @@ export function templateBody(
 			? (body.signer_roles as IDataObject[]).map((role) => String(role.role))
 			: undefined;
 		const keys = new Set<string>();
-		body.fields = definitions.map((entry, index) => {
-			const field = templateField(
-				context,
-				`${prefix} › Fields › Field ${index + 1}`,
-				entry,
-				roleNames,
-			);
-			const key = String(field.key).toLowerCase();
-			if (keys.has(key))
-				throw invalid(
-					context,
-					`${prefix} › Fields › Field ${index + 1} › Key`,
-					`${shownInput(String(field.key))} is listed twice`,
-				);
-			keys.add(key);
-			return field;
-		});
+		body.fields = definitions.map((entry, index) =>
+			templateField(context, `${prefix} › Fields › Field ${index + 1}`, entry, roleNames, keys),
+		);
 	}
 	const metadata = readMetadata(context, `${prefix} › Metadata (JSON)`, fields.metadata);
 	if (metadata) body.metadata = metadata;
 	return withExtraBodyFields(context, body, fields.extraBodyFields);
 }
 
-/** One entry of Fields as the API's field definition, checked as the service would. */
+/** One entry of Fields as the API's field definition, checked as the service would (`keys`: those before it). */
 function templateField(
 	context: IExecuteSingleFunctions,
 	label: string,
 	entry: IDataObject,
 	roleNames: string[] | undefined,
+	keys: Set<string>,
 ): IDataObject {
 	const key = requireText(context, `${label} › Key`, entry.key);
 	if (!TEMPLATE_FIELD_KEY_PATTERN.test(key))
@@ -119,13 +103,7 @@ function templateField(
 		field.options = options;
 	}
 	if (entry.default !== undefined && entry.default !== null && entry.default !== '') {
-		const result = coerceFieldValue(
-			{
-				type: MAPPER_TYPES[type],
-				options: options.map((option) => ({ name: option, value: option })),
-			},
-			entry.default,
-		);
+		const result = coerceFieldValue(type, options, entry.default);
 		if ('problem' in result) throw invalid(context, `${label} › Default Value`, result.problem);
 		field.default = result.value;
 	}
@@ -139,5 +117,8 @@ function templateField(
 			);
 		field.role = role;
 	}
+	if (keys.has(key.toLowerCase()))
+		throw invalid(context, `${label} › Key`, `${shownInput(key)} is listed twice`);
+	keys.add(key.toLowerCase());
 	return field;
 }

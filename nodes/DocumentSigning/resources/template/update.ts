@@ -3,8 +3,8 @@ import type { IDataObject, INodeProperties } from 'n8n-workflow';
 import { optionalFields, showFor } from '../../shared/fields';
 import { operation } from '../../shared/operation';
 import { invalid, requireText } from '../../shared/validation';
+import { templateOptions } from './create';
 import { templateBody } from './templateBody';
-import { templateOptions } from './templateOptions';
 
 export const templateUpdateOperation = operation({
 	name: 'Update',

@@ -12,7 +12,6 @@ import {
 
 import {
 	HttpStatusError,
-	readableBody,
 	ServiceBehaviourError,
 	serviceWords,
 	toNodeError,
@@ -169,14 +168,6 @@ describe('the error of an error status', () => {
 	test('no words at all: the status says it', () => {
 		expect(statusError(500, {}).message).toBe('The service answered HTTP 500');
 		expect(statusError(502, '').message).toBe('The service answered HTTP 502');
-	});
-
-	test('an error body received as bytes (a download) is read as JSON or text', () => {
-		expect(
-			statusError(409, Buffer.from(JSON.stringify({ error: { message: 'not completed yet' } })))
-				.message,
-		).toBe('not completed yet');
-		expect(readableBody(Buffer.from('plain words'))).toBe('plain words');
 	});
 
 	test('an HTML page: its <title>, and what the page says without scripts or styles', () => {

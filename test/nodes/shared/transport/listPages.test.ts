@@ -1,12 +1,11 @@
 /**
- * nodes/shared/transport/listPages.ts, pure: the records of every list envelope, and the next page
+ * nodes/shared/transport/listPages.ts's readListPage, pure: the records of every list envelope, and the next page
  * of every paging style, without a server. (The same shapes through n8n's routing engine are in
  * test/behaviour/listShapes.test.ts.)
  */
 import {
 	CONVENTIONAL_TOKEN_PARAMETERS,
 	readListPage,
-	statedTotal,
 } from '../../../../nodes/shared/transport/listPages';
 import type { ListPaging, PageResponse } from '../../../../nodes/shared/transport/listRecords';
 
@@ -213,7 +212,11 @@ describe('findNextPage', () => {
 	});
 });
 
-describe('statedTotal', () => {
+/** The total a response states (readListPage's `total`). */
+const statedTotal = (response: PageResponse, paging?: ListPaging) =>
+	readListPage(response, {}, { pageSize: 2, paging }, []).total;
+
+describe('the stated total', () => {
 	test.each([
 		[{ total: 124 }],
 		[{ total_count: 124 }],

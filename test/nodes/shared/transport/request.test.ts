@@ -11,7 +11,9 @@ import {
 	recordOf,
 	checkResponse,
 	deriveIdempotencyKey,
+	readResponse,
 	safeRequestSettings,
+	type ServiceClient,
 } from '../../../../nodes/shared/transport/request';
 
 const answer = (
@@ -171,4 +173,27 @@ test('the record of an answer, bare or under data', () => {
 	expect(recordOf({ id: 5, name: 'x' })).toEqual({ id: 5, name: 'x' });
 	expect(recordOf({ data: { id: 'doc_1' } })).toEqual({ id: 'doc_1' });
 	expect(recordOf([1])).toEqual({});
+});
+
+describe('readResponse', () => {
+	const client = { credentials: {} } as ServiceClient;
+
+	test("a download's error body comes as bytes and is read as JSON, a file's bytes stay bytes", async () => {
+		const error = { error: { message: 'not completed yet' } };
+		const failed = await readResponse(
+			answer(409, Buffer.from(JSON.stringify(error))),
+			'file',
+			client,
+		);
+		expect(failed.body).toEqual(error);
+		const file = await readResponse(answer(200, Buffer.from('%PDF-1.4')), 'file', client);
+		expect(file.body).toEqual(Buffer.from('%PDF-1.4'));
+	});
+
+	test('a JSON response that is not JSON stays text; a blank one is empty', async () => {
+		expect((await readResponse(answer(200, Buffer.from('plain words')), 'json', client)).body).toBe(
+			'plain words',
+		);
+		expect((await readResponse(answer(200, Buffer.from(' \n')), 'json', client)).body).toBe('');
+	});
 });

@@ -1,8 +1,9 @@
-import { RequestGate } from '../../../../nodes/shared/transport/requestGate';
-
-/** The clock is jest's: start times are exact, so spacing can be asserted without timing noise. */
-beforeEach(() => jest.useFakeTimers({ now: 1_000_000 }));
-afterEach(() => jest.useRealTimers());
+import {
+	CancelledError,
+	cancellableSleep,
+	RequestGate,
+	throwIfCancelled,
+} from '../../../../nodes/shared/transport/requestGate';
 
 /** Starts `count` requests through the gate; each records when it got its place and keeps it. */
 function queue(gate: RequestGate, count: number): number[] {
@@ -24,6 +25,10 @@ async function admitted(gate: RequestGate, count: number): Promise<void> {
 }
 
 describe('request gate', () => {
+	// The clock is jest's: start times are exact, so spacing can be asserted without timing noise.
+	beforeEach(() => jest.useFakeTimers({ now: 1_000_000 }));
+	afterEach(() => jest.useRealTimers());
+
 	test('as many requests run at once as the concurrency allows; the next starts when one ends', async () => {
 		const gate = new RequestGate(3);
 		const starts = queue(gate, 4);
@@ -102,5 +107,36 @@ describe('request gate', () => {
 		const starts = queue(gate, 3);
 		await jest.advanceTimersByTimeAsync(0);
 		expect(new Set(starts).size).toBe(1);
+	});
+});
+
+describe('cancellableSleep', () => {
+	it('resolves after a short wait when nothing cancels it', async () => {
+		await expect(cancellableSleep(5)).resolves.toBeUndefined();
+	});
+
+	it('a cancelled execution stops a long wait (an hour) instead of holding it', async () => {
+		const controller = new AbortController();
+		const waiting = cancellableSleep(60 * 60 * 1000, controller.signal);
+		controller.abort();
+		await expect(waiting).rejects.toBeInstanceOf(CancelledError);
+	});
+
+	it('does not start waiting for an execution already cancelled', async () => {
+		const controller = new AbortController();
+		controller.abort();
+		await expect(cancellableSleep(60 * 60 * 1000, controller.signal)).rejects.toThrow(
+			'The execution was cancelled',
+		);
+	});
+});
+
+describe('throwIfCancelled', () => {
+	it('throws only for an aborted signal', () => {
+		expect(() => throwIfCancelled(undefined)).not.toThrow();
+		expect(() => throwIfCancelled(new AbortController().signal)).not.toThrow();
+		const controller = new AbortController();
+		controller.abort();
+		expect(() => throwIfCancelled(controller.signal)).toThrow(CancelledError);
 	});
 });

@@ -2,8 +2,7 @@ import type { IN8nHttpFullResponse } from 'n8n-workflow';
 
 import {
 	backoffMs,
-	rateLimitPaceMs,
-	rateLimitWaitMs,
+	rateLimitOf,
 	RETRY_POLICY,
 	retryAfterMs,
 } from '../../../../nodes/shared/transport/retry';
@@ -29,24 +28,24 @@ describe('how long a 429 waits', () => {
 
 	test('X-RateLimit-Reset-After wins over the rounded-up Retry-After', () => {
 		expect(
-			rateLimitWaitMs(answer({ 'Retry-After': '1', 'X-RateLimit-Reset-After': '0.007' })),
+			rateLimitOf(answer({ 'Retry-After': '1', 'X-RateLimit-Reset-After': '0.007' })).waitMs,
 		).toBe(7);
-		expect(rateLimitWaitMs(answer({ 'retry-after': '2' }))).toBe(2000);
+		expect(rateLimitOf(answer({ 'retry-after': '2' })).waitMs).toBe(2000);
 		expect(
-			rateLimitWaitMs(answer({ 'Retry-After': '2', 'X-RateLimit-Reset-After': 'nonsense' })),
+			rateLimitOf(answer({ 'Retry-After': '2', 'X-RateLimit-Reset-After': 'nonsense' })).waitMs,
 		).toBe(2000);
 	});
 
 	test('requests are spaced afterwards only by a precise time to the next request, under a second', () => {
-		expect(rateLimitPaceMs(answer({ 'Retry-After': '1', 'X-RateLimit-Reset-After': '0.02' }))).toBe(
-			20,
-		);
+		expect(
+			rateLimitOf(answer({ 'Retry-After': '1', 'X-RateLimit-Reset-After': '0.02' })).paceMs,
+		).toBe(20);
 		// A whole-second Retry-After says how long to wait, not how fast the service refills.
-		expect(rateLimitPaceMs(answer({ 'Retry-After': '1' }))).toBe(0);
-		expect(rateLimitPaceMs(answer({ 'Retry-After': '3', 'X-RateLimit-Reset-After': '2.5' }))).toBe(
-			0,
-		);
-		expect(rateLimitPaceMs(answer({ 'X-RateLimit-Reset-After': 'nonsense' }))).toBe(0);
+		expect(rateLimitOf(answer({ 'Retry-After': '1' })).paceMs).toBe(0);
+		expect(
+			rateLimitOf(answer({ 'Retry-After': '3', 'X-RateLimit-Reset-After': '2.5' })).paceMs,
+		).toBe(0);
+		expect(rateLimitOf(answer({ 'X-RateLimit-Reset-After': 'nonsense' })).paceMs).toBe(0);
 	});
 });
 

@@ -1,31 +1,60 @@
 import type { INodeProperties, INodePropertyOptions, IWebhookDescription } from 'n8n-workflow';
 import { SEND_AND_WAIT_OPERATION } from 'n8n-workflow';
 
-import { signatureLayoutOption } from '../../../../shared/signatureLayout';
+import { signatureLayoutOption } from '../../../../shared/webhookSignature';
 import { resourceLocator, searchListPaging, showFor } from '../../../shared/fields';
 
 const show = showFor('document', [SEND_AND_WAIT_OPERATION]);
 const showForDraft = showFor('document', [SEND_AND_WAIT_OPERATION], { documentSource: ['draft'] });
+const afterInterval = { show: { limitType: ['afterTimeInterval'] } };
 
-const RESUME_ON = {
-	displayName: 'Resume On',
-	name: 'resumeOn',
-	type: 'options',
-	default: 'anyFinal',
-	options: [
-		{
-			name: 'Any Final State',
-			value: 'anyFinal',
-			description:
+const option = (...[name, value, description]: string[]) => ({ name, value, description });
+type Rest = Omit<INodeProperties, 'displayName' | 'name' | 'type'>;
+const field = (displayName: string, name: string, type: INodeProperties['type'], rest: Rest) =>
+	({ displayName, name, type, ...rest }) as INodeProperties;
+
+const LIMIT_DEFAULT = {
+	values: { limitType: 'afterTimeInterval', resumeAmount: 7, resumeUnit: 'days' },
+};
+const LIMIT_VALUES: INodeProperties[] = [
+	field('Limit Type', 'limitType', 'options', {
+		default: 'afterTimeInterval',
+		options: [
+			option('After Time Interval', 'afterTimeInterval', 'Wait at most this long'),
+			option('At Specified Time', 'atSpecifiedTime', 'Wait at most until this date and time'),
+		],
+	}),
+	field('Amount', 'resumeAmount', 'number', {
+		typeOptions: { minValue: 0, numberPrecision: 2 },
+		default: 7,
+		displayOptions: afterInterval,
+	}),
+	field('Unit', 'resumeUnit', 'options', {
+		default: 'days',
+		displayOptions: afterInterval,
+		options: [option('Days', 'days'), option('Hours', 'hours'), option('Minutes', 'minutes')],
+	}),
+	field('Max Date and Time', 'maxDateAndTime', 'dateTime', {
+		default: '',
+		description: 'Continue at this date and time at the latest',
+		displayOptions: { show: { limitType: ['atSpecifiedTime'] } },
+	}),
+];
+
+const resumeOn = (value: string, version: number, description: string) =>
+	field('Resume On', 'resumeOn', 'options', {
+		default: value,
+		options: [
+			option(
+				'Any Final State',
+				'anyFinal',
 				'Continue when the document is completed, declined, expired or cancelled (approved is true only when completed)',
-		},
-		{
-			name: 'Completed Only',
-			value: 'completed',
-			description: 'Continue only once every signer has signed',
-		},
-	],
-} satisfies INodeProperties;
+			),
+			option('Completed Only', 'completed', 'Continue only once every signer has signed'),
+		],
+		description,
+		displayOptions: { show: { '@version': [version] } },
+	});
 
 export const sendAndWaitOperation: INodePropertyOptions = {
 	name: 'Send and Wait for Signature',
@@ -49,22 +78,15 @@ export const sendAndWaitWebhooks: IWebhookDescription[] = [
 ];
 
 export const sendAndWaitFields: INodeProperties[] = [
-	{
-		displayName: 'Document',
-		name: 'documentSource',
-		type: 'options',
+	field('Document', 'documentSource', 'options', {
 		noDataExpression: true,
 		default: 'new',
 		displayOptions: show,
 		options: [
-			{ name: 'Existing Draft', value: 'draft', description: 'Send a document saved as a draft' },
-			{
-				name: 'New Document',
-				value: 'new',
-				description: 'Create the document from the fields below and send it',
-			},
+			option('Existing Draft', 'draft', 'Send a document saved as a draft'),
+			option('New Document', 'new', 'Create the document from the fields below and send it'),
 		],
-	},
+	}),
 	resourceLocator({
 		name: 'waitDocumentId',
 		displayName: 'Draft',
@@ -75,124 +97,48 @@ export const sendAndWaitFields: INodeProperties[] = [
 		displayOptions: showForDraft,
 	}),
 	...searchListPaging(showForDraft),
-	{
-		displayName:
-			'The workflow stops here until the document is signed, then continues with the document as the service reports it ("approved": true once signed). If the time limit passes first, n8n passes on this node\'s input unchanged.',
-		name: 'sendAndWaitNotice',
-		type: 'notice',
-		default: '',
-		displayOptions: show,
-	},
-	{
-		displayName: 'Options',
-		name: 'waitOptions',
-		type: 'collection',
+	field(
+		'The workflow stops here until the document is signed, then continues with the document as the service reports it ("approved": true once signed). If the time limit passes first, n8n passes on this node\'s input unchanged.',
+		'sendAndWaitNotice',
+		'notice',
+		{ default: '', displayOptions: show },
+	),
+	field('Options', 'waitOptions', 'collection', {
 		placeholder: 'Add Option',
 		default: {},
 		displayOptions: show,
 		options: [
-			{
-				displayName: 'Attach Signed File',
-				name: 'attachSignedFile',
-				type: 'boolean',
+			field('Attach Signed File', 'attachSignedFile', 'boolean', {
 				default: false,
 				description:
 					'Whether to download the signed PDF when the document is completed and pass it on as binary data',
-			},
-			{
-				displayName: 'Limit Wait Time',
-				name: 'limitWaitTime',
-				type: 'fixedCollection',
-				default: {
-					values: { limitType: 'afterTimeInterval', resumeAmount: 7, resumeUnit: 'days' },
-				},
+			}),
+			field('Limit Wait Time', 'limitWaitTime', 'fixedCollection', {
+				default: LIMIT_DEFAULT,
 				description:
 					'How long to wait at most. Without a limit the wait lasts until the document reaches a final state.',
-				options: [
-					{
-						displayName: 'Values',
-						name: 'values',
-						values: [
-							{
-								displayName: 'Limit Type',
-								name: 'limitType',
-								type: 'options',
-								default: 'afterTimeInterval',
-								options: [
-									{
-										name: 'After Time Interval',
-										value: 'afterTimeInterval',
-										description: 'Wait at most this long',
-									},
-									{
-										name: 'At Specified Time',
-										value: 'atSpecifiedTime',
-										description: 'Wait at most until this date and time',
-									},
-								],
-							},
-							{
-								displayName: 'Amount',
-								name: 'resumeAmount',
-								type: 'number',
-								typeOptions: { minValue: 0, numberPrecision: 2 },
-								default: 7,
-								displayOptions: { show: { limitType: ['afterTimeInterval'] } },
-							},
-							{
-								displayName: 'Unit',
-								name: 'resumeUnit',
-								type: 'options',
-								default: 'days',
-								displayOptions: { show: { limitType: ['afterTimeInterval'] } },
-								options: [
-									{ name: 'Days', value: 'days' },
-									{ name: 'Hours', value: 'hours' },
-									{ name: 'Minutes', value: 'minutes' },
-								],
-							},
-							{
-								displayName: 'Max Date and Time',
-								name: 'maxDateAndTime',
-								type: 'dateTime',
-								default: '',
-								description: 'Continue at this date and time at the latest',
-								displayOptions: { show: { limitType: ['atSpecifiedTime'] } },
-							},
-						],
-					},
-				],
-			},
-			{
-				displayName: 'Put Signed File in Field',
-				name: 'binaryPropertyName',
-				type: 'string',
+				options: [{ displayName: 'Values', name: 'values', values: LIMIT_VALUES }],
+			}),
+			field('Put Signed File in Field', 'binaryPropertyName', 'string', {
 				default: 'data',
 				description: 'The output binary field for the signed PDF (with Attach Signed File)',
-			},
-			{
-				...RESUME_ON,
-				default: 'completed',
-				description:
-					'Without this option: Completed, or Any Final State when the node is an AI agent’s human review step (a decline then rejects the tool call). With Completed, a decline, expiry or cancel ends the wait as this node’s error (see Settings › On Error).',
-				displayOptions: { show: { '@version': [1] } },
-			},
-			{
-				...RESUME_ON,
-				default: 'anyFinal',
-				description:
-					'Without this option: Any Final State, so a decline, expiry or cancel continues with approved false (branch on it with an If node). Completed Only continues only when signed: an unsigned end then stops the workflow here unless Settings › On Error routes it.',
-				displayOptions: { show: { '@version': [2] } },
-			},
+			}),
+			resumeOn(
+				'completed',
+				1,
+				'Without this option: Completed, or Any Final State when the node is an AI agent’s human review step (a decline then rejects the tool call). With Completed, a decline, expiry or cancel ends the wait as this node’s error (see Settings › On Error).',
+			),
+			resumeOn(
+				'anyFinal',
+				2,
+				'Without this option: Any Final State, so a decline, expiry or cancel continues with approved false (branch on it with an If node). Completed Only continues only when signed: an unsigned end then stops the workflow here unless Settings › On Error routes it.',
+			),
 			signatureLayoutOption,
-			{
-				displayName: 'Verify Signatures',
-				name: 'verifySignature',
-				type: 'boolean',
+			field('Verify Signatures', 'verifySignature', 'boolean', {
 				default: true,
 				description:
 					"Whether to act only on deliveries signed with the wait's secret. Turn off only for a service that does not sign deliveries; the document's status is read from the service either way.",
-			},
+			}),
 		],
-	},
+	}),
 ];

@@ -1,4 +1,10 @@
-import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	IExecuteSingleFunctions,
+	IHttpRequestOptions,
+	INodeExecutionData,
+} from 'n8n-workflow';
 import { NodeOperationError, WAIT_INDEFINITELY } from 'n8n-workflow';
 
 import { apiPath, idText } from '../../../../shared/ids';
@@ -8,118 +14,90 @@ import {
 	recordOf,
 	serviceClient,
 	toNodeError,
-	type ServiceClient,
 } from '../../../../shared/transport';
-import { newNonce } from '../../../../shared/webhookSecret';
-import { registerWebhook, removeWebhook, secretScope } from '../../../../shared/webhooks';
+import { shownInput } from '../../../../shared/transport/text';
+import { newNonce, registerWebhook, removeWebhook, secretScope } from '../../../../shared/webhooks';
 import { FINAL_DOCUMENT_STATUSES } from '../../../../shared/vocabulary';
 import { legacyOrderError } from '../../../shared/agentTool';
-import { readSource } from './source';
-import { documentOutput, unsignedEnd } from './output';
+import { requireId } from '../../../shared/validation';
+import { buildDocumentBody } from '../create';
+import { documentOutput, unsignedEnd } from './webhook';
 import {
+	customDataOf,
 	isReviewGate,
-	MAX_CUSTOM_DATA_LENGTH,
+	keepWait,
 	readWaitOptions,
-	resumeStatuses,
-	storedWaitValue,
+	resumesWith,
 	toQuery,
-	WAIT_CUSTOM_DATA_KEY,
 	WAIT_EVENTS,
-	type StoredWait,
 } from './waitSettings';
 import { LIMIT_GRACE_MS, removeStaleWaitWebhooks, waitOwner } from './waitWebhooks';
 
-/** Send and Wait for Signature's execute(): the steps of docs/send-and-wait.md, in order. */
-
-/** Same execution, node, run and step, same key: no retry sent twice, each run sends its own. */
-function keyFor(context: IExecuteFunctions, step: string): string {
-	const node = context.getNode();
-	const runIndex = Number(context.getWorkflowDataProxy(0).$runIndex ?? 0);
-	return deriveIdempotencyKey(
-		'send-and-wait',
-		step,
-		context.getExecutionId(),
-		context.getWorkflow().id,
-		node.id ?? node.name,
-		Number.isInteger(runIndex) ? runIndex : 0,
-	);
-}
-
-/** Keeps the wait with the execution: unkept, nothing would bind calls to it, so it is refused. */
-function keepWait(context: IExecuteFunctions, wait: StoredWait): void {
-	const value = storedWaitValue(wait);
-	const refusal = (problem: string) =>
-		new NodeOperationError(
-			context.getNode(),
-			`Send and Wait for Signature could not keep this wait with the execution: ${problem}`,
-			{
-				itemIndex: 0,
-				description:
-					"Each wait is kept in the execution's custom data (one key, documentSigningWait), which n8n limits to 10 keys of 255 characters. Nothing was sent.",
-			},
-		);
-	if (value.length > MAX_CUSTOM_DATA_LENGTH)
-		throw refusal(`the service's webhook secret is too long (${value.length} characters to keep)`);
-	context.customData.set(WAIT_CUSTOM_DATA_KEY, value);
-	if (context.customData.get(WAIT_CUSTOM_DATA_KEY) !== value)
-		throw refusal('the execution already holds 10 custom data keys');
-}
-
-/** Removes what a failed run created: its webhook, and the draft it created (never a user's). */
-async function cleanUp(
+/** What the node sends: a new document's body (Create's checks, for item 0), or a draft's id. */
+async function readSource(
 	context: IExecuteFunctions,
-	client: ServiceClient,
-	created: { webhookId?: string; draftId?: string },
-): Promise<void> {
-	try {
-		if (created.webhookId) await removeWebhook(context, created.webhookId, client);
-		if (created.draftId)
-			await apiRequest(context, 'DELETE', apiPath`/documents/${created.draftId}`, {
-				client,
-				acceptStatuses: [404],
-			});
-	} catch (error) {
-		context.logger.warn(
-			'Document Signing: could not remove what a failed Send and Wait created; the next Send and Wait of this workflow removes its webhook',
-			{ error: (error as Error).message },
+): Promise<{ body?: IDataObject; draftId?: string }> {
+	const single = {
+		getNode: () => context.getNode(),
+		getItemIndex: () => 0,
+		getInputData: () => context.getInputData()[0],
+		getNodeParameter: (name: string, fallback?: unknown, options?: IDataObject) =>
+			context.getNodeParameter(name, 0, fallback, options),
+		helpers: {
+			assertBinaryData: (property: string) => context.helpers.assertBinaryData(0, property),
+			getBinaryDataBuffer: async (property: string) =>
+				await context.helpers.getBinaryDataBuffer(0, property),
+		},
+	} as unknown as IExecuteSingleFunctions;
+	const kind = context.getNodeParameter('documentSource', 0, 'new') as string;
+	if (kind === 'draft') return { draftId: requireId(single, 'waitDocumentId', 'Draft') };
+	const refuse = (message: string, description: string) =>
+		new NodeOperationError(context.getNode(), message, { itemIndex: 0, description });
+	if (kind !== 'new')
+		throw refuse(
+			`Document: ${shownInput(String(kind))} is not a choice`,
+			'Choose New Document or Existing Draft.',
 		);
+	if ((context.getNodeParameter('additionalFields', 0, {}) as IDataObject).draft === true)
+		throw refuse(
+			'Additional Fields › Save as Draft: Send and Wait sends the document, so it cannot save it as a draft',
+			'Remove Save as Draft, or use Document › Create to save a draft.',
+		);
+	const request = {} as IHttpRequestOptions;
+	const built = (await buildDocumentBody.call(single, request)) as IHttpRequestOptions;
+	const body: IDataObject = { ...(built.body as IDataObject) };
+	// As a review gate, n8n's own Message tells the approver what they approve, unless the user's does.
+	if (isReviewGate(context) && body.message === undefined) {
+		const gateMessage = String(context.getNodeParameter('message', 0, '') ?? '').trim();
+		if (gateMessage) body.message = gateMessage;
 	}
+	// Created as a draft, sent once the webhook exists.
+	return { body: { ...body, draft: true } };
 }
 
+/** The steps of docs/send-and-wait.md, in order. */
 async function sendAndWait(context: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const node = context.getNode();
+	const fail = (message: string, description?: string) =>
+		new NodeOperationError(node, message, { description });
 	const items = context.getInputData();
 	if (items.length !== 1)
-		throw new NodeOperationError(
-			node,
+		throw fail(
 			`Send and Wait for Signature handles one document per execution, and received ${items.length} items`,
-			{
-				description:
-					'Put a Loop Over Items node (batch size 1) in front of it to send and wait for each item in turn, or use Document › Create for bulk sends.',
-			},
+			'Put a Loop Over Items node (batch size 1) in front of it to send and wait for each item in turn, or use Document › Create for bulk sends.',
 		);
-	// n8n-core gives node contexts custom data from 2.16 on; before that nothing would bind a
-	// resume call to its wait.
-	const customData = (context as { customData?: Partial<IExecuteFunctions['customData']> })
-		.customData;
-	if (typeof context.getSignedResumeUrl !== 'function' || typeof customData?.set !== 'function')
-		throw new NodeOperationError(
-			node,
+	if (typeof context.getSignedResumeUrl !== 'function' || !customDataOf(context))
+		throw fail(
 			'This n8n version cannot keep a wait with its execution, which Send and Wait for Signature needs',
-			{
-				description:
-					'Update n8n to 2.16 or later, or use Document › Create with a Document Signing Trigger. Nothing was sent.',
-			},
+			'Update n8n to 2.16 or later, or use Document › Create with a Document Signing Trigger. Nothing was sent.',
 		);
-	// As a review gate under the legacy order, AI Agent 3 resumes before the gate runs and tells the
-	// model the call was rejected: an approval sent afterwards would approve nothing.
+	// Under the legacy order AI Agent 3 resumes before the gate runs: an approval would approve nothing.
 	if (
 		isReviewGate(context) &&
 		context.getWorkflowSettings?.()?.executionOrder !== 'v1' &&
 		typeof items[0].json.toolCallId === 'string'
 	)
 		throw legacyOrderError(node, 0);
-	// Every check before any request.
 	const source = await readSource(context);
 	const { waitTill, ...options } = readWaitOptions(context);
 
@@ -127,22 +105,24 @@ async function sendAndWait(context: IExecuteFunctions): Promise<INodeExecutionDa
 	const nonce = newNonce();
 	const owner = waitOwner(context);
 	await removeStaleWaitWebhooks(context, owner, client);
+	// Same execution, node, run and step, same key: no retry sent twice, each run sends its own.
+	const runIndex = Number(context.getWorkflowDataProxy(0).$runIndex ?? 0);
+	const run = [context.getExecutionId(), context.getWorkflow().id, node.id ?? node.name];
+	const keyFor = (step: string) =>
+		deriveIdempotencyKey('send-and-wait', step, ...run, Number.isInteger(runIndex) ? runIndex : 0);
 
 	const created: { webhookId?: string; draftId?: string } = {};
 	try {
-		let documentId: string;
-		if (source.kind === 'new') {
+		let documentId = source.draftId;
+		if (documentId === undefined) {
 			const draft = await apiRequest(context, 'POST', '/documents', {
 				client,
 				body: source.body,
-				idempotencyKey: keyFor(context, 'create'),
+				idempotencyKey: keyFor('create'),
 			});
-			const id = idText(recordOf(draft.body).id);
-			if (id === undefined)
-				throw new NodeOperationError(node, 'The service did not return an ID for the new document');
-			documentId = created.draftId = id;
-		} else {
-			documentId = source.draftId;
+			documentId = created.draftId = idText(recordOf(draft.body).id);
+			if (documentId === undefined)
+				throw fail('The service did not return an ID for the new document');
 		}
 
 		const registered = await registerWebhook(context, client, {
@@ -159,23 +139,20 @@ async function sendAndWait(context: IExecuteFunctions): Promise<INodeExecutionDa
 			events: WAIT_EVENTS,
 			description: `n8n Send and Wait for Signature (workflow ${owner.workflowId})`,
 			scope: secretScope(context, client.credentials.apiKey, nonce),
-			idempotencyKey: keyFor(context, 'webhook'),
-			// [A] Optional at the service: only this document's events, and removed after the limit.
-			// A service that ignores them still works: webhook() filters, and cleanup removes it.
+			idempotencyKey: keyFor('webhook'),
+			// Optional at the service: a service that ignores them still works (webhook() filters).
 			extra: {
 				document_id: documentId,
-				...(waitTill
-					? { expires_at: new Date(waitTill.getTime() + LIMIT_GRACE_MS).toISOString() }
-					: {}),
+				expires_at: waitTill && new Date(waitTill.getTime() + LIMIT_GRACE_MS).toISOString(),
 			},
 		});
 		created.webhookId = registered.id;
-		keepWait(context, { nonce, webhookId: registered.id, secret: registered.sealedSecret });
+		keepWait(context, nonce, registered.id, registered.sealedSecret);
 
 		await apiRequest(context, 'POST', '/signatures/request', {
 			client,
 			body: { document_id: documentId },
-			idempotencyKey: keyFor(context, 'send'),
+			idempotencyKey: keyFor('send'),
 		});
 		// Sent: from here on the document is the user's, whatever happens.
 		created.draftId = undefined;
@@ -185,20 +162,31 @@ async function sendAndWait(context: IExecuteFunctions): Promise<INodeExecutionDa
 		const document = recordOf(read.body);
 		if ((FINAL_DOCUMENT_STATUSES as readonly unknown[]).includes(document.status)) {
 			await removeWebhook(context, created.webhookId, client);
-			if (!(resumeStatuses(options.resumeOn) as readonly unknown[]).includes(document.status))
-				throw unsignedEnd(node, document);
+			if (!resumesWith(options.resumeOn, document.status)) throw unsignedEnd(node, document);
 			return [[await documentOutput(context, document, options.signedFileField)]];
 		}
 
 		await context.putExecutionToWait(waitTill ?? WAIT_INDEFINITELY);
 		return [[{ json: document, pairedItem: { item: 0 } }]];
 	} catch (error) {
-		await cleanUp(context, client, created);
+		// Removes what this run created: its webhook, and the draft it created (never a user's).
+		try {
+			if (created.webhookId) await removeWebhook(context, created.webhookId, client);
+			if (created.draftId)
+				await apiRequest(context, 'DELETE', apiPath`/documents/${created.draftId}`, {
+					client,
+					acceptStatuses: [404],
+				});
+		} catch (cleanupError) {
+			context.logger.warn(
+				'Document Signing: could not remove what a failed Send and Wait created; the next Send and Wait of this workflow removes its webhook',
+				{ error: (cleanupError as Error).message },
+			);
+		}
 		throw toNodeError(node, error, 0);
 	}
 }
 
-/** The custom operation n8n calls for document › sendAndWait. */
 export async function executeSendAndWait(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	try {
 		return await sendAndWait(this);

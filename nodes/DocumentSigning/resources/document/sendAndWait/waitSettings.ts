@@ -1,129 +1,99 @@
-import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	IWebhookFunctions,
+	IWorkflowExecutionCustomData,
+} from 'n8n-workflow';
 import { isHitlToolType, NodeOperationError } from 'n8n-workflow';
 
-import { layoutChoice, type LayoutChoice } from '../../../../shared/signatureLayout';
-import {
-	finalEventOf,
-	FINAL_DOCUMENT_STATUSES,
-	type FinalDocumentStatus,
-} from '../../../../shared/vocabulary';
+import { layoutChoice } from '../../../../shared/webhookSignature';
+import { finalEventOf, FINAL_DOCUMENT_STATUSES } from '../../../../shared/vocabulary';
 import { shownInput } from '../../../../shared/transport/text';
 
-export type ResumeOn = 'completed' | 'anyFinal';
+/** What webhook() must know of a wait: it travels in the resume URL's query, which n8n signs. */
+export type WaitSettings = NonNullable<ReturnType<typeof fromQuery>>;
 
-/** Options, read once in execute() so that expressions in them see the input item. */
-export interface WaitOptions {
-	resumeOn: ResumeOn;
-	/** The output binary field for the signed PDF, or undefined for none. */
-	signedFileField?: string;
-	verifySignature: boolean;
-	signatureLayout: LayoutChoice;
-	/** When n8n ends the wait at the latest; undefined waits until a final state. */
-	waitTill?: Date;
-}
-
-/**
- * What webhook() must know of a wait. It cannot read what execute() returned, so this travels in
- * the resume URL's query, which n8n signs with the path.
- */
-export interface WaitSettings extends Omit<WaitOptions, 'waitTill'> {
-	documentId: string;
-	/** Random per wait: picks the webhook's secret and binds each call to the wait. */
-	nonce: string;
-	workflowId: string;
-	instanceId: string;
-	/** waitTill in epoch ms. */
-	until?: number;
-}
-
-/** Custom data key of the wait n8n keeps with the waiting execution. */
 export const WAIT_CUSTOM_DATA_KEY = 'documentSigningWait';
 
-/** n8n keeps custom data values up to this length. */
-export const MAX_CUSTOM_DATA_LENGTH = 255;
-
-export interface StoredWait {
-	nonce: string;
-	webhookId: string;
-	/** A secret the service chose itself, sealed (webhookSecret.ts). */
-	secret?: string;
+/** n8n-core gives node contexts custom data from 2.16 on; without it no call is bound to its wait. */
+export function customDataOf(
+	context: IExecuteFunctions | IWebhookFunctions,
+): IWorkflowExecutionCustomData | undefined {
+	const { customData } = context as { customData?: Partial<IWorkflowExecutionCustomData> };
+	return typeof customData?.get === 'function' && typeof customData.set === 'function'
+		? (customData as IWorkflowExecutionCustomData)
+		: undefined;
 }
 
-/** Short keys, as n8n keeps at most 255 characters. */
-export function storedWaitValue({ nonce, webhookId, secret }: StoredWait): string {
-	return JSON.stringify({ n: nonce, w: webhookId, ...(secret ? { s: secret } : {}) });
+/** Keeps the wait with the execution (read back: n8n drops an 11th key or a value over 255). */
+export function keepWait(context: IExecuteFunctions, n: string, w: string, s?: string): void {
+	const value = JSON.stringify({ n, w, ...(s ? { s } : {}) });
+	const description =
+		"Each wait is kept in the execution's custom data (one key, documentSigningWait), which n8n limits to 10 keys of 255 characters. Nothing was sent.";
+	const refusal = (problem: string) =>
+		new NodeOperationError(
+			context.getNode(),
+			`Send and Wait for Signature could not keep this wait with the execution: ${problem}`,
+			{ itemIndex: 0, description },
+		);
+	if (value.length > 255)
+		throw refusal(`the service's webhook secret is too long (${value.length} characters to keep)`);
+	context.customData.set(WAIT_CUSTOM_DATA_KEY, value);
+	if (context.customData.get(WAIT_CUSTOM_DATA_KEY) !== value)
+		throw refusal('the execution already holds 10 custom data keys');
 }
 
-/** The wait n8n keeps for this execution, or undefined when there is none (or not one of ours). */
-export function readStoredWait(value: unknown): StoredWait | undefined {
+export function keptWait(context: IWebhookFunctions) {
+	const value = customDataOf(context)?.get(WAIT_CUSTOM_DATA_KEY);
 	try {
-		const parsed: unknown = typeof value === 'string' ? JSON.parse(value) : undefined;
-		const { n: nonce, w: webhookId, s: secret } = (parsed ?? {}) as Record<string, unknown>;
-		if (typeof nonce !== 'string' || !nonce || typeof webhookId !== 'string' || !webhookId)
-			return undefined;
-		return { nonce, webhookId, ...(typeof secret === 'string' ? { secret } : {}) };
+		const { n, w, s } = (typeof value === 'string' ? JSON.parse(value) : {}) as IDataObject;
+		if (typeof n !== 'string' || !n || typeof w !== 'string' || !w) return undefined;
+		return { nonce: n, webhookId: w, secret: typeof s === 'string' ? s : undefined };
 	} catch {
 		return undefined;
 	}
 }
 
-/** The statuses a wait continues with as a result (not as an error). */
-export function resumeStatuses(resumeOn: ResumeOn): readonly FinalDocumentStatus[] {
-	return resumeOn === 'anyFinal' ? FINAL_DOCUMENT_STATUSES : ['completed'];
-}
+/** Whether the document's status continues the workflow as a result (not as an error). */
+export const resumesWith = (resumeOn: WaitSettings['resumeOn'], status: unknown) =>
+	resumeOn === 'anyFinal'
+		? (FINAL_DOCUMENT_STATUSES as readonly unknown[]).includes(status)
+		: status === 'completed';
 
 /** Every final event: a decline ends a Completed wait too (as an error). */
 export const WAIT_EVENTS: readonly string[] = FINAL_DOCUMENT_STATUSES.map(finalEventOf);
 
-/** The resume URL's query names; nonce, workflow, instance and until mark a wait link. */
-export const QUERY = {
-	documentId: 'document',
-	nonce: 'nonce',
-	resumeOn: 'resumeOn',
-	signedFileField: 'file',
-	verifySignature: 'verify',
-	signatureLayout: 'layout',
-	workflowId: 'workflow',
-	instanceId: 'instance',
-	until: 'until',
-} as const;
-
-export function toQuery(settings: WaitSettings): Record<string, string> {
+/** The resume URL's query; nonce, workflow, instance and until mark a wait link (waitWebhooks.ts). */
+export function toQuery(
+	settings: WaitSettings & { workflowId: string; instanceId: string; until?: number },
+): Record<string, string> {
 	return {
-		[QUERY.documentId]: settings.documentId,
-		[QUERY.nonce]: settings.nonce,
-		[QUERY.resumeOn]: settings.resumeOn,
-		[QUERY.signedFileField]: settings.signedFileField ?? '',
-		[QUERY.verifySignature]: settings.verifySignature ? '1' : '0',
-		[QUERY.signatureLayout]: settings.signatureLayout,
-		[QUERY.workflowId]: settings.workflowId,
-		[QUERY.instanceId]: settings.instanceId,
-		[QUERY.until]: settings.until === undefined ? '' : String(settings.until),
+		document: settings.documentId,
+		nonce: settings.nonce,
+		resumeOn: settings.resumeOn,
+		file: settings.signedFileField ?? '',
+		verify: settings.verifySignature ? '1' : '0',
+		layout: settings.signatureLayout,
+		workflow: settings.workflowId,
+		instance: settings.instanceId,
+		until: settings.until === undefined ? '' : String(settings.until),
 	};
 }
 
 /** The settings from a resume call's query, or undefined when any is missing (not our URL). */
-export function fromQuery(query: IDataObject | undefined): WaitSettings | undefined {
-	const text = (name: string) =>
-		typeof query?.[name] === 'string' ? (query[name] as string) : undefined;
-	const documentId = text(QUERY.documentId);
-	const nonce = text(QUERY.nonce);
-	const resumeOn = text(QUERY.resumeOn);
+export function fromQuery(query: IDataObject) {
+	const text = (name: string) => (typeof query[name] === 'string' ? query[name] : undefined);
+	const [documentId, nonce, resumeOn] = [text('document'), text('nonce'), text('resumeOn')];
 	if (!documentId || !nonce || (resumeOn !== 'completed' && resumeOn !== 'anyFinal'))
 		return undefined;
-	const until = Number(text(QUERY.until) || NaN);
 	return {
 		documentId,
 		nonce,
 		resumeOn,
-		signedFileField: text(QUERY.signedFileField) || undefined,
-		// Anything but an explicit "0" verifies.
-		verifySignature: text(QUERY.verifySignature) !== '0',
-		signatureLayout: layoutChoice(text(QUERY.signatureLayout)),
-		workflowId: text(QUERY.workflowId) ?? '',
-		instanceId: text(QUERY.instanceId) ?? '',
-		until: Number.isFinite(until) ? until : undefined,
-	};
+		signedFileField: text('file') || undefined,
+		verifySignature: text('verify') !== '0',
+		signatureLayout: layoutChoice(text('layout')),
+	} as const;
 }
 
 /** Whether this node runs as the human-review gate n8n 2.41 generates from it for AI agents. */
@@ -135,7 +105,7 @@ export function isReviewGate(context: IExecuteFunctions): boolean {
 const UNIT_SECONDS: Record<string, number> = { minutes: 60, hours: 60 * 60, days: 24 * 60 * 60 };
 
 /** Reads and checks Options before any request; every failure names the option. */
-export function readWaitOptions(context: IExecuteFunctions): WaitOptions {
+export function readWaitOptions(context: IExecuteFunctions) {
 	const refuse = (option: string, problem: string, hint?: string) =>
 		new NodeOperationError(context.getNode(), `Options › ${option}: ${problem}`, {
 			itemIndex: 0,
@@ -144,8 +114,7 @@ export function readWaitOptions(context: IExecuteFunctions): WaitOptions {
 	const notAChoice = (option: string, value: unknown, hint?: string) =>
 		refuse(option, `${shownInput(String(value))} is not a choice`, hint);
 	const options = context.getNodeParameter('waitOptions', 0, {}) as IDataObject;
-	// A decline is a response too (approved false), as in n8n's own approval nodes: version 2's
-	// default, and always as an agent's review gate. Version 1 keeps Completed for saved workflows.
+	// A decline is a response too (approved false), as in n8n's approval nodes; v1 keeps Completed.
 	const resumeOn =
 		options.resumeOn ??
 		(context.getNode().typeVersion >= 2 || isReviewGate(context) ? 'anyFinal' : 'completed');
@@ -188,5 +157,5 @@ export function readWaitOptions(context: IExecuteFunctions): WaitOptions {
 	} else if (limit) throw notAChoice('Limit Wait Time › Limit Type', limitType);
 
 	const verifySignature = options.verifySignature !== false;
-	return { resumeOn, signedFileField, verifySignature, signatureLayout, waitTill };
+	return { resumeOn, signedFileField, verifySignature, signatureLayout, waitTill } as const;
 }

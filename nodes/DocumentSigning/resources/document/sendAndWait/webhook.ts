@@ -1,53 +1,49 @@
 import type {
 	IDataObject,
+	IExecuteFunctions,
+	INode,
 	INodeExecutionData,
 	IWebhookFunctions,
 	IWebhookResponseData,
 } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
+import { verifyDelivery } from '../../../../shared/deliveryLayouts';
+import { fetchDocumentFile } from '../../../../shared/documentFiles';
 import { apiPath, idText } from '../../../../shared/ids';
 import { memoryOf } from '../../../../shared/nodeMemory';
-import { acceptedLayouts, fixLayout } from '../../../../shared/signatureLayout';
-import {
-	apiRequest,
-	recordOf,
-	serviceClient,
-	type ServiceClient,
-} from '../../../../shared/transport';
-import { headerValue } from '../../../../shared/transport/headers';
-import {
-	FINAL_DOCUMENT_STATUSES,
-	SIGNATURE_TOLERANCE_SECONDS,
-} from '../../../../shared/vocabulary';
-import {
-	parseObject,
-	rawBodyOf,
-	removeWebhook,
-	secretScope,
-	signingSecret,
-} from '../../../../shared/webhooks';
-import { verifyDelivery } from '../../../../shared/deliveryLayouts';
-import { documentOutput, unsignedEnd, withApproval } from './output';
-import {
-	fromQuery,
-	readStoredWait,
-	resumeStatuses,
-	WAIT_CUSTOM_DATA_KEY,
-	WAIT_EVENTS,
-	type StoredWait,
-	type WaitSettings,
-} from './waitSettings';
+import { apiRequest, headerValue, recordOf, serviceClient } from '../../../../shared/transport';
+import { FINAL_DOCUMENT_STATUSES } from '../../../../shared/vocabulary';
+import { acceptedLayouts, fixLayout } from '../../../../shared/webhookSignature';
+import * as webhooks from '../../../../shared/webhooks';
+import { fromQuery, keptWait, resumesWith, WAIT_EVENTS } from './waitSettings';
 
-/**
- * webhook(): n8n routes every resume URL of this node to the current wait, so a call ends it only
- * after the checks of docs/send-and-wait.md, in order. Nothing throws: n8n would resume the
- * execution with the error.
- */
+/** The item a wait passes on: `approved` is true only when completed (the review gate's rule). */
+export async function documentOutput(
+	context: IExecuteFunctions | IWebhookFunctions,
+	document: IDataObject,
+	signedFileField?: string,
+): Promise<INodeExecutionData> {
+	const item = {
+		json: { ...document, approved: document.status === 'completed' },
+		pairedItem: { item: 0 },
+	};
+	if (!signedFileField || document.status !== 'completed') return item;
+	const file = await fetchDocumentFile(context, document, 'signed');
+	const data = await context.helpers.prepareBinaryData(file.data, file.fileName, file.mimeType);
+	return { ...item, binary: { [signedFileField]: data } };
+}
 
-type WaitState = 'open' | 'ended';
+export function unsignedEnd(node: INode, document: IDataObject): NodeOperationError {
+	const status = String(document.status);
+	return new NodeOperationError(node, `The document was ${status}, not signed`, {
+		itemIndex: 0,
+		description: `Resume On is Completed, and the service reports document ${String(document.id)} as ${status}. Set Resume On to Any Final State to continue with every final state (approved is then false), or use Settings › On Error to route this error.`,
+	});
+}
 
-/** Answered without resuming; `wait` tells the cleanup's probe if the URL's wait is current. */
-function ignore(context: IWebhookFunctions, reason: string, wait: WaitState): IWebhookResponseData {
+/** Answered without resuming; `wait` tells the cleanup's probe whether the URL's wait is current. */
+function ignore(context: IWebhookFunctions, reason: string, wait: 'open' | 'ended') {
 	context.logger.debug(`Document Signing Send and Wait ignored a call: ${reason}`, {
 		node: context.getNode().name,
 	});
@@ -55,11 +51,7 @@ function ignore(context: IWebhookFunctions, reason: string, wait: WaitState): IW
 }
 
 /** 503: the service retries, the wait goes on. */
-function retryLater(
-	context: IWebhookFunctions,
-	reason: string,
-	error: unknown,
-): IWebhookResponseData {
+function retryLater(context: IWebhookFunctions, reason: string, error: unknown) {
 	context.logger.warn(
 		`Document Signing Send and Wait could not ${reason}; the service's retry tries again`,
 		{ error: (error as Error)?.message },
@@ -71,14 +63,11 @@ function retryLater(
 	return { noWebhookResponse: true };
 }
 
-/**
- * A Completed wait whose document ended unsigned: the node's error, routed by On Error. Not thrown:
- * n8n 2.x would then run the next nodes on an empty item.
- */
+/** Not thrown: n8n 2.x would then run the next nodes on an empty item (docs/send-and-wait.md). */
 function unsignedResult(context: IWebhookFunctions, document: IDataObject): INodeExecutionData[][] {
 	const node = context.getNode();
 	const error = unsignedEnd(node, document);
-	const json = { ...withApproval(document), error: error.message };
+	const json = { ...document, approved: false, error: error.message };
 	context.logger.warn(`Document Signing Send and Wait: ${error.message}`, {
 		node: node.name,
 		documentId: String(document.id),
@@ -88,19 +77,17 @@ function unsignedResult(context: IWebhookFunctions, document: IDataObject): INod
 	return [[]];
 }
 
+/** The checks of docs/send-and-wait.md, in order; only the last ends the wait. */
 async function decide(context: IWebhookFunctions): Promise<IWebhookResponseData> {
 	const settings = fromQuery(context.getQueryData() as IDataObject);
 	if (!settings) return ignore(context, 'not a wait link of this node', 'ended');
-	// n8n before 2.16 gives no custom data: then no call is for a current wait.
-	const { customData } = context as { customData?: Partial<IWebhookFunctions['customData']> };
-	const stored = readStoredWait(customData?.get?.(WAIT_CUSTOM_DATA_KEY));
+	const stored = keptWait(context);
 	if (stored?.nonce !== settings.nonce)
 		return ignore(context, "a link of an earlier wait, or of another node's", 'ended');
 
-	// The body's claims first, unverified: on a service that ignores the webhook's document filter,
-	// every wait receives every document's events, and these cost no credential read.
-	const rawBody = rawBodyOf(context);
-	const body = parseObject(rawBody);
+	// The body's claims first, unverified: they cost no credential read.
+	const rawBody = webhooks.rawBodyOf(context);
+	const body = webhooks.parseObject(rawBody);
 	if (!body) return ignore(context, 'the body is not a JSON object', 'open');
 	const event = typeof body.event === 'string' ? body.event : undefined;
 	if (!event || !WAIT_EVENTS.includes(event))
@@ -110,18 +97,16 @@ async function decide(context: IWebhookFunctions): Promise<IWebhookResponseData>
 		return ignore(context, 'the event is about another document', 'open');
 
 	const client = await serviceClient(context);
-	// A nonce is random per wait (128 bits): the key of the wait in this node's memory.
 	const waitKey = stored.nonce;
 	const memory = memoryOf(context.getWorkflow().id, context.getNode().id);
 	if (settings.verifySignature) {
 		const headers = (context.getHeaderData() ?? {}) as IDataObject;
-		const scope = secretScope(context, client.credentials.apiKey, settings.nonce);
+		const scope = webhooks.secretScope(context, client.credentials.apiKey, settings.nonce);
 		const verification = verifyDelivery({
 			header: (name) => headerValue(headers, name),
 			rawBody,
-			secret: signingSecret(scope, stored.secret) ?? '',
+			secret: webhooks.signingSecret(scope, stored.secret) ?? '',
 			nowSeconds: Math.floor(Date.now() / 1000),
-			toleranceSeconds: SIGNATURE_TOLERANCE_SECONDS,
 			accepted: acceptedLayouts(memory.layouts, settings.signatureLayout, waitKey),
 		});
 		if (!verification.valid)
@@ -132,68 +117,51 @@ async function decide(context: IWebhookFunctions): Promise<IWebhookResponseData>
 			);
 		fixLayout(memory.layouts, settings.signatureLayout, waitKey, verification.layout);
 	}
-
 	const bodyWebhookId = idText(body.webhook_id);
 	if (bodyWebhookId !== undefined && bodyWebhookId !== stored.webhookId)
 		return ignore(context, "the delivery is not from this wait's webhook", 'open');
-
 	if (memory.busyWaits.has(waitKey))
 		return ignore(context, 'another call for this wait is being handled', 'open');
 	memory.busyWaits.add(waitKey);
 	try {
-		return await end(context, client, settings, stored);
+		let document: IDataObject;
+		try {
+			const path = apiPath`/documents/${settings.documentId}`;
+			const response = await apiRequest(context, 'GET', path, { client, acceptStatuses: [404] });
+			if (response.statusCode === 404)
+				return ignore(context, 'the service no longer has the document', 'open');
+			document = recordOf(response.body);
+		} catch (error) {
+			return retryLater(context, 'read the document', error);
+		}
+		if (!(FINAL_DOCUMENT_STATUSES as readonly unknown[]).includes(document.status))
+			return ignore(context, `the service reports the document ${String(document.status)}`, 'open');
+		let output: INodeExecutionData[][];
+		try {
+			output = resumesWith(settings.resumeOn, document.status)
+				? [[await documentOutput(context, document, settings.signedFileField)]]
+				: unsignedResult(context, document);
+		} catch (error) {
+			return retryLater(context, 'download the signed file', error);
+		}
+		// The service removes a webhook once: of two calls, the one that finds it gone is ignored.
+		try {
+			if (!(await webhooks.removeWebhook(context, stored.webhookId, client)))
+				return ignore(context, 'another call has ended this wait', 'ended');
+		} catch (error) {
+			// The end goes on: the cleanup of a later run finds the webhook (its wait has ended).
+			context.logger.warn('Document Signing Send and Wait could not remove its webhook', {
+				webhookId: stored.webhookId,
+				error: (error as Error).message,
+			});
+		}
+		return { workflowData: output, webhookResponse: { received: true, resumed: true } };
 	} finally {
 		memory.busyWaits.delete(waitKey);
 	}
 }
 
-/** Last checks: the record decides, then the service's removal of the webhook claims the end. */
-async function end(
-	context: IWebhookFunctions,
-	client: ServiceClient,
-	settings: WaitSettings,
-	stored: StoredWait,
-): Promise<IWebhookResponseData> {
-	let document: IDataObject;
-	try {
-		const response = await apiRequest(context, 'GET', apiPath`/documents/${settings.documentId}`, {
-			client,
-			acceptStatuses: [404],
-		});
-		if (response.statusCode === 404)
-			return ignore(context, 'the service no longer has the document', 'open');
-		document = recordOf(response.body);
-	} catch (error) {
-		return retryLater(context, 'read the document', error);
-	}
-	if (!(FINAL_DOCUMENT_STATUSES as readonly unknown[]).includes(document.status))
-		return ignore(context, `the service reports the document ${String(document.status)}`, 'open');
-
-	let output: INodeExecutionData[][];
-	if ((resumeStatuses(settings.resumeOn) as readonly unknown[]).includes(document.status)) {
-		try {
-			output = [[await documentOutput(context, document, settings.signedFileField)]];
-		} catch (error) {
-			return retryLater(context, 'download the signed file', error);
-		}
-	} else {
-		output = unsignedResult(context, document);
-	}
-
-	try {
-		if (!(await removeWebhook(context, stored.webhookId, client)))
-			return ignore(context, 'another call has ended this wait', 'ended');
-	} catch (error) {
-		// The end goes on: the cleanup of a later run finds the webhook (its wait has ended).
-		context.logger.warn('Document Signing Send and Wait could not remove its webhook', {
-			webhookId: stored.webhookId,
-			error: (error as Error).message,
-		});
-	}
-	return { workflowData: output, webhookResponse: { received: true, resumed: true } };
-}
-
-/** webhook() of the Document Signing node: only Send and Wait for Signature's waits call it. */
+/** webhook() of the Document Signing node: only Send and Wait's waits call it. Never throws. */
 export async function receiveWaitCall(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 	try {
 		return await decide(this);

@@ -1,10 +1,10 @@
 import {
 	derivedSecret,
 	keyCheck,
-	openSealedSecret,
 	sealSecret,
+	signingSecret,
 	type SecretScope,
-} from '../../../nodes/shared/webhookSecret';
+} from '../../../nodes/shared/webhooks';
 
 const scope: SecretScope = {
 	apiKey: 'sk_live_key_one',
@@ -35,12 +35,13 @@ test('the key check changes with the key and reveals neither key nor secret', ()
 });
 
 test('a sealed secret opens with the same scope only, and a tampered one not at all', () => {
+	expect(signingSecret(scope)).toBe(derivedSecret(scope));
 	const sealed = sealSecret('whsec_service_chosen_secret', scope);
 	expect(sealed).not.toContain('whsec');
-	expect(openSealedSecret(sealed, scope)).toBe('whsec_service_chosen_secret');
-	expect(openSealedSecret(sealed, { ...scope, apiKey: 'sk_other' })).toBeUndefined();
+	expect(signingSecret(scope, sealed)).toBe('whsec_service_chosen_secret');
+	expect(signingSecret({ ...scope, apiKey: 'sk_other' }, sealed)).toBeUndefined();
 	const bytes = Buffer.from(sealed, 'base64');
 	bytes[bytes.length - 1] ^= 1;
-	expect(openSealedSecret(bytes.toString('base64'), scope)).toBeUndefined();
-	expect(openSealedSecret('not base64 at all', scope)).toBeUndefined();
+	expect(signingSecret(scope, bytes.toString('base64'))).toBeUndefined();
+	expect(signingSecret(scope, 'not base64 at all')).toBeUndefined();
 });
