@@ -1,7 +1,7 @@
 import { createHash } from 'crypto';
 import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
-import { verifyDelivery, type SignatureFailureReason } from '../shared/deliveryLayouts';
+import type { SignatureFailureReason } from '../shared/deliveryLayouts';
 import { idText } from '../shared/ids';
 import { markProcessed, memoryOf, remember } from '../shared/nodeMemory';
 import { CREDENTIAL_TYPE } from '../shared/transport';
@@ -14,12 +14,7 @@ import {
 	SIGNATURE_TOLERANCE_SECONDS,
 	STANDARD_WEBHOOKS_HEADERS,
 } from '../shared/vocabulary';
-import {
-	acceptedLayouts,
-	AUTOMATIC_LAYOUT,
-	fixLayout,
-	layoutChoice,
-} from '../shared/webhookSignature';
+import { AUTOMATIC_LAYOUT, layoutChoice, verifyWithLayout } from '../shared/webhookSignature';
 import { parseObject, rawBodyOf, secretScope, signingSecret } from '../shared/webhooks';
 import { deliveryRecord, isAcknowledged, processedAlready } from './claim';
 import { readRegistration, selectedEvents, type Registration } from './registration';
@@ -133,9 +128,7 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 	let signedId: string | undefined;
 	if (verify) {
 		if (!registration) return invalidSignature(this, 'no webhook registered', NO_REGISTRATION);
-		const chosen = layoutChoice(options.signatureLayout);
 		const key = `${registration.secretNonce}\u0000${registration.sealedSecret ?? ''}`;
-		const accepted = acceptedLayouts(memory.layouts, chosen, key);
 		let secret = memory.secrets.get(key);
 		if (secret === undefined) {
 			// Remembered by registration (a new one has a new nonce): a burst costs one credential read.
@@ -145,7 +138,8 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 			if (secret !== undefined) remember(memory.secrets, key, secret);
 		}
 		const tolerance = Number(options.signatureToleranceSeconds ?? SIGNATURE_TOLERANCE_SECONDS);
-		const verification = verifyDelivery({
+		const chosen = layoutChoice(options.signatureLayout);
+		const verification = verifyWithLayout(memory, key, chosen, {
 			header: (name) => headerValue(headers, name),
 			rawBody,
 			secret: secret ?? '',
@@ -154,7 +148,6 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 				Number.isFinite(tolerance) && tolerance > 0
 					? Math.min(tolerance, MAX_SIGNATURE_TOLERANCE_SECONDS)
 					: SIGNATURE_TOLERANCE_SECONDS,
-			accepted,
 		});
 		if (!verification.valid) {
 			let why = `layout ${verification.layout ?? 'none'}: ${REFUSAL_REASONS[verification.reason]}`;
@@ -163,11 +156,11 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 					chosen === AUTOMATIC_LAYOUT
 						? 'the first delivery that verified'
 						: 'the Signature Layout option';
-				why += ` (${accepted?.join(', ') || 'none'}, fixed by ${by})`;
+				why += ` (${verification.accepted?.join(', ') || 'none'}, fixed by ${by})`;
 			}
 			return invalidSignature(this, verification.reason, why);
 		}
-		if (fixLayout(memory.layouts, chosen, key, verification.layout)) {
+		if (verification.newlyFixed) {
 			this.logger.info(
 				`Document Signing Trigger: deliveries verify as layout ${verification.layout}; this n8n process now accepts only that layout for this registration (set Signature Layout to fix it in every process)`,
 				{ workflowId: this.getWorkflow().id, node: this.getNode().name },

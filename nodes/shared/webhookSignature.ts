@@ -2,45 +2,16 @@ import type { INodeProperties } from 'n8n-workflow';
 
 import {
 	verifyDelivery,
-	type SignatureFailureReason,
+	type DeliveryVerification,
 	type VerifyDeliveryInput,
 } from './deliveryLayouts';
-import { remember } from './nodeMemory';
-import { BODY_SIGNATURE_HEADERS, SIGNATURE_LAYOUTS, type SignatureLayout } from './vocabulary';
-
-/**
- * The contract's signature check, and the Signature Layout setting that narrows the layouts a
- * delivery may use (deliveryLayouts.ts checks them).
- */
-
-/** The contract's `X-Signature: t=…,v1=…` alone; Node gives a duplicated header as an array. */
-export type VerifyWebhookSignatureInput = Omit<VerifyDeliveryInput, 'header' | 'accepted'> & {
-	header: string | string[] | undefined | null;
-};
-
-export type SignatureVerification =
-	| { valid: true; timestamp: number }
-	| { valid: false; reason: SignatureFailureReason };
-
-/** The contract's layout only (the sandbox's tests check its own deliveries with it). */
-export function verifyWebhookSignature(input: VerifyWebhookSignatureInput): SignatureVerification {
-	const header = Array.isArray(input.header) ? input.header.join(',') : input.header;
-	const result = verifyDelivery({
-		...input,
-		header: (name) =>
-			name === BODY_SIGNATURE_HEADERS[0] && typeof header === 'string' ? header : undefined,
-		accepted: ['timestamped-header'],
-	});
-	if (result.valid) return { valid: true, timestamp: Number(result.timestamp) };
-	// A header that is not `t=…,v1=…` reads as another layout there; here it is malformed.
-	const reason = result.reason === 'layout_not_accepted' ? 'malformed_header' : result.reason;
-	return { valid: false, reason };
-}
+import { remember, type NodeMemory } from './nodeMemory';
+import { SIGNATURE_LAYOUTS, type SignatureLayout } from './vocabulary';
 
 /**
  * Signature Layout: Automatic fixes the first layout that verifies, so a capture cannot be replayed
  * in a weaker one; it is remembered per process (nodeMemory.ts), as n8n drops what webhook() writes
- * to static data.
+ * to static data. deliveryLayouts.ts checks the layouts.
  */
 export const AUTOMATIC_LAYOUT = 'auto';
 
@@ -52,28 +23,25 @@ export function layoutChoice(value: unknown): LayoutChoice {
 	return SIGNATURE_LAYOUTS.find((layout) => layout === value) ?? 'unknown';
 }
 
-/** The layouts a delivery for `key` may use now, given the layouts fixed so far; undefined: any. */
-export function acceptedLayouts(
-	fixed: ReadonlyMap<string, SignatureLayout>,
-	choice: LayoutChoice,
+/**
+ * Verifies a delivery for `key` (a registration or a wait) in the layouts `choice` accepts now;
+ * under Automatic the first verified layout becomes the only one. `accepted` (undefined: any) is
+ * what a refusal was checked against; `newlyFixed`, whether this delivery fixed the layout.
+ */
+export function verifyWithLayout(
+	memory: NodeMemory,
 	key: string,
-): SignatureLayout[] | undefined {
-	if (choice === 'unknown') return [];
-	if (choice !== AUTOMATIC_LAYOUT) return [choice];
-	const layout = fixed.get(key);
-	return layout ? [layout] : undefined;
-}
-
-/** Under Automatic, a verified delivery's layout becomes the only one for `key`; true if newly. */
-export function fixLayout(
-	fixed: Map<string, SignatureLayout>,
 	choice: LayoutChoice,
-	key: string,
-	layout: SignatureLayout,
-): boolean {
-	if (choice !== AUTOMATIC_LAYOUT || fixed.has(key)) return false;
-	remember(fixed, key, layout);
-	return true;
+	input: Omit<VerifyDeliveryInput, 'accepted'>,
+): DeliveryVerification & { accepted?: SignatureLayout[]; newlyFixed?: boolean } {
+	const fixed = memory.layouts.get(key);
+	const accepted =
+		choice === 'unknown' ? [] : choice !== AUTOMATIC_LAYOUT ? [choice] : fixed && [fixed];
+	const result = verifyDelivery({ ...input, accepted });
+	if (!result.valid) return { ...result, accepted };
+	const newlyFixed = choice === AUTOMATIC_LAYOUT && !fixed;
+	if (newlyFixed) remember(memory.layouts, key, result.layout);
+	return { ...result, newlyFixed };
 }
 
 export const signatureLayoutOption: INodeProperties = {

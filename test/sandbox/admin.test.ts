@@ -5,7 +5,7 @@ import { tmpdir } from 'os';
 import path from 'path';
 
 import { DocumentSchema, TeamMemberListSchema } from '../../contract';
-import { verifyWebhookSignature } from '../../nodes/shared/webhookSignature';
+import { verifyDelivery } from '../../nodes/shared/deliveryLayouts';
 import { DEMO_API_KEY, startSandbox } from '../../sandbox';
 import {
 	admin,
@@ -146,14 +146,16 @@ describe('admin routes', () => {
 		});
 		expect(response.status).toBe(200);
 		expect(
-			verifyWebhookSignature({
-				header: response.data.header,
+			verifyDelivery({
+				header: (name) => (name === 'x-signature' ? response.data.header : undefined),
 				rawBody: '{"a":1}',
 				secret,
 				nowSeconds: 1_763_805_600,
+				accepted: ['timestamped-header'],
 			}),
 		).toEqual({
 			valid: true,
+			layout: 'timestamped-header',
 			timestamp: 1_763_805_600,
 		});
 	});

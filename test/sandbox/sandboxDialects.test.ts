@@ -7,7 +7,6 @@ import http from 'http';
 
 import { AuditLogListSchema, LIMITS } from '../../contract';
 import { verifyDelivery } from '../../nodes/shared/deliveryLayouts';
-import { verifyWebhookSignature } from '../../nodes/shared/webhookSignature';
 import { startSandbox, type Sandbox } from '../../sandbox';
 import {
 	DEFAULT_DIALECT,
@@ -71,6 +70,21 @@ async function accountWith(
 	}
 	return { client, ids: ids.reverse(), apiKey };
 }
+
+/** The contract's X-Signature t=…,v1=… alone. */
+const verifyContract = (
+	headers: http.IncomingHttpHeaders,
+	rawBody: Buffer,
+	secret: string,
+	nowSeconds: number,
+) =>
+	verifyDelivery({
+		header: (name) => (name === 'x-signature' ? (headers[name] as string | undefined) : undefined),
+		rawBody,
+		secret,
+		nowSeconds,
+		accepted: ['timestamped-header'],
+	});
 
 /** GET of an absolute next URL with the same key. */
 function follow(client: AxiosInstance, url: string): Promise<AxiosResponse> {
@@ -800,12 +814,12 @@ describe("ids: 'numeric'", () => {
 		expect(body.data.document.id).toBe(document.id);
 		expect(request.headers['x-delivery-id']).toBe(String(body.id));
 		expect(
-			verifyWebhookSignature({
-				header: request.headers['x-signature'],
-				rawBody: request.rawBody,
-				secret: webhook.secret,
-				nowSeconds: Math.floor(Date.now() / 1000),
-			}).valid,
+			verifyContract(
+				request.headers,
+				request.rawBody,
+				webhook.secret,
+				Math.floor(Date.now() / 1000),
+			).valid,
 		).toBe(true);
 
 		const record = await client.get(`/webhooks/${webhook.id}/deliveries/${body.id}`);
@@ -851,12 +865,7 @@ describe('webhook secrets and signatures', () => {
 		await sandbox.flushDeliveries();
 		const [request] = target.requests;
 		const check = (secret: string) =>
-			verifyWebhookSignature({
-				header: request.headers['x-signature'],
-				rawBody: request.rawBody,
-				secret,
-				nowSeconds: now(),
-			});
+			verifyContract(request.headers, request.rawBody, secret, now());
 		expect(check(created.data.secret).valid).toBe(true);
 		expect(check('my-own-secret-0123456789-0123456789-abcdef').valid).toBe(false);
 		// Ignored altogether: a secret the contract would refuse is not even validated.
@@ -881,12 +890,12 @@ describe('webhook secrets and signatures', () => {
 		await api(sandbox).post('/documents', documentBody());
 		await sandbox.flushDeliveries();
 		expect(
-			verifyWebhookSignature({
-				header: target.requests[0].headers['x-signature'],
-				rawBody: target.requests[0].rawBody,
-				secret: 'my-own-secret-0123456789-0123456789-abcdef',
-				nowSeconds: now(),
-			}).valid,
+			verifyContract(
+				target.requests[0].headers,
+				target.requests[0].rawBody,
+				'my-own-secret-0123456789-0123456789-abcdef',
+				now(),
+			).valid,
 		).toBe(true);
 	});
 

@@ -9,7 +9,7 @@ import {
 	WebhookWithSecretSchema,
 	type WebhookDeliveryBody,
 } from '../../contract';
-import { verifyWebhookSignature } from '../../nodes/shared/webhookSignature';
+import { verifyDelivery } from '../../nodes/shared/deliveryLayouts';
 import { expectResponseMatchesOpenApi } from '../helpers/openapi';
 import {
 	api,
@@ -19,6 +19,7 @@ import {
 	useReceivers,
 	useSandbox,
 	waitFor,
+	type ReceivedRequest,
 	type Receiver,
 } from '../helpers/sandbox';
 
@@ -41,6 +42,17 @@ function bodies(target: Receiver): WebhookDeliveryBody[] {
 		expectSchema(WebhookDeliveryBodySchema, JSON.parse(request.rawBody.toString('utf8'))),
 	);
 }
+
+/** The contract's X-Signature t=…,v1=… alone, at the time the request arrived. */
+const verifyContract = (request: ReceivedRequest, secret: string) =>
+	verifyDelivery({
+		header: (name) =>
+			name === 'x-signature' ? (request.headers[name] as string | undefined) : undefined,
+		rawBody: request.rawBody,
+		secret,
+		nowSeconds: request.receivedAtSeconds,
+		accepted: ['timestamped-header'],
+	});
 
 /** One body per event name (fails if an event arrived twice). */
 function byEvent(list: WebhookDeliveryBody[]): Record<string, WebhookDeliveryBody> {
@@ -87,21 +99,17 @@ describe('webhook deliveries', () => {
 			expect(request.headers['x-event']).toBe(body.event);
 			expect(body.webhook_id).toBe(webhook.id);
 
-			const verification = verifyWebhookSignature({
-				header: request.headers['x-signature'],
-				rawBody: request.rawBody,
-				secret: webhook.secret,
-				nowSeconds: request.receivedAtSeconds,
+			const verification = verifyContract(request, webhook.secret);
+			expect(verification).toEqual({
+				valid: true,
+				layout: 'timestamped-header',
+				timestamp: expect.any(Number),
 			});
-			expect(verification).toEqual({ valid: true, timestamp: expect.any(Number) });
-			expect(
-				verifyWebhookSignature({
-					header: request.headers['x-signature'],
-					rawBody: request.rawBody,
-					secret: 'x'.repeat(40),
-					nowSeconds: request.receivedAtSeconds,
-				}),
-			).toEqual({ valid: false, reason: 'signature_mismatch' });
+			expect(verifyContract(request, 'x'.repeat(40))).toEqual({
+				valid: false,
+				layout: 'timestamped-header',
+				reason: 'signature_mismatch',
+			});
 		}
 		const received = bodies(target);
 		expect(received.find((body) => body.event === 'document.created')?.data.document?.id).toBe(
@@ -200,14 +208,7 @@ describe('webhook deliveries', () => {
 			1,
 		);
 		for (const request of target.requests) {
-			expect(
-				verifyWebhookSignature({
-					header: request.headers['x-signature'],
-					rawBody: request.rawBody,
-					secret: webhook.secret,
-					nowSeconds: request.receivedAtSeconds,
-				}).valid,
-			).toBe(true);
+			expect(verifyContract(request, webhook.secret).valid).toBe(true);
 		}
 		const attempts = sandbox()
 			.deliveries()

@@ -1,6 +1,13 @@
-import type { IDisplayOptions, INodeProperties } from 'n8n-workflow';
+import type {
+	IDisplayOptions,
+	IExecuteSingleFunctions,
+	IHttpRequestOptions,
+	INodeProperties,
+} from 'n8n-workflow';
 
 import { ID_PATTERN } from '../../shared/ids';
+import { PAGING_LABELS, type ListPaging } from '../../shared/transport/listRecords';
+import { requireText } from './validation';
 
 /** Options in alphabetical order of their names, as n8n asks (lists built from the vocabulary are not). */
 export function byName<T extends { name: string }>(options: T[]): T[] {
@@ -48,26 +55,23 @@ export function searchListPaging(displayOptions: IDisplayOptions): INodeProperti
 	);
 }
 
-/** Custom's settings, by label (named in camel case): placeholder and description. */
-const PAGING_SETTINGS = {
-	'Limit Parameter': ['page_size', 'Query parameter that sets the page size (default: limit)'],
-	'Next Token Parameter': [
+/** Custom's settings in the order of their labels (PAGING_LABELS): placeholder and description. */
+const PAGING_HELP: Record<keyof ListPaging, [string, string]> = {
+	limitParameter: ['page_size', 'Query parameter that sets the page size (default: limit)'],
+	nextTokenParameter: [
 		'page_token',
 		'Query parameter the next-page token is sent back in (default: implied by the Next Token Path)',
 	],
-	'Next Token Path': [
+	nextTokenPath: [
 		'meta.next_page_token',
 		'Where the response holds the next-page token, as keys joined by dots; the list ends when it is missing',
 	],
-	'Offset Parameter': [
+	offsetParameter: [
 		'offset',
 		'Query parameter for the number of records to skip, for a service paged by offset',
 	],
-	'Records Path': [
-		'result.documents',
-		'Where the response holds the records, as keys joined by dots',
-	],
-	'Total Path': [
+	recordsPath: ['result.documents', 'Where the response holds the records, as keys joined by dots'],
+	totalPath: [
 		'meta.total',
 		'Where the response states how many records the whole list holds; fewer records read than that is an error',
 	],
@@ -110,9 +114,9 @@ function listPagingFields(displayOptions: IDisplayOptions, description: string):
 				...displayOptions,
 				show: { ...displayOptions.show, listPaging: ['custom'] },
 			},
-			options: Object.entries(PAGING_SETTINGS).map(([displayName, [placeholder, description]]) => ({
-				displayName,
-				name: displayName[0].toLowerCase() + displayName.slice(1).replace(/ /g, ''),
+			options: Object.entries(PAGING_HELP).map(([name, [placeholder, description]]) => ({
+				displayName: PAGING_LABELS[name as keyof ListPaging],
+				name,
 				type: 'string',
 				default: '',
 				placeholder,
@@ -145,6 +149,28 @@ export function simplifyField(resource: string, operations: string[]): INodeProp
 		description: 'Whether to return a simplified version of the response instead of the raw data',
 		displayOptions: showFor(resource, operations),
 	};
+}
+
+/** Where an operation that downloads a file puts it: the output binary field's name. */
+export function outputFileField(resource: string, operations: string[]): INodeProperties {
+	return {
+		displayName: 'Put Output File in Field',
+		name: 'binaryPropertyName',
+		type: 'string',
+		default: 'data',
+		required: true,
+		hint: 'The name of the output binary field to put the file in',
+		displayOptions: showFor(resource, operations),
+	};
+}
+
+/** The preSend check of outputFileField. */
+export async function checkOutputFileField(
+	this: IExecuteSingleFunctions,
+	options: IHttpRequestOptions,
+): Promise<IHttpRequestOptions> {
+	requireText(this, 'Put Output File in Field', this.getNodeParameter('binaryPropertyName', ''));
+	return options;
 }
 
 /** Lets users send body fields the node does not know yet; merged last, so it wins. */

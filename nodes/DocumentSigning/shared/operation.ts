@@ -8,8 +8,15 @@ import type {
 	PreSendAction,
 } from 'n8n-workflow';
 
-import { byName, resourceLocator, searchListPaging, showFor } from './fields';
-import type { OutputStep } from './postReceive';
+import {
+	byName,
+	resourceLocator,
+	returnAllAndLimit,
+	searchListPaging,
+	showFor,
+	simplifyField,
+} from './fields';
+import { simplifyTo, type OutputStep } from './postReceive';
 import { inHook, sendListRequests, sendRequest } from './routedRequest';
 import { requireId } from './validation';
 
@@ -141,6 +148,30 @@ export function operation({
 			operations: { pagination: list ? sendListRequests : sendRequest },
 			...(postReceive.length ? { output: { postReceive } } : {}),
 		},
+	};
+}
+
+/** A Get Many of every page, with `filters` if any, keeping `simpleFields` of each record under Simplify. */
+export function simpleList(
+	resource: string,
+	spec: Pick<OperationSpec, 'action' | 'description' | 'path'>,
+	simpleFields: string[],
+	filters: INodeProperties[] = [],
+): { operation: INodePropertyOptions; fields: INodeProperties[] } {
+	return {
+		operation: operation({
+			name: 'Get Many',
+			value: 'getAll',
+			...spec,
+			method: 'GET',
+			list: true,
+			postReceive: [simplifyTo(simpleFields)],
+		}),
+		fields: [
+			...returnAllAndLimit(resource, 'getAll'),
+			...filters,
+			simplifyField(resource, ['getAll']),
+		],
 	};
 }
 

@@ -1,7 +1,6 @@
 import type {
 	DeclarativeRestApiSettings,
 	IDataObject,
-	IExecuteData,
 	IExecutePaginationFunctions,
 	IHttpRequestOptions,
 	IN8nHttpFullResponse,
@@ -12,20 +11,14 @@ import type {
 
 import { MAX_PAGE_SIZE } from '../../shared/vocabulary';
 import {
-	checkResponse,
 	deriveIdempotencyKey,
-	safeRequestSettings,
-	sendAttempt,
-	sendWithRetries,
-	serviceClient,
+	runClient,
+	sendChecked,
 	toNodeError,
 	walkPages,
-	type ServiceClient,
 } from '../../shared/transport';
-import { TIME_LIMITS } from '../../shared/transport/bounds';
 import { extractRecords, readListPaging } from '../../shared/transport/listRecords';
 import { pageQuery } from '../../shared/transport/pageWalk';
-import { readResponse } from '../../shared/transport/request';
 import { legacyOrderToolCall } from './agentTool';
 import { invalid } from './validation';
 
@@ -50,21 +43,6 @@ import { invalid } from './validation';
 /** A preSend step as n8n is given it: nothing then; the hook runs `step` (see above). */
 export function inHook(step: PreSendAction): PreSendAction {
 	return Object.assign(async (options: IHttpRequestOptions) => options, { step });
-}
-
-/** A node run's service client: n8n decrypts the credential (a database query) on every read. */
-const clients = new WeakMap<IExecuteData, Promise<ServiceClient>>();
-
-function runClient(context: IExecutePaginationFunctions): Promise<ServiceClient> {
-	const run = context.getExecuteData();
-	let client = clients.get(run);
-	if (!client) {
-		client = serviceClient(context);
-		clients.set(run, client);
-		// A failed read is not kept: the next item reads again and reports its own error.
-		client.catch(() => clients.delete(run));
-	}
-	return client;
 }
 
 /** Return All, or Limit: how many records the user asked for (undefined: all). */
@@ -92,41 +70,22 @@ async function routedRequest(
 		for (const { step } of preSend as Array<{ step?: PreSendAction }>)
 			if (step) options = await step.call(context, options);
 		const client = await runClient(context);
-		const { method } = options;
-		// The one binary response is Report › Export's.
-		const kind = options.encoding === 'arraybuffer' ? 'export' : 'json';
-		Object.assign(options, safeRequestSettings(client.allowedDomains), {
-			baseURL: client.origin.baseUrl,
-			ignoreHttpStatusErrors: true,
-			encoding: 'stream',
-			timeout: TIME_LIMITS.attemptMs,
-		});
-		if (method === 'POST') {
+		// Every POST carries an Idempotency-Key, so every request is safe to repeat.
+		let idempotencyKey: string | undefined;
+		if (options.method === 'POST') {
 			const key = [context.getExecutionId(), context.getWorkflow().id, node.id ?? node.name];
 			const runIndex = context.getWorkflowDataProxy(itemIndex).$runIndex as number;
-			const idempotencyKey = deriveIdempotencyKey(...key, runIndex, itemIndex);
-			options.headers = { ...options.headers, 'Idempotency-Key': idempotencyKey };
+			idempotencyKey = deriveIdempotencyKey(...key, runIndex, itemIndex);
 		}
-		const observed = { retriedAfterLostResponse: false };
-		const abortSignal = context.getExecutionCancelSignal?.();
-		// Every POST carries an Idempotency-Key (above), so every request is safe to repeat.
-		const retry = {
-			node,
-			gateKey: client.gateKey,
-			idempotent: true,
-			itemIndex,
-			abortSignal,
-			observed,
-		};
+		options.baseURL = client.origin.baseUrl;
 		const send = async () =>
-			await sendWithRetries(retry, async ({ signal }) => {
-				const response = await sendAttempt(context, client, { ...options, abortSignal: signal });
-				await readResponse(response, kind, client);
-				// A DELETE repeated after a lost response finds nothing: it did what the user asked for.
-				const deleted = method === 'DELETE' && observed.retriedAfterLostResponse;
-				const expectJson = kind === 'json' && method !== 'DELETE';
-				checkResponse(response, { expectJson, acceptStatuses: deleted ? [404] : [] });
-				return response;
+			await sendChecked(context, client, options, {
+				// The one binary response is Report › Export's.
+				kind: options.encoding === 'arraybuffer' ? 'export' : 'json',
+				idempotencyKey,
+				itemIndex,
+				abortSignal: context.getExecutionCancelSignal?.(),
+				deletedIfGone: true,
 			});
 		const output = async (records: IDataObject[], response: IN8nHttpFullResponse) => {
 			let items: INodeExecutionData[] = records.map((json) => ({ json }));

@@ -8,7 +8,7 @@ import { LIMITS, PHONE_PATTERN, SIGNER_AUTHENTICATION_METHODS } from '../../shar
 /** The context of the item whose input is checked. */
 type Context = IExecuteSingleFunctions;
 
-const isEmpty = (value: unknown) => value === undefined || value === null || value === '';
+export const isEmpty = (value: unknown) => value === undefined || value === null || value === '';
 
 /** An input error, naming the parameter as the editor shows it. */
 export function invalid(
@@ -77,6 +77,15 @@ export function optionalDate(
 	if (!Number.isFinite(time))
 		throw invalid(context, parameter, `${shownInput(text)} is not a valid date`);
 	return new Date(time).toISOString();
+}
+
+/** Additional Fields › Expires At as an ISO 8601 string, refused unless in the future. */
+export function expiresAt(context: Context, value: unknown): string | undefined {
+	const parameter = 'Additional Fields › Expires At';
+	const date = optionalDate(context, parameter, value);
+	if (date && Date.parse(date) <= Date.now())
+		throw invalid(context, parameter, 'must be in the future');
+	return date;
 }
 
 function parseJsonObject(context: Context, parameter: string, raw: unknown): IDataObject {
@@ -163,13 +172,9 @@ export function readMetadata(
 	return result;
 }
 
-/** Merges the Extra Body Fields (JSON) option over a body that was built from the other fields. */
-export function withExtraBodyFields(
-	context: Context,
-	body: IDataObject,
-	raw: unknown,
-): IDataObject {
-	return { ...body, ...parseJsonObject(context, 'Extra Body Fields (JSON)', raw) };
+/** The body from the fields a user filled in (empty ones dropped), Extra Body Fields (JSON) merged over it. */
+export function requestBody(context: Context, fields: IDataObject, extra: unknown): IDataObject {
+	return { ...compact(fields), ...parseJsonObject(context, 'Extra Body Fields (JSON)', extra) };
 }
 
 /** Copies the options a user filled in, dropping empty ones. */

@@ -28,6 +28,36 @@ export class ServiceBehaviourError extends Error {
 	}
 }
 
+/** Refuses error statuses (as HttpStatusError, for the retry policy), redirects, and text for JSON. */
+export function checkResponse(
+	response: IN8nHttpFullResponse,
+	{ expectJson, acceptStatuses = [] }: { expectJson: boolean; acceptStatuses?: number[] },
+): void {
+	const status = response.statusCode;
+	if (acceptStatuses.includes(status)) return;
+	if (status >= 400) throw new HttpStatusError(response);
+	if (status >= 300) {
+		const location = headerValue(response.headers, 'location');
+		throw new ServiceBehaviourError(
+			`The service answered with a redirect (HTTP ${status})${location ? ` to ${location.slice(0, 200)}` : ''}; it was not followed`,
+			'Redirects are never followed, so the API key cannot be carried to another address. Check the Base URL in the credentials (for example https:// instead of http://, or the /v1 at its end).',
+			String(status),
+		);
+	}
+	if (expectJson && typeof response.body === 'string' && response.body.trim() !== '') {
+		const page = isHtml(response.body, headerValue(response.headers, 'content-type'));
+		throw new ServiceBehaviourError(
+			page
+				? `The service answered HTTP ${status} with a web page instead of an API response`
+				: `The service answered HTTP ${status} with a body that is not valid JSON`,
+			page
+				? 'Such pages come from a proxy, gateway or login page in front of the API, or from a Base URL that points at a website. Check the Base URL in the credentials.'
+				: 'The response may have been cut off on its way. Try again; if it keeps happening, the service is probably having trouble.',
+			String(status),
+		);
+	}
+}
+
 /** An attempt given up at its own time limit: reported as the network's ETIMEDOUT. */
 export const timedOut = () => Object.assign(new Error('timed out'), { code: 'ETIMEDOUT' });
 

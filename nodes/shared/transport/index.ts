@@ -1,12 +1,11 @@
 /** The transport: every request the package makes, split by job (see each file's header). */
 export {
-	checkResponse,
-	safeRequestSettings,
 	apiRequest,
 	askOwnN8n,
 	deriveIdempotencyKey,
 	recordOf,
-	sendAttempt,
+	runClient,
+	sendChecked,
 	serviceClient,
 } from './request';
 export type { ApiContext, ApiRequestOptions, ServiceClient } from './request';

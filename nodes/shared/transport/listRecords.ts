@@ -7,8 +7,8 @@ import { shownInput } from './text';
 // Where a list response's records are, and the List Paging setting (docs/dialects.md); pure: the
 // rest of a page is read in listPages.ts, the loop is pageWalk.ts.
 
-/** List Paging > Custom, each setting's label; an empty one is found automatically. */
-const SETTINGS = {
+/** List Paging > Custom, each setting's label, in errors and in the editor; an empty one is found automatically. */
+export const PAGING_LABELS = {
 	recordsPath: 'Records Path',
 	nextTokenPath: 'Next Token Path',
 	totalPath: 'Total Path',
@@ -16,7 +16,7 @@ const SETTINGS = {
 	offsetParameter: 'Offset Parameter',
 	limitParameter: 'Limit Parameter',
 };
-export type ListPaging = Partial<Record<keyof typeof SETTINGS, string>>;
+export type ListPaging = Partial<Record<keyof typeof PAGING_LABELS, string>>;
 
 export interface PageResponse {
 	body: unknown;
@@ -50,7 +50,7 @@ export function readListPaging(
 	const refuse = (setting: string, problem: string) =>
 		new NodeOperationError(node, `List Paging > ${setting}: ${problem}`, { itemIndex });
 	const paging: ListPaging = {};
-	for (const [name, label] of Object.entries(SETTINGS) as Array<[keyof ListPaging, string]>) {
+	for (const [name, label] of Object.entries(PAGING_LABELS) as Array<[keyof ListPaging, string]>) {
 		const isPath = name.endsWith('Path');
 		const text = typeof raw[name] === 'string' ? (raw[name] as string).trim() : '';
 		const value = isPath ? text.replace(/^\$\./, '') : text;

@@ -2,6 +2,7 @@ import { createHash } from 'crypto';
 import type {
 	ICredentialDataDecryptedObject,
 	IDataObject,
+	IExecuteData,
 	IExecuteFunctions,
 	IExecutePaginationFunctions,
 	IExecuteSingleFunctions,
@@ -16,8 +17,7 @@ import type {
 
 import { idText } from '../ids';
 import { BODY_LIMITS, TIME_LIMITS, type ResponseKind } from './bounds';
-import { HttpStatusError, ServiceBehaviourError, timedOut, toNodeError } from './errors';
-import { isHtml } from './htmlPages';
+import { checkResponse, ServiceBehaviourError, timedOut, toNodeError } from './errors';
 import { headerValue } from './headers';
 import type { PageResponse } from './listRecords';
 import { sendWithRetries } from './retry';
@@ -54,36 +54,6 @@ export function safeRequestSettings(allowedDomains?: string): Partial<IHttpReque
 	return allowedDomains ? { ...settings, allowedDomains } : settings;
 }
 
-/** Refuses error statuses (as HttpStatusError, for the retry policy), redirects, and text for JSON. */
-export function checkResponse(
-	response: IN8nHttpFullResponse,
-	{ expectJson, acceptStatuses = [] }: { expectJson: boolean; acceptStatuses?: number[] },
-): void {
-	const status = response.statusCode;
-	if (acceptStatuses.includes(status)) return;
-	if (status >= 400) throw new HttpStatusError(response);
-	if (status >= 300) {
-		const location = headerValue(response.headers, 'location');
-		throw new ServiceBehaviourError(
-			`The service answered with a redirect (HTTP ${status})${location ? ` to ${location.slice(0, 200)}` : ''}; it was not followed`,
-			'Redirects are never followed, so the API key cannot be carried to another address. Check the Base URL in the credentials (for example https:// instead of http://, or the /v1 at its end).',
-			String(status),
-		);
-	}
-	if (expectJson && typeof response.body === 'string' && response.body.trim() !== '') {
-		const page = isHtml(response.body, headerValue(response.headers, 'content-type'));
-		throw new ServiceBehaviourError(
-			page
-				? `The service answered HTTP ${status} with a web page instead of an API response`
-				: `The service answered HTTP ${status} with a body that is not valid JSON`,
-			page
-				? 'Such pages come from a proxy, gateway or login page in front of the API, or from a Base URL that points at a website. Check the Base URL in the credentials.'
-				: 'The response may have been cut off on its way. Try again; if it keeps happening, the service is probably having trouble.',
-			String(status),
-		);
-	}
-}
-
 /** The record in a response: the body itself, or under `data`. */
 export function recordOf(body: unknown): IDataObject {
 	if (typeof body !== 'object' || body === null || Array.isArray(body)) return {};
@@ -114,22 +84,39 @@ export async function serviceClient(context: ApiContext): Promise<ServiceClient>
 	};
 }
 
-export interface ApiRequestOptions {
-	qs?: IDataObject;
-	body?: IDataObject;
+/** A node run's service client: n8n decrypts the credential (a database query) on every read. */
+const runClients = new WeakMap<IExecuteData, Promise<ServiceClient>>();
+
+/** The action node's client, read once per node run (n8n gives its routing hook no other store). */
+export function runClient(context: IExecutePaginationFunctions): Promise<ServiceClient> {
+	const run = context.getExecuteData();
+	let client = runClients.get(run);
+	if (!client) {
+		client = serviceClient(context);
+		runClients.set(run, client);
+		// A failed read is not kept: the next item reads again and reports its own error.
+		client.catch(() => runClients.delete(run));
+	}
+	return client;
+}
+
+export interface SendOptions {
 	/** Makes a POST safe to retry: the service answers a repeat with the first result. */
 	idempotencyKey?: string;
 	/** Error statuses the caller reads as responses (returned, not thrown, never retried). */
 	acceptStatuses?: number[];
 	/** One attempt only, given up after this many ms (for checks that must not hold anything up). */
 	singleAttemptTimeoutMs?: number;
-	/** The response's body as bytes (a file), not JSON. */
-	binary?: boolean;
-	/** The size limit the response is read under; `file` for binary responses unless said. */
-	kind?: ResponseKind;
 	abortSignal?: AbortSignal;
 	/** The whole request's bound when shorter than the retry policy's (list searches). */
 	maxTotalWaitMs?: number;
+}
+
+export interface ApiRequestOptions extends SendOptions {
+	qs?: IDataObject;
+	body?: IDataObject;
+	/** The response's body as bytes (a file), not JSON. */
+	binary?: boolean;
 	/** Already loaded for this context (saves decrypting the credential again). */
 	client?: ServiceClient;
 }
@@ -193,7 +180,7 @@ function jsonOrText(text: string): unknown {
 }
 
 /** One attempt: the credential as read once goes along (n8n would read and decrypt it again). */
-export async function sendAttempt(
+async function sendAttempt(
 	context: ApiContext | IExecutePaginationFunctions,
 	client: ServiceClient,
 	options: IHttpRequestOptions,
@@ -227,39 +214,35 @@ export async function askOwnN8n(
 	})) as IN8nHttpFullResponse;
 }
 
-/** One request with the retry policy to a path (`/webhooks`) or an absolute URL under the Base URL. */
-export async function apiRequest(
-	context: ApiContext,
-	method: IHttpRequestMethods,
-	target: string,
-	options: ApiRequestOptions = {},
+/**
+ * Sends `request` under the retry policy (or once, within singleAttemptTimeoutMs), its response read
+ * within its kind's limit (bounds.ts) and checked (checkResponse).
+ */
+export async function sendChecked(
+	context: ApiContext | IExecutePaginationFunctions,
+	client: ServiceClient,
+	request: IHttpRequestOptions,
+	settings: SendOptions & { kind: ResponseKind; itemIndex?: number; deletedIfGone?: boolean },
 ): Promise<IN8nHttpFullResponse> {
-	const client = options.client ?? (await serviceClient(context));
-	const { origin } = client;
-	const { binary, idempotencyKey, abortSignal, singleAttemptTimeoutMs } = options;
-	const request: IHttpRequestOptions = {
-		method,
-		url: target.startsWith('/')
-			? origin.urlOf(target)
-			: origin.followable(target, origin.baseUrl, 'a link'),
-		qs: options.qs,
-		body: options.body,
-		headers: {
-			Accept: binary ? '*/*' : 'application/json',
-			...(idempotencyKey ? { 'Idempotency-Key': idempotencyKey } : {}),
-		},
+	const { kind, idempotencyKey, abortSignal, singleAttemptTimeoutMs } = settings;
+	const { method } = request;
+	const sent: IHttpRequestOptions = {
+		...request,
+		...(idempotencyKey && { headers: { ...request.headers, 'Idempotency-Key': idempotencyKey } }),
 		ignoreHttpStatusErrors: true,
 		// Read as a stream and counted (bounds.ts): n8n would otherwise read any response whole.
 		encoding: 'stream',
-		json: !binary,
 		timeout: singleAttemptTimeoutMs ?? TIME_LIMITS.attemptMs,
 		...safeRequestSettings(client.allowedDomains),
 	};
+	const observed = { retriedAfterLostResponse: false };
 	const send = async (signal: AbortSignal) => {
-		const response = await sendAttempt(context, client, { ...request, abortSignal: signal });
-		await readResponse(response, options.kind ?? (binary ? 'file' : 'json'), client);
-		const expectJson = !binary && method !== 'DELETE';
-		checkResponse(response, { expectJson, acceptStatuses: options.acceptStatuses });
+		const response = await sendAttempt(context, client, { ...sent, abortSignal: signal });
+		await readResponse(response, kind, client);
+		// A DELETE repeated after a lost response finds nothing: it did what the user asked for.
+		const gone = method === 'DELETE' && observed.retriedAfterLostResponse;
+		const expectJson = kind === 'json' && method !== 'DELETE';
+		checkResponse(response, { expectJson, acceptStatuses: gone ? [404] : settings.acceptStatuses });
 		return response;
 	};
 	if (singleAttemptTimeoutMs) {
@@ -270,15 +253,38 @@ export async function apiRequest(
 			throw toNodeError(context.getNode(), limit.aborted ? timedOut() : error);
 		}
 	}
-	const idempotent = (method !== 'POST' && method !== 'PATCH') || Boolean(idempotencyKey);
 	return await sendWithRetries(
 		{
 			node: context.getNode(),
 			gateKey: client.gateKey,
-			idempotent,
+			idempotent: (method !== 'POST' && method !== 'PATCH') || Boolean(idempotencyKey),
+			itemIndex: settings.itemIndex,
 			abortSignal,
-			maxTotalWaitMs: options.maxTotalWaitMs,
+			observed: settings.deletedIfGone ? observed : undefined,
+			maxTotalWaitMs: settings.maxTotalWaitMs,
 		},
 		async (attempt) => await send(attempt.signal),
+	);
+}
+
+/** One request with the retry policy to a path (`/webhooks`) or an absolute URL under the Base URL. */
+export async function apiRequest(
+	context: ApiContext,
+	method: IHttpRequestMethods,
+	target: string,
+	options: ApiRequestOptions = {},
+): Promise<IN8nHttpFullResponse> {
+	const { binary, qs, body } = options;
+	const client = options.client ?? (await serviceClient(context));
+	const { origin } = client;
+	const url = target.startsWith('/')
+		? origin.urlOf(target)
+		: origin.followable(target, origin.baseUrl, 'a link');
+	const headers = { Accept: binary ? '*/*' : 'application/json' };
+	return await sendChecked(
+		context,
+		client,
+		{ method, url, qs, body, headers, json: !binary },
+		{ ...options, kind: binary ? 'file' : 'json' },
 	);
 }

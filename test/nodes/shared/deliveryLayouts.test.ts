@@ -4,6 +4,8 @@
  */
 import { createHmac } from 'crypto';
 
+import { signWebhookPayload } from '../../../sandbox/deliverySignature';
+import { SIGNATURE_TOLERANCE_SECONDS } from '../../../nodes/shared/vocabulary';
 import { verifyDelivery, type VerifyDeliveryInput } from '../../../nodes/shared/deliveryLayouts';
 
 /** Builds throwaway test keys at run time (they are fixtures, not credentials). */
@@ -17,8 +19,8 @@ const BODY =
 	'{"id":"dlv_1","event":"document.completed","data":{"document":{"name":"Vertrag – ü.pdf"}}}';
 
 /** The contract's v1 signature: hex HMAC of "<t>.<body>". */
-function hmac(secret: string, t: number | string, body: string): string {
-	return createHmac('sha256', secret).update(`${t}.${body}`, 'utf8').digest('hex');
+function hmac(secret: string, t: number | string, body: string | Buffer): string {
+	return createHmac('sha256', secret).update(`${t}.`, 'utf8').update(body).digest('hex');
 }
 const good = hmac(SECRET, NOW, BODY);
 
@@ -314,5 +316,185 @@ describe('verifyDelivery', () => {
 				).not.toThrow();
 			}
 		}
+	});
+});
+
+describe('verifyDelivery, the contract layout alone (X-Signature t=…,v1=…)', () => {
+	type Contract = Partial<Omit<VerifyDeliveryInput, 'header'>> & { header?: string };
+	const contract = ({ header = `t=${NOW},v1=${good}`, ...overrides }: Contract = {}) =>
+		verifyDelivery({
+			...deliveryInput({ 'X-Signature': header }),
+			accepted: ['timestamped-header'],
+			...overrides,
+		});
+	const layout = 'timestamped-header';
+	const verified = { valid: true, layout, timestamp: NOW };
+	const refused = (reason: string) => ({ valid: false, layout, reason });
+	// A header that is not `t=…,v1=…` reads as a bare body HMAC, which this layout does not accept.
+	const notContract = { valid: false, layout: 'body-hmac', reason: 'layout_not_accepted' };
+
+	it.each<[string, Contract, object]>([
+		['valid signature', {}, verified],
+		['valid with a Buffer body', { rawBody: Buffer.from(BODY, 'utf8') }, verified],
+		['valid with uppercase hex', { header: `t=${NOW},v1=${good.toUpperCase()}` }, verified],
+		[
+			'valid with extra whitespace around parts and "="',
+			{ header: `  t = ${NOW} ,  v1=${good}  ` },
+			verified,
+		],
+		['valid with the parts in another order', { header: `v1=${good},t=${NOW}` }, verified],
+		[
+			'valid when one of several v1 entries matches (secret rotation)',
+			{ header: `t=${NOW},v1=${hmac(OTHER_SECRET, NOW, BODY)},v1=${good}` },
+			verified,
+		],
+		[
+			'valid when an unknown scheme sits next to v1',
+			{ header: `t=${NOW},v0=deadbeef,v1=${good}` },
+			verified,
+		],
+		[
+			'valid at exactly the tolerance in the past',
+			{ nowSeconds: NOW + SIGNATURE_TOLERANCE_SECONDS },
+			verified,
+		],
+		[
+			'valid at exactly the tolerance in the future',
+			{ nowSeconds: NOW - SIGNATURE_TOLERANCE_SECONDS },
+			verified,
+		],
+		['valid with a custom tolerance', { nowSeconds: NOW + 1000, toleranceSeconds: 1000 }, verified],
+		[
+			'valid with duplicated headers folded with ", "',
+			{ header: `t=${NOW}, v1=${good}` },
+			verified,
+		],
+
+		['missing header (empty)', { header: '' }, { valid: false, reason: 'missing_header' }],
+		['missing header (blank)', { header: '   ' }, { valid: false, reason: 'missing_header' }],
+
+		['wrong secret', { secret: OTHER_SECRET }, refused('signature_mismatch')],
+		['empty secret never accepts', { secret: '' }, refused('signature_mismatch')],
+		[
+			'tampered body',
+			{ rawBody: BODY.replace('completed', 'declined') },
+			refused('signature_mismatch'),
+		],
+		[
+			'body re-serialised (whitespace added)',
+			{ rawBody: JSON.stringify(JSON.parse(BODY), null, 2) },
+			refused('signature_mismatch'),
+		],
+		['tampered timestamp', { header: `t=${NOW + 1},v1=${good}` }, refused('signature_mismatch')],
+		[
+			'signature of the wrong length',
+			{ header: `t=${NOW},v1=${good.slice(0, 62)}` },
+			refused('signature_mismatch'),
+		],
+		['signature too long', { header: `t=${NOW},v1=${good}00` }, refused('signature_mismatch')],
+
+		[
+			'stale timestamp (past)',
+			{ nowSeconds: NOW + SIGNATURE_TOLERANCE_SECONDS + 1 },
+			refused('stale_timestamp'),
+		],
+		[
+			'stale timestamp (future)',
+			{ nowSeconds: NOW - SIGNATURE_TOLERANCE_SECONDS - 1 },
+			refused('stale_timestamp'),
+		],
+		[
+			'stale timestamp with a custom tolerance',
+			{ nowSeconds: NOW + 11, toleranceSeconds: 10 },
+			refused('stale_timestamp'),
+		],
+		['receiver clock not a number', { nowSeconds: Number.NaN }, refused('stale_timestamp')],
+
+		['no timestamp', { header: `v1=${good}` }, notContract],
+		['not key=value', { header: 'garbage' }, notContract],
+		['a bare signature', { header: good }, notContract],
+		['an empty key', { header: `=${NOW},v1=${good}` }, notContract],
+		['malformed: no signature at all', { header: `t=${NOW}` }, refused('malformed_header')],
+		['malformed: empty value', { header: `t=,v1=${good}` }, refused('malformed_header')],
+		[
+			'malformed: non-numeric timestamp',
+			{ header: `t=abc,v1=${good}` },
+			refused('malformed_header'),
+		],
+		[
+			'malformed: negative timestamp',
+			{ header: `t=-${NOW},v1=${good}` },
+			refused('malformed_header'),
+		],
+		[
+			'malformed: fractional timestamp',
+			{ header: `t=${NOW}.5,v1=${good}` },
+			refused('malformed_header'),
+		],
+		[
+			'malformed: two timestamps',
+			{ header: `t=${NOW},t=${NOW},v1=${good}` },
+			refused('malformed_header'),
+		],
+		[
+			'malformed: non-hex signature',
+			{ header: `t=${NOW},v1=${'z'.repeat(64)}` },
+			refused('malformed_header'),
+		],
+		[
+			'malformed: odd-length hex',
+			{ header: `t=${NOW},v1=${good.slice(1)}` },
+			refused('malformed_header'),
+		],
+		[
+			'malformed: semicolons instead of commas',
+			{ header: `t=${NOW};v1=${good}` },
+			refused('malformed_header'),
+		],
+		['malformed: trailing comma', { header: `t=${NOW},v1=${good},` }, refused('malformed_header')],
+
+		['unsupported scheme v0', { header: `t=${NOW},v0=${good}` }, refused('unsupported_scheme')],
+		[
+			'unsupported scheme sha1',
+			{ header: `t=${NOW},sha1=${createHmac('sha1', SECRET).update(BODY).digest('hex')}` },
+			refused('unsupported_scheme'),
+		],
+		[
+			'unsupported scheme V1 (case matters)',
+			{ header: `t=${NOW},V1=${good}` },
+			refused('unsupported_scheme'),
+		],
+
+		['empty string body', { rawBody: '' }, refused('empty_body')],
+		['empty Buffer body', { rawBody: Buffer.alloc(0) }, refused('empty_body')],
+		['undefined body', { rawBody: undefined }, refused('empty_body')],
+	])('%s', (_name, input, expected) => {
+		expect(contract(input)).toEqual(expected);
+	});
+
+	it('no X-Signature header at all: missing_header, no layout named', () => {
+		expect(verifyDelivery({ ...deliveryInput({}), accepted: ['timestamped-header'] })).toEqual({
+			valid: false,
+			reason: 'missing_header',
+		});
+	});
+
+	it('accepts what signWebhookPayload produces, for string and Buffer bodies alike', () => {
+		const header = signWebhookPayload(SECRET, NOW, BODY);
+		expect(contract({ header, rawBody: Buffer.from(BODY) })).toEqual(verified);
+	});
+
+	it('verifies a binary (non UTF-8) Buffer body byte for byte', () => {
+		const binary = Buffer.from([0xff, 0x00, 0xfe, 0x7b]);
+		const header = `t=${NOW},v1=${hmac(SECRET, NOW, binary)}`;
+		expect(contract({ header, rawBody: binary })).toEqual(verified);
+		expect(contract({ header, rawBody: Buffer.from([0xff, 0x00, 0xfe, 0x7c]) })).toEqual(
+			refused('signature_mismatch'),
+		);
+	});
+
+	it('never throws on hostile input', () => {
+		for (const header of ['t='.repeat(10_000), `t=${'9'.repeat(400)},v1=${good}`])
+			expect(() => contract({ header })).not.toThrow();
 	});
 });

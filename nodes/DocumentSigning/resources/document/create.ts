@@ -16,12 +16,11 @@ import { operation } from '../../shared/operation';
 import { signersField } from '../../shared/signers';
 import { ID_HINT, idProblem, idText } from '../../../shared/ids';
 import {
-	compact,
+	expiresAt,
 	invalid,
-	optionalDate,
 	readMetadata,
+	requestBody,
 	requireText,
-	withExtraBodyFields,
 } from '../../shared/validation';
 import { extensionOf, readFile } from './attachedFile';
 import { locatorValue, templateFieldValuesOption, templateMapperFields } from './templateFields';
@@ -148,34 +147,29 @@ export const buildDocumentBody = async function (
 		name = `${name}.${own && attached.extensions.includes(own) ? own : attached.extensions[0]}`;
 	}
 	const fields = readTemplateFieldValues(this, additional, templateId);
-	const body: IDataObject = compact({
+	const signers = readDocumentSigners(this, templateId, draft);
+	const expires = expiresAt(this, additional.expires_at);
+	const metadata = readMetadata(this, 'Additional Fields › Metadata (JSON)', additional.metadata);
+	const extension = name === undefined ? undefined : extensionOf(name);
+	if (attached && extension && !attached.extensions.includes(extension)) {
+		throw invalid(
+			this,
+			'Document Name',
+			`the extension ".${extension}" does not match the attached ${attached.extensions[0].toUpperCase()} file`,
+		);
+	}
+	const body = {
 		name,
-		signers: readDocumentSigners(this, templateId, draft),
+		signers,
 		message: additional.message,
 		template_id: templateId,
 		fields,
-		expires_at: optionalDate(this, 'Additional Fields › Expires At', additional.expires_at),
+		expires_at: expires,
 		draft: draft || undefined,
-	});
-	if (body.expires_at && Date.parse(body.expires_at as string) <= Date.now()) {
-		throw invalid(this, 'Additional Fields › Expires At', 'must be in the future');
-	}
-	const metadata = readMetadata(this, 'Additional Fields › Metadata (JSON)', additional.metadata);
-	if (metadata) body.metadata = metadata;
-
-	if (attached) {
-		const extension = name === undefined ? undefined : extensionOf(name);
-		if (extension && !attached.extensions.includes(extension)) {
-			throw invalid(
-				this,
-				'Document Name',
-				`the extension ".${extension}" does not match the attached ${attached.extensions[0].toUpperCase()} file`,
-			);
-		}
-		body.file = attached.file;
-	}
-
-	options.body = withExtraBodyFields(this, body, additional.extraBodyFields);
+		metadata,
+		file: attached?.file,
+	};
+	options.body = requestBody(this, body, additional.extraBodyFields);
 	return options;
 };
 

@@ -1,8 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { showFor } from '../../shared/fields';
+import { checkOutputFileField, outputFileField, showFor } from '../../shared/fields';
 import { operation } from '../../shared/operation';
-import { checkOutputFileField, outputFileField } from '../../shared/outputFile';
 import { downloadedFile } from '../../shared/postReceive';
 
 export const documentDownloadOperation = operation({

@@ -6,7 +6,7 @@ import type {
 } from 'n8n-workflow';
 
 import { shownInput } from '../../../shared/transport/text';
-import { invalid, readSigners, requireEmail, requireText } from '../../shared/validation';
+import { invalid, isEmpty, readSigners, requireEmail, requireText } from '../../shared/validation';
 import {
 	coerceFieldValue,
 	FIELDS_LABEL,
@@ -33,8 +33,6 @@ interface MapperValue {
 
 const mapperValue = (context: IExecuteSingleFunctions, name: string) =>
 	(context.getNodeParameter(name, {}) ?? {}) as MapperValue;
-
-const isEmpty = (value: unknown) => value === undefined || value === null || value === '';
 
 /** Whether Additional Fields › Template is a fixed choice, not an expression that may vary per item. */
 function templateIsFixed(context: IExecuteSingleFunctions): boolean {

@@ -1,9 +1,8 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import { EXPORT_FORMATS } from '../../../shared/vocabulary';
-import { byName, showFor } from '../../shared/fields';
+import { byName, checkOutputFileField, outputFileField, showFor } from '../../shared/fields';
 import { operation } from '../../shared/operation';
-import { checkOutputFileField, outputFileField } from '../../shared/outputFile';
 import { binaryFromResponse } from '../../shared/postReceive';
 import { sendDateRange } from './period';
 

@@ -10,14 +10,7 @@ import {
 } from '../../shared/fields';
 import { operation } from '../../shared/operation';
 import { signersField } from '../../shared/signers';
-import {
-	compact,
-	invalid,
-	optionalDate,
-	readSigners,
-	requireId,
-	withExtraBodyFields,
-} from '../../shared/validation';
+import { expiresAt, readSigners, requestBody, requireId } from '../../shared/validation';
 
 export const signingRequestCreateOperation = operation({
 	name: 'Create',
@@ -29,16 +22,14 @@ export const signingRequestCreateOperation = operation({
 	body() {
 		const documentId = requireId(this, 'draftDocumentId', 'Document');
 		const additional = this.getNodeParameter('signingRequestAdditionalFields', {}) as IDataObject;
-		const expiresAt = optionalDate(this, 'Additional Fields › Expires At', additional.expires_at);
-		if (expiresAt && Date.parse(expiresAt) <= Date.now())
-			throw invalid(this, 'Additional Fields › Expires At', 'must be in the future');
-		const body = compact({
+		const expires = expiresAt(this, additional.expires_at);
+		const body = {
 			document_id: documentId,
 			signers: readSigners(this, { required: false, parameter: 'requestSigners' }),
 			message: additional.message,
-			expires_at: expiresAt,
-		});
-		return withExtraBodyFields(this, body, additional.extraBodyFields);
+			expires_at: expires,
+		};
+		return requestBody(this, body, additional.extraBodyFields);
 	},
 });
 

@@ -2,7 +2,7 @@ import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
 import { extraBodyFieldsOption, messageOption, optionalFields, showFor } from '../../shared/fields';
 import { operation } from '../../shared/operation';
-import { compact, withExtraBodyFields } from '../../shared/validation';
+import { requestBody } from '../../shared/validation';
 
 export const signingRequestRemindOperation = operation({
 	name: 'Send Reminder',
@@ -14,11 +14,7 @@ export const signingRequestRemindOperation = operation({
 	path: '/signatures/{signingRequestId}/remind',
 	body() {
 		const reminder = this.getNodeParameter('reminderOptions', {}) as IDataObject;
-		return withExtraBodyFields(
-			this,
-			compact({ message: reminder.message }),
-			reminder.extraBodyFields,
-		);
+		return requestBody(this, { message: reminder.message }, reminder.extraBodyFields);
 	},
 });
 

@@ -2,7 +2,7 @@ import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
 import { emailField, extraBodyFieldsOption, optionalFields, showFor } from '../../shared/fields';
 import { operation } from '../../shared/operation';
-import { compact, requireEmail, withExtraBodyFields } from '../../shared/validation';
+import { requestBody, requireEmail } from '../../shared/validation';
 import { chosenRole } from './role';
 
 export const teamMemberInviteOperation = operation({
@@ -15,8 +15,8 @@ export const teamMemberInviteOperation = operation({
 	body() {
 		const email = requireEmail(this, 'Email', this.getNodeParameter('email', ''));
 		const additional = this.getNodeParameter('inviteAdditionalFields', {}) as IDataObject;
-		const body = compact({ email, name: additional.name, role: chosenRole(this) });
-		return withExtraBodyFields(this, body, additional.extraBodyFields);
+		const body = { email, name: additional.name, role: chosenRole(this) };
+		return requestBody(this, body, additional.extraBodyFields);
 	},
 });
 

@@ -5,10 +5,11 @@ import { TEMPLATE_FIELD_KEY_PATTERN, TEMPLATE_FIELD_TYPES } from '../../../share
 import {
 	compact,
 	invalid,
+	isEmpty,
 	readMetadata,
+	requestBody,
 	requireEmail,
 	requireText,
-	withExtraBodyFields,
 } from '../../shared/validation';
 import { extensionOf } from '../document/attachedFile';
 import { coerceFieldValue } from '../document/templateFields';
@@ -19,11 +20,6 @@ export function templateBody(
 	fields: IDataObject,
 	prefix: string,
 ): IDataObject {
-	const body = compact({
-		description: fields.description,
-		document_name: fields.document_name,
-		message: fields.message,
-	});
 	const documentName = fields.document_name;
 	if (typeof documentName === 'string' && documentName && !extensionOf(documentName))
 		throw invalid(
@@ -33,36 +29,36 @@ export function templateBody(
 		);
 	const roles =
 		((fields.signer_roles as IDataObject | undefined)?.role as IDataObject[] | undefined) ?? [];
-	if (roles.length) {
-		body.signer_roles = roles.map((entry, index) => {
-			const label = `${prefix} › Signer Roles › Role ${index + 1}`;
-			const role: IDataObject = {
-				role: requireText(context, `${label} › Role Name`, entry.role),
-				order: index + 1,
-			};
-			const email = typeof entry.email === 'string' ? entry.email.trim() : '';
-			const name = typeof entry.name === 'string' ? entry.name.trim() : '';
-			if (email || name) {
-				role.email = requireEmail(context, `${label} › Fixed Signer Email`, email);
-				role.name = requireText(context, `${label} › Fixed Signer Name`, name);
-			}
-			return role;
-		});
-	}
-	const definitions =
-		((fields.fields as IDataObject | undefined)?.field as IDataObject[] | undefined) ?? [];
-	if (definitions.length) {
-		const roleNames = body.signer_roles
-			? (body.signer_roles as IDataObject[]).map((role) => String(role.role))
-			: undefined;
-		const keys = new Set<string>();
-		body.fields = definitions.map((entry, index) =>
-			templateField(context, `${prefix} › Fields › Field ${index + 1}`, entry, roleNames, keys),
-		);
-	}
-	const metadata = readMetadata(context, `${prefix} › Metadata (JSON)`, fields.metadata);
-	if (metadata) body.metadata = metadata;
-	return withExtraBodyFields(context, body, fields.extraBodyFields);
+	const signerRoles = roles.map((entry, index) => {
+		const label = `${prefix} › Signer Roles › Role ${index + 1}`;
+		const role: IDataObject = {
+			role: requireText(context, `${label} › Role Name`, entry.role),
+			order: index + 1,
+		};
+		const email = typeof entry.email === 'string' ? entry.email.trim() : '';
+		const name = typeof entry.name === 'string' ? entry.name.trim() : '';
+		if (email || name) {
+			role.email = requireEmail(context, `${label} › Fixed Signer Email`, email);
+			role.name = requireText(context, `${label} › Fixed Signer Name`, name);
+		}
+		return role;
+	});
+	const roleNames = signerRoles.length ? signerRoles.map((role) => String(role.role)) : undefined;
+	const keys = new Set<string>();
+	const definitions = (
+		((fields.fields as IDataObject | undefined)?.field as IDataObject[] | undefined) ?? []
+	).map((entry, index) =>
+		templateField(context, `${prefix} › Fields › Field ${index + 1}`, entry, roleNames, keys),
+	);
+	const body = {
+		description: fields.description,
+		document_name: fields.document_name,
+		message: fields.message,
+		signer_roles: signerRoles.length ? signerRoles : undefined,
+		fields: definitions.length ? definitions : undefined,
+		metadata: readMetadata(context, `${prefix} › Metadata (JSON)`, fields.metadata),
+	};
+	return requestBody(context, body, fields.extraBodyFields);
 }
 
 /** One entry of Fields as the API's field definition, checked as the service would (`keys`: those before it). */
@@ -102,7 +98,7 @@ function templateField(
 			throw invalid(context, `${label} › Choices`, `${shownInput(twice)} is listed twice`);
 		field.options = options;
 	}
-	if (entry.default !== undefined && entry.default !== null && entry.default !== '') {
+	if (!isEmpty(entry.default)) {
 		const result = coerceFieldValue(type, options, entry.default);
 		if ('problem' in result) throw invalid(context, `${label} › Default Value`, result.problem);
 		field.default = result.value;

@@ -3,7 +3,7 @@ import type { IDataObject, INodeProperties } from 'n8n-workflow';
 import { ANY_EVENT, eventLabel, LIMITS, WEBHOOK_EVENTS } from '../../../shared/vocabulary';
 import { byName, extraBodyFieldsOption, optionalFields, showFor } from '../../shared/fields';
 import { operation } from '../../shared/operation';
-import { compact, invalid, requireText, withExtraBodyFields } from '../../shared/validation';
+import { invalid, requestBody, requireText } from '../../shared/validation';
 import { shownInput } from '../../../shared/transport/text';
 
 export const webhookCreateOperation = operation({
@@ -38,13 +38,13 @@ export const webhookCreateOperation = operation({
 				`must be at least ${LIMITS.minWebhookSecretLength} characters long`,
 			);
 		}
-		const body = compact({
+		const body = {
 			url,
 			events: events.includes(ANY_EVENT) ? [ANY_EVENT] : events,
 			description: additional.description,
 			secret: additional.secret,
-		});
-		return withExtraBodyFields(this, body, additional.extraBodyFields);
+		};
+		return requestBody(this, body, additional.extraBodyFields);
 	},
 });
 

@@ -1,23 +1,7 @@
-import type { INodeProperties } from 'n8n-workflow';
+import { simpleList } from '../../shared/operation';
 
-import { returnAllAndLimit, simplifyField } from '../../shared/fields';
-import { operation } from '../../shared/operation';
-import { simplifyTo } from '../../shared/postReceive';
-
-const SIMPLE_FIELDS = ['id', 'url', 'events', 'active', 'description'];
-
-export const webhookGetAllOperation = operation({
-	name: 'Get Many',
-	value: 'getAll',
-	action: 'Get many webhooks',
-	description: 'List the configured webhooks',
-	method: 'GET',
-	path: '/webhooks',
-	list: true,
-	postReceive: [simplifyTo(SIMPLE_FIELDS)],
-});
-
-export const webhookGetAllFields: INodeProperties[] = [
-	...returnAllAndLimit('webhook', 'getAll'),
-	simplifyField('webhook', ['getAll']),
-];
+export const { operation: webhookGetAllOperation, fields: webhookGetAllFields } = simpleList(
+	'webhook',
+	{ action: 'Get many webhooks', description: 'List the configured webhooks', path: '/webhooks' },
+	['id', 'url', 'events', 'active', 'description'],
+);

@@ -1,15 +1,18 @@
 /**
- * nodes/shared/transport/request.ts, pure parts: which answers are refused (checkResponse), the
- * Idempotency-Key (deriveIdempotencyKey) and the settings every request carries
+ * nodes/shared/transport/request.ts, pure parts: which answers are refused (checkResponse, in
+ * errors.ts), the Idempotency-Key (deriveIdempotencyKey) and the settings every request carries
  * (safeRequestSettings). The requests themselves are tested through n8n in
  * test/nodes/DocumentSigning and test/nodes/DocumentSigningTrigger.
  */
 import type { IN8nHttpFullResponse } from 'n8n-workflow';
 
-import { HttpStatusError, ServiceBehaviourError } from '../../../../nodes/shared/transport/errors';
+import {
+	checkResponse,
+	HttpStatusError,
+	ServiceBehaviourError,
+} from '../../../../nodes/shared/transport/errors';
 import {
 	recordOf,
-	checkResponse,
 	deriveIdempotencyKey,
 	readResponse,
 	safeRequestSettings,

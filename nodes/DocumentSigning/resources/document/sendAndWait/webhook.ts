@@ -8,13 +8,12 @@ import type {
 } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { verifyDelivery } from '../../../../shared/deliveryLayouts';
 import { fetchDocumentFile } from '../../../../shared/documentFiles';
 import { apiPath, idText } from '../../../../shared/ids';
 import { memoryOf } from '../../../../shared/nodeMemory';
 import { apiRequest, headerValue, recordOf, serviceClient } from '../../../../shared/transport';
 import { FINAL_DOCUMENT_STATUSES } from '../../../../shared/vocabulary';
-import { acceptedLayouts, fixLayout } from '../../../../shared/webhookSignature';
+import { verifyWithLayout } from '../../../../shared/webhookSignature';
 import * as webhooks from '../../../../shared/webhooks';
 import { fromQuery, keptWait, resumesWith, WAIT_EVENTS } from './waitSettings';
 
@@ -102,12 +101,11 @@ async function decide(context: IWebhookFunctions): Promise<IWebhookResponseData>
 	if (settings.verifySignature) {
 		const headers = (context.getHeaderData() ?? {}) as IDataObject;
 		const scope = webhooks.secretScope(context, client.credentials.apiKey, settings.nonce);
-		const verification = verifyDelivery({
+		const verification = verifyWithLayout(memory, waitKey, settings.signatureLayout, {
 			header: (name) => headerValue(headers, name),
 			rawBody,
 			secret: webhooks.signingSecret(scope, stored.secret) ?? '',
 			nowSeconds: Math.floor(Date.now() / 1000),
-			accepted: acceptedLayouts(memory.layouts, settings.signatureLayout, waitKey),
 		});
 		if (!verification.valid)
 			return ignore(
@@ -115,7 +113,6 @@ async function decide(context: IWebhookFunctions): Promise<IWebhookResponseData>
 				`signature not valid (${verification.layout ?? 'no layout'}: ${verification.reason})`,
 				'open',
 			);
-		fixLayout(memory.layouts, settings.signatureLayout, waitKey, verification.layout);
 	}
 	const bodyWebhookId = idText(body.webhook_id);
 	if (bodyWebhookId !== undefined && bodyWebhookId !== stored.webhookId)
