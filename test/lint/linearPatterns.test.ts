@@ -83,9 +83,14 @@ test.each(patterns.map((found) => [`${found.file}: ${found.source}`, found] as c
 	(_name, { source, pattern }) => {
 		let slowest = 0;
 		for (const input of adversarialInputs(source)) {
-			const started = performance.now();
-			pattern.test(input);
-			slowest = Math.max(slowest, performance.now() - started);
+			// A busy machine can pause any one run; a backtracking pattern is slow on every try.
+			let fastest = Infinity;
+			for (let attempt = 0; attempt < 3 && fastest >= BOUND_MS; attempt++) {
+				const started = performance.now();
+				pattern.test(input);
+				fastest = Math.min(fastest, performance.now() - started);
+			}
+			slowest = Math.max(slowest, fastest);
 		}
 		expect(slowest).toBeLessThan(BOUND_MS);
 	},
