@@ -63,7 +63,7 @@ function readEntry(entry: IDataObject): PolledEvent {
 	const rawTime = field(entry, ENTRY_FIELDS.time);
 	const ms = timeMs(rawTime);
 	const missing = [
-		id === undefined && '`id`',
+		id === undefined && 'an `id`',
 		(typeof event !== 'string' || !event || event.length > MAX_FIELD_CHARS) &&
 			`an event name (${ENTRY_FIELDS.event.join(', ')})`,
 		ms === undefined && `a time (${ENTRY_FIELDS.time.join(', ')})`,
@@ -71,7 +71,7 @@ function readEntry(entry: IDataObject): PolledEvent {
 	if (missing.length > 0) {
 		const seen = Object.keys(entry).slice(0, 20).join(', ').slice(0, 300);
 		throw new ServiceBehaviourError(
-			`The audit log cannot be read as events: an entry has no ${missing.join(', no ')}`,
+			`The audit log cannot be read as events: an entry lacks ${missing.join(', ')}`,
 			`Polling reads GET ${AUDIT_LOG_PATH} and needs each entry's id, event name and time. Entry fields seen: ${seen}. Use Receive Events By › Webhook with this service.`,
 		);
 	}

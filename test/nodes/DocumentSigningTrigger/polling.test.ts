@@ -454,12 +454,12 @@ describe('Document Signing Trigger, Receive Events By › Polling', () => {
 		[
 			'name their event and time in a way no service is known to',
 			{ kind: 'x', at: 'y' },
-			/no an event name .*, no a time/,
+			/lacks an event name .*, a time/,
 		],
 		[
 			'have an event name too long to read',
 			{ event: 'x'.repeat(100_000), created_at: '2026-11-27T10:00:00Z' },
-			/no an event name/,
+			/lacks an event name/,
 		],
 	])(
 		'an audit log whose entries %s fails the activation, saying what entries lack',
@@ -476,7 +476,7 @@ describe('Document Signing Trigger, Receive Events By › Polling', () => {
 				const host = new PollingHost({ baseUrl: `http://127.0.0.1:${port}/v1` }, 'sk_test_any');
 				const activation = host.activate();
 				await expect(activation).rejects.toThrow(
-					/The audit log cannot be read as events: an entry has no /,
+					/The audit log cannot be read as events: an entry lacks /,
 				);
 				await expect(activation).rejects.toThrow(lack);
 				expect(host.crons).toEqual([]);
