@@ -2300,7 +2300,8 @@ describe('30.2 a list walk has a budget of records, bytes and time; the webhook 
 			expect(sum(served.slice(0, -1))).toBeLessThan(LIST_WALK_BUDGET.bytes);
 			expect(sum(served)).toBeGreaterThanOrEqual(LIST_WALK_BUDGET.bytes);
 		});
-	});
+		// 100 MB through the whole request path: seconds on an idle machine, more on a busy one.
+	}, 120_000);
 
 	test('Limit below the budget is read as asked: the budget only stops walks that would pass it', async () => {
 		await withEndlessList({ pages: 60, recordBytes: 20_000 }, async (baseUrl, served) => {
@@ -2318,7 +2319,7 @@ describe('30.2 a list walk has a budget of records, bytes and time; the webhook 
 			expect(result.items).toHaveLength(250);
 			expect(served).toHaveLength(3);
 		});
-	});
+	}, 120_000);
 
 	// Old: the trigger's sweep of /webhooks (on every activation and deactivation) walked the same
 	// 10,000 pages, with no Limit a user could set; here it read all 200 pages, then registered.
