@@ -1,4 +1,4 @@
-import type { INodeType, INodeTypeDescription } from 'n8n-workflow';
+import type { INodeProperties, INodeType, INodeTypeDescription } from 'n8n-workflow';
 import { NodeConnectionTypes, SEND_AND_WAIT_OPERATION } from 'n8n-workflow';
 
 import { CREDENTIAL_TYPE } from '../shared/transport';
@@ -13,6 +13,17 @@ import { signingRequestFields, signingRequestOperations } from './resources/sign
 import { teamMemberFields, teamMemberOperations } from './resources/teamMember';
 import { templateFields, templateOperations } from './resources/template';
 import { webhookFields, webhookOperations } from './resources/webhook';
+import { byName } from './shared/fields';
+
+/** Each resource: its name and value, its Operation dropdown and its fields, in the editor's order. */
+const RESOURCES: Array<[string, string, INodeProperties, INodeProperties[]]> = [
+	['Document', 'document', documentOperations, documentFields],
+	['Signing Request', 'signingRequest', signingRequestOperations, signingRequestFields],
+	['Template', 'template', templateOperations, templateFields],
+	['Team Member', 'teamMember', teamMemberOperations, teamMemberFields],
+	['Webhook', 'webhook', webhookOperations, webhookFields],
+	['Report', 'report', reportOperations, reportFields],
+];
 
 export class DocumentSigning implements INodeType {
 	description: INodeTypeDescription = {
@@ -47,28 +58,11 @@ export class DocumentSigning implements INodeType {
 				name: 'resource',
 				type: 'options',
 				noDataExpression: true,
-				options: [
-					{ name: 'Document', value: 'document' },
-					{ name: 'Report', value: 'report' },
-					{ name: 'Signing Request', value: 'signingRequest' },
-					{ name: 'Team Member', value: 'teamMember' },
-					{ name: 'Template', value: 'template' },
-					{ name: 'Webhook', value: 'webhook' },
-				],
+				options: byName(RESOURCES.map(([name, value]) => ({ name, value }))),
 				default: 'document',
 			},
-			documentOperations,
-			signingRequestOperations,
-			templateOperations,
-			teamMemberOperations,
-			webhookOperations,
-			reportOperations,
-			...documentFields,
-			...signingRequestFields,
-			...templateFields,
-			...teamMemberFields,
-			...webhookFields,
-			...reportFields,
+			...RESOURCES.map(([, , operations]) => operations),
+			...RESOURCES.flatMap(([, , , fields]) => fields),
 		],
 	};
 

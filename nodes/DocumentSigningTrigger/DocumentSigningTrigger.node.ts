@@ -1,10 +1,4 @@
-import type {
-	IExecuteFunctions,
-	IHookFunctions,
-	INodeExecutionData,
-	INodeType,
-	INodeTypeDescription,
-} from 'n8n-workflow';
+import type { IHookFunctions, INodeType, INodeTypeDescription } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { CREDENTIAL_TYPE } from '../shared/transport';
@@ -18,8 +12,8 @@ import {
 import { signatureLayoutOption } from '../shared/webhookSignature';
 import { passClaimedDeliveries } from './claim';
 import { MAX_SIGNATURE_TOLERANCE_SECONDS, receiveDelivery } from './delivery';
-import { newestEventItems, startPolling } from './polling';
-import { checkExists, create, deleteWebhook, selectedEvents } from './registration';
+import { startPolling } from './polling';
+import { checkExists, create, deleteWebhook } from './registration';
 
 /** Webhook mode only; in Polling mode n8n registers no webhook (an empty method is none). */
 const WEBHOOK_MODE_ONLY = { show: { '/receiveEventsBy': ['webhook'] } };
@@ -177,16 +171,5 @@ export class DocumentSigningTrigger implements INodeType {
 	};
 	webhook = receiveDelivery;
 	trigger = startPolling;
-
-	/** Run before trigger() (on a worker in queue mode); a manual Polling run fetches the newest. */
-	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		if (
-			this.getMode() === 'manual' &&
-			this.getNodeParameter('receiveEventsBy', 0, 'webhook') === 'polling'
-		) {
-			const wanted = selectedEvents(this.getNodeParameter('events', 0, []));
-			return await passClaimedDeliveries.call(this, await newestEventItems(this, wanted));
-		}
-		return await passClaimedDeliveries.call(this);
-	}
+	execute = passClaimedDeliveries;
 }

@@ -102,11 +102,11 @@ export function eventItemReader(
 	context: ApiContext,
 ): (event: PolledEvent) => Promise<INodeExecutionData> {
 	const records = new Map<string, Promise<IDataObject>>();
-	const read = (path: string, id: string) => {
-		const key = `${path}\u0000${id}`;
+	const read = (kind: string, id: string) => {
+		const path = apiPath`/${kind}/${id}`;
 		const record: Promise<IDataObject> =
-			records.get(key) ??
-			apiRequest(context, 'GET', apiPath`/${path}/${id}`).then(
+			records.get(path) ??
+			apiRequest(context, 'GET', path).then(
 				(response) => recordOf(response.body),
 				(error: unknown) => {
 					// Deleted since (document.deleted): the entry's id is all there is.
@@ -114,7 +114,7 @@ export function eventItemReader(
 					throw error;
 				},
 			);
-		records.set(key, record);
+		records.set(path, record);
 		return record;
 	};
 	return async (event) => {
@@ -150,10 +150,15 @@ export const advance = (cursor: PollCursor, event: PolledEvent): PollCursor => (
 	ids: timeMs(cursor.time) === event.ms ? [...new Set([...cursor.ids, event.id])] : [event.id],
 });
 
-/** The audit log after `fromMs` within the poll's budget; `whole` when nothing was left unread. */
-async function readLog(context: ApiContext, fromMs: number, qs: IDataObject) {
+/** The audit log after `fromMs` within the poll's budget (or `pages`); `whole` when all was read. */
+export async function readLog(
+	context: ApiContext,
+	fromMs: number,
+	qs: IDataObject,
+	pages: number = EVENT_POLL_BUDGET.pages,
+) {
 	const result = await apiSweepRecords(context, AUDIT_LOG_PATH, {
-		budget: EVENT_POLL_BUDGET,
+		budget: { ...EVENT_POLL_BUDGET, pages },
 		qs,
 		// A service that lists newest first and ignores `from` ends here.
 		stopAt: (entry) => (timeMs(field(entry, ENTRY_FIELDS.time)) ?? Infinity) < fromMs,
@@ -162,21 +167,12 @@ async function readLog(context: ApiContext, fromMs: number, qs: IDataObject) {
 	return { events, whole: result.next === undefined };
 }
 
-/** The latest page of the audit log, as events. */
-export async function latestEvents(
-	context: ApiContext,
-	qs: IDataObject = {},
-): Promise<PolledEvent[]> {
-	const budget = { ...EVENT_POLL_BUDGET, pages: 1 };
-	return (await apiSweepRecords(context, AUDIT_LOG_PATH, { budget, qs })).records.map(readEntry);
-}
-
 /** Starts at now; with nothing recent, older entries are read so an unreadable log fails now. */
 export async function startingCursor(context: ApiContext): Promise<PollCursor> {
 	const fromMs = Date.now() - START_LOOKBACK_MS;
 	const start: PollCursor = { time: new Date(fromMs).toISOString(), ids: [] };
 	const { events } = await readLog(context, fromMs, { from: start.time });
-	if (events.length === 0) await latestEvents(context);
+	if (events.length === 0) await readLog(context, -Infinity, {}, 1);
 	return oldestFirst(events).reduce(advance, start);
 }
 

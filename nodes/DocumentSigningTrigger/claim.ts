@@ -25,6 +25,8 @@ import {
 	ServiceBehaviourError,
 	toNodeError,
 } from '../shared/transport';
+import { newestEventItems } from './polling';
+import { selectedEvents } from './registration';
 
 /** Answers of a service without the acknowledge (or delivery record) endpoint, and of a claimed one. */
 const NOT_CLAIMABLE = [404, 405, 501];
@@ -118,13 +120,18 @@ async function withSignedFile(
 }
 
 /**
- * The trigger's execute(): passes on what this execution claimed at the service (docs/trigger.md,
- * "Repeated deliveries"); polled events pass as they are.
+ * The trigger's execute(), run before trigger() (on a worker in queue mode): passes on what this
+ * execution claimed at the service (docs/trigger.md, "Repeated deliveries"); polled events pass as
+ * they are, and a manual Polling run fetches the newest.
  */
 export async function passClaimedDeliveries(
 	this: IExecuteFunctions,
-	items: INodeExecutionData[] = this.getInputData(),
 ): Promise<INodeExecutionData[][]> {
+	const items =
+		this.getMode() === 'manual' &&
+		this.getNodeParameter('receiveEventsBy', 0, 'webhook') === 'polling'
+			? await newestEventItems(this, selectedEvents(this.getNodeParameter('events', 0, [])))
+			: this.getInputData();
 	const registeredWebhookId = idText(this.getWorkflowStaticData('node').webhookId);
 	const memory = memoryOf(this.getWorkflow().id, this.getNode().id);
 	const attachSignedFile =

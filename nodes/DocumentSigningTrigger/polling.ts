@@ -8,10 +8,10 @@ import {
 	advance,
 	chosenEvents,
 	eventItemReader,
-	latestEvents,
 	newEvents,
 	oldestFirst,
 	readCursor,
+	readLog,
 	startingCursor,
 	type PollCursor,
 } from './auditEvents';
@@ -161,7 +161,7 @@ export async function newestEventItems(
 	wanted: string[],
 ): Promise<INodeExecutionData[]> {
 	const qs = wanted.length === 1 && wanted[0] !== ANY_EVENT ? { event: wanted[0] } : {};
-	const latest = await latestEvents(context, qs);
+	const { events: latest } = await readLog(context, -Infinity, qs, 1);
 	const newest = chosenEvents(wanted, oldestFirst(latest)).at(-1);
 	if (!newest)
 		throw new NodeOperationError(context.getNode(), 'No matching event in the audit log yet', {

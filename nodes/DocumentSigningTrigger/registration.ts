@@ -51,16 +51,10 @@ export function readRegistration(data: IDataObject): Registration | undefined {
 
 /** Forgets the registration (and a key check an earlier version kept); other keys stay. */
 function forgetRegistration(data: IDataObject): void {
-	for (const key of [
-		'webhookId',
-		'webhookUrl',
-		'webhookEvents',
-		'webhookOwner',
-		'secretNonce',
-		'sealedSecret',
-		'keyCheck',
-	])
+	for (const key of ['webhookId', 'webhookUrl', 'webhookEvents', 'webhookOwner', 'secretNonce'])
 		delete data[key];
+	delete data.sealedSecret;
+	delete data.keyCheck;
 }
 
 /** The chosen events as the service stores them: sorted, unique, or just `*` when Any Event is among them. */
@@ -109,7 +103,7 @@ async function removeOwn(
 	url: string,
 	stored?: Registration,
 ): Promise<void> {
-	if (stored && sameUrl(stored.url, url) && stored.owner === ownTag(context)) {
+	if (stored && stored.owner === ownTag(context)) {
 		await removeWebhook(context, stored.id, client);
 		return;
 	}
@@ -124,32 +118,32 @@ async function removeOwn(
 	}
 }
 
-/** Logs (never deletes) a stored registration that belongs to another n8n address. */
-function forgetForeign(context: IHookFunctions, stored: Registration, url: string): void {
+/** The stored registration of this URL; one of another address is logged and never used to delete. */
+function storedFor(context: IHookFunctions, url: string): Registration | undefined {
+	const stored = readRegistration(context.getWorkflowStaticData('node'));
+	if (!stored || sameUrl(stored.url, url)) return stored;
 	context.logger.warn(
 		"Document Signing Trigger: the stored webhook registration points at another address (a copied workflow, or n8n's public URL changed); forgotten, not deleted. If it is an old registration of this workflow, delete it with Document Signing › Webhook › Delete",
 		{ webhookId: stored.id, storedOrigin: safeOrigin(stored.url), currentOrigin: safeOrigin(url) },
 	);
+	return undefined;
 }
 
-/** Removes this node's earlier webhook (a foreign registration is only forgotten) and forgets it. */
+/** Removes this node's earlier webhook and forgets it. */
 async function removeEarlier(context: IHookFunctions, url: string): Promise<ServiceClient> {
-	const data = context.getWorkflowStaticData('node');
-	const stored = readRegistration(data);
-	if (stored && !sameUrl(stored.url, url)) forgetForeign(context, stored, url);
+	const stored = storedFor(context, url);
 	const client = await serviceClient(context);
 	await removeOwn(context, client, url, stored);
-	forgetRegistration(data);
+	forgetRegistration(context.getWorkflowStaticData('node'));
 	return client;
 }
 
 /** True only if the stored webhook still exists on the service with this URL, these events and this key. */
 export async function checkExists(this: IHookFunctions): Promise<boolean> {
 	const data = this.getWorkflowStaticData('node');
-	const stored = readRegistration(data);
 	const url = this.getNodeWebhookUrl('default') as string;
-	if (!stored || !sameUrl(stored.url, url)) {
-		if (stored) forgetForeign(this, stored, url);
+	const stored = storedFor(this, url);
+	if (!stored) {
 		forgetRegistration(data);
 		return false;
 	}

@@ -55,9 +55,12 @@ const MAX_SIGNATURE_CANDIDATES = 16;
 const refuse = (layout: SignatureLayout, reason: SignatureFailureReason) =>
 	({ valid: false, layout, reason }) as const;
 
+const hexBytes = (text: string) => (HEX_PATTERN.test(text) ? Buffer.from(text, 'hex') : undefined);
+
 /** A 32-byte digest written as hex or as base64 (standard or URL alphabet), else undefined. */
 function digestBytes(text: string): Buffer | undefined {
-	if (text.length === 64 && HEX_PATTERN.test(text)) return Buffer.from(text, 'hex');
+	// 64 characters of base64 are 46 bytes or more: only hex can be a digest.
+	if (text.length === 64) return hexBytes(text);
 	if (!/^[A-Za-z0-9+/_-]+={0,2}$/.test(text)) return undefined;
 	const bytes = Buffer.from(text, 'base64');
 	return bytes.length === 32 ? bytes : undefined;
@@ -141,11 +144,8 @@ function checkTimestamped(input: Delivery, header: string): DeliveryVerification
 	if (parts.some(([key, value]) => !key || !value) || more.length > 0)
 		return refuse(layout, 'malformed_header');
 	if (!TIMESTAMP_PATTERN.test(time ?? '')) return refuse(layout, 'malformed_header');
-	const hex = (text: string) => (HEX_PATTERN.test(text) ? Buffer.from(text, 'hex') : undefined);
-	const digests = v1Digests(
-		parts.filter(([key]) => key !== 't'),
-		hex,
-	);
+	const signatures = parts.filter(([key]) => key !== 't');
+	const digests = v1Digests(signatures, hexBytes);
 	if (typeof digests === 'string') return refuse(layout, digests);
 	const key = Buffer.from(input.secret, 'utf8');
 	return settle(input, layout, Number(time), () => matches(input, digests, key, `${time}.`));
@@ -163,12 +163,12 @@ function checkBareHmac(input: Delivery, header: string): DeliveryVerification {
 	const time = firstHeader(input, SIGNATURE_TIMESTAMP_HEADERS);
 	const signedTime = input.accepted.includes('body-hmac-timestamp') ? time : undefined;
 	const seen = signedTime ? 'body-hmac-timestamp' : 'body-hmac';
-	const entries = header
+	// Bare HMACs are v1 digests without the scheme.
+	const v1 = header
 		.split(/[,\s]+/)
 		.filter(Boolean)
-		.slice(0, MAX_SIGNATURE_CANDIDATES);
-	// Bare HMACs are v1 digests without the scheme.
-	const v1 = entries.map((entry) => ['v1', entry.replace(/^sha256=/i, '')]);
+		.slice(0, MAX_SIGNATURE_CANDIDATES)
+		.map((entry) => ['v1', entry.replace(/^sha256=/i, '')]);
 	const digests = v1Digests(v1, digestBytes);
 	if (typeof digests === 'string') return refuse(seen, digests);
 	if (!input.rawBody?.length) return refuse(seen, 'empty_body');

@@ -42,17 +42,6 @@ export function fileLinkOf(record: IDataObject, version: DocumentFileVersion): s
 	return undefined;
 }
 
-/** Why this version cannot exist yet, naming the document's state; undefined when it can. */
-export function notReadyReason(
-	record: IDataObject,
-	version: DocumentFileVersion,
-): string | undefined {
-	if (version !== 'signed' || typeof record.status !== 'string' || record.status === 'completed')
-		return undefined;
-	const name = typeof record.name === 'string' ? `"${shownText(record.name, 100)}" ` : '';
-	return `The document ${name}is ${record.status}: the signed file exists once every signer has signed`;
-}
-
 export interface DocumentFile {
 	data: Buffer;
 	/** A plain base name (fileNames.ts); `.pdf` for the signed copy and the audit trail. */
@@ -99,13 +88,15 @@ export async function fetchDocumentFile(
 			'The service answered a document without an ID',
 			'The file cannot be looked up without it.',
 		);
-	const notReady = notReadyReason(record, version);
-	if (notReady)
+	// Only a completed document has a signed file; the error names the document's state.
+	if (version === 'signed' && typeof record.status === 'string' && record.status !== 'completed') {
+		const name = typeof record.name === 'string' ? `"${shownText(record.name, 100)}" ` : '';
 		throw new ServiceBehaviourError(
-			notReady,
+			`The document ${name}is ${record.status}: the signed file exists once every signer has signed`,
 			'Download the Original instead, or wait for the Document Completed event (Document Signing Trigger › Attach Signed File).',
 			'409',
 		);
+	}
 	const client = await serviceClient(context);
 	const link = fileLinkOf(record, version);
 	// Only on the credential's origin: a link anywhere else is refused before anything is sent.
@@ -118,12 +109,11 @@ export async function fetchDocumentFile(
 	const response = await apiRequest(context, 'GET', path, request);
 	const data = bytesOf(response.body);
 	const declaredType = headerValue(response.headers, 'content-type');
-	const contentType = mediaTypeOf(declaredType);
 	const fileName =
 		fileNameFromDisposition(headerValue(response.headers, 'content-disposition')) ??
 		defaultName(record, version);
 	const pdf = PDF_VERSIONS[version];
-	if (pdf === undefined) return { data, fileName, mimeType: contentType };
+	if (pdf === undefined) return { data, fileName, mimeType: mediaTypeOf(declaredType) };
 	// Whatever the headers say: a "signed PDF" that is a web page or an error text is not passed on.
 	if (data.subarray(0, PDF_SIGNATURE.length).toString('latin1') !== PDF_SIGNATURE)
 		throw new ServiceBehaviourError(

@@ -21,22 +21,16 @@ export function idProblem(id: string): string | undefined {
 
 export const ID_HINT = 'An ID has no spaces, "/", "\\", "?" or "#", and is not "." or "..".';
 
-/** An id, from wherever it came, that cannot name a record in a path. */
-export class UnusableIdError extends ServiceBehaviourError {
-	constructor(readonly id: string) {
-		super(
-			`The ID "${id.slice(0, 100)}" cannot be used in a request path`,
-			`Nothing was requested with it. ${ID_HINT}`,
-		);
-	}
-}
-
 /** apiPath`/webhooks/${id}`: every id placed in a path, whatever its source, passes idProblem. */
 export function apiPath(strings: TemplateStringsArray, ...ids: Array<string | number>): string {
 	return strings.reduce((path, text, index) => {
 		if (index >= ids.length) return path + text;
 		const id = String(ids[index]);
-		if (id === '' || idProblem(id)) throw new UnusableIdError(id);
+		if (id === '' || idProblem(id))
+			throw new ServiceBehaviourError(
+				`The ID "${id.slice(0, 100)}" cannot be used in a request path`,
+				`Nothing was requested with it. ${ID_HINT}`,
+			);
 		return path + text + encodeURIComponent(id);
 	}, '');
 }

@@ -7,21 +7,22 @@ import type { SignatureLayout } from './vocabulary';
  * What one n8n process remembers of a workflow node between calls: webhook() cannot save static
  * or custom data unless it starts an execution. Bounded; losing any of it is never a wrong answer.
  */
-export interface NodeMemory {
+const newMemory = () => ({
 	/** Signing secrets recomputed from the credential, by registration. */
-	secrets: Map<string, string>;
+	secrets: new Map<string, string>(),
 	/** Automatic Signature Layout: the first layout that verified, by registration or wait. */
-	layouts: Map<string, SignatureLayout>;
+	layouts: new Map<string, SignatureLayout>(),
 	/** Waits whose resume call is being handled now (Send and Wait). */
-	busyWaits: Set<string>;
+	busyWaits: new Set<string>(),
 	/** Delivery ids passed on and processed (trigger), with when, oldest first. */
-	processed: Map<string, number>;
+	processed: new Map<string, number>(),
 	/** Deliveries passed on whose execution has not settled its claim yet. */
-	inFlight: Map<string, InFlight>;
+	inFlight: new Map<string, InFlight>(),
 	/** Where Send and Wait's next sweep of the account's webhooks goes on. */
-	sweepPlace?: PageRequest;
-	warnedNotClaimable: boolean;
-}
+	sweepPlace: undefined as PageRequest | undefined,
+	warnedNotClaimable: false,
+});
+export type NodeMemory = ReturnType<typeof newMemory>;
 
 /**
  * A delivery passed on whose execution has not settled its claim: a repeat arriving meanwhile
@@ -34,35 +35,14 @@ export interface InFlight {
 	settle(processed: boolean): void;
 }
 
-const MAX_NODES = 1_000;
 /** Delivery ids kept per workflow node, and in all (with ids of 128 characters: about 20 MB). */
 export const MAX_REMEMBERED_DELIVERIES = 10_000;
 export const MAX_REMEMBERED_IN_ALL = 50_000;
 /** The service retries for well under a day. */
 export const REMEMBER_MS = 24 * 60 * 60 * 1000;
 
-const store = { nodes: new Map<string, NodeMemory>(), rememberedInAll: 0 };
-
-/** The memory of one workflow node, made when first asked for (most recently used last). */
-export function memoryOf(workflowId: string | undefined, nodeId: string | undefined): NodeMemory {
-	const key = `${workflowId ?? ''}\u0000${nodeId ?? ''}`;
-	const memory = store.nodes.get(key) ?? {
-		secrets: new Map(),
-		layouts: new Map(),
-		busyWaits: new Set(),
-		processed: new Map(),
-		inFlight: new Map(),
-		warnedNotClaimable: false,
-	};
-	store.nodes.delete(key);
-	store.nodes.set(key, memory);
-	if (store.nodes.size > MAX_NODES) {
-		const [oldestKey, oldest] = store.nodes.entries().next().value as [string, NodeMemory];
-		store.rememberedInAll -= oldest.processed.size;
-		store.nodes.delete(oldestKey);
-	}
-	return memory;
-}
+/** Workflow nodes by workflow and node id, most recently used last. */
+const nodes = new Map<string, NodeMemory>();
 
 /** Adds an entry to one of a node's bounded maps (1,000 entries), forgetting its oldest beyond. */
 export function remember<K, V>(map: Map<K, V>, key: K, value: V): void {
@@ -71,42 +51,42 @@ export function remember<K, V>(map: Map<K, V>, key: K, value: V): void {
 	if (map.size > 1_000) map.delete(map.keys().next().value as K);
 }
 
+/** The memory of one workflow node, made when first asked for; 1,000 nodes at most. */
+export function memoryOf(workflowId: string | undefined, nodeId: string | undefined): NodeMemory {
+	const key = `${workflowId ?? ''}\u0000${nodeId ?? ''}`;
+	const memory = nodes.get(key) ?? newMemory();
+	remember(nodes, key, memory);
+	return memory;
+}
+
 /** Longer ids are kept as their SHA-256. */
 const keptId = (deliveryId: string) =>
 	deliveryId.length <= 128
 		? deliveryId
 		: `sha256:${createHash('sha256').update(deliveryId).digest('hex')}`;
 
-function forget(memory: NodeMemory, kept: string | undefined): void {
-	if (kept !== undefined && memory.processed.delete(kept)) store.rememberedInAll--;
-}
-
-/** Whether the kept id was processed within REMEMBER_MS; an older entry is forgotten. */
-function remembered(memory: NodeMemory, kept: string, now: number): boolean {
+/** Whether this process processed the delivery within REMEMBER_MS; an older entry is forgotten. */
+export function wasProcessed(memory: NodeMemory, deliveryId: string, now = Date.now()): boolean {
+	const kept = keptId(deliveryId);
 	const at = memory.processed.get(kept);
 	if (at !== undefined && now - at <= REMEMBER_MS) return true;
-	forget(memory, kept);
+	memory.processed.delete(kept);
 	return false;
 }
 
-/** Whether this process processed the delivery already. */
-export function wasProcessed(memory: NodeMemory, deliveryId: string, now = Date.now()): boolean {
-	return remembered(memory, keptId(deliveryId), now);
-}
+const oldestOf = (map: Map<string, unknown>) => map.keys().next().value as string;
 
 /** Records the delivery as processed; false when it already was. Synchronous, so only one wins. */
 export function markProcessed(memory: NodeMemory, deliveryId: string, now = Date.now()): boolean {
-	const kept = keptId(deliveryId);
-	if (remembered(memory, kept, now)) return false;
-	memory.processed.set(kept, now);
-	store.rememberedInAll++;
+	if (wasProcessed(memory, deliveryId, now)) return false;
+	memory.processed.set(keptId(deliveryId), now);
 	if (memory.processed.size > MAX_REMEMBERED_DELIVERIES)
-		forget(memory, memory.processed.keys().next().value);
+		memory.processed.delete(oldestOf(memory.processed));
 	// The node keeping the most ids forgets its oldest: a flood evicts the flooder's own ids only.
-	while (store.rememberedInAll > MAX_REMEMBERED_IN_ALL) {
-		const nodes = [...store.nodes.values()];
-		const largest = nodes.reduce((a, b) => (b.processed.size > a.processed.size ? b : a));
-		forget(largest, largest.processed.keys().next().value);
+	const all = [...nodes.values()];
+	if (all.reduce((sum, node) => sum + node.processed.size, 0) > MAX_REMEMBERED_IN_ALL) {
+		const largest = all.reduce((a, b) => (b.processed.size > a.processed.size ? b : a));
+		largest.processed.delete(oldestOf(largest.processed));
 	}
 	return true;
 }

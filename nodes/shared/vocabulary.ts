@@ -3,22 +3,9 @@
  * contract (contract/schemas.ts) builds its enums from these arrays, so the two cannot disagree.
  */
 
-export const DOCUMENT_STATUSES = [
-	'draft',
-	'pending',
-	'completed',
-	'declined',
-	'expired',
-	'cancelled',
-] as const;
-
 /** States a document never leaves; each has its own `document.<status>` event. */
-export const FINAL_DOCUMENT_STATUSES = [
-	'completed',
-	'declined',
-	'expired',
-	'cancelled',
-] as const satisfies ReadonlyArray<(typeof DOCUMENT_STATUSES)[number]>;
+export const FINAL_DOCUMENT_STATUSES = ['completed', 'declined', 'expired', 'cancelled'] as const;
+export const DOCUMENT_STATUSES = ['draft', 'pending', ...FINAL_DOCUMENT_STATUSES] as const;
 export type FinalDocumentStatus = (typeof FINAL_DOCUMENT_STATUSES)[number];
 export const finalEventOf = (status: FinalDocumentStatus): WebhookEvent => `document.${status}`;
 
@@ -34,23 +21,10 @@ export const TEAM_MEMBER_ROLES = ['owner', 'admin', 'member', 'viewer'] as const
 export const ASSIGNABLE_ROLES = ['admin', 'member', 'viewer'] as const;
 export const TEAM_MEMBER_STATUSES = ['invited', 'active'] as const;
 
-export const WEBHOOK_EVENTS = [
-	'document.created',
-	'document.sent',
-	'document.viewed',
-	'document.signed',
-	'document.completed',
-	'document.declined',
-	'document.expired',
-	'document.cancelled',
-	'document.deleted',
-	'signature.requested',
-	'signature.reminded',
-] as const;
-export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 export const ANY_EVENT = '*';
 
-export const WEBHOOK_EVENT_DESCRIPTIONS: Record<WebhookEvent, string> = {
+/** The events webhooks deliver, with what each means. */
+export const WEBHOOK_EVENT_DESCRIPTIONS = {
 	'document.created': 'A document was created',
 	'document.sent': 'A document was sent to its signers',
 	'document.viewed': 'A signer opened a document',
@@ -63,6 +37,12 @@ export const WEBHOOK_EVENT_DESCRIPTIONS: Record<WebhookEvent, string> = {
 	'signature.requested': 'A signing request was sent',
 	'signature.reminded': 'Signers were reminded of a signing request',
 };
+export type WebhookEvent = keyof typeof WEBHOOK_EVENT_DESCRIPTIONS;
+/** Typed as a non-empty tuple, as the contract's zod enums need. */
+export const WEBHOOK_EVENTS = Object.keys(WEBHOOK_EVENT_DESCRIPTIONS) as unknown as readonly [
+	WebhookEvent,
+	...WebhookEvent[],
+];
 
 /** Every event the audit log records: the webhook events, then account changes no webhook gets. */
 export const AUDIT_EVENTS = [

@@ -24,18 +24,11 @@ import { WEBHOOK_SWEEP_BUDGET } from './vocabulary';
  */
 
 /** Whose a webhook is: this workflow node, the credential's key and the registration's nonce. */
-export interface SecretScope {
-	apiKey: string;
-	workflowId: string;
-	nodeId: string;
-	nonce: string;
-}
-
 export function secretScope(
 	context: Pick<IHookFunctions, 'getNode' | 'getWorkflow'>,
 	apiKey: string,
 	nonce: string,
-): SecretScope {
+) {
 	const node = context.getNode();
 	return {
 		apiKey,
@@ -44,6 +37,7 @@ export function secretScope(
 		nonce,
 	};
 }
+export type SecretScope = ReturnType<typeof secretScope>;
 
 const tagged = (...parts: string[]) => ['n8n-nodes-document-signing', ...parts].join('\u0000');
 
@@ -86,10 +80,9 @@ export function registrationDescription(description: string, scope: SecretScope)
 export function registrationNote(
 	description: unknown,
 ): { owner: string; keyCheck: string } | undefined {
-	const match =
-		typeof description === 'string'
-			? /\[n8n ([0-9a-f]{16}) ([0-9a-f]{16})\]$/.exec(description)
-			: null;
+	const match = /\[n8n ([0-9a-f]{16}) ([0-9a-f]{16})\]$/.exec(
+		typeof description === 'string' ? description : '',
+	);
 	return match ? { owner: match[1], keyCheck: match[2] } : undefined;
 }
 
@@ -127,18 +120,15 @@ export interface NewWebhook {
 	extra?: IDataObject;
 }
 
-/** `sealedSecret`: a secret the service chose itself, sealed with the scope's key. */
-export interface RegisteredWebhook {
-	id: string;
-	sealedSecret?: string;
-}
-
-/** Registers a webhook signed with the scope's secret; throws when the service names no id. */
+/**
+ * Registers a webhook signed with the scope's secret; throws when the service names no id.
+ * `sealedSecret`: a secret the service chose itself, sealed with the scope's key.
+ */
 export async function registerWebhook(
 	context: ApiContext,
 	client: ServiceClient,
 	webhook: NewWebhook,
-): Promise<RegisteredWebhook> {
+): Promise<{ id: string; sealedSecret?: string }> {
 	const { url, description, scope, idempotencyKey } = webhook;
 	const secret = derivedSecret(scope);
 	const body = { url, events: [...webhook.events], secret, description, ...webhook.extra };

@@ -30,7 +30,7 @@ function search(
 			this.getCurrentNodeParameter('listPagingSettings'),
 			this.getNode(),
 		);
-		const qs = { limit: 50, ...(filter ? { q: filter } : {}) };
+		const qs = filter ? { q: filter } : {};
 		const page = await apiRequestPage(this, path, qs, paginationToken, paging);
 		return {
 			results: page.records

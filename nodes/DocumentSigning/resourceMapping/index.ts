@@ -48,15 +48,20 @@ async function chosenTemplate(context: ILoadOptionsFunctions): Promise<IDataObje
 	});
 }
 
-/** A mapper's rows, or the notice saying why there are none (`fields` undefined: not listed). */
+/** A mapper's rows from what the template lists, or the notice saying why there are none. */
 function rowsOrNotice(
-	fields: ResourceMapperField[] | undefined,
+	listed: unknown,
+	rows: (listed: unknown[]) => ResourceMapperField[],
 	unlisted: string,
 	none: string,
 ): ResourceMapperFields {
-	if (!fields) return { fields: [], emptyFieldsNotice: unlisted };
+	if (!Array.isArray(listed)) return { fields: [], emptyFieldsNotice: unlisted };
+	const fields = rows(listed);
 	return fields.length > 0 ? { fields } : { fields, emptyFieldsNotice: none };
 }
+
+/** What every row of both mappers shares. */
+const ROW = { defaultMatch: false, canBeUsedToMatch: false, display: true };
 
 /** A field definition as a row of the Template Fields mapper, or undefined when it has no key. */
 export function mapperField(definition: IDataObject): ResourceMapperField | undefined {
@@ -77,9 +82,7 @@ export function mapperField(definition: IDataObject): ResourceMapperField | unde
 		displayName: text(definition.label ?? definition.title) ?? key,
 		// Required of the creator only: a default stands in, and a role fills its fields when signing.
 		required: definition.required === true && !hasDefault && role === undefined,
-		defaultMatch: false,
-		canBeUsedToMatch: false,
-		display: true,
+		...ROW,
 		type: type === 'options' && options.length === 0 ? 'string' : type,
 		...(type === 'options' && options.length > 0
 			? { options: options.map((option) => ({ name: option, value: option })) }
@@ -105,11 +108,8 @@ export async function getTemplateFields(
 				'Choose a template under Additional Fields › Template to list its fields and roles here.',
 		};
 	return rowsOrNotice(
-		Array.isArray(template.fields)
-			? objects(template.fields)
-					.map(mapperField)
-					.filter((field): field is ResourceMapperField => field !== undefined)
-			: undefined,
+		template.fields,
+		(listed) => objects(listed).flatMap((definition) => mapperField(definition) ?? []),
 		"The service does not list this template's fields: give their values under Additional Fields › Template Field Values (key and value).",
 		'This template has no fields.',
 	);
@@ -121,14 +121,12 @@ export async function getTemplateFields(
  */
 export function mapperRoleFields(listed: unknown[]): ResourceMapperField[] {
 	return objects(listed)
-		.map((entry, index) => ({
-			role: text(entry.role ?? entry.name),
-			order: typeof entry.order === 'number' ? entry.order : index + 1,
-			prefilled: text(entry.email) !== undefined && text(entry.name) !== undefined,
-		}))
-		.filter((entry): entry is { role: string; order: number; prefilled: boolean } =>
-			Boolean(entry.role),
-		)
+		.flatMap((entry, index) => {
+			const role = text(entry.role ?? entry.name);
+			const order = typeof entry.order === 'number' ? entry.order : index + 1;
+			const prefilled = text(entry.email) !== undefined && text(entry.name) !== undefined;
+			return role ? [{ role, order, prefilled }] : [];
+		})
 		.sort((a, b) => a.order - b.order)
 		.flatMap(({ role, prefilled }) =>
 			(['email', 'name'] as const).map((part) => ({
@@ -137,9 +135,7 @@ export function mapperRoleFields(listed: unknown[]): ResourceMapperField[] {
 				// Not required: Signers may fill the open roles in order instead. A role the template
 				// fills with a fixed person keeps it unless one is added here.
 				required: false,
-				defaultMatch: false,
-				canBeUsedToMatch: false,
-				display: true,
+				...ROW,
 				type: 'string' as const,
 				...(prefilled ? { removed: true } : {}),
 			})),
@@ -149,9 +145,9 @@ export function mapperRoleFields(listed: unknown[]): ResourceMapperField[] {
 export async function getTemplateRoles(this: ILoadOptionsFunctions): Promise<ResourceMapperFields> {
 	const template = await chosenTemplate(this);
 	if (!template) return { fields: [] };
-	const listed = template.signer_roles ?? template.roles;
 	return rowsOrNotice(
-		Array.isArray(listed) ? mapperRoleFields(listed) : undefined,
+		template.signer_roles ?? template.roles,
+		mapperRoleFields,
 		"The service does not list this template's roles: add the signers under Signers, in the roles' order.",
 		'This template has no signer roles: use Signers.',
 	);

@@ -1,19 +1,4 @@
-import { NodeOperationError, type IExecuteSingleFunctions, type INode } from 'n8n-workflow';
-
-/**
- * A tool call from n8n's AI Agent 3 (its input item carries `toolCallId`) under the legacy
- * Execution Order v0, which queues the agent ahead of its tools: it would read an empty result and
- * the tool run afterwards, unseen. So the call is refused, unsent. AI Agent 2 runs tools itself.
- */
-export function legacyOrderToolCall(
-	context: IExecuteSingleFunctions,
-	node: INode,
-): NodeOperationError | undefined {
-	if (!node.type.endsWith('Tool') || context.getWorkflowSettings?.()?.executionOrder === 'v1')
-		return undefined;
-	if (typeof context.getInputData?.()?.json?.toolCallId !== 'string') return undefined;
-	return legacyOrderError(node, context.getItemIndex());
-}
+import { NodeOperationError, type INode } from 'n8n-workflow';
 
 /** The refusal of a tool call (or of a review gate's) under the legacy Execution Order v0. */
 export function legacyOrderError(node: INode, itemIndex: number): NodeOperationError {

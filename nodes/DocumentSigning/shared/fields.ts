@@ -43,16 +43,8 @@ export function returnAllAndLimit(resource: string, operation: string): INodePro
 			description: 'Max number of results to return',
 			displayOptions: showFor(resource, [operation], { returnAll: [false] }),
 		},
-		...listPagingFields(displayOptions, 'How the node reads the pages of this list'),
+		...searchListPaging(displayOptions, 'How the node reads the pages of this list'),
 	];
-}
-
-/** List Paging for the "From list" choices of a resource locator shown with `displayOptions`. */
-export function searchListPaging(displayOptions: IDisplayOptions): INodeProperties[] {
-	return listPagingFields(
-		displayOptions,
-		'How the node reads the pages of the list under From List',
-	);
 }
 
 /** Custom's settings in the order of their labels (PAGING_LABELS): placeholder and description. */
@@ -78,10 +70,14 @@ const PAGING_HELP: Record<keyof ListPaging, [string, string]> = {
 };
 
 /**
- * List Paging: Custom tells the node where a service nobody foresaw keeps its records, next-page
- * token and total, and which query parameters it pages by; a setting left empty is found as usual.
+ * List Paging (by default of a resource locator's From List). Custom tells the node where a service
+ * nobody foresaw keeps its records, next-page token and total, and which query parameters it pages
+ * by; a setting left empty is found as usual.
  */
-function listPagingFields(displayOptions: IDisplayOptions, description: string): INodeProperties[] {
+export function searchListPaging(
+	displayOptions: IDisplayOptions,
+	description = 'How the node reads the pages of the list under From List',
+): INodeProperties[] {
 	return [
 		{
 			displayName: 'List Paging',
@@ -110,10 +106,8 @@ function listPagingFields(displayOptions: IDisplayOptions, description: string):
 			type: 'collection',
 			placeholder: 'Add Setting',
 			default: {},
-			displayOptions: {
-				...displayOptions,
-				show: { ...displayOptions.show, listPaging: ['custom'] },
-			},
+			// Every caller's displayOptions are showFor's: `show` only.
+			displayOptions: { show: { ...displayOptions.show, listPaging: ['custom'] } },
 			options: Object.entries(PAGING_HELP).map(([name, [placeholder, description]]) => ({
 				displayName: PAGING_LABELS[name as keyof ListPaging],
 				name,

@@ -5,6 +5,7 @@ import type {
 	IHttpRequestOptions,
 	INodeProperties,
 	INodePropertyOptions,
+	PostReceiveAction,
 	PreSendAction,
 } from 'n8n-workflow';
 
@@ -16,17 +17,15 @@ import {
 	showFor,
 	simplifyField,
 } from './fields';
-import { simplifyTo, type OutputStep } from './postReceive';
+import { simplifyTo } from './postReceive';
 import { inHook, sendListRequests, sendRequest } from './routedRequest';
 import { requireId } from './validation';
 
 /** The field of each ID parameter a path takes (`{documentId}`); with a search, a resource locator. */
-const ID_FIELDS: Record<
-	string,
-	Omit<Parameters<typeof resourceLocator>[0], 'name' | 'searchListMethod'> & {
-		searchListMethod?: string;
-	}
-> = {
+type IdField = Omit<Parameters<typeof resourceLocator>[0], 'name' | 'searchListMethod'> & {
+	searchListMethod?: string;
+};
+const ID_FIELDS: Record<string, IdField> = {
 	documentId: {
 		displayName: 'Document',
 		description: 'The document to use',
@@ -75,11 +74,10 @@ export function idFields(operations: INodeProperties): INodeProperties[] {
 	const resource = String(operations.displayOptions?.show?.resource?.[0]);
 	return [...new Set(options.flatMap(pathParameters))].flatMap((name): INodeProperties[] => {
 		const { searchListMethod, ...field } = ID_FIELDS[name];
-		const taking = options.filter((option) => pathParameters(option).includes(name));
-		const displayOptions = showFor(
-			resource,
-			taking.map(({ value }) => String(value)),
-		);
+		const taking = options
+			.filter((option) => pathParameters(option).includes(name))
+			.map(({ value }) => String(value));
+		const displayOptions = showFor(resource, taking);
 		if (searchListMethod) {
 			const locator = resourceLocator({ ...field, name, searchListMethod, displayOptions });
 			return [locator, ...searchListPaging(displayOptions)];
@@ -103,7 +101,7 @@ export interface OperationSpec {
 	/** The request body, built (and checked) after the preSend steps. */
 	body?: (this: IExecuteSingleFunctions) => IDataObject | Promise<IDataObject>;
 	/** From the response to the output items; a list's run on each page's records. */
-	postReceive?: OutputStep[];
+	postReceive?: PostReceiveAction[];
 	binaryResponse?: boolean;
 	/** Read page by page up to Return All / Limit (fields.ts: returnAllAndLimit). */
 	list?: boolean;
@@ -120,25 +118,23 @@ export function operation({
 	list = false,
 	...option
 }: OperationSpec): INodePropertyOptions {
-	const fillPath = async function (this: IExecuteSingleFunctions, options: IHttpRequestOptions) {
-		options.url = path.replace(PLACEHOLDER, (_match, parameter: string) =>
-			encodeURIComponent(requireId(this, parameter, ID_FIELDS[parameter].displayName)),
-		);
-		return options;
-	};
-	const sendBody = async function (this: IExecuteSingleFunctions, options: IHttpRequestOptions) {
-		options.body = await body!.call(this);
-		return options;
-	};
-	const steps = [
-		...(path.includes('{') ? [fillPath] : []),
-		...preSend,
-		...(body ? [sendBody] : []),
-	];
+	const steps = [...preSend];
+	if (path.includes('{'))
+		steps.unshift(async function (this: IExecuteSingleFunctions, options: IHttpRequestOptions) {
+			options.url = path.replace(PLACEHOLDER, (_match, parameter: string) =>
+				encodeURIComponent(requireId(this, parameter, ID_FIELDS[parameter].displayName)),
+			);
+			return options;
+		});
+	if (body)
+		steps.push(async function (this: IExecuteSingleFunctions, options: IHttpRequestOptions) {
+			options.body = await body.call(this);
+			return options;
+		});
 	return {
 		...option,
 		routing: {
-			// The path as written: fillPath sets the real one.
+			// The path as written: the first step sets the real one.
 			request: {
 				method,
 				url: path,

@@ -1,8 +1,8 @@
 import type {
 	IDataObject,
 	IExecuteSingleFunctions,
-	IN8nHttpFullResponse,
 	INodeExecutionData,
+	PostReceiveAction,
 } from 'n8n-workflow';
 
 import { fetchDocumentFile, type DocumentFileVersion } from '../../shared/documentFiles';
@@ -10,15 +10,8 @@ import { mediaTypeOf } from '../../shared/fileNames';
 import { recordOf } from '../../shared/transport';
 import { fileNameFromDisposition, headerValue } from '../../shared/transport/headers';
 
-/** An output step (n8n's postReceive): the items so far and the response to the next items. */
-export type OutputStep = (
-	this: IExecuteSingleFunctions,
-	items: INodeExecutionData[],
-	response: IN8nHttpFullResponse,
-) => Promise<INodeExecutionData[]>;
-
 /** Keeps the listed fields of each record when Simplify is on; unknown fields pass through when off. */
-export function simplifyTo(fields: string[]): OutputStep {
+export function simplifyTo(fields: string[]): PostReceiveAction {
 	return async function (this: IExecuteSingleFunctions, items: INodeExecutionData[]) {
 		if (!(this.getNodeParameter('simplify', true) as boolean)) return items;
 		return items.map((item) => ({
@@ -31,7 +24,7 @@ export function simplifyTo(fields: string[]): OutputStep {
 }
 
 /** A delete answers 204 with no body: say what was deleted instead. */
-export function deletedResult(idParameter: string): OutputStep {
+export function deletedResult(idParameter: string): PostReceiveAction {
 	return async function (this: IExecuteSingleFunctions) {
 		const id = this.getNodeParameter(idParameter, '', { extractValue: true }) as string;
 		return [{ json: { id, deleted: true } }];
@@ -59,7 +52,7 @@ async function fileItem(
 export function binaryFromResponse(
 	binaryPropertyParameter: string,
 	fallbackName: string,
-): OutputStep {
+): PostReceiveAction {
 	return async function (this: IExecuteSingleFunctions, _items, response) {
 		const body = response.body as unknown;
 		const data = Buffer.isBuffer(body)
@@ -76,7 +69,7 @@ export function binaryFromResponse(
 export function downloadedFile(
 	versionParameter: string,
 	binaryPropertyParameter: string,
-): OutputStep {
+): PostReceiveAction {
 	return async function (this: IExecuteSingleFunctions, _items, response) {
 		const record = recordOf(response.body);
 		const version = this.getNodeParameter(versionParameter, 'signed') as DocumentFileVersion;

@@ -19,7 +19,7 @@ import {
 } from '../../shared/transport';
 import { extractRecords, readListPaging } from '../../shared/transport/listRecords';
 import { pageQuery } from '../../shared/transport/pageWalk';
-import { legacyOrderToolCall } from './agentTool';
+import { legacyOrderError } from './agentTool';
 import { invalid } from './validation';
 
 /**
@@ -35,7 +35,7 @@ import { invalid } from './validation';
  * - a preSend error ends the node as an API error of HTTP code "none": n8n is given `inHook` steps,
  *   which do nothing, and the hook runs the real ones;
  * - a tool's failure reaches AI Agent 2 (and n8n 1.x) as an empty result: the hook returns it as the
- *   tool's result (and under Execution Order v0 refuses the call: agentTool.ts);
+ *   tool's result (and under Execution Order v0 refuses the call, below);
  * - every property named as a parameter is resolved twice per item, shown or not: parameter names
  *   are unique across resources (but for Operation, the list fields, Simplify, the output file).
  */
@@ -43,15 +43,6 @@ import { invalid } from './validation';
 /** A preSend step as n8n is given it: nothing then; the hook runs `step` (see above). */
 export function inHook(step: PreSendAction): PreSendAction {
 	return Object.assign(async (options: IHttpRequestOptions) => options, { step });
-}
-
-/** Return All, or Limit: how many records the user asked for (undefined: all). */
-function limitOf(context: IExecutePaginationFunctions): number | undefined {
-	if (context.getNodeParameter('returnAll', false) as boolean) return undefined;
-	const limit = Number(context.getNodeParameter('limit', 50));
-	if (!Number.isInteger(limit) || limit < 1)
-		throw invalid(context, 'Limit', `must be a whole number of 1 or more, not ${String(limit)}`);
-	return limit;
 }
 
 async function routedRequest(
@@ -62,13 +53,21 @@ async function routedRequest(
 	const itemIndex = context.getItemIndex();
 	const node = context.getNode();
 	const pairedItem = { item: itemIndex };
-	// Before anything else: under the legacy execution order nothing this call does reaches the agent.
-	const orderProblem = legacyOrderToolCall(context, node);
-	if (orderProblem) throw orderProblem;
+	const isTool = node.type.endsWith('Tool');
+	// Before anything else: AI Agent 3's tool call (its item carries `toolCallId`) under the legacy
+	// Execution Order v0, which queues the agent ahead of its tools, would be read as an empty result
+	// and run unseen afterwards, so it is refused unsent. AI Agent 2 runs tools itself.
+	if (
+		isTool &&
+		context.getWorkflowSettings?.()?.executionOrder !== 'v1' &&
+		typeof context.getInputData?.()?.json?.toolCallId === 'string'
+	)
+		throw legacyOrderError(node, itemIndex);
 	try {
 		let options = built as IHttpRequestOptions;
-		for (const { step } of preSend as Array<{ step?: PreSendAction }>)
-			if (step) options = await step.call(context, options);
+		// Each is an `inHook` step, as operation() gives every one.
+		for (const { step } of preSend as Array<PreSendAction & { step: PreSendAction }>)
+			options = await step.call(context, options);
 		const client = await runClient(context);
 		// Every POST carries an Idempotency-Key, so every request is safe to repeat.
 		let idempotencyKey: string | undefined;
@@ -103,7 +102,12 @@ async function routedRequest(
 			items = await output(records as IDataObject[], response);
 		} else {
 			// Checked before any request: a bad Limit or List Paging is the user's to fix.
-			const limit = limitOf(context);
+			const returnAll = context.getNodeParameter('returnAll', false) as boolean;
+			const limit = returnAll ? undefined : Number(context.getNodeParameter('limit', 50));
+			if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1)) {
+				const problem = `must be a whole number of 1 or more, not ${String(limit)}`;
+				throw invalid(context, 'Limit', problem);
+			}
 			const paging = readListPaging(
 				context.getNodeParameter('listPaging', 'automatic'),
 				context.getNodeParameter('listPagingSettings', {}),
@@ -137,7 +141,7 @@ async function routedRequest(
 		if (context.continueOnFail())
 			return [{ json: { error: nodeError.message }, error: nodeError, pairedItem }];
 		// A tool not set to stop the workflow: the failure is the model's to read.
-		if (node.type.endsWith('Tool') && node.onError !== 'stopWorkflow') {
+		if (isTool && node.onError !== 'stopWorkflow') {
 			const { message, description, httpCode } = nodeError as Partial<NodeApiError>;
 			const hint = description && description !== message ? { hint: description } : {};
 			return [{ json: { error: message, ...hint, ...(httpCode ? { httpCode } : {}) }, pairedItem }];

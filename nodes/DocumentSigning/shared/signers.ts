@@ -1,6 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { SIGNER_AUTHENTICATION_METHODS } from '../../shared/vocabulary';
+import type { SIGNER_AUTHENTICATION_METHODS } from '../../shared/vocabulary';
 import { byName, emailField, showFor } from './fields';
 
 const AUTHENTICATION_LABELS: Record<(typeof SIGNER_AUTHENTICATION_METHODS)[number], string> = {
@@ -43,10 +43,7 @@ export function signersField(
 						default: 'none',
 						description: 'How the signer proves who they are before signing',
 						options: byName(
-							SIGNER_AUTHENTICATION_METHODS.map((value) => ({
-								name: AUTHENTICATION_LABELS[value],
-								value,
-							})),
+							Object.entries(AUTHENTICATION_LABELS).map(([value, name]) => ({ name, value })),
 						),
 					},
 					emailField('Where the signing invitation is sent'),

@@ -1,6 +1,6 @@
 /** Bounds on what a server may send (read by readResponse in request.ts) and on how long anything takes. */
 
-const MB = 1024 * 1024;
+export const MB = 1024 * 1024;
 
 export type ResponseKind = 'json' | 'file' | 'export';
 

@@ -106,9 +106,7 @@ export function serviceWords(body: unknown): {
 			body.message,
 			body.detail,
 		]),
-		code:
-			firstText([source.code], 100) ??
-			(typeof source.code === 'number' ? String(source.code) : undefined),
+		code: firstText([typeof source.code === 'number' ? String(source.code) : source.code], 100),
 		field: firstText(
 			[source.field, source.param, source.pointer, (source.source as IDataObject)?.pointer],
 			100,
@@ -168,22 +166,19 @@ function statusError(node: INode, response: IN8nHttpFullResponse, itemIndex?: nu
 	});
 }
 
-/** The error users see for any failure of a request; n8n's own errors pass on as they are. */
+/**
+ * The error users see for any failure of a request. n8n's own errors pass on as they are, unless
+ * `ourNetworkWords` (the retry policy): then a network failure is told in our words even when n8n's
+ * helper wrapped it.
+ */
 export function toNodeError(
 	node: INode,
 	error: unknown,
 	itemIndex?: number,
+	ourNetworkWords = false,
 ): NodeApiError | NodeOperationError {
-	if (error instanceof NodeApiError || error instanceof NodeOperationError) return error;
-	return failureToNodeError(node, error, itemIndex);
-}
-
-/** As toNodeError, but a network failure is told in our words even when n8n's helper wrapped it. */
-export function failureToNodeError(
-	node: INode,
-	error: unknown,
-	itemIndex?: number,
-): NodeApiError | NodeOperationError {
+	const n8nError = error instanceof NodeApiError || error instanceof NodeOperationError;
+	if (n8nError && !ourNetworkWords) return error;
 	if (error instanceof HttpStatusError) return statusError(node, error.response, itemIndex);
 	if (error instanceof ServiceBehaviourError) {
 		const { message, description, httpCode } = error;
@@ -208,7 +203,7 @@ export function failureToNodeError(
 		);
 	}
 	// A nested request of ours failed: passed on as it is.
-	if (error instanceof NodeApiError || error instanceof NodeOperationError) return error;
+	if (n8nError) return error;
 	// The message only: an unexpected error (from the HTTP layer, say) may carry the request's headers.
 	return new NodeOperationError(node, error instanceof Error ? error.message : String(error), {
 		itemIndex,

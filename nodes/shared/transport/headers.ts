@@ -33,53 +33,32 @@ export function withoutHeaders<T>(
 /** `attachment; filename="a.csv"` or `filename*=UTF-8''a%20b.csv` → the file name, as a plain base name. */
 export function fileNameFromDisposition(disposition: string | undefined): string | undefined {
 	if (!disposition) return undefined;
-	const extended = /filename\*\s*=\s*(?:[\w-]+'[\w-]*')?([^;]+)/i.exec(disposition);
-	if (extended) {
-		try {
-			const name = plainFileName(decodeURIComponent(extended[1].trim().replace(/^"|"$/g, '')));
-			if (name) return name;
-		} catch {
-			// fall through to the plain form
-		}
+	const extended = /filename\*\s*=\s*(?:[\w-]+'[\w-]*')?([^;]+)/i.exec(disposition)?.[1].trim();
+	let name: string | undefined;
+	try {
+		name = extended && plainFileName(decodeURIComponent(extended.replace(/^"|"$/g, '')));
+	} catch {
+		// A bad escape: the plain form below.
 	}
 	const plain = /filename\s*=\s*("([^"]*)"|[^;]+)/i.exec(disposition);
-	const name = plain ? (plain[2] ?? plain[1]).trim() : undefined;
-	return plainFileName(name);
+	return name || plainFileName(plain ? (plain[2] ?? plain[1]).trim() : undefined);
 }
 
 /**
- * `Link: <https://…?page=2>; rel="next", <…>; rel="last"` → the rel="next" target. Read with
- * indexOf, one pass over at most MAX_HEADER_CHARS: a header of any content costs linear time.
+ * `Link: <https://…?page=2>; rel="next", <…>; rel="last"` → the rel="next" target: a target runs from
+ * the last `<` before its `>`, its parameters up to the next `<`. Linear: no part can backtrack past a `<`.
  */
 export function nextLinkFromHeader(link: string | undefined): string | undefined {
 	const text = link?.slice(0, MAX_HEADER_CHARS) ?? '';
-	let at = 0;
-	for (;;) {
-		const close = text.indexOf('>', at);
-		if (close < 0) return undefined;
-		// The target starts after the last `<` before its `>`: stray `<` in front are no part of it.
-		const open = text.lastIndexOf('<', close);
-		const following = text.indexOf('<', close + 1);
-		const parameters = text.slice(close + 1, following < 0 ? undefined : following);
-		const target = open >= at ? text.slice(open + 1, close).trim() : '';
-		if (target && relationsOf(parameters).includes('next')) return target;
-		if (following < 0) return undefined;
-		at = following;
-	}
+	for (const [, target, parameters] of text.matchAll(/<([^<>]*)>([^<]*)/g))
+		if (target.trim() && relationsOf(parameters).includes('next')) return target.trim();
+	return undefined;
 }
 
-/** The relation types of a link's `; rel="next last"` parameters, lower-cased. */
+/** The relation types of a link's first `; rel="next last"` parameter, lower-cased. */
 function relationsOf(parameters: string): string[] {
-	for (const parameter of parameters.split(';')) {
-		const equals = parameter.indexOf('=');
-		if (equals < 0 || parameter.slice(0, equals).trim().toLowerCase() !== 'rel') continue;
-		let value = parameter.slice(equals + 1).trim();
-		if (value.endsWith(',')) value = value.slice(0, -1).trim();
-		if (value.startsWith('"')) {
-			const end = value.indexOf('"', 1);
-			value = value.slice(1, end < 0 ? undefined : end);
-		}
-		return value.toLowerCase().split(/\s+/).filter(Boolean);
-	}
-	return [];
+	const rel = parameters.split(';').find((parameter) => /^\s*rel\s*=/i.test(parameter)) ?? '=';
+	const value = rel.slice(rel.indexOf('=') + 1).replace(/,\s*$/, '');
+	const quoted = /^\s*"([^"]*)/.exec(value)?.[1];
+	return (quoted ?? value).toLowerCase().split(/\s+/).filter(Boolean);
 }

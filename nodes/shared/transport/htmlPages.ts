@@ -11,14 +11,7 @@ export function isHtml(body: unknown, contentType?: string): boolean {
 /** The most of a page that is read: its title and first words are near its start. */
 export const MAX_PAGE_READ = 8_000;
 const HIDDEN_ELEMENTS = new Set(['script', 'style', 'template', 'noscript']);
-const ENTITIES: Record<string, string> = {
-	'&nbsp;': ' ',
-	'&amp;': '&',
-	'&lt;': '<',
-	'&gt;': '>',
-	'&quot;': '"',
-	'&#39;': "'",
-};
+const ENTITIES = { nbsp: ' ', amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'" };
 /** `<name`, `</name` or `<!`/`<?`; anything else after `<` is text ("a < b"). */
 const TAG = /<(\/?)([a-z][a-z\d]*)|<[!?]/iy;
 
@@ -77,9 +70,7 @@ export function readPage(page: string): { title?: string; words: string } {
 
 /** Page text as shown: entities read, white space collapsed, cut, markup characters as look-alikes. */
 function pageText(text: string, max: number): string {
-	const plain = text
-		.replace(/&(?:nbsp|amp|lt|gt|quot|#39);/gi, (entity) => ENTITIES[entity.toLowerCase()])
-		.replace(/\s+/g, ' ')
-		.trim();
-	return shownText(plain, max);
+	const entity = (_: string, name: string) => ENTITIES[name.toLowerCase() as keyof typeof ENTITIES];
+	const plain = text.replace(/&(nbsp|amp|lt|gt|quot|#39);/gi, entity).replace(/\s+/g, ' ');
+	return shownText(plain.trim(), max);
 }

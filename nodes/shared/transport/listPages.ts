@@ -1,10 +1,8 @@
-import type { IDataObject } from 'n8n-workflow';
-
 import { headerValue, nextLinkFromHeader } from './headers';
 import {
-	EVIDENCE_DEPTH,
 	extractRecords,
 	isObject,
+	levelsOf,
 	MAX_ENTRIES,
 	pick,
 	type ListPaging,
@@ -31,26 +29,18 @@ function entriesOf(response: PageResponse, records: unknown): Entry[] {
 	const entries: Entry[] = [];
 	const add = (key: string, value: unknown, parent: string) =>
 		entries.push({ key, name: key.toLowerCase().replace(/[^a-z0-9]/g, ''), value, parent });
-	let level: Array<[IDataObject, string]> = isObject(response.body) ? [[response.body, '']] : [];
-	read: for (let depth = 0; depth <= EVIDENCE_DEPTH; depth++) {
-		const next: Array<[IDataObject, string]> = [];
-		for (const [holder, parent] of level) {
-			for (const key of Object.keys(holder)) {
-				if (entries.length >= MAX_ENTRIES) break read;
-				const value = holder[key];
-				if (value === records) continue;
-				add(key, value, parent);
-				if (isObject(value)) next.push([value, key]);
-				for (const link of Array.isArray(value) ? value.slice(0, 20) : [])
-					if (
-						isObject(link) &&
-						/\bnext\b/i.test(String(link.rel ?? link.relation ?? '').slice(0, 100))
-					)
-						add('next', link.href ?? link.url, key);
-			}
+	read: for (const { keys } of levelsOf(response.body))
+		for (const [key, value, parent] of keys) {
+			if (entries.length >= MAX_ENTRIES) break read;
+			if (value === records) continue;
+			add(key, value, parent);
+			for (const link of Array.isArray(value) ? value.slice(0, 20) : [])
+				if (
+					isObject(link) &&
+					/\bnext\b/i.test(String(link.rel ?? link.relation ?? '').slice(0, 100))
+				)
+					add('next', link.href ?? link.url, key);
 		}
-		level = next;
-	}
 	for (const [header, value] of Object.entries(response.headers ?? {}).slice(0, 200))
 		add(
 			header.toLowerCase().replace(/^x-/, '').replace(/-/g, '_'),

@@ -94,10 +94,26 @@ function describeKeys(body: unknown): string {
 	return `${shown.join(', ')}${keys.length > 20 ? `, and ${keys.length - 20} more` : ''}`;
 }
 
-export const EVIDENCE_DEPTH = 3;
+const EVIDENCE_DEPTH = 3;
 /** Keys read from a body in all levels, so a huge envelope costs no more than a normal one. */
 export const MAX_ENTRIES = 2_000;
 const RECORD_KEYS = ['data', 'items', 'results', 'records', 'entries', 'value'];
+
+/** A body's objects level by level to EVIDENCE_DEPTH, with their keys' [key, value, parent key]. */
+export function* levelsOf(body: unknown) {
+	let holders: Array<[IDataObject, string]> = isObject(body) ? [[body, '']] : [];
+	let budget = MAX_ENTRIES;
+	for (let depth = 0; depth <= EVIDENCE_DEPTH && holders.length > 0; depth++) {
+		const keys: Array<[string, unknown, string]> = [];
+		read: for (const [holder, parent] of holders)
+			for (const key of Object.keys(holder)) {
+				if (budget-- <= 0) break read;
+				keys.push([key, holder[key], parent]);
+			}
+		yield { holders: holders.map(([holder]) => holder), keys };
+		holders = keys.flatMap(([key, value]) => (isObject(value) ? [[value, key] as const] : []));
+	}
+}
 
 /**
  * A bare array; else, level by level, the array under a RECORD_KEY or the one array of objects
@@ -113,27 +129,17 @@ export function extractRecords(body: unknown, paging: ListPaging = {}): IDataObj
 		);
 	}
 	if (Array.isArray(body)) return body as IDataObject[];
-	let level = isObject(body) ? [body] : [];
-	let budget = MAX_ENTRIES;
-	for (let depth = 0; depth <= EVIDENCE_DEPTH && level.length > 0; depth++) {
-		for (const holder of level)
+	for (const { holders, keys } of levelsOf(body)) {
+		for (const holder of holders)
 			for (const key of RECORD_KEYS)
 				if (Object.hasOwn(holder, key) && Array.isArray(holder[key]))
 					return holder[key] as IDataObject[];
-		const values: unknown[] = [];
-		for (const holder of level) {
-			for (const key of Object.keys(holder)) {
-				if (budget-- <= 0) break;
-				values.push(holder[key]);
-			}
-		}
-		const arrays = values.filter(
-			(value): value is IDataObject[] => Array.isArray(value) && value.every(isObject),
+		const arrays = keys.flatMap(([, value]) =>
+			Array.isArray(value) && value.every(isObject) ? [value as IDataObject[]] : [],
 		);
 		if (arrays.length === 1 || (arrays.length > 1 && arrays.every((a) => a.length === 0)))
 			return arrays[0];
 		if (arrays.length > 1) break;
-		level = values.filter(isObject);
 	}
 	throw new ServiceBehaviourError(
 		`The service's response is not a list the node can read: it holds no single array of records (top-level keys: ${describeKeys(body)})`,

@@ -166,8 +166,7 @@ async function walk<T>(options: WalkOptions<T>, partial = false): Promise<WalkRe
 			tried.length = 0;
 			if (pages > 1) working = about(request).way;
 			if (evidence.ways.length === 0) {
-				if (total === undefined || records.length >= Math.min(total, limit ?? Infinity))
-					return { records };
+				if (total === undefined || records.length >= total) return { records };
 				throw new ServiceBehaviourError(
 					`The service said the list holds ${total} records, but its pages ended after ${records.length}`,
 					`Stopped after ${pages} requests${limit !== undefined ? ` (${limit} were asked for)` : ''}; no partial list is returned. If the service pages in a way the node did not recognise, set List Paging to Custom (next token, or offset and limit parameter names).`,
@@ -236,12 +235,13 @@ export async function apiFindRecord(
 export async function apiSweepRecords(
 	context: ApiContext,
 	path: string,
-	options: Pick<WalkOptions<IDataObject>, 'start' | 'stopAt'> & {
+	{
+		qs = {},
+		...options
+	}: Pick<WalkOptions<IDataObject>, 'start' | 'stopAt'> & {
 		budget: WalkBudget;
 		qs?: IDataObject;
 	},
 ): Promise<WalkResult<IDataObject>> {
-	const { budget, start, stopAt } = options;
-	const list = await listOf(context, path, options.qs ?? {}, MAX_PAGE_SIZE);
-	return await walk({ ...list, budget, start, stopAt }, true);
+	return await walk({ ...(await listOf(context, path, qs, MAX_PAGE_SIZE)), ...options }, true);
 }

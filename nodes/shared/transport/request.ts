@@ -1,6 +1,5 @@
 import { createHash } from 'crypto';
 import type {
-	ICredentialDataDecryptedObject,
 	IDataObject,
 	IExecuteData,
 	IExecuteFunctions,
@@ -16,21 +15,18 @@ import type {
 } from 'n8n-workflow';
 
 import { idText } from '../ids';
-import { BODY_LIMITS, TIME_LIMITS, type ResponseKind } from './bounds';
+import { BODY_LIMITS, MB, TIME_LIMITS, type ResponseKind } from './bounds';
 import { checkResponse, ServiceBehaviourError, timedOut, toNodeError } from './errors';
 import { headerValue } from './headers';
 import type { PageResponse } from './listRecords';
-import { sendWithRetries } from './retry';
+import { sendWithRetries, type Attempt } from './retry';
 import {
 	allowedDomainsFor,
 	credentialKey,
 	CREDENTIAL_TYPE,
 	readCredentials,
 	ServiceOrigin,
-	type ServiceCredentials,
 } from './service';
-
-const MB = 1024 * 1024;
 
 /** The package's own requests; the action node's go through n8n's routing engine (routedRequest.ts). */
 export type ApiContext =
@@ -62,26 +58,14 @@ export function recordOf(body: unknown): IDataObject {
 	return (nested && idText(id) === undefined ? data : body) as IDataObject;
 }
 
-export interface ServiceClient {
-	credentials: ServiceCredentials;
-	/** The credential as n8n decrypted it, handed back to n8n with each request (no second read). */
-	decrypted: ICredentialDataDecryptedObject;
-	origin: ServiceOrigin;
-	gateKey: string;
-	allowedDomains?: string;
-}
+export type ServiceClient = Awaited<ReturnType<typeof serviceClient>>;
 
-export async function serviceClient(context: ApiContext): Promise<ServiceClient> {
+export async function serviceClient(context: ApiContext) {
+	// Handed back to n8n with each request as it decrypted it (no second read).
 	const decrypted = await context.getCredentials(CREDENTIAL_TYPE);
 	const credentials = readCredentials(decrypted);
 	const origin = new ServiceOrigin(credentials.baseUrl, context.getNode());
-	return {
-		credentials,
-		decrypted,
-		origin,
-		gateKey: credentialKey(credentials, origin),
-		allowedDomains: allowedDomainsFor(credentials, origin),
-	};
+	return { credentials, decrypted, origin };
 }
 
 /** A node run's service client: n8n decrypts the credential (a database query) on every read. */
@@ -100,7 +84,13 @@ export function runClient(context: IExecutePaginationFunctions): Promise<Service
 	return client;
 }
 
-export interface SendOptions {
+export interface ApiRequestOptions {
+	qs?: IDataObject;
+	body?: IDataObject;
+	/** The response's body as bytes (a file), not JSON. */
+	binary?: boolean;
+	/** Already loaded for this context (saves decrypting the credential again). */
+	client?: ServiceClient;
 	/** Makes a POST safe to retry: the service answers a repeat with the first result. */
 	idempotencyKey?: string;
 	/** Error statuses the caller reads as responses (returned, not thrown, never retried). */
@@ -112,15 +102,6 @@ export interface SendOptions {
 	maxTotalWaitMs?: number;
 }
 
-export interface ApiRequestOptions extends SendOptions {
-	qs?: IDataObject;
-	body?: IDataObject;
-	/** The response's body as bytes (a file), not JSON. */
-	binary?: boolean;
-	/** Already loaded for this context (saves decrypting the credential again). */
-	client?: ServiceClient;
-}
-
 /** The body read whole within its kind's limit (bounds.ts): JSON (or text), or a file's bytes. */
 export async function readResponse(
 	response: IN8nHttpFullResponse,
@@ -129,11 +110,12 @@ export async function readResponse(
 ): Promise<IN8nHttpFullResponse> {
 	// Error responses are read as API responses whatever was asked for: they carry the service's words.
 	const readAs = response.statusCode >= 300 ? 'json' : kind;
-	const configured = Number(client.credentials.largestDownloadMb);
+	// readCredentials keeps "Largest Download (MB)" only when it is a positive number.
+	const configured = client.credentials.largestDownloadMb;
 	const limit =
 		readAs === 'json'
 			? BODY_LIMITS.json
-			: Number.isFinite(configured) && configured > 0
+			: configured
 				? Math.min(Math.round(configured * MB), BODY_LIMITS.maxDownload)
 				: BODY_LIMITS.download;
 	let body: unknown = response.body;
@@ -179,22 +161,6 @@ function jsonOrText(text: string): unknown {
 	}
 }
 
-/** One attempt: the credential as read once goes along (n8n would read and decrypt it again). */
-async function sendAttempt(
-	context: ApiContext | IExecutePaginationFunctions,
-	client: ServiceClient,
-	options: IHttpRequestOptions,
-): Promise<IN8nHttpFullResponse> {
-	return (await context.helpers.httpRequestWithAuthentication.call(
-		context,
-		CREDENTIAL_TYPE,
-		{ ...options, returnFullResponse: true },
-		{
-			credentialsDecrypted: { id: '', name: '', type: CREDENTIAL_TYPE, data: client.decrypted },
-		},
-	)) as IN8nHttpFullResponse;
-}
-
 /** A request to this n8n itself (Send and Wait's probe of its resume URL): no credential goes along. */
 export async function askOwnN8n(
 	context: Pick<IExecuteFunctions, 'helpers'>,
@@ -222,7 +188,7 @@ export async function sendChecked(
 	context: ApiContext | IExecutePaginationFunctions,
 	client: ServiceClient,
 	request: IHttpRequestOptions,
-	settings: SendOptions & { kind: ResponseKind; itemIndex?: number; deletedIfGone?: boolean },
+	settings: ApiRequestOptions & { kind: ResponseKind; itemIndex?: number; deletedIfGone?: boolean },
 ): Promise<IN8nHttpFullResponse> {
 	const { kind, idempotencyKey, abortSignal, singleAttemptTimeoutMs } = settings;
 	const { method } = request;
@@ -233,14 +199,21 @@ export async function sendChecked(
 		// Read as a stream and counted (bounds.ts): n8n would otherwise read any response whole.
 		encoding: 'stream',
 		timeout: singleAttemptTimeoutMs ?? TIME_LIMITS.attemptMs,
-		...safeRequestSettings(client.allowedDomains),
+		...safeRequestSettings(allowedDomainsFor(client.credentials, client.origin)),
+		returnFullResponse: true,
 	};
-	const observed = { retriedAfterLostResponse: false };
-	const send = async (signal: AbortSignal) => {
-		const response = await sendAttempt(context, client, { ...sent, abortSignal: signal });
+	// The credential as read once goes along (n8n would read and decrypt it again).
+	const credentialsDecrypted = { id: '', name: '', type: CREDENTIAL_TYPE, data: client.decrypted };
+	const send = async ({ signal, retriedAfterLostResponse }: Attempt) => {
+		const response = (await context.helpers.httpRequestWithAuthentication.call(
+			context,
+			CREDENTIAL_TYPE,
+			{ ...sent, abortSignal: signal },
+			{ credentialsDecrypted },
+		)) as IN8nHttpFullResponse;
 		await readResponse(response, kind, client);
 		// A DELETE repeated after a lost response finds nothing: it did what the user asked for.
-		const gone = method === 'DELETE' && observed.retriedAfterLostResponse;
+		const gone = settings.deletedIfGone && method === 'DELETE' && retriedAfterLostResponse;
 		const expectJson = kind === 'json' && method !== 'DELETE';
 		checkResponse(response, { expectJson, acceptStatuses: gone ? [404] : settings.acceptStatuses });
 		return response;
@@ -248,7 +221,8 @@ export async function sendChecked(
 	if (singleAttemptTimeoutMs) {
 		const limit = AbortSignal.timeout(singleAttemptTimeoutMs);
 		try {
-			return await send(abortSignal ? AbortSignal.any([abortSignal, limit]) : limit);
+			const signal = abortSignal ? AbortSignal.any([abortSignal, limit]) : limit;
+			return await send({ signal, retriedAfterLostResponse: false });
 		} catch (error) {
 			throw toNodeError(context.getNode(), limit.aborted ? timedOut() : error);
 		}
@@ -256,14 +230,13 @@ export async function sendChecked(
 	return await sendWithRetries(
 		{
 			node: context.getNode(),
-			gateKey: client.gateKey,
+			gateKey: credentialKey(client.credentials, client.origin),
 			idempotent: (method !== 'POST' && method !== 'PATCH') || Boolean(idempotencyKey),
 			itemIndex: settings.itemIndex,
 			abortSignal,
-			observed: settings.deletedIfGone ? observed : undefined,
 			maxTotalWaitMs: settings.maxTotalWaitMs,
 		},
-		async (attempt) => await send(attempt.signal),
+		send,
 	);
 }
 

@@ -1,23 +1,20 @@
 import { sleep } from 'n8n-workflow';
 
+/** Only ever thrown into the retry policy, which reports it as it is. */
 export class CancelledError extends Error {
 	constructor() {
-		super('The execution was cancelled');
+		super('The execution was cancelled while waiting to retry');
 	}
 }
 
 /** No place before the request's deadline: a 429's pause lasts longer, or every slot stays busy. */
 export class GateDeadlineError extends Error {}
 
-export function throwIfCancelled(signal: AbortSignal | undefined): void {
-	if (signal?.aborted) throw new CancelledError();
-}
-
 /** Sleeps `ms` in slices of 200 ms, so a cancelled execution stops waiting at once (n8n's sleep cannot be cancelled). */
 export async function cancellableSleep(ms: number, signal?: AbortSignal): Promise<void> {
 	const until = Date.now() + ms;
 	for (;;) {
-		throwIfCancelled(signal);
+		if (signal?.aborted) throw new CancelledError();
 		const left = until - Date.now();
 		if (left <= 0) return;
 		await sleep(Math.min(left, 200));
@@ -56,7 +53,7 @@ export class RequestGate {
 		deadline = Number.POSITIVE_INFINITY,
 	}: { signal?: AbortSignal; deadline?: number } = {}): Promise<number> {
 		for (;;) {
-			throwIfCancelled(signal);
+			if (signal?.aborted) throw new CancelledError();
 			const pause = this.nextStartAt - Date.now();
 			if (pause > 0) {
 				if (this.nextStartAt > deadline) throw new GateDeadlineError();

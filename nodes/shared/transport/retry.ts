@@ -3,14 +3,14 @@ import { NodeApiError } from 'n8n-workflow';
 
 import { TIME_LIMITS } from './bounds';
 import {
-	failureToNodeError,
 	HttpStatusError,
 	networkCode,
 	ServiceBehaviourError,
 	timedOut,
+	toNodeError,
 } from './errors';
 import { headerValue } from './headers';
-import { CancelledError, cancellableSleep, GateDeadlineError, RequestGate } from './requestGate';
+import { cancellableSleep, GateDeadlineError, RequestGate } from './requestGate';
 
 /** Nothing is sent twice unless the service can recognise the repeat (a read, a DELETE, an Idempotency-Key). */
 export const RETRY_POLICY = {
@@ -26,10 +26,10 @@ export const RETRY_POLICY = {
 	concurrency: 8,
 };
 
-const RETRYABLE_STATUS = new Set([500, 502, 503, 504]);
+const RETRYABLE_STATUS = new Set<unknown>([500, 502, 503, 504]);
 /** Failures after which the request may have reached the service and been carried out. */
 const MAYBE_DONE = new Set(['ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ECONNABORTED', 'ESOCKETTIMEDOUT']);
-const RETRYABLE_NETWORK = new Set([...MAYBE_DONE, 'EAI_AGAIN', 'ECONNREFUSED']);
+const RETRYABLE_NETWORK = new Set<unknown>([...MAYBE_DONE, 'EAI_AGAIN', 'ECONNREFUSED']);
 /** Refused connections are retried only briefly: usually the address is simply wrong. */
 const MAX_REFUSED_ATTEMPTS = 2;
 
@@ -54,31 +54,23 @@ export function gateFor(credentialKey: string): RequestGate {
 	return gate;
 }
 
-/** Retry-After in seconds or as an HTTP date; one second when absent, unreadable or negative. */
-export function retryAfterMs(value: string | undefined, now = Date.now()): number {
-	if (value) {
-		const seconds = Number(value);
-		if (Number.isFinite(seconds)) return seconds >= 0 ? Math.max(seconds * 1000, 1) : 1000;
-		const date = Date.parse(value);
-		if (Number.isFinite(date)) return Math.max(date - now, 100);
-	}
-	return 1000;
-}
-
 /**
  * How long a 429 asks to wait, and how far apart requests start afterwards: `X-RateLimit-Reset-After`
- * (fractional seconds) wins; a whole-second `Retry-After` says nothing about the rate.
+ * (fractional seconds) wins; a whole-second `Retry-After` says nothing about the rate. Retry-After is
+ * in seconds or an HTTP date; one second when absent, unreadable or negative.
  */
 export function rateLimitOf(response: IN8nHttpFullResponse): { waitMs: number; paceMs: number } {
 	const precise = Number(headerValue(response.headers, 'x-ratelimit-reset-after'));
-	const known =
-		Number.isFinite(precise) && precise >= 0 && precise <= RETRY_POLICY.maxRetryAfterMs / 1000;
-	return {
-		waitMs: known
-			? Math.max(precise * 1000, 1)
-			: retryAfterMs(headerValue(response.headers, 'retry-after')),
-		paceMs: known && precise > 0 && precise < 1 ? precise * 1000 : 0,
-	};
+	if (Number.isFinite(precise) && precise >= 0 && precise <= RETRY_POLICY.maxRetryAfterMs / 1000)
+		return { waitMs: Math.max(precise * 1000, 1), paceMs: precise < 1 ? precise * 1000 : 0 };
+	const retryAfter = headerValue(response.headers, 'retry-after');
+	const seconds = Number(retryAfter);
+	const date = Date.parse(retryAfter ?? '');
+	let waitMs = 1000;
+	if (retryAfter && Number.isFinite(seconds))
+		waitMs = seconds >= 0 ? Math.max(seconds * 1000, 1) : 1000;
+	else if (Number.isFinite(date)) waitMs = Math.max(date - Date.now(), 100);
+	return { waitMs, paceMs: 0 };
 }
 
 export function backoffMs(failures: number): number {
@@ -95,15 +87,15 @@ export interface AttemptSettings {
 	idempotent: boolean;
 	itemIndex?: number;
 	abortSignal?: AbortSignal;
-	/** Set when an attempt is repeated after a failure that may hide a request carried out. */
-	observed?: { retriedAfterLostResponse: boolean };
 	/** The whole request's bound, when shorter than RETRY_POLICY.maxTotalWaitMs (list searches). */
 	maxTotalWaitMs?: number;
 }
 
-/** The signal aborts on cancel or when the attempt's time is up. */
 export interface Attempt {
+	/** Aborts on cancel or when the attempt's time is up. */
 	signal: AbortSignal;
+	/** A repeat after a failure that may hide a request carried out. */
+	retriedAfterLostResponse: boolean;
 }
 
 /** Runs `send` under the credential's gate, retrying what can be retried without a duplicate. */
@@ -116,13 +108,7 @@ export async function sendWithRetries<T>(
 	const budgetMs = Math.min(RETRY_POLICY.maxTotalWaitMs, settings.maxTotalWaitMs ?? Infinity);
 	const deadline = Date.now() + budgetMs;
 	const fail = (error: unknown, why?: string) => {
-		const nodeError = failureToNodeError(
-			node,
-			error instanceof CancelledError
-				? new Error('The execution was cancelled while waiting to retry')
-				: error,
-			itemIndex,
-		);
+		const nodeError = toNodeError(node, error, itemIndex, true);
 		if (why && nodeError instanceof NodeApiError)
 			nodeError.description = [nodeError.description, why].filter(Boolean).join(' ');
 		return nodeError;
@@ -130,6 +116,7 @@ export async function sendWithRetries<T>(
 	let failures = 0;
 	let refused = 0;
 	let lastError: unknown;
+	let retriedAfterLostResponse = false;
 	for (;;) {
 		let startedAt: number;
 		try {
@@ -154,7 +141,8 @@ export async function sendWithRetries<T>(
 		);
 		let error: unknown;
 		try {
-			const result = await send({ signal: signal ? AbortSignal.any([signal, limit]) : limit });
+			const attemptSignal = signal ? AbortSignal.any([signal, limit]) : limit;
+			const result = await send({ signal: attemptSignal, retriedAfterLostResponse });
 			gate.admitted();
 			return result;
 		} catch (thrown) {
@@ -181,9 +169,7 @@ export async function sendWithRetries<T>(
 		}
 
 		const code = networkCode(error);
-		const transient =
-			(status !== undefined && RETRYABLE_STATUS.has(status)) ||
-			(code !== undefined && RETRYABLE_NETWORK.has(code));
+		const transient = RETRYABLE_STATUS.has(status) || RETRYABLE_NETWORK.has(code);
 		// A refused connection never reached the service, so even a plain POST is safe to repeat.
 		const refusedConnection = code === 'ECONNREFUSED';
 		if (refusedConnection && ++refused >= MAX_REFUSED_ATTEMPTS) throw fail(error);
@@ -192,8 +178,7 @@ export async function sendWithRetries<T>(
 		const delay = backoffMs(failures);
 		if (Date.now() + delay > deadline)
 			throw fail(error, `Gave up after ${budgetMs / 1000} s of retries.`);
-		if (code && MAYBE_DONE.has(code) && settings.observed)
-			settings.observed.retriedAfterLostResponse = true;
+		if (code && MAYBE_DONE.has(code)) retriedAfterLostResponse = true;
 		try {
 			await cancellableSleep(delay, signal);
 		} catch (sleepError) {

@@ -1,7 +1,6 @@
 import { createHash } from 'crypto';
 import type { IDataObject } from 'n8n-workflow';
 
-import { MAX_PAGE_SIZE } from '../vocabulary';
 import { TIME_LIMITS } from './bounds';
 import { ServiceBehaviourError } from './errors';
 import { readListPage } from './listPages';
@@ -90,12 +89,8 @@ export function readPageToken(
 			'The list page token is not valid',
 			'Reload the list to start from its first page.',
 		);
-	return {
-		...(request as PageRequest),
-		...(after !== undefined ? { after: after as string } : {}),
-		...(param !== undefined ? { cursorParam: param as string } : {}),
-		...(alt !== undefined ? { alternatives: alt as string[] } : {}),
-		...(path !== undefined ? { url } : {}),
+	return { ...request, after, cursorParam: param, alternatives: alt, url } as PageRequest & {
+		after?: string;
 	};
 }
 
@@ -147,7 +142,7 @@ export async function searchPage({
 	}
 }
 
-/** n8n gives a list search no cancel signal: TIME_LIMITS.listSearchMs bounds it. */
+/** 50 records a page; n8n gives a list search no cancel signal: TIME_LIMITS.listSearchMs bounds it. */
 export async function apiRequestPage(
 	context: ApiContext,
 	path: string,
@@ -155,8 +150,6 @@ export async function apiRequestPage(
 	token?: string,
 	paging: ListPaging = {},
 ): Promise<{ records: IDataObject[]; nextToken?: string; origin: ServiceOrigin }> {
-	const { limit, ...filters } = qs;
-	const pageSize = Number(limit ?? MAX_PAGE_SIZE);
-	const list = await listOf(context, path, filters, pageSize, paging, TIME_LIMITS.listSearchMs);
+	const list = await listOf(context, path, qs, 50, paging, TIME_LIMITS.listSearchMs);
 	return { ...(await searchPage({ ...list, token })), origin: list.origin };
 }

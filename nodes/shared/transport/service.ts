@@ -7,29 +7,18 @@ import { ServiceBehaviourError } from './errors';
 /** Where the API key may go: the credential's origin, under the Base URL's path, and nowhere else. */
 export const CREDENTIAL_TYPE = 'documentSigningApi';
 
-export interface ServiceCredentials {
-	baseUrl: string;
-	apiKey: string;
-	/** n8n's credential-level restriction ("Allowed HTTP Request Domains"), when set to a list. */
-	allowedDomainsMode?: string;
-	allowedDomains?: string;
-	/** "Largest Download (MB)": raises the file and export size limits (bounds.ts). */
-	largestDownloadMb?: number;
-}
+export type ServiceCredentials = ReturnType<typeof readCredentials>;
 
-export function readCredentials(data: ICredentialDataDecryptedObject): ServiceCredentials {
+export function readCredentials(data: ICredentialDataDecryptedObject) {
+	const { allowedHttpRequestDomains: mode, allowedDomains, largestDownloadMb: mb } = data;
 	return {
 		baseUrl: String(data.baseUrl ?? ''),
 		apiKey: String(data.apiKey ?? ''),
-		allowedDomainsMode:
-			typeof data.allowedHttpRequestDomains === 'string'
-				? data.allowedHttpRequestDomains
-				: undefined,
-		allowedDomains: typeof data.allowedDomains === 'string' ? data.allowedDomains : undefined,
-		largestDownloadMb:
-			typeof data.largestDownloadMb === 'number' && data.largestDownloadMb > 0
-				? data.largestDownloadMb
-				: undefined,
+		// n8n's credential-level restriction ("Allowed HTTP Request Domains"), when set to a list.
+		allowedDomainsMode: typeof mode === 'string' ? mode : undefined,
+		allowedDomains: typeof allowedDomains === 'string' ? allowedDomains : undefined,
+		// "Largest Download (MB)": raises the file and export size limits (bounds.ts).
+		largestDownloadMb: typeof mb === 'number' && mb > 0 ? mb : undefined,
 	};
 }
 

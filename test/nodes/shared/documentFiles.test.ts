@@ -1,4 +1,4 @@
-import { fileLinkOf, notReadyReason } from '../../../nodes/shared/documentFiles';
+import { fetchDocumentFile, fileLinkOf } from '../../../nodes/shared/documentFiles';
 
 test.each([
 	[{ files: { signed: { url: 'https://a/s.pdf' } } }, 'signed', 'https://a/s.pdf'],
@@ -13,11 +13,9 @@ test.each([
 	expect(fileLinkOf(record as never, version)).toBe(link);
 });
 
-test('a signed file exists only for a completed document; the reason names the state', () => {
-	expect(notReadyReason({ name: 'a.pdf', status: 'declined' }, 'signed')).toBe(
+test('a signed file exists only for a completed document; the error names the state', async () => {
+	const record = { id: 'doc_1', name: 'a.pdf', status: 'declined' };
+	await expect(fetchDocumentFile({} as never, record, 'signed')).rejects.toThrow(
 		'The document "a.pdf" is declined: the signed file exists once every signer has signed',
 	);
-	expect(notReadyReason({ status: 'completed' }, 'signed')).toBeUndefined();
-	expect(notReadyReason({ status: 'pending' }, 'original')).toBeUndefined();
-	expect(notReadyReason({}, 'signed')).toBeUndefined();
 });

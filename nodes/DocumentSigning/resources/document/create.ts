@@ -5,27 +5,23 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
-import {
-	extraBodyFieldsOption,
-	messageOption,
-	optionalFields,
-	resourceLocator,
-	showFor,
-} from '../../shared/fields';
+import { optionalFields, resourceLocator, showFor } from '../../shared/fields';
 import { operation } from '../../shared/operation';
 import { signersField } from '../../shared/signers';
 import { ID_HINT, idProblem, idText } from '../../../shared/ids';
+import { ACCEPTED_FILE_TYPES, LIMITS } from '../../../shared/vocabulary';
 import {
+	compact,
 	expiresAt,
 	invalid,
 	readMetadata,
 	requestBody,
 	requireText,
 } from '../../shared/validation';
-import { extensionOf, readFile } from './attachedFile';
 import { locatorValue, templateFieldValuesOption, templateMapperFields } from './templateFields';
 import { readDocumentSigners, readTemplateFieldValues } from './templateValues';
 import { shownInput } from '../../../shared/transport/text';
+import { sendingOptions } from '../commonFields';
 
 /** Create's fields, also shown by Send and Wait for Signature when it sends a new document. */
 const CREATE_FIELD_OPERATIONS = ['create', 'sendAndWait'];
@@ -74,15 +70,7 @@ export const documentCreateFields: INodeProperties[] = [
 		},
 	},
 	optionalFields('Additional Fields', 'additionalFields', show, [
-		{
-			displayName: 'Expires At',
-			name: 'expires_at',
-			type: 'dateTime',
-			default: '',
-			description: 'When the document can no longer be signed',
-		},
-		extraBodyFieldsOption,
-		messageOption('Note shown to signers in the invitation'),
+		...sendingOptions('When the document can no longer be signed'),
 		{
 			displayName: 'Metadata (JSON)',
 			name: 'metadata',
@@ -114,6 +102,59 @@ export const documentCreateFields: INodeProperties[] = [
 	...templateMapperFields(show),
 ];
 
+const MIB = 1024 * 1024;
+
+export function extensionOf(name: string): string | undefined {
+	const match = /\.([A-Za-z0-9]{1,8})$/.exec(name);
+	return match ? match[1].toLowerCase() : undefined;
+}
+
+/** Create's Attach File: the input item's file, checked, and the extensions its type accepts. */
+async function readFile(
+	context: IExecuteSingleFunctions,
+): Promise<{ file: IDataObject; extensions: readonly string[] }> {
+	const property = requireText(
+		context,
+		'Input Binary Field',
+		context.getNodeParameter('binaryPropertyName', 'data'),
+	);
+	if (!context.getInputData().binary?.[property]) {
+		throw invalid(
+			context,
+			'Input Binary Field',
+			`the input item has no binary field ${shownInput(property)}`,
+			'Use the name of the field holding the file, or switch off Attach File.',
+		);
+	}
+	const binary = context.helpers.assertBinaryData(property);
+	const mimeType = (binary.mimeType ?? '').split(';')[0].trim().toLowerCase();
+	if (!Object.hasOwn(ACCEPTED_FILE_TYPES, mimeType)) {
+		throw invalid(
+			context,
+			'Input Binary Field',
+			`files of type ${shownInput(mimeType || 'unknown')} are not accepted`,
+			'Use a PDF, DOCX, PNG or JPEG file.',
+		);
+	}
+	const buffer = await context.helpers.getBinaryDataBuffer(property);
+	if (buffer.length === 0) throw invalid(context, 'Input Binary Field', 'the file is empty');
+	if (buffer.length > LIMITS.maxFileBytes) {
+		throw invalid(
+			context,
+			'Input Binary Field',
+			`the file is ${(buffer.length / MIB).toFixed(1)} MB; the limit is ${LIMITS.maxFileBytes / MIB} MB`,
+		);
+	}
+	return {
+		file: compact({
+			name: binary.fileName,
+			content_type: mimeType,
+			data: buffer.toString('base64'),
+		}),
+		extensions: ACCEPTED_FILE_TYPES[mimeType as keyof typeof ACCEPTED_FILE_TYPES],
+	};
+}
+
 export const buildDocumentBody = async function (
 	this: IExecuteSingleFunctions,
 	options: IHttpRequestOptions,
@@ -134,7 +175,8 @@ export const buildDocumentBody = async function (
 	const attached = (this.getNodeParameter('attachFile', false) as boolean)
 		? await readFile(this)
 		: undefined;
-	if (name !== undefined && !extensionOf(name)) {
+	const extension = name === undefined ? undefined : extensionOf(name);
+	if (name !== undefined && !extension) {
 		if (!attached) {
 			throw invalid(
 				this,
@@ -150,7 +192,7 @@ export const buildDocumentBody = async function (
 	const signers = readDocumentSigners(this, templateId, draft);
 	const expires = expiresAt(this, additional.expires_at);
 	const metadata = readMetadata(this, 'Additional Fields › Metadata (JSON)', additional.metadata);
-	const extension = name === undefined ? undefined : extensionOf(name);
+	// An extension added above is one the attached file's type accepts.
 	if (attached && extension && !attached.extensions.includes(extension)) {
 		throw invalid(
 			this,

@@ -2,18 +2,10 @@ import { operation } from '../../shared/operation';
 import { simplifyTo } from '../../shared/postReceive';
 
 /** What Simplify keeps of a document (Get and Get Many); signature_request_id is what Signing Request needs next. */
-export const SIMPLE_FIELDS = [
-	'id',
-	'name',
-	'status',
-	'signers',
-	'signing_url',
-	'signature_request_id',
-	'fields',
-	'created_at',
-	'expires_at',
-	'completed_at',
-];
+export const SIMPLE_FIELDS =
+	'id name status signers signing_url signature_request_id fields created_at expires_at completed_at'.split(
+		' ',
+	);
 
 export const documentGetOperation = operation({
 	name: 'Get',

@@ -2,7 +2,7 @@ import type {
 	FieldType,
 	IDataObject,
 	IExecuteSingleFunctions,
-	ResourceMapperField,
+	ResourceMapperValue,
 } from 'n8n-workflow';
 
 import { shownInput } from '../../../shared/transport/text';
@@ -25,14 +25,8 @@ import {
  * checks its values.
  */
 
-interface MapperValue {
-	mappingMode?: string;
-	value?: IDataObject | null;
-	schema?: ResourceMapperField[];
-}
-
 const mapperValue = (context: IExecuteSingleFunctions, name: string) =>
-	(context.getNodeParameter(name, {}) ?? {}) as MapperValue;
+	(context.getNodeParameter(name, {}) ?? {}) as Partial<ResourceMapperValue>;
 
 /** Whether Additional Fields › Template is a fixed choice, not an expression that may vary per item. */
 function templateIsFixed(context: IExecuteSingleFunctions): boolean {
@@ -65,23 +59,20 @@ export function readTemplateFieldValues(
 	const checked = templateIsFixed(context) && schema.length > 0;
 	const automatic = mapper.mappingMode === 'autoMapInputData';
 
-	let given: Array<{ key: string; value: unknown; label: string }>;
-	if (automatic) {
-		const json = context.getInputData()?.json ?? {};
-		// Own keys only: an input item's `constructor` or `toString` is no field value.
-		const own = (key: string) => (Object.hasOwn(json, key) ? json[key] : undefined);
-		given = schema.map((field) => ({
-			key: field.id,
-			value: own(field.id) !== undefined ? own(field.id) : own(field.displayName),
-			label: `${FIELDS_LABEL} › ${field.displayName}`,
-		}));
-	} else {
-		given = Object.entries(mapper.value ?? {}).map(([key, value]) => ({
-			key,
-			value,
-			label: `${FIELDS_LABEL} › ${byKey.get(key)?.displayName ?? key}`,
-		}));
-	}
+	const json = context.getInputData()?.json ?? {};
+	// Own keys only: an input item's `constructor` or `toString` is no field value.
+	const own = (key: string) => (Object.hasOwn(json, key) ? json[key] : undefined);
+	const given = automatic
+		? schema.map((field) => ({
+				key: field.id,
+				value: own(field.id) !== undefined ? own(field.id) : own(field.displayName),
+				label: `${FIELDS_LABEL} › ${field.displayName}`,
+			}))
+		: Object.entries(mapper.value ?? {}).map(([key, value]) => ({
+				key,
+				value,
+				label: `${FIELDS_LABEL} › ${byKey.get(key)?.displayName ?? key}`,
+			}));
 	const mapped = new Set(given.filter(({ value }) => !isEmpty(value)).map(({ key }) => key));
 	const twice = pairs.find((pair) => mapped.has(pair.key));
 	if (twice)
@@ -131,7 +122,7 @@ export function readTemplateFieldValues(
 			context,
 			`${FIELDS_LABEL} › ${first.displayName}`,
 			'the template needs a value for this field',
-			hints.length > 0 ? hints.join(' ') : undefined,
+			hints.join(' ') || undefined,
 		);
 	}
 	// Object.fromEntries defines own properties, so a `__proto__` key stays a key.

@@ -1,13 +1,7 @@
 import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
-import {
-	extraBodyFieldsOption,
-	messageOption,
-	optionalFields,
-	resourceLocator,
-	searchListPaging,
-	showFor,
-} from '../../shared/fields';
+import { optionalFields, resourceLocator, searchListPaging, showFor } from '../../shared/fields';
+import { sendingOptions } from '../commonFields';
 import { operation } from '../../shared/operation';
 import { signersField } from '../../shared/signers';
 import { expiresAt, readSigners, requestBody, requireId } from '../../shared/validation';
@@ -51,14 +45,6 @@ export const signingRequestCreateFields: INodeProperties[] = [
 		description: "Who signs. Leave empty to use the document's own signers.",
 	}),
 	optionalFields('Additional Fields', 'signingRequestAdditionalFields', show, [
-		{
-			displayName: 'Expires At',
-			name: 'expires_at',
-			type: 'dateTime',
-			default: '',
-			description: 'When signing closes',
-		},
-		extraBodyFieldsOption,
-		messageOption('Note shown to signers in the invitation'),
+		...sendingOptions('When signing closes'),
 	]),
 ];

@@ -8,17 +8,10 @@ import {
 	optionalFields,
 	showFor,
 } from '../../shared/fields';
+import { capitalise } from '../../shared/listFilters';
 import { operation } from '../../shared/operation';
 import { requireText } from '../../shared/validation';
 import { templateBody } from './templateBody';
-
-const FIELD_TYPE_LABELS: Record<(typeof TEMPLATE_FIELD_TYPES)[number], string> = {
-	text: 'Text',
-	number: 'Number',
-	date: 'Date',
-	checkbox: 'Checkbox',
-	choice: 'Choice From a List',
-};
 
 /** Template fields offered both when creating (besides Name) and when updating. */
 export const templateOptions: INodeProperties[] = [
@@ -109,7 +102,10 @@ export const templateOptions: INodeProperties[] = [
 						type: 'options',
 						default: 'text',
 						options: byName(
-							TEMPLATE_FIELD_TYPES.map((value) => ({ name: FIELD_TYPE_LABELS[value], value })),
+							TEMPLATE_FIELD_TYPES.map((value) => ({
+								name: value === 'choice' ? 'Choice From a List' : capitalise(value),
+								value,
+							})),
 						),
 					},
 				],

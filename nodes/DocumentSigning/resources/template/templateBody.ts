@@ -11,7 +11,7 @@ import {
 	requireEmail,
 	requireText,
 } from '../../shared/validation';
-import { extensionOf } from '../document/attachedFile';
+import { extensionOf } from '../document/create';
 import { coerceFieldValue } from '../document/templateFields';
 
 /** The body Create and Update send from the fields of templateOptions (create.ts), checked as the service would. */
@@ -109,7 +109,7 @@ function templateField(
 			throw invalid(
 				context,
 				`${label} › Filled By Role`,
-				`${shownInput(role)} is not one of the Signer Roles (${roleNames.join(', ') || 'none'})`,
+				`${shownInput(role)} is not one of the Signer Roles (${roleNames.join(', ')})`,
 			);
 		field.role = role;
 	}

@@ -37,7 +37,7 @@ export const templateUpdateFields: INodeProperties[] = [
 				type: 'string',
 				default: '',
 				description: 'New name of the template',
-			} as INodeProperties,
+			} satisfies INodeProperties,
 		].sort((a, b) => a.displayName.localeCompare(b.displayName)),
 	),
 ];

@@ -27,11 +27,8 @@ export const webhookCreateOperation = operation({
 		const events = this.getNodeParameter('events', []) as string[];
 		if (!events.length) throw invalid(this, 'Events', 'choose at least one event');
 		const additional = this.getNodeParameter('webhookAdditionalFields', {}) as IDataObject;
-		if (
-			typeof additional.secret === 'string' &&
-			additional.secret &&
-			additional.secret.length < LIMITS.minWebhookSecretLength
-		) {
+		const secret = additional.secret;
+		if (typeof secret === 'string' && secret && secret.length < LIMITS.minWebhookSecretLength) {
 			throw invalid(
 				this,
 				'Additional Fields › Secret',
@@ -42,7 +39,7 @@ export const webhookCreateOperation = operation({
 			url,
 			events: events.includes(ANY_EVENT) ? [ANY_EVENT] : events,
 			description: additional.description,
-			secret: additional.secret,
+			secret,
 		};
 		return requestBody(this, body, additional.extraBodyFields);
 	},

@@ -2,7 +2,6 @@ import {
 	CancelledError,
 	cancellableSleep,
 	RequestGate,
-	throwIfCancelled,
 } from '../../../../nodes/shared/transport/requestGate';
 
 /** Starts `count` requests through the gate; each records when it got its place and keeps it. */
@@ -131,12 +130,10 @@ describe('cancellableSleep', () => {
 	});
 });
 
-describe('throwIfCancelled', () => {
-	it('throws only for an aborted signal', () => {
-		expect(() => throwIfCancelled(undefined)).not.toThrow();
-		expect(() => throwIfCancelled(new AbortController().signal)).not.toThrow();
-		const controller = new AbortController();
-		controller.abort();
-		expect(() => throwIfCancelled(controller.signal)).toThrow(CancelledError);
-	});
+test('a cancelled execution gets no place, even with every place free', async () => {
+	const controller = new AbortController();
+	controller.abort();
+	await expect(new RequestGate(8).acquire({ signal: controller.signal })).rejects.toBeInstanceOf(
+		CancelledError,
+	);
 });

@@ -1,11 +1,6 @@
 import type { IN8nHttpFullResponse } from 'n8n-workflow';
 
-import {
-	backoffMs,
-	rateLimitOf,
-	RETRY_POLICY,
-	retryAfterMs,
-} from '../../../../nodes/shared/transport/retry';
+import { backoffMs, rateLimitOf, RETRY_POLICY } from '../../../../nodes/shared/transport/retry';
 
 const answer = (headers: Record<string, string>): IN8nHttpFullResponse => ({
 	body: {},
@@ -16,14 +11,20 @@ const answer = (headers: Record<string, string>): IN8nHttpFullResponse => ({
 
 describe('how long a 429 waits', () => {
 	test('Retry-After in seconds, or as an HTTP date', () => {
-		expect(retryAfterMs('3')).toBe(3000);
-		const now = Date.parse('2026-11-22T10:00:00Z');
-		expect(retryAfterMs('Sun, 22 Nov 2026 10:00:05 GMT', now)).toBe(5000);
+		expect(rateLimitOf(answer({ 'Retry-After': '3' })).waitMs).toBe(3000);
+		jest.useFakeTimers({ now: Date.parse('2026-11-22T10:00:00Z') });
+		try {
+			const date = answer({ 'retry-after': 'Sun, 22 Nov 2026 10:00:05 GMT' });
+			expect(rateLimitOf(date).waitMs).toBe(5000);
+		} finally {
+			jest.useRealTimers();
+		}
 	});
 
-	test('one second when Retry-After is missing or unreadable', () => {
-		expect(retryAfterMs(undefined)).toBe(1000);
-		expect(retryAfterMs('soon')).toBe(1000);
+	test('one second when Retry-After is missing, unreadable or negative', () => {
+		expect(rateLimitOf(answer({})).waitMs).toBe(1000);
+		expect(rateLimitOf(answer({ 'Retry-After': 'soon' })).waitMs).toBe(1000);
+		expect(rateLimitOf(answer({ 'Retry-After': '-5' })).waitMs).toBe(1000);
 	});
 
 	test('X-RateLimit-Reset-After wins over the rounded-up Retry-After', () => {

@@ -4,6 +4,7 @@ import {
 	allowedDomainsFor,
 	ambiguousPath,
 	credentialKey,
+	readCredentials,
 	ServiceOrigin,
 } from '../../../../nodes/shared/transport/service';
 
@@ -96,11 +97,14 @@ describe('ambiguousPath: a path below the Base URL that some server could read a
 
 test('one gate per credential: the same key at the same service, hashed', () => {
 	const origin = new ServiceOrigin('https://api.example.com/v1', node);
-	const key = credentialKey({ baseUrl: origin.baseUrl, apiKey: 'sk_a' }, origin);
+	const key = credentialKey(readCredentials({ baseUrl: origin.baseUrl, apiKey: 'sk_a' }), origin);
 	expect(key).toMatch(/^[0-9a-f]{64}$/);
 	expect(key).not.toContain('sk_a');
-	expect(credentialKey({ baseUrl: origin.baseUrl, apiKey: 'sk_b' }, origin)).not.toBe(key);
-	expect(
-		allowedDomainsFor({ baseUrl: '', apiKey: '', allowedDomainsMode: 'all' }, origin),
-	).toBeUndefined();
+	const other = readCredentials({ baseUrl: origin.baseUrl, apiKey: 'sk_b' });
+	expect(credentialKey(other, origin)).not.toBe(key);
+	const unrestricted = readCredentials({
+		allowedHttpRequestDomains: 'all',
+		allowedDomains: 'x.test',
+	});
+	expect(allowedDomainsFor(unrestricted, origin)).toBeUndefined();
 });

@@ -13,9 +13,6 @@ type Rest = Omit<INodeProperties, 'displayName' | 'name' | 'type'>;
 const field = (displayName: string, name: string, type: INodeProperties['type'], rest: Rest) =>
 	({ displayName, name, type, ...rest }) as INodeProperties;
 
-const LIMIT_DEFAULT = {
-	values: { limitType: 'afterTimeInterval', resumeAmount: 7, resumeUnit: 'days' },
-};
 const LIMIT_VALUES: INodeProperties[] = [
 	field('Limit Type', 'limitType', 'options', {
 		default: 'afterTimeInterval',
@@ -114,7 +111,9 @@ export const sendAndWaitFields: INodeProperties[] = [
 					'Whether to download the signed PDF when the document is completed and pass it on as binary data',
 			}),
 			field('Limit Wait Time', 'limitWaitTime', 'fixedCollection', {
-				default: LIMIT_DEFAULT,
+				default: {
+					values: { limitType: 'afterTimeInterval', resumeAmount: 7, resumeUnit: 'days' },
+				},
 				description:
 					'How long to wait at most. Without a limit the wait lasts until the document reaches a final state.',
 				options: [{ displayName: 'Values', name: 'values', values: LIMIT_VALUES }],

@@ -5,7 +5,7 @@ import type {
 	IHttpRequestOptions,
 	INodeExecutionData,
 } from 'n8n-workflow';
-import { NodeOperationError, WAIT_INDEFINITELY } from 'n8n-workflow';
+import { isHitlToolType, NodeOperationError, WAIT_INDEFINITELY } from 'n8n-workflow';
 
 import { apiPath, idText } from '../../../../shared/ids';
 import {
@@ -16,27 +16,81 @@ import {
 	toNodeError,
 } from '../../../../shared/transport';
 import { shownInput } from '../../../../shared/transport/text';
+import { layoutChoice } from '../../../../shared/webhookSignature';
 import { newNonce, registerWebhook, removeWebhook, secretScope } from '../../../../shared/webhooks';
 import { FINAL_DOCUMENT_STATUSES } from '../../../../shared/vocabulary';
 import { legacyOrderError } from '../../../shared/agentTool';
 import { requireId } from '../../../shared/validation';
 import { buildDocumentBody } from '../create';
-import { documentOutput, unsignedEnd } from './webhook';
-import {
-	customDataOf,
-	isReviewGate,
-	keepWait,
-	readWaitOptions,
-	resumesWith,
-	toQuery,
-	WAIT_EVENTS,
-} from './waitSettings';
+import { documentOutput, keepWait, resumesWith, unsignedEnd, WAIT_EVENTS } from './webhook';
 import { LIMIT_GRACE_MS, removeStaleWaitWebhooks, waitOwner } from './waitWebhooks';
 
+/** Whether this node runs as the human-review gate n8n 2.41 generates from it for AI agents. */
+function isReviewGate(context: IExecuteFunctions): boolean {
+	// n8n-workflow before 2.x has no review gates, nor this function.
+	return typeof isHitlToolType === 'function' && isHitlToolType(context.getNode().type);
+}
+
+const UNIT_SECONDS: Record<string, number> = { minutes: 60, hours: 60 * 60, days: 24 * 60 * 60 };
+
+const refusal = (context: IExecuteFunctions, message: string, description?: string) =>
+	new NodeOperationError(context.getNode(), message, { itemIndex: 0, description });
+
+/** Reads and checks Options before any request; every failure names the option. */
+function readWaitOptions(context: IExecuteFunctions) {
+	const refuse = (option: string, problem: string, hint?: string) =>
+		refusal(context, `Options › ${option}: ${problem}`, hint);
+	const notAChoice = (option: string, value: unknown, hint?: string) =>
+		refuse(option, `${shownInput(String(value))} is not a choice`, hint);
+	const options = context.getNodeParameter('waitOptions', 0, {}) as IDataObject;
+	// A decline is a response too (approved false), as in n8n's approval nodes; v1 keeps Completed.
+	const resumeOn =
+		options.resumeOn ??
+		(context.getNode().typeVersion >= 2 || isReviewGate(context) ? 'anyFinal' : 'completed');
+	if (resumeOn !== 'completed' && resumeOn !== 'anyFinal')
+		throw notAChoice('Resume On', resumeOn, 'Choose Completed or Any Final State.');
+	const signedFileField =
+		options.attachSignedFile === true
+			? String(options.binaryPropertyName ?? 'data').trim()
+			: undefined;
+	if (signedFileField === '') throw refuse('Put Signed File in Field', 'must not be empty');
+	const signatureLayout = layoutChoice(options.signatureLayout);
+	if (signatureLayout === 'unknown') throw notAChoice('Signature Layout', options.signatureLayout);
+
+	let waitTill: Date | undefined;
+	const limit = (options.limitWaitTime as { values?: IDataObject } | undefined)?.values;
+	const limitType = limit?.limitType ?? 'afterTimeInterval';
+	if (limit && limitType === 'afterTimeInterval') {
+		const amount = Number(limit.resumeAmount ?? 1);
+		const unit = String(limit.resumeUnit ?? 'hours');
+		if (!Object.hasOwn(UNIT_SECONDS, unit))
+			throw notAChoice('Limit Wait Time › Unit', unit, 'Choose Minutes, Hours or Days.');
+		if (!Number.isFinite(amount) || amount <= 0)
+			throw refuse(
+				'Limit Wait Time › Amount',
+				'must be a number above 0',
+				'Remove Limit Wait Time to wait until the document reaches a final state.',
+			);
+		waitTill = new Date(Date.now() + amount * UNIT_SECONDS[unit] * 1000);
+	} else if (limit && limitType === 'atSpecifiedTime') {
+		const raw = limit.maxDateAndTime;
+		waitTill = raw instanceof Date ? raw : new Date(String(raw ?? ''));
+		if (raw === undefined || raw === '' || Number.isNaN(waitTill.getTime()))
+			throw refuse(
+				'Limit Wait Time › Max Date and Time',
+				'is not a valid date and time',
+				'Use an ISO 8601 date and time, e.g. 2026-12-31T17:00:00Z.',
+			);
+		if (waitTill.getTime() <= Date.now())
+			throw refuse('Limit Wait Time › Max Date and Time', 'must be in the future');
+	} else if (limit) throw notAChoice('Limit Wait Time › Limit Type', limitType);
+
+	const verifySignature = options.verifySignature !== false;
+	return { resumeOn, signedFileField, verifySignature, signatureLayout, waitTill } as const;
+}
+
 /** What the node sends: a new document's body (Create's checks, for item 0), or a draft's id. */
-async function readSource(
-	context: IExecuteFunctions,
-): Promise<{ body?: IDataObject; draftId?: string }> {
+async function readSource(context: IExecuteFunctions) {
 	const single = {
 		getNode: () => context.getNode(),
 		getItemIndex: () => 0,
@@ -51,21 +105,20 @@ async function readSource(
 	} as unknown as IExecuteSingleFunctions;
 	const kind = context.getNodeParameter('documentSource', 0, 'new') as string;
 	if (kind === 'draft') return { draftId: requireId(single, 'waitDocumentId', 'Draft') };
-	const refuse = (message: string, description: string) =>
-		new NodeOperationError(context.getNode(), message, { itemIndex: 0, description });
 	if (kind !== 'new')
-		throw refuse(
+		throw refusal(
+			context,
 			`Document: ${shownInput(String(kind))} is not a choice`,
 			'Choose New Document or Existing Draft.',
 		);
 	if ((context.getNodeParameter('additionalFields', 0, {}) as IDataObject).draft === true)
-		throw refuse(
+		throw refusal(
+			context,
 			'Additional Fields › Save as Draft: Send and Wait sends the document, so it cannot save it as a draft',
 			'Remove Save as Draft, or use Document › Create to save a draft.',
 		);
-	const request = {} as IHttpRequestOptions;
-	const built = (await buildDocumentBody.call(single, request)) as IHttpRequestOptions;
-	const body: IDataObject = { ...(built.body as IDataObject) };
+	const built = await buildDocumentBody.call(single, {} as IHttpRequestOptions);
+	const body = { ...(built.body as IDataObject) };
 	// As a review gate, n8n's own Message tells the approver what they approve, unless the user's does.
 	if (isReviewGate(context) && body.message === undefined) {
 		const gateMessage = String(context.getNodeParameter('message', 0, '') ?? '').trim();
@@ -86,7 +139,13 @@ async function sendAndWait(context: IExecuteFunctions): Promise<INodeExecutionDa
 			`Send and Wait for Signature handles one document per execution, and received ${items.length} items`,
 			'Put a Loop Over Items node (batch size 1) in front of it to send and wait for each item in turn, or use Document › Create for bulk sends.',
 		);
-	if (typeof context.getSignedResumeUrl !== 'function' || !customDataOf(context))
+	// n8n-core gives node contexts custom data from 2.16 on; without it no call is bound to its wait.
+	const { customData } = context as Partial<IExecuteFunctions>;
+	if (
+		typeof context.getSignedResumeUrl !== 'function' ||
+		typeof customData?.get !== 'function' ||
+		typeof customData.set !== 'function'
+	)
 		throw fail(
 			'This n8n version cannot keep a wait with its execution, which Send and Wait for Signature needs',
 			'Update n8n to 2.16 or later, or use Document › Create with a Document Signing Trigger. Nothing was sent.',
@@ -106,10 +165,9 @@ async function sendAndWait(context: IExecuteFunctions): Promise<INodeExecutionDa
 	const owner = waitOwner(context);
 	await removeStaleWaitWebhooks(context, owner, client);
 	// Same execution, node, run and step, same key: no retry sent twice, each run sends its own.
-	const runIndex = Number(context.getWorkflowDataProxy(0).$runIndex ?? 0);
+	const { $runIndex } = context.getWorkflowDataProxy(0);
 	const run = [context.getExecutionId(), context.getWorkflow().id, node.id ?? node.name];
-	const keyFor = (step: string) =>
-		deriveIdempotencyKey('send-and-wait', step, ...run, Number.isInteger(runIndex) ? runIndex : 0);
+	const keyFor = (step: string) => deriveIdempotencyKey('send-and-wait', step, ...run, $runIndex);
 
 	const created: { webhookId?: string; draftId?: string } = {};
 	try {
@@ -126,16 +184,18 @@ async function sendAndWait(context: IExecuteFunctions): Promise<INodeExecutionDa
 		}
 
 		const registered = await registerWebhook(context, client, {
-			url: context.getSignedResumeUrl(
-				toQuery({
-					...options,
-					documentId,
-					nonce,
-					workflowId: owner.workflowId,
-					instanceId: owner.instanceId,
-					until: waitTill?.getTime(),
-				}),
-			),
+			// What webhook() must know of the wait (fromQuery); nonce to until mark a wait link (ownWait).
+			url: context.getSignedResumeUrl({
+				document: documentId,
+				nonce,
+				resumeOn: options.resumeOn,
+				file: options.signedFileField ?? '',
+				verify: options.verifySignature ? '1' : '0',
+				layout: options.signatureLayout,
+				workflow: owner.workflowId,
+				instance: owner.instanceId,
+				until: waitTill ? String(waitTill.getTime()) : '',
+			}),
 			events: WAIT_EVENTS,
 			description: `n8n Send and Wait for Signature (workflow ${owner.workflowId})`,
 			scope: secretScope(context, client.credentials.apiKey, nonce),

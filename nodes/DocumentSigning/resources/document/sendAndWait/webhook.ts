@@ -12,10 +12,66 @@ import { fetchDocumentFile } from '../../../../shared/documentFiles';
 import { apiPath, idText } from '../../../../shared/ids';
 import { memoryOf } from '../../../../shared/nodeMemory';
 import { apiRequest, headerValue, recordOf, serviceClient } from '../../../../shared/transport';
-import { FINAL_DOCUMENT_STATUSES } from '../../../../shared/vocabulary';
-import { verifyWithLayout } from '../../../../shared/webhookSignature';
+import { finalEventOf, FINAL_DOCUMENT_STATUSES } from '../../../../shared/vocabulary';
+import { layoutChoice, verifyWithLayout } from '../../../../shared/webhookSignature';
 import * as webhooks from '../../../../shared/webhooks';
-import { fromQuery, keptWait, resumesWith, WAIT_EVENTS } from './waitSettings';
+
+const WAIT_CUSTOM_DATA_KEY = 'documentSigningWait';
+
+/** Keeps the wait with the execution (read back: n8n drops an 11th key or a value over 255). */
+export function keepWait(context: IExecuteFunctions, n: string, w: string, s?: string): void {
+	const value = JSON.stringify({ n, w, ...(s ? { s } : {}) });
+	const description =
+		"Each wait is kept in the execution's custom data (one key, documentSigningWait), which n8n limits to 10 keys of 255 characters. Nothing was sent.";
+	const refusal = (problem: string) =>
+		new NodeOperationError(
+			context.getNode(),
+			`Send and Wait for Signature could not keep this wait with the execution: ${problem}`,
+			{ itemIndex: 0, description },
+		);
+	if (value.length > 255)
+		throw refusal(`the service's webhook secret is too long (${value.length} characters to keep)`);
+	context.customData.set(WAIT_CUSTOM_DATA_KEY, value);
+	if (context.customData.get(WAIT_CUSTOM_DATA_KEY) !== value)
+		throw refusal('the execution already holds 10 custom data keys');
+}
+
+function keptWait(context: IWebhookFunctions) {
+	try {
+		// Throws too before n8n 2.16, whose node contexts have no custom data.
+		const value: unknown = context.customData.get(WAIT_CUSTOM_DATA_KEY);
+		const { n, w, s } = (typeof value === 'string' ? JSON.parse(value) : {}) as IDataObject;
+		if (typeof n !== 'string' || !n || typeof w !== 'string' || !w) return undefined;
+		return { nonce: n, webhookId: w, secret: typeof s === 'string' ? s : undefined };
+	} catch {
+		return undefined;
+	}
+}
+
+/** The settings from a resume call's query (execute.ts writes it), or undefined when any is missing. */
+function fromQuery(query: IDataObject) {
+	const text = (name: string) => (typeof query[name] === 'string' ? query[name] : undefined);
+	const [documentId, nonce, resumeOn] = [text('document'), text('nonce'), text('resumeOn')];
+	if (!documentId || !nonce || (resumeOn !== 'completed' && resumeOn !== 'anyFinal'))
+		return undefined;
+	return {
+		documentId,
+		nonce,
+		resumeOn,
+		signedFileField: text('file') || undefined,
+		verifySignature: text('verify') !== '0',
+		signatureLayout: layoutChoice(text('layout')),
+	};
+}
+
+/** Every final event: a decline ends a Completed wait too (as an error). */
+export const WAIT_EVENTS: readonly string[] = FINAL_DOCUMENT_STATUSES.map(finalEventOf);
+
+/** Whether the document's status continues the workflow as a result (not as an error). */
+export const resumesWith = (resumeOn: string, status: unknown) =>
+	resumeOn === 'anyFinal'
+		? (FINAL_DOCUMENT_STATUSES as readonly unknown[]).includes(status)
+		: status === 'completed';
 
 /** The item a wait passes on: `approved` is true only when completed (the review gate's rule). */
 export async function documentOutput(
@@ -76,8 +132,8 @@ function unsignedResult(context: IWebhookFunctions, document: IDataObject): INod
 	return [[]];
 }
 
-/** The checks of docs/send-and-wait.md, in order; only the last ends the wait. */
-async function decide(context: IWebhookFunctions): Promise<IWebhookResponseData> {
+/** The checks of docs/send-and-wait.md, in order; only the last ends the wait. `step` names a failure. */
+async function decide(context: IWebhookFunctions, step: { doing: string }) {
 	const settings = fromQuery(context.getQueryData() as IDataObject);
 	if (!settings) return ignore(context, 'not a wait link of this node', 'ended');
 	const stored = keptWait(context);
@@ -96,12 +152,11 @@ async function decide(context: IWebhookFunctions): Promise<IWebhookResponseData>
 		return ignore(context, 'the event is about another document', 'open');
 
 	const client = await serviceClient(context);
-	const waitKey = stored.nonce;
 	const memory = memoryOf(context.getWorkflow().id, context.getNode().id);
 	if (settings.verifySignature) {
 		const headers = (context.getHeaderData() ?? {}) as IDataObject;
 		const scope = webhooks.secretScope(context, client.credentials.apiKey, settings.nonce);
-		const verification = verifyWithLayout(memory, waitKey, settings.signatureLayout, {
+		const verification = verifyWithLayout(memory, stored.nonce, settings.signatureLayout, {
 			header: (name) => headerValue(headers, name),
 			rawBody,
 			secret: webhooks.signingSecret(scope, stored.secret) ?? '',
@@ -117,30 +172,22 @@ async function decide(context: IWebhookFunctions): Promise<IWebhookResponseData>
 	const bodyWebhookId = idText(body.webhook_id);
 	if (bodyWebhookId !== undefined && bodyWebhookId !== stored.webhookId)
 		return ignore(context, "the delivery is not from this wait's webhook", 'open');
-	if (memory.busyWaits.has(waitKey))
+	if (memory.busyWaits.has(stored.nonce))
 		return ignore(context, 'another call for this wait is being handled', 'open');
-	memory.busyWaits.add(waitKey);
+	memory.busyWaits.add(stored.nonce);
 	try {
-		let document: IDataObject;
-		try {
-			const path = apiPath`/documents/${settings.documentId}`;
-			const response = await apiRequest(context, 'GET', path, { client, acceptStatuses: [404] });
-			if (response.statusCode === 404)
-				return ignore(context, 'the service no longer has the document', 'open');
-			document = recordOf(response.body);
-		} catch (error) {
-			return retryLater(context, 'read the document', error);
-		}
+		step.doing = 'read the document';
+		const path = apiPath`/documents/${settings.documentId}`;
+		const response = await apiRequest(context, 'GET', path, { client, acceptStatuses: [404] });
+		if (response.statusCode === 404)
+			return ignore(context, 'the service no longer has the document', 'open');
+		const document = recordOf(response.body);
 		if (!(FINAL_DOCUMENT_STATUSES as readonly unknown[]).includes(document.status))
 			return ignore(context, `the service reports the document ${String(document.status)}`, 'open');
-		let output: INodeExecutionData[][];
-		try {
-			output = resumesWith(settings.resumeOn, document.status)
-				? [[await documentOutput(context, document, settings.signedFileField)]]
-				: unsignedResult(context, document);
-		} catch (error) {
-			return retryLater(context, 'download the signed file', error);
-		}
+		step.doing = 'download the signed file';
+		const output = resumesWith(settings.resumeOn, document.status)
+			? [[await documentOutput(context, document, settings.signedFileField)]]
+			: unsignedResult(context, document);
 		// The service removes a webhook once: of two calls, the one that finds it gone is ignored.
 		try {
 			if (!(await webhooks.removeWebhook(context, stored.webhookId, client)))
@@ -154,16 +201,17 @@ async function decide(context: IWebhookFunctions): Promise<IWebhookResponseData>
 		}
 		return { workflowData: output, webhookResponse: { received: true, resumed: true } };
 	} finally {
-		memory.busyWaits.delete(waitKey);
+		memory.busyWaits.delete(stored.nonce);
 	}
 }
 
 /** webhook() of the Document Signing node: only Send and Wait's waits call it. Never throws. */
 export async function receiveWaitCall(this: IWebhookFunctions): Promise<IWebhookResponseData> {
+	const step = { doing: 'check the call' };
 	try {
-		return await decide(this);
+		return await decide(this, step);
 	} catch (error) {
 		// E.g. the credential cannot be read: never resume on a failure of our own.
-		return retryLater(this, 'check the call', error);
+		return retryLater(this, step.doing, error);
 	}
 }

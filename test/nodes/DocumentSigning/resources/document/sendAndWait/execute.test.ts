@@ -7,7 +7,6 @@
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { DocumentSigning } from '../../../../../../nodes/DocumentSigning/DocumentSigning.node';
-import { WAIT_CUSTOM_DATA_KEY } from '../../../../../../nodes/DocumentSigning/resources/document/sendAndWait/waitSettings';
 import { n8nAssignsExecute } from '../../../../../helpers/n8nHost';
 import { post, sendAndWait, useSendAndWait, signers } from '../../../../../helpers/sendAndWaitKit';
 import { REVIEW_GATE_TYPE, WAIT_NODE_ID } from '../../../../../helpers/waitingExecutions';
@@ -54,7 +53,7 @@ describe('a new document', () => {
 		expect(url.searchParams.get('until')).toBe('');
 		expect(url.searchParams.get('signature')).toMatch(/^[0-9a-f]{64}$/);
 		// The wait n8n keeps with the execution: its nonce (the URL's) and its webhook.
-		expect(JSON.parse(execution.customData[WAIT_CUSTOM_DATA_KEY])).toEqual({
+		expect(JSON.parse(execution.customData.documentSigningWait)).toEqual({
 			n: url.searchParams.get('nonce'),
 			w: webhooks[0].id,
 		});

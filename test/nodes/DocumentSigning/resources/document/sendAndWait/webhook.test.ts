@@ -250,6 +250,45 @@ describe('each wait ends once', () => {
 		}
 	});
 
+	it('a failure to read the document or to download the signed PDF is answered 503; the wait goes on', async () => {
+		const { apiKey } = account();
+		let failing: RegExp | undefined;
+		const proxy = await startRewritingProxy(sandbox().origin, (request) =>
+			failing?.test(request.path)
+				? { status: 400, body: '{"error":{"code":"invalid_request","message":"No"}}' }
+				: undefined,
+		);
+		try {
+			const host = await newHost(apiKey, { baseUrl: proxy.baseUrl });
+			const parameters = sendAndWait({ waitOptions: { attachSignedFile: true } });
+			const { execution, documentId, url, secret, webhook } = await kit.missedCompletion(
+				apiKey,
+				host,
+				parameters,
+			);
+			const call = async () => {
+				const delivery = signed(secret, finalEvent(documentId, { webhook_id: webhook.id }));
+				return await post(url, delivery.body, delivery.headers);
+			};
+			const unavailable = (reason: string) => ({
+				status: 503,
+				body: { error: { code: 'unavailable', message: `Could not ${reason}; try again later` } },
+			});
+			failing = /\/documents\/[^/?]+(\?|$)/;
+			expect(await call()).toEqual(unavailable('read the document'));
+			failing = /\/documents\/[^/]+\/file/;
+			expect(await call()).toEqual(unavailable('download the signed file'));
+			expect(execution.status).toBe('waiting');
+			failing = undefined;
+			expect(await call()).toMatchObject({ status: 200, body: { resumed: true } });
+			await resumed(execution);
+			expect(execution.resumes).toBe(1);
+			expect(execution.items[0].binary?.data?.mimeType).toBe('application/pdf');
+		} finally {
+			await proxy.close();
+		}
+	});
+
 	it('a wait another n8n process has already ended (its webhook gone from the service) is not ended again', async () => {
 		const { apiKey } = account();
 		const host = await newHost(apiKey);
