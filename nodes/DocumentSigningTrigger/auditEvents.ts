@@ -16,7 +16,7 @@ const AUDIT_LOG_PATH = '/reports/audit-log';
 /** How far before activation the first read looks, so a service clock a little behind n8n's loses nothing. */
 const START_LOOKBACK_MS = 5 * 60 * 1000;
 /** Events a poll emits: the webhook events (account changes are logged, never delivered). */
-const DELIVERED = new Set<string>(WEBHOOK_EVENTS);
+const DELIVERED: readonly string[] = WEBHOOK_EVENTS;
 /** The longest text read as a field of an entry (hostile input is bounded before it is parsed). */
 const MAX_FIELD_CHARS = 200;
 /** Entry fields under the names services use for them, first match wins ([A] in docs/api-contract.md). */
@@ -94,7 +94,8 @@ export function oldestFirst(events: PolledEvent[], assumeOldestFirst = false): P
 export const chosenEvents = (wanted: string[], events: PolledEvent[]) =>
 	events.filter(
 		(event) =>
-			DELIVERED.has(event.event) && (wanted.includes(ANY_EVENT) || wanted.includes(event.event)),
+			DELIVERED.includes(event.event) &&
+			(wanted.includes(ANY_EVENT) || wanted.includes(event.event)),
 	);
 
 /** Each event as its item; a reader reads each record once, so a poll reads a document once. */

@@ -10,7 +10,7 @@ export function isHtml(body: unknown, contentType?: string): boolean {
 
 /** The most of a page that is read: its title and first words are near its start. */
 export const MAX_PAGE_READ = 8_000;
-const HIDDEN_ELEMENTS = new Set(['script', 'style', 'template', 'noscript']);
+const HIDDEN_ELEMENTS: readonly string[] = ['script', 'style', 'template', 'noscript'];
 const ENTITIES = { nbsp: ' ', amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'" };
 /** `<name`, `</name` or `<!`/`<?`; anything else after `<` is text ("a < b"). */
 const TAG = /<(\/?)([a-z][a-z\d]*)|<[!?]/iy;
@@ -61,7 +61,7 @@ export function readPage(page: string): { title?: string; words: string } {
 				else heading ??= text;
 				capture = undefined;
 			}
-		} else if (HIDDEN_ELEMENTS.has(name)) position = find(`</${name}`, position);
+		} else if (HIDDEN_ELEMENTS.includes(name)) position = find(`</${name}`, position);
 		else if ((name === 'title' && title === undefined) || (name === 'h1' && heading === undefined))
 			capture = { name, text: '' };
 	}

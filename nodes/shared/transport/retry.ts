@@ -26,10 +26,16 @@ export const RETRY_POLICY = {
 	concurrency: 8,
 };
 
-const RETRYABLE_STATUS = new Set<unknown>([500, 502, 503, 504]);
+const RETRYABLE_STATUS: readonly unknown[] = [500, 502, 503, 504];
 /** Failures after which the request may have reached the service and been carried out. */
-const MAYBE_DONE = new Set(['ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ECONNABORTED', 'ESOCKETTIMEDOUT']);
-const RETRYABLE_NETWORK = new Set<unknown>([...MAYBE_DONE, 'EAI_AGAIN', 'ECONNREFUSED']);
+const MAYBE_DONE: readonly unknown[] = [
+	'ECONNRESET',
+	'EPIPE',
+	'ETIMEDOUT',
+	'ECONNABORTED',
+	'ESOCKETTIMEDOUT',
+];
+const RETRYABLE_NETWORK: readonly unknown[] = [...MAYBE_DONE, 'EAI_AGAIN', 'ECONNREFUSED'];
 /** Refused connections are retried only briefly: usually the address is simply wrong. */
 const MAX_REFUSED_ATTEMPTS = 2;
 
@@ -169,7 +175,7 @@ export async function sendWithRetries<T>(
 		}
 
 		const code = networkCode(error);
-		const transient = RETRYABLE_STATUS.has(status) || RETRYABLE_NETWORK.has(code);
+		const transient = RETRYABLE_STATUS.includes(status) || RETRYABLE_NETWORK.includes(code);
 		// A refused connection never reached the service, so even a plain POST is safe to repeat.
 		const refusedConnection = code === 'ECONNREFUSED';
 		if (refusedConnection && ++refused >= MAX_REFUSED_ATTEMPTS) throw fail(error);
@@ -178,7 +184,7 @@ export async function sendWithRetries<T>(
 		const delay = backoffMs(failures);
 		if (Date.now() + delay > deadline)
 			throw fail(error, `Gave up after ${budgetMs / 1000} s of retries.`);
-		if (code && MAYBE_DONE.has(code)) retriedAfterLostResponse = true;
+		if (code && MAYBE_DONE.includes(code)) retriedAfterLostResponse = true;
 		try {
 			await cancellableSleep(delay, signal);
 		} catch (sleepError) {
