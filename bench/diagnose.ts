@@ -6,10 +6,10 @@
  * generic form's expression (the form it used at first), which n8n evaluates through its expression engine
  * on every request.
  *
- * `npx ts-node --transpile-only bench/diagnose.ts --trigger [--events N] [--event-rate R]`: the
- * trigger's cost per delivery as shipped (typeVersion 2), as typeVersion 1, with the former
- * credential expression, without its claim (execute() removed: what exactly-once costs), and n8n's
- * Webhook node.
+ * `npx ts-node --transpile-only bench/diagnose.ts --trigger [--events N] [--event-rate R]
+ * [--cpu-prof DIR]`: the trigger's cost per delivery as shipped, n8n's Webhook node, the trigger
+ * without its claim (execute() removed: what exactly-once costs), and with the former credential
+ * expression; each in its own n8n, which `--cpu-prof` profiles.
  *
  * `npx ts-node --transpile-only bench/diagnose.ts [--items N] [--rate R]`: where the bulk time of
  * the n8n contenders goes. Runs each n8n contender once more through a recording proxy and splits
@@ -39,7 +39,7 @@ import {
 	webhookNode,
 } from '../e2e/harness/webhookWorkflows';
 import { runReturnAll } from './scenarios/returnAll';
-import { runTrigger } from './scenarios/trigger';
+import { runTrigger, type TriggerOptions } from './scenarios/trigger';
 
 /** A copy of the built package with one text replacement in one dist file (nothing else changed). */
 function patchedPackage(relativeFile: string, from: string, to: string): string {
@@ -59,7 +59,13 @@ const expressionAuthenticate = () =>
 	patchedPackage(
 		'credentials/DocumentSigningApi.credentials.js',
 		`async authenticate(credentials, requestOptions) {
-        return { ...requestOptions, headers: { ...requestOptions.headers, Authorization: \`Bearer \${String(credentials.apiKey ?? '')}\` } };
+        return {
+            ...requestOptions,
+            headers: {
+                ...requestOptions.headers,
+                Authorization: \`Bearer \${String(credentials.apiKey ?? '')}\`,
+            },
+        };
     }`,
 		`authenticate = { type: 'generic', properties: { headers: { Authorization: '=Bearer {{$credentials.apiKey}}' } } };`,
 	);
@@ -71,9 +77,16 @@ const expressionAuthenticate = () =>
 const withoutClaim = () =>
 	patchedPackage(
 		'nodes/DocumentSigningTrigger/DocumentSigningTrigger.node.js',
-		'async execute() {',
-		'async executeWithoutClaim() {',
+		'execute = claim_1.passClaimedDeliveries;',
+		'executeWithoutClaim = claim_1.passClaimedDeliveries;',
 	);
+
+/** `--cpu-prof DIR`: each n8n writes a CPU profile of its whole life there (open it in Chrome DevTools). */
+function profileEnv() {
+	const at = process.argv.indexOf('--cpu-prof');
+	const dir = at < 0 ? undefined : path.resolve(process.argv[at + 1]);
+	return dir ? { env: { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${dir}` } } : {};
+}
 
 /** Runs `body` against a fresh sandbox and n8n (with the package in `packageDir`, else the built one). */
 async function withN8n<T>(
@@ -82,7 +95,12 @@ async function withN8n<T>(
 ): Promise<T> {
 	const log = (message: string) => process.stderr.write(`[diagnose] ${message}\n`);
 	const sandbox = await startSandbox({ port: 0 });
-	const n8n = await createN8n({ sandboxBaseUrl: sandbox.baseUrl, logLevel: 'warn', packageDir });
+	const n8n = await createN8n({
+		sandboxBaseUrl: sandbox.baseUrl,
+		logLevel: 'warn',
+		packageDir,
+		...profileEnv(),
+	});
 	try {
 		await n8n.start();
 		return await body({ sandbox, n8n, log });
@@ -120,10 +138,8 @@ async function diagnoseReturnAll(argv: string[]) {
 }
 
 /**
- * The trigger's cost per delivery: as shipped (typeVersion 2), as typeVersion 1 (n8n evaluates
- * `$parameter["options"]["binaryData"]` through its expression engine for every request to a
- * version-1 webhook node: webhook-helpers.js, parseRequestBody), with the credential's former
- * expression (the claim's request), and n8n's Webhook node.
+ * The trigger's cost per delivery against n8n's Webhook node, and what its claim and the credential's
+ * former expression (evaluated by n8n's expression engine on every request) add to it.
  */
 async function diagnoseTrigger(argv: string[]) {
 	const arg = (name: string, fallback: number) =>
@@ -138,39 +154,26 @@ async function diagnoseTrigger(argv: string[]) {
 		rows.push(
 			`| ${label} | ${result.executed}/${events} | ${result.redeliveries} | ${Math.round(result.latencyMs.median)} / ${Math.round(result.latencyMs.p95)} ms | ${Math.round(result.n8nCpuMsPerEvent)} ms |`,
 		);
-	await withN8n(undefined, async (ctx) => {
-		row(
-			'Document Signing Trigger, as shipped (typeVersion 2)',
-			await runTrigger(ctx, { events, eventsPerSecond, receiver: 'trigger' }),
-		);
-		row(
-			'Document Signing Trigger, typeVersion 1',
-			await runTrigger(ctx, {
-				events,
-				eventsPerSecond,
-				receiver: 'trigger',
-				triggerTypeVersion: 1,
-			}),
-		);
-		row(
-			"n8n's Webhook node (v2)",
-			await runTrigger(ctx, { events, eventsPerSecond, receiver: 'webhook' }),
-		);
-	});
-	for (const [label, patch] of [
+	const variants: Array<[string, TriggerOptions['receiver'], (() => string) | undefined]> = [
+		['Document Signing Trigger, as shipped', 'trigger', undefined],
+		["n8n's Webhook node (v2)", 'webhook', undefined],
+		['Document Signing Trigger without the claim (not exactly-once)', 'trigger', withoutClaim],
 		[
-			'Document Signing Trigger (typeVersion 2), credential with the former expression',
+			'Document Signing Trigger, credential with the former expression',
+			'trigger',
 			expressionAuthenticate,
 		],
-		['Document Signing Trigger (typeVersion 2) without the claim (not exactly-once)', withoutClaim],
-	] as const) {
-		const patched = patch();
+	];
+	// Each in its own n8n, so a profile (--cpu-prof) covers one variant; each row shows as it ends.
+	for (const [label, receiver, patch] of variants) {
+		const patched = patch?.();
 		try {
 			await withN8n(patched, async (ctx) =>
-				row(label, await runTrigger(ctx, { events, eventsPerSecond, receiver: 'trigger' })),
+				row(label, await runTrigger(ctx, { events, eventsPerSecond, receiver })),
 			);
+			process.stderr.write(`${rows.at(-1)}\n`);
 		} finally {
-			fs.rmSync(patched, { recursive: true, force: true });
+			if (patched) fs.rmSync(patched, { recursive: true, force: true });
 		}
 	}
 	process.stdout.write(`${events} events at ${eventsPerSecond}/s\n${rows.join('\n')}\n`);

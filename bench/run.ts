@@ -113,6 +113,34 @@ function parseArgs(argv: string[]) {
 	return { ...args, full };
 }
 
+/**
+ * The trigger and the Webhook node again in an n8n on its legacy expression engine. On its default
+ * engine (vm) n8n 2.41 takes an expression isolate for the webhook phase of every node type but its
+ * own Webhook node (live-webhooks.js, webhookPhaseNeedsIsolate), which costs any other trigger the
+ * same; the legacy engine has no isolates, so this pair shows the trigger's own cost.
+ */
+async function triggerWithLegacyEngine(
+	{ sandbox, log }: { sandbox: Sandbox; log: (message: string) => void },
+	args: ReturnType<typeof parseArgs>,
+) {
+	const legacy = await createN8n({
+		sandboxBaseUrl: sandbox.baseUrl,
+		logLevel: 'warn',
+		env: { N8N_EXPRESSION_ENGINE: 'legacy' },
+	});
+	try {
+		await legacy.start();
+		const ctx = { sandbox, n8n: legacy, log };
+		const options = { events: args.events, eventsPerSecond: args.eventRate };
+		return {
+			trigger: await runTrigger(ctx, { ...options, receiver: 'trigger' }),
+			baseline: await runTrigger(ctx, { ...options, receiver: 'webhook' }),
+		};
+	} finally {
+		await legacy.dispose();
+	}
+}
+
 async function main(): Promise<void> {
 	const args = parseArgs(process.argv.slice(2));
 	const log = (message: string) =>
@@ -176,6 +204,7 @@ async function main(): Promise<void> {
 					eventsPerSecond: args.eventRate,
 					receiver: 'webhook',
 				});
+				results.triggerLegacyEngine = await triggerWithLegacyEngine(ctx, args);
 			}
 		}
 		if (args.only.includes('burst')) {

@@ -18,6 +18,8 @@ export interface BenchResults {
 	trigger?: TriggerResult;
 	/** The same deliveries to n8n's plain Webhook node. */
 	triggerBaseline?: TriggerResult;
+	/** Both again in an n8n on its legacy expression engine (bench/run.ts, triggerWithLegacyEngine). */
+	triggerLegacyEngine?: { trigger: TriggerResult; baseline: TriggerResult };
 	burst?: BurstResult;
 	sendAndWait?: SendAndWaitResult;
 	/** The trigger's Polling mode, with the same trigger in Webhook mode for comparison. */
@@ -76,6 +78,24 @@ export function targets(results: BenchResults): TargetCheck[] {
 			target: `${t.options.events} / 0`,
 			actual: `${t.executed} / ${t.duplicates}`,
 			met: t.executed === t.options.events && t.duplicates === 0,
+		});
+	}
+	const cpuPairs: Array<[string, TriggerResult | undefined, TriggerResult | undefined]> = [
+		['trigger n8n CPU per event', t, results.triggerBaseline],
+		[
+			'trigger n8n CPU per event, legacy expression engine',
+			results.triggerLegacyEngine?.trigger,
+			results.triggerLegacyEngine?.baseline,
+		],
+	];
+	for (const [name, trigger, baseline] of cpuPairs) {
+		if (!trigger || !baseline) continue;
+		const ratio = trigger.n8nCpuMsPerEvent / baseline.n8nCpuMsPerEvent;
+		checks.push({
+			name,
+			target: "<= 1.25x n8n's Webhook node",
+			actual: `${round(ratio)}x`,
+			met: ratio <= 1.25,
 		});
 	}
 	const b = results.burst;
@@ -207,9 +227,17 @@ export function renderMarkdown(results: BenchResults): string {
 		);
 		if (results.triggerBaseline)
 			out.push(row("n8n's Webhook node (no verification, no dedup)", results.triggerBaseline));
+		const legacy = results.triggerLegacyEngine;
+		if (legacy)
+			out.push(
+				row('Document Signing Trigger, legacy expression engine', legacy.trigger),
+				row("n8n's Webhook node, legacy expression engine", legacy.baseline),
+			);
 		out.push(
 			'',
 			"Latency = the delivery's first attempt (sandbox) -> the execution's startedAt (n8n), matched by delivery id. Redeliveries: the sandbox retries a delivery not answered 2xx within 10 s (1 s, 2 s, 4 s, … up to 8 attempts).",
+			'',
+			"On its default expression engine (vm), n8n 2.41 takes an expression isolate for the webhook phase of every request to any node type but its own Webhook node (live-webhooks.js, webhookPhaseNeedsIsolate), and one more for every execution. The legacy-engine rows (a second n8n with N8N_EXPRESSION_ENGINE=legacy) leave isolates out: what remains is the trigger's own cost (verification, the claim at the service).",
 			'',
 		);
 	}

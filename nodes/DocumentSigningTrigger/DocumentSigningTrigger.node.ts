@@ -1,4 +1,10 @@
-import type { IHookFunctions, INodeType, INodeTypeDescription } from 'n8n-workflow';
+import type {
+	IHookFunctions,
+	INodeParameters,
+	INodeType,
+	INodeTypeDescription,
+	IWebhookDescription,
+} from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { CREDENTIAL_TYPE } from '../shared/transport';
@@ -17,6 +23,32 @@ import { checkExists, create, deleteWebhook } from './registration';
 
 /** Webhook mode only; in Polling mode n8n registers no webhook (an empty method is none). */
 const WEBHOOK_MODE_ONLY = { show: { '/receiveEventsBy': ['webhook'] } };
+
+const polling = (parameters: INodeParameters) => parameters.receiveEventsBy === 'polling';
+const HTTP_METHOD = '={{$parameter["receiveEventsBy"] === "polling" ? "" : "POST"}}';
+const HIDE_URL = '={{$parameter["receiveEventsBy"] === "polling"}}';
+
+/**
+ * n8n 2.x reads a webhook's fields for every delivery. With these resolvers it reads them from the
+ * node's parameters instead of running the templates in its expression engine
+ * (n8n-workflow 2.41, webhook-description-fields.js). The floor's n8n-workflow has no
+ * WEBHOOK_RESOLVERS export, so its registry symbol is named here; older n8n runs the templates.
+ */
+const defaultWebhook = {
+	name: 'default',
+	// n8n registers one webhook per method the expression gives: none for '' (Polling).
+	httpMethod: HTTP_METHOD,
+	responseMode: 'onReceived',
+	path: 'webhook',
+	ndvHideUrl: HIDE_URL,
+	[Symbol.for('n8n.webhookDescriptionResolvers')]: {
+		httpMethod: {
+			template: HTTP_METHOD,
+			resolve: (p: INodeParameters) => (polling(p) ? '' : 'POST'),
+		},
+		ndvHideUrl: { template: HIDE_URL, resolve: polling },
+	},
+} as IWebhookDescription;
 
 export class DocumentSigningTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -37,16 +69,7 @@ export class DocumentSigningTrigger implements INodeType {
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
 		credentials: [{ name: CREDENTIAL_TYPE, required: true }],
-		webhooks: [
-			{
-				name: 'default',
-				// n8n registers one webhook per method the expression gives: none for '' (Polling).
-				httpMethod: '={{$parameter["receiveEventsBy"] === "polling" ? "" : "POST"}}',
-				responseMode: 'onReceived',
-				path: 'webhook',
-				ndvHideUrl: '={{$parameter["receiveEventsBy"] === "polling"}}',
-			},
-		],
+		webhooks: [defaultWebhook],
 		properties: [
 			{
 				displayName: 'Receive Events By',

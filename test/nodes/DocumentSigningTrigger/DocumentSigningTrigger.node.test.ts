@@ -3,10 +3,32 @@ import codex from '../../../nodes/DocumentSigningTrigger/DocumentSigningTrigger.
 import { DocumentSigningTrigger } from '../../../nodes/DocumentSigningTrigger/DocumentSigningTrigger.node';
 import { ANY_EVENT, eventLabel, WEBHOOK_EVENTS } from '../../../nodes/shared/vocabulary';
 import packageJson from '../../../package.json';
+import {
+	resolveWebhookDescriptionField,
+	webhookDescriptionIsNativelyResolvable,
+	type INode,
+} from 'n8n-workflow';
 
 const { description } = new DocumentSigningTrigger();
 
 describe('Document Signing Trigger description', () => {
+	it('lets n8n read its webhook without the expression engine, the same as the templates say', () => {
+		// n8n 2.41 reads a webhook's fields on every delivery (webhook.service.js, getNodeWebhooks).
+		const [webhook] = description.webhooks ?? [];
+		expect(webhookDescriptionIsNativelyResolvable(webhook)).toBe(true);
+		const node = (receiveEventsBy: string) =>
+			({ parameters: { receiveEventsBy, events: ['*'] } }) as unknown as INode;
+		const read = (mode: string, field: string) =>
+			resolveWebhookDescriptionField(node(mode), webhook, field);
+		expect(read('webhook', 'httpMethod')).toEqual({ resolved: true, value: 'POST' });
+		expect(read('polling', 'httpMethod')).toEqual({ resolved: true, value: '' });
+		expect(read('webhook', 'ndvHideUrl')).toEqual({ resolved: true, value: false });
+		expect(read('polling', 'ndvHideUrl')).toEqual({ resolved: true, value: true });
+		// An expression among the parameters: n8n evaluates the templates, as before.
+		const dynamic = { parameters: { receiveEventsBy: '={{ "polling" }}' } } as unknown as INode;
+		expect(resolveWebhookDescriptionField(dynamic, webhook, 'httpMethod').resolved).toBe(false);
+	});
+
 	it('is a webhook trigger with no inputs, one main output and the credential', () => {
 		expect(description.displayName).toBe('Document Signing Trigger');
 		expect(description.name).toBe('documentSigningTrigger');
@@ -19,7 +41,8 @@ describe('Document Signing Trigger description', () => {
 			dark: 'file:../../icons/documentSigning.dark.svg',
 		});
 		expect(description.credentials).toEqual([{ name: 'documentSigningApi', required: true }]);
-		expect(description.webhooks).toEqual([
+		// As the editor receives them (the resolvers stay in the backend).
+		expect(JSON.parse(JSON.stringify(description.webhooks))).toEqual([
 			{
 				name: 'default',
 				httpMethod: '={{$parameter["receiveEventsBy"] === "polling" ? "" : "POST"}}',
