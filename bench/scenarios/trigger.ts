@@ -22,8 +22,6 @@ export interface TriggerOptions {
 	 * (no verification, no deduplication): what n8n itself costs per delivery.
 	 */
 	receiver: 'trigger' | 'webhook';
-	/** typeVersion of the trigger node (diagnosis of a version-2 trigger with a patched package). */
-	triggerTypeVersion?: number;
 }
 
 export interface TriggerResult {
@@ -77,7 +75,6 @@ export async function runTrigger(
 		const trigger = triggerNode('Document Signing Trigger', {
 			events: ['document.created'],
 			credential: cred,
-			typeVersion: options.triggerTypeVersion,
 		});
 		firstNode = trigger.name;
 		workflowId = await createWorkflow(n8n, chain('bench trigger', [trigger, noOpNode()]));

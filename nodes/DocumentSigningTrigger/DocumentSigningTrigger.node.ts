@@ -24,7 +24,7 @@ import { checkExists, create, deleteWebhook } from './registration';
 /** Webhook mode only; in Polling mode n8n registers no webhook (an empty method is none). */
 const WEBHOOK_MODE_ONLY = { show: { '/receiveEventsBy': ['webhook'] } };
 
-const polling = (parameters: INodeParameters) => parameters.receiveEventsBy === 'polling';
+const isPolling = (parameters: INodeParameters) => parameters.receiveEventsBy === 'polling';
 const HTTP_METHOD = '={{$parameter["receiveEventsBy"] === "polling" ? "" : "POST"}}';
 const HIDE_URL = '={{$parameter["receiveEventsBy"] === "polling"}}';
 
@@ -44,9 +44,9 @@ const defaultWebhook = {
 	[Symbol.for('n8n.webhookDescriptionResolvers')]: {
 		httpMethod: {
 			template: HTTP_METHOD,
-			resolve: (p: INodeParameters) => (polling(p) ? '' : 'POST'),
+			resolve: (p: INodeParameters) => (isPolling(p) ? '' : 'POST'),
 		},
-		ndvHideUrl: { template: HIDE_URL, resolve: polling },
+		ndvHideUrl: { template: HIDE_URL, resolve: isPolling },
 	},
 } as IWebhookDescription;
 

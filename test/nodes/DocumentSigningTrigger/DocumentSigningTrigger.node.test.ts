@@ -1,18 +1,18 @@
 /** The trigger's description as n8n reads it, and its codex file. */
-import codex from '../../../nodes/DocumentSigningTrigger/DocumentSigningTrigger.node.json';
-import { DocumentSigningTrigger } from '../../../nodes/DocumentSigningTrigger/DocumentSigningTrigger.node';
-import { ANY_EVENT, eventLabel, WEBHOOK_EVENTS } from '../../../nodes/shared/vocabulary';
-import packageJson from '../../../package.json';
 import {
 	resolveWebhookDescriptionField,
 	webhookDescriptionIsNativelyResolvable,
 	type INode,
 } from 'n8n-workflow';
+import codex from '../../../nodes/DocumentSigningTrigger/DocumentSigningTrigger.node.json';
+import { DocumentSigningTrigger } from '../../../nodes/DocumentSigningTrigger/DocumentSigningTrigger.node';
+import { ANY_EVENT, eventLabel, WEBHOOK_EVENTS } from '../../../nodes/shared/vocabulary';
+import packageJson from '../../../package.json';
 
 const { description } = new DocumentSigningTrigger();
 
 describe('Document Signing Trigger description', () => {
-	it('lets n8n read its webhook without the expression engine, the same as the templates say', () => {
+	it('lets n8n 2.x read its webhook from the parameters: POST in Webhook mode, no method and a hidden URL in Polling', () => {
 		// n8n 2.41 reads a webhook's fields on every delivery (webhook.service.js, getNodeWebhooks).
 		const [webhook] = description.webhooks ?? [];
 		expect(webhookDescriptionIsNativelyResolvable(webhook)).toBe(true);
