@@ -33,3 +33,14 @@ export class Clock {
 		this.offsetMs = 0;
 	}
 }
+
+/** A timestamp without a zone (`2026-11-28T10:00:00.123`). */
+export const ZONELESS_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?$/;
+
+/**
+ * The instant of a time text in milliseconds, a zone-less time read as UTC (never in the
+ * process's zone, as `Date.parse` would read it); NaN when the text is no time.
+ */
+export function instantOf(time: string): number {
+	return Date.parse(ZONELESS_TIME.test(time) ? `${time}Z` : time);
+}

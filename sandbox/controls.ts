@@ -1,5 +1,11 @@
 /** The programmatic face of a running sandbox (returned by startSandbox). */
-import type { DocumentFileVersion, DocumentRecord, WebhookDelivery } from '../contract';
+import type {
+	AuditLogEntry,
+	DocumentFileVersion,
+	DocumentRecord,
+	WebhookDelivery,
+} from '../contract';
+import type { RawAuditEntry } from './events';
 import type { DocumentFile } from './files';
 import type { RuntimeConfig, RuntimeConfigPatch } from './options';
 import type { SandboxStats } from './stats';
@@ -35,6 +41,14 @@ export interface Sandbox {
 		accountId: string,
 		role: 'admin' | 'member' | 'viewer',
 	): { apiKey: string; userId: string; role: string };
+	/**
+	 * Logs an audit-log entry in an account exactly as given, as a hostile or careless log holds
+	 * one: `event` and `created_at` any text (`'2099-01-01T00:00:00Z'`, a time without a zone, no
+	 * time), `document_id` any id (another account's too). It is listed like any entry, by its time
+	 * (newest first: a future one at the top), and never delivered to webhooks. Returns the entry;
+	 * throws for an unknown account. Over HTTP: `POST /__sandbox/accounts/{accountId}/audit-log`.
+	 */
+	appendAuditEntry(accountId: string, entry: RawAuditEntry): AuditLogEntry;
 	/** Changes run-time options (rate limit, failure injection, webhook retry, public origin, dialect). */
 	configure(patch: RuntimeConfigPatch): RuntimeConfig;
 	config(): RuntimeConfig;

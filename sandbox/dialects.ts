@@ -37,8 +37,10 @@ export type ErrorBodyStyle = 'contract' | 'message' | 'errors' | 'text' | 'html'
 export const AUDIT_ORDERS = ['newest-first', 'oldest-first'] as const;
 /** The order a list is served (and paged) in: by creation, newest or oldest first. */
 export type ListOrder = (typeof AUDIT_ORDERS)[number];
-export const AUDIT_FIELDS = ['contract', 'renamed'] as const;
+export const AUDIT_FIELDS = ['contract', 'renamed', 'bare'] as const;
 export type AuditFields = (typeof AUDIT_FIELDS)[number];
+export const AUDIT_TIMES = ['iso', 'zoneless'] as const;
+export type AuditTimes = (typeof AUDIT_TIMES)[number];
 
 export interface Dialect {
 	/** 'prefixed': `doc_…` strings; 'numeric': every resource id is a JSON number (paths take the decimal form). */
@@ -67,8 +69,17 @@ export interface Dialect {
 	templateFields: 'listed' | 'unlisted';
 	/** 'oldest-first': GET /reports/audit-log lists (and pages) its entries oldest first. */
 	auditOrder: ListOrder;
-	/** 'renamed': audit-log entries as `{ id, type, occurred_at, documentId, actor, ip, details }`. */
+	/**
+	 * 'renamed': audit-log entries as `{ id, type, occurred_at, documentId, actor, ip, details }`;
+	 * 'bare': as `{ id, action, at, target }` and nothing else.
+	 */
 	auditFields: AuditFields;
+	/** 'zoneless': audit-log times are UTC written without a zone; a zone-less `from`/`to` is read as UTC. */
+	auditTimes: AuditTimes;
+	/** 'ignored': GET /reports/audit-log ignores `from` and `to` (not even validated). */
+	auditFrom: 'honoured' | 'ignored';
+	/** 'forbidden': another account's document named by id answers 403 instead of the contract's 404. */
+	foreignDocuments: 'not-found' | 'forbidden';
 }
 
 export const DEFAULT_DIALECT: Readonly<Dialect> = Object.freeze({
@@ -86,6 +97,9 @@ export const DEFAULT_DIALECT: Readonly<Dialect> = Object.freeze({
 	templateFields: 'listed',
 	auditOrder: 'newest-first',
 	auditFields: 'contract',
+	auditTimes: 'iso',
+	auditFrom: 'honoured',
+	foreignDocuments: 'not-found',
 });
 
 export const DIALECT_PRESETS: Record<string, Partial<Dialect>> = {
@@ -133,6 +147,14 @@ export const DIALECT_PRESETS: Record<string, Partial<Dialect>> = {
 	'audit-oldest-first': { auditOrder: 'oldest-first' },
 	// Audit entries under other common names: type, occurred_at, documentId.
 	'audit-renamed': { auditFields: 'renamed' },
+	// Issue 47: audit entries as `{ id, action, at, target }`, nothing else.
+	'audit-bare': { auditFields: 'bare' },
+	// Issue 47: audit times in UTC without a zone (`2026-11-28T10:00:00.123`), read by n8n in any TZ.
+	'audit-zoneless': { auditTimes: 'zoneless' },
+	// Issue 47: an audit log that ignores `from` (and `to`): every read starts at the newest (or oldest) entry.
+	'audit-ignores-from': { auditFrom: 'ignored' },
+	// Issue 47: another account's document is a 403, not a 404 (an audit entry may name one).
+	'foreign-documents-forbidden': { foreignDocuments: 'forbidden' },
 	minimal: {
 		deliveryEndpoints: false,
 		deliverySignature: 'none',
@@ -171,6 +193,9 @@ export const DialectSchema = z
 		templateFields: z.enum(['listed', 'unlisted']),
 		auditOrder: z.enum(AUDIT_ORDERS),
 		auditFields: z.enum(AUDIT_FIELDS),
+		auditTimes: z.enum(AUDIT_TIMES),
+		auditFrom: z.enum(['honoured', 'ignored']),
+		foreignDocuments: z.enum(['not-found', 'forbidden']),
 	})
 	.strict();
 
@@ -361,26 +386,56 @@ export interface RenamedAuditEntry {
 	details: Record<string, unknown>;
 }
 
+/** An audit-log entry under the `auditFields: 'bare'` names: nothing but these four. */
+export interface BareAuditEntry {
+	id: string;
+	action: AuditLogEntry['event'];
+	at: string;
+	target: string | number | null;
+}
+
+/** A UTC timestamp as the sandbox writes it (`…Z`), its zone-less part captured. */
+const UTC_TIME = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?)Z$/;
+
+/**
+ * An audit entry's time as the dialect writes it: as stored, or (`auditTimes: 'zoneless'`) a UTC
+ * time without its `Z`. Text that is no UTC timestamp (a raw entry's) stays as it is.
+ */
+export function auditTimeIn(dialect: Pick<Dialect, 'auditTimes'>, time: string): string {
+	if (dialect.auditTimes !== 'zoneless') return time;
+	return UTC_TIME.exec(time)?.[1] ?? time;
+}
+
 /**
  * An audit-log entry as the dialect lists it: the contract's record, or (`auditFields: 'renamed'`)
- * `event`, `created_at`, `document_id` as `type`, `occurred_at`, `documentId`. `documentId` is no
- * `…_id` key, so with numeric ids it is made a number here (dialectReply does the rest).
+ * `event`, `created_at`, `document_id` as `type`, `occurred_at`, `documentId`, or (`'bare'`) only
+ * `id`, `action`, `at`, `target`; its time as `auditTimes` writes it. `documentId` and `target`
+ * are no `…_id` keys, so with numeric ids they are made numbers here (dialectReply does the rest).
  */
 export function auditEntryIn(
-	dialect: Pick<Dialect, 'auditFields' | 'ids'>,
+	dialect: Pick<Dialect, 'auditFields' | 'auditTimes' | 'ids'>,
 	entry: AuditLogEntry,
-): AuditLogEntry | RenamedAuditEntry {
-	if (dialect.auditFields !== 'renamed') return entry;
-	const documentId = dialect.ids === 'numeric' ? toNumber(entry.document_id) : entry.document_id;
-	return {
-		id: entry.id,
-		type: entry.event,
-		occurred_at: entry.created_at,
-		documentId: documentId as string | number | null,
-		actor: entry.actor,
-		ip: entry.ip,
-		details: entry.details,
-	};
+): AuditLogEntry | RenamedAuditEntry | BareAuditEntry {
+	const time = auditTimeIn(dialect, entry.created_at);
+	const documentId = (
+		dialect.ids === 'numeric' ? toNumber(entry.document_id) : entry.document_id
+	) as string | number | null;
+	switch (dialect.auditFields) {
+		case 'renamed':
+			return {
+				id: entry.id,
+				type: entry.event,
+				occurred_at: time,
+				documentId,
+				actor: entry.actor,
+				ip: entry.ip,
+				details: entry.details,
+			};
+		case 'bare':
+			return { id: entry.id, action: entry.event, at: time, target: documentId };
+		default:
+			return time === entry.created_at ? entry : { ...entry, created_at: time };
+	}
 }
 
 /** Applies the output-side axes (ids) to a successful reply's JSON. */

@@ -1,8 +1,9 @@
 /**
  * One place where things that happen are recorded: every event goes to the account's audit log,
- * and the ones in WEBHOOK_EVENTS are also handed to the webhook dispatcher.
+ * and the ones in WEBHOOK_EVENTS are also handed to the webhook dispatcher. Tests may also log an
+ * entry as given (append: any time text, never delivered), as a hostile or careless log would hold.
  */
-import type { AuditActor, AuditEvent, WebhookDeliveryBody } from '../contract';
+import type { AuditActor, AuditEvent, AuditLogEntry, WebhookDeliveryBody } from '../contract';
 import { WEBHOOK_EVENTS, type WebhookEvent } from '../nodes/shared/vocabulary';
 import type { Clock } from './clock';
 import type { Store } from './store';
@@ -17,6 +18,20 @@ export interface EventInput {
 	details?: Record<string, unknown>;
 	/** Webhook payload `data`; copied now so later changes do not alter what was sent. */
 	data?: WebhookDeliveryBody['data'];
+}
+
+/** An audit-log entry as given to append() (the contract's field names). */
+export interface RawAuditEntry {
+	/** Any event name: one of the contract's, or any other text. */
+	event: string;
+	/** Any text: a UTC time, one without a zone, one far in the future, or no time at all. */
+	created_at: string;
+	/** Any text, e.g. another account's document id; null (default) for none. */
+	document_id?: string | null;
+	/** Default: the system, `{ type: 'system', email: null }`. */
+	actor?: AuditActor;
+	ip?: string | null;
+	details?: Record<string, unknown>;
 }
 
 const DELIVERED_EVENTS = new Set<string>(WEBHOOK_EVENTS);
@@ -54,5 +69,25 @@ export class EventBus {
 				structuredClone(input.data ?? {}),
 			);
 		}
+	}
+
+	/**
+	 * Logs an entry exactly as given (its time kept as text; listed by its time, or where it was
+	 * logged when the text is no time); nothing is delivered. Returns the stored entry.
+	 */
+	append(accountId: string, input: RawAuditEntry): AuditLogEntry {
+		const account = this.store.account(accountId);
+		const record = {
+			id: this.store.newId('auditEntry'),
+			event: input.event as AuditEvent,
+			actor: { ...(input.actor ?? SYSTEM_ACTOR) },
+			document_id: input.document_id ?? null,
+			ip: input.ip ?? null,
+			details: structuredClone(input.details ?? {}),
+			created_at: input.created_at,
+		};
+		account.audit.push({ seq: this.store.nextSeq(), record, loggedAt: this.clock.now() });
+		this.store.changed();
+		return structuredClone(record);
 	}
 }

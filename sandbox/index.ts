@@ -17,6 +17,7 @@ export {
 	type ListEnvelope,
 } from './dialects';
 export type { DeliveryAttempt, WebhookRetryOptions } from './dispatcher';
+export type { RawAuditEntry } from './events';
 export type { RateLimitOptions } from './rateLimit';
 export { DEMO_API_KEY, DEMO_ACCOUNT_ID, DEMO_OWNER_EMAIL } from './store';
 export type { DocumentFile } from './files';

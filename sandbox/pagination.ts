@@ -4,9 +4,10 @@
  *
  * Lists are newest first. The cursor encodes the creation sequence number of the last record
  * served, and the next page continues strictly below it. Records created meanwhile get higher
- * numbers, so they never shift later pages (an offset would repeat or skip records). A list served
- * oldest first (the audit log in the `auditOrder: 'oldest-first'` dialect) continues strictly above
- * it; its cursors are its own (one of the other order is a 400).
+ * numbers, so they never shift later pages (an offset would repeat or skip records). A list ordered
+ * by time (the audit log: its rows carry `at`) is ordered by time, then sequence number, and its
+ * cursor holds both. A list served oldest first (the audit log in the `auditOrder: 'oldest-first'`
+ * dialect) continues strictly above it; its cursors are its own (one of the other order is a 400).
  *
  * A cursor is bound to its list and to the account it was issued to: it carries a MAC (keyed by
  * a secret of this sandbox) over the account, the list and the position, so a cursor from another
@@ -29,7 +30,24 @@ interface CursorPayload {
 	k: string;
 	/** Sequence number of the last record on the previous page. */
 	s: number;
+	/** Its time (ms), in a list ordered by time. */
+	t?: number;
 }
+
+/** A list's row; `at` (ms) orders a list by time first (the audit log), then by `seq`. */
+export type ListRow<T> = Row<T> & { at?: number };
+
+/** Where a row stands in its list. */
+export interface Position {
+	at: number;
+	seq: number;
+}
+
+const positionOf = (row: { seq: number; at?: number }): Position => ({
+	at: row.at ?? 0,
+	seq: row.seq,
+});
+const compare = (a: Position, b: Position) => a.at - b.at || a.seq - b.seq;
 
 /** Who a cursor is for: the sandbox's cursor secret and the account it is issued to. */
 export interface CursorScope {
@@ -44,15 +62,19 @@ function mac(scope: CursorScope, payload: string): Buffer {
 		.subarray(0, 16);
 }
 
-export function encodeCursor(scope: CursorScope, kind: string, seq: number): string {
-	const payload = Buffer.from(
-		JSON.stringify({ k: kind, s: seq } satisfies CursorPayload),
-		'utf8',
-	).toString('base64url');
+export function encodeCursor(scope: CursorScope, kind: string, position: Position): string {
+	const cursor: CursorPayload = { k: kind, s: position.seq };
+	if (position.at !== 0) cursor.t = position.at;
+	const payload = Buffer.from(JSON.stringify(cursor), 'utf8').toString('base64url');
 	return `${payload}.${mac(scope, payload).toString('base64url')}`;
 }
 
-function decodeCursor(scope: CursorScope, kind: string, cursor: string, field = 'cursor'): number {
+function decodeCursor(
+	scope: CursorScope,
+	kind: string,
+	cursor: string,
+	field = 'cursor',
+): Position {
 	try {
 		const [payload, signature, extra] = cursor.split('.');
 		// As text: base64 decoding ignores the last character's spare bits (see files.ts).
@@ -70,9 +92,10 @@ function decodeCursor(scope: CursorScope, kind: string, cursor: string, field = 
 				decoded &&
 				decoded.k === kind &&
 				Number.isSafeInteger(decoded.s) &&
-				(decoded.s as number) >= 0
+				(decoded.s as number) >= 0 &&
+				(decoded.t === undefined || Number.isFinite(decoded.t))
 			) {
-				return decoded.s as number;
+				return { seq: decoded.s as number, at: decoded.t ?? 0 };
 			}
 		}
 	} catch {
@@ -86,10 +109,10 @@ function decodeCursor(scope: CursorScope, kind: string, cursor: string, field = 
 	);
 }
 
-/** Rows by creation in `order`: newest first (the contract) or oldest first. */
-function ordered<T>(rows: Iterable<Row<T>>, order: ListOrder): Array<Row<T>> {
+/** Rows by position (time, then creation) in `order`: newest first (the contract) or oldest first. */
+function ordered<T>(rows: Iterable<ListRow<T>>, order: ListOrder): Array<ListRow<T>> {
 	const sign = order === 'oldest-first' ? 1 : -1;
-	return [...rows].sort((a, b) => sign * (a.seq - b.seq));
+	return [...rows].sort((a, b) => sign * compare(positionOf(a), positionOf(b)));
 }
 
 /** The cursor kind of a list in `order`, so a cursor is read only in the order it was issued in. */
@@ -100,7 +123,7 @@ const cursorKind = (kind: string, order: ListOrder) =>
 export function paginate<T>(
 	scope: CursorScope,
 	kind: string,
-	rows: Iterable<Row<T>>,
+	rows: Iterable<ListRow<T>>,
 	query: { limit?: number; cursor?: string },
 	filter: (record: T) => boolean = () => true,
 	cursorField = 'cursor',
@@ -113,10 +136,12 @@ export function paginate<T>(
 			? undefined
 			: decodeCursor(scope, cursorKind(kind, order), query.cursor, cursorField);
 
-	const candidates = ordered(rows, order).filter(
-		(row) => after === undefined || (oldestFirst ? row.seq > after : row.seq < after),
-	);
-	const page: Array<Row<T>> = [];
+	const candidates = ordered(rows, order).filter((row) => {
+		if (after === undefined) return true;
+		const step = compare(positionOf(row), after);
+		return oldestFirst ? step > 0 : step < 0;
+	});
+	const page: Array<ListRow<T>> = [];
 	let hasMore = false;
 	for (const row of candidates) {
 		if (!filter(row.record)) continue;
@@ -130,7 +155,7 @@ export function paginate<T>(
 		data: page.map((row) => structuredClone(row.record)),
 		has_more: hasMore,
 		next_cursor: hasMore
-			? encodeCursor(scope, cursorKind(kind, order), page[page.length - 1].seq)
+			? encodeCursor(scope, cursorKind(kind, order), positionOf(page[page.length - 1]))
 			: null,
 	};
 }
@@ -188,12 +213,12 @@ function listUrl(ctx: ApiContext, changes: Record<string, string>): string {
 /**
  * A list answer in the caller's dialect. `query` is the validated `limit`/`cursor`; `filter`
  * selects records (the filters in the query); `order` is the order records are listed and paged
- * in (newest first unless a dialect says otherwise).
+ * in (newest first unless a dialect says otherwise), by time where rows carry `at`, else by creation.
  */
 export function listReply<T>(
 	ctx: ApiContext,
 	kind: string,
-	rows: Iterable<Row<T>>,
+	rows: Iterable<ListRow<T>>,
 	query: { limit?: number; cursor?: string },
 	filter: (record: T) => boolean = () => true,
 	order: ListOrder = 'newest-first',

@@ -336,7 +336,10 @@ export async function auditTrailPdf(
 	document: DocumentRecord,
 	events: AuditLogEntry[],
 ): Promise<Buffer> {
-	const last = events.length > 0 ? events[events.length - 1].created_at : document.updated_at;
+	// The last entry's time; an entry appended as given (appendAuditEntry) may hold no time.
+	const last =
+		[...events].reverse().find((entry) => !Number.isNaN(Date.parse(entry.created_at)))
+			?.created_at ?? document.updated_at;
 	const { doc, writer } = await newDocument(
 		`Audit trail: ${document.name}`,
 		`Audit trail of ${document.id}`,

@@ -217,6 +217,7 @@ export async function startSandbox(options: StartOptions = {}): Promise<Sandbox>
 			const row = store.createApiKey(accountId, role);
 			return { apiKey: row.key, userId: row.userId, role: row.role };
 		},
+		appendAuditEntry: (accountId, entry) => events.append(accountId, entry),
 		configure(patch: RuntimeConfigPatch) {
 			if (patch.dialect !== undefined) parseDialect(patch.dialect); // a clear error for an unknown name
 			config = applyPatch(config, RuntimeConfigPatchSchema.parse(patch));

@@ -17,6 +17,7 @@ import type {
 	TemplateRecord,
 	WebhookRecord,
 } from '../contract';
+import { instantOf } from './clock';
 import { newId, randomToken, type IdKind } from './ids';
 
 /** The demo account's key: fixed and documented so `npm run sandbox` users can paste it once. */
@@ -48,6 +49,35 @@ export interface DocumentRow extends Row<DocumentRecord> {
 	fileData?: string;
 }
 
+export interface AuditRow extends Row<AuditLogEntry> {
+	/**
+	 * When an entry appended as given (EventBus.append) was logged, business clock in ms: its
+	 * place in time when its `created_at` is no time.
+	 */
+	loggedAt?: number;
+}
+
+/**
+ * Where an audit entry stands in time: its `created_at` (a zone-less time read as UTC), else when
+ * it was logged.
+ */
+export function auditInstant(row: AuditRow): number {
+	const ms = instantOf(row.record.created_at);
+	return Number.isNaN(ms) ? (row.loggedAt ?? 0) : ms;
+}
+
+/**
+ * The audit log as the service lists it: newest first by time, as a real service orders by
+ * `created_at` (an entry dated in the future stays at the top); at one instant, the last logged
+ * first. Entries the service logs itself come in time order, so for them this is the logging order.
+ */
+export function auditNewestFirst(rows: Iterable<AuditRow>): AuditRow[] {
+	return [...rows]
+		.map((row) => ({ row, at: auditInstant(row) }))
+		.sort((a, b) => b.at - a.at || b.row.seq - a.row.seq)
+		.map(({ row }) => row);
+}
+
 export interface WebhookRow extends Row<WebhookRecord> {
 	secret: string;
 }
@@ -67,8 +97,8 @@ export interface Account {
 	templates: Map<string, Row<TemplateRecord>>;
 	users: Map<string, Row<TeamMemberRecord>>;
 	webhooks: Map<string, WebhookRow>;
-	/** Append-only, oldest first. */
-	audit: Array<Row<AuditLogEntry>>;
+	/** Append-only, in logging order (auditNewestFirst gives the listing order). */
+	audit: AuditRow[];
 }
 
 /** The JSON written by --data-file. Maps become arrays; everything else is already plain data. */
@@ -86,7 +116,7 @@ export interface StoreSnapshot {
 		templates: Array<Row<TemplateRecord>>;
 		users: Array<Row<TeamMemberRecord>>;
 		webhooks: WebhookRow[];
-		audit: Array<Row<AuditLogEntry>>;
+		audit: AuditRow[];
 	}>;
 }
 
@@ -295,8 +325,11 @@ export class Store {
 		return newestFirst(this.accountOfKey(apiKey)?.webhooks.values() ?? []);
 	}
 
+	/** Newest first by time, as GET /reports/audit-log lists it (auditNewestFirst). */
 	auditLogOf(apiKey: string): AuditLogEntry[] {
-		return newestFirst(this.accountOfKey(apiKey)?.audit ?? []);
+		return auditNewestFirst(this.accountOfKey(apiKey)?.audit ?? []).map((row) =>
+			structuredClone(row.record),
+		);
 	}
 
 	/** The signer's page token and simulated codes, for tests that drive the signing pages. */

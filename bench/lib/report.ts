@@ -2,6 +2,11 @@
 import type { BulkResult } from '../scenarios/bulk';
 import type { BurstResult, BurstRow } from '../scenarios/burst';
 import type { PollResult } from '../scenarios/poll';
+import {
+	STALL_TARGET_MS,
+	type PollCatchUpResult,
+	type PollCatchUpRow,
+} from '../scenarios/pollCatchUp';
 import type { ReturnAllResult } from '../scenarios/returnAll';
 import type { SendAndWaitResult } from '../scenarios/sendAndWait';
 import type { TriggerResult } from '../scenarios/trigger';
@@ -24,6 +29,8 @@ export interface BenchResults {
 	sendAndWait?: SendAndWaitResult;
 	/** The trigger's Polling mode, with the same trigger in Webhook mode for comparison. */
 	poll?: PollResult;
+	/** Polling catching up an audit-log backlog, in this process (issue 47). */
+	pollCatchUp?: PollCatchUpResult;
 }
 
 export interface TargetCheck {
@@ -181,6 +188,30 @@ export function targets(results: BenchResults): TargetCheck[] {
 			met: p.latencyMs.max <= p.latencyTargetMs,
 		});
 	}
+	for (const row of results.pollCatchUp?.rows ?? []) {
+		const what = `poll catch-up ${row.entries.toLocaleString('en-US')}${row.oversizedPage ? ' at one instant, one page' : ''}`;
+		if (row.kind === 'catch-up') {
+			checks.push({
+				name: `${what}: polls to emit every entry`,
+				target: `<= ${row.pollTarget} (ceil(N / 2000) + 2)`,
+				actual: `${row.polls}${row.ended === 'caught up' ? '' : ` (${row.ended}, ${row.emitted} emitted)`}`,
+				met: row.withinPollTarget,
+			});
+			checks.push({
+				name: `${what}: duplicates / oldest first`,
+				target: '0 / yes',
+				actual: `${row.duplicates} / ${row.oldestFirst ? 'yes' : 'no'}`,
+				met: row.duplicates === 0 && row.oldestFirst,
+			});
+		} else {
+			checks.push({
+				name: `${what}: longest event-loop stall`,
+				target: `<= ${STALL_TARGET_MS} ms`,
+				actual: `${round(row.maxStallMs, 0)} ms`,
+				met: row.maxStallMs <= STALL_TARGET_MS,
+			});
+		}
+	}
 	return checks;
 }
 
@@ -259,6 +290,7 @@ export function renderMarkdown(results: BenchResults): string {
 	if (results.burst) out.push(...renderBurst(results.burst));
 	if (results.sendAndWait) out.push(...renderSendAndWait(results.sendAndWait));
 	if (results.poll) out.push(...renderPoll(results.poll));
+	if (results.pollCatchUp) out.push(...renderPollCatchUp(results.pollCatchUp));
 	const checks = targets(results);
 	if (checks.length) {
 		out.push('### Targets', '', '| check | target | actual | met |', '|---|---|---|---|');
@@ -369,4 +401,51 @@ function renderPoll(p: PollResult): string[] {
 		`Latency = the audit entry's created_at -> its execution's startedAt (the item's eventId), target <= Poll Every + 5 s (${s(p.latencyTargetMs)}); webhook: the delivery's first attempt -> startedAt. The events were created from just after an idle poll until ${s(p.createdBeforePollMs)} before the next poll minute; each emit waits for the execution before it, so a batch passes one at a time. Polled CPU = n8n's main process from 1 s before the poll minute until every execution was seen finished (executions listed once a second), per event executed; idle time between polls is not in it. The polling credential goes through a recording proxy (requests and their times); one warm-up document (3 events) was polled first and is not counted.`,
 		'',
 	];
+}
+
+function renderPollCatchUp(result: PollCatchUpResult): string[] {
+	const ms = (value: number) => `${round(value, 0)} ms`;
+	const out = [
+		`### 7. Polling catch-up: an audit-log backlog read by the trigger's Polling mode, in this process (at most ${result.options.maxPolls} polls a row)`,
+		'',
+		'| backlog | polls | target polls | met | ended | audit-log requests | document requests | entries served | wall time | longest poll | emitted | duplicates | oldest first | most emitted by one poll | longest event-loop stall (p99) | poll after |',
+		'|---|---:|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---|',
+	];
+	for (const row of result.rows) {
+		const backlog = row.oversizedPage
+			? `${row.entries.toLocaleString('en-US')} at one instant, one page (\`limit\` ignored)`
+			: `${row.entries.toLocaleString('en-US')}, 1 ms apart`;
+		const met = row.kind === 'catch-up' ? (row.withinPollTarget ? 'yes' : '**no**') : '–';
+		const after = row.afterwards
+			? `${row.afterwards.requests} requests, ${row.afterwards.emits} emitted`
+			: '–';
+		out.push(
+			`| ${backlog} | ${row.polls} | ${row.pollTarget} | ${met} | ${row.ended} | ${row.auditRequests.toLocaleString('en-US')} | ${row.documentRequests}${row.otherRequests ? ` (+${row.otherRequests} other)` : ''} | ${row.entriesServed.toLocaleString('en-US')} | ${s(row.wallMs)} | ${s(row.longestPollMs)} | ${row.emitted.toLocaleString('en-US')} of ${row.entries.toLocaleString('en-US')} | ${row.duplicates} | ${row.oldestFirst ? 'yes' : '**no**'} | ${row.mostEmittedByOnePoll.toLocaleString('en-US')} | ${ms(row.maxStallMs)} (${ms(row.p99StallMs)}) | ${after} |`,
+		);
+	}
+	const quote = (text: string) => `"${text.replace(/\|/g, '/').replace(/\s+/g, ' ')}"`;
+	const outcome = (row: PollCatchUpRow) =>
+		[
+			row.error ? `the last poll failed: ${quote(row.error)}` : 'no poll failed',
+			...row.reported.map((message) => `reported to n8n (emitError): ${quote(message)}`),
+		].join('; ');
+	for (const row of result.rows.filter((one) => one.kind === 'stall'))
+		out.push(
+			'',
+			`Stall row (${row.entries.toLocaleString('en-US')} entries at one instant in one page): longest event-loop stall **${ms(row.maxStallMs)}** (target <= ${STALL_TARGET_MS} ms: ${row.maxStallMs <= STALL_TARGET_MS ? 'met' : '**not met**'}; the audit-log server's own longest handler ${ms(row.serverMaxHandlerMs)}); ${row.emitted.toLocaleString('en-US')} of ${row.entries.toLocaleString('en-US')} emitted in ${row.polls} polls, ended: ${row.ended}; ${outcome(row)}.`,
+		);
+	const failures = result.rows.filter(
+		(row) => row.kind === 'catch-up' && (row.error || row.reported.length),
+	);
+	if (failures.length)
+		out.push(
+			'',
+			...failures.map((row) => `- ${row.entries.toLocaleString('en-US')}: ${outcome(row)}`),
+		);
+	out.push(
+		'',
+		"Each row: a fresh audit log (bench/lib/auditLogServer.ts: the contract's document events, `document_id` null, newest first, `from`/`to`/`limit` <= 100/cursor honoured, every request counted) and the trigger in n8n-core's TriggerContext over a real Workflow, activated with its cursor 1 ms before the oldest entry, then `pollOnce` again and again until every entry was emitted (each execution ends on the next turn of the event loop), a poll failed or one passed nothing more on (the one-instant row: the entries past the 2,000 the cursor holds at one instant, named by the documented error). Target polls = ceil(N / 2000) + 2 (issue 47). Entries served = entries in all pages (read again across polls). Stall = the longest gap of a 1 ms interval timer over the polls, beyond its period (or `monitorEventLoopDelay({ resolution: 1 })`'s max if longer; in brackets the histogram's p99). Poll after = one more poll once caught up (expected: 1 request, 0 emitted).",
+		'',
+	);
+	return out;
 }

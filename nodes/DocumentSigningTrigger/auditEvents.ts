@@ -4,223 +4,306 @@ import { apiPath, idText } from '../shared/ids';
 import {
 	apiRequest,
 	apiSweepRecords,
-	isNotFound,
+	headerValue,
 	recordOf,
 	ServiceBehaviourError,
+	toNodeError,
 	type ApiContext,
 } from '../shared/transport';
 import { ANY_EVENT, EVENT_POLL_BUDGET, WEBHOOK_EVENTS } from '../shared/vocabulary';
+import {
+	isEvent,
+	isoOf,
+	readEntry,
+	timeMs,
+	TimeCache,
+	type AuditEvent,
+	type Unreadable,
+} from './auditEntries';
+import type { CursorPosition } from './pollCursor';
 
-/** Polling's reading of the audit log: its entries as events, and the cursor (docs/trigger.md). */
+/**
+ * Polling's reading of the audit log (docs/trigger.md, "Polling"): the new entries after the
+ * cursor, oldest first, in either listing order, and the items they become. The log is outside
+ * input: every read is bounded, a read's cost is linear in its entries, and no entry blocks others.
+ */
 const AUDIT_LOG_PATH = '/reports/audit-log';
 /** How far before activation the first read looks, so a service clock a little behind n8n's loses nothing. */
 const START_LOOKBACK_MS = 5 * 60 * 1000;
+/** How far past the present an entry may be dated and still move the cursor. */
+export const FUTURE_TOLERANCE_MS = 5 * 60 * 1000;
+/** The service's clock (its `Date` header) is the present while it is this close to n8n's. */
+const CLOCK_TRUST_MS = 60 * 60 * 1000;
+/** Reads of a newest-first backlog one poll makes to find its oldest part (each up to the budget). */
+const NARROWING_READS = 60;
+/** A newest-first backlog's parts remembered at once (each up to the budget's entries). */
+const MAX_BOUNDS = 1_000;
 /** Events a poll emits: the webhook events (account changes are logged, never delivered). */
 const DELIVERED: readonly string[] = WEBHOOK_EVENTS;
-/** The longest text read as a field of an entry (hostile input is bounded before it is parsed). */
-const MAX_FIELD_CHARS = 200;
-/** Entry fields under the names services use for them, first match wins ([A] in docs/api-contract.md). */
-const ENTRY_FIELDS = {
-	event: ['event', 'type', 'event_type', 'eventType', 'action'],
-	time: ['created_at', 'createdAt', 'timestamp', 'occurred_at', 'occurredAt', 'time'],
-	document: ['document_id', 'documentId'],
-} as const;
 
-export interface PolledEvent {
-	id: string;
-	event: string;
-	time: string;
-	ms: number;
-	entry: IDataObject;
-}
-
-/** Where polling has reached: the newest time emitted and the ids emitted at exactly that time. */
-export interface PollCursor extends IDataObject {
-	time: string;
-	ids: string[];
-	/** While a newest-first backlog is longer than one poll: the older part is read first, up to here. */
-	before?: string;
-	/** The service was seen listing the audit log oldest first (the contract's order is newest first). */
+interface LogRead {
+	/** The new entries read, in the service's order. */
+	events: AuditEvent[];
+	whole: boolean;
+	/** Whether the read's times rise; undefined when they do not tell. */
 	oldestFirst?: boolean;
+	unreadable: Unreadable[];
+	/** The service's clock at the first page, when it said and is believable. */
+	serviceNowMs?: number;
 }
 
-const field = (entry: IDataObject, names: readonly string[]): unknown =>
-	names.map((name) => entry[name]).find((value) => value !== undefined && value !== null);
-
-/** A time as milliseconds: ISO text (bounded), or Unix seconds or milliseconds. */
-function timeMs(value: unknown): number | undefined {
-	if (typeof value === 'number' && Number.isFinite(value))
-		return value < 1e12 ? value * 1000 : value;
-	if (typeof value !== 'string' || value.length > MAX_FIELD_CHARS) return undefined;
-	const ms = Date.parse(value);
-	return Number.isNaN(ms) ? undefined : ms;
+function unreadableLog(unreadable: Unreadable) {
+	return new ServiceBehaviourError(
+		`The audit log cannot be read as events: an entry lacks ${unreadable.lacks.join(', ')}`,
+		`Polling reads GET ${AUDIT_LOG_PATH} and needs each entry's id, event name and time (a field holding a timestamp and one holding an event name such as document.completed). Entry fields seen: ${unreadable.fields.join(', ').slice(0, 300)}. Use Receive Events By › Webhook with this service.`,
+	);
 }
 
-/** An audit-log entry read as an event, or a clear error naming what is missing. */
-function readEntry(entry: IDataObject): PolledEvent {
-	const id = idText(entry.id);
-	const event = field(entry, ENTRY_FIELDS.event);
-	const rawTime = field(entry, ENTRY_FIELDS.time);
-	const ms = timeMs(rawTime);
-	const missing = [
-		id === undefined && 'an `id`',
-		(typeof event !== 'string' || !event || event.length > MAX_FIELD_CHARS) &&
-			`an event name (${ENTRY_FIELDS.event.join(', ')})`,
-		ms === undefined && `a time (${ENTRY_FIELDS.time.join(', ')})`,
-	].filter(Boolean);
-	if (missing.length > 0) {
-		const seen = Object.keys(entry).slice(0, 20).join(', ').slice(0, 300);
-		throw new ServiceBehaviourError(
-			`The audit log cannot be read as events: an entry lacks ${missing.join(', ')}`,
-			`Polling reads GET ${AUDIT_LOG_PATH} and needs each entry's id, event name and time. Entry fields seen: ${seen}. Use Receive Events By › Webhook with this service.`,
-		);
+/** One read of the log within the poll's budget; `isNew` says which entries it keeps. */
+async function readLog(
+	context: ApiContext,
+	qs: IDataObject,
+	isNew: (event: AuditEvent) => boolean,
+	pages: number = EVENT_POLL_BUDGET.pages,
+): Promise<LogRead> {
+	// Each entry is read once, however often the walk asks (a Map: this read's entries only).
+	const reads = new Map<object, AuditEvent | Unreadable>();
+	const times = new TimeCache();
+	const read = (raw: IDataObject) => {
+		let entry = reads.get(raw);
+		if (!entry) reads.set(raw, (entry = readEntry(raw, times)));
+		return entry;
+	};
+	const fromMs = qs.from === undefined ? -Infinity : (timeMs(qs.from) as number);
+	let readable = 0;
+	let previousMs: number | undefined;
+	let falls = 0;
+	let rises = 0;
+	let serviceNowMs: number | undefined;
+	const result = await apiSweepRecords(context, AUDIT_LOG_PATH, {
+		budget: { ...EVENT_POLL_BUDGET, pages },
+		qs,
+		keyOf: (raw) => {
+			const entry = read(raw);
+			return isEvent(entry) ? entry.key : `json:${JSON.stringify(raw).slice(0, 2000)}`;
+		},
+		keep: (raw) => {
+			const entry = read(raw);
+			if (!isEvent(entry)) return true;
+			readable++;
+			return entry.ms >= fromMs && isNew(entry);
+		},
+		// Sees every entry in the service's order: a service that lists newest first and ignores
+		// `from` ends where its times fall below it.
+		stopAt: (raw) => {
+			const entry = read(raw);
+			if (!isEvent(entry)) return false;
+			if (previousMs !== undefined && entry.ms < previousMs) falls++;
+			if (previousMs !== undefined && entry.ms > previousMs) rises++;
+			previousMs = entry.ms;
+			return falls >= 2 && entry.ms < fromMs;
+		},
+		onResponse: (response) => {
+			const said = Date.parse(String(headerValue(response.headers, 'date') ?? ''));
+			if (serviceNowMs === undefined && Math.abs(said - Date.now()) <= CLOCK_TRUST_MS)
+				serviceNowMs = said;
+		},
+	});
+	const events: AuditEvent[] = [];
+	const unreadable: Unreadable[] = [];
+	for (const raw of result.records) {
+		const entry = read(raw);
+		if (isEvent(entry)) events.push(entry);
+		else unreadable.push(entry);
 	}
-	const time = typeof rawTime === 'string' ? rawTime : new Date(ms as number).toISOString();
-	return { id: id as string, event: event as string, time, ms: ms as number, entry };
+	if (readable === 0 && unreadable.length > 0) throw unreadableLog(unreadable[0]);
+	// The order every entry read shows, the ones passed on already too.
+	const oldestFirst = rises === falls ? undefined : rises > falls;
+	return { events, whole: result.next === undefined, oldestFirst, unreadable, serviceNowMs };
 }
 
-/** Whether a read's times rise (listed oldest first) or fall; undefined when they do not tell. */
-function listedOldestFirst(events: PolledEvent[]): boolean | undefined {
-	if (events.length < 2 || events[0].ms === events[events.length - 1].ms) return undefined;
-	return events[0].ms < events[events.length - 1].ms;
+/** Oldest first; at one instant the service's own order, oldest logged first. */
+function oldestFirst(events: AuditEvent[], listedOldestFirst: boolean): AuditEvent[] {
+	return (listedOldestFirst ? [...events] : [...events].reverse()).sort((a, b) => a.ms - b.ms);
 }
 
-/** Oldest first whatever the service's order; the stable sort keeps its order at one time. */
-export function oldestFirst(events: PolledEvent[], assumeOldestFirst = false): PolledEvent[] {
-	const asListed = listedOldestFirst(events) ?? assumeOldestFirst;
-	return (asListed ? [...events] : [...events].reverse()).sort((a, b) => a.ms - b.ms);
+/** What one poll passes on: new events oldest first, and where the cursor may go after them. */
+export interface PollPlan {
+	events: AuditEvent[];
+	/** Entries dated after this are "ahead": passed on once, never the cursor's time. */
+	ceilingMs: number;
+	/** The backlog's bounds while the events pass, the part being read first. */
+	bounds: string[];
+	/** Whether the part up to `bounds[0]` (or the top) is read whole once the events are passed on. */
+	partDone: boolean;
+	oldestFirst: boolean;
+	/** Every entry up to here was read: the cursor may stand here after the events. */
+	reach?: number;
+	/** More entries share this instant than one read holds: the documented error, then past it. */
+	crowdedAt?: number;
+	unreadable: Unreadable[];
 }
 
-export const chosenEvents = (wanted: string[], events: PolledEvent[]) =>
-	events.filter(
-		(event) =>
-			DELIVERED.includes(event.event) &&
-			(wanted.includes(ANY_EVENT) || wanted.includes(event.event)),
+const ignoresTo = (time: string) =>
+	new ServiceBehaviourError(
+		'The audit log ignores `to`, so a backlog longer than one poll cannot be read oldest first',
+		`More than ${EVENT_POLL_BUDGET.records} events since ${time}. Use Receive Events By › Webhook with this service.`,
 	);
 
-/** Each event as its item; a reader reads each record once, so a poll reads a document once. */
+const unreachable = (time: string) =>
+	new ServiceBehaviourError(
+		'The audit log cannot be read past its older entries within one poll',
+		`It lists oldest first and seems to ignore \`from\`, so each poll reads it from its start, and its entries before ${time} are more than one poll reads. Use Receive Events By › Webhook with this service.`,
+	);
+
+/**
+ * The new events after the cursor (docs/trigger.md, "A backlog longer than one poll"). A
+ * newest-first backlog is narrowed with `to` within this poll, each part's bound kept, so every
+ * later poll reads one part: the cost of a backlog grows linearly with it.
+ */
+export async function planPoll(context: ApiContext, position: CursorPosition): Promise<PollPlan> {
+	const bounds = [...position.bounds];
+	const fromMs = position.timeMs;
+	const unreadable: Unreadable[] = [];
+	let ceilingMs: number | undefined;
+	const isNew = (event: AuditEvent) => !position.passed(event);
+	const plan = (rest: Omit<PollPlan, 'ceilingMs' | 'unreadable' | 'bounds'>): PollPlan => ({
+		...rest,
+		bounds,
+		ceilingMs: ceilingMs ?? Date.now() + FUTURE_TOLERANCE_MS,
+		unreadable,
+	});
+	for (let reads = 0; reads < NARROWING_READS; reads++) {
+		if (bounds.length > MAX_BOUNDS) throw ignoresTo(position.time);
+		const to = bounds[0];
+		const toMs = to === undefined ? undefined : (timeMs(to) as number);
+		const log = await readLog(context, { from: position.time, ...(to && { to }) }, isNew);
+		ceilingMs ??= (log.serviceNowMs ?? Date.now()) + FUTURE_TOLERANCE_MS;
+		unreadable.push(...log.unreadable.slice(0, 10));
+		if (toMs !== undefined && log.events.some((event) => event.ms > toMs))
+			throw ignoresTo(position.time);
+		const listedOldestFirst = log.oldestFirst ?? position.oldestFirst;
+		const events = oldestFirst(log.events, listedOldestFirst);
+		if (log.whole)
+			return plan({ events, partDone: true, reach: toMs, oldestFirst: listedOldestFirst });
+		if (events.length === 0) throw unreachable(position.time);
+		if (listedOldestFirst) return plan({ events, partDone: false, oldestFirst: true });
+		// Newest first: everything after the oldest instant read was read.
+		const oldest = events[0].ms;
+		if (oldest > fromMs) {
+			if (toMs === undefined || oldest < toMs) bounds.unshift(isoOf(oldest));
+			// The whole read is at its bound: more entries at one instant than one read holds.
+			else if (oldest - 1 <= fromMs)
+				return plan({ events, partDone: true, crowdedAt: oldest, oldestFirst: false });
+			else bounds.unshift(isoOf(oldest - 1));
+			continue;
+		}
+		// The rest is at the cursor's own instant: read that instant on its own.
+		const atCursor = await readLog(context, { from: position.time, to: position.time }, isNew);
+		return plan({
+			events: [
+				...oldestFirst(atCursor.events, false).filter((event) => event.ms === fromMs),
+				...events.filter((event) => event.ms > fromMs),
+			],
+			partDone: true,
+			reach: toMs,
+			crowdedAt: atCursor.whole ? undefined : fromMs,
+			oldestFirst: false,
+		});
+	}
+	return plan({ events: [], partDone: false, oldestFirst: position.oldestFirst });
+}
+
+/** Where the first poll starts, and the entries since: older ones are read, to fail now if unreadable. */
+export async function startingEntries(
+	context: ApiContext,
+): Promise<{ from: string; events: AuditEvent[] }> {
+	const from = isoOf(Date.now() - START_LOOKBACK_MS);
+	const { events } = await readLog(context, { from }, () => true);
+	if (events.length === 0) await readLog(context, {}, () => true, 1);
+	return { from, events };
+}
+
+export const isChosen = (wanted: string[], event: AuditEvent) =>
+	DELIVERED.includes(event.event) && (wanted.includes(ANY_EVENT) || wanted.includes(event.event));
+
+/** Polling's manual run: the newest chosen event among the latest entries. */
+export async function newestChosenEvent(
+	context: ApiContext,
+	wanted: string[],
+): Promise<{ event?: AuditEvent; read: number }> {
+	const qs = wanted.length === 1 && wanted[0] !== ANY_EVENT ? { event: wanted[0] } : {};
+	const { events, oldestFirst: rising } = await readLog(context, qs, () => true, 1);
+	const chosen = oldestFirst(events, rising === true).filter((event) => isChosen(wanted, event));
+	return { event: chosen.at(-1), read: events.length };
+}
+
+/** Why a record the entry names was not read, or undefined when the poll should fail instead. */
+function whyUnread(error: unknown): IDataObject | undefined {
+	const message = (error instanceof Error ? error.message : String(error)).slice(0, 500);
+	const httpCode = String((error as { httpCode?: unknown })?.httpCode ?? '');
+	const status = Number(httpCode);
+	// A malformed id: nothing was requested.
+	if (error instanceof ServiceBehaviourError && httpCode === 'none') return { message };
+	// The key, n8n's proxy and rate limits are the whole poll's (tried again at the next poll).
+	if ([401, 407, 429].includes(status) || !(status >= 400 && status <= 599)) return undefined;
+	return { httpCode: status, message };
+}
+
+/**
+ * Each event as its item; a reader reads each record once, so a poll reads a document once. A
+ * record the service will not give (403, another 4xx, a 5xx after the retries, a malformed id)
+ * leaves its id, and `unreadable` says which record and why, so a workflow can branch on it; one
+ * deleted since (404) is its id, as the contract's deleted documents are.
+ */
 export function eventItemReader(
 	context: ApiContext,
-): (event: PolledEvent) => Promise<INodeExecutionData> {
+): (event: AuditEvent) => Promise<INodeExecutionData> {
 	const records = new Map<string, Promise<IDataObject>>();
-	const read = (kind: string, id: string) => {
-		const path = apiPath`/${kind}/${id}`;
-		const record: Promise<IDataObject> =
-			records.get(path) ??
-			apiRequest(context, 'GET', path).then(
-				(response) => recordOf(response.body),
-				(error: unknown) => {
-					// Deleted since (document.deleted): the entry's id is all there is.
-					if (isNotFound(error)) return { id };
-					throw error;
-				},
-			);
-		records.set(path, record);
+	const read = (kind: string, id: string): Promise<IDataObject> => {
+		const key = `${kind}/${id}`;
+		let record = records.get(key);
+		if (!record) {
+			record = (async () =>
+				recordOf((await apiRequest(context, 'GET', apiPath`/${kind}/${id}`)).body))();
+			records.set(key, record);
+		}
 		return record;
 	};
 	return async (event) => {
 		const details = (event.entry.details ?? {}) as IDataObject;
 		const data: IDataObject = {};
-		const nested = event.entry.document as IDataObject | undefined;
-		const documentId = idText(field(event.entry, ENTRY_FIELDS.document)) ?? idText(nested?.id);
-		if (documentId !== undefined) {
-			const document = await read('documents', documentId);
-			data.document = document;
+		const unreadable: IDataObject[] = [];
+		const readInto = async (name: string, kind: string, id: string) => {
+			const failure = await read(kind, id).then(
+				(record) => void (data[name] = record),
+				(error: unknown) => error ?? new Error('unknown'),
+			);
+			if (failure === undefined) return;
+			const why = whyUnread(failure);
+			if (!why) throw toNodeError(context.getNode(), failure);
+			data[name] = { id };
+			// Deleted since (the contract keeps a deleted document's entries): the id is all there is.
+			if (why.httpCode !== 404) unreadable.push({ record: name, id, ...why });
+		};
+		if (event.documentId !== undefined) {
+			await readInto('document', 'documents', event.documentId);
 			const signerId = idText(details.signer_id);
+			const document = data.document as IDataObject;
 			const signers = Array.isArray(document.signers) ? (document.signers as IDataObject[]) : [];
 			const signer = signers.find((one) => signerId !== undefined && idText(one.id) === signerId);
 			if (signer) data.signer = signer;
 		}
 		const requestId = idText(details.signature_request_id);
 		if (event.event.startsWith('signature.') && requestId !== undefined)
-			data.signature_request = await read('signatures', requestId);
-		return { json: { event: event.event, eventId: event.id, timestamp: event.time, data } };
+			await readInto('signature_request', 'signatures', requestId);
+		const json: IDataObject = {
+			event: event.event,
+			eventId: event.id,
+			timestamp: event.time,
+			data,
+		};
+		if (unreadable.length > 0) json.unreadable = unreadable;
+		return { json };
 	};
-}
-
-export function readCursor(data: IDataObject): PollCursor | undefined {
-	const cursor = data.pollCursor as PollCursor | undefined;
-	if (!cursor || typeof cursor.time !== 'string' || timeMs(cursor.time) === undefined)
-		return undefined;
-	return { ...cursor, ids: Array.isArray(cursor.ids) ? cursor.ids.map(String) : [] };
-}
-
-/** The cursor past `event` (no older than the cursor): its time and every id at that time. */
-export const advance = (cursor: PollCursor, event: PolledEvent): PollCursor => ({
-	time: event.time,
-	ids: timeMs(cursor.time) === event.ms ? [...new Set([...cursor.ids, event.id])] : [event.id],
-});
-
-/** The audit log after `fromMs` within the poll's budget (or `pages`); `whole` when all was read. */
-export async function readLog(
-	context: ApiContext,
-	fromMs: number,
-	qs: IDataObject,
-	pages: number = EVENT_POLL_BUDGET.pages,
-) {
-	const result = await apiSweepRecords(context, AUDIT_LOG_PATH, {
-		budget: { ...EVENT_POLL_BUDGET, pages },
-		qs,
-		// A service that lists newest first and ignores `from` ends here.
-		stopAt: (entry) => (timeMs(field(entry, ENTRY_FIELDS.time)) ?? Infinity) < fromMs,
-	});
-	const events = result.records.map(readEntry).filter((event) => event.ms >= fromMs);
-	return { events, whole: result.next === undefined };
-}
-
-/** Starts at now; with nothing recent, older entries are read so an unreadable log fails now. */
-export async function startingCursor(context: ApiContext): Promise<PollCursor> {
-	const fromMs = Date.now() - START_LOOKBACK_MS;
-	const start: PollCursor = { time: new Date(fromMs).toISOString(), ids: [] };
-	const { events } = await readLog(context, fromMs, { from: start.time });
-	if (events.length === 0) await readLog(context, -Infinity, {}, 1);
-	return oldestFirst(events).reduce(advance, start);
-}
-
-const sameTimeError = (time: string) =>
-	new ServiceBehaviourError(
-		`More than ${EVENT_POLL_BUDGET.records} audit-log entries share the time ${time}`,
-		'Polling cannot read them oldest first. Use Receive Events By › Webhook with this service.',
-	);
-
-/** The events after the cursor, oldest first, and the next cursor (backlogs: docs/trigger.md). */
-export async function newEvents(
-	context: ApiContext,
-	cursor: PollCursor,
-): Promise<{ events: PolledEvent[]; cursor: PollCursor }> {
-	const fromMs = timeMs(cursor.time) as number;
-	const beforeMs = cursor.before === undefined ? undefined : timeMs(cursor.before);
-	const qs: IDataObject = { from: cursor.time };
-	if (cursor.before !== undefined) qs.to = cursor.before;
-	const { events: read, whole } = await readLog(context, fromMs, qs);
-	if (beforeMs !== undefined && read.some((event) => event.ms > beforeMs))
-		throw new ServiceBehaviourError(
-			'The audit log ignores `to`, so a backlog longer than one poll cannot be read oldest first',
-			`More than ${EVENT_POLL_BUDGET.records} events since ${cursor.time}. Use Receive Events By › Webhook with this service.`,
-		);
-	const listed = listedOldestFirst(read) ?? cursor.oldestFirst === true;
-	let ordered = oldestFirst(read, listed);
-	if (!whole && !listed) {
-		// Newest first: everything after the oldest time read was read.
-		const oldest = ordered[0];
-		if (oldest.ms > fromMs) {
-			if (beforeMs !== undefined && oldest.ms >= beforeMs) throw sameTimeError(oldest.time);
-			return { events: [], cursor: { ...cursor, before: oldest.time } };
-		}
-		// The rest is at the cursor's own time: read that instant on its own.
-		const atCursor = await readLog(context, fromMs, { from: cursor.time, to: cursor.time });
-		if (!atCursor.whole) throw sameTimeError(cursor.time);
-		ordered = [
-			...oldestFirst(atCursor.events, listed),
-			...ordered.filter((event) => event.ms > fromMs),
-		];
-	}
-	const fresh = ordered.filter(
-		(event) => event.ms > fromMs || (event.ms === fromMs && !cursor.ids.includes(event.id)),
-	);
-	const next: PollCursor = fresh.reduce(advance, { ...cursor });
-	delete next.before;
-	if (listed) next.oldestFirst = true;
-	else delete next.oldestFirst;
-	return { events: fresh, cursor: next };
 }

@@ -2,24 +2,30 @@ import { createHash } from 'crypto';
 import type { INodeExecutionData, IRun, ITriggerFunctions, ITriggerResponse } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { toNodeError, type ApiContext } from '../shared/transport';
-import { ANY_EVENT } from '../shared/vocabulary';
+import { ServiceBehaviourError, toNodeError, type ApiContext } from '../shared/transport';
+import { EVENT_POLL_BUDGET } from '../shared/vocabulary';
+import type { AuditEvent } from './auditEntries';
 import {
-	advance,
-	chosenEvents,
 	eventItemReader,
-	newEvents,
-	oldestFirst,
-	readCursor,
-	readLog,
-	startingCursor,
-	type PollCursor,
+	FUTURE_TOLERANCE_MS,
+	isChosen,
+	newestChosenEvent,
+	planPoll,
+	startingEntries,
+	type PollPlan,
 } from './auditEvents';
+import {
+	CursorPosition,
+	MAX_AHEAD,
+	MAX_IDS_AT_ONE_INSTANT,
+	readCursor,
+	type PollCursor,
+} from './pollCursor';
 import { selectedEvents } from './registration';
 
 /** Polling (docs/trigger.md): the service's audit log read as events, one execution per event. */
 
-/** Failed polls in a row after which n8n's error handling is told (emitError), not only the log. */
+/** Failed polls in a row after which n8n's error handling is told (emitError), not only the log; a log that cannot be read as events is told at the first. */
 export const FAILED_POLLS_REPORTED = 3;
 
 /**
@@ -28,11 +34,55 @@ export const FAILED_POLLS_REPORTED = 3;
  */
 const emitDeduplicates = (context: ITriggerFunctions) => context.emit.length >= 4;
 
-const deduplicationKey = (context: ITriggerFunctions, eventId: string) =>
-	'document-signing-event:' +
-	createHash('sha256')
-		.update([context.getWorkflow().id, context.getNode().id, eventId].join('\u0000'))
-		.digest('hex');
+/** The deduplication key of each event: the workflow, the node, and the entry's id at its time. */
+function deduplicationKeys(context: ITriggerFunctions) {
+	const scope = [context.getWorkflow().id, context.getNode().id].join('\u0000');
+	return (event: AuditEvent) =>
+		'document-signing-event:' +
+		createHash('sha256').update(`${scope}\u0000${event.key}`).digest('hex');
+}
+
+/** The first cursor: now, past the entries of the last few minutes. */
+async function startingCursor(context: ApiContext): Promise<PollCursor> {
+	const { from, events } = await startingEntries(context);
+	const position = new CursorPosition({ time: from, ids: [] });
+	const ceilingMs = Date.now() + FUTURE_TOLERANCE_MS;
+	for (const event of [...events].sort((a, b) => a.ms - b.ms)) position.pass(event, ceilingMs);
+	return position.saved();
+}
+
+const crowdedError = (time: string) =>
+	new ServiceBehaviourError(
+		`More than ${MAX_IDS_AT_ONE_INSTANT.toLocaleString('en-US')} audit-log entries share the time ${time}`,
+		'Polling passed on the ones it could read and went on after that instant; the others were not passed on. Use Receive Events By › Webhook with this service.',
+	);
+
+/** What a poll read but did not pass on as it came, said once per poll in n8n's log. */
+function logSkipped(
+	context: ITriggerFunctions,
+	plan: PollPlan,
+	ahead: AuditEvent[],
+	tooFar: number,
+) {
+	const where = { workflowId: context.getWorkflow().id, node: context.getNode().name };
+	const warn = (message: string) =>
+		context.logger.warn(`Document Signing Trigger: ${message}`, where);
+	if (plan.unreadable.length > 0)
+		warn(
+			`audit-log entries that cannot be read as events were skipped (an entry lacks ${plan.unreadable[0].lacks.join(', ')}; fields: ${plan.unreadable[0].fields.join(', ').slice(0, 200)})`,
+		);
+	if (ahead.length > 0)
+		warn(
+			`${ahead.length} audit-log entries are dated after the service's present (the first: ${ahead[0].id.slice(0, 60)} at ${ahead[0].time}); each is passed on once and the poll goes on from the present`,
+		);
+	if (tooFar > 0)
+		warn(
+			`${tooFar} audit-log entries dated after the present were not passed on: ${MAX_AHEAD} such entries are remembered already`,
+		);
+}
+
+/** Parts of a backlog one poll reads after the first, while it has passed on fewer than a read holds. */
+const MORE_PARTS_PER_POLL = 10;
 
 /**
  * One poll, one emit at a time (docs/trigger.md, "Exactly once, in order"). `awaitExecution` is
@@ -40,43 +90,69 @@ const deduplicationKey = (context: ITriggerFunctions, eventId: string) =>
  */
 export async function pollOnce(
 	context: ITriggerFunctions,
-	closed: () => boolean = () => false,
-	awaitExecution: (done: Promise<unknown>) => Promise<boolean> = async (done) => {
-		await done.catch(() => undefined);
-		return true;
-	},
+	closed: () => boolean,
+	awaitExecution: (done: Promise<unknown>) => Promise<boolean>,
 ): Promise<number> {
 	const data = context.getWorkflowStaticData('node');
-	const cursor = readCursor(data) ?? (await startingCursor(context));
-	const { events, cursor: next } = await newEvents(context, cursor);
-	const chosen = new Set(
-		chosenEvents(selectedEvents(context.getNodeParameter('events', [])), events),
-	);
+	const position = new CursorPosition(readCursor(data) ?? (await startingCursor(context)));
+	const wanted = selectedEvents(context.getNodeParameter('events', []));
 	// Each item is made just before its emit: the first execution need not wait for every read.
 	const itemOf = eventItemReader(context);
-	let position: PollCursor = cursor;
+	const deduplicationKey = deduplicationKeys(context);
+	const crowded = new Set<string>();
 	let emitted = 0;
-	for (const event of events) {
-		if (closed()) return emitted;
-		const before = position;
-		position = { ...advance(position, event), oldestFirst: next.oldestFirst };
-		if (!chosen.has(event)) continue;
-		const item = await itemOf(event);
-		if (closed()) return emitted;
-		data.pollCursor = position;
-		const done = context.helpers.createDeferredPromise<IRun>();
-		context.emit([[item]], undefined, done, deduplicationKey(context, event.id));
-		emitted++;
-		// A failed execution is n8n's to report; the event was passed on.
-		if (await awaitExecution(done.promise)) continue;
-		// n8n never reported this execution's end, and may never have started it: where n8n
-		// deduplicates, the next poll emits the event again rather than lose it.
-		if (emitDeduplicates(context)) {
-			data.pollCursor = before;
-			return emitted;
+	let passed = 0;
+	for (let part = 0; part <= MORE_PARTS_PER_POLL; part++) {
+		const plan = await planPoll(context, position);
+		position.bounds = [...plan.bounds];
+		position.oldestFirst = plan.oldestFirst;
+		const ahead: AuditEvent[] = [];
+		let tooFar = 0;
+		for (const event of plan.events) {
+			if (closed()) return emitted;
+			if (position.passed(event)) continue;
+			passed++;
+			const chosen = isChosen(wanted, event);
+			const before = chosen ? position.saved() : undefined;
+			const step = position.pass(event, plan.ceilingMs);
+			if (step === 'crowded') {
+				crowded.add(event.time);
+				position.skipInstant();
+				continue;
+			}
+			if (step === 'too far ahead') tooFar++;
+			if (!chosen || step === 'too far ahead') continue;
+			if (step === 'ahead') ahead.push(event);
+			const item = await itemOf(event);
+			if (closed()) return emitted;
+			data.pollCursor = position.saved();
+			const done = context.helpers.createDeferredPromise<IRun>();
+			context.emit([[item]], undefined, done, deduplicationKey(event));
+			emitted++;
+			// A failed execution is n8n's to report; the event was passed on.
+			if (await awaitExecution(done.promise)) continue;
+			// n8n never reported this execution's end, and may never have started it: where n8n
+			// deduplicates, the next poll emits the event again rather than lose it.
+			if (emitDeduplicates(context)) {
+				data.pollCursor = before;
+				return emitted;
+			}
 		}
+		if (plan.crowdedAt !== undefined) {
+			crowded.add(new Date(plan.crowdedAt).toISOString());
+			position.reach(plan.crowdedAt + 1, plan.ceilingMs);
+		}
+		if (plan.partDone) {
+			position.bounds.shift();
+			position.reach(plan.reach, plan.ceilingMs);
+		}
+		data.pollCursor = position.saved();
+		logSkipped(context, plan, ahead, tooFar);
+		const more = plan.partDone && position.bounds.length > 0;
+		if (!more || passed >= EVENT_POLL_BUDGET.records) break;
 	}
-	data.pollCursor = next;
+	// Never silent: n8n's error handling hears of a crowded instant at once.
+	for (const time of crowded) context.emitError(toNodeError(context.getNode(), crowdedError(time)));
 	return emitted;
 }
 
@@ -139,7 +215,9 @@ export async function startPolling(this: ITriggerFunctions): Promise<ITriggerRes
 				`Document Signing Trigger: the poll failed (${failures} in a row), trying again at the next poll: ${nodeError.message}`,
 				{ workflowId: this.getWorkflow().id, node: this.getNode().name },
 			);
-			if (failures === FAILED_POLLS_REPORTED) this.emitError(nodeError);
+			// A log that cannot be read as events is no passing failure: n8n hears of it at once.
+			const lasting = error instanceof ServiceBehaviourError;
+			if (failures === (lasting ? 1 : FAILED_POLLS_REPORTED)) this.emitError(nodeError);
 		} finally {
 			running = false;
 		}
@@ -160,12 +238,10 @@ export async function newestEventItems(
 	context: ApiContext,
 	wanted: string[],
 ): Promise<INodeExecutionData[]> {
-	const qs = wanted.length === 1 && wanted[0] !== ANY_EVENT ? { event: wanted[0] } : {};
-	const { events: latest } = await readLog(context, -Infinity, qs, 1);
-	const newest = chosenEvents(wanted, oldestFirst(latest)).at(-1);
-	if (!newest)
+	const { event, read } = await newestChosenEvent(context, wanted);
+	if (!event)
 		throw new NodeOperationError(context.getNode(), 'No matching event in the audit log yet', {
-			description: `None of the latest ${latest.length} audit-log entries is one of the chosen events. Make one happen (for example, create a document), then fetch again.`,
+			description: `None of the latest ${read} audit-log entries is one of the chosen events. Make one happen (for example, create a document), then fetch again.`,
 		});
-	return [await eventItemReader(context)(newest)];
+	return [await eventItemReader(context)(event)];
 }

@@ -5,7 +5,7 @@
 import type { IncomingMessage, ServerResponse } from 'http';
 import { z } from 'zod';
 
-import { DocumentFileQuerySchema } from '../../contract';
+import { AuditActorSchema, DocumentFileQuerySchema } from '../../contract';
 import { signWebhookPayload } from '../deliverySignature';
 import type { Sandbox } from '../controls';
 import { ApiError, errorReply, readBody, sendReply, type Reply, type RequestTarget } from '../http';
@@ -50,6 +50,17 @@ const SignatureSchema = z
 const SignerActionSchema = z
 	.object({ reason: z.string().trim().min(1).max(2000).optional() })
 	.strict();
+/** An audit-log entry as given: any event and time text (sandbox/events.ts, RawAuditEntry). */
+const AuditEntrySchema = z
+	.object({
+		event: z.string().min(1).max(200),
+		created_at: z.string().max(200),
+		document_id: z.string().min(1).max(200).nullable().optional(),
+		actor: AuditActorSchema.optional(),
+		ip: z.string().max(100).nullable().optional(),
+		details: z.record(z.unknown()).optional(),
+	})
+	.strict();
 const FlushSchema = z
 	.object({ timeout_ms: z.number().int().min(0).max(600_000).optional() })
 	.strict();
@@ -61,6 +72,7 @@ const routes = new Router<AdminHandler>()
 			endpoints: [
 				'POST /__sandbox/accounts',
 				'POST /__sandbox/accounts/:accountId/keys {role}',
+				'POST /__sandbox/accounts/:accountId/audit-log {event, created_at, document_id?, actor?, ip?, details?}',
 				'GET|PUT /__sandbox/config',
 				'GET /__sandbox/stats',
 				'GET /__sandbox/deliveries',
@@ -94,6 +106,16 @@ const routes = new Router<AdminHandler>()
 				role: key.role,
 			},
 		};
+	})
+	.add('POST', '/__sandbox/accounts/:accountId/audit-log', ({ sandbox, params, body }) => {
+		const entry = validate(AuditEntrySchema, body, 'body');
+		let stored: ReturnType<Sandbox['appendAuditEntry']>;
+		try {
+			stored = sandbox.appendAuditEntry(params.accountId, entry);
+		} catch {
+			throw new ApiError(404, 'not_found', 'No such account');
+		}
+		return { status: 201, body: stored };
 	})
 	.add('GET', '/__sandbox/config', ({ sandbox }) => ({ status: 200, body: sandbox.config() }))
 	.add('PUT', '/__sandbox/config', ({ sandbox, body }) => ({

@@ -34,10 +34,17 @@ export const present = (ctx: ApiContext, record: DocumentRecord) =>
 		origin: ctx.services.signingOrigin(),
 	});
 
+/**
+ * The caller's document `id`: 404 when the account has none, or, in the `foreignDocuments:
+ * 'forbidden'` dialect, 403 when it is another account's.
+ */
 export function documentOf(ctx: ApiContext, id: string, field?: string): DocumentRow {
 	const row = ctx.account.documents.get(id);
-	if (!row) throw notFound('document', field);
-	return row;
+	if (row) return row;
+	if (ctx.dialect.foreignDocuments === 'forbidden' && ctx.services.store.findDocument(id)) {
+		throw new ApiError(403, 'forbidden', 'This document belongs to another account', field);
+	}
+	throw notFound('document', field);
 }
 
 const createDocument: ApiHandler = {

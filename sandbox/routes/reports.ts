@@ -1,6 +1,7 @@
 /**
- * /v1/reports: usage counts, the audit log (paged like every list; its order and field names follow
- * the `auditOrder` and `auditFields` dialect axes) and a document export file.
+ * /v1/reports: usage counts, the audit log (paged like every list, newest first by time; its order,
+ * field names, times and range follow the `auditOrder`, `auditFields`, `auditTimes` and
+ * `auditFrom` dialect axes) and a document export file.
  */
 import {
 	AuditLogQuerySchema,
@@ -13,11 +14,13 @@ import {
 	type ExportRow,
 	type UsageReport,
 } from '../../contract';
+import { instantOf, ZONELESS_TIME } from '../clock';
 import { ok, type ApiContext, type ApiHandler } from '../context';
 import { auditEntryIn } from '../dialects';
 import { ApiError } from '../http';
 import { listReply } from '../pagination';
 import type { Router } from '../router';
+import { auditInstant } from '../store';
 import { validateQuery } from '../validation';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -28,30 +31,62 @@ interface Range {
 	toMs: number;
 }
 
+/** A bound of a range: a bare date is its day's first millisecond, or (`end`) its last. */
+function boundMs(value: string, end: boolean): number {
+	if (!DATE_ONLY.test(value)) return Date.parse(value);
+	const start = Date.parse(`${value}T00:00:00.000Z`);
+	return end ? start + DAY_MS - 1 : start;
+}
+
 /**
  * `from`/`to` are inclusive. A bare date means the whole day: `from` its first millisecond,
  * `to` its last. Defaults: the last 30 days up to now (business clock).
  */
 export function reportRange(ctx: ApiContext, query: { from?: string; to?: string }): Range {
-	const toMs = query.to
-		? DATE_ONLY.test(query.to)
-			? Date.parse(`${query.to}T00:00:00.000Z`) + DAY_MS - 1
-			: Date.parse(query.to)
-		: ctx.services.clock.now();
-	const fromMs = query.from
-		? DATE_ONLY.test(query.from)
-			? Date.parse(`${query.from}T00:00:00.000Z`)
-			: Date.parse(query.from)
-		: toMs - LIMITS.defaultReportDays * DAY_MS;
+	const toMs = query.to ? boundMs(query.to, true) : ctx.services.clock.now();
+	const fromMs = query.from ? boundMs(query.from, false) : toMs - LIMITS.defaultReportDays * DAY_MS;
 	if (fromMs > toMs)
 		throw new ApiError(400, 'validation_error', 'from must not be after to', 'from');
 	return { fromMs, toMs };
 }
 
+/**
+ * The audit log's range: as a report's, but a missing end is open (no default), so `from` alone
+ * also lists entries dated after now.
+ */
+function auditRange(query: { from?: string; to?: string }): Range | undefined {
+	if (!query.from && !query.to) return undefined;
+	const fromMs = query.from ? boundMs(query.from, false) : -Infinity;
+	const toMs = query.to ? boundMs(query.to, true) : Infinity;
+	if (fromMs > toMs)
+		throw new ApiError(400, 'validation_error', 'from must not be after to', 'from');
+	return { fromMs, toMs };
+}
+
+/** Whether a time is in the range; a zone-less time is read as UTC, text that is no time never is. */
 const inRange = (iso: string, range: Range) => {
-	const ms = Date.parse(iso);
+	const ms = instantOf(iso);
 	return ms >= range.fromMs && ms <= range.toMs;
 };
+
+/**
+ * The audit log's query as the dialect reads it: `from`/`to` dropped unseen (`auditFrom:
+ * 'ignored'`), or a zone-less one taken as UTC (`auditTimes: 'zoneless'`).
+ */
+function auditQuery(ctx: ApiContext): Record<string, string | string[]> {
+	const query = { ...ctx.query };
+	for (const name of ['from', 'to']) {
+		const value = query[name];
+		if (ctx.dialect.auditFrom === 'ignored') delete query[name];
+		else if (
+			ctx.dialect.auditTimes === 'zoneless' &&
+			typeof value === 'string' &&
+			ZONELESS_TIME.test(value)
+		)
+			query[name] = `${value}Z`;
+	}
+	return query;
+}
 
 const usage: ApiHandler = {
 	permission: 'read',
@@ -80,16 +115,21 @@ const usage: ApiHandler = {
 const auditLog: ApiHandler = {
 	permission: 'read',
 	handle(ctx) {
-		const query = validateQuery(AuditLogQuerySchema, ctx.query);
-		const range = query.from || query.to ? reportRange(ctx, query) : undefined;
+		const query = validateQuery(AuditLogQuerySchema, auditQuery(ctx));
+		const range = auditRange(query);
 		// The filters keep their names and read the contract's fields whatever names the dialect lists.
 		const matches = (entry: AuditLogEntry) =>
 			(range === undefined || inRange(entry.created_at, range)) &&
 			(query.document_id === undefined || entry.document_id === query.document_id) &&
 			(query.event === undefined || entry.event === query.event);
+		// Ordered by time, as a real service orders by `created_at`: an entry dated ahead stays on top.
 		const rows = ctx.account.audit
 			.filter((row) => matches(row.record))
-			.map((row) => ({ seq: row.seq, record: auditEntryIn(ctx.dialect, row.record) }));
+			.map((row) => ({
+				seq: row.seq,
+				at: auditInstant(row),
+				record: auditEntryIn(ctx.dialect, row.record),
+			}));
 		return listReply(ctx, 'audit-log', rows, query, undefined, ctx.dialect.auditOrder);
 	},
 };

@@ -491,7 +491,8 @@ describe.each(DIALECT_NAMES)('dialect %s', (dialectName) => {
 			const audit = await run({ resource: 'report', operation: 'auditLog', returnAll: true });
 			expect(audit.length).toBeGreaterThanOrEqual(3);
 			// Entries come as the service names their fields (the action node passes them on unchanged).
-			const eventField = dialect.auditFields === 'renamed' ? 'type' : 'event';
+			const eventField =
+				{ renamed: 'type', bare: 'action' }[String(dialect.auditFields)] ?? 'event';
 			expect(audit.every((entry) => typeof entry[eventField] === 'string')).toBe(true);
 
 			const result = await runDocumentSigning({

@@ -26,6 +26,7 @@ const BEHAVIOUR_SUITES = [
 	'routingEngine.test.ts',
 	'securityReview.test.ts',
 	'securityRoundFour.test.ts',
+	'securityRoundFive.test.ts',
 	'toolDescription.test.ts',
 	'triggerDialects.test.ts',
 ];

@@ -13,12 +13,14 @@ import {
 	documentBody,
 	expectError,
 	expectSchema,
+	useReceivers,
 	useSandbox,
 	waitFor,
 } from '../helpers/sandbox';
 
 describe('admin routes', () => {
 	const sandbox = useSandbox();
+	const receiver = useReceivers();
 
 	it('POST /__sandbox/accounts creates an isolated account with its own key', async () => {
 		const response = await admin(sandbox()).post('/accounts');
@@ -158,6 +160,145 @@ describe('admin routes', () => {
 			layout: 'timestamped-header',
 			timestamp: 1_763_805_600,
 		});
+	});
+
+	it('appendAuditEntry (in process) logs an entry as given, listed by its time: a future one stays on top', async () => {
+		const { accountId, apiKey } = sandbox().createAccount();
+		const client = api(sandbox(), apiKey);
+		const target = await receiver();
+		await client.post('/webhooks', { url: target.url, events: ['*'] });
+		const future = sandbox().appendAuditEntry(accountId, {
+			event: 'document.created',
+			created_at: '2099-01-01T00:00:00Z',
+		});
+		expect(future).toEqual({
+			id: expect.stringMatching(/^evt_/),
+			event: 'document.created',
+			actor: { type: 'system', email: null },
+			document_id: null,
+			ip: null,
+			details: {},
+			created_at: '2099-01-01T00:00:00Z',
+		});
+		// Events logged after it are older: it stays the newest, in the store's view and the API's.
+		sandbox().advanceClock(1);
+		await client.post('/documents', documentBody());
+		const past = sandbox().appendAuditEntry(accountId, {
+			event: 'document.viewed',
+			created_at: '2000-01-01T00:00:00.000Z',
+			document_id: 'doc_elsewhere',
+			details: { note: 'as given' },
+		});
+		const later = sandbox().appendAuditEntry(accountId, {
+			event: 'custom.event',
+			created_at: 'soon',
+		});
+		await client.post('/templates', { name: 'T' });
+		const logged = sandbox().store.auditLogOf(apiKey);
+		expect(logged.map((entry) => entry.event)).toEqual([
+			'document.created',
+			'template.created',
+			'custom.event',
+			'document.sent',
+			'signature.requested',
+			'document.created',
+			'webhook.created',
+			'document.viewed',
+		]);
+		expect(logged[0].id).toBe(future.id);
+		expect(logged[2].id).toBe(later.id);
+		expect(logged[logged.length - 1]).toEqual(past);
+		const ids = logged.map((entry) => entry.id);
+		const listed = (await client.get('/reports/audit-log', { params: { limit: 100 } })).data.data;
+		expect(listed.map((entry: { id: string }) => entry.id)).toEqual(ids);
+		// Pages walk the time order, each entry once; oldest first the reverse.
+		const walked: string[] = [];
+		let cursor: string | undefined;
+		do {
+			const page = (await client.get('/reports/audit-log', { params: { limit: 2, cursor } })).data;
+			walked.push(...page.data.map((entry: { id: string }) => entry.id));
+			cursor = page.next_cursor ?? undefined;
+		} while (cursor);
+		expect(walked).toEqual(ids);
+		sandbox().configure({ dialect: 'audit-oldest-first' });
+		try {
+			const oldest = (await client.get('/reports/audit-log', { params: { limit: 100 } })).data.data;
+			expect(oldest.map((entry: { id: string }) => entry.id)).toEqual([...ids].reverse());
+		} finally {
+			sandbox().configure({ dialect: 'default' });
+		}
+		// `from` alone has no upper end: the entry dated ahead is in every read from a time.
+		const fromNow = (await client.get('/reports/audit-log', { params: { from: sandbox().now() } }))
+			.data.data;
+		expect(fromNow.map((entry: { id: string }) => entry.id)).toEqual([future.id]);
+		// Text that is no time is in no range, and never delivered.
+		const ranged = (
+			await client.get('/reports/audit-log', { params: { from: '1999-01-01', limit: 100 } })
+		).data.data;
+		expect(ranged.map((entry: { id: string }) => entry.id)).not.toContain(later.id);
+		await sandbox().flushDeliveries();
+		expect(target.requests.map((request) => JSON.parse(request.rawBody.toString()).event)).toEqual([
+			'document.created',
+			'signature.requested',
+			'document.sent',
+		]);
+		expect(() =>
+			sandbox().appendAuditEntry('acct_missing', { event: 'x', created_at: 'y' }),
+		).toThrow(/No such account/);
+	});
+
+	it('POST /__sandbox/accounts/{id}/audit-log appends an entry as given (201), validating the body', async () => {
+		const { accountId, apiKey } = sandbox().createAccount();
+		const response = await admin(sandbox()).post(`/accounts/${accountId}/audit-log`, {
+			event: 'signature.requested',
+			created_at: '2026-11-28T10:00:00.123',
+			document_id: 'doc_ofanother',
+			actor: { type: 'api_key', email: 'someone@example.com' },
+			details: { signature_request_id: 'sr_x' },
+		});
+		expect(response.status).toBe(201);
+		expect(response.data).toEqual({
+			id: expect.stringMatching(/^evt_/),
+			event: 'signature.requested',
+			actor: { type: 'api_key', email: 'someone@example.com' },
+			document_id: 'doc_ofanother',
+			ip: null,
+			details: { signature_request_id: 'sr_x' },
+			created_at: '2026-11-28T10:00:00.123',
+		});
+		expect(sandbox().store.auditLogOf(apiKey)).toEqual([response.data]);
+		expect((await api(sandbox(), apiKey).get('/reports/audit-log')).data.data).toEqual([
+			response.data,
+		]);
+		expectError(
+			await admin(sandbox()).post('/accounts/acct_missing/audit-log', {
+				event: 'document.created',
+				created_at: '2099-01-01T00:00:00Z',
+			}),
+			404,
+			'not_found',
+		);
+		expectError(
+			await admin(sandbox()).post(`/accounts/${accountId}/audit-log`, {
+				event: 'document.created',
+			}),
+			400,
+			'validation_error',
+			'created_at',
+		);
+		expectError(
+			await admin(sandbox()).post(`/accounts/${accountId}/audit-log`, {
+				event: 'document.created',
+				created_at: 'now',
+				colour: 'red',
+			}),
+			400,
+			'validation_error',
+		);
+		const listed = (await admin(sandbox()).get('')).data.endpoints;
+		expect(listed).toContain(
+			'POST /__sandbox/accounts/:accountId/audit-log {event, created_at, document_id?, actor?, ip?, details?}',
+		);
 	});
 
 	it('unknown admin routes are 404, wrong methods 405', async () => {

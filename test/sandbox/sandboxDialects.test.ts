@@ -3,11 +3,13 @@
  * client against startSandbox.
  */
 import axios, { type AxiosInstance, type AxiosResponse } from 'axios';
+import { spawn } from 'child_process';
 import http from 'http';
+import path from 'path';
 
 import { AuditLogListSchema, LIMITS } from '../../contract';
 import { verifyDelivery } from '../../nodes/shared/deliveryLayouts';
-import { startSandbox, type Sandbox } from '../../sandbox';
+import { DEMO_API_KEY, startSandbox, type Sandbox } from '../../sandbox';
 import {
 	DEFAULT_DIALECT,
 	DIALECT_NAMES,
@@ -300,6 +302,10 @@ describe('parseDialect and presets', () => {
 				'unlisted-template-fields',
 				'audit-oldest-first',
 				'audit-renamed',
+				'audit-bare',
+				'audit-zoneless',
+				'audit-ignores-from',
+				'foreign-documents-forbidden',
 				'minimal',
 			].sort(),
 		);
@@ -366,6 +372,9 @@ describe('parseDialect and presets', () => {
 		expect(() => parseDialect({ maxPageSize: 0 })).toThrow(/maxPageSize/);
 		expect(() => parseDialect({ auditOrder: 'random' } as never)).toThrow(/auditOrder/);
 		expect(() => parseDialect({ auditFields: 'camel' } as never)).toThrow(/auditFields/);
+		expect(() => parseDialect({ auditTimes: 'local' } as never)).toThrow(/auditTimes/);
+		expect(() => parseDialect({ auditFrom: 'sometimes' } as never)).toThrow(/auditFrom/);
+		expect(() => parseDialect({ foreignDocuments: 'hidden' } as never)).toThrow(/foreignDocuments/);
 		expect(() => parseDialect('{nope')).toThrow(/not valid JSON/);
 	});
 });
@@ -1564,6 +1573,287 @@ describe('auditFields', () => {
 		sandbox.configure({ dialect: 'audit-renamed' });
 		expect(await trail()).toEqual(contractTrail);
 		expect(await usage()).toEqual(contractUsage);
+	});
+});
+
+/** An entry's time in any of the audit dialects' field names. */
+const timeOf = (entry: Record<string, unknown>) =>
+	(entry.created_at ?? entry.occurred_at ?? entry.at) as string;
+
+describe('auditTimes', () => {
+	let sandbox: Sandbox;
+	let account: { client: AxiosInstance; apiKey: string; documentIds: unknown[] };
+	beforeAll(async () => {
+		sandbox = await start('audit-zoneless');
+		account = await auditedAccount(sandbox, 4);
+	});
+
+	it("'zoneless': every entry's time is its UTC time without a zone, in every field layout", async () => {
+		const stored = sandbox.store.auditLogOf(account.apiKey);
+		for (const spec of [
+			'audit-zoneless',
+			'audit-zoneless+audit-renamed',
+			'audit-zoneless+audit-bare',
+		]) {
+			sandbox.configure({ dialect: spec });
+			const entries = recordsOf(
+				(await account.client.get('/reports/audit-log', { params: { limit: 100 } })).data,
+			);
+			expect(entries.map((entry) => entry.id)).toEqual(stored.map((entry) => entry.id));
+			expect(entries.map(timeOf)).toEqual(stored.map((entry) => entry.created_at.slice(0, -1)));
+			for (const time of entries.map(timeOf))
+				expect(time).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}$/);
+		}
+	});
+
+	it("'zoneless': a zone-less from/to is read as UTC (whatever the process's zone); a zoned one still works", async () => {
+		sandbox.configure({ dialect: 'audit-zoneless' });
+		const entries = sandbox.store.auditLogOf(account.apiKey);
+		const from = timesOf(entries, account.documentIds[1]).sort()[0];
+		const to = timesOf(entries, account.documentIds[2]).sort().reverse()[0];
+		const expected = entries
+			.filter((entry) => entry.created_at >= from && entry.created_at <= to)
+			.map((entry) => entry.id);
+		expect(expected).toHaveLength(6);
+		const read = async (params: Record<string, string>) =>
+			(
+				await account.client.get('/reports/audit-log', { params: { ...params, limit: 100 } })
+			).data.data.map((entry: { id: string }) => entry.id);
+		// The bounds as the dialect writes times: inclusive at both ends, read as UTC.
+		expect(await read({ from: from.slice(0, -1), to: to.slice(0, -1) })).toEqual(expected);
+		expect(await read({ from, to })).toEqual(expected);
+		// One millisecond past the last entry's time leaves it out.
+		const justAfter = new Date(Date.parse(to) + 1).toISOString().slice(0, -1);
+		expect(await read({ from: justAfter })).toEqual(
+			entries.filter((entry) => entry.created_at > to).map((entry) => entry.id),
+		);
+	});
+
+	it("'zoneless' in a sandbox whose own zone is Asia/Tokyo: times and from/to are still UTC", async () => {
+		// Jest's process.env is a copy, so the zone is the CLI's: a zone-less time read as local
+		// there would be 9 hours early.
+		const child = spawn(
+			process.execPath,
+			[
+				require.resolve('ts-node/dist/bin.js'),
+				'--transpile-only',
+				'sandbox/cli.ts',
+				'--port',
+				'0',
+				'--dialect',
+				'audit-zoneless',
+			],
+			{
+				cwd: path.resolve(__dirname, '../..'),
+				env: { ...process.env, TZ: 'Asia/Tokyo' },
+				stdio: ['ignore', 'pipe', 'pipe'],
+			},
+		);
+		let output = '';
+		child.stdout.on('data', (chunk) => (output += chunk));
+		child.stderr.on('data', (chunk) => (output += chunk));
+		try {
+			const baseUrl = await waitFor(
+				() => /Base URL:\s+(\S+)/.exec(output)?.[1],
+				`the CLI banner (output so far: ${output})`,
+				60_000,
+			);
+			const client = axios.create({
+				baseURL: baseUrl,
+				headers: { Authorization: `Bearer ${DEMO_API_KEY}` },
+				validateStatus: () => true,
+			});
+			const before = new Date().toISOString().slice(0, -1);
+			expect((await client.post('/documents', documentBody())).status).toBe(201);
+			const entries = (await client.get('/reports/audit-log')).data.data;
+			expect(entries).toHaveLength(3);
+			for (const entry of entries) {
+				expect(entry.created_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}$/);
+				// UTC: within seconds of this process's UTC clock, not 9 hours off.
+				expect(Math.abs(Date.parse(`${entry.created_at}Z`) - Date.now())).toBeLessThan(60_000);
+			}
+			const newest = entries[0].created_at as string;
+			const read = async (params: Record<string, string>) =>
+				(await client.get('/reports/audit-log', { params })).data.data.length;
+			expect(await read({ from: before })).toBe(3);
+			expect(await read({ from: newest })).toBeGreaterThanOrEqual(1);
+			expect(await read({ to: before })).toBe(0);
+			const justAfter = new Date(Date.parse(`${newest}Z`) + 1).toISOString().slice(0, -1);
+			expect(await read({ from: justAfter })).toBe(0);
+		} finally {
+			child.kill('SIGKILL');
+		}
+	}, 90_000);
+
+	it("'iso' (default): times keep their zone, and a zone-less from is a 400 naming it", async () => {
+		sandbox.configure({ dialect: 'default' });
+		expect(sandbox.config().dialect.auditTimes).toBe('iso');
+		const page = (await account.client.get('/reports/audit-log', { params: { limit: 100 } })).data;
+		expect(expectSchema(AuditLogListSchema, page).data).toEqual(
+			sandbox.store.auditLogOf(account.apiKey),
+		);
+		expectError(
+			await account.client.get('/reports/audit-log', {
+				params: { from: '2026-11-28T10:00:00.123' },
+			}),
+			400,
+			'validation_error',
+			'from',
+		);
+	});
+});
+
+describe("auditFields: 'bare'", () => {
+	let sandbox: Sandbox;
+	let account: { client: AxiosInstance; apiKey: string; documentIds: unknown[] };
+	beforeAll(async () => {
+		sandbox = await start('audit-bare');
+		account = await auditedAccount(sandbox, 3);
+	});
+
+	it('entries are { id, action, at, target } and nothing else (target null when none)', async () => {
+		sandbox.configure({ dialect: 'audit-bare' });
+		const page = (await account.client.get('/reports/audit-log', { params: { limit: 100 } })).data;
+		expect(page.data).toEqual(
+			sandbox.store.auditLogOf(account.apiKey).map((entry) => ({
+				id: entry.id,
+				action: entry.event,
+				at: entry.created_at,
+				target: entry.document_id,
+			})),
+		);
+		expect(page.data[0]).toMatchObject({ action: 'template.created', target: null });
+		expect(page.data[1]).toMatchObject({ action: 'document.sent', target: account.documentIds[2] });
+	});
+
+	it('the query keeps its names (event, document_id, from, to), oldest first too', async () => {
+		sandbox.configure({ dialect: 'audit-bare+audit-oldest-first' });
+		const entries = sandbox.store.auditLogOf(account.apiKey).reverse();
+		const documentId = account.documentIds[1] as string;
+		const byDocument = await walk('cursor', account.client, '/reports/audit-log', {
+			document_id: documentId,
+			event: 'document.sent',
+		});
+		expect(byDocument.ids).toEqual(
+			entries
+				.filter((entry) => entry.document_id === documentId && entry.event === 'document.sent')
+				.map((entry) => entry.id),
+		);
+		const from = timesOf(entries, documentId).sort()[0];
+		const ranged = await walk('cursor', account.client, '/reports/audit-log', { from, limit: 2 });
+		expect(ranged.ids).toEqual(
+			entries.filter((entry) => entry.created_at >= from).map((entry) => entry.id),
+		);
+	});
+
+	it('with numeric ids, target is a number like every other id', async () => {
+		sandbox.configure({ dialect: 'numeric-ids+audit-bare' });
+		const { apiKey } = sandbox.createAccount();
+		const document = (await api(sandbox, apiKey).post('/documents', documentBody())).data;
+		const entries = (await api(sandbox, apiKey).get('/reports/audit-log')).data.data;
+		expect(entries).toHaveLength(3);
+		for (const entry of entries) {
+			expect(Object.keys(entry).sort()).toEqual(['action', 'at', 'id', 'target']);
+			expect(entry.target).toBe(document.id);
+			expect(typeof entry.id).toBe('number');
+		}
+	});
+});
+
+describe('auditFrom', () => {
+	let sandbox: Sandbox;
+	let account: { client: AxiosInstance; apiKey: string; documentIds: unknown[] };
+	beforeAll(async () => {
+		sandbox = await start('audit-ignores-from');
+		account = await auditedAccount(sandbox, 3);
+	});
+
+	it("'ignored': from and to change nothing (not even a bad one is refused); the other filters still apply", async () => {
+		sandbox.configure({ dialect: 'audit-ignores-from' });
+		const entries = sandbox.store.auditLogOf(account.apiKey);
+		const newest = entries[0].created_at;
+		for (const envelope of ['cursor', 'offset-total'] as const) {
+			sandbox.configure({ dialect: { auditFrom: 'ignored', listEnvelope: envelope } });
+			const ranges: Array<Record<string, string>> = [
+				{ from: newest },
+				{ to: entries[entries.length - 1].created_at },
+				{ from: '2099-01-01', to: '2099-12-31' },
+				{ from: 'yesterday' },
+			];
+			for (const params of ranges) {
+				const walked = await walk(envelope, account.client, '/reports/audit-log', {
+					...params,
+					limit: 4,
+				});
+				expect(walked.ids).toEqual(entries.map((entry) => entry.id));
+			}
+		}
+		sandbox.configure({ dialect: 'audit-ignores-from' });
+		const sent = (
+			await account.client.get('/reports/audit-log', {
+				params: { from: newest, event: 'document.sent' },
+			})
+		).data.data;
+		expect(sent).toHaveLength(3);
+	});
+
+	it("'honoured' (default): from and to filter, and a bad one is a 400 naming it", async () => {
+		sandbox.configure({ dialect: 'default' });
+		const entries = sandbox.store.auditLogOf(account.apiKey);
+		const page = (
+			await account.client.get('/reports/audit-log', {
+				params: { from: entries[0].created_at },
+			})
+		).data.data;
+		expect(page.map((entry: { id: string }) => entry.id)).toEqual(
+			entries.filter((entry) => entry.created_at === entries[0].created_at).map((e) => e.id),
+		);
+		expectError(
+			await account.client.get('/reports/audit-log', { params: { from: 'yesterday' } }),
+			400,
+			'validation_error',
+			'from',
+		);
+	});
+});
+
+describe('foreignDocuments', () => {
+	let sandbox: Sandbox;
+	beforeAll(async () => {
+		sandbox = await start('foreign-documents-forbidden');
+	});
+
+	it("'forbidden': another account's document is a 403 (read, file, audit trail, delete, as a reference); an unknown one stays 404", async () => {
+		sandbox.configure({ dialect: 'foreign-documents-forbidden' });
+		const owner = api(sandbox, sandbox.createAccount().apiKey);
+		const other = api(sandbox, sandbox.createAccount().apiKey);
+		const document = (await owner.post('/documents', documentBody())).data;
+		expectError(await other.get(`/documents/${document.id}`), 403, 'forbidden');
+		expectError(await other.get(`/documents/${document.id}/file`), 403, 'forbidden');
+		expectError(await other.get(`/documents/${document.id}/audit-trail`), 403, 'forbidden');
+		expectError(await other.delete(`/documents/${document.id}`), 403, 'forbidden');
+		expectError(
+			await other.post('/webhooks', {
+				url: 'https://example.com/hook',
+				events: ['*'],
+				document_id: document.id,
+			}),
+			403,
+			'forbidden',
+			'document_id',
+		);
+		expectError(await other.get('/documents/doc_unknown000'), 404, 'not_found');
+		// The owner still reads it, and nothing was removed.
+		expect((await owner.get(`/documents/${document.id}`)).data.id).toBe(document.id);
+	});
+
+	it("'not-found' (default): another account's document is a 404, as the contract says", async () => {
+		sandbox.configure({ dialect: 'default' });
+		expect(sandbox.config().dialect.foreignDocuments).toBe('not-found');
+		const owner = api(sandbox, sandbox.createAccount().apiKey);
+		const other = api(sandbox, sandbox.createAccount().apiKey);
+		const document = (await owner.post('/documents', documentBody())).data;
+		expectError(await other.get(`/documents/${document.id}`), 404, 'not_found');
 	});
 });
 

@@ -1,4 +1,4 @@
-import type { IDataObject } from 'n8n-workflow';
+import { sleep, type IDataObject } from 'n8n-workflow';
 
 import { idText } from '../ids';
 import { LIST_WALK_BUDGET, MAX_PAGE_SIZE } from '../vocabulary';
@@ -20,6 +20,8 @@ import type { ServiceOrigin } from './service';
  */
 
 export const MAX_PAGES = LIST_WALK_BUDGET.pages;
+/** Records of one page read between turns of the event loop. */
+const RECORDS_PER_TURN = 1_000;
 /** Empty pages in a row followed while the service says there are more (some filter after paging). */
 const MAX_EMPTY_PAGES = 3;
 
@@ -43,6 +45,13 @@ export interface WalkOptions<T> {
 	start?: PageRequest;
 	/** Ends the walk at the first record it accepts, the last one returned. */
 	stopAt?: (record: T) => boolean;
+	/**
+	 * Which records the walk returns (default all); a page none of whose records is kept counts
+	 * toward the time and byte budgets only, so reading past records already passed on costs no pages.
+	 */
+	keep?: (record: T) => boolean;
+	/** A record's identity, for "no record twice" (default its id, recordKey). */
+	keyOf?: (record: IDataObject) => string;
 	/** `requestUrl` resolves relative links; `items` are the page's records as output items. */
 	fetchPage(
 		request: PageRequest,
@@ -128,6 +137,7 @@ async function walk<T>(options: WalkOptions<T>, partial = false): Promise<WalkRe
 	let total: number | undefined;
 	let empty = 0;
 	let request = options.start ?? {};
+	let counted = 0;
 	/** The other ways the last response showed, its URL, and whether they were guesses. */
 	let fallbacks: PageRequest[] = [];
 	let base = '';
@@ -140,35 +150,34 @@ async function walk<T>(options: WalkOptions<T>, partial = false): Promise<WalkRe
 		bytes += response.bytes ?? Buffer.byteLength(JSON.stringify(response.body) ?? '');
 		const page = extractRecords(response.body, paging);
 		const before = seen.size;
+		const kept = records.length;
 		for (const [index, record] of page.entries()) {
-			const key = recordKey(record);
+			// A page of many records (a service that ignores `limit`) lets the event loop turn.
+			if (index > 0 && index % RECORDS_PER_TURN === 0) await sleep(0);
+			const key = (options.keyOf ?? recordKey)(record);
 			if (seen.has(key)) continue;
 			seen.add(key);
 			const item = items ? items[index] : (record as T);
-			records.push(item);
+			if (!options.keep || options.keep(item)) records.push(item);
 			if (options.stopAt?.(item)) return { records };
 		}
+		if (!options.keep || records.length > kept) counted++;
 		if (limit !== undefined && records.length >= limit) return { records: records.slice(0, limit) };
-		const evidence = readListPage(
-			response,
-			request,
-			{ pageSize, read: records.length, paging },
-			page,
-		);
+		const evidence = readListPage(response, request, { pageSize, read: seen.size, paging }, page);
 		total = evidence.total ?? total;
 		const repeat = page.length > 0 && seen.size === before;
 		let next: PageRequest | undefined;
 		if (repeat) {
 			tried.push(request);
 			next = fallbacks.shift();
-			if (!next) throw repeated(tried, records.length, total, guessed);
+			if (!next) throw repeated(tried, seen.size, total, guessed);
 		} else {
 			tried.length = 0;
 			if (pages > 1) working = about(request).way;
 			if (evidence.ways.length === 0) {
-				if (total === undefined || records.length >= total) return { records };
+				if (total === undefined || seen.size >= total) return { records };
 				throw new ServiceBehaviourError(
-					`The service said the list holds ${total} records, but its pages ended after ${records.length}`,
+					`The service said the list holds ${total} records, but its pages ended after ${seen.size}`,
 					`Stopped after ${pages} requests${limit !== undefined ? ` (${limit} were asked for)` : ''}; no partial list is returned. If the service pages in a way the node did not recognise, set List Paging to Custom (next token, or offset and limit parameter names).`,
 				);
 			}
@@ -176,7 +185,7 @@ async function walk<T>(options: WalkOptions<T>, partial = false): Promise<WalkRe
 			if (empty >= MAX_EMPTY_PAGES)
 				throw new ServiceBehaviourError(
 					`The service answered ${empty} empty pages in a row while saying there are more records`,
-					`Stopped after ${pages} requests (${records.length} distinct records were read); no partial list is returned.`,
+					`Stopped after ${pages} requests (${seen.size} distinct records were read); no partial list is returned.`,
 				);
 			const first = (way: PageRequest) => Number(about(way).way === working);
 			[next, ...fallbacks] = evidence.ways.sort((a, b) => first(b) - first(a));
@@ -186,14 +195,14 @@ async function walk<T>(options: WalkOptions<T>, partial = false): Promise<WalkRe
 		request = next.url
 			? { url: options.origin.followable(next.url, base, 'a next-page link') }
 			: next;
-		const error = spent(budget, pages, records.length, bytes, Date.now() - started);
+		const error = spent(budget, counted, records.length, bytes, Date.now() - started);
 		if (error && partial) return { records, next: request };
 		if (error) throw error;
 		if (repeat) continue;
 		if (given.has(about(request).at))
 			throw new ServiceBehaviourError(
 				`The service gave ${about(request).what} it had already given; the list would never end`,
-				`Stopped after ${pages} requests (${records.length} distinct records were read).`,
+				`Stopped after ${pages} requests (${seen.size} distinct records were read).`,
 			);
 		given.add(about(request).at);
 		guessed = evidence.guessed;
@@ -237,11 +246,20 @@ export async function apiSweepRecords(
 	path: string,
 	{
 		qs = {},
+		onResponse,
 		...options
-	}: Pick<WalkOptions<IDataObject>, 'start' | 'stopAt'> & {
+	}: Pick<WalkOptions<IDataObject>, 'start' | 'stopAt' | 'keep' | 'keyOf'> & {
 		budget: WalkBudget;
 		qs?: IDataObject;
+		/** Sees each page's response (the audit log reads the service's clock from its `Date`). */
+		onResponse?: (response: PageResponse) => void;
 	},
 ): Promise<WalkResult<IDataObject>> {
-	return await walk({ ...(await listOf(context, path, qs, MAX_PAGE_SIZE)), ...options }, true);
+	const list = await listOf(context, path, qs, MAX_PAGE_SIZE);
+	const fetchPage: typeof list.fetchPage = async (request) => {
+		const page = await list.fetchPage(request);
+		onResponse?.(page.response);
+		return page;
+	};
+	return await walk({ ...list, fetchPage, ...options }, true);
 }

@@ -13,6 +13,7 @@ import type {
 	ITriggerFunctions,
 	IWebhookFunctions,
 } from 'n8n-workflow';
+import { sleep } from 'n8n-workflow';
 
 import { idText } from '../ids';
 import { BODY_LIMITS, MB, TIME_LIMITS, type ResponseKind } from './bounds';
@@ -102,6 +103,9 @@ export interface ApiRequestOptions {
 	maxTotalWaitMs?: number;
 }
 
+/** Bodies larger than this are parsed after a turn of the event loop. */
+const YIELD_ABOVE_BYTES = 1024 * 1024;
+
 /** The body read whole within its kind's limit (bounds.ts): JSON (or text), or a file's bytes. */
 export async function readResponse(
 	response: IN8nHttpFullResponse,
@@ -144,8 +148,16 @@ export async function readResponse(
 		body = Buffer.concat(chunks, size);
 	}
 	if (Buffer.isBuffer(body)) {
-		(response as PageResponse).bytes = body.length;
-		if (readAs === 'json') body = jsonOrText(body.toString('utf8'));
+		const size = body.length;
+		(response as PageResponse).bytes = size;
+		// A large answer is decoded and parsed on turns of their own: each is one stretch of the event loop.
+		const turn = async () => (size > YIELD_ABOVE_BYTES ? await sleep(0) : undefined);
+		if (readAs === 'json') {
+			await turn();
+			const text = body.toString('utf8');
+			await turn();
+			body = jsonOrText(text);
+		}
 	}
 	response.body = body as IN8nHttpFullResponse['body'];
 	return response;

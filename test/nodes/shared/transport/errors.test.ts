@@ -3,15 +3,19 @@
  * (serviceWords), and the error users see for an error status (toNodeError), an HTML page's
  * title and text included.
  */
+import { inspect } from 'util';
+
 import {
 	NodeApiError,
 	NodeOperationError,
 	type IN8nHttpFullResponse,
 	type INode,
+	type JsonObject,
 } from 'n8n-workflow';
 
 import {
 	HttpStatusError,
+	networkCode,
 	ServiceBehaviourError,
 	serviceWords,
 	toNodeError,
@@ -233,5 +237,174 @@ describe('other failures', () => {
 		const other = toNodeError(node, new TypeError('boom'));
 		expect(other).toBeInstanceOf(NodeOperationError);
 		expect(other.message).toBe('boom');
+	});
+});
+
+const SECRET = 'sk_live_unit_secret_0000';
+
+/** The request library's error as n8n's request helper receives it: the request's headers and socket text. */
+const requestLibraryError = (message: string, code?: string) =>
+	Object.assign(new Error(message), {
+		...(code ? { code } : {}),
+		isAxiosError: true,
+		config: { method: 'get', headers: { Authorization: `Bearer ${SECRET}` } },
+		request: { _header: `GET /v1/documents HTTP/1.1\r\nAuthorization: Bearer ${SECRET}\r\n\r\n` },
+	});
+
+/** n8n's request helper: `new NodeApiError(node, error)` around the request library's error. */
+const wrappedByN8n = (message: string, code?: string) =>
+	new NodeApiError(node, requestLibraryError(message, code) as unknown as JsonObject);
+
+/** Whatever a logger could print of `value` (hidden properties, any depth) or n8n could store. */
+const shown = (value: unknown) =>
+	[inspect(value, { depth: Infinity, showHidden: true }), JSON.stringify(value)].join('\n');
+
+describe('47.8: no error carries the request (its headers, config or socket)', () => {
+	test("the premise: n8n's NodeApiError keeps the request library's error as its cause", () => {
+		expect(shown(wrappedByN8n('self-signed certificate', 'DEPTH_ZERO_SELF_SIGNED_CERT'))).toContain(
+			SECRET,
+		);
+		// Given plain data, it keeps that data (errorResponse) and no cause.
+		const plain = new NodeApiError(node, { message: 'm' }, { message: 'm', httpCode: 'none' });
+		expect(plain.cause).toBeUndefined();
+		expect(plain.errorResponse).toEqual({ message: 'm' });
+	});
+
+	test.each([
+		[
+			'DEPTH_ZERO_SELF_SIGNED_CERT',
+			'Could not connect securely',
+			/^The service's TLS certificate is not trusted \(DEPTH_ZERO_SELF_SIGNED_CERT\)/,
+		],
+		[
+			'SELF_SIGNED_CERT_IN_CHAIN',
+			'Could not connect securely',
+			/^The service's TLS certificate is not trusted \(SELF_SIGNED_CERT_IN_CHAIN\)/,
+		],
+		[
+			'CERT_HAS_EXPIRED',
+			'Could not connect securely',
+			/^The service's TLS certificate is not trusted \(CERT_HAS_EXPIRED\)/,
+		],
+		[
+			'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+			'Could not connect securely',
+			/^The service's TLS certificate is not trusted \(UNABLE_TO_VERIFY_LEAF_SIGNATURE\)/,
+		],
+		[
+			'ERR_TLS_CERT_ALTNAME_INVALID',
+			'Could not connect securely',
+			/^The service's TLS certificate is not trusted \(ERR_TLS_CERT_ALTNAME_INVALID\)/,
+		],
+		[
+			'ERR_SSL_WRONG_VERSION_NUMBER',
+			'Could not connect securely',
+			/^The secure \(TLS\) connection to the service failed \(ERR_SSL_WRONG_VERSION_NUMBER\)/,
+		],
+		[
+			'ERR_SSL_TLSV1_ALERT_PROTOCOL_VERSION',
+			'Could not connect securely',
+			/^The secure \(TLS\) connection to the service failed \(ERR_SSL_TLSV1_ALERT_PROTOCOL_VERSION\)/,
+		],
+		[
+			'EPROTO',
+			'Could not connect securely',
+			/^The secure \(TLS\) connection to the service failed \(EPROTO\)/,
+		],
+		[
+			'HPE_INVALID_HEADER_TOKEN',
+			"The Document Signing service's answer could not be read",
+			/^The service's answer is not valid HTTP \(HPE_INVALID_HEADER_TOKEN\)/,
+		],
+		[
+			'HPE_INVALID_CONSTANT',
+			"The Document Signing service's answer could not be read",
+			/^The service's answer is not valid HTTP \(HPE_INVALID_CONSTANT\)/,
+		],
+		['ECONNRESET', 'Could not reach the Document Signing service', /^Network error ECONNRESET\./],
+		['ETIMEDOUT', 'Could not reach the Document Signing service', /\(ETIMEDOUT\)/],
+	])(
+		"%s, wrapped by n8n's request helper: our words for its family, nothing of the request",
+		(code, message, description) => {
+			for (const ourNetworkWords of [false, true]) {
+				const error = toNodeError(
+					node,
+					wrappedByN8n('failed', code),
+					2,
+					ourNetworkWords,
+				) as NodeApiError;
+				expect(error).toBeInstanceOf(NodeApiError);
+				expect(error.message).toMatch(new RegExp(`^${message}`));
+				expect(error.description).toMatch(description);
+				expect([error.httpCode, error.context.itemIndex, error.cause]).toEqual([
+					'none',
+					2,
+					undefined,
+				]);
+				expect(shown(error)).not.toMatch(new RegExp(`${SECRET}|bearer|authorization`, 'i'));
+			}
+		},
+	);
+
+	test('networkCode: codes of the connection, in the error or its causes; nothing else', () => {
+		const inCause = new Error('outer', { cause: requestLibraryError('x', 'CERT_HAS_EXPIRED') });
+		expect(networkCode(inCause)).toBe('CERT_HAS_EXPIRED');
+		expect(networkCode({ code: 'HPE_HEADER_OVERFLOW' })).toBe('HPE_HEADER_OVERFLOW');
+		expect(networkCode({ code: 'ECONNREFUSED' })).toBe('ECONNREFUSED');
+		for (const code of ['ABORT_ERR', 'not_a_code', 'validation_failed', 42, 'X'.repeat(200)])
+			expect(networkCode({ code })).toBeUndefined();
+	});
+
+	test("any other n8n error around the request library's error is rebuilt from its words: same kind, message, description, HTTP code", () => {
+		const original = wrappedByN8n('Request aborted', 'ABORT_ERR');
+		original.description = 'The request was cancelled';
+		const error = toNodeError(node, original, 1) as NodeApiError;
+		expect(error).not.toBe(original);
+		expect(error).toBeInstanceOf(NodeApiError);
+		expect([error.message, error.description, error.httpCode, error.context.itemIndex]).toEqual([
+			original.message,
+			'The request was cancelled',
+			original.httpCode ?? 'none',
+			1,
+		]);
+		expect(error.cause).toBeUndefined();
+		expect(shown(error)).not.toMatch(new RegExp(`${SECRET}|bearer|authorization`, 'i'));
+	});
+
+	test('a NodeOperationError whose cause, or a NodeApiError whose errorResponse, holds the request is rebuilt', () => {
+		const operation = new NodeOperationError(node, requestLibraryError('boom') as Error, {
+			description: 'what happened',
+		});
+		const rebuiltOperation = toNodeError(node, operation);
+		expect(rebuiltOperation).toBeInstanceOf(NodeOperationError);
+		expect([rebuiltOperation.message, rebuiltOperation.description]).toEqual([
+			'boom',
+			'what happened',
+		]);
+		const withHeaders = new NodeApiError(
+			node,
+			{ message: 'x', nested: { headers: { Authorization: `Bearer ${SECRET}` } } },
+			{ message: 'Refused', httpCode: '401' },
+		);
+		const rebuiltApi = toNodeError(node, withHeaders) as NodeApiError;
+		expect(rebuiltApi).not.toBe(withHeaders);
+		expect([rebuiltApi.message, rebuiltApi.httpCode]).toEqual(['Refused', '401']);
+		for (const error of [rebuiltOperation, rebuiltApi])
+			expect(shown(error)).not.toMatch(new RegExp(`${SECRET}|bearer|authorization`, 'i'));
+	});
+
+	test('an error of ours (plain data only) passes on as it is, its body kept', () => {
+		const ours = statusError(422, { error: { code: 'invalid', message: 'name is required' } });
+		expect(toNodeError(node, ours)).toBe(ours);
+		expect(toNodeError(node, ours, 0, true)).toBe(ours);
+		const network = toNodeError(node, Object.assign(new Error('x'), { code: 'ECONNRESET' }));
+		expect(toNodeError(node, network)).toBe(network);
+	});
+
+	test('an unexpected error keeps only its message', () => {
+		const error = toNodeError(node, requestLibraryError('Unexpected failure'));
+		expect(error).toBeInstanceOf(NodeOperationError);
+		expect(error.message).toBe('Unexpected failure');
+		expect(shown(error)).not.toMatch(new RegExp(`${SECRET}|bearer|authorization`, 'i'));
 	});
 });
