@@ -41,6 +41,40 @@ export class DocumentSigning implements INodeType {
 		description:
 			'Send documents for e-signature, follow signing requests and manage templates, team and reports',
 		defaults: { name: 'Document Signing' },
+		// For n8n's AI workflow builder (n8n 2.x); older n8n ignores it. Plain English, no expressions.
+		builderHint: {
+			searchHint:
+				'Sends documents for e-signature and manages the signing service: create a document from a file of an earlier node or from a template whose fields are filled from the input, send and remind signers, get status, download the signed PDF or audit trail, and manage templates, team members, webhooks and reports. To pause the workflow until a document is signed, use Document > Send and Wait for Signature: it continues with the document and approved true once everyone signed, or approved false when it was declined, expired or cancelled, so branch on approved with an If node. Send and Wait takes one item per execution. To start other workflows on signing events, use Document Signing Trigger.',
+			relatedNodes: [
+				{
+					nodeType: 'n8n-nodes-base.hubspotTrigger',
+					relationHint: 'Typical start: a deal won in HubSpot creates and sends its contract',
+				},
+				{
+					nodeType: 'n8n-nodes-base.pipedriveTrigger',
+					relationHint: 'Typical start: a deal won in Pipedrive creates and sends its contract',
+				},
+				{
+					nodeType: 'n8n-nodes-base.if',
+					relationHint:
+						'After Send and Wait for Signature: branch on approved (true only when every signer signed)',
+				},
+				{
+					nodeType: 'n8n-nodes-base.splitInBatches',
+					relationHint:
+						'Before Send and Wait for Signature with several items: Loop Over Items with batch size 1, as it takes one item per execution',
+				},
+				{
+					nodeType: 'n8n-nodes-base.googleDrive',
+					relationHint:
+						'After Document > Download or Send and Wait with Attach Signed File: file the signed PDF',
+				},
+				{
+					nodeType: 'n8n-nodes-document-signing.documentSigningTrigger',
+					relationHint: 'Starts a separate workflow on signing events such as Document Completed',
+				},
+			],
+		},
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],

@@ -66,6 +66,34 @@ export class DocumentSigningTrigger implements INodeType {
 		subtitle: '={{ ($parameter["events"] || []).join(", ") }}',
 		description: 'Starts the workflow when something happens to a document or signing request',
 		defaults: { name: 'Document Signing Trigger' },
+		// For n8n's AI workflow builder (n8n 2.x); older n8n ignores it. Plain English, no expressions.
+		builderHint: {
+			searchHint:
+				'Starts a workflow when something happens to a document or signing request at the document signing service: sent, viewed, signed by one signer, completed by all, declined, expired, cancelled or deleted, a signing request sent or reminded. Each execution has the event name (for example document.completed), its time and data with the document. For the signed PDF, choose Document Completed and turn on Options > Attach Signed File: it arrives as binary field data. Receives events by webhook, registered when the workflow is published; Polling reads the audit log instead when the service cannot reach n8n. To wait for one document inside the workflow that sent it, use the Document Signing node with Send and Wait for Signature instead.',
+			relatedNodes: [
+				{
+					nodeType: 'n8n-nodes-base.googleDrive',
+					relationHint:
+						'After Document Completed with Attach Signed File: upload the signed PDF (binary field data) to a folder',
+				},
+				{
+					nodeType: 'n8n-nodes-base.switch',
+					relationHint: 'With several events: route each by the event field of the output',
+				},
+				{
+					nodeType: 'n8n-nodes-base.hubspot',
+					relationHint: 'Update the deal once its contract is completed or declined',
+				},
+				{
+					nodeType: 'n8n-nodes-base.pipedrive',
+					relationHint: 'Update the deal once its contract is completed or declined',
+				},
+				{
+					nodeType: 'n8n-nodes-document-signing.documentSigning',
+					relationHint: 'Get or download the document the event names, or send the next document',
+				},
+			],
+		},
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
 		credentials: [{ name: CREDENTIAL_TYPE, required: true }],
@@ -77,6 +105,10 @@ export class DocumentSigningTrigger implements INodeType {
 				type: 'options',
 				noDataExpression: true,
 				default: 'webhook',
+				builderHint: {
+					propertyHint:
+						"Keep Webhook (events arrive as they happen) unless the user says the signing service cannot reach n8n, for example behind a firewall or without a public URL. Polling reads the service's audit log every Poll Every (Minutes) and registers nothing; its items have eventId instead of deliveryId and webhookId.",
+				},
 				options: [
 					{
 						name: 'Polling',
@@ -107,6 +139,10 @@ export class DocumentSigningTrigger implements INodeType {
 				required: true,
 				default: [],
 				description: 'The events that start the workflow',
+				builderHint: {
+					propertyHint:
+						'Choose only the events the workflow handles, for example Document Completed to file the signed PDF; Any Event also starts it on events added later, such as every view. With more than one event, branch on the event field of the output (for example document.declined). Options > Attach Signed File adds the PDF only for Document Completed.',
+				},
 				options: [
 					{
 						name: 'Any Event',

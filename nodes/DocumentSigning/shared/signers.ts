@@ -34,8 +34,18 @@ export function signersField(
 			{
 				displayName: 'Signer',
 				name: 'signer',
-				// Alphabetical, as n8n's lint requires of five or more values.
+				// In the order people fill a signer in: who (Email, then Name), how they prove it, then
+				// when they sign. Values are saved by name, so the order changes no saved workflow.
 				values: [
+					emailField('Where the signing invitation is sent'),
+					{
+						displayName: 'Name',
+						name: 'name',
+						type: 'string',
+						default: '',
+						required: true,
+						description: 'Full name of the signer, as shown on the signature',
+					},
 					{
 						displayName: 'Authentication',
 						name: 'authentication',
@@ -45,15 +55,6 @@ export function signersField(
 						options: byName(
 							Object.entries(AUTHENTICATION_LABELS).map(([value, name]) => ({ name, value })),
 						),
-					},
-					emailField('Where the signing invitation is sent'),
-					{
-						displayName: 'Name',
-						name: 'name',
-						type: 'string',
-						default: '',
-						required: true,
-						description: 'Full name of the signer, as shown on the signature',
 					},
 					{
 						displayName: 'Phone',
@@ -69,8 +70,10 @@ export function signersField(
 						name: 'order',
 						type: 'number',
 						typeOptions: { minValue: 0 },
-						default: 0,
-						description: 'Signers with a lower number sign first. 0 means any time, with no order.',
+						// Empty, not 0, when not set (as n8n's own optional number fields): both send no order.
+						default: '',
+						description:
+							'Signers with a lower number sign first. Leave empty (or 0) to let this signer sign at any time.',
 					},
 				],
 			},

@@ -2,11 +2,14 @@ import { readFileSync } from 'fs';
 import { join } from 'path';
 import type { INodePropertyOptions } from 'n8n-workflow';
 
+import { validateNodeDescription } from 'n8n-core/dist/nodes-loader/validate-node-description';
+
 import { DocumentSigningApi } from '../../../credentials/DocumentSigningApi.credentials';
 import { DocumentSigning } from '../../../nodes/DocumentSigning/DocumentSigning.node';
 import { sendListRequests, sendRequest } from '../../../nodes/DocumentSigning/shared/routedRequest';
 import { ENDPOINTS } from '../../../contract/openapi';
 import { ASSIGNABLE_ROLES, WEBHOOK_EVENTS } from '../../../nodes/shared/vocabulary';
+import { builderHintsOf, hintTexts, NOT_PLAIN_TEXT } from '../../helpers/builderHints';
 
 const { description } = new DocumentSigning();
 const operationsOf = (resource: string) =>
@@ -193,4 +196,79 @@ test('parameter names are unique across resources, apart from the operation sele
 	for (const property of new DocumentSigning().description.properties)
 		counts.set(property.name, (counts.get(property.name) ?? 0) + 1);
 	expect([...counts].filter(([name, count]) => count > 1 && !shared.has(name))).toEqual([]);
+});
+
+describe("hints for n8n's AI workflow builder (n8n 2.41's builderHint)", () => {
+	const hints = builderHintsOf(description);
+	const hintAt = (name: string) => hints.filter((found) => found.name === name);
+
+	test('the node says what it is for, and which nodes come before and after it', () => {
+		const node = description.builderHint;
+		expect(node?.searchHint).toEqual(expect.stringContaining('Send and Wait for Signature'));
+		expect(node?.searchHint).toEqual(expect.stringContaining('approved'));
+		const related = Object.fromEntries(
+			(node?.relatedNodes ?? []).map(({ nodeType, relationHint }) => [nodeType, relationHint]),
+		);
+		expect(Object.keys(related)).toEqual(
+			expect.arrayContaining([
+				'n8n-nodes-base.hubspotTrigger',
+				'n8n-nodes-base.pipedriveTrigger',
+				'n8n-nodes-base.if',
+				'n8n-nodes-base.splitInBatches',
+				'n8n-nodes-base.googleDrive',
+				'n8n-nodes-document-signing.documentSigningTrigger',
+			]),
+		);
+		expect(related['n8n-nodes-base.if']).toContain('approved');
+		for (const [nodeType, relationHint] of Object.entries(related)) {
+			expect(nodeType).toMatch(/^(n8n-nodes-base|n8n-nodes-document-signing)\.[a-z][A-Za-z]+$/);
+			expect(relationHint.length).toBeGreaterThan(20);
+		}
+	});
+
+	test('Template Fields (Create and Send and Wait) and Resume On (both node versions) carry a property hint', () => {
+		const templateFields = description.properties.filter(({ name }) => name === 'templateFields');
+		expect(templateFields.length).toBeGreaterThanOrEqual(1);
+		for (const property of templateFields)
+			expect(property.builderHint?.propertyHint).toContain('Additional Fields > Template');
+		expect(hintAt('templateFields')).toHaveLength(templateFields.length);
+		const resumeOn = hintAt('resumeOn');
+		expect(resumeOn.map(({ at }) => at)).toEqual(['waitOptions.resumeOn', 'waitOptions.resumeOn']);
+		for (const { hint } of resumeOn) {
+			expect(hint).toEqual({ propertyHint: expect.stringContaining('Any Final State') });
+			expect(hintTexts(hint).join(' ')).toContain('If node');
+		}
+	});
+
+	test('every hint is plain English: no expression, variable or connection type name', () => {
+		expect(hints.length).toBeGreaterThanOrEqual(4);
+		for (const { at, hint } of hints) {
+			const texts = hintTexts(hint);
+			expect(texts.length).toBeGreaterThan(0);
+			expect({ at, leaks: texts.filter((text) => NOT_PLAIN_TEXT.test(text)) }).toEqual({
+				at,
+				leaks: [],
+			});
+		}
+		// A parameter's hint is only ever a propertyHint.
+		for (const { at, hint } of hints.filter(({ at }) => at !== 'node'))
+			expect({ at, keys: Object.keys(hint as object) }).toEqual({ at, keys: ['propertyHint'] });
+	});
+
+	test('no hint sits on the resource or operation selectors, which n8n-core 2.41 refuses to load', () => {
+		expect(
+			hints.filter(({ name, type }) => ['resource', 'operation', 'mode'].includes(name) && type),
+		).toEqual([]);
+		// n8n-core's own check, as its loader runs it on every node description.
+		expect(() => validateNodeDescription(description)).not.toThrow();
+		const withHint = {
+			...description,
+			properties: description.properties.map((property) =>
+				property.name === 'resource'
+					? { ...property, builderHint: { propertyHint: 'Choose a resource' } }
+					: property,
+			),
+		};
+		expect(() => validateNodeDescription(withHint)).toThrow(/discriminator/);
+	});
 });

@@ -4,6 +4,9 @@ import {
 	webhookDescriptionIsNativelyResolvable,
 	type INode,
 } from 'n8n-workflow';
+import { validateNodeDescription } from 'n8n-core/dist/nodes-loader/validate-node-description';
+
+import { builderHintsOf, hintTexts, NOT_PLAIN_TEXT } from '../../helpers/builderHints';
 import codex from '../../../nodes/DocumentSigningTrigger/DocumentSigningTrigger.node.json';
 import { DocumentSigningTrigger } from '../../../nodes/DocumentSigningTrigger/DocumentSigningTrigger.node';
 import { ANY_EVENT, eventLabel, WEBHOOK_EVENTS } from '../../../nodes/shared/vocabulary';
@@ -116,5 +119,47 @@ describe('Document Signing Trigger description', () => {
 		expect(packageJson.n8n.nodes).toContain(
 			'dist/nodes/DocumentSigningTrigger/DocumentSigningTrigger.node.js',
 		);
+	});
+});
+
+describe("hints for n8n's AI workflow builder (n8n 2.41's builderHint)", () => {
+	const hints = builderHintsOf(description);
+
+	it('the trigger says what it is for, and which nodes follow it', () => {
+		expect(description.builderHint?.searchHint).toEqual(
+			expect.stringContaining('Attach Signed File'),
+		);
+		const related = Object.fromEntries(
+			(description.builderHint?.relatedNodes ?? []).map(({ nodeType, relationHint }) => [
+				nodeType,
+				relationHint,
+			]),
+		);
+		expect(related['n8n-nodes-base.googleDrive']).toContain('Document Completed');
+		expect(Object.keys(related)).toContain('n8n-nodes-document-signing.documentSigning');
+		for (const [nodeType, relationHint] of Object.entries(related)) {
+			expect(nodeType).toMatch(/^(n8n-nodes-base|n8n-nodes-document-signing)\.[a-z][A-Za-z]+$/);
+			expect(relationHint.length).toBeGreaterThan(20);
+		}
+	});
+
+	it('Events and Receive Events By carry a property hint, and only parameters n8n renders it for', () => {
+		expect(hints.map(({ at }) => at)).toEqual(['node', 'receiveEventsBy', 'events']);
+		const byName = Object.fromEntries(hints.map(({ name, hint }) => [name, hint]));
+		expect(byName.receiveEventsBy).toEqual({ propertyHint: expect.stringContaining('Polling') });
+		expect(byName.events).toEqual({ propertyHint: expect.stringContaining('Document Completed') });
+		// No hint on a selector n8n-core 2.41 refuses one on (resource, operation, mode).
+		expect(() => validateNodeDescription(description)).not.toThrow();
+	});
+
+	it('every hint is plain English: no expression, variable or connection type name', () => {
+		for (const { at, hint } of hints) {
+			const texts = hintTexts(hint);
+			expect(texts.length).toBeGreaterThan(0);
+			expect({ at, leaks: texts.filter((text) => NOT_PLAIN_TEXT.test(text)) }).toEqual({
+				at,
+				leaks: [],
+			});
+		}
 	});
 });

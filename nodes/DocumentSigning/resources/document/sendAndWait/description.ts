@@ -50,6 +50,11 @@ const resumeOn = (value: string, version: number, description: string) =>
 			option('Completed Only', 'completed', 'Continue only once every signer has signed'),
 		],
 		description,
+		// For n8n's AI workflow builder (n8n 2.x): plain English, no expressions (npm run lint).
+		builderHint: {
+			propertyHint:
+				"For an approval, set Any Final State and put an If node on approved after this node: approved is true only when every signer signed, false when the document was declined, expired or cancelled (its status says which). Completed Only continues only when signed; an unsigned end is then this node's error and stops the workflow unless Settings > On Error routes it. Without this option node version 2 uses Any Final State, version 1 Completed Only. After Limit Wait Time runs out the node passes on its input unchanged, without approved.",
+		},
 		displayOptions: { show: { '@version': [version] } },
 	});
 

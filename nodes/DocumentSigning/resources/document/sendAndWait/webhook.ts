@@ -73,6 +73,14 @@ export const resumesWith = (resumeOn: string, status: unknown) =>
 		? (FINAL_DOCUMENT_STATUSES as readonly unknown[]).includes(status)
 		: status === 'completed';
 
+/**
+ * When n8n learned that the wait ended, as n8n's own approval nodes give it since n8n 2.30
+ * (n8n-nodes-base 2.41.1 utils/sendAndWait/utils.js: `respondedAt: new Date().toISOString()`,
+ * beside `approved`). Set after the document's fields, so a service field of that name cannot
+ * replace it; the document's own times (signers' `signed_at`, …) pass through unchanged.
+ */
+const respondedAt = () => new Date().toISOString();
+
 /** The item a wait passes on: `approved` is true only when completed (the review gate's rule). */
 export async function documentOutput(
 	context: IExecuteFunctions | IWebhookFunctions,
@@ -80,7 +88,7 @@ export async function documentOutput(
 	signedFileField?: string,
 ): Promise<INodeExecutionData> {
 	const item = {
-		json: { ...document, approved: document.status === 'completed' },
+		json: { ...document, approved: document.status === 'completed', respondedAt: respondedAt() },
 		pairedItem: { item: 0 },
 	};
 	if (!signedFileField || document.status !== 'completed') return item;
@@ -122,7 +130,7 @@ function retryLater(context: IWebhookFunctions, reason: string, error: unknown) 
 function unsignedResult(context: IWebhookFunctions, document: IDataObject): INodeExecutionData[][] {
 	const node = context.getNode();
 	const error = unsignedEnd(node, document);
-	const json = { ...document, approved: false, error: error.message };
+	const json = { ...document, approved: false, respondedAt: respondedAt(), error: error.message };
 	context.logger.warn(`Document Signing Send and Wait: ${error.message}`, {
 		node: node.name,
 		documentId: String(document.id),

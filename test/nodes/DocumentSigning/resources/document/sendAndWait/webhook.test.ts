@@ -7,6 +7,7 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
+import { documentOutput } from '../../../../../../nodes/DocumentSigning/resources/document/sendAndWait/webhook';
 import { startRewritingProxy } from '../../../../../helpers/rewritingProxy';
 import { api, waitFor } from '../../../../../helpers/sandbox';
 import {
@@ -469,6 +470,65 @@ describe('Resume On', () => {
 			expect(execution.items).toEqual([]);
 			expect(execution.errorItems.map((item) => item.json)).toEqual([{ error: message }]);
 		});
+	});
+});
+
+describe('respondedAt: when n8n learned the outcome, as n8n’s own approval nodes (2.30+) give it', () => {
+	/** An ISO 8601 UTC time, as `new Date().toISOString()` writes it (n8n's utils/sendAndWait). */
+	const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+	const within = (text: unknown, from: number, to: number) =>
+		typeof text === 'string' && Date.parse(text) >= from && Date.parse(text) <= to;
+
+	it('a signed document resumes with respondedAt beside approved, at the time of the resume', async () => {
+		const { apiKey } = account();
+		const host = await newHost(apiKey);
+		const execution = await host.run({ parameters: sendAndWait() });
+		const before = Date.now();
+		kit.signAll(apiKey, documentIdOf(execution));
+		await resumed(execution);
+		const after = Date.now();
+		const [output] = execution.items.map((item) => item.json);
+		expect(output).toMatchObject({ status: 'completed', approved: true });
+		expect(output.respondedAt).toMatch(ISO_UTC);
+		expect(within(output.respondedAt, before, after)).toBe(true);
+		// The next node gets it as it is.
+		expect(execution.after.flat()[0].json.respondedAt).toBe(output.respondedAt);
+	});
+
+	it('a decline carries it too: Any Final State, and Completed Only with On Error › Continue', async () => {
+		const { apiKey } = account();
+		const host = await newHost(apiKey);
+		for (const [parameters, onError] of [
+			[sendAndWait({ waitOptions: { resumeOn: 'anyFinal' } }), undefined],
+			[sendAndWait(), 'continueRegularOutput'],
+		] as const) {
+			const execution = await host.run({ parameters, ...(onError ? { onError } : {}) });
+			const before = Date.now();
+			kit.decline(apiKey, documentIdOf(execution));
+			await resumed(execution);
+			const [output] = execution.items.map((item) => item.json);
+			expect(output).toMatchObject({ status: 'declined', approved: false });
+			expect(output.respondedAt).toMatch(ISO_UTC);
+			expect(within(output.respondedAt, before, Date.now())).toBe(true);
+		}
+	});
+
+	it('is set after the document’s fields: a service field of that name cannot replace it', async () => {
+		const before = Date.now();
+		const item = await documentOutput({} as never, {
+			id: 'doc_1',
+			status: 'completed',
+			respondedAt: 'from the service',
+			completed_at: '2026-01-15T10:00:00Z',
+		});
+		expect(item.json).toEqual({
+			id: 'doc_1',
+			status: 'completed',
+			completed_at: '2026-01-15T10:00:00Z',
+			approved: true,
+			respondedAt: expect.stringMatching(ISO_UTC),
+		});
+		expect(within(item.json.respondedAt, before, Date.now())).toBe(true);
 	});
 });
 
