@@ -6,7 +6,6 @@ import { ServiceBehaviourError, toNodeError, type ApiContext } from '../shared/t
 import { EVENT_POLL_BUDGET } from '../shared/vocabulary';
 import type { AuditEvent } from './auditEntries';
 import {
-	eventItemReader,
 	FUTURE_TOLERANCE_MS,
 	isChosen,
 	newestChosenEvent,
@@ -14,6 +13,7 @@ import {
 	startingEntries,
 	type PollPlan,
 } from './auditEvents';
+import { eventItemReader } from './eventItems';
 import {
 	CursorPosition,
 	MAX_AHEAD,
