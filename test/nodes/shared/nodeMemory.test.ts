@@ -60,9 +60,10 @@ test('a bounded map forgets its oldest entry first', () => {
 describe('the ids of all nodes together', () => {
 	/** A module of its own: the count in all is the process's. */
 	const fresh = () => {
-		let loaded: typeof import('../../../nodes/shared/nodeMemory') | undefined;
+		type NodeMemoryModule = typeof import('../../../nodes/shared/nodeMemory');
+		let loaded: NodeMemoryModule | undefined;
 		jest.isolateModules(() => {
-			loaded = jest.requireActual('../../../nodes/shared/nodeMemory');
+			loaded = jest.requireActual<NodeMemoryModule>('../../../nodes/shared/nodeMemory');
 		});
 		return loaded!;
 	};
