@@ -123,15 +123,20 @@ const nodeTypes = new NodeTypes({
 });
 
 /** n8n-core's own DI container and InstanceSettings (it ships them nested), as the node sees them. */
-function hmacSignatureSecret(): string {
+function instanceSettings() {
 	// eslint-disable-next-line @typescript-eslint/no-require-imports -- resolved at run time, from n8n-core's folder
 	const { Container } = require(
 		require.resolve('@n8n/di', { paths: [require.resolve('n8n-core')] }),
 	) as { Container: { get<T>(type: unknown): T } };
 	// eslint-disable-next-line @typescript-eslint/no-require-imports
 	const { InstanceSettings } = require('n8n-core') as { InstanceSettings: unknown };
-	return Container.get<{ hmacSignatureSecret: string }>(InstanceSettings).hmacSignatureSecret;
+	return Container.get<{ hmacSignatureSecret: string; instanceId: string }>(InstanceSettings);
 }
+
+const hmacSignatureSecret = (): string => instanceSettings().hmacSignatureSecret;
+
+/** The n8n instance id the node reads (getInstanceId). */
+export const instanceId = (): string => instanceSettings().instanceId;
 
 export type ExecutionStatus = 'waiting' | 'running' | 'success' | 'error' | 'cancelled';
 

@@ -12,6 +12,7 @@ import { startRewritingProxy } from '../../../../../helpers/rewritingProxy';
 import { api } from '../../../../../helpers/sandbox';
 import { sendAndWait, useSendAndWait } from '../../../../../helpers/sendAndWaitKit';
 import {
+	instanceId,
 	WAIT_NODE_ID,
 	type WaitingExecution,
 	type WaitingHost,
@@ -197,6 +198,27 @@ describe('which webhooks are this workflow node’s waits', () => {
 		for (const id of lookAlikes) expect(ids).toContain(id);
 		expect(has(apiKey, otherWorkflow, otherWait)).toBe(true);
 		expect(has(apiKey, host, next)).toBe(true);
+	});
+});
+
+describe('waits registered by version 0.1.0 (its workflow and instance markers in the URL, no owner tag)', () => {
+	it("are this workflow's on this n8n instance: removed by the same rules; another workflow's or instance's stay", async () => {
+		const { apiKey } = account();
+		const host = await newHost(apiKey);
+		// As 0.1.0 made them: a document the service does not have, a limit long passed.
+		const earlierUrl = (workflow: string, instance: string) =>
+			`${host.origin}/webhook-waiting/77/${WAIT_NODE_ID}?document=doc_missing&nonce=n1&workflow=${workflow}&instance=${instance}&until=1`;
+		const own = await addWebhook(apiKey, { url: earlierUrl(host.workflowId, instanceId()) });
+		const otherWorkflow = await addWebhook(apiKey, { url: earlierUrl('wf-other', instanceId()) });
+		const otherInstance = await addWebhook(apiKey, {
+			url: earlierUrl(host.workflowId, 'another-instance'),
+		});
+
+		await host.run({ parameters: sendAndWait() });
+		const ids = webhookIds(apiKey);
+		expect(ids).not.toContain(own);
+		expect(ids).toContain(otherWorkflow);
+		expect(ids).toContain(otherInstance);
 	});
 });
 
