@@ -7,6 +7,8 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
+import { credentialListPaging } from '../nodes/shared/listPaging';
+
 export class DocumentSigningApi implements ICredentialType {
 	name = 'documentSigningApi';
 
@@ -49,6 +51,8 @@ export class DocumentSigningApi implements ICredentialType {
 			description:
 				"The largest document file or export n8n reads from the service. A bigger answer fails with a message naming this limit, so a faulty server cannot fill n8n's memory.",
 		},
+		// A property of the service, set once: no operation asks how lists page (node version 3).
+		...credentialListPaging(),
 	];
 
 	// A function, not the generic '=Bearer {{$credentials.apiKey}}' form, which n8n evaluates through

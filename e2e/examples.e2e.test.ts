@@ -15,7 +15,9 @@
  * - CRM deal won → contract from a template, filled with the deal → Send and Wait: activated, its
  *   production webhook called; the document carries the deal's values (its PDF text shows them),
  *   the contact signs by role, the deal is updated; a deal without a required value stops the
- *   execution naming the field, with nothing sent.
+ *   execution naming the field, with nothing sent. The example is node version 3 (Document From ›
+ *   Template); the same workflow as saved by version 1 (the template under Additional Fields, a
+ *   webhook path of its own) runs alongside it and makes the same contract.
  * - Create a document, then check until it is signed (for an n8n the service cannot reach):
  *   executed with `n8n execute`, which returns when the execution ends; meanwhile the document it
  *   created is signed on the sandbox once its loop (Wait → Get Document → Final State?) has gone
@@ -73,7 +75,9 @@ const EXAMPLES = {
 	fromTemplate: 'crm-deal-won-contract-from-template.json',
 	checkUntilSigned: 'create-and-check-until-signed.json',
 } as const;
-type ExampleName = keyof typeof EXAMPLES;
+type ExampleName = keyof typeof EXAMPLES | 'fromTemplateV1';
+/** The "contract from a template" example as node version 1 saved it, on a webhook path of its own. */
+const FROM_TEMPLATE_V1_PATH = 'crm-deal-won-contract-from-template-v1';
 const EXAMPLE_FILES_ROOT = '/home/node/.n8n-files';
 /** The template the "contract from a template" example names (its fields are those of SALES_CONTRACT). */
 const EXAMPLE_TEMPLATE_ID = 'tpl_salescontract';
@@ -115,7 +119,7 @@ beforeAll(async () => {
 		},
 	]);
 	salesContract = await sandboxPost(sandbox, apiKey, '/templates', SALES_CONTRACT);
-	const names = Object.keys(EXAMPLES) as ExampleName[];
+	const names = Object.keys(EXAMPLES) as Array<keyof typeof EXAMPLES>;
 	const workflows = names.map((name) => {
 		const text = JSON.stringify(loadExample(EXAMPLES[name]))
 			.split(EXAMPLE_FILES_ROOT)
@@ -128,10 +132,45 @@ beforeAll(async () => {
 				node.parameters = { ...node.parameters, ...CHECK_INTERVAL };
 		return workflow;
 	});
-	const ids = await importWorkflows(n8n, workflows);
-	names.forEach((name, index) => (workflowIds[name] = ids[index]));
+	const fromTemplate = workflows[names.indexOf('fromTemplate')];
+	const ids = await importWorkflows(n8n, [...workflows, savedByVersion1(fromTemplate)]);
+	[...names, 'fromTemplateV1' as const].forEach((name, index) => (workflowIds[name] = ids[index]));
 	await n8n.start();
 });
+
+/**
+ * The template example as version 1 of the node saved it: the template under Additional Fields ›
+ * Template, Document (`documentSource`) New Document; and a webhook path and name of its own.
+ */
+function savedByVersion1(example: WorkflowJson): WorkflowJson {
+	const nodes = example.nodes.map((node) => {
+		if (node.type === 'n8n-nodes-base.webhook')
+			return {
+				...node,
+				webhookId: `${String(node.webhookId)}-v1`,
+				parameters: { ...node.parameters, path: FROM_TEMPLATE_V1_PATH },
+			};
+		if (node.type !== NODE_TYPE) return node;
+		const { documentFrom, documentTemplate, additionalFields, ...rest } = node.parameters as Record<
+			string,
+			unknown
+		>;
+		expect(documentFrom).toBe('template');
+		return {
+			...node,
+			typeVersion: 1,
+			parameters: {
+				...rest,
+				documentSource: 'new',
+				additionalFields: {
+					...(additionalFields as Record<string, unknown>),
+					template_id: documentTemplate,
+				},
+			},
+		};
+	});
+	return { ...example, name: `${example.name} (node version 1)`, nodes };
+}
 
 /** The execution `id` (among those `executions` lists) once it has resumed and ended. */
 async function resumedAndEnded(
@@ -543,8 +582,11 @@ describe('CRM deal won → contract from a template, filled with the deal → wa
 		start_date: '2026-03-01',
 	};
 	const CONTACT = { email: 'hank@globex.example', name: 'Hank Scorpio' };
-	const callCrmWebhook = async (deal: Record<string, unknown>) => {
-		const call = await fetch(n8n.productionWebhookUrl('crm-deal-won-contract-from-template'), {
+	const callCrmWebhook = async (
+		deal: Record<string, unknown>,
+		webhookPath = 'crm-deal-won-contract-from-template',
+	) => {
+		const call = await fetch(n8n.productionWebhookUrl(webhookPath), {
 			method: 'POST',
 			headers: { 'content-type': 'application/json' },
 			body: JSON.stringify({ deal, contact: CONTACT }),
@@ -552,12 +594,13 @@ describe('CRM deal won → contract from a template, filled with the deal → wa
 		});
 		expect(call.status).toBe(200);
 	};
-	const executions = async () => await n8n.executions({ workflowId: workflowIds.fromTemplate });
+	const executions = async (workflow: ExampleName = 'fromTemplate') =>
+		await n8n.executions({ workflowId: workflowIds[workflow] });
 	/** The execution the next call starts, once it waits or ends. */
-	const settled = async (known: string[]) =>
+	const settled = async (known: string[], workflow: ExampleName = 'fromTemplate') =>
 		await waitFor(
 			async () =>
-				(await executions()).find(
+				(await executions(workflow)).find(
 					(execution) =>
 						!known.includes(execution.id) && !['new', 'running'].includes(execution.status),
 				),
@@ -565,51 +608,74 @@ describe('CRM deal won → contract from a template, filled with the deal → wa
 			60_000,
 		);
 
-	beforeAll(async () => await n8n.activate(workflowIds.fromTemplate));
-	afterAll(async () => await n8n.deactivate(workflowIds.fromTemplate));
-
-	it("creates the contract from the template with the deal's values (in its PDF text) and the contact as Client; signing resumes it and the deal is updated", async () => {
-		await callCrmWebhook(DEAL);
-		const waiting = await settled([]);
-		expect({ status: waiting.status, error: waiting.data?.resultData.error?.message }).toEqual({
-			status: 'waiting',
-			error: undefined,
-		});
-		const [document] = sandbox.store
-			.documentsOf(apiKey)
-			.filter((doc) => doc.template_id === salesContract.id);
-		expect(document).toMatchObject({
-			name: 'Sales contract D-3001.pdf',
-			status: 'pending',
-			message: 'Please sign the sales contract for Globex rollout.',
-		});
-		// The deal's values, the template's default for the plan, nothing for the rest.
-		expect(document.fields.map(({ key, value }) => [key, value])).toEqual([
-			['customer_name', 'Globex Corporation'],
-			['price', 18500],
-			['start_date', '2026-03-01'],
-			['plan', 'Basic'],
-			['auto_renew', null],
-			['deal_id', 'D-3001'],
-			['client_title', null],
-		]);
-		expect(document.signers.map(({ email, name, role }) => [email, name, role])).toEqual([
-			[CONTACT.email, CONTACT.name, 'Client'],
-			['sam@ourco.example', 'Sam Seller', 'Company'],
-		]);
-		const pdf = await readPdf((await sandbox.documentFile(document.id, 'original')).data);
-		for (const line of [
-			'Customer name: Globex Corporation',
-			'Price: 18500',
-			'Start date: 2026-03-01',
-			'Deal ID: D-3001',
-			'Client: Hank Scorpio <hank@globex.example> (order 1)',
-		])
-			expect(pdf.text).toContain(line);
-
-		for (const signer of document.signers) sandbox.actAsSigner(document.id, signer.id, 'sign');
-		await expectDealSigned(executions, waiting.id, apiKey, document.id, 'D-3001');
+	beforeAll(async () => {
+		await n8n.activate(workflowIds.fromTemplate);
+		await n8n.activate(workflowIds.fromTemplateV1);
 	});
+	afterAll(async () => {
+		await n8n.deactivate(workflowIds.fromTemplate);
+		await n8n.deactivate(workflowIds.fromTemplateV1);
+	});
+
+	it.each([
+		[
+			'the example (node version 3)',
+			'fromTemplate',
+			'crm-deal-won-contract-from-template',
+			'D-3001',
+		],
+		['the same workflow as version 1 saved it', 'fromTemplateV1', FROM_TEMPLATE_V1_PATH, 'D-3101'],
+	] as const)(
+		"%s creates the contract from the template with the deal's values (in its PDF text) and the contact as Client; signing resumes it and the deal is updated",
+		async (_title, workflow, webhookPath, dealId) => {
+			await callCrmWebhook({ ...DEAL, id: dealId }, webhookPath);
+			const waiting = await settled([], workflow);
+			expect({ status: waiting.status, error: waiting.data?.resultData.error?.message }).toEqual({
+				status: 'waiting',
+				error: undefined,
+			});
+			const [document] = sandbox.store
+				.documentsOf(apiKey)
+				.filter((doc) => doc.template_id === salesContract.id && doc.name.includes(dealId));
+			expect(document).toMatchObject({
+				name: `Sales contract ${dealId}.pdf`,
+				status: 'pending',
+				message: 'Please sign the sales contract for Globex rollout.',
+			});
+			// The deal's values, the template's default for the plan, nothing for the rest.
+			expect(document.fields.map(({ key, value }) => [key, value])).toEqual([
+				['customer_name', 'Globex Corporation'],
+				['price', 18500],
+				['start_date', '2026-03-01'],
+				['plan', 'Basic'],
+				['auto_renew', null],
+				['deal_id', dealId],
+				['client_title', null],
+			]);
+			expect(document.signers.map(({ email, name, role }) => [email, name, role])).toEqual([
+				[CONTACT.email, CONTACT.name, 'Client'],
+				['sam@ourco.example', 'Sam Seller', 'Company'],
+			]);
+			const pdf = await readPdf((await sandbox.documentFile(document.id, 'original')).data);
+			for (const line of [
+				'Customer name: Globex Corporation',
+				'Price: 18500',
+				'Start date: 2026-03-01',
+				`Deal ID: ${dealId}`,
+				'Client: Hank Scorpio <hank@globex.example> (order 1)',
+			])
+				expect(pdf.text).toContain(line);
+
+			for (const signer of document.signers) sandbox.actAsSigner(document.id, signer.id, 'sign');
+			await expectDealSigned(
+				async () => await executions(workflow),
+				waiting.id,
+				apiKey,
+				document.id,
+				dealId,
+			);
+		},
+	);
 
 	it('a deal without a required value stops the execution naming the field, and nothing is sent', async () => {
 		const known = (await executions()).map((execution) => execution.id);

@@ -62,8 +62,12 @@ function defaultVersion(description: INodeTypeDescription): number {
 }
 
 /** The top-level fields n8n's editor shows for these values, Resource and Operation left out. */
-function shownFields(description: INodeTypeDescription, values: INodeParameters): string[] {
-	const node = { typeVersion: defaultVersion(description) };
+function shownFields(
+	description: INodeTypeDescription,
+	values: INodeParameters,
+	typeVersion: number,
+): string[] {
+	const node = { typeVersion };
 	const parameters =
 		NodeHelpers.getNodeParameters(description.properties, values, true, false, node, description) ??
 		{};
@@ -79,6 +83,8 @@ function shownFields(description: INodeTypeDescription, values: INodeParameters)
 /** One row per resource › operation, in the order of the Resource and Operation dropdowns. */
 export function editorFieldsRows(
 	description: INodeTypeDescription = actionNodeDescription(),
+	typeVersion = defaultVersion(description),
+	values: INodeParameters = {},
 ): EditorFieldsRow[] {
 	const resourceProperty = description.properties.find(({ name }) => name === 'resource');
 	if (!resourceProperty) throw new Error('the node has no Resource parameter');
@@ -91,10 +97,11 @@ export function editorFieldsRows(
 		if (!operationProperty) throw new Error(`${resource.name} has no Operation parameter`);
 		return (operationProperty.options as INodePropertyOptions[]).map((operation) => {
 			const list = operation.routing?.operations?.pagination === sendListRequests;
-			const fields = shownFields(description, {
-				resource: resource.value,
-				operation: operation.value,
-			});
+			const fields = shownFields(
+				description,
+				{ ...values, resource: resource.value, operation: operation.value },
+				typeVersion,
+			);
 			return {
 				resource: resource.name,
 				operation: operation.name,
@@ -120,11 +127,12 @@ function markdownTable(header: string[], rows: string[][]): string {
 	return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
 }
 
-/** docs/editor-fields.md, whole. */
-export function renderEditorFields(rows: EditorFieldsRow[] = editorFieldsRows()): string {
-	const single = rows.filter((row) => !row.list);
-	const flagged = single.filter((row) => row.listMachinery.length > 0);
-	const table = markdownTable(
+/** The version before issue 48's, and the operations that make a document from a template. */
+export const BEFORE_VERSION = 2;
+const FROM_TEMPLATE = ['create', 'sendAndWait'];
+
+function fieldsTable(rows: EditorFieldsRow[]): string {
+	return markdownTable(
 		['resource', 'operation', 'fields shown (in order)', 'count', 'list machinery on one record'],
 		rows.map((row) => [
 			cell(row.resource),
@@ -134,26 +142,85 @@ export function renderEditorFields(rows: EditorFieldsRow[] = editorFieldsRows())
 			row.list ? '(a list)' : cell(row.listMachinery.join(', ')) || 'none',
 		]),
 	);
+}
+
+function summary(rows: EditorFieldsRow[]): string[] {
+	const single = rows.filter((row) => !row.list);
+	const flagged = single.filter((row) => row.listMachinery.length > 0);
+	return [
+		`- Operations: ${rows.length}; fields shown in all: ${rows.reduce((sum, row) => sum + row.fields.length, 0)}`,
+		`- Not lists (about one record, or one report): ${single.length}`,
+		`- Of those, showing list machinery: ${flagged.length}${flagged.length ? ` (${flagged.map((row) => `${row.resource} › ${row.operation}`).join(', ')})` : ''}`,
+	];
+}
+
+/** Both versions' rows: at the defaults, and Create and Send and Wait making a document from a template. */
+export function editorFieldsVersions(description: INodeTypeDescription = actionNodeDescription()) {
+	const after = defaultVersion(description);
+	const template = (version: number, values: INodeParameters) =>
+		editorFieldsRows(description, version, values).filter(
+			(row) => row.resource === 'Document' && FROM_TEMPLATE.includes(row.value),
+		);
+	return {
+		after,
+		before: BEFORE_VERSION,
+		afterRows: editorFieldsRows(description, after),
+		beforeRows: editorFieldsRows(description, BEFORE_VERSION),
+		// Version 2 keeps the template in Additional Fields: the top level is as at the defaults.
+		afterTemplate: template(after, { documentFrom: 'template' }),
+		beforeTemplate: template(BEFORE_VERSION, {}),
+	};
+}
+
+/** docs/editor-fields.md, whole. */
+export function renderEditorFields(versions = editorFieldsVersions()): string {
+	const { after, before } = versions;
 	return [
 		'# Fields each operation shows',
 		'',
 		'<!-- generated from the node description by `npx ts-node --transpile-only scripts/editor-fields.ts`; do not edit -->',
 		'',
 		'The top-level fields the action node shows in the editor for each operation, below Resource',
-		'and Operation, when every parameter is at its default (the node at its default version). n8n',
+		'and Operation, when every parameter is at its default: at the default node version (after',
+		`issue 48, version ${after}) and at version ${before} (before it), which saved workflows keep. n8n`,
 		'decides it with its own functions (`NodeHelpers.getNodeParameters`, `displayParameterPath`),',
 		'as the editor does; a notice counts as a field. Fields inside a collection (Additional Fields,',
 		'Options, …) are not counted. `test/lint/editorFields.test.ts` fails when this file is stale.',
 		'',
-		`- Operations: ${rows.length}`,
-		`- Not lists (about one record, or one report): ${single.length}`,
-		`- Of those, showing list machinery: ${flagged.length}${flagged.length ? ` (${flagged.map((row) => `${row.resource} › ${row.operation}`).join(', ')})` : ''}`,
+		`List machinery: ${LIST_MACHINERY.join(', ')}. In version ${before} an operation about one record`,
+		'shows the List Paging of its record\'s "From List" search; from version 3 List Paging is set',
+		'once, in the credential.',
 		'',
-		`List machinery: ${LIST_MACHINERY.join(', ')}. On an operation about`,
-		'one record it is the List Paging of its record\'s "From List" search (List Paging Settings',
-		'show once it is set to Custom).',
+		`## After: version ${after}`,
 		'',
-		table,
+		...summary(versions.afterRows),
+		'',
+		fieldsTable(versions.afterRows),
+		'',
+		`## Before: version ${before}`,
+		'',
+		...summary(versions.beforeRows),
+		'',
+		fieldsTable(versions.beforeRows),
+		'',
+		'## A document from a template',
+		'',
+		`Version ${after} with Document From set to Template; version ${before} keeps the template in`,
+		'Additional Fields › Template, so its top level is as at the defaults (the mappers show',
+		'whether or not a template is chosen).',
+		'',
+		markdownTable(
+			['version', 'operation', 'fields shown (in order)', 'count'],
+			[
+				...versions.afterTemplate.map((row) => [after, row] as const),
+				...versions.beforeTemplate.map((row) => [before, row] as const),
+			].map(([version, row]) => [
+				String(version),
+				cell(row.operation),
+				cell(row.fields.join(', ')),
+				String(row.fields.length),
+			]),
+		),
 		'',
 	].join('\n');
 }

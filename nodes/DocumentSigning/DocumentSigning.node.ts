@@ -35,8 +35,10 @@ export class DocumentSigning implements INodeType {
 		},
 		group: ['transform'],
 		// 2: Send and Wait resumes on Any Final State by default (a decline continues, not approved).
-		version: [1, 2],
-		defaultVersion: 2,
+		// 3: Create and Send and Wait choose Document From first (the template at the top); List
+		// Paging is the credential's.
+		version: [1, 2, 3],
+		defaultVersion: 3,
 		subtitle: '={{ $parameter["operation"] + ": " + $parameter["resource"] }}',
 		description:
 			'Send documents for e-signature, follow signing requests and manage templates, team and reports',

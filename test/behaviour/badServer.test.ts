@@ -87,7 +87,7 @@ describe('paging', () => {
 		const result = await getAll();
 		expect(result.items).toEqual([]);
 		expect(result.error?.message).toBe(
-			"The service answered the next-page link with records it had already sent; it seems to ignore the next link's query (50 distinct records read); set List Paging to Custom to say how it pages",
+			"The service answered the next-page link with records it had already sent; it seems to ignore the next link's query (50 distinct records read); set List Paging to Custom in the credential to say how it pages",
 		);
 		expect(scope.isDone()).toBe(true);
 	});
@@ -111,7 +111,7 @@ describe('paging', () => {
 			.times(3)
 			.reply(200, { data: docs(0, 100), has_more: true });
 		expect((await getAll()).error?.message).toBe(
-			'The service answered page 2, then offset 100 with records it had already sent (100 distinct records read); set List Paging to Custom to say how it pages',
+			'The service answered page 2, then offset 100 with records it had already sent (100 distinct records read); set List Paging to Custom in the credential to say how it pages',
 		);
 		expect(scope.isDone()).toBe(true);
 	});

@@ -293,6 +293,87 @@ describe('List Paging (Custom)', () => {
 	});
 });
 
+describe("the credential's List Paging (node version 3 shows none on the node)", () => {
+	const inCredential: Record<string, string> & typeof credentials = {
+		...credentials,
+		listPaging: 'custom',
+		recordsPath: 'result.docs',
+		nextTokenPath: 'state.resume',
+		nextTokenParameter: 'from_token',
+	};
+	const foreignPages = () =>
+		nock(ORIGIN)
+			.get('/v1/documents')
+			.query({ limit: 100 })
+			.reply(200, { result: { docs: docs(0, 2), tags: [{ t: 1 }] }, state: { resume: 'r2' } })
+			.get('/v1/documents')
+			.query({ limit: 100, from_token: 'r2' })
+			.reply(200, { result: { docs: docs(2, 1), tags: [] }, state: {} });
+	const run = (
+		typeVersion: number,
+		parameters: Record<string, unknown> = {},
+		fields = inCredential,
+	) =>
+		runDocumentSigning({
+			parameters: {
+				resource: 'document',
+				operation: 'getAll',
+				returnAll: true,
+				simplify: false,
+				...parameters,
+			},
+			credentials: fields,
+			typeVersion,
+		});
+
+	test('a list operation reads the service as the credential says', async () => {
+		foreignPages();
+		const result = await run(3);
+		expect(result.error).toBeUndefined();
+		expect(ids(result)).toEqual(['doc_0', 'doc_1', 'doc_2']);
+	});
+
+	test("so does a node of version 2 left at Automatic; its own Custom wins over the credential's", async () => {
+		foreignPages();
+		expect(ids(await run(2))).toEqual(['doc_0', 'doc_1', 'doc_2']);
+		nock(ORIGIN)
+			.get('/v1/documents')
+			.query({ limit: 100 })
+			.reply(200, { rows: docs(0, 1) });
+		const own = await run(2, { listPaging: 'custom', listPagingSettings: { recordsPath: 'rows' } });
+		expect(own.error).toBeUndefined();
+		expect(ids(own)).toEqual(['doc_0']);
+	});
+
+	test('the list search beside a locator reads it too', async () => {
+		nock(ORIGIN)
+			.get('/v1/documents')
+			.query({ limit: 50 })
+			.reply(200, { result: { docs: docs(0, 1) }, state: {} });
+		const context = loadOptionsContext(inCredential, { resource: 'document', operation: 'get' }, 3);
+		const page = await searchDocuments.call(context);
+		expect(page.results.map((result) => result.value)).toEqual(['doc_0']);
+	});
+
+	test('a setting that is not a path fails before any request, naming the credential', async () => {
+		const result = await run(3, {}, { ...inCredential, totalPath: 'meta total' });
+		expect(result.items).toEqual([]);
+		expect(result.error?.message).toMatch(
+			/^The credential's List Paging > Total Path: "meta total" is not a path/,
+		);
+		expect(nock.pendingMocks()).toEqual([]);
+	});
+
+	test('Automatic in the credential ignores settings left from Custom', async () => {
+		nock(ORIGIN)
+			.get('/v1/documents')
+			.query({ limit: 100 })
+			.reply(200, { data: docs(0, 1) });
+		const result = await run(3, {}, { ...inCredential, listPaging: 'automatic' });
+		expect(ids(result)).toEqual(['doc_0']);
+	});
+});
+
 test('an answer that is no list fails with its top-level keys, never one item holding the envelope', async () => {
 	nock(ORIGIN)
 		.get('/v1/documents')

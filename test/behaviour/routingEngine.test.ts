@@ -1,6 +1,6 @@
 /**
  * What n8n's routing engine does that the node's one hook into it relies on (docs/node-behaviour.md,
- * "Where the node meets n8n's engine"). Each test runs a small declarative probe node, not ours,
+ * "Where the nodes depend on n8n"). Each test runs a small declarative probe node, not ours,
  * through n8n-core's real engine (the pinned version in package.json), so it fails when n8n changes
  * the behaviour, not when the node does.
  */

@@ -2385,7 +2385,7 @@ describe('30.3 a guessed page that repeats is an error naming List Paging, never
 				});
 				expect(result.items).toEqual([]);
 				expect(result.error?.message).toBe(
-					'The service answered page 2, then offset 100 with records it had already sent (100 distinct records read); set List Paging to Custom to say how it pages',
+					'The service answered page 2, then offset 100 with records it had already sent (100 distinct records read); set List Paging to Custom in the credential to say how it pages',
 				);
 				expect(server.requests.map((request) => request.url)).toEqual([
 					'/v1/documents?limit=100',
@@ -2421,7 +2421,7 @@ describe('30.3 a guessed page that repeats is an error naming List Paging, never
 			async (server) => {
 				host.credentials.baseUrl = server.baseUrl;
 				await expect(host.activate()).rejects.toThrow(
-					/set List Paging to Custom to say how it pages/,
+					/set List Paging to Custom in the credential to say how it pages/,
 				);
 				expect(server.requests.filter((request) => request.method !== 'GET')).toEqual([]);
 			},

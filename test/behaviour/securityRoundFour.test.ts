@@ -630,11 +630,11 @@ describe('37.8 a decline is visible under the defaults', () => {
 		expect(execution.after).toHaveLength(0);
 	});
 
-	test('the editor offers Any Final State as version 2’s default and Completed as version 1’s', async () => {
+	test('the editor offers Any Final State as the default from version 2 on and Completed as version 1’s', async () => {
 		const { DocumentSigning } = await import('../../nodes/DocumentSigning/DocumentSigning.node');
 		const description = new DocumentSigning().description;
-		expect(description.version).toEqual([1, 2]);
-		expect(description.defaultVersion).toBe(2);
+		expect(description.version).toEqual([1, 2, 3]);
+		expect(description.defaultVersion).toBe(3);
 		const options = description.properties.find((property) => property.name === 'waitOptions')!
 			.options as unknown as Array<IDataObject & { displayOptions?: IDataObject }>;
 		const resumeOn = options.filter((option) => option.name === 'resumeOn');
@@ -645,7 +645,7 @@ describe('37.8 a decline is visible under the defaults', () => {
 			]),
 		).toEqual([
 			[[1], 'completed'],
-			[[2], 'anyFinal'],
+			[[2, 3], 'anyFinal'],
 		]);
 	});
 });

@@ -55,16 +55,16 @@ const nodeTypes = new NodeTypes({
 	[TOOL_NODE_TYPE]: new DocumentSigning(),
 });
 
-const makeAdditionalData = (
-	credentials: { baseUrl: string; apiKey: string },
-	executionId: string,
-	nodes: INode[],
-) => executionAdditionalData(() => ({ ...credentials }), executionId, nodes);
+/** The credential's fields as n8n decrypts them: Base URL, API key, and any others (List Paging, …). */
+export type TestCredentials = { baseUrl: string; apiKey: string } & Record<string, string>;
+
+const makeAdditionalData = (credentials: TestCredentials, executionId: string, nodes: INode[]) =>
+	executionAdditionalData(() => ({ ...credentials }), executionId, nodes);
 
 export interface RunNodeOptions {
 	parameters: INodeParameters;
 	items?: INodeExecutionData[];
-	credentials: { baseUrl: string; apiKey: string };
+	credentials: TestCredentials;
 	continueOnFail?: boolean;
 	/** The node's On Error setting (overrides continueOnFail). */
 	onError?: INode['onError'];
@@ -147,14 +147,15 @@ export async function runDocumentSigning(options: RunNodeOptions): Promise<RunNo
 
 /** n8n-core's real context for a node's list searches ("From list" of resource locators). */
 export function loadOptionsContext(
-	credentials: { baseUrl: string; apiKey: string },
+	credentials: TestCredentials,
 	parameters: INodeParameters = {},
+	typeVersion = 1,
 ): LoadOptionsContext {
 	const node: INode = {
 		id: 'signing',
 		name: 'Document Signing',
 		type: NODE_TYPE,
-		typeVersion: 1,
+		typeVersion,
 		position: [0, 0],
 		parameters,
 		credentials: { documentSigningApi: { id: 'cred-1', name: 'Sandbox' } },

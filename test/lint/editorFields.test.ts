@@ -10,19 +10,25 @@ import path from 'path';
 
 import {
 	actionNodeDescription,
+	BEFORE_VERSION,
 	EDITOR_FIELDS_FILE,
 	editorFieldsRows,
+	editorFieldsVersions,
 	LIST_MACHINERY,
 	renderEditorFields,
 } from '../../scripts/editor-fields';
 
 const root = path.resolve(__dirname, '../..');
 const description = actionNodeDescription();
-const rows = editorFieldsRows(description);
+const versions = editorFieldsVersions(description);
+const rows = versions.afterRows;
+const before = versions.beforeRows;
+const row = (from: typeof rows, resource: string, value: string) =>
+	from.find((candidate) => candidate.resource === resource && candidate.value === value);
 const operationDropdowns = description.properties.filter(({ name }) => name === 'operation');
 
 test('docs/editor-fields.md is what the generator writes', () => {
-	expect(readFileSync(EDITOR_FIELDS_FILE, 'utf8')).toBe(renderEditorFields(rows));
+	expect(readFileSync(EDITOR_FIELDS_FILE, 'utf8')).toBe(renderEditorFields(versions));
 });
 
 test('--check passes on the committed file', () => {
@@ -51,8 +57,10 @@ test('one row per operation of every resource, in the dropdowns’ order', () =>
 	const table = readFileSync(EDITOR_FIELDS_FILE, 'utf8')
 		.split('\n')
 		.filter((line) => line.startsWith('| '));
-	expect(table).toHaveLength(rows.length + 2); // the header and its rule
-	expect(readFileSync(EDITOR_FIELDS_FILE, 'utf8')).toContain(`- Operations: ${operations.length}`);
+	// Each version's table with its header and rule, and the four rows of a document from a template.
+	expect(table).toHaveLength(2 * (rows.length + 2) + 4 + 2);
+	expect(before).toHaveLength(rows.length);
+	expect(readFileSync(EDITOR_FIELDS_FILE, 'utf8')).toContain(`- Operations: ${operations.length};`);
 });
 
 test('every operation shows a field; none lists Resource or Operation, or a field twice', () => {
@@ -76,24 +84,68 @@ test('a list shows Return All and Limit; an operation about one record never doe
 });
 
 test('list machinery is flagged on operations about one record, and only there', () => {
-	for (const row of rows) {
-		expect(row.listMachinery).toEqual(
-			row.list ? [] : row.fields.filter((field) => LIST_MACHINERY.includes(field)),
-		);
-	}
-	// Today: the List Paging of a record's "From List" search (issue 48 moves it later).
-	const flagged = rows.filter((row) => row.listMachinery.length > 0);
-	expect(flagged.every((row) => row.listMachinery.join() === 'List Paging')).toBe(true);
+	for (const version of [rows, before])
+		for (const shown of version)
+			expect(shown.listMachinery).toEqual(
+				shown.list ? [] : shown.fields.filter((field) => LIST_MACHINERY.includes(field)),
+			);
 	const text = readFileSync(EDITOR_FIELDS_FILE, 'utf8');
 	expect(text).toContain(
-		`- Not lists (about one record, or one report): ${rows.filter((row) => !row.list).length}`,
+		`- Not lists (about one record, or one report): ${rows.filter((shown) => !shown.list).length}`,
 	);
+	// Version 2: the List Paging of a record's "From List" search, on six operations.
+	const flagged = before.filter((shown) => shown.listMachinery.length > 0);
+	expect(flagged.map((shown) => `${shown.resource} › ${shown.value}`)).toEqual([
+		'Document › delete',
+		'Document › download',
+		'Document › get',
+		'Signing Request › create',
+		'Team Member › updateRole',
+		'Template › update',
+	]);
 	expect(text).toContain(`- Of those, showing list machinery: ${flagged.length} (`);
 });
 
-test('Document › Create shows Document Name and Signers first', () => {
-	const create = rows.find((row) => row.resource === 'Document' && row.value === 'create');
-	expect(create?.fields.slice(0, 2)).toEqual(['Document Name', 'Signers']);
+test('the default version shows no list machinery on one record, and no List Paging at all: the credential holds it', () => {
+	expect(rows.filter((shown) => shown.listMachinery.length > 0)).toEqual([]);
+	expect(
+		rows.flatMap((shown) => shown.fields).filter((field) => field.startsWith('List Paging')),
+	).toEqual([]);
+	expect(readFileSync(EDITOR_FIELDS_FILE, 'utf8')).toContain(
+		'- Of those, showing list machinery: 0\n',
+	);
+	expect(before.flatMap((shown) => shown.fields)).toContain('List Paging');
+});
+
+test('Document › Create and Send and Wait ask where the document comes from first; from a template, its fields and roles follow the template at once', () => {
+	expect(row(rows, 'Document', 'create')?.fields).toEqual([
+		'Document From',
+		'Input Binary Field',
+		'Document Name',
+		'Signers',
+		'Additional Fields',
+	]);
+	const [create, sendAndWait] = versions.afterTemplate;
+	expect(create.fields.slice(0, 5)).toEqual([
+		'Document From',
+		'Template',
+		'Document Name',
+		'Template Fields',
+		'Signers by Role',
+	]);
+	expect(sendAndWait.fields.slice(0, 5)).toEqual(create.fields.slice(0, 5));
+	// Version 2 keeps them where saved workflows have them: Document Name and Signers first.
+	expect(row(before, 'Document', 'create')?.fields.slice(0, 2)).toEqual([
+		'Document Name',
+		'Signers',
+	]);
+	expect(BEFORE_VERSION).toBe(2);
+});
+
+test('version 3 shows fewer fields in all than version 2', () => {
+	const count = (version: typeof rows) =>
+		version.reduce((sum, shown) => sum + shown.fields.length, 0);
+	expect(count(rows)).toBeLessThan(count(before));
 });
 
 test('display conditions are n8n’s own, @version at the node’s default version included', () => {

@@ -33,7 +33,15 @@ const BEHAVIOUR_SUITES = [
 /** test/<folder>/… mirrors <folder>/…: each test there is named after a module of the code. */
 const MIRRORED = ['nodes', 'credentials', 'e2e'];
 /** Folders of suites about one part of the package as a whole, named after what they check. */
-const OTHER_SUITES = ['sandbox', 'contract', 'package', 'release', 'lint', 'workflows'];
+const OTHER_SUITES = [
+	'sandbox',
+	'contract',
+	'n8nContract',
+	'package',
+	'release',
+	'lint',
+	'workflows',
+];
 /** Host installs and build output: not the project's files. */
 const SKIPPED =
 	/^(node_modules|dist|coverage|\.git|\.n8n-dev|e2e\/n8n-host[^/]*|e2e\/registry-host)$/;

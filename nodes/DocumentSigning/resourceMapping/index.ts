@@ -10,11 +10,13 @@ import {
 import { idText } from '../../shared/ids';
 import { apiFindRecord } from '../../shared/transport';
 import { shownInput } from '../../shared/transport/text';
+import { templateLabel, templatePath } from '../resources/document/documentFrom';
 import { locatorValue, roleFieldId } from '../resources/document/templateFields';
 
 /**
- * The fields and roles of the template chosen under Additional Fields › Template, for the Template
- * Fields and Signers by Role mappers, read from the template list (the API has no other read).
+ * The fields and roles of the chosen template (Template, or Additional Fields › Template in node
+ * versions 1 and 2), for the Template Fields and Signers by Role mappers, read from the template
+ * list (the API has no other read).
  * Read by principle: `name` for the key or `select` for a choice is still understood, and a
  * template that lists no fields or roles gets a notice pointing to the tolerant path.
  */
@@ -39,12 +41,13 @@ const objects = (listed: unknown[]) =>
 
 /** The template chosen in the editor now; undefined while none is or it is an unresolved expression. */
 async function chosenTemplate(context: ILoadOptionsFunctions): Promise<IDataObject | undefined> {
-	const id = text(locatorValue(context.getCurrentNodeParameter('additionalFields.template_id')));
+	const node = context.getNode();
+	const id = text(locatorValue(context.getCurrentNodeParameter(templatePath(node))));
 	if (id === undefined || id.startsWith('=')) return undefined;
 	const template = await apiFindRecord(context, '/templates', (record) => idText(record.id) === id);
 	if (template) return template;
-	throw new NodeOperationError(context.getNode(), `The service has no template ${shownInput(id)}`, {
-		description: 'Choose the template from the list under Additional Fields › Template.',
+	throw new NodeOperationError(node, `The service has no template ${shownInput(id)}`, {
+		description: `Choose the template from the list under ${templateLabel(node)}.`,
 	});
 }
 

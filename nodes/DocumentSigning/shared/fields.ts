@@ -6,7 +6,7 @@ import type {
 } from 'n8n-workflow';
 
 import { ID_PATTERN } from '../../shared/ids';
-import { PAGING_LABELS, type ListPaging } from '../../shared/transport/listRecords';
+import { listPagingMode, listPagingSettings } from '../../shared/listPaging';
 import { requireText } from './validation';
 
 /** Options in alphabetical order of their names, as n8n asks (lists built from the vocabulary are not). */
@@ -47,75 +47,26 @@ export function returnAllAndLimit(resource: string, operation: string): INodePro
 	];
 }
 
-/** Custom's settings in the order of their labels (PAGING_LABELS): placeholder and description. */
-const PAGING_HELP: Record<keyof ListPaging, [string, string]> = {
-	limitParameter: ['page_size', 'Query parameter that sets the page size (default: limit)'],
-	nextTokenParameter: [
-		'page_token',
-		'Query parameter the next-page token is sent back in (default: implied by the Next Token Path)',
-	],
-	nextTokenPath: [
-		'meta.next_page_token',
-		'Where the response holds the next-page token, as keys joined by dots; the list ends when it is missing',
-	],
-	offsetParameter: [
-		'offset',
-		'Query parameter for the number of records to skip, for a service paged by offset',
-	],
-	recordsPath: ['result.documents', 'Where the response holds the records, as keys joined by dots'],
-	totalPath: [
-		'meta.total',
-		'Where the response states how many records the whole list holds; fewer records read than that is an error',
-	],
-};
-
 /**
- * List Paging (by default of a resource locator's From List). Custom tells the node where a service
- * nobody foresaw keeps its records, next-page token and total, and which query parameters it pages
- * by; a setting left empty is found as usual.
+ * List Paging of node versions 1 and 2 (by default of a resource locator's From List); version 3
+ * reads it from the credential (listPaging.ts), set once for the service.
  */
 export function searchListPaging(
 	displayOptions: IDisplayOptions,
 	description = 'How the node reads the pages of the list under From List',
 ): INodeProperties[] {
+	// Every caller's displayOptions are showFor's: `show` only.
+	const show = { ...displayOptions.show, '@version': [1, 2] };
 	return [
-		{
-			displayName: 'List Paging',
-			name: 'listPaging',
-			type: 'options',
-			default: 'automatic',
-			description,
-			options: [
-				{
-					name: 'Automatic',
-					value: 'automatic',
-					description: 'Read the records and the next page from what each response says',
-				},
-				{
-					name: 'Custom',
-					value: 'custom',
-					description:
-						'Say where the records, next-page token and total are, for a service the node cannot read by itself',
-				},
-			],
-			displayOptions,
-		},
+		{ ...listPagingMode(description), displayOptions: { show } },
 		{
 			displayName: 'List Paging Settings',
 			name: 'listPagingSettings',
 			type: 'collection',
 			placeholder: 'Add Setting',
 			default: {},
-			// Every caller's displayOptions are showFor's: `show` only.
-			displayOptions: { show: { ...displayOptions.show, listPaging: ['custom'] } },
-			options: Object.entries(PAGING_HELP).map(([name, [placeholder, description]]) => ({
-				displayName: PAGING_LABELS[name as keyof ListPaging],
-				name,
-				type: 'string',
-				default: '',
-				placeholder,
-				description,
-			})),
+			displayOptions: { show: { ...show, listPaging: ['custom'] } },
+			options: listPagingSettings(),
 		},
 	];
 }

@@ -17,7 +17,7 @@ import {
 	toNodeError,
 	walkPages,
 } from '../../shared/transport';
-import { extractRecords, readListPaging } from '../../shared/transport/listRecords';
+import { extractRecords, listPagingFor, readListPaging } from '../../shared/transport/listRecords';
 import { pageQuery } from '../../shared/transport/pageWalk';
 import { legacyOrderError } from './agentTool';
 import { invalid } from './validation';
@@ -108,12 +108,13 @@ async function routedRequest(
 				const problem = `must be a whole number of 1 or more, not ${String(limit)}`;
 				throw invalid(context, 'Limit', problem);
 			}
-			const paging = readListPaging(
+			const own = readListPaging(
 				context.getNodeParameter('listPaging', 'automatic'),
 				context.getNodeParameter('listPagingSettings', {}),
 				node,
 				itemIndex,
 			);
+			const paging = listPagingFor(own, client.decrypted, node, itemIndex);
 			const query = { ...options.qs };
 			const path = String(options.url);
 			const pageSize = Math.min(MAX_PAGE_SIZE, limit ?? MAX_PAGE_SIZE);

@@ -2,21 +2,13 @@ import type { IDataObject, INode } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { ServiceBehaviourError } from './errors';
+import { PAGING_LABELS, type ListPaging } from '../listPaging';
 import { shownInput } from './text';
 
 // Where a list response's records are, and the List Paging setting (docs/dialects.md); pure: the
 // rest of a page is read in listPages.ts, the loop is pageWalk.ts.
 
-/** List Paging > Custom, each setting's label, in errors and in the editor; an empty one is found automatically. */
-export const PAGING_LABELS = {
-	recordsPath: 'Records Path',
-	nextTokenPath: 'Next Token Path',
-	totalPath: 'Total Path',
-	nextTokenParameter: 'Next Token Parameter',
-	offsetParameter: 'Offset Parameter',
-	limitParameter: 'Limit Parameter',
-};
-export type ListPaging = Partial<Record<keyof typeof PAGING_LABELS, string>>;
+export { PAGING_LABELS, type ListPaging } from '../listPaging';
 
 export interface PageResponse {
 	body: unknown;
@@ -39,16 +31,17 @@ export interface PageRequest {
 const PATH = /^[^.\s]+(\.[^.\s]+)*$/;
 export const PARAMETER = /^[A-Za-z0-9_\-.[\]]{1,100}$/;
 
-/** List Paging as the node's fields hold it, checked before any request. */
+/** List Paging as the node's fields (or the credential's, `where`) hold it, checked before any request. */
 export function readListPaging(
 	mode: unknown,
 	raw: unknown,
 	node: INode,
 	itemIndex?: number,
+	where = 'List Paging',
 ): ListPaging {
 	if (mode !== 'custom' || !isObject(raw)) return {};
 	const refuse = (setting: string, problem: string) =>
-		new NodeOperationError(node, `List Paging > ${setting}: ${problem}`, { itemIndex });
+		new NodeOperationError(node, `${where} > ${setting}: ${problem}`, { itemIndex });
 	const paging: ListPaging = {};
 	for (const [name, label] of Object.entries(PAGING_LABELS) as Array<[keyof ListPaging, string]>) {
 		const isPath = name.endsWith('Path');
@@ -70,6 +63,20 @@ export function readListPaging(
 			'must be set when Next Token Parameter is (where the response holds the token)',
 		);
 	return paging;
+}
+
+/** Where the credential's List Paging is named in errors. */
+export const CREDENTIAL_PAGING = "The credential's List Paging";
+
+/** The paging a list is read by: the node's own List Paging (node versions 1 and 2) when set, else the credential's. */
+export function listPagingFor(
+	own: ListPaging | undefined,
+	credential: IDataObject,
+	node: INode,
+	itemIndex?: number,
+): ListPaging {
+	if (own && Object.keys(own).length > 0) return own;
+	return readListPaging(credential.listPaging, credential, node, itemIndex, CREDENTIAL_PAGING);
 }
 
 export const isObject = (value: unknown): value is IDataObject =>
@@ -143,6 +150,6 @@ export function extractRecords(body: unknown, paging: ListPaging = {}): IDataObj
 	}
 	throw new ServiceBehaviourError(
 		`The service's response is not a list the node can read: it holds no single array of records (top-level keys: ${describeKeys(body)})`,
-		'Set List Paging to Custom and give the Records Path: where the records are in the response (for example result.documents).',
+		'Set List Paging to Custom in the credential and give the Records Path: where the records are in the response (for example result.documents).',
 	);
 }

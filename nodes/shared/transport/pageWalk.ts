@@ -6,6 +6,7 @@ import { ServiceBehaviourError } from './errors';
 import { readListPage } from './listPages';
 import {
 	extractRecords,
+	listPagingFor,
 	type ListPaging,
 	type PageRequest,
 	type PageResponse,
@@ -97,7 +98,7 @@ function repeated(tried: PageRequest[], read: number, total: number | undefined,
 			? `The service said the list holds ${total} records, but its pages ended after ${read}: it answered ${what}`
 			: `The service answered ${what} (${read} distinct records read)`;
 	return new ServiceBehaviourError(
-		`${said}; set List Paging to Custom to say how it pages`,
+		`${said}; set List Paging to Custom in the credential to say how it pages`,
 		`Stopped after that so that no record is returned twice; no partial list is returned.${guessed ? ' Its responses showed no way to the next page, so the next page number and offset were guessed.' : ''} List Paging > Custom takes the next token's path and parameter, or the offset and limit parameter names. Or narrow the list with filters.`,
 	);
 }
@@ -178,7 +179,7 @@ async function walk<T>(options: WalkOptions<T>, partial = false): Promise<WalkRe
 				if (total === undefined || seen.size >= total) return { records };
 				throw new ServiceBehaviourError(
 					`The service said the list holds ${total} records, but its pages ended after ${seen.size}`,
-					`Stopped after ${pages} requests${limit !== undefined ? ` (${limit} were asked for)` : ''}; no partial list is returned. If the service pages in a way the node did not recognise, set List Paging to Custom (next token, or offset and limit parameter names).`,
+					`Stopped after ${pages} requests${limit !== undefined ? ` (${limit} were asked for)` : ''}; no partial list is returned. If the service pages in a way the node did not recognise, set List Paging to Custom in the credential (next token, or offset and limit parameter names).`,
 				);
 			}
 			empty = page.length === 0 ? empty + 1 : 0;
@@ -209,16 +210,17 @@ async function walk<T>(options: WalkOptions<T>, partial = false): Promise<WalkRe
 	}
 }
 
-/** A list the package reads itself, each page one apiRequest. */
+/** A list the package reads itself, each page one apiRequest, by `own` List Paging or the credential's. */
 export async function listOf(
 	context: ApiContext,
 	path: string,
 	qs: IDataObject,
 	pageSize: number,
-	paging?: ListPaging,
+	own?: ListPaging,
 	maxTotalWaitMs?: number,
 ) {
 	const client = await serviceClient(context);
+	const paging = listPagingFor(own, client.decrypted, context.getNode());
 	const fetchPage = async (request: PageRequest) => ({
 		response: await apiRequest(context, 'GET', request.url ?? path, {
 			client,

@@ -119,7 +119,7 @@ export async function searchPage({
 			if (other === undefined)
 				throw new ServiceBehaviourError(
 					`The service answered ${about(request).what} with records it had already sent; it seems to ignore ${about(request).needs}`,
-					'The list shows the first page only. Search by name to find other records, or set List Paging to Custom to say how the service pages.',
+					'The list shows the first page only. Search by name to find other records, or set List Paging to Custom in the credential to say how the service pages.',
 				);
 			request = { ...request, cursorParam: other, alternatives: rest };
 			continue;

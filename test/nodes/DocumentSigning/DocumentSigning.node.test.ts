@@ -1,6 +1,6 @@
 import { readFileSync } from 'fs';
 import { join } from 'path';
-import type { INodePropertyOptions } from 'n8n-workflow';
+import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
 import { validateNodeDescription } from 'n8n-core/dist/nodes-loader/validate-node-description';
 
@@ -180,7 +180,7 @@ test("the credentials keep the key secret and authenticate with a Bearer header,
 	expect(credentials.test.request.url).toBe('/users');
 });
 
-test('parameter names are unique across resources, apart from the operation selector and the Get Many and file fields', () => {
+test('parameter names are unique across resources, apart from the operation selector and the Get Many and file fields; one repeated across node versions is never shown twice', () => {
 	// n8n's routing engine resolves every entry's value by name on every item (see shared/routedRequest.ts).
 	const shared = new Set([
 		'operation',
@@ -192,10 +192,33 @@ test('parameter names are unique across resources, apart from the operation sele
 		'simplify',
 		'binaryPropertyName',
 	]);
-	const counts = new Map<string, number>();
+	const versions = new DocumentSigning().description.version as number[];
+	/** Where a definition can show: resource › operation @ version, for each value of its conditions. */
+	const places = (property: INodeProperties) => {
+		const show = property.displayOptions?.show ?? {};
+		const shownVersions = (show['@version'] as number[] | undefined) ?? versions;
+		return ((show.resource as string[]) ?? ['*']).flatMap((resource) =>
+			((show.operation as string[]) ?? ['*']).flatMap((operation) =>
+				shownVersions.map((version) => `${resource} › ${operation} @ ${version}`),
+			),
+		);
+	};
+	const byName = new Map<string, INodeProperties[]>();
 	for (const property of new DocumentSigning().description.properties)
-		counts.set(property.name, (counts.get(property.name) ?? 0) + 1);
-	expect([...counts].filter(([name, count]) => count > 1 && !shared.has(name))).toEqual([]);
+		byName.set(property.name, [...(byName.get(property.name) ?? []), property]);
+	const repeated = [...byName].filter(([name, all]) => all.length > 1 && !shared.has(name));
+	expect(repeated.map(([name]) => name).sort()).toEqual([
+		'documentFrom',
+		'templateFields',
+		'templateSigners',
+		'waitDocumentId',
+	]);
+	for (const [name, all] of repeated) {
+		const seen = all.flatMap(places);
+		// Document From's two definitions differ by operation, the others by node version.
+		const clash = seen.filter((place, index) => seen.indexOf(place) !== index);
+		expect({ name, clash }).toEqual({ name, clash: [] });
+	}
 });
 
 describe("hints for n8n's AI workflow builder (n8n 2.41's builderHint)", () => {

@@ -18,17 +18,31 @@ import {
 	requestBody,
 	requireText,
 } from '../../shared/validation';
-import { locatorValue, templateFieldValuesOption, templateMapperFields } from './templateFields';
+import {
+	createDocumentFrom,
+	EARLIER_VERSIONS,
+	readDocumentFrom,
+	sourceFields,
+	templateFieldsFrom,
+	templateLabel,
+} from './documentFrom';
+import { templateFieldValuesOption, templateMapperFields } from './templateFields';
 import { readDocumentSigners, readTemplateFieldValues } from './templateValues';
 import { shownInput } from '../../../shared/transport/text';
 import { sendingOptions } from '../commonFields';
 
 /** Create's fields, also shown by Send and Wait for Signature when it sends a new document. */
 const CREATE_FIELD_OPERATIONS = ['create', 'sendAndWait'];
-const onlyForNewDocuments = { documentSource: ['draft'] };
-const show = { ...showFor('document', CREATE_FIELD_OPERATIONS), hide: onlyForNewDocuments };
+const forNewDocuments = { documentSource: ['draft'], documentFrom: ['draft'] };
+const show = { ...showFor('document', CREATE_FIELD_OPERATIONS), hide: forNewDocuments };
+const showEarlier = (extra: IDataObject = {}) => ({
+	...showFor('document', CREATE_FIELD_OPERATIONS, { ...EARLIER_VERSIONS, ...extra }),
+	hide: forNewDocuments,
+});
 
 export const documentCreateFields: INodeProperties[] = [
+	createDocumentFrom,
+	...sourceFields,
 	{
 		displayName: 'Document Name',
 		name: 'name',
@@ -40,11 +54,14 @@ export const documentCreateFields: INodeProperties[] = [
 		hint: "Without an extension (e.g. .pdf) the attached file's extension is added; with no file attached, give one",
 		displayOptions: show,
 	},
+	...templateFieldsFrom,
 	{
+		// Not marked required: with a template its roles are given in Signers by Role (the body's
+		// check names Signers when a document from a file has none).
 		...signersField('document', CREATE_FIELD_OPERATIONS, {
-			required: true,
+			required: false,
 			description:
-				'Who signs the document. Not needed when saving a draft or when the template names the signers.',
+				'Who signs the document. With a template, only people for roles Signers by Role does not list (usually none). Not needed when saving a draft.',
 		}),
 		displayOptions: show,
 	},
@@ -55,7 +72,7 @@ export const documentCreateFields: INodeProperties[] = [
 		default: false,
 		description:
 			'Whether to upload the document content from a binary property of the input item (e.g. from Read File or Google Drive)',
-		displayOptions: show,
+		displayOptions: showEarlier(),
 	},
 	{
 		displayName: 'Input Binary Field',
@@ -64,10 +81,7 @@ export const documentCreateFields: INodeProperties[] = [
 		default: 'data',
 		required: true,
 		hint: 'The name of the input field containing the file (PDF, DOCX, PNG or JPEG; at most 10 MB)',
-		displayOptions: {
-			...showFor('document', CREATE_FIELD_OPERATIONS, { attachFile: [true] }),
-			hide: onlyForNewDocuments,
-		},
+		displayOptions: showEarlier({ attachFile: [true] }),
 	},
 	optionalFields('Additional Fields', 'additionalFields', show, [
 		...sendingOptions('When the document can no longer be signed'),
@@ -86,20 +100,24 @@ export const documentCreateFields: INodeProperties[] = [
 			description:
 				'Whether to keep the document as a draft instead of sending it now. Send it later with Signing Request → Create.',
 		},
-		resourceLocator({
-			name: 'template_id',
-			displayName: 'Template',
-			description:
-				'Create the document from this template: Template Fields and Signers by Role then list its fields and roles (Signers fill the remaining roles in order)',
-			searchListMethod: 'searchTemplates',
-			idPlaceholder: 'tpl_2b7x0d',
-			required: false,
-		}),
-		templateFieldValuesOption,
+		{
+			...resourceLocator({
+				name: 'template_id',
+				displayName: 'Template',
+				description:
+					'Create the document from this template: Template Fields and Signers by Role then list its fields and roles (Signers fill the remaining roles in order)',
+				searchListMethod: 'searchTemplates',
+				idPlaceholder: 'tpl_2b7x0d',
+				required: false,
+			}),
+			// Version 3 chooses it at the top (Document From: Template).
+			displayOptions: { show: EARLIER_VERSIONS },
+		},
+		{ ...templateFieldValuesOption, displayOptions: { hide: { '/documentFrom': ['file'] } } },
 	]),
-	// Not shown only once a template is chosen: running a workflow, n8n decides what is shown from
-	// top-level values alone, so a condition on Additional Fields › Template would drop the values.
-	...templateMapperFields(show),
+	// Versions 1 and 2: shown whether or not a template is chosen, since running a workflow n8n decides
+	// what is shown from top-level values alone (a condition on Additional Fields › Template drops them).
+	...templateMapperFields({ show: showEarlier().show, hide: forNewDocuments }),
 ];
 
 const MIB = 1024 * 1024;
@@ -159,12 +177,23 @@ export const buildDocumentBody = async function (
 	this: IExecuteSingleFunctions,
 	options: IHttpRequestOptions,
 ) {
+	const node = this.getNode();
 	const additional = this.getNodeParameter('additionalFields', {}) as IDataObject;
 	const draft = additional.draft === true;
-	const templateId = idText(locatorValue(additional.template_id))?.trim() || undefined;
+	const read = (name: string, fallback: unknown) => this.getNodeParameter(name, fallback);
+	const source = readDocumentFrom(node, read, additional);
+	if (source.from !== 'file' && source.from !== 'template')
+		throw invalid(
+			this,
+			'Document From',
+			`${shownInput(source.from)} is not a choice`,
+			'Choose File or Template.',
+		);
+	const templateId = idText(source.template)?.trim() || undefined;
+	if (source.from === 'template' && !templateId && node.typeVersion >= 3)
+		throw invalid(this, 'Template', 'choose the template the document is made from');
 	const templateProblem = templateId && idProblem(templateId);
-	if (templateProblem)
-		throw invalid(this, 'Additional Fields › Template', templateProblem, ID_HINT);
+	if (templateProblem) throw invalid(this, templateLabel(node), templateProblem, ID_HINT);
 
 	// With a template the service names the document after the template's document_name.
 	const rawName = this.getNodeParameter('name', '') as string;
@@ -172,9 +201,7 @@ export const buildDocumentBody = async function (
 		templateId && !String(rawName ?? '').trim()
 			? undefined
 			: requireText(this, 'Document Name', rawName);
-	const attached = (this.getNodeParameter('attachFile', false) as boolean)
-		? await readFile(this)
-		: undefined;
+	const attached = source.attachFile ? await readFile(this) : undefined;
 	const extension = name === undefined ? undefined : extensionOf(name);
 	if (name !== undefined && !extension) {
 		if (!attached) {

@@ -7,7 +7,11 @@ import { documentDeleteOperation } from './delete';
 import { documentDownloadFields, documentDownloadOperation } from './download';
 import { documentGetOperation } from './get';
 import { documentGetAllFields, documentGetAllOperation } from './getAll';
-import { sendAndWaitFields, sendAndWaitOperation } from './sendAndWait/description';
+import {
+	sendAndWaitFields,
+	sendAndWaitOperation,
+	sendAndWaitSourceFields,
+} from './sendAndWait/description';
 
 export const documentOperations = operationProperty(
 	'document',
@@ -23,9 +27,9 @@ export const documentOperations = operationProperty(
 );
 
 export const documentFields: INodeProperties[] = [
-	...sendAndWaitFields.slice(0, 2),
+	...sendAndWaitSourceFields,
 	...documentCreateFields,
-	...sendAndWaitFields.slice(2),
+	...sendAndWaitFields,
 	...idFields(documentOperations),
 	...documentDownloadFields,
 	...documentGetAllFields,

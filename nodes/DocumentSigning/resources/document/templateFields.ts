@@ -38,7 +38,11 @@ export function parseRoleFieldId(id: string): { role: string; part: 'email' | 'n
 		: undefined;
 }
 
-export function templateMapperFields(displayOptions: IDisplayOptions): INodeProperties[] {
+/** The mappers, listed again whenever the template at `templateValue` (a parameter path) changes. */
+export function templateMapperFields(
+	displayOptions: IDisplayOptions,
+	templateValue = 'additionalFields.template_id.value',
+): INodeProperties[] {
 	// n8n stores a mapper's value as { mappingMode, value, schema, … }; it starts with no values.
 	const empty = { mappingMode: 'defineBelow', value: null } as unknown as NodeParameterValueType;
 	const mapper = (
@@ -58,7 +62,7 @@ export function templateMapperFields(displayOptions: IDisplayOptions): INodeProp
 		description,
 		...hint,
 		typeOptions: {
-			loadOptionsDependsOn: ['additionalFields.template_id.value'],
+			loadOptionsDependsOn: [templateValue],
 			resourceMapper: {
 				resourceMapperMethod,
 				mode: 'add',
@@ -85,7 +89,7 @@ export function templateMapperFields(displayOptions: IDisplayOptions): INodeProp
 			{
 				builderHint: {
 					propertyHint:
-						"Set Additional Fields > Template first: this then lists that template's fields by key, with each field's type and whether it is required. Give every required field a value of its type: a date as YYYY-MM-DD, a checkbox true or false, a choice one of its listed options; optional fields may stay empty. Map Automatically fills them from input fields named like a field's key or label. Signers go in Signers by Role or Signers, not here. If the template lists no fields, leave this empty and use Additional Fields > Template Field Values (key and value pairs) instead.",
+						"Choose the Template first (Document From: Template; in node versions 1 and 2 under Additional Fields > Template): this then lists that template's fields by key, with each field's type and whether it is required. Give every required field a value of its type: a date as YYYY-MM-DD, a checkbox true or false, a choice one of its listed options; optional fields may stay empty. Map Automatically fills them from input fields named like a field's key or label. Signers go in Signers by Role or Signers, not here. If the template lists no fields, leave this empty and use Additional Fields > Template Field Values (key and value pairs) instead.",
 				},
 			},
 		),
@@ -99,7 +103,7 @@ export function templateMapperFields(displayOptions: IDisplayOptions): INodeProp
 			{
 				builderHint: {
 					propertyHint:
-						'An email and a name for each role of the template chosen under Additional Fields > Template. Roles the template already fills with a fixed person may stay empty.',
+						'An email and a name for each role of the chosen Template. Roles the template already fills with a fixed person may stay empty.',
 				},
 			},
 		),

@@ -10,13 +10,13 @@ import { invalid, isEmpty, readSigners, requireEmail, requireText } from '../../
 import {
 	coerceFieldValue,
 	FIELDS_LABEL,
-	locatorValue,
 	PAIRS_LABEL,
 	parseRoleFieldId,
 	plainValue,
 	SIGNERS_LABEL,
 	TEMPLATE_TYPES,
 } from './templateFields';
+import { savedTemplate } from './documentFrom';
 
 /**
  * Template Fields, Signers by Role and Template Field Values (templateFields.ts), read from an item
@@ -28,10 +28,9 @@ import {
 const mapperValue = (context: IExecuteSingleFunctions, name: string) =>
 	(context.getNodeParameter(name, {}) ?? {}) as Partial<ResourceMapperValue>;
 
-/** Whether Additional Fields › Template is a fixed choice, not an expression that may vary per item. */
+/** Whether the Template is a fixed choice, not an expression that may vary per item. */
 function templateIsFixed(context: IExecuteSingleFunctions): boolean {
-	const additional = context.getNode().parameters.additionalFields as IDataObject | undefined;
-	const value = locatorValue(additional?.template_id);
+	const value = savedTemplate(context.getNode());
 	return !(typeof value === 'string' && value.startsWith('='));
 }
 

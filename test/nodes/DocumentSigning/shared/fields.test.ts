@@ -6,6 +6,7 @@
  */
 import type { INodeProperties } from 'n8n-workflow';
 
+import { DocumentSigningApi } from '../../../../credentials/DocumentSigningApi.credentials';
 import { DocumentSigning } from '../../../../nodes/DocumentSigning/DocumentSigning.node';
 import { startCountingServer } from '../../../helpers/countingServer';
 import { runDocumentSigning } from '../../../helpers/n8nWorkflow';
@@ -48,36 +49,52 @@ describe('List Paging', () => {
 				(operation) => `${resource} › ${operation}`,
 			),
 		);
-	const withPaging = properties
-		.filter((property) => property.name === 'listPaging')
-		.flatMap(shownFor)
-		.sort();
+	const versionsOf = (property: INodeProperties) =>
+		(property.displayOptions?.show?.['@version'] as number[] | undefined) ?? [1, 2, 3];
+	const inEarlierVersions = (property: INodeProperties) =>
+		versionsOf(property).some((version) => version < 3);
+	const paging = properties.filter((property) => property.name === 'listPaging');
+	const withPaging = paging.flatMap(shownFor).sort();
 
-	it('is on every list operation and beside every From-list locator, Automatic by default', () => {
+	it('in node versions 1 and 2: on every list operation and beside every From-list locator, Automatic by default', () => {
 		const lists = properties.filter((property) => property.name === 'returnAll').flatMap(shownFor);
 		const locators = properties
-			.filter((property) => property.type === 'resourceLocator')
+			.filter((property) => property.type === 'resourceLocator' && inEarlierVersions(property))
 			.flatMap(shownFor);
 		expect(withPaging).toEqual([...new Set([...lists, ...locators])].sort());
-		for (const property of properties.filter((candidate) => candidate.name === 'listPaging'))
-			expect(property.default).toBe('automatic');
+		for (const property of paging) expect(property.default).toBe('automatic');
 	});
 
-	it('its Custom settings are shown only with Custom, and every one is read by the transport', () => {
+	it('in node version 3 on no operation: the credential holds it, once for the service', () => {
+		for (const property of paging) expect(versionsOf(property)).toEqual([1, 2]);
+		const credential = new DocumentSigningApi().properties;
+		expect(credential.find((property) => property.name === 'listPaging')?.default).toBe(
+			'automatic',
+		);
+	});
+
+	it('its Custom settings are shown only with Custom, on the node and in the credential, and every one is read by the transport', () => {
+		const names = [
+			'limitParameter',
+			'nextTokenParameter',
+			'nextTokenPath',
+			'offsetParameter',
+			'recordsPath',
+			'totalPath',
+		];
 		const settings = properties.filter((property) => property.name === 'listPagingSettings');
 		expect(settings.flatMap(shownFor).sort()).toEqual(withPaging);
 		for (const setting of settings) {
 			expect(setting.displayOptions?.show?.listPaging).toEqual(['custom']);
 			expect(
 				((setting.options ?? []) as INodeProperties[]).map((option) => option.name).sort(),
-			).toEqual([
-				'limitParameter',
-				'nextTokenParameter',
-				'nextTokenPath',
-				'offsetParameter',
-				'recordsPath',
-				'totalPath',
-			]);
+			).toEqual(names);
 		}
+		const inCredential = new DocumentSigningApi().properties.filter(
+			(property) => property.displayOptions?.show?.listPaging,
+		);
+		expect(inCredential.map((property) => property.name).sort()).toEqual(names);
+		for (const setting of inCredential)
+			expect(setting.displayOptions?.show?.listPaging).toEqual(['custom']);
 	});
 });

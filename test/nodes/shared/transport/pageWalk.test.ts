@@ -160,7 +160,7 @@ test('page numbers with total_pages that the service ignores: error at page 2', 
 test('a bare array with no hint is paged by number while pages are full; a full first page followed by a repeat is an error naming List Paging, after the offset was tried too', async () => {
 	const bare = service(() => ({ body: range(0, 10) }));
 	await expect(walkPages({ origin, pageSize: 10, fetchPage: bare.fetchPage })).rejects.toThrow(
-		'The service answered page 2, then offset 10 with records it had already sent (10 distinct records read); set List Paging to Custom to say how it pages',
+		'The service answered page 2, then offset 10 with records it had already sent (10 distinct records read); set List Paging to Custom in the credential to say how it pages',
 	);
 	expect(bare.requests).toEqual([
 		{},

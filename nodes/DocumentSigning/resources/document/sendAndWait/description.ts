@@ -3,6 +3,7 @@ import { SEND_AND_WAIT_OPERATION } from 'n8n-workflow';
 
 import { signatureLayoutOption } from '../../../../shared/webhookSignature';
 import { resourceLocator, searchListPaging, showFor } from '../../../shared/fields';
+import { EARLIER_VERSIONS, FROM_VERSIONS, sendAndWaitDocumentFrom } from '../documentFrom';
 
 const show = showFor('document', [SEND_AND_WAIT_OPERATION]);
 const showForDraft = showFor('document', [SEND_AND_WAIT_OPERATION], { documentSource: ['draft'] });
@@ -38,7 +39,7 @@ const LIMIT_VALUES: INodeProperties[] = [
 	}),
 ];
 
-const resumeOn = (value: string, version: number, description: string) =>
+const resumeOn = (value: string, versions: number[], description: string) =>
 	field('Resume On', 'resumeOn', 'options', {
 		default: value,
 		options: [
@@ -53,9 +54,9 @@ const resumeOn = (value: string, version: number, description: string) =>
 		// For n8n's AI workflow builder (n8n 2.x): plain English, no expressions (npm run lint).
 		builderHint: {
 			propertyHint:
-				"For an approval, set Any Final State and put an If node on approved after this node: approved is true only when every signer signed, false when the document was declined, expired or cancelled (its status says which). Completed Only continues only when signed; an unsigned end is then this node's error and stops the workflow unless Settings > On Error routes it. Without this option node version 2 uses Any Final State, version 1 Completed Only. After Limit Wait Time runs out the node passes on its input unchanged, without approved.",
+				"For an approval, set Any Final State and put an If node on approved after this node: approved is true only when every signer signed, false when the document was declined, expired or cancelled (its status says which). Completed Only continues only when signed; an unsigned end is then this node's error and stops the workflow unless Settings > On Error routes it. Without this option node versions 2 and 3 use Any Final State, version 1 Completed Only. After Limit Wait Time runs out the node passes on its input unchanged, without approved.",
 		},
-		displayOptions: { show: { '@version': [version] } },
+		displayOptions: { show: { '@version': versions } },
 	});
 
 export const sendAndWaitOperation: INodePropertyOptions = {
@@ -79,16 +80,7 @@ export const sendAndWaitWebhooks: IWebhookDescription[] = [
 	},
 ];
 
-export const sendAndWaitFields: INodeProperties[] = [
-	field('Document', 'documentSource', 'options', {
-		noDataExpression: true,
-		default: 'new',
-		displayOptions: show,
-		options: [
-			option('Existing Draft', 'draft', 'Send a document saved as a draft'),
-			option('New Document', 'new', 'Create the document from the fields below and send it'),
-		],
-	}),
+const draftLocator = (displayOptions: INodeProperties['displayOptions']) =>
 	resourceLocator({
 		name: 'waitDocumentId',
 		displayName: 'Draft',
@@ -96,9 +88,35 @@ export const sendAndWaitFields: INodeProperties[] = [
 		searchListMethod: 'searchDocuments',
 		idPlaceholder: 'doc_8f3k2j',
 		url: { placeholder: 'https://app.example.com/sign/doc_8f3k2j', pathSegment: 'documents|sign' },
-		displayOptions: showForDraft,
+		displayOptions,
+	});
+
+/** Where the document comes from, shown before Create's fields (documentFrom.ts in version 3). */
+export const sendAndWaitSourceFields: INodeProperties[] = [
+	field('Document', 'documentSource', 'options', {
+		noDataExpression: true,
+		default: 'new',
+		displayOptions: showFor('document', [SEND_AND_WAIT_OPERATION], EARLIER_VERSIONS),
+		options: [
+			option('Existing Draft', 'draft', 'Send a document saved as a draft'),
+			option('New Document', 'new', 'Create the document from the fields below and send it'),
+		],
 	}),
+	sendAndWaitDocumentFrom,
+	draftLocator(
+		showFor('document', [SEND_AND_WAIT_OPERATION], {
+			...EARLIER_VERSIONS,
+			documentSource: ['draft'],
+		}),
+	),
+	draftLocator(
+		showFor('document', [SEND_AND_WAIT_OPERATION], { ...FROM_VERSIONS, documentFrom: ['draft'] }),
+	),
 	...searchListPaging(showForDraft),
+];
+
+/** Shown after Create's fields. */
+export const sendAndWaitFields: INodeProperties[] = [
 	field(
 		'The workflow stops here until the document is signed, then continues with the document as the service reports it ("approved": true once signed). If the time limit passes first, n8n passes on this node\'s input unchanged.',
 		'sendAndWaitNotice',
@@ -129,12 +147,12 @@ export const sendAndWaitFields: INodeProperties[] = [
 			}),
 			resumeOn(
 				'completed',
-				1,
+				[1],
 				'Without this option: Completed, or Any Final State when the node is an AI agent’s human review step (a decline then rejects the tool call). With Completed, a decline, expiry or cancel ends the wait as this node’s error (see Settings › On Error).',
 			),
 			resumeOn(
 				'anyFinal',
-				2,
+				[2, 3],
 				'Without this option: Any Final State, so a decline, expiry or cancel continues with approved false (branch on it with an If node). Completed Only continues only when signed: an unsigned end then stops the workflow here unless Settings › On Error routes it.',
 			),
 			signatureLayoutOption,

@@ -22,6 +22,7 @@ import { FINAL_DOCUMENT_STATUSES } from '../../../../shared/vocabulary';
 import { legacyOrderError } from '../../../shared/agentTool';
 import { requireId } from '../../../shared/validation';
 import { buildDocumentBody } from '../create';
+import { documentSourceOf } from '../documentFrom';
 import { documentOutput, keepWait, resumesWith, unsignedEnd, WAIT_EVENTS } from './webhook';
 import { LIMIT_GRACE_MS, removeStaleWaitWebhooks, waitOwner } from './waitWebhooks';
 
@@ -103,13 +104,18 @@ async function readSource(context: IExecuteFunctions) {
 				await context.helpers.getBinaryDataBuffer(0, property),
 		},
 	} as unknown as IExecuteSingleFunctions;
-	const kind = context.getNodeParameter('documentSource', 0, 'new') as string;
-	if (kind === 'draft') return { draftId: requireId(single, 'waitDocumentId', 'Draft') };
-	if (kind !== 'new')
+	const node = context.getNode();
+	const from = documentSourceOf(node, (name, fallback) =>
+		context.getNodeParameter(name, 0, fallback),
+	);
+	if (from === 'draft') return { draftId: requireId(single, 'waitDocumentId', 'Draft') };
+	if (from !== 'file' && from !== 'template')
 		throw refusal(
 			context,
-			`Document: ${shownInput(String(kind))} is not a choice`,
-			'Choose New Document or Existing Draft.',
+			`${node.typeVersion >= 3 ? 'Document From' : 'Document'}: ${shownInput(from)} is not a choice`,
+			node.typeVersion >= 3
+				? 'Choose Existing Draft, File or Template.'
+				: 'Choose New Document or Existing Draft.',
 		);
 	if ((context.getNodeParameter('additionalFields', 0, {}) as IDataObject).draft === true)
 		throw refusal(

@@ -1,0 +1,151 @@
+/**
+ * What the nodes rely on in n8n's server (packages/cli) beyond its public node interfaces
+ * (docs/node-behaviour.md, "Where the nodes depend on n8n"), read from the pinned hosts' installed
+ * code: e2e/n8n-host (n8n 2.41.1), e2e/n8n-host-1x (1.123.x) and e2e/n8n-host-1.110 (1.110.1, the
+ * floor). The server cannot run here without its database, so each test reads the compiled
+ * source for the one statement the package depends on; it fails when that statement changes.
+ *
+ * The hosts come from `scripts/n8n-host.sh ensure` (cached outside the clone; the e2e suite's
+ * global setup has installed them).
+ */
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+const ROOT = path.resolve(__dirname, '..');
+const hosts = new Map<string, string>();
+
+/** The host's n8n/dist folder, installing the host first if needed. */
+function cliDist(id: string): string {
+	let dir = hosts.get(id);
+	if (!dir) {
+		dir = execFileSync('bash', [path.join(ROOT, 'scripts', 'n8n-host.sh'), 'ensure', id], {
+			encoding: 'utf8',
+			stdio: ['ignore', 'pipe', 'inherit'],
+			timeout: 40 * 60_000,
+		}).trim();
+		hosts.set(id, dir);
+	}
+	return path.join(dir, 'node_modules', 'n8n', 'dist');
+}
+
+const read = (id: string, file: string) => fs.readFileSync(path.join(cliDist(id), file), 'utf8');
+
+/** The body of `name(` … up to the next method at class level (two-space indent), as compiled. */
+function methodBody(source: string, name: string): string {
+	const start = source.search(new RegExp(`\\n    (async )?${name}\\(`));
+	expect(start).toBeGreaterThanOrEqual(0);
+	const end = source.slice(start + 1).search(/\n {4}(async )?[A-Za-z_]+\([^)]*\) \{/);
+	return source.slice(start, end < 0 ? undefined : start + 1 + end);
+}
+
+/** A compiled arrow function's parameter names: `const emit = (a, b) =>`. */
+function arrowParameters(source: string, name: string): string[] {
+	const match = new RegExp(`const ${name} = \\(([^)]*)\\) =>`).exec(source);
+	expect(match).not.toBeNull();
+	return match![1].split(',').map((parameter) => parameter.trim());
+}
+
+/** The package's own pattern, as waitWebhooks.ts writes it. */
+function packagePattern(name: string): RegExp {
+	const source = fs.readFileSync(
+		path.join(ROOT, 'nodes/DocumentSigning/resources/document/sendAndWait/waitWebhooks.ts'),
+		'utf8',
+	);
+	const match = new RegExp(`const ${name} = /(.+)/([a-z]*);`).exec(source);
+	expect(match).not.toBeNull();
+	return new RegExp(match![1], match![2]);
+}
+
+/** Every message template of `source` that names the execution, filled in with `id`. */
+function executionMessages(source: string, id: string): string[] {
+	return [...source.matchAll(/`(The execution "\$\{executionId\}[^`]*)`/g)].map((match) =>
+		match[1].replace('${executionId}', id),
+	);
+}
+
+const HOSTS = ['2', '1', '1.110'];
+const BEFORE = 40 * 60_000;
+
+describe.each(HOSTS)('n8n host %s', (id) => {
+	beforeAll(() => cliDist(id), BEFORE);
+
+	it("waitWebhooks.ts (to remove): n8n's words for a wait that is gone or over still match", () => {
+		const source = read(id, 'webhooks/waiting-webhooks.js');
+		const messages = executionMessages(source, '123');
+		const gone = packagePattern('N8N_GONE');
+		const finished = packagePattern('N8N_FINISHED');
+		expect(messages.filter((message) => gone.test(message))).toEqual([
+			'The execution "123" does not exist.',
+		]);
+		// A run that ended in an error; a finished run of another node (n8n's own missing quote).
+		expect(messages.filter((message) => finished.test(message)).sort()).toEqual([
+			'The execution "123 has finished already.',
+			'The execution "123" has finished with error.',
+		]);
+	});
+
+	it('waitWebhooks.ts (to remove): a finished Send and Wait gets the "No action required" page', () => {
+		const source = read(id, 'webhooks/waiting-webhooks.js');
+		expect(source).toContain("res.render('send-and-wait-no-action-required'");
+		// Chosen by the node's Operation, which the package sets to SEND_AND_WAIT_OPERATION.
+		expect(methodBody(source, 'isSendAndWaitRequest')).toContain(
+			'parameters.operation === n8n_workflow_1.SEND_AND_WAIT_OPERATION',
+		);
+		const page = fs.readFileSync(
+			path.join(cliDist(id), '..', 'templates', 'send-and-wait-no-action-required.handlebars'),
+			'utf8',
+		);
+		expect(page).toContain('<title>No action required</title>');
+	});
+
+	it("Polling mode: a webhook whose httpMethod is '' registers nothing", () => {
+		const body = methodBody(read(id, 'webhooks/webhook.service.js'), 'getNodeWebhooks');
+		expect(body).toMatch(/String\(webhookMethods\)\s*\.split\(','\)/);
+		expect(body).toMatch(/if \(!httpMethod\)\s*return;/);
+	});
+});
+
+describe('emit: the deduplication key polling.ts detects by emit.length >= 4', () => {
+	beforeAll(() => HOSTS.forEach(cliDist), BEFORE);
+
+	it('n8n 2.41.1 passes emit a 4th parameter, the key, on to runWorkflow', () => {
+		const source = read('2', 'workflows/triggers/trigger-execution-context.factory.js');
+		const body = methodBody(source, 'getExecuteTriggerFunctions');
+		expect(arrowParameters(body, 'emit')).toEqual([
+			'data',
+			'responsePromise',
+			'donePromise',
+			'deduplicationKey',
+		]);
+		expect(body).toMatch(/runWorkflow\([^)]*deduplicationKey\)/);
+		// The emit handed to the node is that function (TriggerContext keeps it as is: engine.test.ts).
+		expect(body).toMatch(/new n8n_core_1\.TriggerContext\([^)]*\bemit, emitError/);
+		// And a trigger other than the Schedule Trigger keeps registerCron's present path.
+		expect(
+			methodBody(
+				read('2', 'scheduling/schedule-trigger-node/schedule-trigger-job-registrar.js'),
+				'interceptsNode',
+			),
+		).toContain('node.type !== n8n_workflow_1.SCHEDULE_TRIGGER_NODE_TYPE');
+	});
+
+	it.each(['1', '1.110'])('n8n host %s takes three, so the event is not emitted again', (id) => {
+		const body = methodBody(read(id, 'active-workflow-manager.js'), 'getExecuteTriggerFunctions');
+		expect(arrowParameters(body, 'emit')).toEqual(['data', 'responsePromise', 'donePromise']);
+	});
+});
+
+describe('Send and Wait as an AI review gate (n8n 2.41.1)', () => {
+	beforeAll(() => cliDist('2'), BEFORE);
+
+	it("n8n generates a HitlTool from a node whose Operation offers SEND_AND_WAIT_OPERATION, with a 'message' field", () => {
+		const source = read('2', 'tool-generation/hitl-tools.js');
+		const check = source.slice(source.indexOf('function hasSendAndWaitOperation('));
+		expect(check.slice(0, check.indexOf('\n}'))).toContain(
+			'opt.value === n8n_workflow_1.SEND_AND_WAIT_OPERATION',
+		);
+		expect(source).toMatch(/name: 'message'/);
+		expect(source).toContain('function convertNodeToHitlTool(');
+	});
+});

@@ -1,0 +1,141 @@
+import type { IDataObject, INode, INodeProperties } from 'n8n-workflow';
+import { SEND_AND_WAIT_OPERATION } from 'n8n-workflow';
+
+import { resourceLocator, showFor } from '../../shared/fields';
+import { locatorValue, templateMapperFields } from './templateFields';
+
+/**
+ * Node version 3: where a new document comes from is the first choice of Create and of Send and
+ * Wait ("Document From": File, Template, or for Send and Wait an Existing Draft), and the
+ * template is a top-level field, so choosing it shows its fields and roles at once. Versions 1
+ * and 2 keep Attach File and Additional Fields › Template (their saved workflows run as before).
+ */
+
+export type DocumentFrom = 'file' | 'template' | 'draft';
+
+/** The first node version with Document From. */
+const VERSION = 3;
+export const FROM_VERSIONS = { '@version': [VERSION] };
+export const EARLIER_VERSIONS = { '@version': [1, 2] };
+
+const usesDocumentFrom = (node: INode) => node.typeVersion >= VERSION;
+
+/** Where each version keeps the template, as errors name it. */
+export const templateLabel = (node: INode) =>
+	usesDocumentFrom(node) ? 'Template' : 'Additional Fields › Template';
+
+/** The template parameter's path in the node's parameters, as the editor and n8n read it. */
+export const templatePath = (node: INode) =>
+	usesDocumentFrom(node) ? 'documentTemplate' : 'additionalFields.template_id';
+
+/** The raw template choice (a locator, an id or an expression) from a node's saved parameters. */
+export function savedTemplate(node: INode): unknown {
+	const { parameters } = node;
+	if (!usesDocumentFrom(node))
+		return locatorValue((parameters.additionalFields as IDataObject | undefined)?.template_id);
+	return parameters.documentFrom === 'template' ? locatorValue(parameters.documentTemplate) : '';
+}
+
+type Read = (name: string, fallback: unknown) => unknown;
+
+/** Send and Wait's choice: an existing draft, or a new document from a file or a template. */
+export function documentSourceOf(node: INode, read: Read): string {
+	if (usesDocumentFrom(node)) return String(read('documentFrom', 'file'));
+	const source = String(read('documentSource', 'new'));
+	return source === 'new' ? 'file' : source;
+}
+
+/** A new document's source as the item's parameters say (`additional`: its Additional Fields). */
+export function readDocumentFrom(
+	node: INode,
+	read: Read,
+	additional: IDataObject,
+): { from: string; template: unknown; attachFile: boolean } {
+	if (!usesDocumentFrom(node))
+		return {
+			from: additional.template_id ? 'template' : 'file',
+			template: locatorValue(additional.template_id),
+			attachFile: read('attachFile', false) === true,
+		};
+	const from = String(read('documentFrom', 'file'));
+	return {
+		from,
+		template: from === 'template' ? locatorValue(read('documentTemplate', '')) : undefined,
+		attachFile: from === 'file',
+	};
+}
+
+const OPERATIONS = ['create', SEND_AND_WAIT_OPERATION];
+const shownFrom = (from: DocumentFrom) =>
+	showFor('document', OPERATIONS, { ...FROM_VERSIONS, documentFrom: [from] });
+
+const choice = (name: string, value: DocumentFrom, description: string) => ({
+	name,
+	value,
+	description,
+});
+const FILE = choice(
+	'File',
+	'file',
+	'Upload a file of the input item (e.g. from Google Drive, an email attachment or Read File)',
+);
+const TEMPLATE = choice(
+	'Template',
+	'template',
+	"One of your templates, with its fields and signers' roles filled from the input",
+);
+
+function documentFromField(operation: string, options: Array<ReturnType<typeof choice>>) {
+	return {
+		displayName: 'Document From',
+		name: 'documentFrom',
+		type: 'options',
+		noDataExpression: true,
+		default: 'file',
+		description: 'Where the document comes from',
+		options,
+		displayOptions: showFor('document', [operation], FROM_VERSIONS),
+	} satisfies INodeProperties;
+}
+
+/** Create's Document From. */
+export const createDocumentFrom: INodeProperties = documentFromField('create', [FILE, TEMPLATE]);
+
+/** Send and Wait's Document From: also an existing draft. */
+export const sendAndWaitDocumentFrom: INodeProperties = documentFromField(SEND_AND_WAIT_OPERATION, [
+	choice(
+		'Existing Draft',
+		'draft',
+		'A document saved as a draft (Document › Create with Save as Draft), sent with its signers',
+	),
+	FILE,
+	TEMPLATE,
+]);
+
+/** Shown right after Document From: the template, or the input's file. */
+export const sourceFields: INodeProperties[] = [
+	resourceLocator({
+		name: 'documentTemplate',
+		displayName: 'Template',
+		description:
+			'The template the document is made from: its fields and roles are listed below once it is chosen',
+		searchListMethod: 'searchTemplates',
+		idPlaceholder: 'tpl_2b7x0d',
+		displayOptions: shownFrom('template'),
+	}),
+	{
+		displayName: 'Input Binary Field',
+		name: 'binaryPropertyName',
+		type: 'string',
+		default: 'data',
+		required: true,
+		hint: 'The name of the input field containing the file (PDF, DOCX, PNG or JPEG; at most 10 MB)',
+		displayOptions: shownFrom('file'),
+	},
+];
+
+/** A template's fields and roles (Signers follows them: create.ts). */
+export const templateFieldsFrom: INodeProperties[] = templateMapperFields(
+	shownFrom('template'),
+	'documentTemplate.value',
+);
