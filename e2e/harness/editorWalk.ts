@@ -135,17 +135,22 @@ export class EditorWalk {
 		return await this.ndv.locator('[data-test-id="node-version"]').innerText();
 	}
 
-	/** An options parameter: its dropdown opened, one option chosen. */
+	/** An options parameter: its dropdown opened, one option chosen (by its name, above any description). */
 	async chooseOption(parameter: string, option: string, label: string): Promise<void> {
 		const input = this.ndv.locator(`[data-test-id="parameter-input-${parameter}"]`);
 		await input.click();
 		this.opened(`${label} dropdown`);
-		await this.page
-			.locator('.el-select-dropdown__item:visible')
-			.filter({ hasText: exact(option) })
-			.click();
+		await this.dropdownItem(option).click();
 		await waitForValue(input, option);
 		this.touched(label);
+	}
+
+	/** An item of the open dropdown, by its whole text or, when it has a description, its name. */
+	private dropdownItem(name: string): Locator {
+		const items = this.page.locator('.el-select-dropdown__item:visible');
+		return items
+			.filter({ hasText: exact(name) })
+			.or(items.filter({ has: this.page.locator('.option-headline', { hasText: exact(name) }) }));
 	}
 
 	/** The credential, chosen only when n8n has not chosen it already (the only one of its type). */
@@ -159,10 +164,7 @@ export class EditorWalk {
 		}
 		await select.click();
 		this.opened('Credential dropdown');
-		await this.page
-			.locator('.el-select-dropdown__item:visible')
-			.filter({ hasText: exact(name) })
-			.click();
+		await this.dropdownItem(name).click();
 		await waitForValue(select, name);
 		this.touched('Credential');
 		return 'chosen';
@@ -177,10 +179,7 @@ export class EditorWalk {
 		await item.locator('[data-test-id="collection-parameter-add"]').click();
 		this.opened(`${collection} › Add Field dropdown`);
 		this.touched(`${collection} › Add Field`);
-		await this.page
-			.locator('.el-select-dropdown__item:visible')
-			.filter({ hasText: exact(field) })
-			.click();
+		await this.dropdownItem(field).click();
 	}
 
 	/** A resource locator in "From List" mode: its list opened, one record chosen. */
@@ -191,6 +190,50 @@ export class EditorWalk {
 		await this.page.locator('[data-test-id="rlc-item"]').filter({ hasText: record }).click();
 		await waitForValue(rlc, record);
 		this.touched(label);
+	}
+
+	/**
+	 * The fields the panel shows above a parameter (below Resource and Operation): the labels of
+	 * the top-level parameter items that end above it, in order. What a person reads past to reach
+	 * it; not counted as touched.
+	 */
+	async fieldsAbove(testId: string): Promise<string[]> {
+		const target = this.ndv.locator(`[data-test-id="${testId}"]`).first();
+		await target.waitFor();
+		return await target.evaluate((element) => {
+			type Box = { top: number; bottom: number };
+			type Item = {
+				contains(other: unknown): boolean;
+				parentElement: Item | null;
+				closest(selector: string): Item | null;
+				querySelector(selector: string): { innerText: string } | null;
+				getBoundingClientRect(): Box;
+				innerText: string;
+			};
+			const own = element as unknown as Item;
+			const panel = own.closest('.node-settings');
+			if (!panel) return [];
+			const items = Array.from(
+				(panel as unknown as { querySelectorAll(s: string): ArrayLike<Item> }).querySelectorAll(
+					'[data-test-id="parameter-item"]',
+				),
+			);
+			const top = own.getBoundingClientRect().top;
+			return items
+				.filter((item) => !item.parentElement?.closest('[data-test-id="parameter-item"]'))
+				.filter((item) => {
+					// Shown (the Settings tab's items have no box) and ending above the target.
+					const box = item.getBoundingClientRect();
+					return !item.contains(own) && box.bottom > box.top && box.bottom <= top;
+				})
+				.filter(
+					(item) =>
+						!item.querySelector('[data-test-id="parameter-input-resource"]') &&
+						!item.querySelector('[data-test-id="parameter-input-operation"]'),
+				)
+				.map((item) => (item.querySelector('[data-test-id="input-label"]') ?? item).innerText)
+				.map((text) => text.split('\n')[0].trim());
+		});
 	}
 
 	/**
