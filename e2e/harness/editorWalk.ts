@@ -250,6 +250,19 @@ export class EditorWalk {
 		await this.page.keyboard.press('ControlOrMeta+a');
 		await this.page.keyboard.insertText(expression);
 		await scope.locator('.cm-content', { hasText: expression }).first().waitFor();
+		// Done with it: its result preview, which opens over the fields below, closes.
+		await editor.evaluate((element) => (element as unknown as { blur(): void }).blur());
+		await this.page.waitForFunction(() =>
+			Array.from(
+				(
+					globalThis as unknown as {
+						document: {
+							querySelectorAll(s: string): ArrayLike<{ getClientRects(): ArrayLike<unknown> }>;
+						};
+					}
+				).document.querySelectorAll('[data-test-id="inline-expression-editor-output"]'),
+			).every((output) => output.getClientRects().length === 0),
+		);
 		this.touched(label);
 	}
 
