@@ -258,6 +258,11 @@ async function main(): Promise<void> {
 						eventsPerSecond: args.eventRate,
 						receiver: 'webhook',
 					});
+					results.triggerBaselineV1 = await runTrigger(ctx, {
+						events: args.events,
+						eventsPerSecond: args.eventRate,
+						receiver: 'webhookV1',
+					});
 					results.triggerLegacyEngine = await triggerWithLegacyEngine(ctx, args);
 				}
 			}

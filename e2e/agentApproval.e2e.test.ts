@@ -469,7 +469,10 @@ describe('the gate called twice in one agent run (AI Agent 3.1)', () => {
 			signal: AbortSignal.timeout(30_000),
 		});
 		expect(replay.status).toBe(200);
-		expect(await replay.json()).toMatchObject({ ignored: true, wait: 'ended' });
+		expect(await replay.json()).toMatchObject({
+			ignored: true,
+			reason: "a link of an earlier wait, or of another node's",
+		});
 		await sandbox.flushDeliveries();
 		const [still] = (await ownExecutions(setup)).filter(
 			(candidate) => candidate.id === execution.id,

@@ -46,58 +46,11 @@ function arrowParameters(source: string, name: string): string[] {
 	return match![1].split(',').map((parameter) => parameter.trim());
 }
 
-/** The package's own pattern, as waitWebhooks.ts writes it. */
-function packagePattern(name: string): RegExp {
-	const source = fs.readFileSync(
-		path.join(ROOT, 'nodes/DocumentSigning/resources/document/sendAndWait/waitWebhooks.ts'),
-		'utf8',
-	);
-	const match = new RegExp(`const ${name} = /(.+)/([a-z]*);`).exec(source);
-	expect(match).not.toBeNull();
-	return new RegExp(match![1], match![2]);
-}
-
-/** Every message template of `source` that names the execution, filled in with `id`. */
-function executionMessages(source: string, id: string): string[] {
-	return [...source.matchAll(/`(The execution "\$\{executionId\}[^`]*)`/g)].map((match) =>
-		match[1].replace('${executionId}', id),
-	);
-}
-
 const HOSTS = ['2', '1', '1.110'];
 const BEFORE = 40 * 60_000;
 
 describe.each(HOSTS)('n8n host %s', (id) => {
 	beforeAll(() => cliDist(id), BEFORE);
-
-	it("waitWebhooks.ts (to remove): n8n's words for a wait that is gone or over still match", () => {
-		const source = read(id, 'webhooks/waiting-webhooks.js');
-		const messages = executionMessages(source, '123');
-		const gone = packagePattern('N8N_GONE');
-		const finished = packagePattern('N8N_FINISHED');
-		expect(messages.filter((message) => gone.test(message))).toEqual([
-			'The execution "123" does not exist.',
-		]);
-		// A run that ended in an error; a finished run of another node (n8n's own missing quote).
-		expect(messages.filter((message) => finished.test(message)).sort()).toEqual([
-			'The execution "123 has finished already.',
-			'The execution "123" has finished with error.',
-		]);
-	});
-
-	it('waitWebhooks.ts (to remove): a finished Send and Wait gets the "No action required" page', () => {
-		const source = read(id, 'webhooks/waiting-webhooks.js');
-		expect(source).toContain("res.render('send-and-wait-no-action-required'");
-		// Chosen by the node's Operation, which the package sets to SEND_AND_WAIT_OPERATION.
-		expect(methodBody(source, 'isSendAndWaitRequest')).toContain(
-			'parameters.operation === n8n_workflow_1.SEND_AND_WAIT_OPERATION',
-		);
-		const page = fs.readFileSync(
-			path.join(cliDist(id), '..', 'templates', 'send-and-wait-no-action-required.handlebars'),
-			'utf8',
-		);
-		expect(page).toContain('<title>No action required</title>');
-	});
 
 	it("Polling mode: a webhook whose httpMethod is '' registers nothing", () => {
 		const body = methodBody(read(id, 'webhooks/webhook.service.js'), 'getNodeWebhooks');

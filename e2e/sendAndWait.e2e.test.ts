@@ -13,8 +13,9 @@
  * - Each wait ends once: two identical completions at once, and the service's retry while the
  *   first call still downloads the signed PDF.
  * - Every signature layout ends a wait; a forged delivery in each does not.
- * - On a service that keeps only a webhook's url and events: a cancel, the time limit and a resume
- *   each leave no webhook behind once the workflow runs again.
+ * - On a service that keeps only a webhook's url and events: a cancelled and a timed-out wait's
+ *   webhooks stay while their documents are open, and go on the next run once the service no
+ *   longer has the documents; a resume leaves none.
  * - A wait survives an n8n restart; waits started at the same moment keep each other's webhooks.
  * - The `numeric-ids+items-links` and `minimal` dialects.
  *
@@ -31,6 +32,7 @@ import {
 	type DeliverySignatureStyle,
 } from '../sandbox/deliverySignature';
 import { SIGNING_DIALECTS } from '../sandbox/dialects';
+import { LIMIT_GRACE_MS } from '../nodes/DocumentSigning/resources/document/sendAndWait/waitWebhooks';
 import { startRewritingProxy } from '../test/helpers/rewritingProxy';
 import { waitFor, webhookSecret } from '../test/helpers/sandbox';
 import { launchBrowser, signEverySigner } from './harness/browser';
@@ -495,7 +497,10 @@ describe('Send and Wait for Signature in a real n8n', () => {
 			});
 			expect(answer).toEqual({
 				status: 200,
-				body: expect.objectContaining({ ignored: true, wait: 'ended' }),
+				body: expect.objectContaining({
+					ignored: true,
+					reason: "a link of an earlier wait, or of another node's",
+				}),
 			});
 			await sandbox.flushDeliveries();
 			const [still] = (await ownExecutions(scenario)).filter(
@@ -613,7 +618,7 @@ describe('Send and Wait for Signature in a real n8n', () => {
 			sandbox.configure({ dialect: 'default' });
 		});
 
-		it('a cancel, the time limit, then a resume: once the workflow runs again, no webhook is left', async () => {
+		it('a cancel and the time limit: each webhook stays while its document is open, and goes on the next run once the service no longer has the document; a resume leaves none', async () => {
 			const scenario = scenarios.urlEvents;
 			const cancelled = await startWait(scenario, 'msa-url-events-cancelled.pdf');
 			const limited = await startWait(scenario, 'msa-url-events-limited.pdf');
@@ -638,17 +643,42 @@ describe('Send and Wait for Signature in a real n8n', () => {
 			expect(webhooksOf(cancelled.execution)).toHaveLength(1);
 			expect(webhooksOf(limited.execution)).toHaveLength(1);
 
+			// What the cleanup goes by survives in n8n's resume URL: the owner tag and the limit.
+			const limitedUrl = new URL(webhooksOf(limited.execution)[0].url);
+			expect(limitedUrl.searchParams.get('owner')).toMatch(/^[0-9a-f]{16}$/);
+			expect(Number(limitedUrl.searchParams.get('until'))).toBeLessThanOrEqual(Date.now());
+
+			// Both documents are open: the cancelled wait's webhook stays, and the limited one's while
+			// its limit's grace runs (on a very slow machine the next run may start past it; then it
+			// goes). The removal past the grace is the unit suite's (waitWebhooks.test.ts, clock moved).
+			const graceEnds = Number(limitedUrl.searchParams.get('until')) + LIMIT_GRACE_MS;
+			const nextStarts = Date.now();
 			const next = await startWait(scenario, 'msa-url-events-next.pdf');
-			expect(webhooksOf(cancelled.execution)).toEqual([]);
-			expect(webhooksOf(limited.execution)).toEqual([]);
+			expect(webhooksOf(cancelled.execution)).toHaveLength(1);
+			if (Date.now() < graceEnds) expect(webhooksOf(limited.execution)).toHaveLength(1);
+			else if (nextStarts > graceEnds) expect(webhooksOf(limited.execution)).toEqual([]);
+			for (const { documentId } of [cancelled, limited]) {
+				const removed = await fetch(`${sandbox.baseUrl}/documents/${documentId}`, {
+					method: 'DELETE',
+					headers: { authorization: `Bearer ${apiKey}` },
+					signal: AbortSignal.timeout(10_000),
+				});
+				expect(removed.status).toBe(204);
+			}
 			sandbox.actAsSigner(next.documentId, signerIdsOf(next.documentId)[0], 'sign');
 			expect((await finished(scenario, next.execution.id)).status).toBe('success');
 			expect(webhooksOf(next.execution)).toEqual([]);
+
+			const last = await startWait(scenario, 'msa-url-events-last.pdf');
+			expect(webhooksOf(cancelled.execution)).toEqual([]);
+			expect(webhooksOf(limited.execution)).toEqual([]);
+			sandbox.actAsSigner(last.documentId, signerIdsOf(last.documentId)[0], 'sign');
+			expect((await finished(scenario, last.execution.id)).status).toBe('success');
 			const scenarioWebhooks = sandbox.store
 				.webhooksOf(apiKey)
 				.filter((webhook) =>
-					[cancelled.execution.id, limited.execution.id, next.execution.id].some((id) =>
-						webhook.url.includes(`/webhook-waiting/${id}/`),
+					[cancelled.execution.id, limited.execution.id, next.execution.id, last.execution.id].some(
+						(id) => webhook.url.includes(`/webhook-waiting/${id}/`),
 					),
 				);
 			expect(scenarioWebhooks).toEqual([]);

@@ -23,6 +23,10 @@
  * that does not get there fails in its own test, with what its workflow ran and the poll's lines
  * of n8n's log.
  *
+ * n8n runs with its durable scheduler's flags on (DURABLE_SCHEDULER below, off by default in
+ * 2.41.1), the path n8n is moving its Schedule Trigger and polling nodes to; e2e/triggerPolling
+ * runs with n8n's defaults. Both must give each event once, across the restart.
+ *
  * Needs the package built (`npm run build`). About 4 minutes when every case passes: one n8n start,
  * two poll minutes and one restart.
  */
@@ -35,6 +39,13 @@ import { waitForState } from './harness/waitForState';
 import { createDocument, executionItems, importWorkflows } from './harness/workflows';
 
 /** Events a poll emits: the webhook events (account changes are logged, never emitted). */
+/** n8n 2.41's durable scheduler, with polling triggers and durable cursors (all off by default). */
+const DURABLE_SCHEDULER = {
+	N8N_SCHEDULER_ENABLED: 'true',
+	N8N_SCHEDULER_POLL_TRIGGERS_ENABLED: 'true',
+	N8N_SCHEDULER_TRIGGER_NODE_MODE: 'new',
+	N8N_POLLER_DURABLE_CURSORS_ENABLED: 'true',
+};
 const DELIVERED = new Set<string>(WEBHOOK_EVENTS);
 /** One poll minute, the executions it starts (four workflows at once) and a loaded machine's slack. */
 const POLL_PHASE_MS = 150_000;
@@ -223,6 +234,7 @@ describe(`Polling a hostile audit log, in a real n8n whose zone is ${N8N_ZONE}`,
 				N8N_WEBHOOK_URL: UNREACHABLE_WEBHOOK_URL,
 				TZ: N8N_ZONE,
 				GENERIC_TIMEZONE: N8N_ZONE,
+				...DURABLE_SCHEDULER,
 			},
 		});
 		const credentialIds = await n8n.importCredentials(

@@ -19,9 +19,11 @@ export interface TriggerOptions {
 	/**
 	 * `trigger`: the Document Signing Trigger (registers its own webhook, verifies signatures,
 	 * drops repeats). `webhook`: n8n's plain Webhook node, registered with the service by hand
-	 * (no verification, no deduplication): what n8n itself costs per delivery.
+	 * (no verification, no deduplication): what n8n itself costs per delivery. `webhookV1`: the
+	 * same at the Webhook node's version 1, which n8n 2.41 gives the expression isolate every
+	 * other webhook node (the trigger included) takes.
 	 */
-	receiver: 'trigger' | 'webhook';
+	receiver: 'trigger' | 'webhook' | 'webhookV1';
 }
 
 export interface TriggerResult {
@@ -81,7 +83,12 @@ export async function runTrigger(
 		await n8n.activate(workflowId);
 	} else {
 		const path = `bench-plain-webhook-${Date.now()}`;
-		const hook = webhookNode(path, 'Webhook', 'onReceived');
+		const hook = webhookNode(
+			path,
+			'Webhook',
+			'onReceived',
+			options.receiver === 'webhookV1' ? 1 : 2,
+		);
 		firstNode = hook.name;
 		workflowId = await createWorkflow(n8n, chain('bench plain webhook', [hook, noOpNode()]));
 		await n8n.activate(workflowId);

@@ -20,6 +20,7 @@ export function webhookNode(
 	path: string,
 	name = 'Webhook',
 	responseMode: 'lastNode' | 'onReceived' = 'lastNode',
+	typeVersion = 2,
 ): WorkflowNode {
 	const parameters: Record<string, unknown> = {
 		httpMethod: 'POST',
@@ -28,7 +29,7 @@ export function webhookNode(
 		options: {},
 	};
 	if (responseMode === 'lastNode') parameters.responseData = 'noData';
-	return node(name, 'n8n-nodes-base.webhook', 2, parameters, { webhookId: randomUUID() });
+	return node(name, 'n8n-nodes-base.webhook', typeVersion, parameters, { webhookId: randomUUID() });
 }
 
 /** One item per element of the request body's `items` array (objects are spread into json). */

@@ -5,21 +5,23 @@ import type { SignatureLayout } from './vocabulary';
 
 /**
  * What one n8n process remembers of a workflow node between calls: webhook() cannot save static
- * or custom data unless it starts an execution. Bounded; losing any of it is never a wrong answer.
+ * or custom data unless it starts an execution. Each store is bounded on its own (below); losing
+ * any of it is never a wrong answer, only a slower or repeated check.
  */
 const newMemory = () => ({
-	/** Signing secrets recomputed from the credential, by registration. */
+	/** Signing secrets recomputed from the credential (a key derivation per delivery saved), by registration; 1,000 (`remember`). */
 	secrets: new Map<string, string>(),
-	/** Automatic Signature Layout: the first layout that verified, by registration or wait. */
+	/** Automatic Signature Layout: the first layout that verified, by registration or wait; 1,000 (`remember`). */
 	layouts: new Map<string, SignatureLayout>(),
-	/** Waits whose resume call is being handled now (Send and Wait). */
+	/** Waits whose resume call is being handled now (Send and Wait): each leaves when its call ends. */
 	busyWaits: new Set<string>(),
-	/** Delivery ids passed on and processed (trigger), with when, oldest first. */
+	/** Delivery ids passed on and processed (trigger), with when, oldest first; MAX_REMEMBERED_DELIVERIES, REMEMBER_MS. */
 	processed: new Map<string, number>(),
-	/** Deliveries passed on whose execution has not settled its claim yet. */
+	/** Deliveries passed on whose execution has not settled its claim yet; 1,000 (`remember`). */
 	inFlight: new Map<string, InFlight>(),
-	/** Where Send and Wait's next sweep of the account's webhooks goes on. */
+	/** Where Send and Wait's next sweep of the account's webhooks goes on: one place. */
 	sweepPlace: undefined as PageRequest | undefined,
+	/** The "deliveries cannot be claimed" warning is logged once per node. */
 	warnedNotClaimable: false,
 });
 export type NodeMemory = ReturnType<typeof newMemory>;
@@ -41,8 +43,13 @@ export const MAX_REMEMBERED_IN_ALL = 50_000;
 /** The service retries for well under a day. */
 export const REMEMBER_MS = 24 * 60 * 60 * 1000;
 
-/** Workflow nodes by workflow and node id, most recently used last. */
+/** Workflow nodes by workflow and node id, most recently used last; MAX_NODES. */
 const nodes = new Map<string, NodeMemory>();
+const MAX_NODES = 1_000;
+/** Ids in all nodes' `processed`, counted as they come and go, so no delivery walks the nodes. */
+let processedInAll = 0;
+/** The node holding the most ids when it last grew: past MAX_REMEMBERED_IN_ALL it forgets first. */
+let fullest: NodeMemory | undefined;
 
 /** Adds an entry to one of a node's bounded maps (1,000 entries), forgetting its oldest beyond. */
 export function remember<K, V>(map: Map<K, V>, key: K, value: V): void {
@@ -51,11 +58,18 @@ export function remember<K, V>(map: Map<K, V>, key: K, value: V): void {
 	if (map.size > 1_000) map.delete(map.keys().next().value as K);
 }
 
-/** The memory of one workflow node, made when first asked for; 1,000 nodes at most. */
+/** The memory of one workflow node, made when first asked for; the least recently used goes first. */
 export function memoryOf(workflowId: string | undefined, nodeId: string | undefined): NodeMemory {
 	const key = `${workflowId ?? ''}\u0000${nodeId ?? ''}`;
 	const memory = nodes.get(key) ?? newMemory();
-	remember(nodes, key, memory);
+	nodes.delete(key);
+	nodes.set(key, memory);
+	if (nodes.size > MAX_NODES) {
+		const [oldestKey, oldest] = nodes.entries().next().value as [string, NodeMemory];
+		nodes.delete(oldestKey);
+		processedInAll -= oldest.processed.size;
+		if (fullest === oldest) fullest = undefined;
+	}
 	return memory;
 }
 
@@ -70,23 +84,27 @@ export function wasProcessed(memory: NodeMemory, deliveryId: string, now = Date.
 	const kept = keptId(deliveryId);
 	const at = memory.processed.get(kept);
 	if (at !== undefined && now - at <= REMEMBER_MS) return true;
-	memory.processed.delete(kept);
+	forget(memory, kept);
 	return false;
 }
 
-const oldestOf = (map: Map<string, unknown>) => map.keys().next().value as string;
+function forget(memory: NodeMemory, kept: string | undefined): void {
+	if (kept !== undefined && memory.processed.delete(kept)) processedInAll--;
+}
+
+const oldestOf = (map: Map<string, unknown>) => map.keys().next().value as string | undefined;
 
 /** Records the delivery as processed; false when it already was. Synchronous, so only one wins. */
 export function markProcessed(memory: NodeMemory, deliveryId: string, now = Date.now()): boolean {
 	if (wasProcessed(memory, deliveryId, now)) return false;
 	memory.processed.set(keptId(deliveryId), now);
-	if (memory.processed.size > MAX_REMEMBERED_DELIVERIES)
-		memory.processed.delete(oldestOf(memory.processed));
-	// The node keeping the most ids forgets its oldest: a flood evicts the flooder's own ids only.
-	const all = [...nodes.values()];
-	if (all.reduce((sum, node) => sum + node.processed.size, 0) > MAX_REMEMBERED_IN_ALL) {
-		const largest = all.reduce((a, b) => (b.processed.size > a.processed.size ? b : a));
-		largest.processed.delete(oldestOf(largest.processed));
+	processedInAll++;
+	if (memory.processed.size > MAX_REMEMBERED_DELIVERIES) forget(memory, oldestOf(memory.processed));
+	if (!fullest || memory.processed.size >= fullest.processed.size) fullest = memory;
+	// The fullest node forgets its oldest: a flood evicts the flooder's own ids only.
+	if (processedInAll > MAX_REMEMBERED_IN_ALL) {
+		const victim = fullest.processed.size > 0 ? fullest : memory;
+		forget(victim, oldestOf(victim.processed));
 	}
 	return true;
 }

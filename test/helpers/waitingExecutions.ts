@@ -382,11 +382,14 @@ export class WaitingHost {
 	unavailable = false;
 	/** While set, every call is answered with it before n8n looks at it (a proxy in front of n8n). */
 	proxyAnswer: { status: number; body: unknown } | undefined;
+	/** Every request this stand-in received, answered or not. */
+	requests = 0;
 
 	private async handle(
 		req: http.IncomingMessage,
 		rawBody: Buffer,
 	): Promise<{ status: number; body: unknown }> {
+		this.requests++;
 		if (this.unavailable) return { status: 503, body: { message: 'unavailable' } };
 		if (this.proxyAnswer) return this.proxyAnswer;
 		const url = new URL(req.url ?? '/', this.origin);
@@ -402,8 +405,8 @@ export class WaitingHost {
 			execution.parameters.operation === 'sendAndWait';
 		if (!sendAndWait || !token || !validateUrlSignature(token, url, hmacSignatureSecret()))
 			return { status: 401, body: { error: 'Invalid token' } };
-		// n8n 2.41's answers (WaitingWebhooks): a run still going, a run that ended in an error (a
-		// cancel records one), and a send-and-wait run that ended well (its "no action required" page).
+		// n8n 2.41's answers (WaitingWebhooks), as the service's deliveries meet them (the node reads
+		// none): a run still going, one that ended in an error (a cancel records one), one that ended well.
 		if (execution.status === 'running')
 			return {
 				status: 409,

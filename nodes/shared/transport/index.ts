@@ -1,7 +1,6 @@
 /** The transport: every request the package makes, split by job (see each file's header). */
 export {
 	apiRequest,
-	askOwnN8n,
 	deriveIdempotencyKey,
 	recordOf,
 	runClient,

@@ -173,25 +173,6 @@ function jsonOrText(text: string): unknown {
 	}
 }
 
-/** A request to this n8n itself (Send and Wait's probe of its resume URL): no credential goes along. */
-export async function askOwnN8n(
-	context: Pick<IExecuteFunctions, 'helpers'>,
-	url: string,
-	body: IDataObject,
-	timeoutMs: number,
-): Promise<IN8nHttpFullResponse> {
-	return (await context.helpers.httpRequest({
-		method: 'POST',
-		url,
-		body,
-		json: true,
-		returnFullResponse: true,
-		ignoreHttpStatusErrors: true,
-		disableFollowRedirect: true,
-		timeout: timeoutMs,
-	})) as IN8nHttpFullResponse;
-}
-
 /**
  * Sends `request` under the retry policy (or once, within singleAttemptTimeoutMs), its response read
  * within its kind's limit (bounds.ts) and checked (checkResponse).

@@ -57,6 +57,55 @@ test('a bounded map forgets its oldest entry first', () => {
 	expect(map.has(2)).toBe(false);
 });
 
+describe('the ids of all nodes together', () => {
+	/** A module of its own: the count in all is the process's. */
+	const fresh = () => {
+		type NodeMemoryModule = typeof import('../../../nodes/shared/nodeMemory');
+		let loaded: NodeMemoryModule | undefined;
+		jest.isolateModules(() => {
+			loaded = jest.requireActual<NodeMemoryModule>('../../../nodes/shared/nodeMemory');
+		});
+		return loaded!;
+	};
+
+	test('a node dropped as least recently used takes its ids out of the count: 1,001 quiet nodes at the bound lose none to each other', () => {
+		const memory = fresh();
+		// 1,000 nodes (the most kept) of 50 ids each: exactly MAX_REMEMBERED_IN_ALL.
+		const quiet = Array.from({ length: 1_000 }, (_, node) => memory.memoryOf('wf', `n${node}`));
+		quiet.forEach((node, index) => {
+			for (let i = 0; i < 50; i++) memory.markProcessed(node, `dlv_${index}_${i}`);
+		});
+		expect(quiet.reduce((sum, node) => sum + node.processed.size, 0)).toBe(
+			memory.MAX_REMEMBERED_IN_ALL,
+		);
+		// A new node drops the least recently used one, n0, with its 50 ids: room for 50 more.
+		const newcomer = memory.memoryOf('wf', 'new');
+		for (let i = 0; i < 50; i++) memory.markProcessed(newcomer, `dlv_new_${i}`);
+		expect(newcomer.processed.size).toBe(50);
+		expect(quiet.slice(1).every((node) => node.processed.size === 50)).toBe(true);
+		// One more id is over the bound: the fullest node when it last grew forgets its oldest.
+		memory.markProcessed(newcomer, 'dlv_new_50');
+		expect(newcomer.processed.size).toBe(50);
+		expect(quiet.slice(1).every((node) => node.processed.size === 50)).toBe(true);
+	});
+
+	test('a delivery is marked without visiting the other nodes (the count in all is kept, not summed)', () => {
+		const memory = fresh();
+		const nodes = Array.from({ length: 1_000 }, (_, node) => memory.memoryOf('wf', `n${node}`));
+		nodes.forEach((node, index) => memory.markProcessed(node, `dlv_${index}`));
+		const values = jest.spyOn(Map.prototype, 'values');
+		const entries = jest.spyOn(Map.prototype, 'entries');
+		try {
+			for (let i = 0; i < 100; i++) memory.markProcessed(nodes[i], `dlv_more_${i}`);
+			expect(values).not.toHaveBeenCalled();
+			expect(entries).not.toHaveBeenCalled();
+		} finally {
+			values.mockRestore();
+			entries.mockRestore();
+		}
+	});
+});
+
 describe('deliveries in flight (passed on, their claim not settled yet)', () => {
 	test('a copy waiting on one sees how its execution settled it: processed (then remembered) or not', async () => {
 		const memory = freshNode();

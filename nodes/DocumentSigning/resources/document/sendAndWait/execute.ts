@@ -17,14 +17,21 @@ import {
 } from '../../../../shared/transport';
 import { shownInput } from '../../../../shared/transport/text';
 import { layoutChoice } from '../../../../shared/webhookSignature';
-import { newNonce, registerWebhook, removeWebhook, secretScope } from '../../../../shared/webhooks';
+import {
+	newNonce,
+	ownerTag,
+	registerWebhook,
+	registrationDescription,
+	removeWebhook,
+	secretScope,
+} from '../../../../shared/webhooks';
 import { FINAL_DOCUMENT_STATUSES } from '../../../../shared/vocabulary';
 import { legacyOrderError } from '../../../shared/agentTool';
 import { requireId } from '../../../shared/validation';
 import { buildDocumentBody } from '../create';
 import { documentSourceOf } from '../documentFrom';
 import { documentOutput, keepWait, resumesWith, unsignedEnd, WAIT_EVENTS } from './webhook';
-import { LIMIT_GRACE_MS, removeStaleWaitWebhooks, waitOwner } from './waitWebhooks';
+import { LIMIT_GRACE_MS, removeStaleWaitWebhooks } from './waitWebhooks';
 
 /** Whether this node runs as the human-review gate n8n 2.41 generates from it for AI agents. */
 function isReviewGate(context: IExecuteFunctions): boolean {
@@ -168,8 +175,8 @@ async function sendAndWait(context: IExecuteFunctions): Promise<INodeExecutionDa
 
 	const client = await serviceClient(context);
 	const nonce = newNonce();
-	const owner = waitOwner(context);
-	await removeStaleWaitWebhooks(context, owner, client);
+	const scope = secretScope(context, client.credentials.apiKey, nonce);
+	await removeStaleWaitWebhooks(context, scope, client);
 	// Same execution, node, run and step, same key: no retry sent twice, each run sends its own.
 	const { $runIndex } = context.getWorkflowDataProxy(0);
 	const run = [context.getExecutionId(), context.getWorkflow().id, node.id ?? node.name];
@@ -190,7 +197,7 @@ async function sendAndWait(context: IExecuteFunctions): Promise<INodeExecutionDa
 		}
 
 		const registered = await registerWebhook(context, client, {
-			// What webhook() must know of the wait (fromQuery); nonce to until mark a wait link (ownWait).
+			// What webhook() must know of the wait (fromQuery); owner and until are the cleanup's (ownWait).
 			url: context.getSignedResumeUrl({
 				document: documentId,
 				nonce,
@@ -198,13 +205,15 @@ async function sendAndWait(context: IExecuteFunctions): Promise<INodeExecutionDa
 				file: options.signedFileField ?? '',
 				verify: options.verifySignature ? '1' : '0',
 				layout: options.signatureLayout,
-				workflow: owner.workflowId,
-				instance: owner.instanceId,
+				owner: ownerTag(scope.workflowId, scope.nodeId),
 				until: waitTill ? String(waitTill.getTime()) : '',
 			}),
 			events: WAIT_EVENTS,
-			description: `n8n Send and Wait for Signature (workflow ${owner.workflowId})`,
-			scope: secretScope(context, client.credentials.apiKey, nonce),
+			description: registrationDescription(
+				`n8n Send and Wait for Signature (workflow ${scope.workflowId})`,
+				scope,
+			),
+			scope,
 			idempotencyKey: keyFor('webhook'),
 			// Optional at the service: a service that ignores them still works (webhook() filters).
 			extra: {

@@ -105,12 +105,12 @@ export function unsignedEnd(node: INode, document: IDataObject): NodeOperationEr
 	});
 }
 
-/** Answered without resuming; `wait` tells the cleanup's probe whether the URL's wait is current. */
-function ignore(context: IWebhookFunctions, reason: string, wait: 'open' | 'ended') {
+/** Answered without resuming: the execution keeps waiting, and the service stops retrying. */
+function ignore(context: IWebhookFunctions, reason: string) {
 	context.logger.debug(`Document Signing Send and Wait ignored a call: ${reason}`, {
 		node: context.getNode().name,
 	});
-	return { webhookResponse: { received: true, ignored: true, reason, wait } };
+	return { webhookResponse: { received: true, ignored: true, reason } };
 }
 
 /** 503: the service retries, the wait goes on. */
@@ -143,21 +143,21 @@ function unsignedResult(context: IWebhookFunctions, document: IDataObject): INod
 /** The checks of docs/send-and-wait.md, in order; only the last ends the wait. `step` names a failure. */
 async function decide(context: IWebhookFunctions, step: { doing: string }) {
 	const settings = fromQuery(context.getQueryData() as IDataObject);
-	if (!settings) return ignore(context, 'not a wait link of this node', 'ended');
+	if (!settings) return ignore(context, 'not a wait link of this node');
 	const stored = keptWait(context);
 	if (stored?.nonce !== settings.nonce)
-		return ignore(context, "a link of an earlier wait, or of another node's", 'ended');
+		return ignore(context, "a link of an earlier wait, or of another node's");
 
 	// The body's claims first, unverified: they cost no credential read.
 	const rawBody = webhooks.rawBodyOf(context);
 	const body = webhooks.parseObject(rawBody);
-	if (!body) return ignore(context, 'the body is not a JSON object', 'open');
+	if (!body) return ignore(context, 'the body is not a JSON object');
 	const event = typeof body.event === 'string' ? body.event : undefined;
 	if (!event || !WAIT_EVENTS.includes(event))
-		return ignore(context, `event ${event ?? '(none)'} does not end a wait`, 'open');
+		return ignore(context, `event ${event ?? '(none)'} does not end a wait`);
 	const data = body.data as { document?: { id?: unknown } } | null | undefined;
 	if (idText(data?.document?.id) !== settings.documentId)
-		return ignore(context, 'the event is about another document', 'open');
+		return ignore(context, 'the event is about another document');
 
 	const client = await serviceClient(context);
 	const memory = memoryOf(context.getWorkflow().id, context.getNode().id);
@@ -174,24 +174,23 @@ async function decide(context: IWebhookFunctions, step: { doing: string }) {
 			return ignore(
 				context,
 				`signature not valid (${verification.layout ?? 'no layout'}: ${verification.reason})`,
-				'open',
 			);
 	}
 	const bodyWebhookId = idText(body.webhook_id);
 	if (bodyWebhookId !== undefined && bodyWebhookId !== stored.webhookId)
-		return ignore(context, "the delivery is not from this wait's webhook", 'open');
+		return ignore(context, "the delivery is not from this wait's webhook");
 	if (memory.busyWaits.has(stored.nonce))
-		return ignore(context, 'another call for this wait is being handled', 'open');
+		return ignore(context, 'another call for this wait is being handled');
 	memory.busyWaits.add(stored.nonce);
 	try {
 		step.doing = 'read the document';
 		const path = apiPath`/documents/${settings.documentId}`;
 		const response = await apiRequest(context, 'GET', path, { client, acceptStatuses: [404] });
 		if (response.statusCode === 404)
-			return ignore(context, 'the service no longer has the document', 'open');
+			return ignore(context, 'the service no longer has the document');
 		const document = recordOf(response.body);
 		if (!(FINAL_DOCUMENT_STATUSES as readonly unknown[]).includes(document.status))
-			return ignore(context, `the service reports the document ${String(document.status)}`, 'open');
+			return ignore(context, `the service reports the document ${String(document.status)}`);
 		step.doing = 'download the signed file';
 		const output = resumesWith(settings.resumeOn, document.status)
 			? [[await documentOutput(context, document, settings.signedFileField)]]
@@ -199,9 +198,9 @@ async function decide(context: IWebhookFunctions, step: { doing: string }) {
 		// The service removes a webhook once: of two calls, the one that finds it gone is ignored.
 		try {
 			if (!(await webhooks.removeWebhook(context, stored.webhookId, client)))
-				return ignore(context, 'another call has ended this wait', 'ended');
+				return ignore(context, 'another call has ended this wait');
 		} catch (error) {
-			// The end goes on: the cleanup of a later run finds the webhook (its wait has ended).
+			// The end goes on: a later run removes the webhook a day after the document ended.
 			context.logger.warn('Document Signing Send and Wait could not remove its webhook', {
 				webhookId: stored.webhookId,
 				error: (error as Error).message,

@@ -7,6 +7,7 @@
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { DocumentSigning } from '../../../../../../nodes/DocumentSigning/DocumentSigning.node';
+import { ownerTag, registrationNote } from '../../../../../../nodes/shared/webhooks';
 import { n8nAssignsExecute } from '../../../../../helpers/n8nHost';
 import { post, sendAndWait, useSendAndWait, signers } from '../../../../../helpers/sendAndWaitKit';
 import { REVIEW_GATE_TYPE, WAIT_NODE_ID } from '../../../../../helpers/waitingExecutions';
@@ -35,7 +36,7 @@ describe('a new document', () => {
 		});
 
 		// One webhook, for every final event (a decline ends a Completed wait too), at this
-		// execution's signed resume URL, which names the workflow and this n8n instance.
+		// execution's signed resume URL; its owner tag (the trigger's) in the description and URL.
 		const webhooks = webhooksOf(apiKey);
 		expect(webhooks).toHaveLength(1);
 		expect(webhooks[0].events).toEqual([
@@ -48,8 +49,11 @@ describe('a new document', () => {
 		expect(`${url.origin}${url.pathname}`).toBe(
 			`${host.origin}/webhook-waiting/${execution.id}/${WAIT_NODE_ID}`,
 		);
-		expect(url.searchParams.get('workflow')).toBe(host.workflowId);
-		expect(url.searchParams.get('instance')).toMatch(/^\S+$/);
+		const owner = ownerTag(host.workflowId, WAIT_NODE_ID);
+		expect(url.searchParams.get('owner')).toBe(owner);
+		expect(registrationNote(webhooks[0].description)?.owner).toBe(owner);
+		expect(url.searchParams.has('workflow')).toBe(false);
+		expect(url.searchParams.has('instance')).toBe(false);
 		expect(url.searchParams.get('until')).toBe('');
 		expect(url.searchParams.get('signature')).toMatch(/^[0-9a-f]{64}$/);
 		// The wait n8n keeps with the execution: its nonce (the URL's) and its webhook.

@@ -1,85 +1,36 @@
 /**
- * The service webhooks of Send and Wait's waits: which ones a run recognises as its workflow's
- * (from the URL alone), and that none outlives its wait once a later run of the workflow has
- * looked: after a resume, a time limit, a cancel or a deletion, also on a service that keeps
- * nothing of a webhook but its url and events.
+ * The service webhooks of Send and Wait's waits: which ones a run recognises as its workflow
+ * node's (the trigger's owner tag, in the description's note or in the URL's `owner` parameter),
+ * and when a later run removes them: past the wait's limit, or once its document is gone or has
+ * been final for 24 hours. Decided from the service's records alone: n8n is never asked.
  */
-import {
-	ownWait,
-	type WaitOwner,
-} from '../../../../../../nodes/DocumentSigning/resources/document/sendAndWait/waitWebhooks';
+import type { IDataObject } from 'n8n-workflow';
+
+import { ownerTag } from '../../../../../../nodes/shared/webhooks';
 import { WEBHOOK_SWEEP_BUDGET } from '../../../../../../nodes/shared/vocabulary';
 import { startRewritingProxy } from '../../../../../helpers/rewritingProxy';
 import { api } from '../../../../../helpers/sandbox';
 import { sendAndWait, useSendAndWait } from '../../../../../helpers/sendAndWaitKit';
-import type { WaitingExecution, WaitingHost } from '../../../../../helpers/waitingExecutions';
-
-describe('ownWait: a wait link of this workflow, node and n8n instance, read from the URL alone', () => {
-	const owner: WaitOwner = {
-		workflowId: 'wf1',
-		instanceId: 'inst1',
-		nodeId: 'node-1',
-		waitingBase: new URL('https://n8n.example.com/webhook-waiting'),
-	};
-	const signature = 'a'.repeat(64);
-	const link = (
-		path = '/webhook-waiting/42/node-1',
-		query = `nonce=n1&workflow=wf1&instance=inst1&until=&signature=${signature}`,
-		origin = 'https://n8n.example.com',
-	) => `${origin}${path}?${query}`;
-
-	it('recognises its own link, with its limit', () => {
-		expect(ownWait({ url: link() }, owner)).toEqual({ url: link(), until: undefined });
-		const limited = link(
-			undefined,
-			`nonce=n1&workflow=wf1&instance=inst1&until=1700000000000&signature=${signature}`,
-		);
-		expect(ownWait({ url: limited }, owner)).toEqual({ url: limited, until: 1700000000000 });
-	});
-
-	it.each([
-		['another origin', link(undefined, undefined, 'https://evil.example.com')],
-		['another port', link(undefined, undefined, 'https://n8n.example.com:8443')],
-		['a dot-dot path to another of n8n’s paths', link('/webhook-waiting/../../webhook/steal')],
-		['a dot-dot path that lands on a wait link', link('/webhook-waiting/x/../42/node-1')],
-		['an encoded dot-dot', link('/webhook-waiting/%2e%2e/webhook/node-1')],
-		['an encoded slash', link('/webhook-waiting/42%2Fnode-1/node-1')],
-		['a backslash', link('/webhook-waiting/42\\/node-1')],
-		['a ;-parameter', link('/webhook-waiting/42;x/node-1')],
-		['another node', link('/webhook-waiting/42/node-2')],
-		['an extra path segment', link('/webhook-waiting/42/node-1/more')],
-		['no execution', link('/webhook-waiting//node-1')],
-		['another waiting path', link('/form-waiting/42/node-1')],
-		[
-			'another workflow',
-			link(undefined, `nonce=n1&workflow=wf2&instance=inst1&signature=${signature}`),
-		],
-		[
-			'another n8n instance',
-			link(undefined, `nonce=n1&workflow=wf1&instance=inst2&signature=${signature}`),
-		],
-		['no n8n signature', link(undefined, 'nonce=n1&workflow=wf1&instance=inst1')],
-		[
-			'no nonce (not this package’s link)',
-			link(undefined, `workflow=wf1&instance=inst1&signature=${signature}`),
-		],
-		['credentials in the URL', link(undefined, undefined, 'https://user:pass@n8n.example.com')],
-		['no URL', undefined],
-		['not a URL', 'n8n.example.com/webhook-waiting/42/node-1'],
-	])('ignores %s', (_name, url) => {
-		expect(ownWait({ url }, owner)).toBeUndefined();
-	});
-});
+import {
+	WAIT_NODE_ID,
+	type WaitingExecution,
+	type WaitingHost,
+} from '../../../../../helpers/waitingExecutions';
 
 const { sandbox, kit } = useSendAndWait();
 const { newHost, webhooksOf, documentIdOf, resumed } = kit;
 const account = () => sandbox().createAccount();
+
+const MINUTE_MS = 60_000;
+const HOUR_MS = 60 * MINUTE_MS;
 
 function has(apiKey: string, on: WaitingHost, execution: WaitingExecution): boolean {
 	return webhooksOf(apiKey).some((webhook) =>
 		webhook.url.startsWith(`${on.origin}/webhook-waiting/${execution.id}/`),
 	);
 }
+
+const ownerOf = (host: WaitingHost) => ownerTag(host.workflowId, WAIT_NODE_ID);
 
 const limited = (minutes: number) =>
 	sendAndWait({
@@ -90,16 +41,37 @@ const limited = (minutes: number) =>
 		},
 	});
 
-/** Runs the next Send and Wait of the workflow `minutes` from now. */
-async function nextRunIn(host: WaitingHost, minutes: number): Promise<WaitingExecution> {
+/** Runs the next Send and Wait of the workflow `laterMs` from now (Date.now, as the node reads it). */
+async function nextRunIn(host: WaitingHost, laterMs: number): Promise<WaitingExecution> {
 	const realNow = Date.now.bind(Date);
-	const clock = jest.spyOn(Date, 'now').mockImplementation(() => realNow() + minutes * 60_000);
+	const clock = jest.spyOn(Date, 'now').mockImplementation(() => realNow() + laterMs);
 	try {
 		return await host.run({ parameters: sendAndWait() });
 	} finally {
 		clock.mockRestore();
 	}
 }
+
+/** Runs `run` and answers how many requests reached the stand-in n8n meanwhile. */
+async function requestsToN8nDuring(host: WaitingHost, run: () => Promise<unknown>) {
+	await sandbox().flushDeliveries();
+	const before = host.requests;
+	await run();
+	await sandbox().flushDeliveries();
+	return host.requests - before;
+}
+
+/** A webhook as anyone with the API key could register it. */
+async function addWebhook(apiKey: string, fields: IDataObject): Promise<string> {
+	const created = await api(sandbox(), apiKey).post('/webhooks', {
+		events: ['document.completed'],
+		...fields,
+	});
+	expect(created.status).toBe(201);
+	return String(created.data.id);
+}
+
+const webhookIds = (apiKey: string) => webhooksOf(apiKey).map((webhook) => String(webhook.id));
 
 describe('on a service that keeps only a webhook’s url and events (no description, filters or expiry)', () => {
 	beforeAll(() => {
@@ -109,7 +81,7 @@ describe('on a service that keeps only a webhook’s url and events (no descript
 		sandbox().configure({ dialect: 'default' });
 	});
 
-	it('the service kept nothing else: the URL is all a run can go by', async () => {
+	it('the service kept nothing else: the URL’s owner tag is what a run goes by', async () => {
 		const { apiKey } = account();
 		const host = await newHost(apiKey);
 		await host.run({ parameters: limited(60) });
@@ -117,6 +89,7 @@ describe('on a service that keeps only a webhook’s url and events (no descript
 		expect(webhook.description).toBeNull();
 		expect(webhook.document_id).toBeUndefined();
 		expect(webhook.expires_at).toBeUndefined();
+		expect(new URL(webhook.url).searchParams.get('owner')).toBe(ownerOf(host));
 	});
 
 	it('resume: 0 webhooks left', async () => {
@@ -128,66 +101,118 @@ describe('on a service that keeps only a webhook’s url and events (no descript
 		expect(webhooksOf(apiKey)).toEqual([]);
 	});
 
-	it('a time limit, then the next run (resumed by its signer): 0 webhooks left, even when n8n cannot be asked', async () => {
+	it('a time limit, then the next run (resumed by its signer): 0 webhooks left, even when n8n cannot be reached', async () => {
 		const { apiKey } = account();
 		const host = await newHost(apiKey);
 		const execution = await host.run({ parameters: limited(1) });
 		await host.timeOut(execution);
 		host.unavailable = true;
-		const next = await nextRunIn(host, 10);
-		host.unavailable = false;
+		let next!: WaitingExecution;
+		try {
+			const asked = await requestsToN8nDuring(host, async () => {
+				next = await nextRunIn(host, 10 * MINUTE_MS);
+			});
+			expect(asked).toBe(0);
+		} finally {
+			host.unavailable = false;
+		}
 		expect(has(apiKey, host, execution)).toBe(false);
 		kit.signAll(apiKey, documentIdOf(next));
 		await resumed(next);
 		expect(webhooksOf(apiKey)).toEqual([]);
 	});
 
-	it('a cancel, then the next run (resumed by its signer): 0 webhooks left', async () => {
+	it('a cancel: the webhook stays while the document is open, and goes on the first run 24 h after it ended', async () => {
 		const { apiKey } = account();
 		const host = await newHost(apiKey);
 		const cancelled = await host.run({ parameters: sendAndWait() });
 		host.cancel(cancelled);
-		const next = await host.run({ parameters: sendAndWait() });
+		await host.run({ parameters: sendAndWait() });
+		expect(has(apiKey, host, cancelled)).toBe(true);
+
+		kit.decline(apiKey, documentIdOf(cancelled));
+		await sandbox().flushDeliveries();
+		await nextRunIn(host, 23 * HOUR_MS);
+		expect(has(apiKey, host, cancelled)).toBe(true);
+		const later = await nextRunIn(host, 25 * HOUR_MS);
 		expect(has(apiKey, host, cancelled)).toBe(false);
-		kit.signAll(apiKey, documentIdOf(next));
-		await resumed(next);
-		expect(webhooksOf(apiKey)).toEqual([]);
+		expect(has(apiKey, host, later)).toBe(true);
 	});
 
-	it('an earlier wait of a loop whose removal failed is found ended by the next run (its link answers "ended")', async () => {
+	it('an earlier wait of a loop whose removal was lost goes once its document has been final for 24 h', async () => {
 		const { apiKey } = account();
 		const host = await newHost(apiKey);
 		const execution = await host.run({ parameters: sendAndWait(), loops: 2 });
 		const first = kit.registration(apiKey, host, execution);
-		// The first wait's removal was lost: its webhook is put back as it was.
 		kit.signAll(apiKey, documentIdOf(execution));
 		await resumed(execution);
-		const putBack = await api(sandbox(), apiKey).post('/webhooks', {
-			url: first.url,
-			events: first.webhook.events,
-		});
-		expect(putBack.status).toBe(201);
+		// The first wait's removal was lost: its webhook is put back as it was.
+		const putBack = await addWebhook(apiKey, { url: first.url, events: first.webhook.events });
 
+		// Within the day the service may still be retrying a final event to a wait: it stays.
 		await host.run({ parameters: sendAndWait() });
-		const ids = webhooksOf(apiKey).map((webhook) => webhook.id);
-		expect(ids).not.toContain(putBack.data.id);
+		expect(webhookIds(apiKey)).toContain(putBack);
+		await nextRunIn(host, 25 * HOUR_MS);
+		expect(webhookIds(apiKey)).not.toContain(putBack);
 		// The loop's second wait is still open and keeps its webhook.
 		expect(execution.status).toBe('waiting');
 		expect(has(apiKey, host, execution)).toBe(true);
 	});
 });
 
+describe('which webhooks are this workflow node’s waits', () => {
+	it('those with its owner tag in the description’s note or in the URL; look-alikes and other workflows’ and nodes’ waits are never touched', async () => {
+		const { apiKey } = account();
+		const host = await newHost(apiKey);
+		const otherWorkflow = await newHost(apiKey);
+		const otherWait = await otherWorkflow.run({ parameters: sendAndWait() });
+		otherWorkflow.cancel(otherWait);
+		const gone = await api(sandbox(), apiKey).delete(`/documents/${documentIdOf(otherWait)}`);
+		expect(gone.status).toBe(204);
+
+		// Every one names a document the service does not have, and a limit long passed.
+		const waitUrl = (query: string) =>
+			`${host.origin}/webhook-waiting/123/${WAIT_NODE_ID}?document=doc_missing&nonce=n1&until=1&${query}`;
+		const note = (owner: string) =>
+			`n8n Send and Wait for Signature [n8n ${owner} ${'0'.repeat(16)}]`;
+		const byNote = await addWebhook(apiKey, { url: waitUrl(''), description: note(ownerOf(host)) });
+		const byUrl = await addWebhook(apiKey, { url: waitUrl(`owner=${ownerOf(host)}`) });
+		const lookAlikes = [
+			await addWebhook(apiKey, {
+				url: waitUrl(''),
+				description: `n8n Send and Wait for Signature (workflow ${host.workflowId})`,
+			}),
+			await addWebhook(apiKey, { url: waitUrl(`owner=${ownerOf(otherWorkflow)}`) }),
+			await addWebhook(apiKey, { url: waitUrl(''), description: note(ownerOf(otherWorkflow)) }),
+			await addWebhook(apiKey, {
+				url: waitUrl(`owner=${ownerTag(host.workflowId, 'another-node')}`),
+			}),
+		];
+
+		const next = await host.run({ parameters: sendAndWait() });
+		expect(next.status).toBe('waiting');
+		const ids = webhookIds(apiKey);
+		expect(ids).not.toContain(byNote);
+		expect(ids).not.toContain(byUrl);
+		for (const id of lookAlikes) expect(ids).toContain(id);
+		expect(has(apiKey, otherWorkflow, otherWait)).toBe(true);
+		expect(has(apiKey, host, next)).toBe(true);
+	});
+});
+
 describe('waits past their time limit', () => {
-	it('lose their webhook on the next run even when n8n cannot be asked about them', async () => {
+	it('lose their webhook on the next run even when n8n cannot be reached; n8n is not asked', async () => {
 		const { apiKey } = account();
 		const host = await newHost(apiKey);
 		const limitedWait = await host.run({ parameters: limited(1) });
 		const unlimited = await host.run({ parameters: sendAndWait() });
-		// n8n unreachable from itself: every probe fails, so only the limit can decide.
 		host.unavailable = true;
-		let next: WaitingExecution;
+		let next!: WaitingExecution;
 		try {
-			next = await nextRunIn(host, 10);
+			const asked = await requestsToN8nDuring(host, async () => {
+				next = await nextRunIn(host, 10 * MINUTE_MS);
+			});
+			expect(asked).toBe(0);
 		} finally {
 			host.unavailable = false;
 		}
@@ -198,63 +223,94 @@ describe('waits past their time limit', () => {
 	});
 });
 
-describe('waits whose execution was cancelled or deleted', () => {
-	it('lose their webhook on the next run of the workflow; other workflows’, other instances’ and other webhooks stay', async () => {
+describe('waits without a time limit whose execution was cancelled or deleted', () => {
+	it('keep their webhook while the document is open and lose it on the first run 24 h after it ended', async () => {
 		const { apiKey } = account();
 		const host = await newHost(apiKey);
-		const otherWorkflow = await newHost(apiKey);
 		const cancelled = await host.run({ parameters: sendAndWait() });
 		const deleted = await host.run({ parameters: sendAndWait() });
-		const stillWaiting = await host.run({ parameters: sendAndWait() });
-		const otherWait = await otherWorkflow.run({ parameters: sendAndWait() });
-		otherWorkflow.cancel(otherWait);
-		// The same workflow's link as another n8n instance would make it (same address, other instance id).
-		const ownLink = new URL(kit.registration(apiKey, host, stillWaiting).url);
-		ownLink.searchParams.set('instance', 'another-instance');
-		const lookAlikes = [
-			`${host.origin}/webhook-waiting/123/x`,
-			ownLink.toString(),
-			`${host.origin}/webhook-waiting/../webhook/steal?${ownLink.searchParams.toString()}`,
-		];
-		for (const url of lookAlikes) {
-			const created = await api(sandbox(), apiKey).post('/webhooks', {
-				url,
-				events: ['document.completed'],
-			});
-			expect(created.status).toBe(201);
-		}
 		host.cancel(cancelled);
 		host.delete(deleted);
 
-		const next = await host.run({ parameters: sendAndWait() });
-		expect(next.status).toBe('waiting');
+		const asked = await requestsToN8nDuring(host, async () => {
+			await host.run({ parameters: sendAndWait() });
+		});
+		expect(asked).toBe(0);
+		expect(has(apiKey, host, cancelled)).toBe(true);
+		expect(has(apiKey, host, deleted)).toBe(true);
+
+		kit.decline(apiKey, documentIdOf(cancelled));
+		kit.signAll(apiKey, documentIdOf(deleted));
+		await sandbox().flushDeliveries();
+		await host.run({ parameters: sendAndWait() });
+		await nextRunIn(host, 23 * HOUR_MS);
+		expect(has(apiKey, host, cancelled)).toBe(true);
+		expect(has(apiKey, host, deleted)).toBe(true);
+
+		const later = await nextRunIn(host, 25 * HOUR_MS);
 		expect(has(apiKey, host, cancelled)).toBe(false);
 		expect(has(apiKey, host, deleted)).toBe(false);
-		expect(has(apiKey, host, stillWaiting)).toBe(true);
-		expect(has(apiKey, host, next)).toBe(true);
-		expect(has(apiKey, otherWorkflow, otherWait)).toBe(true);
-		const urls = webhooksOf(apiKey).map((webhook) => webhook.url);
-		for (const url of lookAlikes) expect(urls).toContain(url);
-		// The probes did not disturb the wait that still runs; no look-alike was asked anything.
-		expect(stillWaiting.status).toBe('waiting');
-		expect(stillWaiting.resumes).toBe(0);
+		expect(has(apiKey, host, later)).toBe(true);
+	});
+
+	it('lose it at once when the service no longer has the document', async () => {
+		const { apiKey } = account();
+		const host = await newHost(apiKey);
+		const cancelled = await host.run({ parameters: sendAndWait() });
+		const open = await host.run({ parameters: sendAndWait() });
+		host.cancel(cancelled);
+		const gone = await api(sandbox(), apiKey).delete(`/documents/${documentIdOf(cancelled)}`);
+		expect(gone.status).toBe(204);
+
+		await host.run({ parameters: sendAndWait() });
+		expect(has(apiKey, host, cancelled)).toBe(false);
+		expect(has(apiKey, host, open)).toBe(true);
+		expect(open.status).toBe('waiting');
 	});
 });
 
 describe('waits started at the same moment', () => {
-	it('keep each other’s webhooks: a run still inside execute() is answered 409 "running already" and is not taken for gone', async () => {
+	it('keep each other’s webhooks: one still inside execute(), one whose document is still a draft', async () => {
 		const { apiKey } = account();
 		const host = await newHost(apiKey);
 		const starting = await host.run({ parameters: sendAndWait() });
 		host.markRunning(starting);
+		// Another run has registered its webhook and not yet sent its draft.
+		const draft = await api(sandbox(), apiKey).post('/documents', {
+			name: 'nda.pdf',
+			draft: true,
+		});
+		expect(draft.status).toBe(201);
+		const registered = await addWebhook(apiKey, {
+			url: `${host.origin}/webhook-waiting/456/${WAIT_NODE_ID}?document=${draft.data.id}&nonce=n2&until=&owner=${ownerOf(host)}`,
+		});
 
 		await host.run({ parameters: sendAndWait() });
 		expect(has(apiKey, host, starting)).toBe(true);
+		expect(webhookIds(apiKey)).toContain(registered);
 	});
 });
 
-describe('a service whose webhook list never ends', () => {
-	it('the clean-up stops at the webhook sweeps’ budget and the wait still starts', async () => {
+describe('bounds of one run’s clean-up', () => {
+	it('reads at most 10 documents: of 15 waits whose documents are gone, 10 go now and the rest on the next run', async () => {
+		const { apiKey } = account();
+		const host = await newHost(apiKey);
+		const stale: string[] = [];
+		for (let index = 0; index < 15; index++)
+			stale.push(
+				await addWebhook(apiKey, {
+					url: `${host.origin}/webhook-waiting/${index}/${WAIT_NODE_ID}?document=doc_missing_${index}&until=&owner=${ownerOf(host)}`,
+				}),
+			);
+		const left = () => webhookIds(apiKey).filter((id) => stale.includes(id));
+
+		await host.run({ parameters: sendAndWait() });
+		expect(left()).toHaveLength(5);
+		await host.run({ parameters: sendAndWait() });
+		expect(left()).toHaveLength(0);
+	});
+
+	it('on a service whose webhook list never ends, stops at the sweeps’ budget and the wait still starts', async () => {
 		const { apiKey } = account();
 		let listRequests = 0;
 		// Every page of GET /webhooks says there is one more.
