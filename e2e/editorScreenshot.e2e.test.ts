@@ -4,19 +4,35 @@
  *
  * One workflow as a user would build it: "Document Signing Trigger" (document.completed) →
  * "Download Signed PDF" (Document › Download, version Signed), and "Send for Signature"
- * (Document › Create from a template chosen from the list, two signers) after a manual trigger.
+ * (Document › Create at node version 3: Document From › Template, the template chosen from the
+ * list, its two roles in Signers by Role) after a manual trigger.
  * The test signs in through n8n's sign-in form, opens the workflow, checks the canvas (every node,
  * with the package's icon and its subtitle, and both connections), then opens the nodes' parameter
  * panels by double-clicking them and checks what they show (credential, Resource, Operation,
- * Version, the template, the signers). The pictured Create setup is then run in n8n and must
+ * Version, Document From first, the template, the roles). The pictured Create setup is then run in n8n and must
  * create its document. A second workflow is a CRM flow: n8n's Pipedrive Trigger (a deal added) →
  * Pipedrive (the deal's contact person) → Document Signing (Create from a template).
  *
  * A third, a Webhook trigger ("CRM: Deal Won") → "Send Contract and Wait" (Document › Send and
- * Wait for Signature with its options), gives the panel of that operation. A fourth sends a
+ * Wait for Signature at node version 3: Document From › Template, the Sales contract template
+ * mapped from the deal, and its options), gives the panel of that operation. A fourth sends a
  * contract from a template with fields: its Template Fields and Signers by Role are stored mapped
  * but without the template's field list, as right after the template is chosen, so opening the
  * node has the editor list them from the service; the picture shows them mapped.
+ *
+ * Last, the walk of issue 48 (harness/editorWalk.ts): from an empty canvas a person builds "deal
+ * won → contract from a template → Send and Wait → If" (a Webhook "CRM: Deal Won", Send and Wait
+ * with the Sales contract template chosen from the list and its fields and Client role mapped by
+ * expression, an If on `approved`), once at node version 2 ("before") and once at version 3
+ * ("after", when the node has it), counting the fields touched and the panels opened as it acts,
+ * and the fields the panel shows above the Template.
+ * The node gets its version from the node creator when that is its default version; otherwise
+ * the person adds it the same way and the harness sets its typeVersion through n8n's public API
+ * (PUT /api/v1/workflows/{id}, uncounted) before the node is opened again (walkTheWorkflow). Each
+ * walk's saved workflow is read back through n8n's API and must be what was built, n8n must mark
+ * no parameter issue, and the workflow is published and called: the contract is made from the
+ * template, and once signed the If's true branch gets it. The counts go to docs/editor-walk.md
+ * (with E2E_UPDATE_SCREENSHOTS=1; otherwise the test fails when that file differs from the walk).
  *
  * Pictures: `workflow.png` (the canvas), `node-parameters.png` (Download's parameter panel),
  * `create-parameters.png` (Create's), `crm-workflow.png` (the CRM flow's canvas),
@@ -33,6 +49,7 @@
  *
  * Needs the package built (`npm run build`) and /usr/bin/chromium (`bash scripts/e2e-prereqs.sh`).
  */
+import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -43,6 +60,9 @@ import type { Locator, Page } from 'playwright-core';
 
 import { startSandbox, type Sandbox } from '../sandbox';
 import { launchBrowser, type E2eBrowser } from './harness/browser';
+import { EditorWalk } from './harness/editorWalk';
+import { waitForState } from './harness/waitForState';
+import { DocumentSigning } from '../nodes/DocumentSigning/DocumentSigning.node';
 import { mapperField, mapperRoleFields } from '../nodes/DocumentSigning/resourceMapping';
 import { SALES_CONTRACT } from '../test/helpers/templates';
 import { NODE_TYPE, TRIGGER_NODE_TYPE, createN8n, newId, type N8nInstance } from './harness/n8n';
@@ -104,17 +124,42 @@ const templateFromList = (template: { id: string }) => ({
 	cachedResultName: TEMPLATE_NAME,
 });
 
-/** The pictured Document › Create parameters: a template from the list, a name with its extension, two signers. */
+/** The node version of the pictured Create and Send and Wait: Document From first. */
+const PICTURED_VERSION = 3;
+/** The template's two roles, as Signers by Role stores them: Client and Provider, an email and a name each. */
+const MSA_ROLES = [
+	{ role: 'Client', ...SIGNERS[0] },
+	{ role: 'Provider', ...SIGNERS[1] },
+];
+
+/**
+ * The pictured Document › Create parameters (node version 3): Document From › Template, the
+ * template from the list, a name with its extension, its two roles given in Signers by Role.
+ */
 function createParameters(template: { id: string }): Record<string, unknown> {
 	return {
 		resource: 'document',
 		operation: 'create',
+		documentFrom: 'template',
+		documentTemplate: templateFromList(template),
 		name: DOCUMENT_NAME,
-		signers: { signer: SIGNERS },
-		additionalFields: {
-			message: 'Please sign the agreement',
-			template_id: templateFromList(template),
+		templateSigners: {
+			mappingMode: 'defineBelow',
+			value: Object.fromEntries(
+				MSA_ROLES.flatMap(({ role, email, name }) => [
+					[`${role}|email`, email],
+					[`${role}|name`, name],
+				]),
+			),
+			matchingColumns: [],
+			schema: mapperRoleFields(MSA_ROLES.map(({ role }) => ({ role }))).map((field) => ({
+				...field,
+				removed: false,
+			})),
+			attemptToConvertTypes: false,
+			convertFieldsToString: false,
 		},
+		additionalFields: { message: 'Please sign the agreement' },
 	};
 }
 
@@ -246,16 +291,16 @@ function buildTemplateWorkflow(template: { id: string }): WorkflowJson {
 				{
 					resource: 'document',
 					operation: 'sendAndWait',
-					documentSource: 'new',
+					documentFrom: 'template',
+					documentTemplate: templateChoice(template),
 					name: '=Sales contract {{ $json.body.deal.id }}.pdf',
-					additionalFields: { template_id: templateChoice(template) },
 					templateFields: mapped(
 						SALES_CONTRACT.fields.map((field) => mapperField(field)!),
 						MAPPED_FIELDS,
 					),
 					templateSigners: mapped(mapperRoleFields(SALES_CONTRACT.signer_roles), MAPPED_ROLES),
 				},
-				{ credential: CREDENTIAL },
+				{ credential: CREDENTIAL, typeVersion: PICTURED_VERSION },
 			),
 			position: [280, 0] as [number, number],
 		},
@@ -266,10 +311,11 @@ function buildTemplateWorkflow(template: { id: string }): WorkflowJson {
 				{
 					resource: 'document',
 					operation: 'create',
+					documentFrom: 'template',
+					documentTemplate: templateChoice(undefined),
 					name: 'sales-contract.pdf',
-					additionalFields: { template_id: templateChoice(undefined) },
 				},
-				{ credential: CREDENTIAL },
+				{ credential: CREDENTIAL, typeVersion: PICTURED_VERSION },
 			),
 			position: [280, 220] as [number, number],
 		},
@@ -285,7 +331,11 @@ function buildTemplateWorkflow(template: { id: string }): WorkflowJson {
 	return workflow;
 }
 
-function buildSendAndWaitWorkflow(): WorkflowJson {
+/**
+ * CRM: Deal Won → "Send Contract and Wait" (node version 3): Document From › Template, the Sales
+ * contract template with its fields and the Client role mapped from the deal, and its options.
+ */
+function buildSendAndWaitWorkflow(template: { id: string }): WorkflowJson {
 	const nodes = [
 		{
 			...node(
@@ -303,13 +353,14 @@ function buildSendAndWaitWorkflow(): WorkflowJson {
 				{
 					resource: 'document',
 					operation: 'sendAndWait',
-					documentSource: 'new',
+					documentFrom: 'template',
+					documentTemplate: templateChoice(template),
 					name: '=Contract {{ $json.body.deal.id }}.pdf',
-					signers: {
-						signer: [
-							{ email: '={{ $json.body.contact.email }}', name: '={{ $json.body.contact.name }}' },
-						],
-					},
+					templateFields: mapped(
+						SALES_CONTRACT.fields.map((field) => mapperField(field)!),
+						MAPPED_FIELDS,
+					),
+					templateSigners: mapped(mapperRoleFields(SALES_CONTRACT.signer_roles), MAPPED_ROLES),
 					waitOptions: {
 						resumeOn: 'anyFinal',
 						attachSignedFile: true,
@@ -318,7 +369,7 @@ function buildSendAndWaitWorkflow(): WorkflowJson {
 						},
 					},
 				},
-				{ credential: CREDENTIAL },
+				{ credential: CREDENTIAL, typeVersion: PICTURED_VERSION },
 			),
 			position: [280, 0] as [number, number],
 		},
@@ -354,7 +405,10 @@ function buildWorkflow(template: { id: string }): WorkflowJson {
 		},
 		{ ...manualTrigger(MANUAL), position: [0, 220] as [number, number] },
 		{
-			...signingNode(CREATE, createParameters(template), { credential: CREDENTIAL }),
+			...signingNode(CREATE, createParameters(template), {
+				credential: CREDENTIAL,
+				typeVersion: PICTURED_VERSION,
+			}),
 			position: [280, 220] as [number, number],
 		},
 	];
@@ -367,6 +421,375 @@ function buildWorkflow(template: { id: string }): WorkflowJson {
 	connect(workflow, TRIGGER, DOWNLOAD);
 	connect(workflow, MANUAL, CREATE);
 	return workflow;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The walk of issue 48
+
+const NODE_DESCRIPTION = new DocumentSigning().description;
+const NODE_VERSIONS = [NODE_DESCRIPTION.version].flat();
+/** The version the node creator gives a new node. */
+const DEFAULT_VERSION = NODE_DESCRIPTION.defaultVersion ?? Math.max(...NODE_VERSIONS);
+const WALK_DOC = path.resolve(__dirname, '..', 'docs', 'editor-walk.md');
+/** The node's name as n8n gives it when added by its action. */
+const WALK_SEND = 'Send a document and wait for its signature';
+const WALK_IF = 'If';
+/** What the editor stores for Send and Wait untouched: its operation, and Options empty. */
+const SEND_AND_WAIT_STORED = { operation: 'sendAndWait', waitOptions: {} };
+/** What the person maps: each template field and role entry, by expression from the deal. */
+const WALK_FIELDS: Array<[id: string, label: string, expression: string]> = [
+	['customer_name', 'Template Fields › Customer name', '{{ $json.body.deal.company }}'],
+	['price', 'Template Fields › Price', '{{ $json.body.deal.amount }}'],
+	['start_date', 'Template Fields › Start date', '{{ $json.body.deal.start_date }}'],
+];
+const WALK_ROLES: Array<[id: string, label: string, expression: string]> = [
+	['Client|email', 'Signers by Role › Client Email', '{{ $json.body.contact.email }}'],
+	['Client|name', 'Signers by Role › Client Name', '{{ $json.body.contact.name }}'],
+];
+
+interface WalkContext {
+	page: Page;
+	n8n: N8nInstance;
+	sandbox: Sandbox;
+	apiKey: string;
+	template: { id: string };
+}
+
+interface WalkResult {
+	version: number;
+	workflowId: string;
+	webhookPath: string;
+	fields: string[];
+	panels: string[];
+	/** The fields the panel shows above the Template locator once it is there (below Resource and Operation). */
+	aboveTemplate: string[];
+	log: string[];
+	/** How the node got its version: added by the node creator, or set through n8n's API. */
+	versionBy: 'node creator' | 'api';
+}
+
+interface StoredNode {
+	name: string;
+	type: string;
+	typeVersion: number;
+	parameters: Record<string, any>;
+	credentials?: Record<string, { id: string; name: string }>;
+}
+
+interface StoredWorkflow {
+	name: string;
+	nodes: StoredNode[];
+	connections: Record<string, { main: Array<Array<{ node: string }>> }>;
+}
+
+/** The workflow as n8n stored it; undefined until the editor first saves it (n8n answers 404). */
+async function readWorkflow(n8n: N8nInstance, id: string): Promise<StoredWorkflow | undefined> {
+	try {
+		return await n8n.api<StoredWorkflow>('GET', `/workflows/${id}`);
+	} catch (error) {
+		if (/HTTP 404/.test((error as Error).message)) return undefined;
+		throw error;
+	}
+}
+
+/** Waits until n8n has saved (the editor saves on its own) a workflow for which `reached` holds. */
+async function savedWorkflow(
+	n8n: N8nInstance,
+	id: string,
+	reached: (workflow: StoredWorkflow) => boolean,
+	what: string,
+): Promise<StoredWorkflow> {
+	return (await waitForState(
+		() => readWorkflow(n8n, id),
+		(workflow) => workflow !== undefined && reached(workflow),
+		{
+			timeoutMs: 30_000,
+			describe: (last) => `the saved workflow never had ${what}: ${JSON.stringify(last?.nodes)}`,
+		},
+	))!;
+}
+
+/**
+ * A person builds the workflow from an empty canvas, counting as they go (harness/editorWalk.ts):
+ * a Webhook named "CRM: Deal Won" (POST), then Document › Send and Wait for Signature with the
+ * Sales contract template chosen from the list and its fields and the Client role mapped from the
+ * deal by expression, then an If on `approved`.
+ *
+ * The node gets `version` as follows: when it is the node's default version, the node creator
+ * adds it so. Otherwise (the walk "before", once the default is newer) the person adds it the same
+ * way, then the harness closes its panel, leaves the editor once the node is saved, sets the
+ * node's typeVersion (parameters back to Send and Wait's defaults) through n8n's public API
+ * (PUT /api/v1/workflows/{id}), and opens the workflow and the node again: these harness steps
+ * are not counted, and the panel then shows that version.
+ */
+async function walkTheWorkflow(context: WalkContext, version: number): Promise<WalkResult> {
+	const { page, n8n, template } = context;
+	const walk = new EditorWalk(page, n8n.baseUrl);
+	await walk.newWorkflow(STABLE_CSS);
+
+	await walk.addFirstNode('Webhook', 'Webhook');
+	await walk.renameNode(DEAL_WON);
+	await walk.chooseOption('httpMethod', 'POST', 'HTTP Method');
+	await walk.closeNode();
+
+	await walk.addNodeAfter(
+		DEAL_WON,
+		'Document Signing',
+		'Document Signing',
+		'Send a document and wait for its signature',
+	);
+	const versionBy = version === DEFAULT_VERSION ? 'node creator' : 'api';
+	if (versionBy === 'api') {
+		await walk.closeNode();
+		await page.waitForURL(
+			(url) => walk.workflowId() !== undefined && url.pathname !== '/workflow/new',
+		);
+		const id = walk.workflowId()!;
+		const stored = await savedWorkflow(
+			n8n,
+			id,
+			(workflow) => workflow.nodes.some((node) => node.name === WALK_SEND && node.credentials),
+			`${WALK_SEND} with its credential`,
+		);
+		walk.note(`leave the editor; set ${WALK_SEND} to version ${version} through n8n's API`);
+		await page.goto('about:blank');
+		await n8n.api('PUT', `/workflows/${id}`, {
+			name: stored.name,
+			nodes: stored.nodes.map((node) =>
+				node.name === WALK_SEND
+					? { ...node, typeVersion: version, parameters: { operation: 'sendAndWait' } }
+					: node,
+			),
+			connections: stored.connections,
+			settings: { executionOrder: 'v1' },
+		});
+		await page.goto(`${n8n.baseUrl}/workflow/${id}`);
+		await page.addStyleTag({ content: STABLE_CSS });
+		await walk.openNode(WALK_SEND, false);
+	}
+	expect(await walk.nodeVersionText()).toContain(`node version ${version}`);
+	await walk.chooseCredential(CREDENTIAL.name);
+
+	// The template, from the list.
+	const templateLocator = version >= 3 ? 'documentTemplate' : 'template_id';
+	if (version >= 3) await walk.chooseOption('documentFrom', 'Template', 'Document From');
+	else await walk.addCollectionField('Additional Fields', 'Template');
+	// What the panel shows above the Template once it is there.
+	const aboveTemplate = await walk.fieldsAbove(`resource-locator-${templateLocator}`);
+	await walk.chooseFromList(
+		templateLocator,
+		SALES_CONTRACT.name,
+		version >= 3 ? 'Template' : 'Additional Fields › Template',
+	);
+	// Its fields and roles are listed; n8n marks the required fields still empty.
+	const mappers = walk.ndv.locator('[data-test-id="resource-mapper-container"]');
+	for (const [id] of [...WALK_FIELDS, ...WALK_ROLES])
+		await mappers.locator(`[data-test-id="parameter-input-${id}"]`).waitFor();
+	await mappers.locator('[data-test-id="parameter-issues"]').first().waitFor();
+	for (const [id, label, expression] of [...WALK_FIELDS, ...WALK_ROLES])
+		await walk.setMapperExpression(id, expression, label);
+	// No parameter of the node has an issue left.
+	await walk.ndv
+		.locator('[data-test-id="parameter-issues"]')
+		.first()
+		.waitFor({ state: 'detached' });
+	// The editor saves by itself, an expression a moment after it is typed: the person closes the
+	// panel once n8n has saved the last one.
+	const lastRole = WALK_ROLES.at(-1)!;
+	await savedWorkflow(
+		n8n,
+		walk.workflowId()!,
+		(workflow) =>
+			workflow.nodes.find((node) => node.name === WALK_SEND)?.parameters.templateSigners?.value?.[
+				lastRole[0]
+			] === `=${lastRole[2]}`,
+		`${WALK_SEND} with ${lastRole[1]}`,
+	);
+	await walk.closeNode();
+
+	await walk.addNodeAfter(WALK_SEND, 'If', 'If');
+	await walk.setCondition('{{ $json.approved }}', 'Boolean', 'is true');
+	await savedWorkflow(
+		n8n,
+		walk.workflowId()!,
+		(workflow) =>
+			workflow.nodes.find((node) => node.name === WALK_IF)?.parameters.conditions?.conditions?.[0]
+				?.leftValue === '={{ $json.approved }}',
+		'the If condition',
+	);
+	await walk.closeNode();
+
+	// The canvas: the three nodes, connected, none with an issue.
+	await expect(page.locator('[data-test-id="canvas-node"]').count()).resolves.toBe(3);
+	await expect(page.locator('[data-test-id="edge"]').count()).resolves.toBe(2);
+	await expect(page.locator('[data-test-id="node-issues"]').count()).resolves.toBe(0);
+
+	// Saved as built (n8n's public API).
+	const workflowId = walk.workflowId();
+	if (!workflowId) throw new Error(`the walked workflow was never saved (${page.url()})`);
+	const choice = {
+		__rl: true,
+		mode: 'list',
+		value: template.id,
+		cachedResultName: SALES_CONTRACT.name,
+	};
+	const stored = await savedWorkflow(
+		n8n,
+		workflowId,
+		(workflow) =>
+			workflow.nodes.find((node) => node.name === WALK_IF)?.parameters.conditions?.conditions?.[0]
+				?.operator?.operation === 'true',
+		'the If condition',
+	);
+	const byName = (name: string) => stored.nodes.find((node) => node.name === name)!;
+	expect(stored.nodes.map((node) => [node.name, node.type])).toEqual([
+		[DEAL_WON, 'n8n-nodes-base.webhook'],
+		[WALK_SEND, NODE_TYPE],
+		[WALK_IF, 'n8n-nodes-base.if'],
+	]);
+	expect(stored.connections).toEqual({
+		[DEAL_WON]: { main: [[{ node: WALK_SEND, type: 'main', index: 0 }]] },
+		[WALK_SEND]: { main: [[{ node: WALK_IF, type: 'main', index: 0 }]] },
+	});
+	expect(byName(DEAL_WON).parameters.httpMethod).toBe('POST');
+	const send = byName(WALK_SEND);
+	expect(send.typeVersion).toBe(version);
+	expect(send.credentials).toEqual({ documentSigningApi: CREDENTIAL });
+	const { templateFields, templateSigners, ...rest } = send.parameters;
+	expect(rest).toEqual(
+		version >= 3
+			? {
+					...SEND_AND_WAIT_STORED,
+					additionalFields: {},
+					documentFrom: 'template',
+					documentTemplate: choice,
+				}
+			: { ...SEND_AND_WAIT_STORED, additionalFields: { template_id: choice } },
+	);
+	// The fields mapped, and the defaults the editor fills in for the others (Plan, Renews automatically).
+	expect(templateFields.value).toEqual({
+		...Object.fromEntries(WALK_FIELDS.map(([id, , expression]) => [id, `=${expression}`])),
+		plan: 'Basic',
+		auto_renew: false,
+	});
+	expect(templateSigners.value).toEqual(
+		Object.fromEntries(WALK_ROLES.map(([id, , expression]) => [id, `=${expression}`])),
+	);
+	expect(byName(WALK_IF).parameters.conditions.conditions).toEqual([
+		expect.objectContaining({
+			leftValue: '={{ $json.approved }}',
+			operator: expect.objectContaining({ type: 'boolean', operation: 'true' }),
+		}),
+	]);
+	return {
+		version,
+		workflowId,
+		webhookPath: byName(DEAL_WON).parameters.path,
+		fields: walk.fields,
+		panels: walk.panels,
+		aboveTemplate,
+		log: walk.log,
+		versionBy,
+	};
+}
+
+/**
+ * The walked workflow, published and called as the CRM would: the contract is made from the
+ * template with the deal's values, and once every signer signed, the If's true branch gets it.
+ */
+async function runTheWalkedWorkflow(context: WalkContext, walked: WalkResult): Promise<void> {
+	const { n8n, sandbox, apiKey, template } = context;
+	await n8n.activate(walked.workflowId);
+	const company = `Walk ${walked.version} Ltd`;
+	const response = await fetch(n8n.productionWebhookUrl(walked.webhookPath), {
+		method: 'POST',
+		headers: { 'content-type': 'application/json' },
+		body: JSON.stringify({
+			deal: { company, amount: 12000, start_date: '2026-12-01' },
+			contact: { email: `client-${walked.version}@example.com`, name: 'Casey Client' },
+		}),
+		signal: AbortSignal.timeout(30_000),
+	});
+	expect(response.status).toBe(200);
+	const fieldValue = (document: { fields: Array<{ key: string; value: unknown }> }, key: string) =>
+		document.fields.find((field) => field.key === key)?.value;
+	const document = await waitForState(
+		async () =>
+			sandbox.store
+				.documentsOf(apiKey)
+				.find((candidate) => fieldValue(candidate, 'customer_name') === company),
+		(found) => found !== undefined,
+		{ timeoutMs: 30_000, describe: () => `no document for ${company}` },
+	);
+	expect(document!.template_id).toBe(template.id);
+	expect(fieldValue(document!, 'price')).toBe(12000);
+	expect(fieldValue(document!, 'start_date')).toBe('2026-12-01');
+	expect(document!.signers.map((signer) => signer.email)).toContain(
+		`client-${walked.version}@example.com`,
+	);
+	for (const signer of document!.signers) sandbox.actAsSigner(document!.id, signer.id, 'sign');
+	const [execution] = await n8n.waitForExecutions(walked.workflowId, { timeoutMs: 60_000 });
+	expect(execution.status).toBe('success');
+	const approved = execution.data?.resultData.runData[WALK_IF]?.[0]?.data?.main?.[0] ?? [];
+	expect(approved.map((item) => [item.json.id, item.json.approved])).toEqual([
+		[document!.id, true],
+	]);
+	await n8n.deactivate(walked.workflowId);
+}
+
+/** docs/editor-walk.md: the counts of each walk and what was touched and opened, in order. */
+function walkTable(before: WalkResult, after: WalkResult | undefined): string {
+	const walks = [before, ...(after ? [after] : [])];
+	const heading = (walk: WalkResult) =>
+		`${walk === before ? 'before' : 'after'}: node version ${walk.version}`;
+	const lines = [
+		'# The walk of issue 48, counted',
+		'',
+		'<!-- written by e2e/editorScreenshot.e2e.test.ts with E2E_UPDATE_SCREENSHOTS=1; the test fails when this file differs from its walk; do not edit -->',
+		'',
+		'A person builds "deal won → contract from a template → Send and Wait → If" from an empty',
+		'canvas in real n8n 2.41.1, in Chromium: a Webhook named "CRM: Deal Won" (POST), Document ›',
+		'Send and Wait for Signature with the Sales contract template chosen from the list, its three',
+		'required fields and the Client role mapped from the deal by expression, then an If on',
+		'`approved`. The walk counts as it acts (e2e/harness/editorWalk.ts): a **field touched** is a',
+		'parameter input set or opened (an option chosen, an "Add Field" of a collection, a record',
+		'chosen from a list, an expression typed); a **panel opened** is one a click opens (the node',
+		'creator, a node\'s panel, a dropdown, a menu, a "From List" list). Node names and the',
+		'credential n8n chooses by itself (the only one) are not counted. **Fields shown above the',
+		'Template** are those the panel shows between Operation and the Template once it is there: what',
+		"a person reads past to reach it. The saved workflow is checked through n8n's API, then",
+		"published and called: the contract is made from the template, and once signed the If's true",
+		'branch gets it.',
+		'',
+		`| | ${walks.map(heading).join(' | ')} |`,
+		`| --- | ${walks.map(() => '---').join(' | ')} |`,
+		`| fields touched | ${walks.map((walk) => walk.fields.length).join(' | ')} |`,
+		`| panels opened | ${walks.map((walk) => walk.panels.length).join(' | ')} |`,
+		`| fields shown above the Template | ${walks.map((walk) => walk.aboveTemplate.length).join(' | ')} |`,
+		'',
+	];
+	for (const walk of walks) {
+		lines.push(
+			`## ${heading(walk)}`,
+			'',
+			walk.versionBy === 'api'
+				? `Added by the node creator, then set to version ${walk.version} through n8n's API (not counted).`
+				: `Added by the node creator at its default version, ${walk.version}.`,
+			'',
+			`Fields touched (${walk.fields.length}): ${walk.fields.join('; ')}.`,
+			'',
+			`Panels opened (${walk.panels.length}): ${walk.panels.join('; ')}.`,
+			'',
+			`Fields shown above the Template, below Resource and Operation (${walk.aboveTemplate.length}): ${walk.aboveTemplate.join('; ') || 'none'}.`,
+			'',
+		);
+	}
+	// Laid out as `npm run format:check` wants it (Prettier's CLI: its API needs ES modules, which jest here has not).
+	return execFileSync(
+		process.execPath,
+		[require.resolve('prettier/bin/prettier.cjs'), '--stdin-filepath', WALK_DOC],
+		{ input: lines.join('\n'), encoding: 'utf8', timeout: 60_000 },
+	);
 }
 
 const canvasNode = (page: Page, name: string): Locator =>
@@ -433,6 +856,8 @@ describe('the nodes in the n8n editor (README pictures)', () => {
 	let crmWorkflowId: string;
 	let sendAndWaitWorkflowId: string;
 	let templateWorkflowId: string;
+	let salesContract: { id: string };
+	const walks: Partial<Record<'before' | 'after', WalkResult>> = {};
 
 	beforeAll(async () => {
 		fs.mkdirSync(OUT_DIR, { recursive: true });
@@ -458,10 +883,10 @@ describe('the nodes in the n8n editor (README pictures)', () => {
 		crmWorkflowId = await n8n.importWorkflow(
 			buildCrmWorkflow(template) as unknown as Record<string, unknown>,
 		);
+		salesContract = await sandboxPost(sandbox, apiKey, '/templates', SALES_CONTRACT);
 		sendAndWaitWorkflowId = await n8n.importWorkflow(
-			buildSendAndWaitWorkflow() as unknown as Record<string, unknown>,
+			buildSendAndWaitWorkflow(salesContract) as unknown as Record<string, unknown>,
 		);
-		const salesContract = await sandboxPost(sandbox, apiKey, '/templates', SALES_CONTRACT);
 		templateWorkflowId = await n8n.importWorkflow(
 			buildTemplateWorkflow(salesContract) as unknown as Record<string, unknown>,
 		);
@@ -552,16 +977,22 @@ describe('the nodes in the n8n editor (README pictures)', () => {
 		await closeNode(page);
 	});
 
-	it('opens Document › Create with its template chosen from the list and its two signers', async () => {
+	it('opens Document › Create (node version 3) with Document From › Template first, the template chosen from the list and its two roles', async () => {
 		await page.setViewportSize(TALL_VIEWPORT);
 		const ndv = await openNode(page, CREATE);
 		expect(await parameterValue(ndv, 'resource')).toBe('Document');
 		expect(await parameterValue(ndv, 'operation')).toBe('Create');
+		expect(await ndv.locator('[data-test-id="node-version"]').innerText()).toContain(
+			`node version ${PICTURED_VERSION}`,
+		);
+		// Document From is the first field, the Template right below it.
+		await expect(
+			new EditorWalk(page, n8n.baseUrl).fieldsAbove('resource-locator-documentTemplate'),
+		).resolves.toEqual(['Document From']);
 		const panel = ndv.locator('.node-settings');
 		const shown = [
-			...SIGNERS.flatMap((signer) => [signer.name, signer.email, String(signer.order)]),
-			'National Electronic ID',
-			'One-Time Code by Email',
+			...MSA_ROLES.flatMap((signer) => [signer.name, signer.email]),
+			'Template',
 			DOCUMENT_NAME,
 			TEMPLATE_NAME,
 		];
@@ -587,15 +1018,14 @@ describe('the nodes in the n8n editor (README pictures)', () => {
 			.evaluateAll((inputs) =>
 				inputs.map((input) => (input as unknown as { value: string }).value),
 			);
-		for (const signer of SIGNERS) {
+		// Signers by Role: an email and a name for each of the template's roles.
+		for (const signer of MSA_ROLES) {
 			expect(values).toContain(signer.name);
 			expect(values).toContain(signer.email);
-			expect(values).toContain(String(signer.order));
 		}
-		expect(values).toContain('National Electronic ID');
-		expect(values).toContain('One-Time Code by Email');
+		expect(await parameterValue(ndv, 'documentFrom')).toBe('Template');
 		expect(values).toContain(DOCUMENT_NAME);
-		// Additional Fields › Template, a resource locator in "From List" mode, shows the template's name.
+		// Template, a resource locator in "From List" mode, shows the template's name.
 		expect(values).toContain(TEMPLATE_NAME);
 
 		const file = await screenshot(page, 'create-parameters.png', await parameterPanelClip(ndv));
@@ -609,7 +1039,10 @@ describe('the nodes in the n8n editor (README pictures)', () => {
 			name: 'The pictured Create',
 			nodes: [
 				manualTrigger(MANUAL),
-				signingNode(CREATE, createParameters(template), { credential: CREDENTIAL }),
+				signingNode(CREATE, createParameters(template), {
+					credential: CREDENTIAL,
+					typeVersion: PICTURED_VERSION,
+				}),
 			],
 			connections: {},
 			settings: { executionOrder: 'v1' },
@@ -662,15 +1095,24 @@ describe('the nodes in the n8n editor (README pictures)', () => {
 		expect(fs.statSync(file).size).toBeGreaterThan(10_000);
 	});
 
-	it('opens Document › Send and Wait for Signature with its options', async () => {
+	it('opens Document › Send and Wait for Signature (node version 3) with Document From › Template first, the mapped template and its options', async () => {
 		await page.goto(`${n8n.baseUrl}/workflow/${sendAndWaitWorkflowId}`);
 		await page.addStyleTag({ content: STABLE_CSS });
 		await canvasNode(page, SEND_AND_WAIT).waitFor();
-		await page.setViewportSize(TALL_VIEWPORT);
+		await page.setViewportSize(TEMPLATE_VIEWPORT);
 		const ndv = await openNode(page, SEND_AND_WAIT);
 		expect(await parameterValue(ndv, 'resource')).toBe('Document');
 		expect(await parameterValue(ndv, 'operation')).toBe('Send and Wait for Signature');
+		expect(await ndv.locator('[data-test-id="node-version"]').innerText()).toContain(
+			`node version ${PICTURED_VERSION}`,
+		);
+		await expect(
+			new EditorWalk(page, n8n.baseUrl).fieldsAbove('resource-locator-documentTemplate'),
+		).resolves.toEqual(['Document From']);
 		const panel = ndv.locator('.node-settings');
+		// The template's fields and roles, listed from the service.
+		for (const [id] of [...MAPPED_FIELDS, ...MAPPED_ROLES])
+			await ndv.locator(`[data-test-id="parameter-input-${id}"]`).waitFor();
 		// Limit Wait Time's inputs can appear after the panel opens, while its resource mappers load.
 		await ndv.locator('[data-test-id="parameter-input-limitType"]').waitFor();
 		const values = await panel
@@ -678,7 +1120,8 @@ describe('the nodes in the n8n editor (README pictures)', () => {
 			.evaluateAll((inputs) =>
 				inputs.map((input) => (input as unknown as { value: string }).value),
 			);
-		expect(values).toContain('New Document');
+		expect(await parameterValue(ndv, 'documentFrom')).toBe('Template');
+		expect(values).toContain(SALES_CONTRACT.name);
 		expect(values).toContain('Any Final State');
 		expect(values).toContain('After Time Interval');
 		expect(values.some((value) => /^14(\.0+)?$/.test(value))).toBe(true);
@@ -705,9 +1148,9 @@ describe('the nodes in the n8n editor (README pictures)', () => {
 			ndv.locator('[data-test-id="parameter-input-customer_name"]').count(),
 		).resolves.toBe(0);
 		const listed = sandbox.stats().routes['GET /v1/templates'] ?? 0;
-		// Additional Fields › Template › From List: the template, as a user picks it.
+		// Template › From List: the template, as a user picks it.
 		await ndv
-			.locator('[data-test-id="resource-locator-template_id"] [data-test-id="rlc-input"]')
+			.locator('[data-test-id="resource-locator-documentTemplate"] [data-test-id="rlc-input"]')
 			.click();
 		await page
 			.locator('[data-test-id="rlc-item"]')
@@ -763,6 +1206,46 @@ describe('the nodes in the n8n editor (README pictures)', () => {
 		expect(fs.statSync(file).size).toBeGreaterThan(5_000);
 		await closeNode(page);
 		await page.setViewportSize(VIEWPORT);
+	});
+
+	describe('the walk of issue 48: deal won → contract from a template → Send and Wait → If, from an empty canvas', () => {
+		const walkIt = (when: 'before' | 'after', version: number) =>
+			(NODE_VERSIONS.includes(version) ? it : it.skip)(
+				`${when}: node version ${version}, built in the editor, saved as built, runs to the If's true branch once signed`,
+				async () => {
+					await page.setViewportSize(VIEWPORT);
+					const context = { page, n8n, sandbox, apiKey, template: salesContract };
+					const result = await walkTheWorkflow(context, version).catch(async (error) => {
+						await page.screenshot({ path: path.join(OUT_DIR, `walk-${when}-failed.png`) });
+						throw error;
+					});
+					await runTheWalkedWorkflow(context, result);
+					walks[when] = result;
+				},
+			);
+		walkIt('before', 2);
+		walkIt('after', 3);
+
+		it('the walk after touches no more fields and opens no more panels than before, and finds the Template with fewer fields above it; the counts are in docs/editor-walk.md', () => {
+			const { before, after } = walks;
+			if (!before) throw new Error('the walk before did not finish');
+			// Until node version 3 exists there is no "after": the table shows the walk before only.
+			if (NODE_VERSIONS.includes(3)) {
+				if (!after) throw new Error('the walk after did not finish');
+				// Measured on n8n 2.41.1: as many fields and panels (10 and 10) either way. Version 3
+				// moves the template up (Document From, then Template) rather than saving steps: in
+				// version 2 "Additional Fields › Add Field" is the one step Document From replaces.
+				expect(after.fields.length).toBeLessThanOrEqual(before.fields.length);
+				expect(after.panels.length).toBeLessThanOrEqual(before.panels.length);
+				expect(after.aboveTemplate.length).toBeLessThan(before.aboveTemplate.length);
+			}
+			const table = walkTable(before, after);
+			if (UPDATE) fs.writeFileSync(WALK_DOC, table);
+			else {
+				fs.writeFileSync(path.join(OUT_DIR, 'editor-walk.md'), table);
+				expect(fs.readFileSync(WALK_DOC, 'utf8')).toBe(table);
+			}
+		});
 	});
 });
 
