@@ -713,13 +713,18 @@ async function runTheWalkedWorkflow(context: WalkContext, walked: WalkResult): P
 	expect(response.status).toBe(200);
 	const fieldValue = (document: { fields: Array<{ key: string; value: unknown }> }, key: string) =>
 		document.fields.find((field) => field.key === key)?.value;
+	// Send and Wait creates the document as a draft, registers its webhook, then sends it: signing
+	// waits for the sent (pending) document.
 	const document = await waitForState(
 		async () =>
 			sandbox.store
 				.documentsOf(apiKey)
 				.find((candidate) => fieldValue(candidate, 'customer_name') === company),
-		(found) => found !== undefined,
-		{ timeoutMs: 30_000, describe: () => `no document for ${company}` },
+		(found) => found?.status === 'pending',
+		{
+			timeoutMs: 30_000,
+			describe: (found) => `no sent document for ${company} (${found?.status ?? 'none'})`,
+		},
 	);
 	expect(document!.template_id).toBe(template.id);
 	expect(fieldValue(document!, 'price')).toBe(12000);
