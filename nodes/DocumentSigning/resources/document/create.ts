@@ -21,6 +21,7 @@ import {
 import {
 	createDocumentFrom,
 	EARLIER_VERSIONS,
+	inputFileField,
 	readDocumentFrom,
 	sourceFields,
 	templateFieldsFrom,
@@ -74,15 +75,7 @@ export const documentCreateFields: INodeProperties[] = [
 			'Whether to upload the document content from a binary property of the input item (e.g. from Read File or Google Drive)',
 		displayOptions: showEarlier(),
 	},
-	{
-		displayName: 'Input Binary Field',
-		name: 'binaryPropertyName',
-		type: 'string',
-		default: 'data',
-		required: true,
-		hint: 'The name of the input field containing the file (PDF, DOCX, PNG or JPEG; at most 10 MB)',
-		displayOptions: showEarlier({ attachFile: [true] }),
-	},
+	inputFileField(showEarlier({ attachFile: [true] })),
 	optionalFields('Additional Fields', 'additionalFields', show, [
 		...sendingOptions('When the document can no longer be signed'),
 		{

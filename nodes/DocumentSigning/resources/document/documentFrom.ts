@@ -1,4 +1,4 @@
-import type { IDataObject, INode, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, IDisplayOptions, INode, INodeProperties } from 'n8n-workflow';
 import { SEND_AND_WAIT_OPERATION } from 'n8n-workflow';
 
 import { resourceLocator, showFor } from '../../shared/fields';
@@ -112,6 +112,19 @@ export const sendAndWaitDocumentFrom: INodeProperties = documentFromField(SEND_A
 	TEMPLATE,
 ]);
 
+/** The input item's binary field holding the document's file (Document From › File, Attach File). */
+export function inputFileField(displayOptions: IDisplayOptions): INodeProperties {
+	return {
+		displayName: 'Input Binary Field',
+		name: 'binaryPropertyName',
+		type: 'string',
+		default: 'data',
+		required: true,
+		hint: 'The name of the input field containing the file (PDF, DOCX, PNG or JPEG; at most 10 MB)',
+		displayOptions,
+	};
+}
+
 /** Shown right after Document From: the template, or the input's file. */
 export const sourceFields: INodeProperties[] = [
 	resourceLocator({
@@ -123,15 +136,7 @@ export const sourceFields: INodeProperties[] = [
 		idPlaceholder: 'tpl_2b7x0d',
 		displayOptions: shownFrom('template'),
 	}),
-	{
-		displayName: 'Input Binary Field',
-		name: 'binaryPropertyName',
-		type: 'string',
-		default: 'data',
-		required: true,
-		hint: 'The name of the input field containing the file (PDF, DOCX, PNG or JPEG; at most 10 MB)',
-		displayOptions: shownFrom('file'),
-	},
+	inputFileField(shownFrom('file')),
 ];
 
 /** A template's fields and roles (Signers follows them: create.ts). */

@@ -24,8 +24,13 @@ const ENDED_DOCUMENT_GRACE_MS = 24 * 60 * 60 * 1000;
 /** Documents a run reads to judge waits without a passed limit, at most. */
 const MAX_DOCUMENT_READS_PER_RUN = 10;
 
+/** Longest webhook URL read (n8n's resume URLs are far shorter). */
+const MAX_URL_LENGTH = 4096;
+
 function queryOf(url: unknown): URLSearchParams | undefined {
-	return typeof url === 'string' && URL.canParse(url) ? new URL(url).searchParams : undefined;
+	return typeof url === 'string' && url.length <= MAX_URL_LENGTH && URL.canParse(url)
+		? new URL(url).searchParams
+		: undefined;
 }
 
 /**
@@ -63,7 +68,7 @@ async function documentEnded(
 	const document = recordOf(response.body);
 	if (!(FINAL_DOCUMENT_STATUSES as readonly unknown[]).includes(document.status)) return false;
 	const endedAt = document.completed_at || document.updated_at;
-	const endedMs = typeof endedAt === 'string' ? Date.parse(endedAt) : NaN;
+	const endedMs = typeof endedAt === 'string' && endedAt.length <= 64 ? Date.parse(endedAt) : NaN;
 	return Number.isFinite(endedMs) && endedMs + ENDED_DOCUMENT_GRACE_MS < now;
 }
 
