@@ -102,3 +102,49 @@ describe('Send and Wait as an AI review gate (n8n 2.41.1)', () => {
 		expect(source).toContain('function convertNodeToHitlTool(');
 	});
 });
+
+/**
+ * Why the trigger's polling is not n8n's own polling contract (`polling: true` with `poll()`): in
+ * every host, such a node is polled and shows Poll Times whatever its other parameters say, so a
+ * trigger in Webhook mode would be polled and would show a schedule its mode does not use
+ * (docs/trigger.md, "Why not n8n's poll()"). When n8n lets a mode turn these off, these fail.
+ */
+describe.each(HOSTS)(
+	"n8n host %s: n8n's poll() contract does not fit a trigger that also receives webhooks",
+	(id) => {
+		beforeAll(() => cliDist(id), BEFORE);
+		const module = (file: string) => path.join(cliDist(id), '..', '..', file);
+		const readModule = (file: string) => fs.readFileSync(module(file), 'utf8');
+
+		it('a node with poll() is polled on activation, whatever its parameters', () => {
+			expect(readModule('n8n-workflow/dist/cjs/workflow.js')).toMatch(
+				/getPollNodes\(\) \{\s*return this\.queryNodes\(\(nodeType\) => !!nodeType\.poll\);/,
+			);
+			const engine = fs.existsSync(
+				module('n8n-core/dist/execution-engine/active-workflow-triggers.js'),
+			)
+				? 'n8n-core/dist/execution-engine/active-workflow-triggers.js'
+				: 'n8n-core/dist/execution-engine/active-workflows.js';
+			// The poll runs once at activation, then on Poll Times.
+			expect(readModule(engine)).toMatch(/await execute(Poll)?Trigger\(true\);/);
+		});
+
+		it('a polling node shows Poll Times first, with no condition on its other parameters', () => {
+			const loader = methodBody(
+				readModule('n8n-core/dist/nodes-loader/directory-loader.js'),
+				'applySpecialNodeParameters',
+			);
+			expect(loader).toMatch(
+				/if \(polling\) \{\s*properties\.unshift\(\.\.\.constants_1\.commonPollingParameters\);/,
+			);
+			// eslint-disable-next-line @typescript-eslint/no-require-imports
+			const { commonPollingParameters } = require(
+				module('n8n-core/dist/nodes-loader/constants.js'),
+			) as {
+				commonPollingParameters: Array<{ name: string; displayOptions?: unknown }>;
+			};
+			expect(commonPollingParameters.map(({ name }) => name)).toEqual(['pollTimes']);
+			expect(commonPollingParameters[0].displayOptions).toBeUndefined();
+		});
+	},
+);
