@@ -156,13 +156,8 @@ async function diagnoseTrigger(argv: string[]) {
 		);
 	const variants: Array<[string, TriggerOptions['receiver'], (() => string) | undefined]> = [
 		['Document Signing Trigger, as shipped', 'trigger', undefined],
-		["n8n's Webhook node (v2)", 'webhook', undefined],
+		["n8n's Webhook node, version 1 (the same isolates as the trigger)", 'webhookV1', undefined],
 		['Document Signing Trigger without the claim (not exactly-once)', 'trigger', withoutClaim],
-		[
-			'Document Signing Trigger, credential with the former expression',
-			'trigger',
-			expressionAuthenticate,
-		],
 	];
 	// Each in its own n8n, so a profile (--cpu-prof) covers one variant; each row shows as it ends.
 	for (const [label, receiver, patch] of variants) {
