@@ -25,6 +25,7 @@ export interface BenchResults {
 	triggerBaseline?: TriggerResult;
 	/** The same deliveries to n8n's Webhook node at version 1 (it takes the trigger's isolate). */
 	triggerBaselineV1?: TriggerResult;
+	triggerV1?: TriggerResult;
 	/** Both again in an n8n on its legacy expression engine (bench/run.ts, triggerWithLegacyEngine). */
 	triggerLegacyEngine?: { trigger: TriggerResult; baseline: TriggerResult };
 	burst?: BurstResult;
@@ -284,8 +285,9 @@ export function renderMarkdown(results: BenchResults): string {
 			'',
 			'| receiver | delivered | executed | duplicates | redeliveries | failed deliveries | latency median | latency p95 | latency max | to execution end median / p95 | n8n CPU per event |',
 			'|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
-			row('Document Signing Trigger', t),
+			row('Document Signing Trigger (version 2, the default)', t),
 		);
+		if (results.triggerV1) out.push(row('Document Signing Trigger, version 1', results.triggerV1));
 		if (results.triggerBaseline)
 			out.push(row("n8n's Webhook node (no verification, no dedup)", results.triggerBaseline));
 		if (results.triggerBaselineV1)

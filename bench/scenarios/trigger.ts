@@ -24,6 +24,8 @@ export interface TriggerOptions {
 	 * other webhook node (the trigger included) takes.
 	 */
 	receiver: 'trigger' | 'webhook' | 'webhookV1';
+	/** The trigger's node version (2, the default, unless given). */
+	triggerVersion?: number;
 }
 
 export interface TriggerResult {
@@ -77,6 +79,7 @@ export async function runTrigger(
 		const trigger = triggerNode('Document Signing Trigger', {
 			events: ['document.created'],
 			credential: cred,
+			typeVersion: options.triggerVersion,
 		});
 		firstNode = trigger.name;
 		workflowId = await createWorkflow(n8n, chain('bench trigger', [trigger, noOpNode()]));
