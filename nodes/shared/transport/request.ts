@@ -1,7 +1,6 @@
 import { createHash } from 'crypto';
 import type {
 	IDataObject,
-	IExecuteData,
 	IExecuteFunctions,
 	IExecutePaginationFunctions,
 	IExecuteSingleFunctions,
@@ -31,6 +30,7 @@ import {
 
 /** The package's own requests; the action node's go through n8n's routing engine (routedRequest.ts). */
 export type ApiContext =
+	| IExecutePaginationFunctions
 	| IHookFunctions
 	| IWebhookFunctions
 	| ILoadOptionsFunctions
@@ -61,28 +61,12 @@ export function recordOf(body: unknown): IDataObject {
 
 export type ServiceClient = Awaited<ReturnType<typeof serviceClient>>;
 
+/** Read for each request (or item): handed back to n8n with its requests as it decrypted it. */
 export async function serviceClient(context: ApiContext) {
-	// Handed back to n8n with each request as it decrypted it (no second read).
 	const decrypted = await context.getCredentials(CREDENTIAL_TYPE);
 	const credentials = readCredentials(decrypted);
 	const origin = new ServiceOrigin(credentials.baseUrl, context.getNode());
 	return { credentials, decrypted, origin };
-}
-
-/** A node run's service client: n8n decrypts the credential (a database query) on every read. */
-const runClients = new WeakMap<IExecuteData, Promise<ServiceClient>>();
-
-/** The action node's client, read once per node run (n8n gives its routing hook no other store). */
-export function runClient(context: IExecutePaginationFunctions): Promise<ServiceClient> {
-	const run = context.getExecuteData();
-	let client = runClients.get(run);
-	if (!client) {
-		client = serviceClient(context);
-		runClients.set(run, client);
-		// A failed read is not kept: the next item reads again and reports its own error.
-		client.catch(() => runClients.delete(run));
-	}
-	return client;
 }
 
 export interface ApiRequestOptions {
@@ -178,7 +162,7 @@ function jsonOrText(text: string): unknown {
  * within its kind's limit (bounds.ts) and checked (checkResponse).
  */
 export async function sendChecked(
-	context: ApiContext | IExecutePaginationFunctions,
+	context: ApiContext,
 	client: ServiceClient,
 	request: IHttpRequestOptions,
 	settings: ApiRequestOptions & { kind: ResponseKind; itemIndex?: number; deletedIfGone?: boolean },
