@@ -9,5 +9,10 @@ export type { WalkResult } from './pageWalk';
 export { extractRecords, isObject, listPagingFor, readListPaging } from './listRecords';
 export type { PageRequest } from './listRecords';
 export { apiRequestPage } from './searchPages';
-export { fileNameFromDisposition, headerValue, withoutHeaders } from './headers';
-export { shownInput, shownText } from './text';
+export {
+	fileNameFromDisposition,
+	headerValue,
+	shownInput,
+	shownText,
+	withoutHeaders,
+} from './text';

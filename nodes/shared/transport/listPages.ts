@@ -1,4 +1,4 @@
-import { headerValue, nextLinkFromHeader } from './headers';
+import { headerValue, MAX_HEADER_CHARS } from './text';
 import {
 	extractRecords,
 	isObject,
@@ -211,4 +211,23 @@ export function readListPage(
 		evidence.guessed = more !== true;
 	}
 	return evidence;
+}
+
+/**
+ * `Link: <https://…?page=2>; rel="next", <…>; rel="last"` → the rel="next" target: a target runs from
+ * the last `<` before its `>`, its parameters up to the next `<`. Linear: no part can backtrack past a `<`.
+ */
+export function nextLinkFromHeader(link: string | undefined): string | undefined {
+	const text = link?.slice(0, MAX_HEADER_CHARS) ?? '';
+	for (const [, target, parameters] of text.matchAll(/<([^<>]*)>([^<]*)/g))
+		if (target.trim() && relationsOf(parameters).includes('next')) return target.trim();
+	return undefined;
+}
+
+/** The relation types of a link's first `; rel="next last"` parameter, lower-cased. */
+function relationsOf(parameters: string): string[] {
+	const rel = parameters.split(';').find((parameter) => /^\s*rel\s*=/i.test(parameter)) ?? '=';
+	const value = rel.slice(rel.indexOf('=') + 1).replace(/,\s*$/, '');
+	const quoted = /^\s*"([^"]*)/.exec(value)?.[1];
+	return (quoted ?? value).toLowerCase().split(/\s+/).filter(Boolean);
 }

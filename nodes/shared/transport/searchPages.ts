@@ -1,7 +1,7 @@
 import { createHash } from 'crypto';
 import type { IDataObject } from 'n8n-workflow';
 
-import { TIME_LIMITS } from './bounds';
+import { TIME_LIMITS } from './retry';
 import { ServiceBehaviourError } from './errors';
 import { readListPage } from './listPages';
 import {

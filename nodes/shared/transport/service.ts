@@ -17,7 +17,7 @@ export function readCredentials(data: ICredentialDataDecryptedObject) {
 		// n8n's credential-level restriction ("Allowed HTTP Request Domains"), when set to a list.
 		allowedDomainsMode: typeof mode === 'string' ? mode : undefined,
 		allowedDomains: typeof allowedDomains === 'string' ? allowedDomains : undefined,
-		// "Largest Download (MB)": raises the file and export size limits (bounds.ts).
+		// "Largest Download (MB)": raises the file and export size limits (request.ts).
 		largestDownloadMb: typeof mb === 'number' && mb > 0 ? mb : undefined,
 	};
 }
