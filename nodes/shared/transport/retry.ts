@@ -47,7 +47,7 @@ const gates = new Map<string, RequestGate>();
 const MAX_GATES = 1_000;
 
 /** The gate of one credential; rate limits are per key, so one key's 429 never holds up another's. */
-export function gateFor(credentialKey: string): RequestGate {
+function gateFor(credentialKey: string): RequestGate {
 	const gate = gates.get(credentialKey) ?? new RequestGate(RETRY_POLICY.concurrency);
 	gates.delete(credentialKey);
 	gates.set(credentialKey, gate);
@@ -65,7 +65,7 @@ export function gateFor(credentialKey: string): RequestGate {
  * (fractional seconds) wins; a whole-second `Retry-After` says nothing about the rate. Retry-After is
  * in seconds or an HTTP date; one second when absent, unreadable or negative.
  */
-export function rateLimitOf(response: IN8nHttpFullResponse): { waitMs: number; paceMs: number } {
+function rateLimitOf(response: IN8nHttpFullResponse): { waitMs: number; paceMs: number } {
 	const precise = Number(headerValue(response.headers, 'x-ratelimit-reset-after'));
 	if (Number.isFinite(precise) && precise >= 0 && precise <= RETRY_POLICY.maxRetryAfterMs / 1000)
 		return { waitMs: Math.max(precise * 1000, 1), paceMs: precise < 1 ? precise * 1000 : 0 };
@@ -79,13 +79,13 @@ export function rateLimitOf(response: IN8nHttpFullResponse): { waitMs: number; p
 	return { waitMs, paceMs: 0 };
 }
 
-export function backoffMs(failures: number): number {
+function backoffMs(failures: number): number {
 	const ceiling = Math.min(RETRY_POLICY.maxDelayMs, RETRY_POLICY.baseDelayMs * 2 ** (failures - 1));
 	// Full jitter keeps retries of many items from arriving together.
 	return Math.round(ceiling / 2 + (Math.random() * ceiling) / 2);
 }
 
-export interface AttemptSettings {
+interface AttemptSettings {
 	node: INode;
 	/** credentialKey() */
 	gateKey: string;
