@@ -19,14 +19,9 @@ import type { IDataObject, INode } from 'n8n-workflow';
 
 import { useSandbox, webhookSecret } from '../helpers/sandbox';
 import { searchDocuments } from '../../nodes/DocumentSigning/listSearch';
-import {
-	HttpStatusError,
-	RETRY_POLICY,
-	ServiceOrigin,
-	sendWithRetries,
-	toNodeError,
-} from '../../nodes/shared/transport';
-import { TIME_LIMITS } from '../../nodes/shared/transport/retry';
+import { ServiceOrigin, toNodeError } from '../../nodes/shared/transport';
+import { HttpStatusError } from '../../nodes/shared/transport/errors';
+import { RETRY_POLICY, sendWithRetries, TIME_LIMITS } from '../../nodes/shared/transport/retry';
 import { LIST_WALK_BUDGET, WEBHOOK_SWEEP_BUDGET } from '../../nodes/shared/vocabulary';
 import { keyCheck } from '../../nodes/shared/webhooks';
 import {

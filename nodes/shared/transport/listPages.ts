@@ -82,7 +82,7 @@ const TOKEN_KEY =
 	/^(next[_-]?(page[_-]?)?(cursor|token|key|marker)|continuation([_-]?token)?|end[_-]?cursor)$/i;
 
 /** Names under which services commonly read a page token, tried when the implied one is ignored. */
-export const CONVENTIONAL_TOKEN_PARAMETERS = [
+const CONVENTIONAL_TOKEN_PARAMETERS = [
 	'cursor',
 	'page_token',
 	'pageToken',
@@ -92,7 +92,7 @@ export const CONVENTIONAL_TOKEN_PARAMETERS = [
 ] as const;
 
 /** The query parameter a token's key implies: next_page_token → page_token, nextCursor → cursor, endCursor → after. */
-export function tokenParameterFor(key: string): string {
+function tokenParameterFor(key: string): string {
 	if (key === 'next') return 'cursor';
 	if (key === 'after' || /^end[_-]?cursor$/i.test(key)) return 'after';
 	const rest = key.replace(/^next[_-]?/i, '');

@@ -66,7 +66,7 @@ export function readListPaging(
 }
 
 /** Where the credential's List Paging is named in errors. */
-export const CREDENTIAL_PAGING = "The credential's List Paging";
+const CREDENTIAL_PAGING = "The credential's List Paging";
 
 /** The paging a list is read by: the node's own List Paging (node versions 1 and 2) when set, else the credential's. */
 export function listPagingFor(

@@ -3,13 +3,19 @@
  * of every paging style, without a server. (The same shapes through n8n's routing engine are in
  * test/behaviour/listShapes.test.ts.)
  */
-import {
-	CONVENTIONAL_TOKEN_PARAMETERS,
-	readListPage,
-} from '../../../../nodes/shared/transport/listPages';
+import { readListPage } from '../../../../nodes/shared/transport/listPages';
 import type { ListPaging, PageResponse } from '../../../../nodes/shared/transport/listRecords';
 
 const records = [{ id: 'a' }, { id: 'b' }];
+/** Names services commonly read a page token under, tried when the implied one is ignored. */
+const CONVENTIONAL_TOKEN_PARAMETERS = [
+	'cursor',
+	'page_token',
+	'pageToken',
+	'token',
+	'continuation',
+	'after',
+];
 
 /**
  * The first way to the next page the reader finds (readListPage), as the tables below state it: a

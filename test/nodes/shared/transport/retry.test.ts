@@ -4,7 +4,8 @@
  */
 import type { IN8nHttpFullResponse, INode } from 'n8n-workflow';
 
-import { HttpStatusError, RETRY_POLICY, sendWithRetries } from '../../../../nodes/shared/transport';
+import { HttpStatusError } from '../../../../nodes/shared/transport/errors';
+import { RETRY_POLICY, sendWithRetries } from '../../../../nodes/shared/transport/retry';
 
 const node = { name: 'Document Signing' } as INode;
 const NOW = Date.parse('2026-11-22T10:00:00Z');
