@@ -1,4 +1,4 @@
-import { headerValue, MAX_HEADER_CHARS } from './text';
+import { headerValue } from './text';
 import {
 	extractRecords,
 	isObject,
@@ -215,11 +215,11 @@ export function readListPage(
 
 /**
  * `Link: <https://…?page=2>; rel="next", <…>; rel="last"` → the rel="next" target: a target runs from
- * the last `<` before its `>`, its parameters up to the next `<`. Linear: no part can backtrack past a `<`.
+ * the last `<` before its `>`, its parameters up to the next `<`. Linear: no part can backtrack past
+ * a `<` (and headerValue bounds the header).
  */
-export function nextLinkFromHeader(link: string | undefined): string | undefined {
-	const text = link?.slice(0, MAX_HEADER_CHARS) ?? '';
-	for (const [, target, parameters] of text.matchAll(/<([^<>]*)>([^<]*)/g))
+function nextLinkFromHeader(link: string | undefined): string | undefined {
+	for (const [, target, parameters] of (link ?? '').matchAll(/<([^<>]*)>([^<]*)/g))
 		if (target.trim() && relationsOf(parameters).includes('next')) return target.trim();
 	return undefined;
 }

@@ -17,7 +17,7 @@ export function shownInput(value: string): string {
 }
 
 /** Node's HTTP client refuses responses whose headers pass 16 KB together: no header is longer. */
-export const MAX_HEADER_CHARS = 16_384;
+const MAX_HEADER_CHARS = 16_384;
 
 /** Header `name` in any case, bounded; undefined when empty; repeated ones folded with ", " as HTTP does. */
 export function headerValue(
