@@ -8,7 +8,7 @@ import { shownInput } from './text';
 // Where a list response's records are, and the List Paging setting (docs/dialects.md); pure: the
 // rest of a page is read in listPages.ts, the loop is pageWalk.ts.
 
-export { PAGING_LABELS, type ListPaging } from '../listPaging';
+export type { ListPaging } from '../listPaging';
 
 export interface PageResponse {
 	body: unknown;
