@@ -4,9 +4,7 @@ import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-w
 import type { SignatureFailureReason } from '../shared/deliveryLayouts';
 import { idText } from '../shared/ids';
 import { markProcessed, memoryOf, remember } from '../shared/nodeMemory';
-import { CREDENTIAL_TYPE } from '../shared/transport';
-import { headerValue, withoutHeaders } from '../shared/transport/headers';
-import { isObject } from '../shared/transport/listRecords';
+import { CREDENTIAL_TYPE, headerValue, withoutHeaders, isObject } from '../shared/transport';
 import {
 	ANY_EVENT,
 	BODY_SIGNATURE_HEADERS,

@@ -1,11 +1,16 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { apiPath, idText } from './ids';
-import { apiRequest, serviceClient, type ApiContext } from './transport';
-import { ServiceBehaviourError } from './transport/errors';
-import { shownText } from './transport/text';
-import { isObject } from './transport/listRecords';
-import { fileNameFromDisposition, headerValue } from './transport/headers';
+import {
+	apiRequest,
+	serviceClient,
+	type ApiContext,
+	ServiceBehaviourError,
+	shownText,
+	isObject,
+	fileNameFromDisposition,
+	headerValue,
+} from './transport';
 import { firstBytesShown, mediaTypeOf, plainFileName, withExtension } from './fileNames';
 
 /**

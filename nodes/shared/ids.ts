@@ -1,5 +1,4 @@
-import { ServiceBehaviourError } from './transport/errors';
-import { shownInput } from './transport/text';
+import { ServiceBehaviourError, shownInput } from './transport';
 
 /** The text of an id of any JSON scalar type, or undefined when `value` is not a usable id. */
 export function idText(value: unknown): string | undefined {

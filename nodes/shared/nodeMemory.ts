@@ -1,6 +1,6 @@
 import { createHash } from 'crypto';
 
-import type { PageRequest } from './transport/listRecords';
+import type { PageRequest } from './transport';
 import type { SignatureLayout } from './vocabulary';
 
 /**

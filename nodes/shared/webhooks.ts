@@ -11,9 +11,10 @@ import {
 	toNodeError,
 	type ApiContext,
 	type ServiceClient,
+	isObject,
+	type PageRequest,
+	type WalkResult,
 } from './transport';
-import { isObject, type PageRequest } from './transport/listRecords';
-import type { WalkResult } from './transport/pageWalk';
 import { WEBHOOK_SWEEP_BUDGET } from './vocabulary';
 
 /**

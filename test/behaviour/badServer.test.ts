@@ -1,6 +1,6 @@
 import nock from 'nock';
 
-import { RETRY_POLICY } from '../../nodes/shared/transport';
+import { RETRY_POLICY } from '../../nodes/shared/transport/retry';
 import { runDocumentSigning } from '../helpers/n8nWorkflow';
 
 /**

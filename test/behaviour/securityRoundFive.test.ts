@@ -20,7 +20,7 @@ import { ErrorReporter, TriggerContext } from 'n8n-core';
 import { Workflow, type INode, type ITriggerFunctions, type ITriggerResponse } from 'n8n-workflow';
 
 import { DocumentSigningTrigger } from '../../nodes/DocumentSigningTrigger/DocumentSigningTrigger.node';
-import { RETRY_POLICY } from '../../nodes/shared/transport';
+import { RETRY_POLICY } from '../../nodes/shared/transport/retry';
 import { hostAdditionalData, NodeTypes } from '../helpers/n8nHost';
 import { runDocumentSigning } from '../helpers/n8nWorkflow';
 import { waitFor } from '../helpers/sandbox';

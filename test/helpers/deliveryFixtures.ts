@@ -7,7 +7,7 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { RETRY_POLICY } from '../../nodes/shared/transport';
+import { RETRY_POLICY } from '../../nodes/shared/transport/retry';
 import {
 	deliverySignatureHeaders,
 	signWebhookPayload,

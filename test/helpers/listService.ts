@@ -1,5 +1,5 @@
 /**
- * Fake list services for the page loop's tests (pageWalk.test.ts, searchPages.test.ts): each
+ * Fake list services for the page loop's tests (pageWalk.test.ts) and ranges of records: each
  * answers a page request from a function of the request, without a server.
  */
 import type { IDataObject, INode } from 'n8n-workflow';

@@ -4,125 +4,18 @@
  * suites run against (node_modules: n8n-core 2.41.1, n8n-workflow 2.41.0, the same as the
  * e2e/n8n-host host). Each test runs n8n's code, not the package's, so it fails when n8n changes.
  */
-import { ScheduledTaskManager, TriggerContext, WorkflowExecute } from 'n8n-core';
-import {
-	isHitlToolType,
-	SEND_AND_WAIT_OPERATION,
-	sleep,
-	Workflow,
-	type IExecuteData,
-	type IExecutePaginationFunctions,
-	type INode,
-	type INodeExecutionData,
-	type INodeType,
-	type INodeTypeDescription,
-} from 'n8n-workflow';
+import { ScheduledTaskManager, TriggerContext } from 'n8n-core';
+import { isHitlToolType, SEND_AND_WAIT_OPERATION, sleep, Workflow, type INode } from 'n8n-workflow';
 
 import { DocumentSigningTrigger } from '../../nodes/DocumentSigningTrigger/DocumentSigningTrigger.node';
-import { executionAdditionalData, hostAdditionalData, NodeTypes } from '../helpers/n8nHost';
-import { SOURCE_TYPE, SourceNode, sourceItems } from '../helpers/n8nWorkflow';
+import { hostAdditionalData, NodeTypes } from '../helpers/n8nHost';
+import { SOURCE_TYPE, SourceNode } from '../helpers/n8nWorkflow';
 
 /** n8n-core's own DI container (it ships @n8n/di nested), as its contexts use it. */
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- resolved at run time, from n8n-core's folder
 const { Container } = require(
 	require.resolve('@n8n/di', { paths: [require.resolve('n8n-core')] }),
 ) as { Container: { set<T>(type: unknown, instance: T): void; get<T>(type: unknown): T } };
-
-describe('transport/request.ts runClient: one IExecuteData per node run', () => {
-	const PROBE_TYPE = 'test.executeDataProbe';
-	const seen: IExecuteData[] = [];
-	const probe: INodeType = {
-		description: {
-			displayName: 'Execute Data Probe',
-			name: PROBE_TYPE,
-			group: ['transform'],
-			version: 1,
-			description: 'Records getExecuteData() of each item in the routing hook',
-			defaults: { name: 'Probe' },
-			inputs: ['main'],
-			outputs: ['main'],
-			requestDefaults: { baseURL: 'http://127.0.0.1:9', json: true },
-			properties: [
-				{
-					displayName: 'Operation',
-					name: 'operation',
-					type: 'options',
-					noDataExpression: true,
-					default: 'get',
-					options: [
-						{
-							name: 'Get',
-							value: 'get',
-							routing: {
-								request: { method: 'GET', url: '/things' },
-								send: { paginate: true },
-								operations: {
-									async pagination(this: IExecutePaginationFunctions) {
-										seen.push(this.getExecuteData());
-										return [{ json: {} }];
-									},
-								},
-							},
-						},
-					],
-				},
-			],
-		} as unknown as INodeTypeDescription,
-	};
-
-	async function runOnce(items: INodeExecutionData[]) {
-		const run = `execute-data-${Math.random()}`;
-		sourceItems.set(run, items);
-		const nodes: INode[] = [
-			{
-				id: 'source',
-				name: 'Source',
-				type: SOURCE_TYPE,
-				typeVersion: 1,
-				position: [0, 0],
-				parameters: { run },
-			},
-			{
-				id: 'probe',
-				name: 'Probe',
-				type: PROBE_TYPE,
-				typeVersion: 1,
-				position: [200, 0],
-				parameters: { operation: 'get' },
-			},
-		];
-		const workflow = new Workflow({
-			id: 'wf-execute-data',
-			name: 'execute data',
-			nodes,
-			connections: { Source: { main: [[{ node: 'Probe', type: 'main', index: 0 }]] } },
-			active: false,
-			nodeTypes: new NodeTypes({ [SOURCE_TYPE]: new SourceNode(), [PROBE_TYPE]: probe }),
-			staticData: {},
-			settings: { executionOrder: 'v1' },
-		});
-		try {
-			await new WorkflowExecute(
-				executionAdditionalData(() => ({}), run, nodes),
-				'manual',
-			).run({ workflow, startNode: nodes[0] });
-		} finally {
-			sourceItems.delete(run);
-		}
-	}
-
-	it('gives every item of one run the same object, and another run another', async () => {
-		seen.length = 0;
-		await runOnce([{ json: { a: 1 } }, { json: { a: 2 } }, { json: { a: 3 } }]);
-		await runOnce([{ json: { a: 4 } }]);
-		expect(seen).toHaveLength(4);
-		// The cache's key: one credential read per node run only while this holds.
-		expect(seen[1]).toBe(seen[0]);
-		expect(seen[2]).toBe(seen[0]);
-		expect(seen[3]).not.toBe(seen[0]);
-		expect(typeof seen[0]).toBe('object');
-	});
-});
 
 describe("polling.ts: helpers.registerCron is served by n8n-core's ScheduledTaskManager", () => {
 	const NODE_NAME = 'Document Signing Trigger';

@@ -1,7 +1,6 @@
 import type { IDataObject, ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
 
-import { apiRequestPage, type ServiceOrigin } from '../../shared/transport';
-import { readListPaging } from '../../shared/transport/listRecords';
+import { apiRequestPage, type ServiceOrigin, readListPaging } from '../../shared/transport';
 
 /**
  * A link the editor may show next to a result: a URL on the credential's (http or https) origin

@@ -8,8 +8,7 @@ import {
 } from 'n8n-workflow';
 
 import { idText } from '../../shared/ids';
-import { apiFindRecord } from '../../shared/transport';
-import { shownInput } from '../../shared/transport/text';
+import { apiFindRecord, shownInput } from '../../shared/transport';
 import { templateLabel, templatePath } from '../resources/document/documentFrom';
 import { locatorValue, roleFieldId } from '../resources/document/templateFields';
 

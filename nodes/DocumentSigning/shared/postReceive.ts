@@ -7,8 +7,7 @@ import type {
 
 import { fetchDocumentFile, type DocumentFileVersion } from '../../shared/documentFiles';
 import { mediaTypeOf } from '../../shared/fileNames';
-import { recordOf } from '../../shared/transport';
-import { fileNameFromDisposition, headerValue } from '../../shared/transport/headers';
+import { recordOf, fileNameFromDisposition, headerValue } from '../../shared/transport';
 
 /** Keeps the listed fields of each record when Simplify is on; unknown fields pass through when off. */
 export function simplifyTo(fields: string[]): PostReceiveAction {

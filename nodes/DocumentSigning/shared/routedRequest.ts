@@ -12,13 +12,15 @@ import type {
 import { MAX_PAGE_SIZE } from '../../shared/vocabulary';
 import {
 	deriveIdempotencyKey,
-	runClient,
 	sendChecked,
+	serviceClient,
 	toNodeError,
 	walkPages,
+	extractRecords,
+	listPagingFor,
+	readListPaging,
+	pageQuery,
 } from '../../shared/transport';
-import { extractRecords, listPagingFor, readListPaging } from '../../shared/transport/listRecords';
-import { pageQuery } from '../../shared/transport/pageWalk';
 import { legacyOrderError } from './agentTool';
 import { invalid } from './validation';
 
@@ -68,7 +70,7 @@ async function routedRequest(
 		// Each is an `inHook` step, as operation() gives every one.
 		for (const { step } of preSend as Array<PreSendAction & { step: PreSendAction }>)
 			options = await step.call(context, options);
-		const client = await runClient(context);
+		const client = await serviceClient(context);
 		// Every POST carries an Idempotency-Key, so every request is safe to repeat.
 		let idempotencyKey: string | undefined;
 		if (options.method === 'POST') {

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteSingleFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { ID_HINT, idProblem, idText } from '../../shared/ids';
-import { shownInput } from '../../shared/transport/text';
+import { shownInput } from '../../shared/transport';
 import { LIMITS, PHONE_PATTERN, SIGNER_AUTHENTICATION_METHODS } from '../../shared/vocabulary';
 
 /** The context of the item whose input is checked. */

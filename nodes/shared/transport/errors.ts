@@ -1,9 +1,8 @@
 import type { IDataObject, IN8nHttpFullResponse, INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeError, NodeOperationError } from 'n8n-workflow';
 
-import { headerValue } from './headers';
-import { isHtml, readPage } from './htmlPages';
-import { shownText } from './text';
+import { networkCode, networkError } from './retry';
+import { headerValue, shownText } from './text';
 
 /**
  * Every failure of a request becomes a NodeApiError carrying the service's own words and HTTP code,
@@ -27,125 +26,6 @@ export class ServiceBehaviourError extends Error {
 	) {
 		super(message);
 	}
-}
-
-/** Refuses error statuses (as HttpStatusError, for the retry policy), redirects, and text for JSON. */
-export function checkResponse(
-	response: IN8nHttpFullResponse,
-	{ expectJson, acceptStatuses = [] }: { expectJson: boolean; acceptStatuses?: number[] },
-): void {
-	const status = response.statusCode;
-	if (acceptStatuses.includes(status)) return;
-	if (status >= 400) throw new HttpStatusError(response);
-	if (status >= 300) {
-		const location = headerValue(response.headers, 'location');
-		throw new ServiceBehaviourError(
-			`The service answered with a redirect (HTTP ${status})${location ? ` to ${location.slice(0, 200)}` : ''}; it was not followed`,
-			'Redirects are never followed, so the API key cannot be carried to another address. Check the Base URL in the credentials (for example https:// instead of http://, or the /v1 at its end).',
-			String(status),
-		);
-	}
-	if (expectJson && typeof response.body === 'string' && response.body.trim() !== '') {
-		const page = isHtml(response.body, headerValue(response.headers, 'content-type'));
-		throw new ServiceBehaviourError(
-			page
-				? `The service answered HTTP ${status} with a web page instead of an API response`
-				: `The service answered HTTP ${status} with a body that is not valid JSON`,
-			page
-				? 'Such pages come from a proxy, gateway or login page in front of the API, or from a Base URL that points at a website. Check the Base URL in the credentials.'
-				: 'The response may have been cut off on its way. Try again; if it keeps happening, the service is probably having trouble.',
-			String(status),
-		);
-	}
-}
-
-/** An attempt given up at its own time limit: reported as the network's ETIMEDOUT. */
-export const timedOut = () => Object.assign(new Error('timed out'), { code: 'ETIMEDOUT' });
-
-/**
- * Node's certificate checks (its X509 verify errors) and the host-name check: the service's TLS
- * certificate is not trusted. Nothing was sent, the key included.
- */
-const CERTIFICATE_CODES: ReadonlySet<string> = new Set([
-	'CERT_CHAIN_TOO_LONG',
-	'CERT_HAS_EXPIRED',
-	'CERT_NOT_YET_VALID',
-	'CERT_REJECTED',
-	'CERT_REVOKED',
-	'CERT_SIGNATURE_FAILURE',
-	'CERT_UNTRUSTED',
-	'CRL_HAS_EXPIRED',
-	'CRL_NOT_YET_VALID',
-	'CRL_SIGNATURE_FAILURE',
-	'DEPTH_ZERO_SELF_SIGNED_CERT',
-	'ERROR_IN_CERT_NOT_AFTER_FIELD',
-	'ERROR_IN_CERT_NOT_BEFORE_FIELD',
-	'ERROR_IN_CRL_LAST_UPDATE_FIELD',
-	'ERROR_IN_CRL_NEXT_UPDATE_FIELD',
-	'HOSTNAME_MISMATCH',
-	'INVALID_CA',
-	'INVALID_PURPOSE',
-	'PATH_LENGTH_EXCEEDED',
-	'SELF_SIGNED_CERT_IN_CHAIN',
-	'UNABLE_TO_DECODE_ISSUER_PUBLIC_KEY',
-	'UNABLE_TO_DECRYPT_CERT_SIGNATURE',
-	'UNABLE_TO_DECRYPT_CRL_SIGNATURE',
-	'UNABLE_TO_GET_CRL',
-	'UNABLE_TO_GET_ISSUER_CERT',
-	'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
-	'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-]);
-
-/** The kinds of failure of the connection itself, each told in its own words (networkError). */
-type NetworkFamily = 'timeout' | 'certificate' | 'tls' | 'http' | 'network';
-
-/** The family of an error code, or undefined when it is no code of the connection. */
-function familyOf(code: string): NetworkFamily | undefined {
-	if (code.length > 100 || !/^[A-Z][A-Z0-9_]*$/.test(code)) return undefined;
-	if (code === 'ETIMEDOUT') return 'timeout';
-	if (CERTIFICATE_CODES.has(code) || code.startsWith('ERR_TLS_CERT_')) return 'certificate';
-	if (code.startsWith('ERR_TLS_') || code.startsWith('ERR_SSL_') || code === 'EPROTO') return 'tls';
-	// Node's HTTP parser (llhttp): the answer is no HTTP.
-	if (code.startsWith('HPE_')) return 'http';
-	if (/^E[A-Z_]+$/.test(code)) return 'network';
-	return undefined;
-}
-
-/**
- * The code of a failure of the connection (ECONNRESET…, a TLS certificate's, the HTTP parser's) of
- * an error or of its causes.
- */
-export function networkCode(error: unknown): string | undefined {
-	let current: unknown = error;
-	for (let depth = 0; depth < 5 && current; depth++) {
-		const code = (current as { code?: unknown }).code;
-		if (typeof code === 'string' && familyOf(code)) return code;
-		current = (current as { cause?: unknown }).cause;
-	}
-	return undefined;
-}
-
-/** Our own words for a failure of the connection; only the code is taken from the original. */
-function networkError(node: INode, code: string, itemIndex?: number): NodeApiError {
-	const family = familyOf(code) ?? 'network';
-	// The code stays out of the message: n8n would swap such a message for its generic one.
-	const message = {
-		timeout: 'Could not reach the Document Signing service',
-		network: 'Could not reach the Document Signing service',
-		certificate: 'Could not connect securely to the Document Signing service',
-		tls: 'Could not connect securely to the Document Signing service',
-		http: "The Document Signing service's answer could not be read",
-	}[family];
-	const description = {
-		timeout:
-			'No complete response came within the time allowed for one attempt (ETIMEDOUT). Check that the service is reachable from n8n and not overloaded.',
-		network: `Network error ${code}. Check the Base URL in the credentials and that the service is reachable from n8n.`,
-		certificate: `The service's TLS certificate is not trusted (${code}): it is self-signed, expired, issued by an authority n8n does not know, or made out for another host name. Nothing was sent. Check the Base URL in the credentials; if the service uses a certificate of your own authority, n8n must be told to trust it (NODE_EXTRA_CA_CERTS).`,
-		tls: `The secure (TLS) connection to the service failed (${code}). Check that the Base URL in the credentials has the right scheme and port (https:// for a TLS port, http:// otherwise) and that the service offers a current TLS version.`,
-		http: `The service's answer is not valid HTTP (${code}). Something other than the API may be answering at the Base URL's address, or a proxy in front of it is faulty. Check the Base URL in the credentials.`,
-	}[family];
-	// Only our own words: the original error carries the request, headers included.
-	return new NodeApiError(node, { message }, { message, description, httpCode: 'none', itemIndex });
 }
 
 /**
@@ -206,23 +86,18 @@ function holdsOnlyPlainData(error: NodeApiError | NodeOperationError): boolean {
 	return true;
 }
 
-/**
- * An n8n error rebuilt from its words alone (message, description, HTTP code, item): n8n's request
- * helper builds its errors around the request library's error, whose config holds the request's
- * headers (the API key) and whose request holds the socket.
- */
+/** An n8n error rebuilt from its words alone (message, description, HTTP code, item). */
 function rebuilt(
 	node: INode,
 	error: NodeApiError | NodeOperationError,
 	itemIndex?: number,
 ): NodeApiError | NodeOperationError {
-	const text = (value: unknown) =>
-		typeof value === 'string' && value.trim() !== '' ? shownText(value.trim()) : undefined;
-	const message = text(error.message) ?? 'The request to the Document Signing service failed';
-	const description = text(error.description);
+	const message =
+		firstText([error.message]) ?? 'The request to the Document Signing service failed';
+	const description = firstText([error.description]);
 	const item = itemIndex ?? (error.context?.itemIndex as number | undefined);
 	if (error instanceof NodeApiError) {
-		const httpCode = text(error.httpCode) ?? 'none';
+		const httpCode = firstText([error.httpCode]) ?? 'none';
 		return new NodeApiError(node, { message }, { message, description, httpCode, itemIndex: item });
 	}
 	return new NodeOperationError(node, message, { description, itemIndex: item });
@@ -237,14 +112,10 @@ const isObject = (value: unknown): value is IDataObject =>
 	typeof value === 'object' && value !== null;
 
 /** The service's own words from an error body, whatever its shape. */
-export function serviceWords(body: unknown): {
-	message?: string;
-	code?: string;
-	field?: string;
-	more?: number;
-} {
+function serviceWords(body: unknown) {
 	if (typeof body === 'string') return { message: firstText([body]) };
-	if (!isObject(body)) return {};
+	if (!isObject(body))
+		return {} as { message?: string; code?: string; field?: string; more?: number };
 	const listed = Array.isArray(body.errors) ? body.errors : undefined;
 	const first = listed?.[0];
 	const source =
@@ -271,6 +142,80 @@ export function serviceWords(body: unknown): {
 	};
 }
 
+/** HTML error pages (a proxy's, a gateway's, a login page): recognised, and read within a bound in one pass. */
+const HTML = /^\s*(<!doctype\s+html|<html[\s>]|<head[\s>]|<body[\s>])/i;
+
+export function isHtml(body: unknown, contentType?: string): boolean {
+	return (typeof body === 'string' && HTML.test(body)) || /\btext\/html\b/i.test(contentType ?? '');
+}
+
+/** The most of a page that is read: its title and first words are near its start. */
+const MAX_PAGE_READ = 8_000;
+const HIDDEN_ELEMENTS: readonly string[] = ['script', 'style', 'template', 'noscript'];
+const ENTITIES = { nbsp: ' ', amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'" };
+/** `<name`, `</name` or `<!`/`<?`; anything else after `<` is text ("a < b"). */
+const TAG = /<(\/?)([a-z][a-z\d]*)|<[!?]/iy;
+
+/**
+ * The page's title (its <title>, else its first <h1>) and the words a person would read on it,
+ * from its first MAX_PAGE_READ characters. Every search starts where the last one ended: linear.
+ */
+function readPage(page: string): { title?: string; words: string } {
+	const html = page.slice(0, MAX_PAGE_READ);
+	const lower = html.toLowerCase();
+	const find = (needle: string, from: number) => {
+		const at = lower.indexOf(needle, from);
+		return at < 0 ? html.length : at;
+	};
+	let words = '';
+	let title: string | undefined;
+	let heading: string | undefined;
+	let capture: { name: string; text: string } | undefined;
+	// A title's text is not among the page's words; a heading's is.
+	const emit = (text: string) => {
+		if (capture) capture.text += text;
+		if (capture?.name !== 'title') words += text;
+	};
+	let position = 0;
+	while (position < html.length) {
+		const open = find('<', position);
+		emit(html.slice(position, open));
+		if (open === html.length) break;
+		if (html.startsWith('<!--', open)) {
+			position = find('-->', open + 4) + 3;
+			continue;
+		}
+		TAG.lastIndex = open;
+		const tag = TAG.exec(html);
+		if (!tag) {
+			emit('<');
+			position = open + 1;
+			continue;
+		}
+		const name = (tag[2] ?? '').toLowerCase();
+		position = find('>', TAG.lastIndex) + 1;
+		emit(' ');
+		if (tag[1]) {
+			if (capture?.name === name) {
+				const text = pageText(capture.text, 200) || undefined;
+				if (name === 'title') title ??= text;
+				else heading ??= text;
+				capture = undefined;
+			}
+		} else if (HIDDEN_ELEMENTS.includes(name)) position = find(`</${name}`, position);
+		else if ((name === 'title' && title === undefined) || (name === 'h1' && heading === undefined))
+			capture = { name, text: '' };
+	}
+	return { title: title ?? heading, words: pageText(words, 300) };
+}
+
+/** Page text as shown: entities read, white space collapsed, cut, markup characters as look-alikes. */
+function pageText(text: string, max: number): string {
+	const entity = (_: string, name: string) => ENTITIES[name.toLowerCase() as keyof typeof ENTITIES];
+	const plain = text.replace(/&(nbsp|amp|lt|gt|quot|#39);/gi, entity).replace(/\s+/g, ' ');
+	return shownText(plain.trim(), max);
+}
+
 const STATUS_HINTS: Record<number, string> = {
 	401: 'Check the API key in the credentials.',
 	403: "The API key's role does not allow this operation.",
@@ -285,16 +230,10 @@ function statusError(node: INode, response: IN8nHttpFullResponse, itemIndex?: nu
 	const httpCode = String(statusCode);
 	if (isHtml(body, headerValue(response.headers, 'content-type'))) {
 		const { title, words } = readPage(typeof body === 'string' ? body : '');
-		return new NodeApiError(
-			node,
-			{ message: `HTTP ${statusCode}` },
-			{
-				message: `The service answered HTTP ${statusCode} with a web page${title ? ` ("${title}")` : ''} instead of an API response`,
-				description: `${words ? `The page says: "${words}". ` : ''}Such pages come from a proxy, load balancer or gateway in front of the API, or from a Base URL that points at a website. Check the Base URL in the credentials; if it is right, the service is probably having trouble.`,
-				httpCode,
-				itemIndex,
-			},
-		);
+		const message = `The service answered HTTP ${statusCode} with a web page${title ? ` ("${title}")` : ''} instead of an API response`;
+		const description = `${words ? `The page says: "${words}". ` : ''}Such pages come from a proxy, load balancer or gateway in front of the API, or from a Base URL that points at a website. Check the Base URL in the credentials; if it is right, the service is probably having trouble.`;
+		const answer = { message, description, httpCode, itemIndex };
+		return new NodeApiError(node, { message: `HTTP ${statusCode}` }, answer);
 	}
 	const { message, code, field, more } = serviceWords(body);
 	const details = [code && `code: ${code}`, field && `field: ${field}`].filter(Boolean).join(', ');
@@ -323,12 +262,11 @@ function statusError(node: INode, response: IN8nHttpFullResponse, itemIndex?: nu
 }
 
 /**
- * The error users see for any failure of a request, built from plain data only (message,
- * description, HTTP code, the service's words): never around the request library's error, which
- * holds the request's headers (the API key) and its socket. n8n's own errors pass on as they are
- * when they hold only plain data (holdsOnlyPlainData), unless `ourNetworkWords` (the retry
- * policy): then a failure of the connection is told in our words even when n8n's helper wrapped it.
- * Any other n8n error is rebuilt from its words.
+ * The error users see for any failure of a request. n8n's own errors pass on as they are when they
+ * hold only plain data, unless `ourNetworkWords` (the retry policy): then a failure of the connection
+ * is told in our words even when n8n's helper wrapped it. Any other n8n error is rebuilt from its
+ * words: n8n's request helper builds its errors around the request library's, which holds the
+ * request's headers (the API key) and its socket.
  */
 export function toNodeError(
 	node: INode,

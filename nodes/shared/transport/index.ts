@@ -1,16 +1,17 @@
 /** The transport: every request the package makes, split by job (see each file's header). */
-export {
-	apiRequest,
-	deriveIdempotencyKey,
-	recordOf,
-	runClient,
-	sendChecked,
-	serviceClient,
-} from './request';
+export { apiRequest, deriveIdempotencyKey, recordOf, sendChecked, serviceClient } from './request';
 export type { ApiContext, ApiRequestOptions, ServiceClient } from './request';
-export { HttpStatusError, isNotFound, ServiceBehaviourError, toNodeError } from './errors';
-export { RETRY_POLICY, sendWithRetries } from './retry';
+export { isNotFound, ServiceBehaviourError, toNodeError } from './errors';
 export { CREDENTIAL_TYPE, ServiceOrigin } from './service';
-export { apiFindRecord, apiSweepRecords, MAX_PAGES, walkPages } from './pageWalk';
+export { apiFindRecord, apiSweepRecords, pageQuery, walkPages } from './pageWalk';
+export type { WalkResult } from './pageWalk';
+export { extractRecords, isObject, listPagingFor, readListPaging } from './listRecords';
+export type { PageRequest } from './listRecords';
 export { apiRequestPage } from './searchPages';
-export { headerValue, fileNameFromDisposition } from './headers';
+export {
+	fileNameFromDisposition,
+	headerValue,
+	shownInput,
+	shownText,
+	withoutHeaders,
+} from './text';

@@ -1,4 +1,4 @@
-import { headerValue, nextLinkFromHeader } from './headers';
+import { headerValue } from './text';
 import {
 	extractRecords,
 	isObject,
@@ -82,7 +82,7 @@ const TOKEN_KEY =
 	/^(next[_-]?(page[_-]?)?(cursor|token|key|marker)|continuation([_-]?token)?|end[_-]?cursor)$/i;
 
 /** Names under which services commonly read a page token, tried when the implied one is ignored. */
-export const CONVENTIONAL_TOKEN_PARAMETERS = [
+const CONVENTIONAL_TOKEN_PARAMETERS = [
 	'cursor',
 	'page_token',
 	'pageToken',
@@ -92,7 +92,7 @@ export const CONVENTIONAL_TOKEN_PARAMETERS = [
 ] as const;
 
 /** The query parameter a token's key implies: next_page_token → page_token, nextCursor → cursor, endCursor → after. */
-export function tokenParameterFor(key: string): string {
+function tokenParameterFor(key: string): string {
 	if (key === 'next') return 'cursor';
 	if (key === 'after' || /^end[_-]?cursor$/i.test(key)) return 'after';
 	const rest = key.replace(/^next[_-]?/i, '');
@@ -211,4 +211,23 @@ export function readListPage(
 		evidence.guessed = more !== true;
 	}
 	return evidence;
+}
+
+/**
+ * `Link: <https://…?page=2>; rel="next", <…>; rel="last"` → the rel="next" target: a target runs from
+ * the last `<` before its `>`, its parameters up to the next `<`. Linear: no part can backtrack past
+ * a `<` (and headerValue bounds the header).
+ */
+function nextLinkFromHeader(link: string | undefined): string | undefined {
+	for (const [, target, parameters] of (link ?? '').matchAll(/<([^<>]*)>([^<]*)/g))
+		if (target.trim() && relationsOf(parameters).includes('next')) return target.trim();
+	return undefined;
+}
+
+/** The relation types of a link's first `; rel="next last"` parameter, lower-cased. */
+function relationsOf(parameters: string): string[] {
+	const rel = parameters.split(';').find((parameter) => /^\s*rel\s*=/i.test(parameter)) ?? '=';
+	const value = rel.slice(rel.indexOf('=') + 1).replace(/,\s*$/, '');
+	const quoted = /^\s*"([^"]*)/.exec(value)?.[1];
+	return (quoted ?? value).toLowerCase().split(/\s+/).filter(Boolean);
 }

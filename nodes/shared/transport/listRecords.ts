@@ -8,7 +8,7 @@ import { shownInput } from './text';
 // Where a list response's records are, and the List Paging setting (docs/dialects.md); pure: the
 // rest of a page is read in listPages.ts, the loop is pageWalk.ts.
 
-export { PAGING_LABELS, type ListPaging } from '../listPaging';
+export type { ListPaging } from '../listPaging';
 
 export interface PageResponse {
 	body: unknown;
@@ -66,7 +66,7 @@ export function readListPaging(
 }
 
 /** Where the credential's List Paging is named in errors. */
-export const CREDENTIAL_PAGING = "The credential's List Paging";
+const CREDENTIAL_PAGING = "The credential's List Paging";
 
 /** The paging a list is read by: the node's own List Paging (node versions 1 and 2) when set, else the credential's. */
 export function listPagingFor(

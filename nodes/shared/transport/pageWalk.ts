@@ -20,7 +20,6 @@ import type { ServiceOrigin } from './service';
  * followed twice, links on the credential's origin only, within a budget, and never a short list.
  */
 
-export const MAX_PAGES = LIST_WALK_BUDGET.pages;
 /** Records of one page read between turns of the event loop. */
 const RECORDS_PER_TURN = 1_000;
 /** Empty pages in a row followed while the service says there are more (some filter after paging). */

@@ -1,7 +1,6 @@
 import { createHash } from 'crypto';
 import type {
 	IDataObject,
-	IExecuteData,
 	IExecuteFunctions,
 	IExecutePaginationFunctions,
 	IExecuteSingleFunctions,
@@ -16,11 +15,10 @@ import type {
 import { sleep } from 'n8n-workflow';
 
 import { idText } from '../ids';
-import { BODY_LIMITS, MB, TIME_LIMITS, type ResponseKind } from './bounds';
-import { checkResponse, ServiceBehaviourError, timedOut, toNodeError } from './errors';
-import { headerValue } from './headers';
+import { HttpStatusError, isHtml, ServiceBehaviourError, toNodeError } from './errors';
+import { headerValue } from './text';
 import type { PageResponse } from './listRecords';
-import { sendWithRetries, type Attempt } from './retry';
+import { sendWithRetries, TIME_LIMITS, timedOut, type Attempt } from './retry';
 import {
 	allowedDomainsFor,
 	credentialKey,
@@ -31,6 +29,7 @@ import {
 
 /** The package's own requests; the action node's go through n8n's routing engine (routedRequest.ts). */
 export type ApiContext =
+	| IExecutePaginationFunctions
 	| IHookFunctions
 	| IWebhookFunctions
 	| ILoadOptionsFunctions
@@ -44,13 +43,6 @@ export function deriveIdempotencyKey(...parts: Array<string | number | undefined
 	return `n8n-${createHash('sha256').update(joined).digest('hex').slice(0, 40)}`;
 }
 
-/** Request settings every request of the package carries, whichever path it takes. */
-export function safeRequestSettings(allowedDomains?: string): Partial<IHttpRequestOptions> {
-	// Redirects are never followed: a redirect to another origin would carry the key there.
-	const settings = { disableFollowRedirect: true, sendCredentialsOnCrossOriginRedirect: false };
-	return allowedDomains ? { ...settings, allowedDomains } : settings;
-}
-
 /** The record in a response: the body itself, or under `data`. */
 export function recordOf(body: unknown): IDataObject {
 	if (typeof body !== 'object' || body === null || Array.isArray(body)) return {};
@@ -61,28 +53,12 @@ export function recordOf(body: unknown): IDataObject {
 
 export type ServiceClient = Awaited<ReturnType<typeof serviceClient>>;
 
+/** Read for each request (or item): handed back to n8n with its requests as it decrypted it. */
 export async function serviceClient(context: ApiContext) {
-	// Handed back to n8n with each request as it decrypted it (no second read).
 	const decrypted = await context.getCredentials(CREDENTIAL_TYPE);
 	const credentials = readCredentials(decrypted);
 	const origin = new ServiceOrigin(credentials.baseUrl, context.getNode());
 	return { credentials, decrypted, origin };
-}
-
-/** A node run's service client: n8n decrypts the credential (a database query) on every read. */
-const runClients = new WeakMap<IExecuteData, Promise<ServiceClient>>();
-
-/** The action node's client, read once per node run (n8n gives its routing hook no other store). */
-export function runClient(context: IExecutePaginationFunctions): Promise<ServiceClient> {
-	const run = context.getExecuteData();
-	let client = runClients.get(run);
-	if (!client) {
-		client = serviceClient(context);
-		runClients.set(run, client);
-		// A failed read is not kept: the next item reads again and reports its own error.
-		client.catch(() => runClients.delete(run));
-	}
-	return client;
 }
 
 export interface ApiRequestOptions {
@@ -103,11 +79,18 @@ export interface ApiRequestOptions {
 	maxTotalWaitMs?: number;
 }
 
+const MB = 1024 * 1024;
+
+type ResponseKind = 'json' | 'file' | 'export';
+
+/** A file's or an export's limit is the credential's "Largest Download (MB)" when set, up to 2 GB. */
+const BODY_LIMITS = { json: 16 * MB, download: 100 * MB, maxDownload: 2048 * MB };
+
 /** Bodies larger than this are parsed after a turn of the event loop. */
 const YIELD_ABOVE_BYTES = 1024 * 1024;
 
-/** The body read whole within its kind's limit (bounds.ts): JSON (or text), or a file's bytes. */
-export async function readResponse(
+/** The body read whole within its kind's limit (BODY_LIMITS): JSON (or text), or a file's bytes. */
+async function readResponse(
 	response: IN8nHttpFullResponse,
 	kind: ResponseKind,
 	client: ServiceClient,
@@ -122,42 +105,36 @@ export async function readResponse(
 			: configured
 				? Math.min(Math.round(configured * MB), BODY_LIMITS.maxDownload)
 				: BODY_LIMITS.download;
-	let body: unknown = response.body;
-	const stream = body as AsyncIterable<unknown> & { pipe?: unknown; destroy?: () => void };
-	// Dropped the moment it passes the limit (or its Content-Length does); test doubles are no streams.
-	if (typeof stream?.pipe === 'function' && Symbol.asyncIterator in stream) {
-		const tooLarge = () => {
-			stream.destroy?.();
-			return new ServiceBehaviourError(
-				`The service's response is larger than the ${limit % MB === 0 ? `${limit / MB} MB` : `${limit} bytes`} allowed for ${readAs === 'json' ? 'an API response' : readAs === 'file' ? 'a file' : 'an export'}; it was not read`,
-				readAs === 'json'
-					? "API responses are read up to this size so a faulty or hostile server cannot exhaust n8n's memory. Lower the page size or narrow the request."
-					: 'Downloads are read up to this size so a faulty or hostile server cannot exhaust n8n\'s memory. To allow larger files, raise "Largest Download (MB)" in the credentials.',
-			);
-		};
-		const declared = Number(headerValue(response.headers, 'content-length'));
-		if (Number.isFinite(declared) && declared > limit) throw tooLarge();
-		const chunks: Buffer[] = [];
-		let size = 0;
-		for await (const chunk of stream) {
-			const bytes = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string);
-			size += bytes.length;
-			if (size > limit) throw tooLarge();
-			chunks.push(bytes);
-		}
-		body = Buffer.concat(chunks, size);
+	// Read as a stream (encoding: 'stream'), dropped the moment it passes the limit or declares more.
+	const stream = response.body as unknown as AsyncIterable<Buffer | string> & { destroy(): void };
+	const tooLarge = () => {
+		stream.destroy();
+		return new ServiceBehaviourError(
+			`The service's response is larger than the ${limit % MB === 0 ? `${limit / MB} MB` : `${limit} bytes`} allowed for ${readAs === 'json' ? 'an API response' : readAs === 'file' ? 'a file' : 'an export'}; it was not read`,
+			readAs === 'json'
+				? "API responses are read up to this size so a faulty or hostile server cannot exhaust n8n's memory. Lower the page size or narrow the request."
+				: 'Downloads are read up to this size so a faulty or hostile server cannot exhaust n8n\'s memory. To allow larger files, raise "Largest Download (MB)" in the credentials.',
+		);
+	};
+	const declared = Number(headerValue(response.headers, 'content-length'));
+	if (Number.isFinite(declared) && declared > limit) throw tooLarge();
+	const chunks: Buffer[] = [];
+	let size = 0;
+	for await (const chunk of stream) {
+		const bytes = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string);
+		size += bytes.length;
+		if (size > limit) throw tooLarge();
+		chunks.push(bytes);
 	}
-	if (Buffer.isBuffer(body)) {
-		const size = body.length;
-		(response as PageResponse).bytes = size;
+	let body: unknown = Buffer.concat(chunks, size);
+	(response as PageResponse).bytes = size;
+	if (readAs === 'json') {
 		// A large answer is decoded and parsed on turns of their own: each is one stretch of the event loop.
 		const turn = async () => (size > YIELD_ABOVE_BYTES ? await sleep(0) : undefined);
-		if (readAs === 'json') {
-			await turn();
-			const text = body.toString('utf8');
-			await turn();
-			body = jsonOrText(text);
-		}
+		await turn();
+		const text = (body as Buffer).toString('utf8');
+		await turn();
+		body = jsonOrText(text);
 	}
 	response.body = body as IN8nHttpFullResponse['body'];
 	return response;
@@ -173,26 +150,60 @@ function jsonOrText(text: string): unknown {
 	}
 }
 
+/** Refuses error statuses (as HttpStatusError, for the retry policy), redirects, and text for JSON. */
+function checkResponse(
+	response: IN8nHttpFullResponse,
+	{ expectJson, acceptStatuses = [] }: { expectJson: boolean; acceptStatuses?: number[] },
+): void {
+	const status = response.statusCode;
+	if (acceptStatuses.includes(status)) return;
+	if (status >= 400) throw new HttpStatusError(response);
+	if (status >= 300) {
+		const location = headerValue(response.headers, 'location');
+		throw new ServiceBehaviourError(
+			`The service answered with a redirect (HTTP ${status})${location ? ` to ${location.slice(0, 200)}` : ''}; it was not followed`,
+			'Redirects are never followed, so the API key cannot be carried to another address. Check the Base URL in the credentials (for example https:// instead of http://, or the /v1 at its end).',
+			String(status),
+		);
+	}
+	if (expectJson && typeof response.body === 'string' && response.body.trim() !== '') {
+		const page = isHtml(response.body, headerValue(response.headers, 'content-type'));
+		throw new ServiceBehaviourError(
+			page
+				? `The service answered HTTP ${status} with a web page instead of an API response`
+				: `The service answered HTTP ${status} with a body that is not valid JSON`,
+			page
+				? 'Such pages come from a proxy, gateway or login page in front of the API, or from a Base URL that points at a website. Check the Base URL in the credentials.'
+				: 'The response may have been cut off on its way. Try again; if it keeps happening, the service is probably having trouble.',
+			String(status),
+		);
+	}
+}
+
 /**
  * Sends `request` under the retry policy (or once, within singleAttemptTimeoutMs), its response read
- * within its kind's limit (bounds.ts) and checked (checkResponse).
+ * within its kind's limit (BODY_LIMITS) and checked (checkResponse).
  */
 export async function sendChecked(
-	context: ApiContext | IExecutePaginationFunctions,
+	context: ApiContext,
 	client: ServiceClient,
 	request: IHttpRequestOptions,
 	settings: ApiRequestOptions & { kind: ResponseKind; itemIndex?: number; deletedIfGone?: boolean },
 ): Promise<IN8nHttpFullResponse> {
 	const { kind, idempotencyKey, abortSignal, singleAttemptTimeoutMs } = settings;
 	const { method } = request;
+	const allowedDomains = allowedDomainsFor(client.credentials, client.origin);
 	const sent: IHttpRequestOptions = {
 		...request,
 		...(idempotencyKey && { headers: { ...request.headers, 'Idempotency-Key': idempotencyKey } }),
 		ignoreHttpStatusErrors: true,
-		// Read as a stream and counted (bounds.ts): n8n would otherwise read any response whole.
+		// Read as a stream and counted (readResponse): n8n would otherwise read any response whole.
 		encoding: 'stream',
 		timeout: singleAttemptTimeoutMs ?? TIME_LIMITS.attemptMs,
-		...safeRequestSettings(allowedDomainsFor(client.credentials, client.origin)),
+		// Redirects are never followed: a redirect to another origin would carry the key there.
+		disableFollowRedirect: true,
+		sendCredentialsOnCrossOriginRedirect: false,
+		...(allowedDomains && { allowedDomains }),
 		returnFullResponse: true,
 	};
 	// The credential as read once goes along (n8n would read and decrypt it again).

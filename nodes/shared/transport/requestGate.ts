@@ -1,7 +1,7 @@
 import { sleep } from 'n8n-workflow';
 
 /** Only ever thrown into the retry policy, which reports it as it is. */
-export class CancelledError extends Error {
+class CancelledError extends Error {
 	constructor() {
 		super('The execution was cancelled while waiting to retry');
 	}

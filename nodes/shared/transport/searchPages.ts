@@ -1,7 +1,7 @@
 import { createHash } from 'crypto';
 import type { IDataObject } from 'n8n-workflow';
 
-import { TIME_LIMITS } from './bounds';
+import { TIME_LIMITS } from './retry';
 import { ServiceBehaviourError } from './errors';
 import { readListPage } from './listPages';
 import {
@@ -21,7 +21,7 @@ import type { ServiceOrigin } from './service';
  * A list search's page token, to the editor and back: one way (a path under the Base URL, never a
  * URL), and `after`, a hash of the last record served, to tell when the service ignores paging.
  */
-export function pageToken(
+function pageToken(
 	next: PageRequest,
 	origin: ServiceOrigin,
 	requestUrl: string,
@@ -62,10 +62,7 @@ const TOKEN_KINDS: Array<Record<string, (value: unknown) => boolean>> = [
 ];
 
 /** A token back from the editor, refused unless this package could have made it. */
-export function readPageToken(
-	token: string,
-	origin: ServiceOrigin,
-): PageRequest & { after?: string } {
+function readPageToken(token: string, origin: ServiceOrigin): PageRequest & { after?: string } {
 	let fields: IDataObject = {};
 	try {
 		fields = Object(JSON.parse(token)) as IDataObject;
@@ -101,7 +98,7 @@ const shortHash = (record: IDataObject) =>
  * One page of a list search and the next one's token. A page holding the record the previous one
  * ended with is a repeat: the cursor goes again under each other name, then it is an error.
  */
-export async function searchPage({
+async function searchPage({
 	origin,
 	token,
 	pageSize,

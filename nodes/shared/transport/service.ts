@@ -7,7 +7,7 @@ import { ServiceBehaviourError } from './errors';
 /** Where the API key may go: the credential's origin, under the Base URL's path, and nowhere else. */
 export const CREDENTIAL_TYPE = 'documentSigningApi';
 
-export type ServiceCredentials = ReturnType<typeof readCredentials>;
+type ServiceCredentials = ReturnType<typeof readCredentials>;
 
 export function readCredentials(data: ICredentialDataDecryptedObject) {
 	const { allowedHttpRequestDomains: mode, allowedDomains, largestDownloadMb: mb } = data;
@@ -17,7 +17,7 @@ export function readCredentials(data: ICredentialDataDecryptedObject) {
 		// n8n's credential-level restriction ("Allowed HTTP Request Domains"), when set to a list.
 		allowedDomainsMode: typeof mode === 'string' ? mode : undefined,
 		allowedDomains: typeof allowedDomains === 'string' ? allowedDomains : undefined,
-		// "Largest Download (MB)": raises the file and export size limits (bounds.ts).
+		// "Largest Download (MB)": raises the file and export size limits (request.ts).
 		largestDownloadMb: typeof mb === 'number' && mb > 0 ? mb : undefined,
 	};
 }
@@ -115,7 +115,7 @@ export class ServiceOrigin {
  * application), holds `/` or `\`, or is only dots without its `;` parameters (Tomcat, Spring and
  * Jetty drop them). Refused, not normalised: which reading the server applies is unknown.
  */
-export function ambiguousPath(link: string, pathBelowBase: string): boolean {
+function ambiguousPath(link: string, pathBelowBase: string): boolean {
 	const written = link.split(/[?#]/, 1)[0];
 	if (written.includes('\\')) return true;
 	for (const segment of pathBelowBase.split('/')) {

@@ -6,7 +6,7 @@
 import nock from 'nock';
 
 import { readRegistration } from '../../../nodes/DocumentSigningTrigger/registration';
-import { RETRY_POLICY } from '../../../nodes/shared/transport';
+import { RETRY_POLICY } from '../../../nodes/shared/transport/retry';
 import { useSandbox, webhookSecret } from '../../helpers/sandbox';
 import { withFastRetries } from '../../helpers/deliveryFixtures';
 import { TriggerHost } from '../../helpers/triggerHost';

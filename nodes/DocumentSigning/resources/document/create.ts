@@ -29,7 +29,7 @@ import {
 } from './documentFrom';
 import { templateFieldValuesOption, templateMapperFields } from './templateFields';
 import { readDocumentSigners, readTemplateFieldValues } from './templateValues';
-import { shownInput } from '../../../shared/transport/text';
+import { shownInput } from '../../../shared/transport';
 import { sendingOptions } from '../commonFields';
 
 /** Create's fields, also shown by Send and Wait for Signature when it sends a new document. */

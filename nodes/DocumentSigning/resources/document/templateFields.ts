@@ -7,7 +7,7 @@ import type {
 } from 'n8n-workflow';
 
 import { fieldValueProblem, isCalendarDate } from '../../../shared/fieldValues';
-import { shownInput } from '../../../shared/transport/text';
+import { shownInput } from '../../../shared/transport';
 import type { TemplateFieldType } from '../../../shared/vocabulary';
 
 /**

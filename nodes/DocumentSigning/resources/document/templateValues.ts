@@ -5,7 +5,7 @@ import type {
 	ResourceMapperValue,
 } from 'n8n-workflow';
 
-import { shownInput } from '../../../shared/transport/text';
+import { shownInput } from '../../../shared/transport';
 import { invalid, isEmpty, readSigners, requireEmail, requireText } from '../../shared/validation';
 import {
 	coerceFieldValue,

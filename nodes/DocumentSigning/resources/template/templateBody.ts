@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteSingleFunctions } from 'n8n-workflow';
 
-import { shownInput } from '../../../shared/transport/text';
+import { shownInput } from '../../../shared/transport';
 import { TEMPLATE_FIELD_KEY_PATTERN, TEMPLATE_FIELD_TYPES } from '../../../shared/vocabulary';
 import {
 	compact,

@@ -4,7 +4,7 @@ import { ANY_EVENT, eventLabel, LIMITS, WEBHOOK_EVENTS } from '../../../shared/v
 import { byName, extraBodyFieldsOption, optionalFields, showFor } from '../../shared/fields';
 import { operation } from '../../shared/operation';
 import { invalid, requestBody, requireText } from '../../shared/validation';
-import { shownInput } from '../../../shared/transport/text';
+import { shownInput } from '../../../shared/transport';
 
 export const webhookCreateOperation = operation({
 	name: 'Create',

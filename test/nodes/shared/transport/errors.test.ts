@@ -1,7 +1,7 @@
 /**
- * nodes/shared/transport/errors.ts: the service's own words from every error body shape
- * (serviceWords), and the error users see for an error status (toNodeError), an HTML page's
- * title and text included.
+ * nodes/shared/transport/errors.ts: the error users see for an error status (toNodeError), with
+ * the service's own words from every error body shape, or an HTML page's title and first words
+ * (read within 8,000 characters).
  */
 import { inspect } from 'util';
 
@@ -15,11 +15,11 @@ import {
 
 import {
 	HttpStatusError,
-	networkCode,
+	isHtml,
 	ServiceBehaviourError,
-	serviceWords,
 	toNodeError,
 } from '../../../../nodes/shared/transport/errors';
+import { networkCode } from '../../../../nodes/shared/transport/retry';
 
 const node: INode = {
 	id: 'n1',
@@ -36,8 +36,38 @@ const statusError = (statusCode: number, body: unknown, headers: Record<string, 
 		new HttpStatusError({ statusCode, body, headers, statusMessage: '' } as IN8nHttpFullResponse),
 	) as NodeApiError;
 
-describe('serviceWords', () => {
-	test.each<[string, unknown, ReturnType<typeof serviceWords>]>([
+interface Words {
+	message?: string;
+	code?: string;
+	field?: string;
+	more?: number;
+}
+
+/** What an HTTP 400 with `body` shows: the service's words, its code, field and further problems. */
+function serviceWords(body: unknown): { message: string; description?: string } {
+	const { message, description } = statusError(400, body);
+	// What follows the service's words in the description (n8n fills a missing one with its own).
+	return {
+		message,
+		description: /(The service said|It reported) .*$/.exec(description ?? '')?.[0],
+	};
+}
+
+/** The message and description of a 400 whose body says `words`. */
+function shownFor({ message, code, field, more }: Words) {
+	const details = [code && `code: ${code}`, field && `field: ${field}`].filter(Boolean).join(', ');
+	const description = [
+		details && `The service said ${details}.`,
+		more && `It reported ${more} more problem${more > 1 ? 's' : ''}.`,
+	].filter(Boolean);
+	return {
+		message: message ?? 'The service answered HTTP 400',
+		description: description.length > 0 ? description.join(' ') : undefined,
+	};
+}
+
+describe("the service's words in an error body", () => {
+	test.each<[string, unknown, Words]>([
 		[
 			'the contract: { error: { code, message, field } }',
 			{ error: { code: 'validation_failed', message: 'name is required', field: 'name' } },
@@ -127,26 +157,25 @@ describe('serviceWords', () => {
 			{ message: 'Not found', code: undefined, field: undefined, more: undefined },
 		],
 	])('%s', (_name, body, words) => {
-		expect(serviceWords(body)).toEqual(words);
+		expect(serviceWords(body)).toEqual(shownFor(words));
 	});
 
 	test('text bodies are the message, trimmed and cut to 500 characters; blank text is none', () => {
-		expect(serviceWords('  Service Unavailable \n')).toEqual({ message: 'Service Unavailable' });
+		expect(serviceWords('  Service Unavailable \n')).toEqual(
+			shownFor({ message: 'Service Unavailable' }),
+		);
 		expect(serviceWords('x'.repeat(800)).message).toHaveLength(500);
-		expect(serviceWords('   ')).toEqual({ message: undefined });
+		expect(serviceWords('   ')).toEqual(shownFor({}));
 	});
 
 	test.each([null, undefined, 42, true])('%p has no words', (body) => {
-		expect(serviceWords(body)).toEqual({});
+		expect(serviceWords(body)).toEqual(shownFor({}));
 	});
 
 	test('blank strings are not words', () => {
-		expect(serviceWords({ error: { message: '  ', code: '' }, message: 'the real one' })).toEqual({
-			message: 'the real one',
-			code: undefined,
-			field: undefined,
-			more: undefined,
-		});
+		expect(serviceWords({ error: { message: '  ', code: '' }, message: 'the real one' })).toEqual(
+			shownFor({ message: 'the real one' }),
+		);
 	});
 });
 
@@ -406,5 +435,67 @@ describe('47.8: no error carries the request (its headers, config or socket)', (
 		expect(error).toBeInstanceOf(NodeOperationError);
 		expect(error.message).toBe('Unexpected failure');
 		expect(shown(error)).not.toMatch(new RegExp(`${SECRET}|bearer|authorization`, 'i'));
+	});
+});
+
+test('a page is told by its start or by a text/html content type', () => {
+	expect(isHtml('<!DOCTYPE html><html></html>')).toBe(true);
+	expect(isHtml('Gateway Timeout', 'text/html')).toBe(true);
+	expect(isHtml('Gateway Timeout', 'text/plain')).toBe(false);
+});
+
+/** An HTML page's title and words as an HTTP 502 with it shows them. */
+function readPage(page: string): { title?: string; words: string } {
+	const { message, description } = statusError(502, page, { 'Content-Type': 'text/html' });
+	const title = /with a web page \("(.*)"\) instead/s.exec(message)?.[1];
+	return {
+		title,
+		words: /^The page says: "(.*)"\. Such pages/s.exec(description ?? '')?.[1] ?? '',
+	};
+}
+
+/** The most of a page that is read. */
+const MAX_PAGE_READ = 8_000;
+
+describe('an HTML error page', () => {
+	test.each<[string, string, { title?: string; words: string }]>([
+		[
+			'comments, scripts, styles, templates and noscript are not text',
+			'<html><head><style>p{}</style></head><body><!-- <h1>hidden</h1> --><script>x()</script><template>t</template><noscript>n</noscript><p>shown</p></body></html>',
+			{ title: undefined, words: 'shown' },
+		],
+		[
+			'a heading with markup inside; entities read; a lone "<" is text',
+			'<body><h1>Down <b>for</b><br>maintenance</h1><p>1 &lt; 2 &amp;&nbsp;3 < 4 &quot;ok&quot;</p></body>',
+			{ title: 'Down for maintenance', words: 'Down for maintenance 1 ‹ 2 & 3 ‹ 4 "ok"' },
+		],
+		[
+			'the first title wins over a heading; upper-case tags',
+			'<HTML><HEAD><TITLE>Service\n  Unavailable</TITLE></HEAD><BODY><H1>Sorry</H1></BODY></HTML>',
+			{ title: 'Service Unavailable', words: 'Sorry' },
+		],
+		[
+			'an unclosed script hides the rest; a tag without ">" ends the page',
+			'<p>before</p><script>var a = "<p>never</p>";',
+			{ title: undefined, words: 'before' },
+		],
+		['a tag that never ends', '<p>kept</p><div class="x', { title: undefined, words: 'kept' }],
+	])('%s', (_title, page, expected) => {
+		expect(readPage(page)).toEqual(expected);
+	});
+
+	test('a long title and long text are cut, with an ellipsis', () => {
+		const { title, words } = readPage(
+			`<title>${'t'.repeat(500)}</title><p>${'word '.repeat(200)}</p>`,
+		);
+		expect(title).toHaveLength(200);
+		expect(title?.endsWith('…')).toBe(true);
+		expect(words.length).toBeLessThanOrEqual(300);
+	});
+
+	test('nothing past MAX_PAGE_READ characters is read', () => {
+		const filler = '<p>x</p>'.repeat(MAX_PAGE_READ / 8);
+		expect(readPage(`${filler}<title>late</title>`).title).toBeUndefined();
+		expect(readPage(`<title>early</title>${filler}`).title).toBe('early');
 	});
 });

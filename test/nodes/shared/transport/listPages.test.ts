@@ -3,13 +3,19 @@
  * of every paging style, without a server. (The same shapes through n8n's routing engine are in
  * test/behaviour/listShapes.test.ts.)
  */
-import {
-	CONVENTIONAL_TOKEN_PARAMETERS,
-	readListPage,
-} from '../../../../nodes/shared/transport/listPages';
+import { readListPage } from '../../../../nodes/shared/transport/listPages';
 import type { ListPaging, PageResponse } from '../../../../nodes/shared/transport/listRecords';
 
 const records = [{ id: 'a' }, { id: 'b' }];
+/** Names services commonly read a page token under, tried when the implied one is ignored. */
+const CONVENTIONAL_TOKEN_PARAMETERS = [
+	'cursor',
+	'page_token',
+	'pageToken',
+	'token',
+	'continuation',
+	'after',
+];
 
 /**
  * The first way to the next page the reader finds (readListPage), as the tables below state it: a
@@ -309,4 +315,53 @@ describe('findNextPage: offsets and totals', () => {
 		});
 		expect(next({ rows: records, n: 4 }, 2, 100, { offset: 2, paging })).toBeUndefined();
 	});
+});
+
+/** The rel="next" target of a Link header, as a full page with it reads it. */
+const nextLinkFromHeader = (link?: string) =>
+	readListPage({ body: [{ id: 1 }], headers: { link } }, {}, { pageSize: 1 }).ways.find(
+		(way) => way.url,
+	)?.url;
+
+describe('nextLinkFromHeader', () => {
+	test('the rel="next" target of a Link header', () => {
+		expect(
+			nextLinkFromHeader(
+				'<https://api.test/v1/documents?page=2>; rel="next", <https://api.test/v1/documents?page=9>; rel="last"',
+			),
+		).toBe('https://api.test/v1/documents?page=2');
+	});
+
+	test('rel next after other links, unquoted, or among several relation types', () => {
+		expect(
+			nextLinkFromHeader('<https://a.test/?p=1>; rel="prev", <https://a.test/?p=3>; rel=next'),
+		).toBe('https://a.test/?p=3');
+		expect(nextLinkFromHeader('<https://a.test/?p=3>; rel="last next"')).toBe(
+			'https://a.test/?p=3',
+		);
+	});
+
+	test('a URL holding a comma is not split', () => {
+		expect(nextLinkFromHeader('<https://a.test/?ids=1,2>; rel="next"')).toBe(
+			'https://a.test/?ids=1,2',
+		);
+	});
+
+	test.each([undefined, '', '<https://a.test/?p=1>; rel="prev"', 'garbage'])(
+		'%p has no next link',
+		(link) => {
+			expect(nextLinkFromHeader(link)).toBeUndefined();
+		},
+	);
+});
+
+test('a Link header relation is a list of tokens: "next" among them counts, "nextpage" does not', () => {
+	expect(nextLinkFromHeader('<https://a.example/p2>; rel="prefetch next"')).toBe(
+		'https://a.example/p2',
+	);
+	expect(nextLinkFromHeader('<https://a.example/p2>; rel=next')).toBe('https://a.example/p2');
+	expect(nextLinkFromHeader('<https://a.example/p2>; rel="nextpage"')).toBeUndefined();
+	expect(
+		nextLinkFromHeader('<https://a.example/p1>; rel="prev", <https://a.example/p3>; rel="next"'),
+	).toBe('https://a.example/p3');
 });

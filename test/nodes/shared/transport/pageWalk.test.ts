@@ -1,6 +1,8 @@
-import { MAX_PAGES, walkPages } from '../../../../nodes/shared/transport/pageWalk';
+import { walkPages } from '../../../../nodes/shared/transport/pageWalk';
 import { cursorService, origin, range, record, service } from '../../../helpers/listService';
 import { LIST_WALK_BUDGET, WEBHOOK_SWEEP_BUDGET } from '../../../../nodes/shared/vocabulary';
+
+const MAX_PAGES = LIST_WALK_BUDGET.pages;
 
 /**
  * The one page loop, against services that misbehave in every way a loop can be fooled: it must

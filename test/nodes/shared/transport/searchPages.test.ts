@@ -1,44 +1,67 @@
 /**
- * nodes/shared/transport/searchPages.ts: the editor's list searches, one page at a time, and the
- * page tokens that go to the editor and come back (checked again).
+ * nodes/shared/transport/searchPages.ts through apiRequestPage, as the editor's list searches call
+ * it: one page at a time, and the page tokens that go to the editor and come back (checked again).
+ * The request helper answers as n8n's does, the body a stream.
  */
-import {
-	pageToken,
-	readPageToken,
-	searchPage,
-} from '../../../../nodes/shared/transport/searchPages';
-import { origin, range, service } from '../../../helpers/listService';
+import { Readable } from 'stream';
+
+import type { IDataObject, IHttpRequestOptions, ILoadOptionsFunctions } from 'n8n-workflow';
+
+import { apiRequestPage } from '../../../../nodes/shared/transport';
+import { range } from '../../../helpers/listService';
+
+const BASE_URL = 'https://api.example.com/v1';
+
+/** A context whose service answers each request's query (and URL) with `body`. */
+function serving(body: (qs: IDataObject, url: string) => unknown) {
+	const requests: Array<{ qs: IDataObject; url: string }> = [];
+	const context = {
+		getNode: () => ({ name: 'Document Signing' }),
+		getCredentials: async () => ({ baseUrl: BASE_URL, apiKey: 'k' }),
+		helpers: {
+			httpRequestWithAuthentication: async (_type: string, options: IHttpRequestOptions) => {
+				const qs = { ...options.qs };
+				requests.push({ qs, url: options.url });
+				const text = JSON.stringify(body(qs, options.url));
+				return { statusCode: 200, headers: {}, statusMessage: '', body: Readable.from([text]) };
+			},
+		},
+	} as unknown as ILoadOptionsFunctions;
+	const page = (token?: string) => apiRequestPage(context, '/documents', {}, token);
+	return { requests, page };
+}
+
+/** The request a token comes back as, when the list is searched from it. */
+async function requestOf(token: string) {
+	const { requests, page } = serving(() => ({ data: [] }));
+	await page(token);
+	return requests[0];
+}
 
 describe('list-search page tokens', () => {
-	test('carry a cursor, a page number or a path under the Base URL, never a whole URL', () => {
-		expect(
-			pageToken({ cursor: 'c2', cursorParam: 'cursor' }, origin, origin.urlOf('/documents')),
-		).toBe('{"cursor":"c2"}');
-		expect(
-			pageToken({ cursor: 'c2', cursorParam: 'page_token' }, origin, origin.urlOf('/documents')),
-		).toBe('{"cursor":"c2","param":"page_token"}');
-		expect(readPageToken('{"cursor":"c2","param":"page_token"}', origin)).toEqual({
-			cursor: 'c2',
-			cursorParam: 'page_token',
-		});
-		expect(
-			pageToken(
-				{ offset: 50, params: { start: 50, size: 50 } },
-				origin,
-				origin.urlOf('/documents'),
-			),
-		).toBe('{"offset":50,"params":{"start":50,"size":50}}');
-		expect(readPageToken('{"offset":50,"params":{"start":50,"size":50}}', origin)).toEqual({
-			offset: 50,
-			params: { start: 50, size: 50 },
-		});
-		expect(pageToken({ page: 3 }, origin, origin.urlOf('/documents'))).toBe('{"page":3}');
-		expect(pageToken({ url: '/v1/documents?cursor=9' }, origin, origin.urlOf('/documents'))).toBe(
-			'{"path":"/v1/documents?cursor=9"}',
+	test('carry a cursor, a page number, an offset or a path under the Base URL, never a whole URL', async () => {
+		const tokenAfter = async (body: IDataObject) =>
+			(await serving(() => ({ data: range(0, 50), ...body })).page()).nextToken;
+		expect(await tokenAfter({ next_cursor: 'c2' })).toMatch(/^\{"cursor":"c2"/);
+		expect(await tokenAfter({ next_page_token: 'c2' })).toMatch(
+			/^\{"cursor":"c2","param":"page_token"/,
 		);
-		expect(readPageToken('{"path":"/v1/documents?cursor=9"}', origin)).toEqual({
-			url: 'https://api.example.com/v1/documents?cursor=9',
+		expect(await tokenAfter({ next: `${BASE_URL}/documents?cursor=9` })).toMatch(
+			/^\{"path":"\/v1\/documents\?cursor=9"/,
+		);
+		expect(await tokenAfter({ page: 2, total_pages: 3 })).toMatch(/^\{"page":3/);
+
+		expect((await requestOf('{"cursor":"c2","param":"page_token"}')).qs).toMatchObject({
+			page_token: 'c2',
 		});
+		expect((await requestOf('{"offset":50,"params":{"start":50,"size":50}}')).qs).toMatchObject({
+			start: 50,
+			size: 50,
+		});
+		expect((await requestOf('{"page":3}')).qs).toMatchObject({ page: 3 });
+		expect((await requestOf('{"path":"/v1/documents?cursor=9"}')).url).toBe(
+			`${BASE_URL}/documents?cursor=9`,
+		);
 	});
 
 	test.each([
@@ -53,62 +76,45 @@ describe('list-search page tokens', () => {
 		['alternative names that are no names', '{"cursor":"a","alt":["page_token","x=1&y"]}'],
 		['alternative names that are no list', '{"cursor":"a","alt":"page_token"}'],
 		['offset params that are not numbers', '{"offset":5,"params":{"offset":"5; drop"}}'],
-	])('a token with %s is refused', (_title, token) => {
-		expect(() => readPageToken(token, origin)).toThrow('The list page token is not valid');
+	])('a token with %s is refused, and nothing is requested', async (_title, token) => {
+		const { requests, page } = serving(() => ({ data: [] }));
+		await expect(page(token)).rejects.toThrow('The list page token is not valid');
+		expect(requests).toHaveLength(0);
 	});
 });
 
-describe('list-search pages (searchPage)', () => {
-	/** Calls its token next_cursor but reads it as page_token. */
-	const reader = () =>
-		service((request) => {
-			const start = request.cursorParam === 'page_token' ? Number(request.cursor) : 0;
-			const end = Math.min(start + 10, 25);
-			return {
-				body: { data: range(start, end - start), next_cursor: end < 25 ? String(end) : null },
-			};
-		});
+describe('list-search pages', () => {
+	/** The cursor parameter a request sent, if any. */
+	const cursorParam = ({ qs }: { qs: IDataObject }) =>
+		Object.keys(qs).find((name) => name !== 'limit');
 
 	test('a token answered with the same page is sent again under each other name; the one that works goes into the next token', async () => {
-		const fake = reader();
-		const first = await searchPage({ origin, pageSize: 10, fetchPage: fake.fetchPage });
-		expect(first.records.map((r) => r.id)).toEqual(range(0, 10).map((r) => r.id));
-		const second = await searchPage({
-			origin,
-			pageSize: 10,
-			token: first.nextToken,
-			fetchPage: fake.fetchPage,
+		// Calls its token next_cursor but reads it as page_token.
+		const { requests, page } = serving((qs) => {
+			const start = qs.page_token !== undefined ? Number(qs.page_token) : 0;
+			const end = Math.min(start + 10, 25);
+			return { data: range(start, end - start), next_cursor: end < 25 ? String(end) : null };
 		});
+		const first = await page();
+		expect(first.records.map((r) => r.id)).toEqual(range(0, 10).map((r) => r.id));
+		const second = await page(first.nextToken);
 		expect(second.records.map((r) => r.id)).toEqual(range(10, 10).map((r) => r.id));
-		// A token under `cursor` (the default) carries no name.
-		expect(fake.requests.map((request) => request.cursorParam)).toEqual([
-			undefined,
-			undefined,
-			'next_cursor',
-			'page_token',
-		]);
+		expect(requests.map(cursorParam)).toEqual([undefined, 'cursor', 'next_cursor', 'page_token']);
 		expect(JSON.parse(second.nextToken!)).toEqual({
 			cursor: '20',
 			param: 'page_token',
 			after: expect.any(String),
 		});
-		const third = await searchPage({
-			origin,
-			pageSize: 10,
-			token: second.nextToken,
-			fetchPage: fake.fetchPage,
-		});
+		const third = await page(second.nextToken);
 		expect(third.records.map((r) => r.id)).toEqual(range(20, 5).map((r) => r.id));
 		expect(third.nextToken).toBeUndefined();
-		expect(fake.requests).toHaveLength(5);
+		expect(requests).toHaveLength(5);
 	});
 
 	test('a service that ignores every name: the first page only, and an error saying so', async () => {
-		const ignoring = service(() => ({ body: { data: range(0, 10), next_cursor: 'x' } }));
-		const first = await searchPage({ origin, pageSize: 10, fetchPage: ignoring.fetchPage });
-		await expect(
-			searchPage({ origin, pageSize: 10, token: first.nextToken, fetchPage: ignoring.fetchPage }),
-		).rejects.toThrow(/already sent/);
-		expect(ignoring.requests.length).toBeLessThanOrEqual(2 + 7);
+		const { requests, page } = serving(() => ({ data: range(0, 10), next_cursor: 'x' }));
+		const first = await page();
+		await expect(page(first.nextToken)).rejects.toThrow(/already sent/);
+		expect(requests.length).toBeLessThanOrEqual(2 + 7);
 	});
 });

@@ -14,8 +14,8 @@ import {
 	recordOf,
 	serviceClient,
 	toNodeError,
+	shownInput,
 } from '../../../../shared/transport';
-import { shownInput } from '../../../../shared/transport/text';
 import { layoutChoice } from '../../../../shared/webhookSignature';
 import {
 	newNonce,

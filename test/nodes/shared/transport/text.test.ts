@@ -1,10 +1,9 @@
-/** nodes/shared/transport/headers.ts: the one header reader, and file names from Content-Disposition. */
+/** nodes/shared/transport/text.ts: the one header reader, and file names from Content-Disposition. */
 import {
 	fileNameFromDisposition,
 	headerValue,
-	nextLinkFromHeader,
 	withoutHeaders,
-} from '../../../../nodes/shared/transport/headers';
+} from '../../../../nodes/shared/transport/text';
 
 describe('headerValue', () => {
 	it('finds a header in any case', () => {
@@ -67,47 +66,4 @@ describe('fileNameFromDisposition', () => {
 		expect(fileNameFromDisposition(undefined)).toBeUndefined();
 		expect(fileNameFromDisposition('inline')).toBeUndefined();
 	});
-});
-
-describe('nextLinkFromHeader', () => {
-	test('the rel="next" target of a Link header', () => {
-		expect(
-			nextLinkFromHeader(
-				'<https://api.test/v1/documents?page=2>; rel="next", <https://api.test/v1/documents?page=9>; rel="last"',
-			),
-		).toBe('https://api.test/v1/documents?page=2');
-	});
-
-	test('rel next after other links, unquoted, or among several relation types', () => {
-		expect(
-			nextLinkFromHeader('<https://a.test/?p=1>; rel="prev", <https://a.test/?p=3>; rel=next'),
-		).toBe('https://a.test/?p=3');
-		expect(nextLinkFromHeader('<https://a.test/?p=3>; rel="last next"')).toBe(
-			'https://a.test/?p=3',
-		);
-	});
-
-	test('a URL holding a comma is not split', () => {
-		expect(nextLinkFromHeader('<https://a.test/?ids=1,2>; rel="next"')).toBe(
-			'https://a.test/?ids=1,2',
-		);
-	});
-
-	test.each([undefined, '', '<https://a.test/?p=1>; rel="prev"', 'garbage'])(
-		'%p has no next link',
-		(link) => {
-			expect(nextLinkFromHeader(link)).toBeUndefined();
-		},
-	);
-});
-
-test('a Link header relation is a list of tokens: "next" among them counts, "nextpage" does not', () => {
-	expect(nextLinkFromHeader('<https://a.example/p2>; rel="prefetch next"')).toBe(
-		'https://a.example/p2',
-	);
-	expect(nextLinkFromHeader('<https://a.example/p2>; rel=next')).toBe('https://a.example/p2');
-	expect(nextLinkFromHeader('<https://a.example/p2>; rel="nextpage"')).toBeUndefined();
-	expect(
-		nextLinkFromHeader('<https://a.example/p1>; rel="prev", <https://a.example/p3>; rel="next"'),
-	).toBe('https://a.example/p3');
 });
