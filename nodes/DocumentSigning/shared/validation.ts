@@ -36,7 +36,7 @@ const NOT_IN_EMAIL = /[\s@"<>()[\],;:]/;
  * `local@domain.tld`: one `@`, no spaces or list punctuation, non-empty domain labels, the last of
  * two characters or more. At most RFC 5321's 254 characters, checked before anything else.
  */
-export function isEmail(value: string): boolean {
+function isEmail(value: string): boolean {
 	const at = value.indexOf('@');
 	if (value.length > 254 || at < 1 || at > 64 || NOT_IN_EMAIL.test(value.slice(0, at)))
 		return false;
