@@ -3,19 +3,11 @@ import type { INodeProperties } from 'n8n-workflow';
 import { byName, optionalFields, showFor } from './fields';
 
 /** The Filters of a list operation: each sent as the query parameter of its name, only when set. */
-export function filtersCollection(
+export const filtersCollection = (
 	resource: string,
 	operation: string,
 	options: INodeProperties[],
-): INodeProperties {
-	return optionalFields(
-		'Filters',
-		'filters',
-		showFor(resource, [operation]),
-		options,
-		'Add Filter',
-	);
-}
+) => optionalFields('Filters', 'filters', showFor(resource, [operation]), options, 'Add Filter');
 
 /** `pending` → `Pending`: the label of a vocabulary value. */
 export function capitalise(value: string): string {

@@ -1,7 +1,12 @@
 import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
-import { optionalFields, resourceLocator, searchListPaging, showFor } from '../../shared/fields';
-import { sendingOptions } from '../commonFields';
+import {
+	optionalFields,
+	resourceLocator,
+	searchListPaging,
+	sendingOptions,
+	showFor,
+} from '../../shared/fields';
 import { operation } from '../../shared/operation';
 import { signersField } from '../../shared/signers';
 import { expiresAt, readSigners, requestBody, requireId } from '../../shared/validation';
@@ -45,7 +50,10 @@ export const signingRequestCreateFields: INodeProperties[] = [
 		required: false,
 		description: "Who signs. Leave empty to use the document's own signers.",
 	}),
-	optionalFields('Additional Fields', 'signingRequestAdditionalFields', show, [
-		...sendingOptions('When signing closes'),
-	]),
+	optionalFields(
+		'Additional Fields',
+		'signingRequestAdditionalFields',
+		show,
+		sendingOptions('When signing closes'),
+	),
 ];

@@ -1,13 +1,20 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { idFields, operationProperty } from '../../shared/operation';
+import { filtersCollection, queryFilter } from '../../shared/listFilters';
+import { idFields, operationProperty, simpleList } from '../../shared/operation';
 import { templateCreateFields, templateCreateOperation } from './create';
-import { templateGetAllFields, templateGetAllOperation } from './getAll';
 import { templateUpdateFields, templateUpdateOperation } from './update';
+
+const getAll = simpleList(
+	'template',
+	{ action: 'Get many templates', description: 'List templates', path: '/templates' },
+	'id name description document_name signer_roles fields updated_at'.split(' '),
+	[filtersCollection('template', 'getAll', [queryFilter('Name Contains', 'q')])],
+);
 
 export const templateOperations = operationProperty(
 	'template',
-	[templateCreateOperation, templateGetAllOperation, templateUpdateOperation],
+	[templateCreateOperation, getAll.operation, templateUpdateOperation],
 	'getAll',
 );
 
@@ -15,5 +22,5 @@ export const templateFields: INodeProperties[] = [
 	...templateCreateFields,
 	...idFields(templateOperations),
 	...templateUpdateFields,
-	...templateGetAllFields,
+	...getAll.fields,
 ];
