@@ -130,38 +130,31 @@ export interface DocumentInput {
 async function readFile(
 	input: DocumentInput,
 ): Promise<{ file: IDataObject; extensions: readonly string[] }> {
+	const refuse = (problem: string, hint?: string) =>
+		invalid(input, 'Input Binary Field', problem, hint);
 	const property = requireText(
 		input,
 		'Input Binary Field',
 		input.parameter('binaryPropertyName', 'data'),
 	);
 	const binary = input.item.binary?.[property];
-	if (!binary) {
-		throw invalid(
-			input,
-			'Input Binary Field',
+	if (!binary)
+		throw refuse(
 			`the input item has no binary field ${shownInput(property)}`,
 			'Use the name of the field holding the file, or switch off Attach File.',
 		);
-	}
 	const mimeType = (binary.mimeType ?? '').split(';')[0].trim().toLowerCase();
-	if (!Object.hasOwn(ACCEPTED_FILE_TYPES, mimeType)) {
-		throw invalid(
-			input,
-			'Input Binary Field',
+	if (!Object.hasOwn(ACCEPTED_FILE_TYPES, mimeType))
+		throw refuse(
 			`files of type ${shownInput(mimeType || 'unknown')} are not accepted`,
 			'Use a PDF, DOCX, PNG or JPEG file.',
 		);
-	}
 	const buffer = await input.fileBytes(property);
-	if (buffer.length === 0) throw invalid(input, 'Input Binary Field', 'the file is empty');
-	if (buffer.length > LIMITS.maxFileBytes) {
-		throw invalid(
-			input,
-			'Input Binary Field',
+	if (buffer.length === 0) throw refuse('the file is empty');
+	if (buffer.length > LIMITS.maxFileBytes)
+		throw refuse(
 			`the file is ${(buffer.length / MIB).toFixed(1)} MB; the limit is ${LIMITS.maxFileBytes / MIB} MB`,
 		);
-	}
 	return {
 		file: compact({
 			name: binary.fileName,
