@@ -159,21 +159,6 @@ export function messageOption(description: string): INodeProperties {
 	};
 }
 
-/** The first options of what sends a document to its signers: Expires At, Extra Body Fields, Message. */
-export function sendingOptions(expiresAtDescription: string): INodeProperties[] {
-	return [
-		{
-			displayName: 'Expires At',
-			name: 'expires_at',
-			type: 'dateTime',
-			default: '',
-			description: expiresAtDescription,
-		},
-		extraBodyFieldsOption,
-		messageOption('Note shown to signers in the invitation'),
-	];
-}
-
 export function resourceLocator({
 	name,
 	displayName,

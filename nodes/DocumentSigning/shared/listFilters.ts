@@ -3,11 +3,19 @@ import type { INodeProperties } from 'n8n-workflow';
 import { byName, optionalFields, showFor } from './fields';
 
 /** The Filters of a list operation: each sent as the query parameter of its name, only when set. */
-export const filtersCollection = (
+export function filtersCollection(
 	resource: string,
 	operation: string,
 	options: INodeProperties[],
-) => optionalFields('Filters', 'filters', showFor(resource, [operation]), options, 'Add Filter');
+): INodeProperties {
+	return optionalFields(
+		'Filters',
+		'filters',
+		showFor(resource, [operation]),
+		options,
+		'Add Filter',
+	);
+}
 
 /** `pending` → `Pending`: the label of a vocabulary value. */
 export function capitalise(value: string): string {

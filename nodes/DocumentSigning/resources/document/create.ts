@@ -1,6 +1,6 @@
 import type { IDataObject, INode, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
-import { optionalFields, resourceLocator, sendingOptions, showFor } from '../../shared/fields';
+import { optionalFields, resourceLocator, showFor } from '../../shared/fields';
 import { operation } from '../../shared/operation';
 import { signersField } from '../../shared/signers';
 import { ID_HINT, idProblem, idText } from '../../../shared/ids';
@@ -25,6 +25,7 @@ import {
 import { templateFieldValuesOption, templateMapperFields } from './templateFields';
 import { readDocumentSigners, readTemplateFieldValues } from './templateValues';
 import { shownInput } from '../../../shared/transport/text';
+import { sendingOptions } from '../commonFields';
 
 /** Create's fields, also shown by Send and Wait for Signature when it sends a new document. */
 const CREATE_FIELD_OPERATIONS = ['create', 'sendAndWait'];

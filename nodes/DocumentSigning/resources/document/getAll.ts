@@ -16,12 +16,7 @@ import {
 import { operation } from '../../shared/operation';
 import { simplifyTo } from '../../shared/postReceive';
 import { invalid, optionalDate } from '../../shared/validation';
-
-/** What Simplify keeps of a document (Get and Get Many); signature_request_id is what Signing Request needs next. */
-export const SIMPLE_FIELDS =
-	'id name status signers signing_url signature_request_id fields created_at expires_at completed_at'.split(
-		' ',
-	);
+import { SIMPLE_FIELDS } from './get';
 
 const checkListFilters = async function (
 	this: IExecuteSingleFunctions,

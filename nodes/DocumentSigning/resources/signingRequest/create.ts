@@ -1,12 +1,7 @@
 import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
-import {
-	optionalFields,
-	resourceLocator,
-	searchListPaging,
-	sendingOptions,
-	showFor,
-} from '../../shared/fields';
+import { optionalFields, resourceLocator, searchListPaging, showFor } from '../../shared/fields';
+import { sendingOptions } from '../commonFields';
 import { operation } from '../../shared/operation';
 import { signersField } from '../../shared/signers';
 import { expiresAt, readSigners, requestBody, requireId } from '../../shared/validation';
@@ -50,10 +45,7 @@ export const signingRequestCreateFields: INodeProperties[] = [
 		required: false,
 		description: "Who signs. Leave empty to use the document's own signers.",
 	}),
-	optionalFields(
-		'Additional Fields',
-		'signingRequestAdditionalFields',
-		show,
-		sendingOptions('When signing closes'),
-	),
+	optionalFields('Additional Fields', 'signingRequestAdditionalFields', show, [
+		...sendingOptions('When signing closes'),
+	]),
 ];
