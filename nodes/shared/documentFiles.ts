@@ -31,7 +31,7 @@ const LINK_PATHS: Record<DocumentFileVersion, string> = {
 };
 
 /** The record's link to this version of its file, if it carries one. */
-export function fileLinkOf(record: IDataObject, version: DocumentFileVersion): string | undefined {
+function fileLinkOf(record: IDataObject, version: DocumentFileVersion): string | undefined {
 	for (const path of LINK_PATHS[version].split(' ')) {
 		let value: unknown = record;
 		for (const key of path.split('.')) value = isObject(value) ? value[key] : undefined;
@@ -47,7 +47,7 @@ export function fileLinkOf(record: IDataObject, version: DocumentFileVersion): s
 	return undefined;
 }
 
-export interface DocumentFile {
+interface DocumentFile {
 	data: Buffer;
 	/** A plain base name (fileNames.ts); `.pdf` for the signed copy and the audit trail. */
 	fileName: string;

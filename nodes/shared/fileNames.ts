@@ -4,7 +4,7 @@
  */
 
 /** Longest file name passed on, in UTF-8 bytes (file systems allow 255; room is left for a suffix). */
-export const MAX_FILE_NAME_BYTES = 200;
+const MAX_FILE_NAME_BYTES = 200;
 
 /** Control characters, invisible format characters (bidi overrides, zero-width) and line breaks. */
 const INVISIBLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu;

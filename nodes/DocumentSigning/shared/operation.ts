@@ -88,7 +88,7 @@ export function idFields(operations: INodeProperties): INodeProperties[] {
 	});
 }
 
-export interface OperationSpec {
+interface OperationSpec {
 	name: string;
 	value: string;
 	action: string;
@@ -122,7 +122,13 @@ export function operation({
 	if (path.includes('{'))
 		steps.unshift(async function (this: IExecuteSingleFunctions, options: IHttpRequestOptions) {
 			options.url = path.replace(PLACEHOLDER, (_match, parameter: string) =>
-				encodeURIComponent(requireId(this, parameter, ID_FIELDS[parameter].displayName)),
+				encodeURIComponent(
+					requireId(
+						this,
+						ID_FIELDS[parameter].displayName,
+						this.getNodeParameter(parameter, '', { extractValue: true }),
+					),
+				),
 			);
 			return options;
 		});

@@ -1,12 +1,14 @@
-import type { IDataObject, IExecuteSingleFunctions } from 'n8n-workflow';
+import type { IDataObject, IExecuteSingleFunctions, INode } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { ID_HINT, idProblem, idText } from '../../shared/ids';
 import { shownInput } from '../../shared/transport';
 import { LIMITS, PHONE_PATTERN, SIGNER_AUTHENTICATION_METHODS } from '../../shared/vocabulary';
 
-/** The context of the item whose input is checked. */
-type Context = IExecuteSingleFunctions;
+/** Whose input is checked: an item's context, or its node and index where there is none. */
+type Context =
+	| Pick<IExecuteSingleFunctions, 'getNode' | 'getItemIndex'>
+	| { node: INode; itemIndex: number };
 
 export const isEmpty = (value: unknown) => value === undefined || value === null || value === '';
 
@@ -17,8 +19,12 @@ export function invalid(
 	problem: string,
 	hint?: string,
 ): NodeOperationError {
-	return new NodeOperationError(context.getNode(), `${parameter}: ${problem}`, {
-		itemIndex: context.getItemIndex(),
+	const [node, itemIndex] =
+		'node' in context
+			? [context.node, context.itemIndex]
+			: [context.getNode(), context.getItemIndex()];
+	return new NodeOperationError(node, `${parameter}: ${problem}`, {
+		itemIndex,
 		description: hint,
 	});
 }
@@ -30,7 +36,7 @@ const NOT_IN_EMAIL = /[\s@"<>()[\],;:]/;
  * `local@domain.tld`: one `@`, no spaces or list punctuation, non-empty domain labels, the last of
  * two characters or more. At most RFC 5321's 254 characters, checked before anything else.
  */
-export function isEmail(value: string): boolean {
+function isEmail(value: string): boolean {
 	const at = value.indexOf('@');
 	if (value.length > 254 || at < 1 || at > 64 || NOT_IN_EMAIL.test(value.slice(0, at)))
 		return false;
@@ -55,9 +61,8 @@ export function requireEmail(context: Context, parameter: string, value: unknown
 	return email;
 }
 
-/** The ID a parameter holds (a resource locator in any mode, or a plain field; text or a number). */
-export function requireId(context: Context, parameter: string, displayName: string): string {
-	const value = context.getNodeParameter(parameter, '', { extractValue: true });
+/** The ID of a parameter's value (a resource locator's, extracted, or a plain field's; text or a number). */
+export function requireId(context: Context, displayName: string, value: unknown): string {
 	const id = requireText(context, displayName, idText(value) ?? value);
 	const problem = idProblem(id);
 	if (problem) throw invalid(context, displayName, problem, ID_HINT);
@@ -104,13 +109,13 @@ function parseJsonObject(context: Context, parameter: string, raw: unknown): IDa
 	return value as IDataObject;
 }
 
-/** The Signers collection as the API's signer objects, checked one by one. */
+/** A Signers collection's value as the API's signer objects, checked one by one. */
 export function readSigners(
 	context: Context,
-	{ required, parameter = 'signers' }: { required: boolean; parameter?: string },
+	value: unknown,
+	required: boolean,
 ): IDataObject[] | undefined {
-	const entries =
-		(context.getNodeParameter(parameter, {}) as { signer?: IDataObject[] }).signer ?? [];
+	const entries = ((value ?? {}) as { signer?: IDataObject[] }).signer ?? [];
 	if (!entries.length) {
 		if (!required) return undefined;
 		const hint = 'Every document needs someone to sign it.';

@@ -1,9 +1,4 @@
-import type {
-	IDataObject,
-	IExecuteSingleFunctions,
-	IHttpRequestOptions,
-	INodeProperties,
-} from 'n8n-workflow';
+import type { IDataObject, INode, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
 import { optionalFields, resourceLocator, showFor } from '../../shared/fields';
 import { operation } from '../../shared/operation';
@@ -120,42 +115,47 @@ export function extensionOf(name: string): string | undefined {
 	return match ? match[1].toLowerCase() : undefined;
 }
 
+/** What a new document's body is built from: one item's parameters and file (Create, Send and Wait). */
+export interface DocumentInput {
+	node: INode;
+	itemIndex: number;
+	/** The input item: its JSON for Map Automatically, its binary fields for the file. */
+	item: INodeExecutionData;
+	/** The item's value of a parameter, expressions resolved, or `fallback`. */
+	parameter: (name: string, fallback: unknown) => unknown;
+	/** The bytes of the item's binary field (n8n may keep them outside the item). */
+	fileBytes: (property: string) => Promise<Buffer>;
+}
+
 /** Create's Attach File: the input item's file, checked, and the extensions its type accepts. */
 async function readFile(
-	context: IExecuteSingleFunctions,
+	input: DocumentInput,
 ): Promise<{ file: IDataObject; extensions: readonly string[] }> {
+	const refuse = (problem: string, hint?: string) =>
+		invalid(input, 'Input Binary Field', problem, hint);
 	const property = requireText(
-		context,
+		input,
 		'Input Binary Field',
-		context.getNodeParameter('binaryPropertyName', 'data'),
+		input.parameter('binaryPropertyName', 'data'),
 	);
-	if (!context.getInputData().binary?.[property]) {
-		throw invalid(
-			context,
-			'Input Binary Field',
+	const binary = input.item.binary?.[property];
+	if (!binary)
+		throw refuse(
 			`the input item has no binary field ${shownInput(property)}`,
 			'Use the name of the field holding the file, or switch off Attach File.',
 		);
-	}
-	const binary = context.helpers.assertBinaryData(property);
 	const mimeType = (binary.mimeType ?? '').split(';')[0].trim().toLowerCase();
-	if (!Object.hasOwn(ACCEPTED_FILE_TYPES, mimeType)) {
-		throw invalid(
-			context,
-			'Input Binary Field',
+	if (!Object.hasOwn(ACCEPTED_FILE_TYPES, mimeType))
+		throw refuse(
 			`files of type ${shownInput(mimeType || 'unknown')} are not accepted`,
 			'Use a PDF, DOCX, PNG or JPEG file.',
 		);
-	}
-	const buffer = await context.helpers.getBinaryDataBuffer(property);
-	if (buffer.length === 0) throw invalid(context, 'Input Binary Field', 'the file is empty');
-	if (buffer.length > LIMITS.maxFileBytes) {
-		throw invalid(
-			context,
-			'Input Binary Field',
+	const buffer = await input.fileBytes(property);
+	if (buffer.length === 0) throw refuse('the file is empty');
+	if (buffer.length > LIMITS.maxFileBytes)
+		throw refuse(
 			`the file is ${(buffer.length / MIB).toFixed(1)} MB; the limit is ${LIMITS.maxFileBytes / MIB} MB`,
 		);
-	}
 	return {
 		file: compact({
 			name: binary.fileName,
@@ -166,40 +166,37 @@ async function readFile(
 	};
 }
 
-export const buildDocumentBody = async function (
-	this: IExecuteSingleFunctions,
-	options: IHttpRequestOptions,
-) {
-	const node = this.getNode();
-	const additional = this.getNodeParameter('additionalFields', {}) as IDataObject;
+/** The body of POST /documents, every parameter checked before anything is sent. */
+export async function buildDocumentBody(input: DocumentInput): Promise<IDataObject> {
+	const { node } = input;
+	const additional = input.parameter('additionalFields', {}) as IDataObject;
 	const draft = additional.draft === true;
-	const read = (name: string, fallback: unknown) => this.getNodeParameter(name, fallback);
-	const source = readDocumentFrom(node, read, additional);
+	const source = readDocumentFrom(node, input.parameter, additional);
 	if (source.from !== 'file' && source.from !== 'template')
 		throw invalid(
-			this,
+			input,
 			'Document From',
 			`${shownInput(source.from)} is not a choice`,
 			'Choose File or Template.',
 		);
 	const templateId = idText(source.template)?.trim() || undefined;
 	if (source.from === 'template' && !templateId && node.typeVersion >= 3)
-		throw invalid(this, 'Template', 'choose the template the document is made from');
+		throw invalid(input, 'Template', 'choose the template the document is made from');
 	const templateProblem = templateId && idProblem(templateId);
-	if (templateProblem) throw invalid(this, templateLabel(node), templateProblem, ID_HINT);
+	if (templateProblem) throw invalid(input, templateLabel(node), templateProblem, ID_HINT);
 
 	// With a template the service names the document after the template's document_name.
-	const rawName = this.getNodeParameter('name', '') as string;
+	const rawName = input.parameter('name', '') as string;
 	let name =
 		templateId && !String(rawName ?? '').trim()
 			? undefined
-			: requireText(this, 'Document Name', rawName);
-	const attached = source.attachFile ? await readFile(this) : undefined;
+			: requireText(input, 'Document Name', rawName);
+	const attached = source.attachFile ? await readFile(input) : undefined;
 	const extension = name === undefined ? undefined : extensionOf(name);
 	if (name !== undefined && !extension) {
 		if (!attached) {
 			throw invalid(
-				this,
+				input,
 				'Document Name',
 				`${shownInput(name)} has no file extension: add one, e.g. ${name.length <= 80 ? `"${name}.pdf"` : '"contract.pdf"'}, or switch on Attach File to take the attached file's`,
 			);
@@ -208,14 +205,14 @@ export const buildDocumentBody = async function (
 		const own = extensionOf(String(attached.file.name ?? ''));
 		name = `${name}.${own && attached.extensions.includes(own) ? own : attached.extensions[0]}`;
 	}
-	const fields = readTemplateFieldValues(this, additional, templateId);
-	const signers = readDocumentSigners(this, templateId, draft);
-	const expires = expiresAt(this, additional.expires_at);
-	const metadata = readMetadata(this, 'Additional Fields › Metadata (JSON)', additional.metadata);
+	const fields = readTemplateFieldValues(input, additional, templateId);
+	const signers = readDocumentSigners(input, templateId, draft);
+	const expires = expiresAt(input, additional.expires_at);
+	const metadata = readMetadata(input, 'Additional Fields › Metadata (JSON)', additional.metadata);
 	// An extension added above is one the attached file's type accepts.
 	if (attached && extension && !attached.extensions.includes(extension)) {
 		throw invalid(
-			this,
+			input,
 			'Document Name',
 			`the extension ".${extension}" does not match the attached ${attached.extensions[0].toUpperCase()} file`,
 		);
@@ -231,9 +228,8 @@ export const buildDocumentBody = async function (
 		metadata,
 		file: attached?.file,
 	};
-	options.body = requestBody(this, body, additional.extraBodyFields);
-	return options;
-};
+	return requestBody(input, body, additional.extraBodyFields);
+}
 
 export const documentCreateOperation = operation({
 	name: 'Create',
@@ -243,5 +239,13 @@ export const documentCreateOperation = operation({
 		'Create a document from a file or a template and send it to its signers, unless saved as a draft. Returns the document: ID, status, signers, signing link, signature_request_id.',
 	method: 'POST',
 	path: '/documents',
-	preSend: [buildDocumentBody],
+	async body() {
+		return await buildDocumentBody({
+			node: this.getNode(),
+			itemIndex: this.getItemIndex(),
+			item: this.getInputData(),
+			parameter: (name, fallback) => this.getNodeParameter(name, fallback),
+			fileBytes: async (property) => await this.helpers.getBinaryDataBuffer(property),
+		});
+	},
 });

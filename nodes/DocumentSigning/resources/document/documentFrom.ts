@@ -11,7 +11,7 @@ import { locatorValue, templateMapperFields } from './templateFields';
  * and 2 keep Attach File and Additional Fields › Template (their saved workflows run as before).
  */
 
-export type DocumentFrom = 'file' | 'template' | 'draft';
+type DocumentFrom = 'file' | 'template' | 'draft';
 
 /** The first node version with Document From. */
 const VERSION = 3;

@@ -1,9 +1,4 @@
-import type {
-	FieldType,
-	IDataObject,
-	IExecuteSingleFunctions,
-	ResourceMapperValue,
-} from 'n8n-workflow';
+import type { FieldType, IDataObject, ResourceMapperValue } from 'n8n-workflow';
 
 import { shownInput } from '../../../shared/transport';
 import { invalid, isEmpty, readSigners, requireEmail, requireText } from '../../shared/validation';
@@ -16,6 +11,7 @@ import {
 	SIGNERS_LABEL,
 	TEMPLATE_TYPES,
 } from './templateFields';
+import type { DocumentInput } from './create';
 import { savedTemplate } from './documentFrom';
 
 /**
@@ -25,18 +21,18 @@ import { savedTemplate } from './documentFrom';
  * checks its values.
  */
 
-const mapperValue = (context: IExecuteSingleFunctions, name: string) =>
-	(context.getNodeParameter(name, {}) ?? {}) as Partial<ResourceMapperValue>;
+const mapperValue = (input: DocumentInput, name: string) =>
+	(input.parameter(name, {}) ?? {}) as Partial<ResourceMapperValue>;
 
 /** Whether the Template is a fixed choice, not an expression that may vary per item. */
-function templateIsFixed(context: IExecuteSingleFunctions): boolean {
-	const value = savedTemplate(context.getNode());
+function templateIsFixed(input: DocumentInput): boolean {
+	const value = savedTemplate(input.node);
 	return !(typeof value === 'string' && value.startsWith('='));
 }
 
 /** The request's `fields` (undefined when none is given), checked for a fixed Template. */
 export function readTemplateFieldValues(
-	context: IExecuteSingleFunctions,
+	input: DocumentInput,
 	additional: IDataObject,
 	templateId: string | undefined,
 ): IDataObject | undefined {
@@ -44,21 +40,21 @@ export function readTemplateFieldValues(
 		((additional.fieldValues as IDataObject | undefined)?.field as IDataObject[] | undefined) ?? [];
 	const pairs = entries.map((entry, index) => {
 		const label = `${PAIRS_LABEL} › Field ${index + 1}`;
-		const key = requireText(context, `${label} › Key`, entry.key);
+		const key = requireText(input, `${label} › Key`, entry.key);
 		return { key, value: entry.value, label: `${label} (${key})` };
 	});
 	if (!templateId) {
 		if (pairs.length > 0)
-			throw invalid(context, PAIRS_LABEL, 'a template has fields: choose the Template first');
+			throw invalid(input, PAIRS_LABEL, 'a template has fields: choose the Template first');
 		return undefined;
 	}
-	const mapper = mapperValue(context, 'templateFields');
+	const mapper = mapperValue(input, 'templateFields');
 	const schema = (mapper.schema ?? []).filter((field) => field.display !== false);
 	const byKey = new Map(schema.map((field) => [field.id, field]));
-	const checked = templateIsFixed(context) && schema.length > 0;
+	const checked = templateIsFixed(input) && schema.length > 0;
 	const automatic = mapper.mappingMode === 'autoMapInputData';
 
-	const json = context.getInputData()?.json ?? {};
+	const { json } = input.item;
 	// Own keys only: an input item's `constructor` or `toString` is no field value.
 	const own = (key: string) => (Object.hasOwn(json, key) ? json[key] : undefined);
 	const given = automatic
@@ -76,7 +72,7 @@ export function readTemplateFieldValues(
 	const twice = pairs.find((pair) => mapped.has(pair.key));
 	if (twice)
 		throw invalid(
-			context,
+			input,
 			twice.label,
 			`${shownInput(twice.key)} is already filled under Template Fields`,
 		);
@@ -88,7 +84,7 @@ export function readTemplateFieldValues(
 		const field = byKey.get(key);
 		if (checked && !field) {
 			throw invalid(
-				context,
+				input,
 				label,
 				`the template has no field ${shownInput(key)}`,
 				`Its fields: ${schema.map((entry) => entry.id).join(', ')}.`,
@@ -102,7 +98,7 @@ export function readTemplateFieldValues(
 						value,
 					)
 				: plainValue(value);
-		if ('problem' in result) throw invalid(context, label, result.problem);
+		if ('problem' in result) throw invalid(input, label, result.problem);
 		fields.set(key, result.value);
 	}
 	const missing = checked ? schema.filter((field) => field.required && !fields.has(field.id)) : [];
@@ -118,7 +114,7 @@ export function readTemplateFieldValues(
 				: '',
 		].filter(Boolean);
 		throw invalid(
-			context,
+			input,
 			`${FIELDS_LABEL} › ${first.displayName}`,
 			'the template needs a value for this field',
 			hints.join(' ') || undefined,
@@ -134,11 +130,11 @@ export function readTemplateFieldValues(
  * Template's open roles (not pre-filled) need someone unless the document is a draft.
  */
 export function readDocumentSigners(
-	context: IExecuteSingleFunctions,
+	input: DocumentInput,
 	templateId: string | undefined,
 	draft: boolean,
 ): IDataObject[] | undefined {
-	const mapper = templateId ? mapperValue(context, 'templateSigners') : {};
+	const mapper = templateId ? mapperValue(input, 'templateSigners') : {};
 	// The listed roles first, in signing order, then any role only the values name.
 	const roles = new Map<string, IDataObject>();
 	const listed = (mapper.schema ?? []).map((field): [string, unknown] => [field.id, undefined]);
@@ -154,26 +150,26 @@ export function readDocumentSigners(
 	for (const [role, entry] of roles) {
 		if (isEmpty(entry.email) && isEmpty(entry.name)) continue;
 		const label = `${SIGNERS_LABEL} › ${role}`;
-		const email = requireEmail(context, `${label} Email`, entry.email);
+		const email = requireEmail(input, `${label} Email`, entry.email);
 		const other = roleByEmail.get(email.toLowerCase());
 		if (other !== undefined)
-			throw invalid(context, `${label} Email`, `${email} already signs as ${other}`);
+			throw invalid(input, `${label} Email`, `${email} already signs as ${other}`);
 		roleByEmail.set(email.toLowerCase(), role);
-		byRole.push({ email, name: requireText(context, `${label} Name`, entry.name), role });
+		byRole.push({ email, name: requireText(input, `${label} Name`, entry.name), role });
 	}
 
-	const inOrder = readSigners(context, { required: !draft && !templateId });
+	const inOrder = readSigners(input, input.parameter('signers', {}), !draft && !templateId);
 	inOrder?.forEach((signer, index) => {
 		const role = roleByEmail.get(String(signer.email).toLowerCase());
 		if (role !== undefined)
 			throw invalid(
-				context,
+				input,
 				`Signers › Signer ${index + 1} › Email`,
 				`${String(signer.email)} already signs as ${role} under Signers by Role`,
 			);
 	});
 	const signers = byRole.length > 0 ? [...byRole, ...(inOrder ?? [])] : inOrder;
-	if (draft || signers?.length || !templateId || !templateIsFixed(context)) return signers;
+	if (draft || signers?.length || !templateId || !templateIsFixed(input)) return signers;
 
 	const open = (mapper.schema ?? [])
 		.filter((field) => field.display !== false && field.removed !== true)
@@ -182,7 +178,7 @@ export function readDocumentSigners(
 	const unfilled = [...new Set(open)];
 	if (unfilled.length > 0) {
 		throw invalid(
-			context,
+			input,
 			SIGNERS_LABEL,
 			unfilled.length === 1
 				? `the template's role ${unfilled[0]} needs a signer`

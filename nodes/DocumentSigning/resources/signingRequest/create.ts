@@ -14,12 +14,13 @@ export const signingRequestCreateOperation = operation({
 	method: 'POST',
 	path: '/signatures/request',
 	body() {
-		const documentId = requireId(this, 'draftDocumentId', 'Document');
+		const draft = this.getNodeParameter('draftDocumentId', '', { extractValue: true });
+		const documentId = requireId(this, 'Document', draft);
 		const additional = this.getNodeParameter('signingRequestAdditionalFields', {}) as IDataObject;
 		const expires = expiresAt(this, additional.expires_at);
 		const body = {
 			document_id: documentId,
-			signers: readSigners(this, { required: false, parameter: 'requestSigners' }),
+			signers: readSigners(this, this.getNodeParameter('requestSigners', {}), false),
 			message: additional.message,
 			expires_at: expires,
 		};

@@ -1,9 +1,9 @@
 /**
- * nodes/DocumentSigning/shared/validation.ts through a small fake of IExecuteSingleFunctions (the
- * parameters of one item): IDs (requireId), the Signers collection (readSigners) within LIMITS,
+ * nodes/DocumentSigning/shared/validation.ts with the node and item index it reports errors for:
+ * IDs (requireId), the Signers collection (readSigners) within LIMITS,
  * the phone pattern, and metadata (readMetadata) within its key cap.
  */
-import { NodeOperationError, type IExecuteSingleFunctions, type INode } from 'n8n-workflow';
+import { NodeOperationError, type INode } from 'n8n-workflow';
 
 import {
 	readMetadata,
@@ -23,24 +23,8 @@ const node: INode = {
 	parameters: {},
 };
 
-/** The parts of IExecuteSingleFunctions the checks use: the node, the item index, parameters (resource locators resolved by extractValue). */
-function fakeContext(parameters: Record<string, unknown>, itemIndex = 0): IExecuteSingleFunctions {
-	return {
-		getNode: () => node,
-		getItemIndex: () => itemIndex,
-		getNodeParameter: (name: string, fallback?: unknown, options?: { extractValue?: boolean }) => {
-			const value = name in parameters ? parameters[name] : fallback;
-			if (
-				options?.extractValue &&
-				typeof value === 'object' &&
-				value !== null &&
-				(value as { __rl?: boolean }).__rl
-			)
-				return (value as { value: unknown }).value;
-			return value;
-		},
-	} as unknown as IExecuteSingleFunctions;
-}
+/** Whose input is checked: the node and the item's index (the checks read no context). */
+const item = (itemIndex = 0) => ({ node, itemIndex });
 
 function failure(run: () => unknown): NodeOperationError {
 	try {
@@ -52,33 +36,28 @@ function failure(run: () => unknown): NodeOperationError {
 	throw new Error('expected a NodeOperationError');
 }
 
-const byId = (value: unknown) => ({ __rl: true, mode: 'id', value });
 const signer = (overrides: Record<string, unknown> = {}) => ({
 	email: 'ann@example.com',
 	name: 'Ann Signer',
 	...overrides,
 });
 const signers = (...entries: Array<Record<string, unknown>>) =>
-	readSigners(fakeContext({ signers: { signer: entries } }), { required: true })!;
+	readSigners(item(), { signer: entries }, true)!;
 
 describe('requireId', () => {
 	test.each([
-		['a text id', byId('doc_8f3k2j'), 'doc_8f3k2j'],
-		['a plain field', 'doc_8f3k2j', 'doc_8f3k2j'],
-		['a number', byId(1004), '1004'],
-		['a number as a plain field', 1004, '1004'],
-		['zero', byId(0), '0'],
-		['an id with dots inside', byId('a.b'), 'a.b'],
+		['a text id', 'doc_8f3k2j', 'doc_8f3k2j'],
+		['a number', 1004, '1004'],
+		['zero', 0, '0'],
+		['an id with dots inside', 'a.b', 'a.b'],
 	])('%s is accepted as its text', (_name, value, id) => {
-		expect(requireId(fakeContext({ documentId: value }), 'documentId', 'Document')).toBe(id);
+		expect(requireId(item(), 'Document', value)).toBe(id);
 	});
 
 	test.each(['.', '..', 'a/b', 'a?b', 'a#b', 'a\\b', 'a b'])(
 		'"%s" is refused before anything is sent, with the hint',
 		(id) => {
-			const error = failure(() =>
-				requireId(fakeContext({ documentId: byId(id) }), 'documentId', 'Document'),
-			);
+			const error = failure(() => requireId(item(), 'Document', id));
 			expect(error.message).toBe(`Document: "${id}" is not a valid ID`);
 			expect(error.description).toBe(ID_HINT);
 		},
@@ -89,23 +68,17 @@ describe('requireId', () => {
 		['blank', '   '],
 		['missing', undefined],
 	])('%s is refused as empty', (_name, value) => {
-		const parameters: Record<string, unknown> =
-			value === undefined ? {} : { documentId: byId(value) };
-		expect(
-			failure(() => requireId(fakeContext(parameters), 'documentId', 'Document')).message,
-		).toBe('Document: must not be empty');
+		expect(failure(() => requireId(item(), 'Document', value)).message).toBe(
+			'Document: must not be empty',
+		);
 	});
 
 	test('surrounding spaces are trimmed', () => {
-		expect(requireId(fakeContext({ documentId: ' doc_1 ' }), 'documentId', 'Document')).toBe(
-			'doc_1',
-		);
+		expect(requireId(item(), 'Document', ' doc_1 ')).toBe('doc_1');
 	});
 
 	test("the error carries the item's index", () => {
-		const error = failure(() =>
-			requireId(fakeContext({ documentId: '..' }, 3), 'documentId', 'Document'),
-		);
+		const error = failure(() => requireId(item(3), 'Document', '..'));
 		expect((error as unknown as { context: { itemIndex?: number } }).context.itemIndex).toBe(3);
 	});
 });
@@ -124,10 +97,10 @@ describe('readSigners', () => {
 	});
 
 	test('required: none is an error; not required: undefined', () => {
-		expect(failure(() => readSigners(fakeContext({}), { required: true })).message).toBe(
+		expect(failure(() => readSigners(item(), undefined, true)).message).toBe(
 			'Signers: add at least one signer',
 		);
-		expect(readSigners(fakeContext({ signers: {} }), { required: false })).toBeUndefined();
+		expect(readSigners(item(), {}, false)).toBeUndefined();
 	});
 
 	test(`signing order from 0 to LIMITS.maxSigningOrder (${LIMITS.maxSigningOrder})`, () => {
@@ -201,7 +174,7 @@ describe('readSigners', () => {
 });
 
 describe('readMetadata', () => {
-	const metadata = (raw: unknown) => readMetadata(fakeContext({}), 'Metadata (JSON)', raw);
+	const metadata = (raw: unknown) => readMetadata(item(), 'Metadata (JSON)', raw);
 	const keys = (count: number) =>
 		JSON.stringify(Object.fromEntries(Array.from({ length: count }, (_, i) => [`k${i}`, 'v'])));
 
@@ -242,9 +215,9 @@ describe('readMetadata', () => {
 });
 
 test('requireEmail refuses what is not an address', () => {
-	expect(requireEmail(fakeContext({}), 'Email', ' ann@example.com ')).toBe('ann@example.com');
+	expect(requireEmail(item(), 'Email', ' ann@example.com ')).toBe('ann@example.com');
 	for (const value of ['ann', 'ann@', 'ann@example', 'ann @example.com', 'a"b@example.com']) {
-		expect(failure(() => requireEmail(fakeContext({}), 'Email', value)).message).toBe(
+		expect(failure(() => requireEmail(item(), 'Email', value)).message).toBe(
 			`Email: "${value}" is not a valid email address`,
 		);
 	}

@@ -1,10 +1,4 @@
-import type {
-	IDataObject,
-	IExecuteFunctions,
-	IExecuteSingleFunctions,
-	IHttpRequestOptions,
-	INodeExecutionData,
-} from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { isHitlToolType, NodeOperationError, WAIT_INDEFINITELY } from 'n8n-workflow';
 
 import { apiPath, idText } from '../../../../shared/ids';
@@ -99,23 +93,14 @@ function readWaitOptions(context: IExecuteFunctions) {
 
 /** What the node sends: a new document's body (Create's checks, for item 0), or a draft's id. */
 async function readSource(context: IExecuteFunctions) {
-	const single = {
-		getNode: () => context.getNode(),
-		getItemIndex: () => 0,
-		getInputData: () => context.getInputData()[0],
-		getNodeParameter: (name: string, fallback?: unknown, options?: IDataObject) =>
-			context.getNodeParameter(name, 0, fallback, options),
-		helpers: {
-			assertBinaryData: (property: string) => context.helpers.assertBinaryData(0, property),
-			getBinaryDataBuffer: async (property: string) =>
-				await context.helpers.getBinaryDataBuffer(0, property),
-		},
-	} as unknown as IExecuteSingleFunctions;
 	const node = context.getNode();
-	const from = documentSourceOf(node, (name, fallback) =>
-		context.getNodeParameter(name, 0, fallback),
-	);
-	if (from === 'draft') return { draftId: requireId(single, 'waitDocumentId', 'Draft') };
+	const parameter = (name: string, fallback: unknown) =>
+		context.getNodeParameter(name, 0, fallback);
+	const from = documentSourceOf(node, parameter);
+	if (from === 'draft') {
+		const draft = context.getNodeParameter('waitDocumentId', 0, '', { extractValue: true });
+		return { draftId: requireId({ node, itemIndex: 0 }, 'Draft', draft) };
+	}
 	if (from !== 'file' && from !== 'template')
 		throw refusal(
 			context,
@@ -130,8 +115,13 @@ async function readSource(context: IExecuteFunctions) {
 			'Additional Fields › Save as Draft: Send and Wait sends the document, so it cannot save it as a draft',
 			'Remove Save as Draft, or use Document › Create to save a draft.',
 		);
-	const built = await buildDocumentBody.call(single, {} as IHttpRequestOptions);
-	const body = { ...(built.body as IDataObject) };
+	const body = await buildDocumentBody({
+		node,
+		itemIndex: 0,
+		item: context.getInputData()[0],
+		parameter,
+		fileBytes: async (property) => await context.helpers.getBinaryDataBuffer(0, property),
+	});
 	// As a review gate, n8n's own Message tells the approver what they approve, unless the user's does.
 	if (isReviewGate(context) && body.message === undefined) {
 		const gateMessage = String(context.getNodeParameter('message', 0, '') ?? '').trim();
