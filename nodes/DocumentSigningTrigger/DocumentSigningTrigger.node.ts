@@ -14,9 +14,9 @@ import {
 	WEBHOOK_EVENT_DESCRIPTIONS,
 	WEBHOOK_EVENTS,
 } from '../shared/vocabulary';
-import { signatureLayoutOption } from '../shared/webhookSignature';
+import { MAX_SIGNATURE_TOLERANCE_SECONDS, signatureLayoutOption } from '../shared/webhookSignature';
 import { passClaimedDeliveries } from './claim';
-import { MAX_SIGNATURE_TOLERANCE_SECONDS, receiveDelivery } from './delivery';
+import { receiveDelivery } from './delivery';
 import { startPolling } from './polling';
 import { checkExists, create, deleteWebhook } from './registration';
 

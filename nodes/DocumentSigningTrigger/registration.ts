@@ -8,7 +8,12 @@ import {
 	toNodeError,
 	type ServiceClient,
 } from '../shared/transport';
-import { ANY_EVENT, WEBHOOK_EVENTS, WEBHOOK_SWEEP_BUDGET } from '../shared/vocabulary';
+import {
+	ANY_EVENT,
+	selectedEvents,
+	WEBHOOK_EVENTS,
+	WEBHOOK_SWEEP_BUDGET,
+} from '../shared/vocabulary';
 import {
 	findWebhook,
 	keyCheck,
@@ -55,14 +60,6 @@ function forgetRegistration(data: IDataObject): void {
 		delete data[key];
 	delete data.sealedSecret;
 	delete data.keyCheck;
-}
-
-/** The chosen events as the service stores them: sorted, unique, or just `*` when Any Event is among them. */
-export function selectedEvents(raw: unknown): string[] {
-	const list = (Array.isArray(raw) ? raw : [raw])
-		.map((event) => String(event).trim())
-		.filter(Boolean);
-	return list.includes(ANY_EVENT) ? [ANY_EVENT] : [...new Set(list)].sort();
 }
 
 const sameEvents = (a: unknown, b: string[]) =>

@@ -9,7 +9,7 @@ import type { SignatureLayout } from './vocabulary';
  * any of it is never a wrong answer, only a slower or repeated check.
  */
 const newMemory = () => ({
-	/** Signing secrets recomputed from the credential (a key derivation per delivery saved), by registration; 1,000 (`remember`). */
+	/** Signing secrets recomputed from the credential's key (a credential read per delivery saved), by registration or wait; 1,000 (`remember`). */
 	secrets: new Map<string, string>(),
 	/** Automatic Signature Layout: the first layout that verified, by registration or wait; 1,000 (`remember`). */
 	layouts: new Map<string, SignatureLayout>(),

@@ -55,6 +55,14 @@ export const AUDIT_EVENTS = [
 	'webhook.deleted',
 ] as const;
 
+/** The chosen events as the service stores them: sorted, unique, or just `*` when Any Event is among them. */
+export function selectedEvents(raw: unknown): string[] {
+	const list = (Array.isArray(raw) ? raw : [raw])
+		.map((event) => String(event).trim())
+		.filter(Boolean);
+	return list.includes(ANY_EVENT) ? [ANY_EVENT] : [...new Set(list)].sort();
+}
+
 /** "document.completed" → "Document Completed", for dropdowns. */
 export function eventLabel(event: string): string {
 	return event

@@ -11,9 +11,9 @@ import { NodeOperationError } from 'n8n-workflow';
 import { fetchDocumentFile } from '../../../../shared/documentFiles';
 import { apiPath, idText } from '../../../../shared/ids';
 import { memoryOf } from '../../../../shared/nodeMemory';
-import { apiRequest, headerValue, recordOf, serviceClient } from '../../../../shared/transport';
+import { apiRequest, recordOf, serviceClient } from '../../../../shared/transport';
 import { finalEventOf, FINAL_DOCUMENT_STATUSES } from '../../../../shared/vocabulary';
-import { layoutChoice, verifyWithLayout } from '../../../../shared/webhookSignature';
+import { layoutChoice, verifyCall } from '../../../../shared/webhookSignature';
 import * as webhooks from '../../../../shared/webhooks';
 
 const WAIT_CUSTOM_DATA_KEY = 'documentSigningWait';
@@ -160,22 +160,20 @@ async function decide(context: IWebhookFunctions, step: { doing: string }) {
 		return ignore(context, 'the event is about another document');
 
 	const client = await serviceClient(context);
-	const memory = memoryOf(context.getWorkflow().id, context.getNode().id);
 	if (settings.verifySignature) {
-		const headers = (context.getHeaderData() ?? {}) as IDataObject;
-		const scope = webhooks.secretScope(context, client.credentials.apiKey, settings.nonce);
-		const verification = verifyWithLayout(memory, stored.nonce, settings.signatureLayout, {
-			header: (name) => headerValue(headers, name),
-			rawBody,
-			secret: webhooks.signingSecret(scope, stored.secret) ?? '',
-			nowSeconds: Math.floor(Date.now() / 1000),
-		});
+		const verification = await verifyCall(
+			context,
+			async () => client.credentials.apiKey,
+			{ nonce: stored.nonce, sealedSecret: stored.secret },
+			settings.signatureLayout,
+		);
 		if (!verification.valid)
 			return ignore(
 				context,
 				`signature not valid (${verification.layout ?? 'no layout'}: ${verification.reason})`,
 			);
 	}
+	const memory = memoryOf(context.getWorkflow().id, context.getNode().id);
 	const bodyWebhookId = idText(body.webhook_id);
 	if (bodyWebhookId !== undefined && bodyWebhookId !== stored.webhookId)
 		return ignore(context, "the delivery is not from this wait's webhook");
