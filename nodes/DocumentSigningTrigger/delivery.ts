@@ -200,7 +200,7 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 		const verification = await verifyCall(
 			this,
 			async () => String((await this.getCredentials(CREDENTIAL_TYPE)).apiKey ?? ''),
-			{ nonce: registration.secretNonce, sealedSecret: registration.sealedSecret },
+			registration,
 			chosen,
 			Number(options.signatureToleranceSeconds ?? SIGNATURE_TOLERANCE_SECONDS),
 		);

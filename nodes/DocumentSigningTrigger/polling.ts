@@ -24,7 +24,7 @@ import {
 /** Polling (docs/trigger.md): the service's audit log read as events, one execution per event. */
 
 /** Failed polls in a row after which n8n's error handling is told (emitError), not only the log; a log that cannot be read as events is told at the first. */
-export const FAILED_POLLS_REPORTED = 3;
+const FAILED_POLLS_REPORTED = 3;
 
 /**
  * n8n 2.x's emit takes a deduplication key (a fourth parameter; 1.x's takes three) and starts no

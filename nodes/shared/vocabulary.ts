@@ -6,7 +6,7 @@
 /** States a document never leaves; each has its own `document.<status>` event. */
 export const FINAL_DOCUMENT_STATUSES = ['completed', 'declined', 'expired', 'cancelled'] as const;
 export const DOCUMENT_STATUSES = ['draft', 'pending', ...FINAL_DOCUMENT_STATUSES] as const;
-export type FinalDocumentStatus = (typeof FINAL_DOCUMENT_STATUSES)[number];
+type FinalDocumentStatus = (typeof FINAL_DOCUMENT_STATUSES)[number];
 export const finalEventOf = (status: FinalDocumentStatus): WebhookEvent => `document.${status}`;
 
 export const SIGNER_AUTHENTICATION_METHODS = [
@@ -37,7 +37,7 @@ export const WEBHOOK_EVENT_DESCRIPTIONS = {
 	'signature.requested': 'A signing request was sent',
 	'signature.reminded': 'Signers were reminded of a signing request',
 };
-export type WebhookEvent = keyof typeof WEBHOOK_EVENT_DESCRIPTIONS;
+type WebhookEvent = keyof typeof WEBHOOK_EVENT_DESCRIPTIONS;
 /** Typed as a non-empty tuple, as the contract's zod enums need. */
 export const WEBHOOK_EVENTS = Object.keys(WEBHOOK_EVENT_DESCRIPTIONS) as unknown as readonly [
 	WebhookEvent,
@@ -74,7 +74,6 @@ export function eventLabel(event: string): string {
 export const EXPORT_FORMATS = ['csv', 'json'] as const;
 
 export const MAX_PAGE_SIZE = 100;
-export const DEFAULT_PAGE_SIZE = 20;
 
 /**
  * Bounds of one walk through a list's pages (docs/security.md, "List bounds"); reaching one is an

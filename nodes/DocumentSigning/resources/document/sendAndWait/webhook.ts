@@ -42,7 +42,7 @@ function keptWait(context: IWebhookFunctions) {
 		const value: unknown = context.customData.get(WAIT_CUSTOM_DATA_KEY);
 		const { n, w, s } = (typeof value === 'string' ? JSON.parse(value) : {}) as IDataObject;
 		if (typeof n !== 'string' || !n || typeof w !== 'string' || !w) return undefined;
-		return { nonce: n, webhookId: w, secret: typeof s === 'string' ? s : undefined };
+		return { nonce: n, webhookId: w, sealedSecret: typeof s === 'string' ? s : undefined };
 	} catch {
 		return undefined;
 	}
@@ -73,12 +73,8 @@ export const resumesWith = (resumeOn: string, status: unknown) =>
 		? (FINAL_DOCUMENT_STATUSES as readonly unknown[]).includes(status)
 		: status === 'completed';
 
-/**
- * When n8n learned that the wait ended, as n8n's own approval nodes give it since n8n 2.30
- * (n8n-nodes-base 2.41.1 utils/sendAndWait/utils.js: `respondedAt: new Date().toISOString()`,
- * beside `approved`). Set after the document's fields, so a service field of that name cannot
- * replace it; the document's own times (signers' `signed_at`, …) pass through unchanged.
- */
+// When n8n learned the wait ended, as n8n's own approval nodes give it (n8n-nodes-base 2.41.1
+// sendAndWait/utils.js); set after the document's fields, so none of them replaces it.
 const respondedAt = () => new Date().toISOString();
 
 /** The item a wait passes on: `approved` is true only when completed (the review gate's rule). */
@@ -161,12 +157,8 @@ async function decide(context: IWebhookFunctions, step: { doing: string }) {
 
 	const client = await serviceClient(context);
 	if (settings.verifySignature) {
-		const verification = await verifyCall(
-			context,
-			async () => client.credentials.apiKey,
-			{ nonce: stored.nonce, sealedSecret: stored.secret },
-			settings.signatureLayout,
-		);
+		const apiKey = async () => client.credentials.apiKey;
+		const verification = await verifyCall(context, apiKey, stored, settings.signatureLayout);
 		if (!verification.valid)
 			return ignore(
 				context,
