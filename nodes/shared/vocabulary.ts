@@ -6,8 +6,8 @@
 /** States a document never leaves; each has its own `document.<status>` event. */
 export const FINAL_DOCUMENT_STATUSES = ['completed', 'declined', 'expired', 'cancelled'] as const;
 export const DOCUMENT_STATUSES = ['draft', 'pending', ...FINAL_DOCUMENT_STATUSES] as const;
-type FinalDocumentStatus = (typeof FINAL_DOCUMENT_STATUSES)[number];
-export const finalEventOf = (status: FinalDocumentStatus): WebhookEvent => `document.${status}`;
+export const isFinal = (status: unknown) =>
+	(FINAL_DOCUMENT_STATUSES as readonly unknown[]).includes(status);
 
 export const SIGNER_AUTHENTICATION_METHODS = [
 	'none',

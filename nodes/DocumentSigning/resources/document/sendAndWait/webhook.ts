@@ -12,7 +12,7 @@ import { fetchDocumentFile } from '../../../../shared/documentFiles';
 import { apiPath, idText } from '../../../../shared/ids';
 import { memoryOf } from '../../../../shared/nodeMemory';
 import { apiRequest, recordOf, serviceClient } from '../../../../shared/transport';
-import { finalEventOf, FINAL_DOCUMENT_STATUSES } from '../../../../shared/vocabulary';
+import { FINAL_DOCUMENT_STATUSES, isFinal } from '../../../../shared/vocabulary';
 import { layoutChoice, verifyCall } from '../../../../shared/webhookSignature';
 import * as webhooks from '../../../../shared/webhooks';
 
@@ -65,13 +65,11 @@ function fromQuery(query: IDataObject) {
 }
 
 /** Every final event: a decline ends a Completed wait too (as an error). */
-export const WAIT_EVENTS: readonly string[] = FINAL_DOCUMENT_STATUSES.map(finalEventOf);
+export const WAIT_EVENTS = FINAL_DOCUMENT_STATUSES.map((status) => `document.${status}`);
 
 /** Whether the document's status continues the workflow as a result (not as an error). */
 export const resumesWith = (resumeOn: string, status: unknown) =>
-	resumeOn === 'anyFinal'
-		? (FINAL_DOCUMENT_STATUSES as readonly unknown[]).includes(status)
-		: status === 'completed';
+	resumeOn === 'anyFinal' ? isFinal(status) : status === 'completed';
 
 // When n8n learned the wait ended, as n8n's own approval nodes give it (n8n-nodes-base 2.41.1
 // sendAndWait/utils.js); set after the document's fields, so none of them replaces it.
@@ -179,7 +177,7 @@ async function decide(context: IWebhookFunctions, step: { doing: string }) {
 		if (response.statusCode === 404)
 			return ignore(context, 'the service no longer has the document');
 		const document = recordOf(response.body);
-		if (!(FINAL_DOCUMENT_STATUSES as readonly unknown[]).includes(document.status))
+		if (!isFinal(document.status))
 			return ignore(context, `the service reports the document ${String(document.status)}`);
 		step.doing = 'download the signed file';
 		const output = resumesWith(settings.resumeOn, document.status)
