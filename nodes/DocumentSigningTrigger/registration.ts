@@ -56,10 +56,8 @@ export function readRegistration(data: IDataObject): Registration | undefined {
 
 /** Forgets the registration (and a key check an earlier version kept); other keys stay. */
 function forgetRegistration(data: IDataObject): void {
-	for (const key of ['webhookId', 'webhookUrl', 'webhookEvents', 'webhookOwner', 'secretNonce'])
-		delete data[key];
-	delete data.sealedSecret;
-	delete data.keyCheck;
+	const keys = ['webhookId', 'webhookUrl', 'webhookEvents', 'webhookOwner', 'secretNonce'];
+	for (const key of [...keys, 'sealedSecret', 'keyCheck']) delete data[key];
 }
 
 const sameEvents = (a: unknown, b: string[]) =>

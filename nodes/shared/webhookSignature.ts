@@ -26,7 +26,7 @@ export function layoutChoice(value: unknown): LayoutChoice {
 }
 
 /** What a delivery is signed for: a registration or a wait, by its nonce and sealed secret. */
-export interface SignedFor {
+interface SignedFor {
 	nonce: string;
 	/** A secret the service chose itself, sealed with a key derived from the API key. */
 	sealedSecret?: string;

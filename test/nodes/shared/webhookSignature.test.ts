@@ -10,12 +10,7 @@
 import { createHmac } from 'crypto';
 import type { IWebhookFunctions } from 'n8n-workflow';
 
-import {
-	AUTOMATIC_LAYOUT,
-	layoutChoice,
-	verifyCall,
-	type SignedFor,
-} from '../../../nodes/shared/webhookSignature';
+import { AUTOMATIC_LAYOUT, layoutChoice, verifyCall } from '../../../nodes/shared/webhookSignature';
 import { signingSecret } from '../../../nodes/shared/webhooks';
 
 const API_KEY = ['sk', 'test', 'signature', 'key'].join('_');
@@ -42,7 +37,7 @@ function freshNode() {
 				keyReads++;
 				return API_KEY;
 			},
-			{ nonce } satisfies SignedFor,
+			{ nonce },
 			layoutChoice(choice),
 		);
 	return { verify, secretOf, keyReads: () => keyReads };
