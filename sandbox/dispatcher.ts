@@ -18,7 +18,9 @@ import http from 'http';
 import https from 'https';
 
 import { LIMITS, type WebhookDelivery, type WebhookDeliveryBody } from '../contract';
-import { DELIVERY_ATTEMPT_HEADER, type WebhookEvent } from '../nodes/shared/vocabulary';
+import { DELIVERY_ATTEMPT_HEADER, type WEBHOOK_EVENTS } from '../nodes/shared/vocabulary';
+
+type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 import { deliverySignatureHeaders } from './deliverySignature';
 import { Clock } from './clock';
 import { DEFAULT_DIALECT, numericIds, type Dialect } from './dialects';

@@ -4,7 +4,7 @@
  * entry as given (append: any time text, never delivered), as a hostile or careless log would hold.
  */
 import type { AuditActor, AuditEvent, AuditLogEntry, WebhookDeliveryBody } from '../contract';
-import { WEBHOOK_EVENTS, type WebhookEvent } from '../nodes/shared/vocabulary';
+import { WEBHOOK_EVENTS } from '../nodes/shared/vocabulary';
 import type { Clock } from './clock';
 import type { Store } from './store';
 import type { WebhookDispatcher } from './dispatcher';
@@ -64,7 +64,7 @@ export class EventBus {
 		if (DELIVERED_EVENTS.has(input.event)) {
 			this.dispatcher.enqueue(
 				input.accountId,
-				input.event as WebhookEvent,
+				input.event as (typeof WEBHOOK_EVENTS)[number],
 				createdAt,
 				structuredClone(input.data ?? {}),
 			);

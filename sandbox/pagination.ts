@@ -19,11 +19,14 @@
 import { createHmac, timingSafeEqual } from 'crypto';
 
 import type { ListPage } from '../contract';
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../nodes/shared/vocabulary';
+import { MAX_PAGE_SIZE } from '../nodes/shared/vocabulary';
 import type { ApiContext } from './context';
 import type { ListEnvelope, ListOrder } from './dialects';
 import { ApiError, type Reply } from './http';
 import type { Row } from './store';
+
+/** The contract's default page size (docs/api-contract.md). */
+export const DEFAULT_PAGE_SIZE = 20;
 
 interface CursorPayload {
 	/** The list the cursor belongs to, so a documents cursor is refused by the templates list. */

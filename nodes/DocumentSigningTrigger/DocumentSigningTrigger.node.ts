@@ -1,6 +1,5 @@
 import type {
 	IHookFunctions,
-	INodeParameters,
 	INodeType,
 	INodeTypeDescription,
 	IWebhookDescription,
@@ -15,40 +14,23 @@ import {
 	WEBHOOK_EVENT_DESCRIPTIONS,
 	WEBHOOK_EVENTS,
 } from '../shared/vocabulary';
-import { signatureLayoutOption } from '../shared/webhookSignature';
+import { MAX_SIGNATURE_TOLERANCE_SECONDS, signatureLayoutOption } from '../shared/webhookSignature';
 import { passClaimedDeliveries } from './claim';
-import { MAX_SIGNATURE_TOLERANCE_SECONDS, receiveDelivery } from './delivery';
+import { receiveDelivery } from './delivery';
 import { startPolling } from './polling';
 import { checkExists, create, deleteWebhook } from './registration';
 
 /** Webhook mode only; in Polling mode n8n registers no webhook (an empty method is none). */
 const WEBHOOK_MODE_ONLY = { show: { '/receiveEventsBy': ['webhook'] } };
 
-const isPolling = (parameters: INodeParameters) => parameters.receiveEventsBy === 'polling';
-const HTTP_METHOD = '={{$parameter["receiveEventsBy"] === "polling" ? "" : "POST"}}';
-const HIDE_URL = '={{$parameter["receiveEventsBy"] === "polling"}}';
-
-/**
- * n8n 2.x reads a webhook's fields for every delivery. With these resolvers it reads them from the
- * node's parameters instead of running the templates in its expression engine
- * (n8n-workflow 2.41, webhook-description-fields.js). The floor's n8n-workflow has no
- * WEBHOOK_RESOLVERS export, so its registry symbol is named here; older n8n runs the templates.
- */
-const defaultWebhook = {
+const defaultWebhook: IWebhookDescription = {
 	name: 'default',
 	// n8n registers one webhook per method the expression gives: none for '' (Polling).
-	httpMethod: HTTP_METHOD,
+	httpMethod: '={{$parameter["receiveEventsBy"] === "polling" ? "" : "POST"}}',
 	responseMode: 'onReceived',
 	path: 'webhook',
-	ndvHideUrl: HIDE_URL,
-	[Symbol.for('n8n.webhookDescriptionResolvers')]: {
-		httpMethod: {
-			template: HTTP_METHOD,
-			resolve: (p: INodeParameters) => (isPolling(p) ? '' : 'POST'),
-		},
-		ndvHideUrl: { template: HIDE_URL, resolve: isPolling },
-	},
-} as IWebhookDescription;
+	ndvHideUrl: '={{$parameter["receiveEventsBy"] === "polling"}}',
+};
 
 export class DocumentSigningTrigger implements INodeType {
 	description: INodeTypeDescription = {

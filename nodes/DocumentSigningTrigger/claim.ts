@@ -1,23 +1,8 @@
-import type {
-	IDataObject,
-	IExecuteFunctions,
-	INodeExecutionData,
-	IWebhookFunctions,
-} from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import { fetchDocumentFile } from '../shared/documentFiles';
 import { apiPath, idText } from '../shared/ids';
-import {
-	deliveryStarted,
-	inFlightDelivery,
-	markProcessed,
-	memoryOf,
-	outcomeOf,
-	passOn,
-	settleDelivery,
-	wasProcessed,
-	type NodeMemory,
-} from '../shared/nodeMemory';
+import { deliveryStarted, markProcessed, memoryOf, settleDelivery } from '../shared/nodeMemory';
 import {
 	apiRequest,
 	deriveIdempotencyKey,
@@ -25,71 +10,12 @@ import {
 	ServiceBehaviourError,
 	toNodeError,
 } from '../shared/transport';
-import { newestEventItems } from './polling';
-import { selectedEvents } from './registration';
+import { selectedEvents } from '../shared/vocabulary';
+import { NOT_CLAIMABLE } from './delivery';
+import { newestEventItems } from './eventItems';
 
-/** Answers of a service without the acknowledge (or delivery record) endpoint, and of a claimed one. */
-const NOT_CLAIMABLE = [404, 405, 501];
+/** The answer when another execution claimed the delivery first. */
 const ALREADY_CLAIMED = 409;
-
-/** The service's record of a delivery: undefined when it has none (404, or no such endpoint). */
-export async function deliveryRecord(
-	context: IWebhookFunctions,
-	webhookId: string,
-	deliveryId: string,
-	timeoutMs: number,
-): Promise<IDataObject | undefined> {
-	const response = await apiRequest(
-		context,
-		'GET',
-		apiPath`/webhooks/${webhookId}/deliveries/${deliveryId}`,
-		{ singleAttemptTimeoutMs: timeoutMs, acceptStatuses: NOT_CLAIMABLE },
-	);
-	return response.statusCode === 200 ? recordOf(response.body) : undefined;
-}
-
-export const isAcknowledged = (record: IDataObject) =>
-	record.status === 'acknowledged' ||
-	(typeof record.acknowledged_at === 'string' && record.acknowledged_at !== '');
-
-/**
- * Whether the delivery was processed already (docs/trigger.md, "A repeat"). If not, it is marked in
- * flight before anything else is awaited, so of copies arriving at once exactly one goes on.
- */
-export async function processedAlready(
-	context: IWebhookFunctions,
-	memory: NodeMemory,
-	webhookId: string | undefined,
-	deliveryId: string,
-	retried: boolean,
-): Promise<boolean> {
-	let ask = retried;
-	for (;;) {
-		if (wasProcessed(memory, deliveryId)) return true;
-		const earlier = inFlightDelivery(memory, deliveryId);
-		if (!earlier) break;
-		if ((await outcomeOf(earlier)) === true) return true;
-		// Another copy took over meanwhile (or the first failed its claim): check again.
-		if (inFlightDelivery(memory, deliveryId) !== earlier) continue;
-		ask = true;
-		break;
-	}
-	passOn(memory, deliveryId);
-	if (!ask || webhookId === undefined) return false;
-	try {
-		// At most 2 s of the 10 s the service waits for the response.
-		const record = await deliveryRecord(context, webhookId, deliveryId, 2000);
-		if (!record || !isAcknowledged(record)) return false;
-	} catch (error) {
-		context.logger.debug(
-			'Document Signing Trigger could not check a retried delivery; its execution will',
-			{ deliveryId, error: (error as Error).message },
-		);
-		return false;
-	}
-	settleDelivery(memory, deliveryId, true);
-	return true;
-}
 
 /** Attach Signed File: only the document's id comes from the delivery, the rest from the service. */
 async function withSignedFile(

@@ -2,23 +2,98 @@ import { createHash } from 'crypto';
 import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
 import type { SignatureFailureReason } from '../shared/deliveryLayouts';
-import { idText } from '../shared/ids';
-import { markProcessed, memoryOf, remember } from '../shared/nodeMemory';
-import { CREDENTIAL_TYPE, headerValue, withoutHeaders, isObject } from '../shared/transport';
+import { apiPath, idText } from '../shared/ids';
+import {
+	inFlightDelivery,
+	markProcessed,
+	memoryOf,
+	outcomeOf,
+	passOn,
+	settleDelivery,
+	wasProcessed,
+	type NodeMemory,
+} from '../shared/nodeMemory';
+import {
+	apiRequest,
+	CREDENTIAL_TYPE,
+	headerValue,
+	isObject,
+	recordOf,
+	withoutHeaders,
+} from '../shared/transport';
 import {
 	ANY_EVENT,
 	BODY_SIGNATURE_HEADERS,
 	DELIVERY_ATTEMPT_HEADER,
+	selectedEvents,
 	SIGNATURE_TOLERANCE_SECONDS,
 	STANDARD_WEBHOOKS_HEADERS,
 } from '../shared/vocabulary';
-import { AUTOMATIC_LAYOUT, layoutChoice, verifyWithLayout } from '../shared/webhookSignature';
-import { parseObject, rawBodyOf, secretScope, signingSecret } from '../shared/webhooks';
-import { deliveryRecord, isAcknowledged, processedAlready } from './claim';
-import { readRegistration, selectedEvents, type Registration } from './registration';
+import { AUTOMATIC_LAYOUT, layoutChoice, verifyCall } from '../shared/webhookSignature';
+import { parseObject, rawBodyOf } from '../shared/webhooks';
+import { readRegistration, type Registration } from './registration';
 
-/** Signature Tolerance is capped, so the replay window can never be turned off by a large value. */
-export const MAX_SIGNATURE_TOLERANCE_SECONDS = 3600;
+/** Answers of a service without the acknowledge (or delivery record) endpoint. */
+export const NOT_CLAIMABLE = [404, 405, 501];
+
+/** The service's record of a delivery: undefined when it has none (404, or no such endpoint). */
+async function deliveryRecord(
+	context: IWebhookFunctions,
+	webhookId: string,
+	deliveryId: string,
+	timeoutMs: number,
+): Promise<IDataObject | undefined> {
+	const response = await apiRequest(
+		context,
+		'GET',
+		apiPath`/webhooks/${webhookId}/deliveries/${deliveryId}`,
+		{ singleAttemptTimeoutMs: timeoutMs, acceptStatuses: NOT_CLAIMABLE },
+	);
+	return response.statusCode === 200 ? recordOf(response.body) : undefined;
+}
+
+const isAcknowledged = (record: IDataObject) =>
+	record.status === 'acknowledged' ||
+	(typeof record.acknowledged_at === 'string' && record.acknowledged_at !== '');
+
+/**
+ * Whether the delivery was processed already (docs/trigger.md, "A repeat"). If not, it is marked in
+ * flight before anything else is awaited, so of copies arriving at once exactly one goes on.
+ */
+async function processedAlready(
+	context: IWebhookFunctions,
+	memory: NodeMemory,
+	webhookId: string | undefined,
+	deliveryId: string,
+	retried: boolean,
+): Promise<boolean> {
+	let ask = retried;
+	for (;;) {
+		if (wasProcessed(memory, deliveryId)) return true;
+		const earlier = inFlightDelivery(memory, deliveryId);
+		if (!earlier) break;
+		if ((await outcomeOf(earlier)) === true) return true;
+		// Another copy took over meanwhile (or the first failed its claim): check again.
+		if (inFlightDelivery(memory, deliveryId) !== earlier) continue;
+		ask = true;
+		break;
+	}
+	passOn(memory, deliveryId);
+	if (!ask || webhookId === undefined) return false;
+	try {
+		// At most 2 s of the 10 s the service waits for the response.
+		const record = await deliveryRecord(context, webhookId, deliveryId, 2000);
+		if (!record || !isAcknowledged(record)) return false;
+	} catch (error) {
+		context.logger.debug(
+			'Document Signing Trigger could not check a retried delivery; its execution will',
+			{ deliveryId, error: (error as Error).message },
+		);
+		return false;
+	}
+	settleDelivery(memory, deliveryId, true);
+	return true;
+}
 
 /** Why a delivery was refused, as the warning in n8n's log says it (never the secret). */
 const REFUSAL_REASONS: Record<SignatureFailureReason, string> = {
@@ -111,7 +186,7 @@ async function confirmDelivery(
 
 /** The trigger's webhook(): verifies, filters and passes on a delivery, or answers why not. */
 export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhookResponseData> {
-	const headers = (this.getRequestObject().headers ?? {}) as IDataObject;
+	const headers = (this.getHeaderData() ?? {}) as IDataObject;
 	const options = this.getNodeParameter('options', {}) as {
 		includeHeaders?: boolean;
 		signatureToleranceSeconds?: number;
@@ -126,27 +201,14 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 	let signedId: string | undefined;
 	if (verify) {
 		if (!registration) return invalidSignature(this, 'no webhook registered', NO_REGISTRATION);
-		const key = `${registration.secretNonce}\u0000${registration.sealedSecret ?? ''}`;
-		let secret = memory.secrets.get(key);
-		if (secret === undefined) {
-			// Remembered by registration (a new one has a new nonce): a burst costs one credential read.
-			const { apiKey } = await this.getCredentials(CREDENTIAL_TYPE);
-			const scope = secretScope(this, String(apiKey ?? ''), registration.secretNonce);
-			secret = signingSecret(scope, registration.sealedSecret);
-			if (secret !== undefined) remember(memory.secrets, key, secret);
-		}
-		const tolerance = Number(options.signatureToleranceSeconds ?? SIGNATURE_TOLERANCE_SECONDS);
 		const chosen = layoutChoice(options.signatureLayout);
-		const verification = verifyWithLayout(memory, key, chosen, {
-			header: (name) => headerValue(headers, name),
-			rawBody,
-			secret: secret ?? '',
-			nowSeconds: Math.floor(Date.now() / 1000),
-			toleranceSeconds:
-				Number.isFinite(tolerance) && tolerance > 0
-					? Math.min(tolerance, MAX_SIGNATURE_TOLERANCE_SECONDS)
-					: SIGNATURE_TOLERANCE_SECONDS,
-		});
+		const verification = await verifyCall(
+			this,
+			async () => String((await this.getCredentials(CREDENTIAL_TYPE)).apiKey ?? ''),
+			registration,
+			chosen,
+			Number(options.signatureToleranceSeconds ?? SIGNATURE_TOLERANCE_SECONDS),
+		);
 		if (!verification.valid) {
 			let why = `layout ${verification.layout ?? 'none'}: ${REFUSAL_REASONS[verification.reason]}`;
 			if (verification.reason === 'layout_not_accepted') {

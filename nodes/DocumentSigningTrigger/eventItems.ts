@@ -1,5 +1,7 @@
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
+import { NodeOperationError } from 'n8n-workflow';
+
 import { apiPath, idText } from '../shared/ids';
 import {
 	apiRequest,
@@ -9,6 +11,7 @@ import {
 	type ApiContext,
 } from '../shared/transport';
 import type { AuditEvent } from './auditEntries';
+import { newestChosenEvent } from './auditEvents';
 
 /** The items polled events become: the event, and the records its entry names (docs/trigger.md). */
 
@@ -80,4 +83,17 @@ export function eventItemReader(
 		if (unreadable.length > 0) json.unreadable = unreadable;
 		return { json };
 	};
+}
+
+/** Polling's manual run: the newest chosen event among the latest entries, as the item a poll gives. */
+export async function newestEventItems(
+	context: ApiContext,
+	wanted: string[],
+): Promise<INodeExecutionData[]> {
+	const { event, read } = await newestChosenEvent(context, wanted);
+	if (!event)
+		throw new NodeOperationError(context.getNode(), 'No matching event in the audit log yet', {
+			description: `None of the latest ${read} audit-log entries is one of the chosen events. Make one happen (for example, create a document), then fetch again.`,
+		});
+	return [await eventItemReader(context)(event)];
 }

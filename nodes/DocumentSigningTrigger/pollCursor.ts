@@ -25,7 +25,7 @@ export const MAX_IDS_AT_ONE_INSTANT = EVENT_POLL_BUDGET.records;
 export const MAX_AHEAD = 1_000;
 
 /** What passing an entry did: moved the cursor, remembered it as dated ahead, or could not. */
-export type Passed = 'passed' | 'ahead' | 'crowded' | 'too far ahead';
+type Passed = 'passed' | 'ahead' | 'crowded' | 'too far ahead';
 
 const aheadMs = (key: string) => Number(key.slice(key.lastIndexOf('@') + 1));
 

@@ -1,19 +1,18 @@
 import { createHash } from 'crypto';
-import type { INodeExecutionData, IRun, ITriggerFunctions, ITriggerResponse } from 'n8n-workflow';
+import type { IRun, ITriggerFunctions, ITriggerResponse } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { ServiceBehaviourError, toNodeError, type ApiContext } from '../shared/transport';
-import { EVENT_POLL_BUDGET } from '../shared/vocabulary';
+import { EVENT_POLL_BUDGET, selectedEvents } from '../shared/vocabulary';
 import type { AuditEvent } from './auditEntries';
 import {
 	FUTURE_TOLERANCE_MS,
 	isChosen,
-	newestChosenEvent,
 	planPoll,
 	startingEntries,
 	type PollPlan,
 } from './auditEvents';
-import { eventItemReader } from './eventItems';
+import { eventItemReader, newestEventItems } from './eventItems';
 import {
 	CursorPosition,
 	MAX_AHEAD,
@@ -21,12 +20,11 @@ import {
 	readCursor,
 	type PollCursor,
 } from './pollCursor';
-import { selectedEvents } from './registration';
 
 /** Polling (docs/trigger.md): the service's audit log read as events, one execution per event. */
 
 /** Failed polls in a row after which n8n's error handling is told (emitError), not only the log; a log that cannot be read as events is told at the first. */
-export const FAILED_POLLS_REPORTED = 3;
+const FAILED_POLLS_REPORTED = 3;
 
 /**
  * n8n 2.x's emit takes a deduplication key (a fourth parameter; 1.x's takes three) and starts no
@@ -231,17 +229,4 @@ export async function startPolling(this: ITriggerFunctions): Promise<ITriggerRes
 			pending?.release();
 		},
 	};
-}
-
-/** Polling's manual run: the newest chosen event among the latest entries, as the item a poll gives. */
-export async function newestEventItems(
-	context: ApiContext,
-	wanted: string[],
-): Promise<INodeExecutionData[]> {
-	const { event, read } = await newestChosenEvent(context, wanted);
-	if (!event)
-		throw new NodeOperationError(context.getNode(), 'No matching event in the audit log yet', {
-			description: `None of the latest ${read} audit-log entries is one of the chosen events. Make one happen (for example, create a document), then fetch again.`,
-		});
-	return [await eventItemReader(context)(event)];
 }

@@ -8,7 +8,12 @@ import {
 	toNodeError,
 	type ServiceClient,
 } from '../shared/transport';
-import { ANY_EVENT, WEBHOOK_EVENTS, WEBHOOK_SWEEP_BUDGET } from '../shared/vocabulary';
+import {
+	ANY_EVENT,
+	selectedEvents,
+	WEBHOOK_EVENTS,
+	WEBHOOK_SWEEP_BUDGET,
+} from '../shared/vocabulary';
 import {
 	findWebhook,
 	keyCheck,
@@ -32,8 +37,8 @@ export interface Registration {
 	events: string[];
 	/** ownerTag(workflow id, node id); absent in static data of earlier versions. */
 	owner?: string;
-	/** With the credential's key, gives the webhook's secret. */
-	secretNonce: string;
+	/** With the credential's key, gives the webhook's secret (`secretNonce` in static data). */
+	nonce: string;
 	/** A secret the service chose itself, sealed with that key. */
 	sealedSecret?: string;
 }
@@ -42,27 +47,17 @@ const text = (value: unknown) => (typeof value === 'string' && value ? value : u
 
 /** The stored registration, or undefined when any part of it is missing. */
 export function readRegistration(data: IDataObject): Registration | undefined {
-	const [id, url, secretNonce] = [data.webhookId, data.webhookUrl, data.secretNonce].map(text);
+	const [id, url, nonce] = [data.webhookId, data.webhookUrl, data.secretNonce].map(text);
 	const events = data.webhookEvents;
-	if (!id || !url || !secretNonce || !Array.isArray(events) || events.length === 0) return;
+	if (!id || !url || !nonce || !Array.isArray(events) || events.length === 0) return;
 	const [owner, sealedSecret] = [text(data.webhookOwner), text(data.sealedSecret)];
-	return { id, url, events: events.map(String), owner, secretNonce, sealedSecret };
+	return { id, url, events: events.map(String), owner, nonce, sealedSecret };
 }
 
 /** Forgets the registration (and a key check an earlier version kept); other keys stay. */
 function forgetRegistration(data: IDataObject): void {
-	for (const key of ['webhookId', 'webhookUrl', 'webhookEvents', 'webhookOwner', 'secretNonce'])
-		delete data[key];
-	delete data.sealedSecret;
-	delete data.keyCheck;
-}
-
-/** The chosen events as the service stores them: sorted, unique, or just `*` when Any Event is among them. */
-export function selectedEvents(raw: unknown): string[] {
-	const list = (Array.isArray(raw) ? raw : [raw])
-		.map((event) => String(event).trim())
-		.filter(Boolean);
-	return list.includes(ANY_EVENT) ? [ANY_EVENT] : [...new Set(list)].sort();
+	const keys = ['webhookId', 'webhookUrl', 'webhookEvents', 'webhookOwner', 'secretNonce'];
+	for (const key of [...keys, 'sealedSecret', 'keyCheck']) delete data[key];
 }
 
 const sameEvents = (a: unknown, b: string[]) =>
@@ -162,7 +157,7 @@ export async function checkExists(this: IHookFunctions): Promise<boolean> {
 	const registeredCheck = registrationNote(onService?.description)?.keyCheck;
 	const keyUnchanged =
 		registeredCheck === undefined ||
-		registeredCheck === keyCheck(secretScope(this, client.credentials.apiKey, stored.secretNonce));
+		registeredCheck === keyCheck(secretScope(this, client.credentials.apiKey, stored.nonce));
 	// Stale (other events, another key, gone): `create` removes it.
 	return (
 		onService !== undefined &&

@@ -24,7 +24,7 @@ export type SignatureFailureReason =
 	| 'signature_mismatch'
 	| 'layout_not_accepted';
 
-export interface VerifyDeliveryInput {
+interface VerifyDeliveryInput {
 	/** Reads one request header by lower-case name (undefined when absent). */
 	header: (name: string) => string | undefined;
 	/** The body exactly as received: never re-serialised JSON. */
@@ -218,7 +218,7 @@ function strongestCheck(input: Delivery): DeliveryVerification {
 
 /**
  * Checks one delivery. When the strongest layout present fails, the delivery is refused, never
- * retried in a weaker one (see the trigger's delivery.ts).
+ * retried in a weaker one (verifyCall in webhookSignature.ts narrows the layouts further).
  */
 export function verifyDelivery(input: VerifyDeliveryInput): DeliveryVerification {
 	const result = strongestCheck({

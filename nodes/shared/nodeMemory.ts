@@ -9,7 +9,7 @@ import type { SignatureLayout } from './vocabulary';
  * any of it is never a wrong answer, only a slower or repeated check.
  */
 const newMemory = () => ({
-	/** Signing secrets recomputed from the credential (a key derivation per delivery saved), by registration; 1,000 (`remember`). */
+	/** Signing secrets recomputed from the credential's key (a credential read per delivery saved), by registration or wait; 1,000 (`remember`). */
 	secrets: new Map<string, string>(),
 	/** Automatic Signature Layout: the first layout that verified, by registration or wait; 1,000 (`remember`). */
 	layouts: new Map<string, SignatureLayout>(),
@@ -30,7 +30,7 @@ export type NodeMemory = ReturnType<typeof newMemory>;
  * A delivery passed on whose execution has not settled its claim: a repeat arriving meanwhile
  * waits for that outcome. In queue mode a worker runs it, so the entry only bounds the wait.
  */
-export interface InFlight {
+interface InFlight {
 	/** The execution has begun in this process. */
 	started: boolean;
 	outcome: Promise<boolean>;
@@ -38,10 +38,10 @@ export interface InFlight {
 }
 
 /** Delivery ids kept per workflow node, and in all (with ids of 128 characters: about 20 MB). */
-export const MAX_REMEMBERED_DELIVERIES = 10_000;
-export const MAX_REMEMBERED_IN_ALL = 50_000;
+const MAX_REMEMBERED_DELIVERIES = 10_000;
+const MAX_REMEMBERED_IN_ALL = 50_000;
 /** The service retries for well under a day. */
-export const REMEMBER_MS = 24 * 60 * 60 * 1000;
+const REMEMBER_MS = 24 * 60 * 60 * 1000;
 
 /** Workflow nodes by workflow and node id, most recently used last; MAX_NODES. */
 const nodes = new Map<string, NodeMemory>();
@@ -80,10 +80,10 @@ const keptId = (deliveryId: string) =>
 		: `sha256:${createHash('sha256').update(deliveryId).digest('hex')}`;
 
 /** Whether this process processed the delivery within REMEMBER_MS; an older entry is forgotten. */
-export function wasProcessed(memory: NodeMemory, deliveryId: string, now = Date.now()): boolean {
+export function wasProcessed(memory: NodeMemory, deliveryId: string): boolean {
 	const kept = keptId(deliveryId);
 	const at = memory.processed.get(kept);
-	if (at !== undefined && now - at <= REMEMBER_MS) return true;
+	if (at !== undefined && Date.now() - at <= REMEMBER_MS) return true;
 	forget(memory, kept);
 	return false;
 }
@@ -95,9 +95,9 @@ function forget(memory: NodeMemory, kept: string | undefined): void {
 const oldestOf = (map: Map<string, unknown>) => map.keys().next().value as string | undefined;
 
 /** Records the delivery as processed; false when it already was. Synchronous, so only one wins. */
-export function markProcessed(memory: NodeMemory, deliveryId: string, now = Date.now()): boolean {
-	if (wasProcessed(memory, deliveryId, now)) return false;
-	memory.processed.set(keptId(deliveryId), now);
+export function markProcessed(memory: NodeMemory, deliveryId: string): boolean {
+	if (wasProcessed(memory, deliveryId)) return false;
+	memory.processed.set(keptId(deliveryId), Date.now());
 	processedInAll++;
 	if (memory.processed.size > MAX_REMEMBERED_DELIVERIES) forget(memory, oldestOf(memory.processed));
 	if (!fullest || memory.processed.size >= fullest.processed.size) fullest = memory;

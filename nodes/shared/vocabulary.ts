@@ -6,8 +6,8 @@
 /** States a document never leaves; each has its own `document.<status>` event. */
 export const FINAL_DOCUMENT_STATUSES = ['completed', 'declined', 'expired', 'cancelled'] as const;
 export const DOCUMENT_STATUSES = ['draft', 'pending', ...FINAL_DOCUMENT_STATUSES] as const;
-export type FinalDocumentStatus = (typeof FINAL_DOCUMENT_STATUSES)[number];
-export const finalEventOf = (status: FinalDocumentStatus): WebhookEvent => `document.${status}`;
+export const isFinal = (status: unknown) =>
+	(FINAL_DOCUMENT_STATUSES as readonly unknown[]).includes(status);
 
 export const SIGNER_AUTHENTICATION_METHODS = [
 	'none',
@@ -37,7 +37,7 @@ export const WEBHOOK_EVENT_DESCRIPTIONS = {
 	'signature.requested': 'A signing request was sent',
 	'signature.reminded': 'Signers were reminded of a signing request',
 };
-export type WebhookEvent = keyof typeof WEBHOOK_EVENT_DESCRIPTIONS;
+type WebhookEvent = keyof typeof WEBHOOK_EVENT_DESCRIPTIONS;
 /** Typed as a non-empty tuple, as the contract's zod enums need. */
 export const WEBHOOK_EVENTS = Object.keys(WEBHOOK_EVENT_DESCRIPTIONS) as unknown as readonly [
 	WebhookEvent,
@@ -55,6 +55,14 @@ export const AUDIT_EVENTS = [
 	'webhook.deleted',
 ] as const;
 
+/** The chosen events as the service stores them: sorted, unique, or just `*` when Any Event is among them. */
+export function selectedEvents(raw: unknown): string[] {
+	const list = (Array.isArray(raw) ? raw : [raw])
+		.map((event) => String(event).trim())
+		.filter(Boolean);
+	return list.includes(ANY_EVENT) ? [ANY_EVENT] : [...new Set(list)].sort();
+}
+
 /** "document.completed" → "Document Completed", for dropdowns. */
 export function eventLabel(event: string): string {
 	return event
@@ -66,7 +74,6 @@ export function eventLabel(event: string): string {
 export const EXPORT_FORMATS = ['csv', 'json'] as const;
 
 export const MAX_PAGE_SIZE = 100;
-export const DEFAULT_PAGE_SIZE = 20;
 
 /**
  * Bounds of one walk through a list's pages (docs/security.md, "List bounds"); reaching one is an

@@ -1,21 +1,23 @@
-import type { INodeProperties } from 'n8n-workflow';
+import type { IDataObject, INodeProperties, IWebhookFunctions } from 'n8n-workflow';
 
-import {
-	verifyDelivery,
-	type DeliveryVerification,
-	type VerifyDeliveryInput,
-} from './deliveryLayouts';
-import { remember, type NodeMemory } from './nodeMemory';
-import { SIGNATURE_LAYOUTS, type SignatureLayout } from './vocabulary';
+import { verifyDelivery, type DeliveryVerification } from './deliveryLayouts';
+import { memoryOf, remember } from './nodeMemory';
+import { headerValue } from './transport';
+import { SIGNATURE_LAYOUTS, SIGNATURE_TOLERANCE_SECONDS, type SignatureLayout } from './vocabulary';
+import { rawBodyOf, secretScope, signingSecret } from './webhooks';
 
 /**
- * Signature Layout: Automatic fixes the first layout that verifies, so a capture cannot be replayed
- * in a weaker one; it is remembered per process (nodeMemory.ts), as n8n drops what webhook() writes
- * to static data. deliveryLayouts.ts checks the layouts.
+ * A delivery's signature, checked the same way for the trigger and for Send and Wait. Signature
+ * Layout: Automatic fixes the first layout that verifies, so a capture cannot be replayed in a
+ * weaker one; it is remembered per process (nodeMemory.ts), as n8n drops what webhook() writes to
+ * static data. deliveryLayouts.ts checks the layouts.
  */
 export const AUTOMATIC_LAYOUT = 'auto';
 
-export type LayoutChoice = SignatureLayout | typeof AUTOMATIC_LAYOUT | 'unknown';
+/** Signature Tolerance is capped, so the replay window can never be turned off by a large value. */
+export const MAX_SIGNATURE_TOLERANCE_SECONDS = 3600;
+
+type LayoutChoice = SignatureLayout | typeof AUTOMATIC_LAYOUT | 'unknown';
 
 /** The layout a Signature Layout value names; an unknown value is refused, never widened. */
 export function layoutChoice(value: unknown): LayoutChoice {
@@ -23,21 +25,50 @@ export function layoutChoice(value: unknown): LayoutChoice {
 	return SIGNATURE_LAYOUTS.find((layout) => layout === value) ?? 'unknown';
 }
 
+/** What a delivery is signed for: a registration or a wait, by its nonce and sealed secret. */
+interface SignedFor {
+	nonce: string;
+	/** A secret the service chose itself, sealed with a key derived from the API key. */
+	sealedSecret?: string;
+}
+
 /**
- * Verifies a delivery for `key` (a registration or a wait) in the layouts `choice` accepts now;
- * under Automatic the first verified layout becomes the only one. `accepted` (undefined: any) is
- * what a refusal was checked against; `newlyFixed`, whether this delivery fixed the layout.
+ * Verifies the request webhook() was called with, in the layouts `choice` accepts now; under
+ * Automatic the first verified layout becomes the only one. The secret is recomputed from the API
+ * key once per registration or wait and held in node memory: a burst costs one credential read
+ * (docs/performance.md). `accepted` (undefined: any) is what a refusal was checked against;
+ * `newlyFixed`, whether this delivery fixed the layout.
  */
-export function verifyWithLayout(
-	memory: NodeMemory,
-	key: string,
+export async function verifyCall(
+	context: IWebhookFunctions,
+	apiKey: () => Promise<string>,
+	signedFor: SignedFor,
 	choice: LayoutChoice,
-	input: Omit<VerifyDeliveryInput, 'accepted'>,
-): DeliveryVerification & { accepted?: SignatureLayout[]; newlyFixed?: boolean } {
+	toleranceSeconds: number = SIGNATURE_TOLERANCE_SECONDS,
+): Promise<DeliveryVerification & { accepted?: SignatureLayout[]; newlyFixed?: boolean }> {
+	const memory = memoryOf(context.getWorkflow().id, context.getNode().id);
+	const key = `${signedFor.nonce}\u0000${signedFor.sealedSecret ?? ''}`;
+	let secret = memory.secrets.get(key);
+	if (secret === undefined) {
+		const scope = secretScope(context, await apiKey(), signedFor.nonce);
+		secret = signingSecret(scope, signedFor.sealedSecret);
+		if (secret !== undefined) remember(memory.secrets, key, secret);
+	}
 	const fixed = memory.layouts.get(key);
 	const accepted =
 		choice === 'unknown' ? [] : choice !== AUTOMATIC_LAYOUT ? [choice] : fixed && [fixed];
-	const result = verifyDelivery({ ...input, accepted });
+	const headers = (context.getHeaderData() ?? {}) as IDataObject;
+	const result = verifyDelivery({
+		header: (name) => headerValue(headers, name),
+		rawBody: rawBodyOf(context),
+		secret: secret ?? '',
+		nowSeconds: Math.floor(Date.now() / 1000),
+		toleranceSeconds:
+			Number.isFinite(toleranceSeconds) && toleranceSeconds > 0
+				? Math.min(toleranceSeconds, MAX_SIGNATURE_TOLERANCE_SECONDS)
+				: SIGNATURE_TOLERANCE_SECONDS,
+		accepted,
+	});
 	if (!result.valid) return { ...result, accepted };
 	const newlyFixed = choice === AUTOMATIC_LAYOUT && !fixed;
 	if (newlyFixed) remember(memory.layouts, key, result.layout);

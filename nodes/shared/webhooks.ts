@@ -51,7 +51,7 @@ function derive(purpose: string, { apiKey, workflowId, nodeId, nonce }: SecretSc
 export const newNonce = (): string => randomBytes(16).toString('hex');
 
 /** 64 hex characters: within the 32–256 characters the service accepts. */
-export const derivedSecret = (scope: SecretScope): string =>
+const derivedSecret = (scope: SecretScope): string =>
 	derive('webhook-secret', scope).toString('hex');
 
 /**
@@ -88,7 +88,7 @@ export function registrationNote(
 }
 
 /** AES-256-GCM: iv (12 bytes) + tag (16 bytes) + ciphertext, base64. */
-export function sealSecret(secret: string, scope: SecretScope): string {
+function sealSecret(secret: string, scope: SecretScope): string {
 	const iv = randomBytes(12);
 	const cipher = createCipheriv('aes-256-gcm', derive('seal', scope), iv);
 	const sealed = Buffer.concat([cipher.update(secret, 'utf8'), cipher.final()]);
@@ -109,7 +109,7 @@ export function signingSecret(scope: SecretScope, sealedSecret?: string): string
 	}
 }
 
-export interface NewWebhook {
+interface NewWebhook {
 	url: string;
 	events: readonly string[];
 	description: string;

@@ -1625,14 +1625,12 @@ describe('22.7 LOW: repeat suppression is bounded in bytes and id length', () =>
 		expect(wasProcessed(memory, ids[199])).toBe(true);
 	});
 
-	test('ids in all, across workflow nodes, stay within MAX_REMEMBERED_IN_ALL', () => {
-		const { memoryOf, markProcessed, MAX_REMEMBERED_IN_ALL } = freshMemory();
+	test('ids in all, across workflow nodes, stay within the 50,000 documented', () => {
+		const { memoryOf, markProcessed } = freshMemory();
 		const nodes = Array.from({ length: 12 }, (_, node) => memoryOf('wf-many', `node-${node}`));
 		for (const memory of nodes)
 			for (let index = 0; index < 5_000; index++) markProcessed(memory, `dlv_${index}`);
-		expect(nodes.reduce((sum, memory) => sum + memory.processed.size, 0)).toBe(
-			MAX_REMEMBERED_IN_ALL,
-		);
+		expect(nodes.reduce((sum, memory) => sum + memory.processed.size, 0)).toBe(50_000);
 	});
 });
 

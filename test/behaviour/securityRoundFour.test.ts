@@ -6,13 +6,7 @@
  */
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
-import {
-	markProcessed,
-	MAX_REMEMBERED_DELIVERIES,
-	MAX_REMEMBERED_IN_ALL,
-	memoryOf,
-	wasProcessed,
-} from '../../nodes/shared/nodeMemory';
+import { markProcessed, memoryOf, wasProcessed } from '../../nodes/shared/nodeMemory';
 import { readListPage } from '../../nodes/shared/transport/listPages';
 import { MAX_ENTRIES } from '../../nodes/shared/transport/listRecords';
 import { WEBHOOK_SWEEP_BUDGET } from '../../nodes/shared/vocabulary';
@@ -509,10 +503,11 @@ describe('37.6 LOW: each workflow keeps its share of the repeat memory', () => {
 	test('a flood from other workflow nodes evicts only their own ids', () => {
 		const quiet = memoryOf(`wf-quiet-${Date.now()}`, 'node');
 		for (let i = 0; i < 100; i++) expect(markProcessed(quiet, `dlv_quiet_${i}`)).toBe(true);
-		const flooders = Math.ceil(MAX_REMEMBERED_IN_ALL / MAX_REMEMBERED_DELIVERIES) + 1;
+		// The documented bounds: 10,000 ids per workflow node, 50,000 in all.
+		const flooders = Math.ceil(50_000 / 10_000) + 1;
 		for (let f = 0; f < flooders; f++) {
 			const flood = memoryOf(`wf-flood-${f}-${Date.now()}`, 'node');
-			for (let i = 0; i < MAX_REMEMBERED_DELIVERIES; i++) markProcessed(flood, `dlv_${f}_${i}`);
+			for (let i = 0; i < 10_000; i++) markProcessed(flood, `dlv_${f}_${i}`);
 		}
 		for (let i = 0; i < 100; i++) expect(wasProcessed(quiet, `dlv_quiet_${i}`)).toBe(true);
 	});

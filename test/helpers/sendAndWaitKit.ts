@@ -5,14 +5,13 @@
  */
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
-import { derivedSecret } from '../../nodes/shared/webhooks';
 import type { Sandbox } from '../../sandbox';
 import {
 	deliverySignatureHeaders,
 	type DeliverySignatureStyle,
 } from '../../sandbox/deliverySignature';
-import { useSandbox, waitFor } from './sandbox';
-import { WAIT_NODE_ID, WaitingHost, type WaitingExecution } from './waitingExecutions';
+import { useSandbox, waitFor, webhookSecret } from './sandbox';
+import { WaitingHost, type WaitingExecution } from './waitingExecutions';
 
 export const signers = {
 	signer: [
@@ -146,13 +145,8 @@ export function sendAndWaitKit(sandbox: () => Sandbox) {
 					candidate.url.startsWith(`${host.origin}/webhook-waiting/${execution.id}/`),
 				);
 			if (!webhook) throw new Error(`no webhook for execution ${execution.id}`);
-			const url = new URL(webhook.url);
-			const secret = derivedSecret({
-				apiKey,
-				workflowId: host.workflowId,
-				nodeId: WAIT_NODE_ID,
-				nonce: url.searchParams.get('nonce')!,
-			});
+			// The secret the service signs the wait's deliveries with.
+			const secret = webhookSecret(sandbox(), apiKey, String(webhook.id)) as string;
 			return { webhook, url: webhook.url, secret };
 		},
 	};

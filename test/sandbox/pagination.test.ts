@@ -8,7 +8,8 @@ import {
 	type DocumentRecord,
 	type ListPage,
 } from '../../contract';
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../nodes/shared/vocabulary';
+import { MAX_PAGE_SIZE } from '../../nodes/shared/vocabulary';
+import { DEFAULT_PAGE_SIZE } from '../../sandbox/pagination';
 import { api, documentBody, expectError, expectSchema, useSandbox } from '../helpers/sandbox';
 
 const sandbox = useSandbox();

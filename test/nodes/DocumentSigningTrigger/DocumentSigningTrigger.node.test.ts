@@ -1,9 +1,4 @@
 /** The trigger's description as n8n reads it, and its codex file. */
-import {
-	resolveWebhookDescriptionField,
-	webhookDescriptionIsNativelyResolvable,
-	type INode,
-} from 'n8n-workflow';
 import { validateNodeDescription } from 'n8n-core/dist/nodes-loader/validate-node-description';
 
 import { builderHintsOf, hintTexts, NOT_PLAIN_TEXT } from '../../helpers/builderHints';
@@ -15,23 +10,6 @@ import packageJson from '../../../package.json';
 const { description } = new DocumentSigningTrigger();
 
 describe('Document Signing Trigger description', () => {
-	it('lets n8n 2.x read its webhook from the parameters: POST in Webhook mode, no method and a hidden URL in Polling', () => {
-		// n8n 2.41 reads a webhook's fields on every delivery (webhook.service.js, getNodeWebhooks).
-		const [webhook] = description.webhooks ?? [];
-		expect(webhookDescriptionIsNativelyResolvable(webhook)).toBe(true);
-		const node = (receiveEventsBy: string) =>
-			({ parameters: { receiveEventsBy, events: ['*'] } }) as unknown as INode;
-		const read = (mode: string, field: string) =>
-			resolveWebhookDescriptionField(node(mode), webhook, field);
-		expect(read('webhook', 'httpMethod')).toEqual({ resolved: true, value: 'POST' });
-		expect(read('polling', 'httpMethod')).toEqual({ resolved: true, value: '' });
-		expect(read('webhook', 'ndvHideUrl')).toEqual({ resolved: true, value: false });
-		expect(read('polling', 'ndvHideUrl')).toEqual({ resolved: true, value: true });
-		// An expression among the parameters: n8n evaluates the templates, as before.
-		const dynamic = { parameters: { receiveEventsBy: '={{ "polling" }}' } } as unknown as INode;
-		expect(resolveWebhookDescriptionField(dynamic, webhook, 'httpMethod').resolved).toBe(false);
-	});
-
 	it('is a webhook trigger with no inputs, one main output and the credential', () => {
 		expect(description.displayName).toBe('Document Signing Trigger');
 		expect(description.name).toBe('documentSigningTrigger');
@@ -44,8 +22,7 @@ describe('Document Signing Trigger description', () => {
 			dark: 'file:../../icons/documentSigning.dark.svg',
 		});
 		expect(description.credentials).toEqual([{ name: 'documentSigningApi', required: true }]);
-		// As the editor receives them (the resolvers stay in the backend).
-		expect(JSON.parse(JSON.stringify(description.webhooks))).toEqual([
+		expect(description.webhooks).toEqual([
 			{
 				name: 'default',
 				httpMethod: '={{$parameter["receiveEventsBy"] === "polling" ? "" : "POST"}}',

@@ -2,7 +2,8 @@ import nock from 'nock';
 /**
  * Exactly once across n8n processes (nodes/DocumentSigningTrigger/claim.ts): every execution a
  * delivery starts claims it at the service first, and only the winner passes it on; replays,
- * the service's retries and copies racing each other are processed once. And what happens when
+ * the service's retries and copies racing each other are processed once (the repeat check before
+ * an execution starts is delivery.ts's, the claim in it claim.ts's). And what happens when
  * the claim cannot be made. Through n8n-core's WebhookContext, with real deliveries from the
  * sandbox to the receiver of test/helpers/triggerHost.ts (see deliveryFixtures.ts).
  */

@@ -2,7 +2,7 @@ import nock from 'nock';
 /**
  * Deliveries into the trigger's webhook(), through n8n-core's WebhookContext: what a real
  * delivery starts and passes on, forged and invalid deliveries, and the options. How a delivery
- * is claimed exactly once at the service (claim.ts) is claim.test.ts.
+ * is claimed exactly once at the service, and how repeats are recognised, is claim.test.ts.
  *
  * The sandbox delivers real, signed requests to a tiny 127.0.0.1 receiver that stands in for
  * n8n's webhook endpoint: it keeps the exact bytes and headers it got, hands them to the node and

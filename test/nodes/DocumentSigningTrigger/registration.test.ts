@@ -290,7 +290,7 @@ describe('the registration in static data', () => {
 			id: 'wh_1',
 			url: stored.webhookUrl,
 			events: ['document.completed'],
-			secretNonce: stored.secretNonce,
+			nonce: stored.secretNonce,
 		});
 		expect(readRegistration({ ...stored, sealedSecret: 'sealed' })?.sealedSecret).toBe('sealed');
 	});

@@ -6,7 +6,10 @@ import { createHmac } from 'crypto';
 
 import { signWebhookPayload } from '../../../sandbox/deliverySignature';
 import { SIGNATURE_TOLERANCE_SECONDS } from '../../../nodes/shared/vocabulary';
-import { verifyDelivery, type VerifyDeliveryInput } from '../../../nodes/shared/deliveryLayouts';
+import { verifyDelivery } from '../../../nodes/shared/deliveryLayouts';
+
+/** What verifyDelivery is given. */
+type VerifyDeliveryInput = Parameters<typeof verifyDelivery>[0];
 
 /** Builds throwaway test keys at run time (they are fixtures, not credentials). */
 function fixtureKey(label: string): string {

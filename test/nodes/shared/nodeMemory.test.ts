@@ -13,8 +13,6 @@ import {
 	passOn,
 	remember,
 	settleDelivery,
-	MAX_REMEMBERED_DELIVERIES,
-	REMEMBER_MS,
 	wasProcessed,
 } from '../../../nodes/shared/nodeMemory';
 
@@ -36,13 +34,27 @@ test('the first mark wins; a repeat of the same delivery in the same workflow no
 	expect(markProcessed(freshNode(), 'dlv_1')).toBe(true);
 });
 
-test('ids are forgotten after the window, and a node keeps at most its bound', () => {
+/** The bounds nodeMemory.ts documents: 10,000 ids per workflow node, 50,000 in all, for a day. */
+const PER_NODE = 10_000;
+const IN_ALL = 50_000;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+test('ids are forgotten after a day, and a node keeps at most 10,000', () => {
 	const memory = freshNode();
-	markProcessed(memory, 'old', 0);
-	expect(wasProcessed(memory, 'old', REMEMBER_MS + 1)).toBe(false);
-	for (let i = 0; i <= MAX_REMEMBERED_DELIVERIES; i++) markProcessed(memory, `dlv_${i}`, 1);
-	expect(wasProcessed(memory, 'dlv_0', 2)).toBe(false);
-	expect(wasProcessed(memory, `dlv_${MAX_REMEMBERED_DELIVERIES}`, 2)).toBe(true);
+	const now = jest.spyOn(Date, 'now').mockReturnValue(1_000_000);
+	try {
+		markProcessed(memory, 'old');
+		now.mockReturnValue(1_000_000 + DAY_MS);
+		expect(wasProcessed(memory, 'old')).toBe(true);
+		now.mockReturnValue(1_000_000 + DAY_MS + 1);
+		expect(wasProcessed(memory, 'old')).toBe(false);
+		for (let i = 0; i <= PER_NODE; i++) markProcessed(memory, `dlv_${i}`);
+		expect(wasProcessed(memory, 'dlv_0')).toBe(false);
+		expect(wasProcessed(memory, 'dlv_1')).toBe(true);
+		expect(wasProcessed(memory, `dlv_${PER_NODE}`)).toBe(true);
+	} finally {
+		now.mockRestore();
+	}
 });
 
 test('a bounded map forgets its oldest entry first', () => {
@@ -70,14 +82,12 @@ describe('the ids of all nodes together', () => {
 
 	test('a node dropped as least recently used takes its ids out of the count: 1,001 quiet nodes at the bound lose none to each other', () => {
 		const memory = fresh();
-		// 1,000 nodes (the most kept) of 50 ids each: exactly MAX_REMEMBERED_IN_ALL.
+		// 1,000 nodes (the most kept) of 50 ids each: exactly the 50,000 kept in all.
 		const quiet = Array.from({ length: 1_000 }, (_, node) => memory.memoryOf('wf', `n${node}`));
 		quiet.forEach((node, index) => {
 			for (let i = 0; i < 50; i++) memory.markProcessed(node, `dlv_${index}_${i}`);
 		});
-		expect(quiet.reduce((sum, node) => sum + node.processed.size, 0)).toBe(
-			memory.MAX_REMEMBERED_IN_ALL,
-		);
+		expect(quiet.reduce((sum, node) => sum + node.processed.size, 0)).toBe(IN_ALL);
 		// A new node drops the least recently used one, n0, with its 50 ids: room for 50 more.
 		const newcomer = memory.memoryOf('wf', 'new');
 		for (let i = 0; i < 50; i++) memory.markProcessed(newcomer, `dlv_new_${i}`);

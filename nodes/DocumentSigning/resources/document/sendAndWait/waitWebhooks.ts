@@ -3,7 +3,7 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { apiPath, idText } from '../../../../shared/ids';
 import { memoryOf } from '../../../../shared/nodeMemory';
 import { apiRequest, recordOf, type ServiceClient } from '../../../../shared/transport';
-import { FINAL_DOCUMENT_STATUSES } from '../../../../shared/vocabulary';
+import { isFinal } from '../../../../shared/vocabulary';
 import {
 	ownerTag,
 	registrationNote,
@@ -66,7 +66,7 @@ async function documentEnded(
 	const response = await apiRequest(context, 'GET', path, { client, acceptStatuses: [404] });
 	if (response.statusCode === 404) return true;
 	const document = recordOf(response.body);
-	if (!(FINAL_DOCUMENT_STATUSES as readonly unknown[]).includes(document.status)) return false;
+	if (!isFinal(document.status)) return false;
 	const endedAt = document.completed_at || document.updated_at;
 	const endedMs = typeof endedAt === 'string' && endedAt.length <= 64 ? Date.parse(endedAt) : NaN;
 	return Number.isFinite(endedMs) && endedMs + ENDED_DOCUMENT_GRACE_MS < now;

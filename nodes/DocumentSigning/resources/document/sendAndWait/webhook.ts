@@ -11,9 +11,9 @@ import { NodeOperationError } from 'n8n-workflow';
 import { fetchDocumentFile } from '../../../../shared/documentFiles';
 import { apiPath, idText } from '../../../../shared/ids';
 import { memoryOf } from '../../../../shared/nodeMemory';
-import { apiRequest, headerValue, recordOf, serviceClient } from '../../../../shared/transport';
-import { finalEventOf, FINAL_DOCUMENT_STATUSES } from '../../../../shared/vocabulary';
-import { layoutChoice, verifyWithLayout } from '../../../../shared/webhookSignature';
+import { apiRequest, recordOf, serviceClient } from '../../../../shared/transport';
+import { FINAL_DOCUMENT_STATUSES, isFinal } from '../../../../shared/vocabulary';
+import { layoutChoice, verifyCall } from '../../../../shared/webhookSignature';
 import * as webhooks from '../../../../shared/webhooks';
 
 const WAIT_CUSTOM_DATA_KEY = 'documentSigningWait';
@@ -42,7 +42,7 @@ function keptWait(context: IWebhookFunctions) {
 		const value: unknown = context.customData.get(WAIT_CUSTOM_DATA_KEY);
 		const { n, w, s } = (typeof value === 'string' ? JSON.parse(value) : {}) as IDataObject;
 		if (typeof n !== 'string' || !n || typeof w !== 'string' || !w) return undefined;
-		return { nonce: n, webhookId: w, secret: typeof s === 'string' ? s : undefined };
+		return { nonce: n, webhookId: w, sealedSecret: typeof s === 'string' ? s : undefined };
 	} catch {
 		return undefined;
 	}
@@ -65,20 +65,14 @@ function fromQuery(query: IDataObject) {
 }
 
 /** Every final event: a decline ends a Completed wait too (as an error). */
-export const WAIT_EVENTS: readonly string[] = FINAL_DOCUMENT_STATUSES.map(finalEventOf);
+export const WAIT_EVENTS = FINAL_DOCUMENT_STATUSES.map((status) => `document.${status}`);
 
 /** Whether the document's status continues the workflow as a result (not as an error). */
 export const resumesWith = (resumeOn: string, status: unknown) =>
-	resumeOn === 'anyFinal'
-		? (FINAL_DOCUMENT_STATUSES as readonly unknown[]).includes(status)
-		: status === 'completed';
+	resumeOn === 'anyFinal' ? isFinal(status) : status === 'completed';
 
-/**
- * When n8n learned that the wait ended, as n8n's own approval nodes give it since n8n 2.30
- * (n8n-nodes-base 2.41.1 utils/sendAndWait/utils.js: `respondedAt: new Date().toISOString()`,
- * beside `approved`). Set after the document's fields, so a service field of that name cannot
- * replace it; the document's own times (signers' `signed_at`, …) pass through unchanged.
- */
+// When n8n learned the wait ended, as n8n's own approval nodes give it (n8n-nodes-base 2.41.1
+// sendAndWait/utils.js); set after the document's fields, so none of them replaces it.
 const respondedAt = () => new Date().toISOString();
 
 /** The item a wait passes on: `approved` is true only when completed (the review gate's rule). */
@@ -160,22 +154,16 @@ async function decide(context: IWebhookFunctions, step: { doing: string }) {
 		return ignore(context, 'the event is about another document');
 
 	const client = await serviceClient(context);
-	const memory = memoryOf(context.getWorkflow().id, context.getNode().id);
 	if (settings.verifySignature) {
-		const headers = (context.getHeaderData() ?? {}) as IDataObject;
-		const scope = webhooks.secretScope(context, client.credentials.apiKey, settings.nonce);
-		const verification = verifyWithLayout(memory, stored.nonce, settings.signatureLayout, {
-			header: (name) => headerValue(headers, name),
-			rawBody,
-			secret: webhooks.signingSecret(scope, stored.secret) ?? '',
-			nowSeconds: Math.floor(Date.now() / 1000),
-		});
+		const apiKey = async () => client.credentials.apiKey;
+		const verification = await verifyCall(context, apiKey, stored, settings.signatureLayout);
 		if (!verification.valid)
 			return ignore(
 				context,
 				`signature not valid (${verification.layout ?? 'no layout'}: ${verification.reason})`,
 			);
 	}
+	const memory = memoryOf(context.getWorkflow().id, context.getNode().id);
 	const bodyWebhookId = idText(body.webhook_id);
 	if (bodyWebhookId !== undefined && bodyWebhookId !== stored.webhookId)
 		return ignore(context, "the delivery is not from this wait's webhook");
@@ -189,7 +177,7 @@ async function decide(context: IWebhookFunctions, step: { doing: string }) {
 		if (response.statusCode === 404)
 			return ignore(context, 'the service no longer has the document');
 		const document = recordOf(response.body);
-		if (!(FINAL_DOCUMENT_STATUSES as readonly unknown[]).includes(document.status))
+		if (!isFinal(document.status))
 			return ignore(context, `the service reports the document ${String(document.status)}`);
 		step.doing = 'download the signed file';
 		const output = resumesWith(settings.resumeOn, document.status)
