@@ -9,7 +9,7 @@ import {
 
 import { idText } from '../../shared/ids';
 import { apiFindRecord, shownInput } from '../../shared/transport';
-import { templateLabel, templatePath } from '../resources/document/documentFrom';
+import { templateLabel, templatePath, usesDocumentFrom } from '../resources/document/documentFrom';
 import { locatorValue, roleFieldId } from '../resources/document/templateFields';
 
 /**
@@ -106,8 +106,7 @@ export async function getTemplateFields(
 	if (!template)
 		return {
 			fields: [],
-			emptyFieldsNotice:
-				'Choose a template under Additional Fields › Template to list its fields and roles here.',
+			emptyFieldsNotice: `Choose ${usesDocumentFrom(this.getNode()) ? 'the Template above' : 'a template under Additional Fields › Template'} to list its fields and roles here.`,
 		};
 	return rowsOrNotice(
 		template.fields,

@@ -109,6 +109,17 @@ describe('Template Fields', () => {
 		}
 	});
 
+	it('at node version 3 the notice points to the Template above, where that version keeps it', async () => {
+		const { credentials } = await account();
+		const parameters = { resource: 'document', operation: 'create', documentFrom: 'template' };
+		await expect(
+			getTemplateFields.call(loadOptionsContext(credentials, parameters, 3)),
+		).resolves.toEqual({
+			fields: [],
+			emptyFieldsNotice: 'Choose the Template above to list its fields and roles here.',
+		});
+	});
+
 	it('a template without fields, and an unknown template, say so', async () => {
 		const { credentials, template } = await account({ name: 'Plain', document_name: 'plain.pdf' });
 		await expect(

@@ -18,7 +18,7 @@ const VERSION = 3;
 export const FROM_VERSIONS = { '@version': [VERSION] };
 export const EARLIER_VERSIONS = { '@version': [1, 2] };
 
-const usesDocumentFrom = (node: INode) => node.typeVersion >= VERSION;
+export const usesDocumentFrom = (node: INode) => node.typeVersion >= VERSION;
 
 /** Where each version keeps the template, as errors name it. */
 export const templateLabel = (node: INode) =>
