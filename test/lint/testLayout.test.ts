@@ -42,9 +42,9 @@ const OTHER_SUITES = [
 	'lint',
 	'workflows',
 ];
-/** Host installs and build output: not the project's files. */
+/** Host installs, build output and eslintConfig.test.ts's short-lived probes: not the project's files. */
 const SKIPPED =
-	/^(node_modules|dist|coverage|\.git|\.n8n-dev|e2e\/n8n-host[^/]*|e2e\/registry-host)$/;
+	/^(node_modules|dist|coverage|\.git|\.n8n-dev|e2e\/n8n-host[^/]*|e2e\/registry-host)$|(^|\/)lint-probe-[^/]*$/;
 
 /** Every file under `dir` (relative to the repository root), host installs and output left out. */
 function walk(dir: string): string[] {
