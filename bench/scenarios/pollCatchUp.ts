@@ -4,8 +4,9 @@
  *
  * The trigger runs as n8n runs it: n8n-core's real TriggerContext over a real Workflow (the host
  * of test/nodes/DocumentSigningTrigger/polling.test.ts, cut down), activated with its static data's
- * cursor 1 ms before the oldest entry, then `pollOnce` called again and again (n8n's scheduler
- * would call it once per Poll Every) until every entry was emitted, bounded at `maxPolls`. Each
+ * cursor 1 ms before the oldest entry, then the poll it registered with n8n's scheduler ticked
+ * again and again, each tick awaited (n8n ticks it once per Poll Every; the callback returns the
+ * tick's promise, which n8n ignores), until every entry was emitted, bounded at `maxPolls`. Each
  * emit's execution ends on the next turn of the event loop (n8n's end after a database write). The service is bench/lib/auditLogServer.ts (the contract's audit
  * log, newest first, counting requests).
  *
@@ -15,10 +16,11 @@
  *   `limit`). Target: no event-loop stall over 50 ms. A trigger may refuse that many entries at
  *   one instant with an error: the row records what was emitted and the error, as it happened.
  *
- * A row stops early at a poll that throws (its message is recorded) or a poll that emits nothing
- * and leaves the cursor as it was (nothing more passed on: for the one-instant row, the entries
- * past the 2,000 the cursor holds at one instant, which the documented error names). After a complete catch-up, one more poll checks
- * that nothing is emitted again.
+ * A row stops early at a poll that fails (the trigger catches and logs the failure; the warning is
+ * recorded) or a poll that emits nothing and leaves the cursor as it was (nothing more passed on:
+ * for the one-instant row, the entries past the 2,000 the cursor holds at one instant, which the
+ * documented error names). After a complete catch-up, one more poll checks that nothing is
+ * emitted again.
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 
@@ -33,7 +35,6 @@ import {
 } from 'n8n-workflow';
 
 import type { DocumentSigningTrigger as TriggerNode } from '../../nodes/DocumentSigningTrigger/DocumentSigningTrigger.node';
-import { pollOnce } from '../../nodes/DocumentSigningTrigger/polling';
 import { hostAdditionalData, NodeTypes } from '../../test/helpers/n8nHost';
 import { startAuditLogServer } from '../lib/auditLogServer';
 
@@ -66,7 +67,7 @@ export interface PollCatchUpRow {
 	withinPollTarget: boolean;
 	/** How the row ended. */
 	ended: 'caught up' | 'poll bound reached' | 'poll failed' | 'nothing more passed on';
-	/** The failed poll's message (ended = poll failed). */
+	/** The warning the trigger logged for the failed poll (ended = poll failed). */
 	error?: string;
 	/** Errors the trigger reported through n8n's emitError during the row. */
 	reported: string[];
@@ -132,12 +133,32 @@ interface SeedCursor extends IDataObject {
 	ids: string[];
 }
 
-/** One activation of a polling trigger, as n8n runs it (polling.test.ts's PollingHost, cut down). */
+/**
+ * n8n-core's Logger, as the trigger's context gets it: n8n-core ships its own copies of the DI
+ * container and the Logger (as test/helpers/triggerHost.ts's captureWarnings finds them).
+ */
+function n8nLogger(): { warn: (message: string, meta?: unknown) => void } {
+	const fromCore = (name: string) =>
+		// eslint-disable-next-line @typescript-eslint/no-require-imports -- resolved at run time, from n8n-core's folder
+		require(require.resolve(name, { paths: [require.resolve('n8n-core')] })) as Record<
+			string,
+			never
+		>;
+	const { Container } = fromCore('@n8n/di') as unknown as {
+		Container: { get<T>(type: unknown): T };
+	};
+	const { Logger } = fromCore('@n8n/backend-common') as unknown as { Logger: unknown };
+	return Container.get(Logger);
+}
+
+/** One activation of a polling trigger, as n8n runs it (test/helpers/pollingHost.ts, cut down). */
 class PollingHost {
 	/** eventId of every emit, in order. */
 	readonly emits: string[] = [];
 	/** emitError's errors (polling reports a poll's failure there only from n8n's scheduler). */
 	readonly errors: Error[] = [];
+	/** The callbacks the trigger registered with n8n's scheduler. */
+	readonly ticks: Array<() => unknown> = [];
 	readonly workflow: Workflow;
 	readonly context: ITriggerFunctions;
 
@@ -171,8 +192,8 @@ class PollingHost {
 			(data, _response, done) => this.emit(data, done),
 			(error) => this.errors.push(error),
 			undefined,
-			// n8n's scheduler: recorded, never ticked (the bench calls pollOnce itself).
-			{ registerCron: () => undefined } as never,
+			// n8n's scheduler: recorded; the bench ticks it (poll()).
+			{ registerCron: (_cron: unknown, onTick: () => unknown) => this.ticks.push(onTick) } as never,
 		);
 	}
 
@@ -185,6 +206,33 @@ class PollingHost {
 
 	async activate(): Promise<ITriggerResponse> {
 		return await trigger.trigger.call(this.context);
+	}
+
+	/**
+	 * One tick of n8n's scheduler, awaited (each execution's end as n8n reports it: here on the
+	 * next turn). The warning of the poll's failure, if it failed: the trigger catches it and logs
+	 * it (n8n's scheduler hears of no error; its error handling, `errors`, of some).
+	 */
+	async poll(): Promise<string | undefined> {
+		if (this.ticks.length !== 1) throw new Error(`${this.ticks.length} polls scheduled`);
+		const logger = n8nLogger();
+		const own = Object.prototype.hasOwnProperty.call(logger, 'warn');
+		const warn = logger.warn;
+		let failure: string | undefined;
+		logger.warn = (message, meta) => {
+			if (message.includes('the poll failed')) failure = message;
+			warn.call(logger, message, meta);
+		};
+		try {
+			const ticked = this.ticks[0]();
+			if (typeof (ticked as PromiseLike<unknown> | undefined)?.then !== 'function')
+				throw new Error('The scheduled callback returned no promise to await');
+			await ticked;
+		} finally {
+			if (own) logger.warn = warn;
+			else delete (logger as Partial<typeof logger>).warn;
+		}
+		return failure;
 	}
 
 	cursorText(): string {
@@ -209,17 +257,6 @@ function stallSampler(): { stop: () => number } {
 		},
 	};
 }
-
-/** One poll as n8n's scheduler runs it: not closed; each execution's end awaited (here: at once). */
-const poll = async (context: ITriggerFunctions) =>
-	await pollOnce(
-		context,
-		() => false,
-		async (done) => {
-			await done.catch(() => undefined);
-			return true;
-		},
-	);
 
 async function runRow(
 	kind: PollCatchUpRow['kind'],
@@ -282,12 +319,8 @@ async function runRow(
 			const before = host.cursorText();
 			const pollStarted = performance.now();
 			polls++;
-			try {
-				await poll(host.context);
-			} catch (caught) {
-				error = (caught as Error).message ?? String(caught);
-				ended = 'poll failed';
-			}
+			error = await host.poll();
+			if (error !== undefined) ended = 'poll failed';
 			longestPollMs = Math.max(longestPollMs, performance.now() - pollStarted);
 			const fresh = tally();
 			if (fresh > 0) pollsEmitting++;
@@ -312,7 +345,7 @@ async function runRow(
 		if (ended === 'caught up') {
 			const requestsBefore = server.counts.requests;
 			const emitsBefore = host.emits.length;
-			await poll(host.context);
+			await host.poll();
 			tally();
 			afterwards = {
 				requests: server.counts.requests - requestsBefore,

@@ -86,7 +86,7 @@ const MORE_PARTS_PER_POLL = 10;
  * One poll, one emit at a time (docs/trigger.md, "Exactly once, in order"). `awaitExecution` is
  * false when it let go of an execution; `closed` says the workflow was unpublished.
  */
-export async function pollOnce(
+async function pollOnce(
 	context: ITriggerFunctions,
 	closed: () => boolean,
 	awaitExecution: (done: Promise<unknown>) => Promise<boolean>,
@@ -190,6 +190,7 @@ export async function startPolling(this: ITriggerFunctions): Promise<ITriggerRes
 		pending = undefined;
 		return ended;
 	};
+	// Never rejects: a failed poll is caught, logged and counted below.
 	const tick = async () => {
 		if (closed) return;
 		if (running) {
@@ -222,7 +223,8 @@ export async function startPolling(this: ITriggerFunctions): Promise<ITriggerRes
 	};
 	const expression = minutes === 60 ? '0 0 * * * *' : `0 */${minutes} * * * *`;
 	type Cron = Parameters<ITriggerFunctions['helpers']['registerCron']>[0];
-	this.helpers.registerCron({ expression } as Cron, () => void tick());
+	// n8n ignores what the callback returns; the tick's promise lets a host await one poll.
+	this.helpers.registerCron({ expression } as Cron, () => tick());
 	return {
 		closeFunction: async () => {
 			closed = true;

@@ -1,7 +1,8 @@
 /**
  * One activation of the Document Signing Trigger in Polling mode, as n8n runs it: n8n-core's REAL
  * TriggerContext over a real Workflow (its static data observed as n8n observes it); n8n's
- * scheduler and emit are recorded, so a test runs a poll when it wants one.
+ * scheduler and emit are recorded, so a test runs a poll when it wants one: it ticks the callback
+ * the trigger registered with n8n's scheduler, the only way n8n runs a poll.
  */
 import { TriggerContext } from 'n8n-core';
 import {
@@ -14,11 +15,10 @@ import {
 } from 'n8n-workflow';
 
 import { DocumentSigningTrigger } from '../../nodes/DocumentSigningTrigger/DocumentSigningTrigger.node';
-import { pollOnce } from '../../nodes/DocumentSigningTrigger/polling';
 import { hostAdditionalData, NodeTypes } from './n8nHost';
 import type { Sandbox } from '../../sandbox';
 import { waitFor } from './sandbox';
-import { NODE_NAME, TRIGGER_TYPE } from './triggerHost';
+import { n8nLogger, NODE_NAME, TRIGGER_TYPE } from './triggerHost';
 
 const trigger = new DocumentSigningTrigger();
 
@@ -31,7 +31,10 @@ export interface Emitted {
 export class PollingHost {
 	readonly emitted: Emitted[] = [];
 	readonly errors: Error[] = [];
-	readonly crons: Array<{ expression: string; onTick: () => void }> = [];
+	/** What the trigger registered with n8n's scheduler; n8n ignores what `onTick` returns. */
+	readonly crons: Array<{ expression: string; onTick: () => unknown }> = [];
+	/** Calls of emit, each one event (an emit n8n deduplicates or never starts included). */
+	private emits = 0;
 	holdExecutions = false;
 	readonly heldExecutions: Array<() => void> = [];
 	/**
@@ -98,6 +101,7 @@ export class PollingHost {
 		deduplicationKey: string | undefined,
 		deduplicates: boolean,
 	) {
+		this.emits++;
 		const key = String(deduplicationKey);
 		// n8n 2.x: an execution with this key exists, so the emit starts nothing and is done.
 		if (deduplicates && this.executions.has(key)) return done?.resolve(undefined as never);
@@ -120,12 +124,37 @@ export class PollingHost {
 		return await trigger.trigger.call(this.context);
 	}
 
-	/** One poll as a cron tick runs it, awaited (each execution's end as n8n reports it). */
-	async poll(closed: () => boolean = () => false): Promise<number> {
-		return await pollOnce(this.context, closed, async (done) => {
-			await done.catch(() => undefined);
-			return true;
-		});
+	/**
+	 * One tick of n8n's scheduler, after activate(), awaited: the promise the trigger's callback
+	 * returns (n8n ignores it). The emits made while it ran, one per event passed on (also one n8n
+	 * deduplicates or never starts). A tick that finds a poll running or the workflow unpublished
+	 * returns at once. The trigger catches a failed poll and logs it (n8n's scheduler hears of no
+	 * error): here the tick then rejects with that warning, so that no test reads a failed poll as
+	 * one that found nothing.
+	 */
+	async poll(): Promise<number> {
+		if (this.crons.length !== 1)
+			throw new Error(`${this.crons.length} polls scheduled: activate() in Polling mode first`);
+		const before = this.emits;
+		const failures: string[] = [];
+		const logger = n8nLogger();
+		const own = Object.prototype.hasOwnProperty.call(logger, 'warn');
+		const warn = logger.warn;
+		logger.warn = (message, meta) => {
+			if (message.includes('the poll failed')) failures.push(message);
+			warn.call(logger, message, meta);
+		};
+		try {
+			const ticked = this.crons[0].onTick();
+			if (typeof (ticked as PromiseLike<unknown> | undefined)?.then !== 'function')
+				throw new Error('The scheduled callback returned no promise to await');
+			await ticked;
+		} finally {
+			if (own) logger.warn = warn;
+			else delete (logger as Partial<typeof logger>).warn;
+		}
+		if (failures.length > 0) throw new Error(failures.join('\n'));
+		return this.emits - before;
 	}
 
 	/** n8n's scheduler ticking (as minutes passing would) until `reached`, bounded. */

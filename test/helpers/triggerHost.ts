@@ -422,13 +422,8 @@ export class Receiver {
 	}
 }
 
-/** Collects what n8n's logger receives at warning level (the nodes log through n8n-core's Logger). */
-export function captureWarnings(): {
-	messages: string[];
-	metadata: unknown[];
-	restore: () => void;
-} {
-	// n8n-core's own copies of the DI container and Logger (it ships them nested), as the nodes see them.
+/** n8n-core's Logger, as the nodes get it (n8n-core ships its own copies of the DI container and Logger). */
+export function n8nLogger(): { warn: (message: string, meta?: unknown) => void } {
 	const fromCore = (name: string) =>
 		// eslint-disable-next-line @typescript-eslint/no-require-imports -- resolved at run time, from n8n-core's folder
 		require(require.resolve(name, { paths: [require.resolve('n8n-core')] })) as Record<
@@ -439,7 +434,16 @@ export function captureWarnings(): {
 		Container: { get<T>(type: unknown): T };
 	};
 	const { Logger } = fromCore('@n8n/backend-common') as unknown as { Logger: unknown };
-	const logger = Container.get<{ warn: (message: string, meta?: unknown) => void }>(Logger);
+	return Container.get(Logger);
+}
+
+/** Collects what n8n's logger receives at warning level (the nodes log through n8n-core's Logger). */
+export function captureWarnings(): {
+	messages: string[];
+	metadata: unknown[];
+	restore: () => void;
+} {
+	const logger = n8nLogger();
 	const messages: string[] = [];
 	const metadata: unknown[] = [];
 	const spy = jest.spyOn(logger, 'warn').mockImplementation((message: string, meta?: unknown) => {

@@ -129,13 +129,22 @@ describe('Document Signing Trigger, Receive Events By › Polling', () => {
 		const expected = deliveredSince(sandbox(), apiKey, skip);
 		expect(expected).toHaveLength(6);
 		host.holdExecutions = true;
-		const poll = host.poll();
-		await waitFor(() => host.heldExecutions.length === 1, 'the first execution');
-		// The key stops working: what was read already passes on, the next read fails the poll.
-		(host as unknown as { apiKey: string }).apiKey = REVOKED;
-		host.holdExecutions = false;
-		host.heldExecutions[0]();
-		await expect(poll).rejects.toThrow('Unknown API key');
+		const warnings = captureWarnings();
+		try {
+			const poll = host.poll();
+			await waitFor(() => host.heldExecutions.length === 1, 'the first execution');
+			// The key stops working: what was read already passes on, the next read fails the poll.
+			(host as unknown as { apiKey: string }).apiKey = REVOKED;
+			host.holdExecutions = false;
+			host.heldExecutions[0]();
+			// The trigger logs the failed poll; the host's tick rejects with what it logged.
+			await expect(poll).rejects.toThrow('Unknown API key');
+			expect(warnings.messages.filter((message) => message.includes('the poll failed'))).toEqual([
+				expect.stringContaining('Unknown API key'),
+			]);
+		} finally {
+			warnings.restore();
+		}
 		const passed = host.events.map((json) => json.eventId);
 		expect(passed.length).toBeGreaterThanOrEqual(1);
 		expect(passed.length).toBeLessThan(expected.length);
@@ -204,20 +213,24 @@ describe('Document Signing Trigger, Receive Events By › Polling', () => {
 		}
 	});
 
-	it('stops passing events on when the workflow is unpublished in the middle of a poll', async () => {
-		const host = new PollingHost(sandbox(), apiKey);
-		const response = await host.activate();
-		expect(response.closeFunction).toEqual(expect.any(Function));
-		await createDocuments(1);
-		host.holdExecutions = true;
-		let unpublished = false;
-		const poll = host.poll(() => unpublished);
-		await waitFor(() => host.heldExecutions.length === 1, 'the first execution');
-		unpublished = true;
-		host.heldExecutions[0]();
-		await expect(poll).resolves.toBe(1);
-		expect(host.emitted).toHaveLength(1);
-	});
+	it.each([2, 1] as const)(
+		'n8n %s.x: stops passing events on when the workflow is unpublished in the middle of a poll',
+		async (generation) => {
+			const host = new PollingHost(sandbox(), apiKey, {}, {}, 'trigger', generation);
+			const response = await host.activate();
+			expect(response.closeFunction).toEqual(expect.any(Function));
+			await createDocuments(1);
+			host.holdExecutions = true;
+			const poll = host.poll();
+			await waitFor(() => host.heldExecutions.length === 1, 'the first execution');
+			// Unpublishing: n8n calls the close function the trigger returned.
+			await response.closeFunction!();
+			host.holdExecutions = false;
+			host.heldExecutions[0]();
+			await expect(poll).resolves.toBe(1);
+			expect(host.emitted).toHaveLength(1);
+		},
+	);
 
 	it('passes only the chosen events, and never the account changes the audit log also records', async () => {
 		const host = new PollingHost(sandbox(), apiKey, { events: ['document.completed'] });
