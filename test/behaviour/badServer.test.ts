@@ -1,6 +1,6 @@
 import nock from 'nock';
 
-import { RETRY_POLICY } from '../../nodes/shared/transport/retry';
+import { useInstantWaits } from '../helpers/instantWaits';
 import { runDocumentSigning } from '../helpers/n8nWorkflow';
 
 /**
@@ -49,16 +49,16 @@ const createDocument = () =>
 		credentials,
 	});
 
-let saved: typeof RETRY_POLICY;
-beforeAll(() => {
-	nock.disableNetConnect();
-	saved = { ...RETRY_POLICY };
-	Object.assign(RETRY_POLICY, { baseDelayMs: 2, maxDelayMs: 10 });
-});
-afterAll(() => {
-	Object.assign(RETRY_POLICY, saved);
-	nock.enableNetConnect();
-});
+/** Attempts the retry policy makes for a 5xx to a read (the first try included). */
+const MAX_ATTEMPTS = 7;
+
+// The policy's backoffs and 429 waits pass without their real seconds.
+jest.mock('n8n-workflow', () =>
+	jest.requireActual('../helpers/instantWaits').n8nWorkflowWithInstantWaits(),
+);
+useInstantWaits();
+beforeAll(() => nock.disableNetConnect());
+afterAll(() => nock.enableNetConnect());
 afterEach(() => nock.cleanAll());
 
 /** Counts requests to the service (and fails the row if anything reaches another origin). */
@@ -223,7 +223,7 @@ describe('answers that are not what they claim', () => {
 			'<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center><hr><center>nginx</center></body></html>';
 		service()
 			.scope.get('/v1/documents/doc_1')
-			.times(RETRY_POLICY.maxAttempts)
+			.times(MAX_ATTEMPTS)
 			.reply(502, page, { 'Content-Type': 'text/html' });
 		const result = await getDocument();
 		expect(result.error?.message).toBe(
@@ -290,11 +290,11 @@ describe('rate limits and outages', () => {
 		expect((await getDocument()).error).toBeUndefined();
 	});
 
-	test(`19. a storm of 5xx: exactly ${RETRY_POLICY.maxAttempts} attempts, then the service's message`, async () => {
+	test(`19. a storm of 5xx: exactly ${MAX_ATTEMPTS} attempts, then the service's message`, async () => {
 		const { scope } = service();
 		scope
 			.get('/v1/documents/doc_1')
-			.times(RETRY_POLICY.maxAttempts)
+			.times(MAX_ATTEMPTS)
 			.reply(503, { error: { code: 'unavailable', message: 'Down for maintenance' } });
 		const result = await getDocument();
 		expect([result.error?.message, result.error?.httpCode]).toEqual([

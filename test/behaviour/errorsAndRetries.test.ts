@@ -1,7 +1,7 @@
 import nock from 'nock';
 
-import { RETRY_POLICY } from '../../nodes/shared/transport/retry';
 import { startCountingServer, type ServerAnswer } from '../helpers/countingServer';
+import { useInstantWaits } from '../helpers/instantWaits';
 import { runDocumentSigning } from '../helpers/n8nWorkflow';
 
 /**
@@ -36,12 +36,17 @@ const createDocument = (extra: Record<string, unknown> = {}) =>
 		...extra,
 	});
 
+/** Attempts the retry policy makes for a 5xx to a read (the first try included). */
+const MAX_ATTEMPTS = 7;
+
+// The policy's shape is what is under test, not its seconds: its waits pass at once.
+jest.mock('n8n-workflow', () =>
+	jest.requireActual('../helpers/instantWaits').n8nWorkflowWithInstantWaits(),
+);
+useInstantWaits();
 beforeAll(() => {
 	nock.disableNetConnect();
 	nock.enableNetConnect('127.0.0.1');
-	// Keep the backoff short here; the policy's shape is what is under test, not its seconds.
-	RETRY_POLICY.baseDelayMs = 2;
-	RETRY_POLICY.maxDelayMs = 10;
 });
 afterAll(() => nock.enableNetConnect());
 afterEach(() => {
@@ -192,7 +197,7 @@ describe('retries', () => {
 	test('a 5xx that persists fails after the policy’s attempts, with the service message', async () => {
 		nock(ORIGIN)
 			.get('/v1/documents/doc_1')
-			.times(RETRY_POLICY.maxAttempts)
+			.times(MAX_ATTEMPTS)
 			.reply(502, { message: 'Bad gateway' });
 		const result = await getDocument();
 		expect(result.error?.message).toBe('Bad gateway');

@@ -21,7 +21,7 @@ import { useSandbox, webhookSecret } from '../helpers/sandbox';
 import { searchDocuments } from '../../nodes/DocumentSigning/listSearch';
 import { ServiceOrigin, toNodeError } from '../../nodes/shared/transport';
 import { HttpStatusError } from '../../nodes/shared/transport/errors';
-import { RETRY_POLICY, sendWithRetries, TIME_LIMITS } from '../../nodes/shared/transport/retry';
+import { sendWithRetries, TIME_LIMITS } from '../../nodes/shared/transport/retry';
 import { LIST_WALK_BUDGET, WEBHOOK_SWEEP_BUDGET } from '../../nodes/shared/vocabulary';
 import { keyCheck } from '../../nodes/shared/webhooks';
 import {
@@ -32,6 +32,7 @@ import {
 import { signWebhookPayload } from '../../sandbox/deliverySignature';
 import { PUBLISH_JOB, PUBLISH_WORKFLOW } from '../../scripts/publish-guard';
 import { waitFor } from '../helpers/sandbox';
+import { useInstantWaits, withRealWaits } from '../helpers/instantWaits';
 import {
 	startCountingServer,
 	type RecordedRequest,
@@ -55,22 +56,26 @@ const EVIL = 'http://evil.test';
 const ORIGIN = 'http://signing.test';
 const API_KEY = 'sk_live_security_review_0123456789';
 
+jest.mock('n8n-workflow', () =>
+	jest.requireActual('../helpers/instantWaits').n8nWorkflowWithInstantWaits(),
+);
+
 const sandbox = useSandbox({
 	port: 0,
 	host: '127.0.0.1',
 	webhookRetry: { baseDelayMs: 5, maxAttempts: 2, timeoutMs: 5000 },
 });
-const savedPolicy = { ...RETRY_POLICY };
+
+// The policy's shape is under test, not its seconds: its backoffs and 429 waits pass at once
+// (withRealWaits where a test races one).
+useInstantWaits();
 
 beforeAll(() => {
 	nock.disableNetConnect();
 	nock.enableNetConnect('127.0.0.1');
-	// The policy's shape is under test, not its seconds: quick backoff for 5xx and resets.
-	Object.assign(RETRY_POLICY, { baseDelayMs: 1, maxDelayMs: 2 });
 });
 
 afterAll(() => {
-	Object.assign(RETRY_POLICY, savedPolicy);
 	nock.cleanAll();
 	nock.enableNetConnect();
 });
@@ -427,68 +432,73 @@ describe("3. MEDIUM: one credential's 429 never stalls another", () => {
 	// node uses for that credential) and a Retry-After of 60 s, so the ordering is deterministic:
 	// B completes while A is still waiting, then A is cancelled. With one gate per Base URL, B would
 	// sit behind A's pause and this test would time out.
-	test("while key A waits out a 429, key B's request on the same service completes", async () => {
-		const keyA = `sk_a_${randomUUID()}`;
-		const keyB = `sk_b_${randomUUID()}`;
-		await withCountingServer(
-			(request) =>
-				request.headers.authorization === `Bearer ${keyA}`
-					? {
-							status: 429,
-							headers: { 'retry-after': '60' },
-							body: { error: { code: 'rate_limited', message: 'Too many requests' } },
-						}
-					: { status: 200, body: { id: request.url.split('/').pop() } },
-			async (server) => {
-				const node = { name: 'Document Signing' } as INode;
-				const gateKeyA = credentialKey(
-					readCredentials({ baseUrl: server.baseUrl, apiKey: keyA }),
-					new ServiceOrigin(server.baseUrl, node),
-				);
-				const controller = new AbortController();
-				let aRefused = false;
-				const sendA = async () => {
-					const response = await fetch(`${server.baseUrl}/documents/doc_a`, {
-						headers: { Authorization: `Bearer ${keyA}` },
-					});
-					const body = (await response.json()) as IDataObject;
-					aRefused = response.status === 429;
-					if (response.status >= 400)
-						throw new HttpStatusError({
-							statusCode: response.status,
-							headers: Object.fromEntries(response.headers),
-							body,
+	test(
+		"while key A waits out a 429, key B's request on the same service completes",
+		() =>
+			withRealWaits(async () => {
+				const keyA = `sk_a_${randomUUID()}`;
+				const keyB = `sk_b_${randomUUID()}`;
+				await withCountingServer(
+					(request) =>
+						request.headers.authorization === `Bearer ${keyA}`
+							? {
+									status: 429,
+									headers: { 'retry-after': '60' },
+									body: { error: { code: 'rate_limited', message: 'Too many requests' } },
+								}
+							: { status: 200, body: { id: request.url.split('/').pop() } },
+					async (server) => {
+						const node = { name: 'Document Signing' } as INode;
+						const gateKeyA = credentialKey(
+							readCredentials({ baseUrl: server.baseUrl, apiKey: keyA }),
+							new ServiceOrigin(server.baseUrl, node),
+						);
+						const controller = new AbortController();
+						let aRefused = false;
+						const sendA = async () => {
+							const response = await fetch(`${server.baseUrl}/documents/doc_a`, {
+								headers: { Authorization: `Bearer ${keyA}` },
+							});
+							const body = (await response.json()) as IDataObject;
+							aRefused = response.status === 429;
+							if (response.status >= 400)
+								throw new HttpStatusError({
+									statusCode: response.status,
+									headers: Object.fromEntries(response.headers),
+									body,
+								});
+							return body;
+						};
+						let aSettled = false;
+						const a = sendWithRetries(
+							{ node, gateKey: gateKeyA, idempotent: true, abortSignal: controller.signal },
+							sendA,
+						).finally(() => {
+							aSettled = true;
 						});
-					return body;
-				};
-				let aSettled = false;
-				const a = sendWithRetries(
-					{ node, gateKey: gateKeyA, idempotent: true, abortSignal: controller.signal },
-					sendA,
-				).finally(() => {
-					aSettled = true;
-				});
-				a.catch(() => undefined);
-				// Until A's 429 has been received (its pause is set in the same turn it is thrown).
-				await waitFor(async () => aRefused, "key A's 429");
-				await new Promise((resolve) => setTimeout(resolve, 50));
+						a.catch(() => undefined);
+						// Until A's 429 has been received (its pause is set in the same turn it is thrown).
+						await waitFor(async () => aRefused, "key A's 429");
+						await new Promise((resolve) => setTimeout(resolve, 50));
 
-				const b = await getAs(server.baseUrl, keyB, 'doc_b');
-				expect(b.error).toBeUndefined();
-				expect(b.items[0].json).toMatchObject({ id: 'doc_b' });
-				// B is done while A is still waiting for its 429 to pass.
-				expect(aSettled).toBe(false);
-				expect(
-					server.requests.map((request) =>
-						request.headers.authorization === `Bearer ${keyA}` ? 'A' : 'B',
-					),
-				).toEqual(['A', 'B']);
+						const b = await getAs(server.baseUrl, keyB, 'doc_b');
+						expect(b.error).toBeUndefined();
+						expect(b.items[0].json).toMatchObject({ id: 'doc_b' });
+						// B is done while A is still waiting for its 429 to pass.
+						expect(aSettled).toBe(false);
+						expect(
+							server.requests.map((request) =>
+								request.headers.authorization === `Bearer ${keyA}` ? 'A' : 'B',
+							),
+						).toEqual(['A', 'B']);
 
-				controller.abort();
-				await expect(a).rejects.toThrow(/cancelled/);
-			},
-		);
-	}, 15_000);
+						controller.abort();
+						await expect(a).rejects.toThrow(/cancelled/);
+					},
+				);
+			}),
+		15_000,
+	);
 
 	// Through the node end to end: A's request is answered once its Retry-After has passed.
 	test('key A through the node succeeds after waiting out Retry-After: 5', async () => {
@@ -532,63 +542,82 @@ describe("3. MEDIUM: one credential's 429 never stalls another", () => {
 	});
 
 	// Old: 429s were retried a fixed number of times whatever they asked, with no bound on the total wait.
-	test('429s that never end give up once the total wait would pass maxTotalWaitMs', async () => {
-		const saved = RETRY_POLICY.maxTotalWaitMs;
-		RETRY_POLICY.maxTotalWaitMs = 1_500;
-		try {
-			await withCountingServer(
-				() => ({
-					status: 429,
-					headers: { 'retry-after': '1' },
-					body: { error: { code: 'rate_limited', message: 'Too many requests' } },
-				}),
-				async (server) => {
-					const result = await getAs(server.baseUrl, `sk_d_${randomUUID()}`, 'doc_d');
-					expect(result.error?.httpCode).toBe('429');
-					expect(result.error?.description).toMatch(/beyond this request's limit of 1.5 s in all/);
-					expect(server.requests.length).toBeGreaterThanOrEqual(1);
-					expect(server.requests.length).toBeLessThanOrEqual(2);
-				},
-			);
-		} finally {
-			RETRY_POLICY.maxTotalWaitMs = saved;
-		}
+	test("429s that never end give up once the total wait would pass the request's five minutes", async () => {
+		await withCountingServer(
+			() => ({
+				status: 429,
+				headers: { 'retry-after': '110' },
+				body: { error: { code: 'rate_limited', message: 'Too many requests' } },
+			}),
+			async (server) => {
+				const result = await getAs(server.baseUrl, `sk_d_${randomUUID()}`, 'doc_d');
+				expect(result.error?.httpCode).toBe('429');
+				expect(result.error?.description).toMatch(/beyond this request's limit of 300 s in all/);
+				// Sent at 0, 110 and 220 s; a fourth would start past 300 s.
+				expect(server.requests).toHaveLength(3);
+			},
+		);
 	}, 10_000);
 
 	// Old: the wait for a 429 could not be cancelled (n8n's sleep is not abortable).
-	test('an aborted execution stops waiting out a long 429 at once', async () => {
-		const controller = new AbortController();
-		let attempts = 0;
-		const send = async () => {
-			attempts++;
-			if (attempts === 1) setTimeout(() => controller.abort(), 100);
-			throw new HttpStatusError({
-				statusCode: 429,
-				headers: { 'retry-after': '60' },
-				body: { message: 'slow down' },
-			});
-		};
-		const started = Date.now();
-		const outcome = sendWithRetries(
-			{
-				node: { name: 'Document Signing' } as INode,
-				gateKey: `cancel-${randomUUID()}`,
-				idempotent: true,
-				abortSignal: controller.signal,
-			},
-			send,
-		);
-		await expect(outcome).rejects.toThrow(/cancelled/);
-		// Far below the 60 s the service asked for: the cancel, not the wait, ended it.
-		expect(Date.now() - started).toBeLessThan(30_000);
-		expect(attempts).toBe(1);
-	}, 45_000);
+	test(
+		'an aborted execution stops waiting out a long 429 at once',
+		() =>
+			withRealWaits(async () => {
+				const controller = new AbortController();
+				let attempts = 0;
+				const send = async () => {
+					attempts++;
+					if (attempts === 1) setTimeout(() => controller.abort(), 100);
+					throw new HttpStatusError({
+						statusCode: 429,
+						headers: { 'retry-after': '60' },
+						body: { message: 'slow down' },
+					});
+				};
+				const started = Date.now();
+				const outcome = sendWithRetries(
+					{
+						node: { name: 'Document Signing' } as INode,
+						gateKey: `cancel-${randomUUID()}`,
+						idempotent: true,
+						abortSignal: controller.signal,
+					},
+					send,
+				);
+				await expect(outcome).rejects.toThrow(/cancelled/);
+				// Far below the 60 s the service asked for: the cancel, not the wait, ended it.
+				expect(Date.now() - started).toBeLessThan(30_000);
+				expect(attempts).toBe(1);
+			}),
+		45_000,
+	);
 
 	// Old: no bound on a request's whole life (429 after 429 could hold it forever).
-	test('RETRY_POLICY.maxTotalWaitMs is finite', () => {
-		// Five minutes in all; a single 429 may ask for at most two of them.
-		expect(savedPolicy.maxTotalWaitMs).toBe(300_000);
-		expect(savedPolicy.maxRetryAfterMs).toBe(120_000);
+	test('a single 429 may ask for at most two of the five minutes', async () => {
+		const askedFor = async (seconds: number) => {
+			let seen = 0;
+			return await withCountingServer(
+				() =>
+					++seen === 1
+						? {
+								status: 429,
+								headers: { 'retry-after': String(seconds) },
+								body: { error: { code: 'rate_limited', message: 'Too many requests' } },
+							}
+						: { status: 200, body: { id: 'doc_e' } },
+				async (server) => ({
+					result: await getAs(server.baseUrl, `sk_e_${randomUUID()}`, 'doc_e'),
+					requests: server.requests.length,
+				}),
+			);
+		};
+		const waited = await askedFor(120);
+		expect(waited.result.error).toBeUndefined();
+		expect(waited.requests).toBe(2);
+		const refused = await askedFor(121);
+		expect(refused.result.error?.description).toMatch(/asked to wait 121 s, more than the 120 s/);
+		expect(refused.requests).toBe(1);
 	});
 });
 
@@ -1491,13 +1520,11 @@ describe('22.5 LOW: every request and every wait ends within its bound', () => {
 	const saved = { ...TIME_LIMITS };
 	afterEach(() => {
 		Object.assign(TIME_LIMITS, saved);
-		Object.assign(RETRY_POLICY, { maxTotalWaitMs: savedPolicy.maxTotalWaitMs });
 	});
 
 	// Old: no timeout unless one was given; a service that never answers held the item forever.
 	test('a service that accepts and never answers: the item fails as timed out within the bound', async () => {
 		Object.assign(TIME_LIMITS, { attemptMs: 300 });
-		Object.assign(RETRY_POLICY, { maxTotalWaitMs: 2_000 });
 		await withRawServer(
 			() => undefined,
 			async (baseUrl) => {
@@ -1520,19 +1547,20 @@ describe('22.5 LOW: every request and every wait ends within its bound', () => {
 
 	// Old: a request queued for a slot waited for it without any bound.
 	test("a request waiting for a slot while all of its key's slots hang gives up at the request's bound", async () => {
-		Object.assign(RETRY_POLICY, { maxTotalWaitMs: 500 });
 		const gateKey = `hang-${randomUUID()}`;
 		const node = { name: 'Document Signing' } as INode;
 		const releases: Array<() => void> = [];
-		const hanging = Array.from({ length: RETRY_POLICY.concurrency }, () =>
+		// All 8 of the key's slots (the policy's requests in flight per credential).
+		const hanging = Array.from({ length: 8 }, () =>
 			sendWithRetries(
 				{ node, gateKey, idempotent: true },
 				() => new Promise<void>((resolve) => releases.push(resolve)),
 			).catch(() => undefined),
 		);
 		const started = Date.now();
+		// A bound of 0.5 s, as a list search sets its own (a slot's wait runs on a real timer).
 		await expect(
-			sendWithRetries({ node, gateKey, idempotent: true }, async () => 'sent'),
+			sendWithRetries({ node, gateKey, idempotent: true, maxTotalWaitMs: 500 }, async () => 'sent'),
 		).rejects.toThrow(/No request slot for this credential came free within 0.5 s/);
 		expect(Date.now() - started).toBeLessThan(60_000);
 		for (const release of releases) release();

@@ -20,11 +20,15 @@ import { ErrorReporter, TriggerContext } from 'n8n-core';
 import { Workflow, type INode, type ITriggerFunctions, type ITriggerResponse } from 'n8n-workflow';
 
 import { DocumentSigningTrigger } from '../../nodes/DocumentSigningTrigger/DocumentSigningTrigger.node';
-import { RETRY_POLICY } from '../../nodes/shared/transport/retry';
+import { useInstantWaits } from '../helpers/instantWaits';
 import { hostAdditionalData, NodeTypes } from '../helpers/n8nHost';
 import { runDocumentSigning } from '../helpers/n8nWorkflow';
 import { waitFor } from '../helpers/sandbox';
 import { captureWarnings, NODE_NAME, TRIGGER_TYPE } from '../helpers/triggerHost';
+
+jest.mock('n8n-workflow', () =>
+	jest.requireActual('../helpers/instantWaits').n8nWorkflowWithInstantWaits(),
+);
 
 const API_KEY = 'sk_live_round_five_finding_eight_0123456789';
 
@@ -138,7 +142,8 @@ const families: Array<[string, () => Promise<Service>, RegExp]> = [
 ];
 
 let tempDir: string;
-let savedPolicy: typeof RETRY_POLICY;
+// Retries of a reset connection without their real waits.
+useInstantWaits();
 beforeAll(() => {
 	tempDir = mkdtempSync(join(tmpdir(), 'round-five-'));
 	const [key, cert] = [join(tempDir, 'key.pem'), join(tempDir, 'cert.pem')];
@@ -152,12 +157,8 @@ beforeAll(() => {
 		{ stdio: 'ignore' },
 	);
 	certificate = { key: readFileSync(key), cert: readFileSync(cert) };
-	// Retries of a reset connection without their real waits.
-	savedPolicy = { ...RETRY_POLICY };
-	Object.assign(RETRY_POLICY, { baseDelayMs: 1, maxDelayMs: 2 });
 });
 afterAll(() => {
-	Object.assign(RETRY_POLICY, savedPolicy);
 	rmSync(tempDir, { recursive: true, force: true });
 });
 

@@ -7,7 +7,6 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { RETRY_POLICY } from '../../nodes/shared/transport/retry';
 import {
 	deliverySignatureHeaders,
 	signWebhookPayload,
@@ -48,17 +47,6 @@ export function deliveryBody(event = 'document.completed', extra: Record<string,
 
 export const deliveryIdOf = (request: IncomingDelivery): string =>
 	JSON.parse(request.rawBody.toString('utf8')).id as string;
-
-/** Makes the transport's retries quick while `run` runs. */
-export async function withFastRetries<T>(run: () => Promise<T>): Promise<T> {
-	const saved = { ...RETRY_POLICY };
-	Object.assign(RETRY_POLICY, { baseDelayMs: 1, maxDelayMs: 2 });
-	try {
-		return await run();
-	} finally {
-		Object.assign(RETRY_POLICY, saved);
-	}
-}
 
 export function useDeliveryFixtures() {
 	const sandbox = useSandbox({

@@ -85,17 +85,20 @@ export function documentBody(overrides: Record<string, unknown> = {}): Record<st
 	};
 }
 
-/** Polls until `check` returns a value other than undefined/false; fails after `timeoutMs`. */
+/**
+ * Polls until `check` returns a value other than undefined/false; fails after `timeoutMs` of real
+ * time (performance.now: Date.now runs ahead while instantWaits.ts skips the transport's waits).
+ */
 export async function waitFor<T>(
 	check: () => T | undefined | false | Promise<T | undefined | false>,
 	what: string,
 	timeoutMs = 15_000,
 ): Promise<T> {
-	const deadline = Date.now() + timeoutMs;
+	const deadline = performance.now() + timeoutMs;
 	for (;;) {
 		const value = await check();
 		if (value !== undefined && value !== false) return value;
-		if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
+		if (performance.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
 		await new Promise((resolve) => setTimeout(resolve, 20));
 	}
 }

@@ -13,7 +13,7 @@ export const TIME_LIMITS = {
 };
 
 /** Nothing is sent twice unless the service can recognise the repeat (a read, a DELETE, an Idempotency-Key). */
-export const RETRY_POLICY = {
+const RETRY_POLICY = {
 	/** Attempts for 5xx answers and dropped connections (the first try included). */
 	maxAttempts: 7,
 	baseDelayMs: 250,

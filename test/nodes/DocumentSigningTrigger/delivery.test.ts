@@ -19,8 +19,12 @@ import {
 	nowSeconds,
 	signedDelivery,
 	useDeliveryFixtures,
-	withFastRetries,
 } from '../../helpers/deliveryFixtures';
+import { withInstantWaits } from '../../helpers/instantWaits';
+
+jest.mock('n8n-workflow', () =>
+	jest.requireActual('../../helpers/instantWaits').n8nWorkflowWithInstantWaits(),
+);
 
 const { sandbox, receiver, activeTrigger, sendDocument } = useDeliveryFixtures();
 
@@ -353,7 +357,7 @@ describe('options', () => {
 			.times(20)
 			.reply(503, { error: { code: 'unavailable', message: 'File storage is down' } });
 		try {
-			await withFastRetries(async () => {
+			await withInstantWaits(async () => {
 				await signEveryone(apiKey, id);
 				await host.idle();
 			});

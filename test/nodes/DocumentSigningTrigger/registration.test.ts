@@ -6,10 +6,16 @@
 import nock from 'nock';
 
 import { readRegistration } from '../../../nodes/DocumentSigningTrigger/registration';
-import { RETRY_POLICY } from '../../../nodes/shared/transport/retry';
+import { withInstantWaits } from '../../helpers/instantWaits';
 import { useSandbox, webhookSecret } from '../../helpers/sandbox';
-import { withFastRetries } from '../../helpers/deliveryFixtures';
 import { TriggerHost } from '../../helpers/triggerHost';
+
+jest.mock('n8n-workflow', () =>
+	jest.requireActual('../../helpers/instantWaits').n8nWorkflowWithInstantWaits(),
+);
+
+/** Attempts the retry policy makes for a 5xx to a DELETE (the first try included). */
+const MAX_ATTEMPTS = 7;
 
 const sandbox = useSandbox({ port: 0, host: '127.0.0.1' });
 
@@ -231,9 +237,9 @@ describe('deactivation', () => {
 		// Only DELETE fails; every other request reaches the real sandbox.
 		const scope = nock(sandbox().origin, { allowUnmocked: true })
 			.delete(`/v1/webhooks/${id}`)
-			.times(RETRY_POLICY.maxAttempts)
+			.times(MAX_ATTEMPTS)
 			.reply(500, { error: { code: 'internal_error', message: 'Boom' } });
-		await withFastRetries(async () => {
+		await withInstantWaits(async () => {
 			await expect(host.deactivate()).rejects.toMatchObject({ httpCode: '500', message: 'Boom' });
 		});
 		expect(scope.isDone()).toBe(true);
@@ -251,7 +257,7 @@ describe('deactivation', () => {
 		const { host, apiKey } = newHost(['document.completed']);
 		await host.activate();
 		sandbox().configure({ failureRate: 1, failureStatuses: [503] });
-		await withFastRetries(async () => {
+		await withInstantWaits(async () => {
 			await expect(host.deactivate()).rejects.toMatchObject({ httpCode: '503' });
 		});
 		sandbox().configure({ failureRate: 0 });
