@@ -63,7 +63,7 @@ import { launchBrowser, type E2eBrowser } from './harness/browser';
 import { EditorWalk } from './harness/editorWalk';
 import { waitForState } from './harness/waitForState';
 import { DocumentSigning } from '../nodes/DocumentSigning/DocumentSigning.node';
-import { mapperField, mapperRoleFields } from '../nodes/DocumentSigning/resourceMapping';
+import { loadOptionsContext } from '../test/helpers/n8nWorkflow';
 import { SALES_CONTRACT } from '../test/helpers/templates';
 import { NODE_TYPE, TRIGGER_NODE_TYPE, createN8n, newId, type N8nInstance } from './harness/n8n';
 import {
@@ -126,6 +126,40 @@ const templateFromList = (template: { id: string }) => ({
 
 /** The node version of the pictured Create and Send and Wait: Document From first. */
 const PICTURED_VERSION = 3;
+
+/** The rows of a template's Template Fields and Signers by Role mappers. */
+interface MapperRows {
+	fields: ResourceMapperField[];
+	roles: ResourceMapperField[];
+}
+
+/**
+ * What the editor lists under Template Fields and Signers by Role once `template` is chosen: the
+ * node's own resource-mapping methods, in n8n-core's load-options context, against the sandbox.
+ */
+async function editorRows(
+	sandbox: Sandbox,
+	apiKey: string,
+	template: { id: string },
+): Promise<MapperRows> {
+	const { getTemplateFields, getTemplateRoles } = new DocumentSigning().methods.resourceMapping;
+	const context = () =>
+		loadOptionsContext(
+			{ baseUrl: sandbox.baseUrl, apiKey },
+			{
+				resource: 'document',
+				operation: 'create',
+				documentFrom: 'template',
+				documentTemplate: { __rl: true, mode: 'list', value: String(template.id) },
+			},
+			PICTURED_VERSION,
+		);
+	return {
+		fields: (await getTemplateFields.call(context())).fields,
+		roles: (await getTemplateRoles.call(context())).fields,
+	};
+}
+
 /** The template's two roles, as Signers by Role stores them: Client and Provider, an email and a name each. */
 const MSA_ROLES = [
 	{ role: 'Client', ...SIGNERS[0] },
@@ -134,9 +168,13 @@ const MSA_ROLES = [
 
 /**
  * The pictured Document › Create parameters (node version 3): Document From › Template, the
- * template from the list, a name with its extension, its two roles given in Signers by Role.
+ * template from the list, a name with its extension, its two roles given in Signers by Role
+ * (`roles`: the mapper's rows for the template).
  */
-function createParameters(template: { id: string }): Record<string, unknown> {
+function createParameters(
+	template: { id: string },
+	roles: ResourceMapperField[],
+): Record<string, unknown> {
 	return {
 		resource: 'document',
 		operation: 'create',
@@ -152,10 +190,7 @@ function createParameters(template: { id: string }): Record<string, unknown> {
 				]),
 			),
 			matchingColumns: [],
-			schema: mapperRoleFields(MSA_ROLES.map(({ role }) => ({ role }))).map((field) => ({
-				...field,
-				removed: false,
-			})),
+			schema: roles.map((field) => ({ ...field, removed: false })),
 			attemptToConvertTypes: false,
 			convertFieldsToString: false,
 		},
@@ -268,7 +303,7 @@ const templateChoice = (template: { id: string } | undefined) =>
  * and roles mapped, as saved from the editor), and a manual trigger → "Create Contract" (Create,
  * Additional Fields › Template added but not chosen yet: the test chooses it).
  */
-function buildTemplateWorkflow(template: { id: string }): WorkflowJson {
+function buildTemplateWorkflow(template: { id: string }, rows: MapperRows): WorkflowJson {
 	const nodes = [
 		{
 			...node(
@@ -294,11 +329,8 @@ function buildTemplateWorkflow(template: { id: string }): WorkflowJson {
 					documentFrom: 'template',
 					documentTemplate: templateChoice(template),
 					name: '=Sales contract {{ $json.body.deal.id }}.pdf',
-					templateFields: mapped(
-						SALES_CONTRACT.fields.map((field) => mapperField(field)!),
-						MAPPED_FIELDS,
-					),
-					templateSigners: mapped(mapperRoleFields(SALES_CONTRACT.signer_roles), MAPPED_ROLES),
+					templateFields: mapped(rows.fields, MAPPED_FIELDS),
+					templateSigners: mapped(rows.roles, MAPPED_ROLES),
 				},
 				{ credential: CREDENTIAL, typeVersion: PICTURED_VERSION },
 			),
@@ -335,7 +367,7 @@ function buildTemplateWorkflow(template: { id: string }): WorkflowJson {
  * CRM: Deal Won → "Send Contract and Wait" (node version 3): Document From › Template, the Sales
  * contract template with its fields and the Client role mapped from the deal, and its options.
  */
-function buildSendAndWaitWorkflow(template: { id: string }): WorkflowJson {
+function buildSendAndWaitWorkflow(template: { id: string }, rows: MapperRows): WorkflowJson {
 	const nodes = [
 		{
 			...node(
@@ -356,11 +388,8 @@ function buildSendAndWaitWorkflow(template: { id: string }): WorkflowJson {
 					documentFrom: 'template',
 					documentTemplate: templateChoice(template),
 					name: '=Contract {{ $json.body.deal.id }}.pdf',
-					templateFields: mapped(
-						SALES_CONTRACT.fields.map((field) => mapperField(field)!),
-						MAPPED_FIELDS,
-					),
-					templateSigners: mapped(mapperRoleFields(SALES_CONTRACT.signer_roles), MAPPED_ROLES),
+					templateFields: mapped(rows.fields, MAPPED_FIELDS),
+					templateSigners: mapped(rows.roles, MAPPED_ROLES),
 					waitOptions: {
 						resumeOn: 'anyFinal',
 						attachSignedFile: true,
@@ -384,7 +413,7 @@ function buildSendAndWaitWorkflow(template: { id: string }): WorkflowJson {
 	return workflow;
 }
 
-function buildWorkflow(template: { id: string }): WorkflowJson {
+function buildWorkflow(template: { id: string }, roles: ResourceMapperField[]): WorkflowJson {
 	const nodes = [
 		{
 			...triggerNode(TRIGGER, { events: ['document.completed'], credential: CREDENTIAL }),
@@ -405,7 +434,7 @@ function buildWorkflow(template: { id: string }): WorkflowJson {
 		},
 		{ ...manualTrigger(MANUAL), position: [0, 220] as [number, number] },
 		{
-			...signingNode(CREATE, createParameters(template), {
+			...signingNode(CREATE, createParameters(template, roles), {
 				credential: CREDENTIAL,
 				typeVersion: PICTURED_VERSION,
 			}),
@@ -858,6 +887,8 @@ describe('the nodes in the n8n editor (README pictures)', () => {
 	let page: Page;
 	let apiKey: string;
 	let template: { id: string };
+	/** Signers by Role's rows for the pictured Create's template. */
+	let templateRoles: ResourceMapperField[];
 	let crmWorkflowId: string;
 	let sendAndWaitWorkflowId: string;
 	let templateWorkflowId: string;
@@ -876,6 +907,7 @@ describe('the nodes in the n8n editor (README pictures)', () => {
 			document_name: 'msa.pdf',
 			signer_roles: [{ role: 'Client' }, { role: 'Provider' }],
 		});
+		({ roles: templateRoles } = await editorRows(sandbox, apiKey, template));
 		n8n = await createN8n({ sandboxBaseUrl: sandbox.baseUrl, logLevel: 'info' });
 		await n8n.importCredentials([
 			n8n.documentSigningCredential({ ...CREDENTIAL, apiKey }),
@@ -883,17 +915,18 @@ describe('the nodes in the n8n editor (README pictures)', () => {
 			{ ...PIPEDRIVE_CREDENTIAL, type: 'pipedriveApi', data: { apiToken: 'pipedrive-api-token' } },
 		]);
 		const workflowId = await n8n.importWorkflow(
-			buildWorkflow(template) as unknown as Record<string, unknown>,
+			buildWorkflow(template, templateRoles) as unknown as Record<string, unknown>,
 		);
 		crmWorkflowId = await n8n.importWorkflow(
 			buildCrmWorkflow(template) as unknown as Record<string, unknown>,
 		);
 		salesContract = await sandboxPost(sandbox, apiKey, '/templates', SALES_CONTRACT);
+		const rows = await editorRows(sandbox, apiKey, salesContract);
 		sendAndWaitWorkflowId = await n8n.importWorkflow(
-			buildSendAndWaitWorkflow(salesContract) as unknown as Record<string, unknown>,
+			buildSendAndWaitWorkflow(salesContract, rows) as unknown as Record<string, unknown>,
 		);
 		templateWorkflowId = await n8n.importWorkflow(
-			buildTemplateWorkflow(salesContract) as unknown as Record<string, unknown>,
+			buildTemplateWorkflow(salesContract, rows) as unknown as Record<string, unknown>,
 		);
 		await n8n.start();
 
@@ -1044,7 +1077,7 @@ describe('the nodes in the n8n editor (README pictures)', () => {
 			name: 'The pictured Create',
 			nodes: [
 				manualTrigger(MANUAL),
-				signingNode(CREATE, createParameters(template), {
+				signingNode(CREATE, createParameters(template, templateRoles), {
 					credential: CREDENTIAL,
 					typeVersion: PICTURED_VERSION,
 				}),

@@ -7,7 +7,8 @@
  * derives the tool from them and that every action keeps to the rules below (docs/ai-agents.md).
  * And what a Create tool from a template gives the model: one argument per template field filled
  * by `$fromAI()` (n8n-core's getSchema, the code that builds the tool), and a description that
- * names the fields.
+ * names the fields. The fields are the rows the editor lists for a sandbox template (the node's
+ * getTemplateFields in n8n-core's load-options context).
  */
 import { getSchema } from 'n8n-core/dist/execution-engine/node-execution-context/utils/create-node-as-tool';
 import {
@@ -17,11 +18,13 @@ import {
 	type INode,
 	type INodePropertyOptions,
 	type INodeTypeDescription,
+	type ResourceMapperField,
 } from 'n8n-workflow';
 
 import { DocumentSigning } from '../../nodes/DocumentSigning/DocumentSigning.node';
-import { mapperField } from '../../nodes/DocumentSigning/resourceMapping';
 import { NodeTypes } from '../helpers/n8nHost';
+import { loadOptionsContext } from '../helpers/n8nWorkflow';
+import { api, useSandbox } from '../helpers/sandbox';
 
 const { description } = new DocumentSigning();
 
@@ -102,16 +105,15 @@ describe('the node as an AI Agent tool, with its description set automatically',
 });
 
 describe('a Create tool from a template with fields', () => {
-	const schema = [
-		{ key: 'customer_name', label: 'Customer name', required: true },
-		{ key: 'price', label: 'Price', type: 'number', required: true },
-		{ key: 'start_date', label: 'Start date', type: 'date', required: true },
-		{ key: 'auto_renew', label: 'Renews automatically', type: 'checkbox' },
-	].map((definition) => mapperField(definition)!);
+	const sandbox = useSandbox();
 	/** A field as n8n's "let the model define this" button fills it: its label is the key. */
 	const byModel = (key: string, type: string) =>
 		`={{ /*n8n-auto-generated-fromAI-override*/ $fromAI('${key}', \`\`, '${type}') }}`;
-	const node: INode = {
+	/**
+	 * The tool node as saved from the editor: the template chosen, Template Fields with the rows the
+	 * editor listed for it (the node's getTemplateFields), each filled by the model.
+	 */
+	const toolNode = (templateId: string, schema: ResourceMapperField[]): INode => ({
 		id: 'tool',
 		name: 'Create Contract',
 		type: toolDescription.name,
@@ -124,7 +126,7 @@ describe('a Create tool from a template with fields', () => {
 			// docs/ai-agents.md: the description names the fields the template requires.
 			toolDescription:
 				"={{ 'Create the sales contract and send it for signing. Required fields: ' + $parameter.templateFields.schema.filter(field => field.required).map(field => field.displayName).join(', ') }}",
-			additionalFields: { template_id: { __rl: true, mode: 'id', value: 'tpl_1' } },
+			additionalFields: { template_id: { __rl: true, mode: 'id', value: templateId } },
 			templateFields: {
 				mappingMode: 'defineBelow',
 				value: {
@@ -139,7 +141,30 @@ describe('a Create tool from a template with fields', () => {
 				convertFieldsToString: false,
 			},
 		},
-	};
+	});
+	let node: INode;
+
+	beforeAll(async () => {
+		const { apiKey } = sandbox().createAccount();
+		const template = await api(sandbox(), apiKey).post('/templates', {
+			name: 'Sales contract',
+			fields: [
+				{ key: 'customer_name', label: 'Customer name', required: true },
+				{ key: 'price', label: 'Price', type: 'number', required: true },
+				{ key: 'start_date', label: 'Start date', type: 'date', required: true },
+				{ key: 'auto_renew', label: 'Renews automatically', type: 'checkbox' },
+			],
+		});
+		expect(template.status).toBe(201);
+		const templateId = String(template.data.id);
+		const { fields } = await new DocumentSigning().methods.resourceMapping.getTemplateFields.call(
+			loadOptionsContext(
+				{ baseUrl: sandbox().baseUrl, apiKey },
+				toolNode(templateId, []).parameters,
+			),
+		);
+		node = toolNode(templateId, fields);
+	});
 
 	it("gives the model one argument per field, named by the field's label and typed by its type", () => {
 		const { shape } = getSchema(node);

@@ -66,7 +66,7 @@ function rowsOrNotice(
 const ROW = { defaultMatch: false, canBeUsedToMatch: false, display: true };
 
 /** A field definition as a row of the Template Fields mapper, or undefined when it has no key. */
-export function mapperField(definition: IDataObject): ResourceMapperField | undefined {
+function mapperField(definition: IDataObject): ResourceMapperField | undefined {
 	const key = text(definition.key ?? definition.name ?? definition.id);
 	if (key === undefined) return undefined;
 	const word = String(definition.type ?? 'text').toLowerCase();
@@ -120,7 +120,7 @@ export async function getTemplateFields(
  * A template's roles as rows of the Signers by Role mapper: an email and a name each, in signing
  * order; a pre-filled role's are listed under "Add field" only.
  */
-export function mapperRoleFields(listed: unknown[]): ResourceMapperField[] {
+function mapperRoleFields(listed: unknown[]): ResourceMapperField[] {
 	return objects(listed)
 		.flatMap((entry, index) => {
 			const role = text(entry.role ?? entry.name);

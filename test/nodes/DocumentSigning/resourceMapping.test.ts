@@ -9,8 +9,8 @@ import type { INodeParameters } from 'n8n-workflow';
 import {
 	getTemplateFields,
 	getTemplateRoles,
-	mapperField,
 } from '../../../nodes/DocumentSigning/resourceMapping';
+import { startCountingServer } from '../../helpers/countingServer';
 import { loadOptionsContext } from '../../helpers/n8nWorkflow';
 import { api, useSandbox } from '../../helpers/sandbox';
 import { SALES_CONTRACT } from '../../helpers/templates';
@@ -163,28 +163,57 @@ describe('Template Fields', () => {
 		}
 	});
 
-	it('reads field definitions a service words differently', () => {
-		expect(
-			mapperField({ name: 'tier', title: 'Tier', type: 'select', choices: [{ value: 'A' }, 'B'] }),
-		).toEqual({
-			...common,
-			id: 'tier',
-			displayName: 'Tier',
-			required: false,
-			type: 'options',
-			options: [
-				{ name: 'A', value: 'A' },
-				{ name: 'B', value: 'B' },
-			],
-		});
-		expect(mapperField({ key: 'signed_on', type: 'DateTime', required: true })).toMatchObject({
-			id: 'signed_on',
-			displayName: 'signed_on',
-			type: 'dateTime',
-			required: true,
-		});
-		expect(mapperField({ key: 'notes', type: 'rich-text' })).toMatchObject({ type: 'string' });
-		expect(mapperField({ label: 'No key' })).toBeUndefined();
+	it('reads field definitions a service words differently', async () => {
+		// Wordings the sandbox never uses, from a service of their own: a template list on 127.0.0.1.
+		const server = await startCountingServer(() => ({
+			status: 200,
+			body: {
+				data: [
+					{
+						id: 'tpl_worded',
+						name: 'Worded differently',
+						fields: [
+							{ name: 'tier', title: 'Tier', type: 'select', choices: [{ value: 'A' }, 'B'] },
+							{ key: 'signed_on', type: 'DateTime', required: true },
+							{ key: 'notes', type: 'rich-text' },
+							{ label: 'No key' },
+						],
+					},
+				],
+				has_more: false,
+			},
+		}));
+		try {
+			const listed = await getTemplateFields.call(
+				loadOptionsContext(
+					{ baseUrl: server.baseUrl, apiKey: 'sk_test_worded_differently' },
+					createWith('tpl_worded'),
+				),
+			);
+			expect(listed.fields).toEqual([
+				{
+					...common,
+					id: 'tier',
+					displayName: 'Tier',
+					required: false,
+					type: 'options',
+					options: [
+						{ name: 'A', value: 'A' },
+						{ name: 'B', value: 'B' },
+					],
+				},
+				expect.objectContaining({
+					id: 'signed_on',
+					displayName: 'signed_on',
+					type: 'dateTime',
+					required: true,
+				}),
+				expect.objectContaining({ id: 'notes', type: 'string' }),
+				// A field without a key has no row.
+			]);
+		} finally {
+			await server.close();
+		}
 	});
 });
 
