@@ -41,8 +41,7 @@ export class DocumentSigningTrigger implements INodeType {
 			dark: 'file:../../icons/documentSigning.dark.svg',
 		},
 		group: ['trigger'],
-		// Version 2 behaves as 1: n8n evaluates a "binary data" option through its expression engine on
-		// every request to a version-1 webhook node only.
+		// Versions 1 and 2 behave the same; both load, as saved workflows carry either.
 		version: [1, 2],
 		defaultVersion: 2,
 		subtitle: '={{ ($parameter["events"] || []).join(", ") }}',
