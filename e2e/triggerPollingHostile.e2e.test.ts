@@ -1,7 +1,7 @@
 /**
  * The Document Signing Trigger's Polling mode against a hostile or careless audit log (issue 47),
  * in a real n8n whose own zone is Asia/Tokyo (`TZ`, `GENERIC_TIMEZONE`), so a time read in n8n's
- * zone instead of UTC is 9 hours off. Four sandboxes, one per case, each with its dialect, and four
+ * zone instead of UTC is 9 hours off. Five sandboxes, one per case, each with its dialect, and five
  * workflows published side by side in one n8n, each polling its own sandbox every minute for any
  * event (`*`). The service cannot reach n8n (n8n's webhook URL is a closed port):
  *
@@ -12,7 +12,10 @@
  *   /documents/{id}` answers 403), logged after publishing and before the real events: it runs
  *   once, marked unreadable, and never holds back the real events after it;
  * - d. `audit-bare+audit-oldest-first+audit-ignores-from`: entries as `{ id, action, at, target }`,
- *   listed oldest first, `from` and `to` ignored.
+ *   listed oldest first, `from` and `to` ignored;
+ * - f. the contract's dialect behind a gateway that answers one document with its sign-in page (200,
+ *   HTML), named by a completed entry logged after publishing and before the real events: it runs
+ *   once, marked unreadable, and never holds back the real events after it.
  *
  * Each case gets 12 real events (4 documents created and sent), then, while n8n is stopped, 5
  * more (a document, two reminders); n8n starts again on the same user folder. Every real event
@@ -33,6 +36,7 @@
 import type { AuditLogEntry } from '../contract';
 import { WEBHOOK_EVENTS } from '../nodes/shared/vocabulary';
 import { startSandbox, type Sandbox } from '../sandbox';
+import { startRewritingProxy } from '../test/helpers/rewritingProxy';
 import { createN8n, type Execution, type N8nInstance } from './harness/n8n';
 import { pollingWorkflow, remind, TRIGGER_NAME, twoSigners } from './harness/pollingEvents';
 import { waitForState } from './harness/waitForState';
@@ -57,13 +61,20 @@ const N8N_ZONE = 'Asia/Tokyo';
 const FINISHED = (execution: Execution) =>
 	!['new', 'running', 'waiting'].includes(execution.status);
 
-type CaseName = 'a' | 'b' | 'c' | 'd';
+type CaseName = 'a' | 'b' | 'c' | 'd' | 'f';
+
+/** Case f: the document a gateway in front of the service answers with its sign-in page. */
+const SIGNED_OUT_DOCUMENT = 'doc_behind_sign_in';
+const SIGN_IN_PAGE =
+	'<!DOCTYPE html><html><head><title>Sign in</title></head><body><h1>Sign in to continue</h1></body></html>';
 
 interface Case {
 	name: CaseName;
 	title: string;
 	dialect: string;
 	sandbox: Sandbox;
+	/** The Base URL n8n's credential uses, when not the sandbox's own (case f's gateway). */
+	baseUrl?: string;
 	accountId: string;
 	apiKey: string;
 	workflowId: string;
@@ -88,6 +99,7 @@ describe(`Polling a hostile audit log, in a real n8n whose zone is ${N8N_ZONE}`,
 	/** The wait of the current phase, shared by every case's test; resolves when it ends. */
 	let phase: Promise<void> | undefined;
 	const sandboxes: Sandbox[] = [];
+	const gateways: Array<{ close: () => Promise<void> }> = [];
 
 	/** The trigger's item of each execution (undefined when the trigger passed nothing on). */
 	const itemsOf = (runs: Execution[]) =>
@@ -106,7 +118,7 @@ describe(`Polling a hostile audit log, in a real n8n whose zone is ${N8N_ZONE}`,
 	/** The ids a case's workflow must have run by now: its real events, and the unreadable entry. */
 	const requiredIds = (one: Case) => [
 		...one.expected.map((entry) => entry.id),
-		...(one.name === 'c' ? one.appended.map((entry) => entry.id) : []),
+		...(['c', 'f'].includes(one.name) ? one.appended.map((entry) => entry.id) : []),
 	];
 
 	/** Whether the case's executions hold every required event and all have finished. */
@@ -210,6 +222,11 @@ describe(`Polling a hostile audit log, in a real n8n whose zone is ${N8N_ZONE}`,
 				title: '{ id, action, at, target }, oldest first, from ignored',
 				dialect: 'audit-bare+audit-oldest-first+audit-ignores-from',
 			},
+			{
+				name: 'f',
+				title: 'a completed entry whose document answers 200 with a web page',
+				dialect: 'default',
+			},
 		];
 		for (const spec of specs) {
 			const sandbox = await startSandbox({ port: 0, dialect: spec.dialect });
@@ -228,6 +245,15 @@ describe(`Polling a hostile audit log, in a real n8n whose zone is ${N8N_ZONE}`,
 				runs: [],
 			});
 		}
+		// Case f: everything passes through the gateway; one document is its sign-in page.
+		const f = caseOf('f');
+		const gateway = await startRewritingProxy(f.sandbox.origin, (request) =>
+			request.path.startsWith(`/v1/documents/${SIGNED_OUT_DOCUMENT}`)
+				? { status: 200, body: SIGN_IN_PAGE }
+				: undefined,
+		);
+		gateways.push(gateway);
+		f.baseUrl = gateway.baseUrl;
 
 		n8n = await createN8n({
 			env: {
@@ -241,7 +267,7 @@ describe(`Polling a hostile audit log, in a real n8n whose zone is ${N8N_ZONE}`,
 			cases.map((one) =>
 				n8n.documentSigningCredential({
 					apiKey: one.apiKey,
-					baseUrl: one.sandbox.baseUrl,
+					baseUrl: one.baseUrl ?? one.sandbox.baseUrl,
 					name: `Sandbox (hostile polling ${one.name})`,
 				}),
 			),
@@ -261,10 +287,11 @@ describe(`Polling a hostile audit log, in a real n8n whose zone is ${N8N_ZONE}`,
 
 	afterAll(async () => {
 		await n8n?.dispose();
+		await Promise.all(gateways.map((gateway) => gateway.close()));
 		await Promise.all(sandboxes.map((sandbox) => sandbox.close()));
 	});
 
-	it('publishes the four workflows side by side (a 2099 entry in case a’s log already); 12 events per case follow', async () => {
+	it('publishes the five workflows side by side (a 2099 entry in case a’s log already); 12 events per case follow', async () => {
 		const a = caseOf('a');
 		a.appended.push(
 			a.sandbox.appendAuditEntry(a.accountId, {
@@ -300,6 +327,21 @@ describe(`Polling a hostile audit log, in a real n8n whose zone is ${N8N_ZONE}`,
 			}),
 		);
 
+		// Case f: a completed entry naming the document the gateway answers with its sign-in page.
+		const f = caseOf('f');
+		const page = await fetch(`${f.baseUrl}/documents/${SIGNED_OUT_DOCUMENT}`, {
+			headers: { authorization: `Bearer ${f.apiKey}` },
+			signal: AbortSignal.timeout(10_000),
+		});
+		expect([page.status, await page.text()]).toEqual([200, SIGN_IN_PAGE]);
+		f.appended.push(
+			f.sandbox.appendAuditEntry(f.accountId, {
+				event: 'document.completed',
+				created_at: f.sandbox.now(),
+				document_id: SIGNED_OUT_DOCUMENT,
+			}),
+		);
+
 		for (const one of cases) {
 			for (const name of ['alpha', 'bravo', 'charlie', 'delta'])
 				one.documents.push(await createDocument(one.sandbox, one.apiKey, twoSigners(name)));
@@ -312,7 +354,7 @@ describe(`Polling a hostile audit log, in a real n8n whose zone is ${N8N_ZONE}`,
 		startPhase();
 	});
 
-	describe.each(['a', 'b', 'c', 'd'] as CaseName[])('case %s', (name) => {
+	describe.each(['a', 'b', 'c', 'd', 'f'] as CaseName[])('case %s', (name) => {
 		it(
 			'every real event runs once, oldest first',
 			async () => {
@@ -339,6 +381,19 @@ describe(`Polling a hostile audit log, in a real n8n whose zone is ${N8N_ZONE}`,
 		expect(JSON.stringify(ran[0])).toMatch(/unreadable/);
 	});
 
+	it('case f: the completed entry whose document answers 200 with a web page runs once, marked unreadable', async () => {
+		await phase;
+		const f = caseOf('f');
+		const ran = runsOfEntry(f, f.appended[0]);
+		const context = `case f's workflow ran:\n${ranLabels(f).join('\n')}\n--- poll lines ---\n${pollLog(f)}`;
+		expect({ context, times: ran.length }).toEqual({ context, times: 1 });
+		expect(ran[0]).toMatchObject({
+			event: 'document.completed',
+			data: { document: { id: SIGNED_OUT_DOCUMENT } },
+			unreadable: [{ record: 'document', id: SIGNED_OUT_DOCUMENT, httpCode: 200 }],
+		});
+	});
+
 	it('5 more events per case while n8n is stopped; it starts again on the same user folder', async () => {
 		await phase;
 		await n8n.stop();
@@ -359,7 +414,7 @@ describe(`Polling a hostile audit log, in a real n8n whose zone is ${N8N_ZONE}`,
 		startPhase();
 	}, 120_000);
 
-	describe.each(['a', 'b', 'c', 'd'] as CaseName[])('case %s after the restart', (name) => {
+	describe.each(['a', 'b', 'c', 'd', 'f'] as CaseName[])('case %s after the restart', (name) => {
 		it(
 			'every real event, before and while stopped, runs once, oldest first; none again',
 			async () => {
@@ -368,6 +423,12 @@ describe(`Polling a hostile audit log, in a real n8n whose zone is ${N8N_ZONE}`,
 			},
 			POLL_PHASE_MS + 60_000,
 		);
+	});
+
+	it('after the restart: case f’s entry behind the sign-in page still once', async () => {
+		await phase;
+		const f = caseOf('f');
+		expect(runsOfEntry(f, f.appended[0]).length).toBe(1);
 	});
 
 	it('after the restart: case a’s 2099 entry still at most once, case c’s unreadable entry still once', async () => {

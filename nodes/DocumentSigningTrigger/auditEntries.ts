@@ -5,8 +5,8 @@ import { AUDIT_EVENTS } from '../shared/vocabulary';
 
 /**
  * One audit-log entry read as an event, by principle (docs/trigger.md, "Reading the audit log"):
- * the contract's names first, then the field that holds a timestamp, one of the contract's event
- * names, or a document's id. The entry is outside input: every text is bounded before it is read.
+ * the contract's names first, then the field that holds a timestamp, a document's id, or (named
+ * for it) an event. The entry is outside input: every text is bounded before it is read.
  */
 
 /** The longest text read as a field of an entry. */
@@ -88,6 +88,9 @@ function firstOf(entry: IDataObject, names: readonly string[]): unknown {
 const scanned = (entry: IDataObject) => Object.entries(entry).slice(0, MAX_FIELDS_SCANNED);
 
 const timeLike = (name: string) => /(^|_)(at|ts|time|date|when)$|At$|Time$|timestamp/i.test(name);
+/** A name with the word event, type, action or kind (`event_name`, `activityType`): never a title. */
+const eventLike = (name: string) =>
+	/(^|[^a-z])(event|type|action|kind)([^a-z]|$)/i.test(name.replace(/([a-z])([A-Z])/g, '$1_$2'));
 
 /** Times read in one read of the log: entries at one instant share their text, read once. */
 export class TimeCache {
@@ -143,8 +146,8 @@ function entryEvent(entry: IDataObject): string | undefined {
 		if (text !== undefined && EVENT_NAMES.includes(text)) return text;
 		first ??= text;
 	}
-	for (const [, value] of scanned(entry))
-		if (typeof value === 'string' && EVENT_NAMES.includes(value)) return value;
+	for (const [name, value] of scanned(entry))
+		if (typeof value === 'string' && EVENT_NAMES.includes(value) && eventLike(name)) return value;
 	return first;
 }
 

@@ -3,35 +3,28 @@ import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { apiPath, idText } from '../shared/ids';
-import {
-	apiRequest,
-	recordOf,
-	ServiceBehaviourError,
-	toNodeError,
-	type ApiContext,
-} from '../shared/transport';
+import { apiRequest, recordOf, type ApiContext } from '../shared/transport';
 import type { AuditEvent } from './auditEntries';
 import { newestChosenEvent } from './auditEvents';
 
 /** The items polled events become: the event, and the records its entry names (docs/trigger.md). */
 
-/** Why a record the entry names was not read, or undefined when the poll should fail instead. */
-function whyUnread(error: unknown): IDataObject | undefined {
+/**
+ * Why a record the entry names was not read: the HTTP code when the service answered, and the
+ * transport's own message (never the body). Every such failure is this record's alone; the poll's
+ * own failures (the audit log refused, unreachable or unreadable) come from reading the log.
+ */
+function whyUnread(error: unknown): IDataObject {
 	const message = (error instanceof Error ? error.message : String(error)).slice(0, 500);
-	const httpCode = String((error as { httpCode?: unknown })?.httpCode ?? '');
-	const status = Number(httpCode);
-	// A malformed id: nothing was requested.
-	if (error instanceof ServiceBehaviourError && httpCode === 'none') return { message };
-	// The key, n8n's proxy and rate limits are the whole poll's (tried again at the next poll).
-	if ([401, 407, 429].includes(status) || !(status >= 400 && status <= 599)) return undefined;
-	return { httpCode: status, message };
+	const httpCode = String((error as { httpCode?: unknown })?.httpCode);
+	return /^\d{3}$/.test(httpCode) ? { httpCode: Number(httpCode), message } : { message };
 }
 
 /**
  * Each event as its item; a reader reads each record once, so a poll reads a document once. A
- * record the service will not give (403, another 4xx, a 5xx after the retries, a malformed id)
- * leaves its id, and `unreadable` says which record and why, so a workflow can branch on it; one
- * deleted since (404) is its id, as the contract's deleted documents are.
+ * record not read, whatever the failure (any status or body, a redirect, the network, a timeout,
+ * a malformed id), leaves its id, and `unreadable` says which record and why, so a workflow can
+ * branch on it; one deleted since (404) is its id, as the contract's deleted documents are.
  */
 export function eventItemReader(
 	context: ApiContext,
@@ -52,16 +45,14 @@ export function eventItemReader(
 		const data: IDataObject = {};
 		const unreadable: IDataObject[] = [];
 		const readInto = async (name: string, kind: string, id: string) => {
-			const failure = await read(kind, id).then(
-				(record) => void (data[name] = record),
-				(error: unknown) => error ?? new Error('unknown'),
-			);
-			if (failure === undefined) return;
-			const why = whyUnread(failure);
-			if (!why) throw toNodeError(context.getNode(), failure);
-			data[name] = { id };
-			// Deleted since (the contract keeps a deleted document's entries): the id is all there is.
-			if (why.httpCode !== 404) unreadable.push({ record: name, id, ...why });
+			try {
+				data[name] = await read(kind, id);
+			} catch (error) {
+				data[name] = { id };
+				const why = whyUnread(error);
+				// Deleted since (the contract keeps a deleted document's entries): the id is all there is.
+				if (why.httpCode !== 404) unreadable.push({ record: name, id, ...why });
+			}
 		};
 		if (event.documentId !== undefined) {
 			await readInto('document', 'documents', event.documentId);

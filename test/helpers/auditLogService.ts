@@ -18,8 +18,14 @@ export interface AuditLogOptions {
 	pageSize: number;
 	/** An entry's time for ordering and filtering (default: Date.parse of `created_at`, as UTC). */
 	timeOf: (entry: IDataObject) => number;
-	/** `GET /documents/{id}`: a status and body (default 200 `{ id }`). */
-	document: (id: string) => { status: number; body: IDataObject };
+	/**
+	 * `GET /documents/{id}`: a status and body (default 200 `{ id }`), or undefined when the test
+	 * answered on `response` itself (a web page, a redirect, a dropped connection, no answer).
+	 */
+	document: (
+		id: string,
+		response: http.ServerResponse,
+	) => { status: number; body: IDataObject } | undefined;
 	/** The `Date` header, or undefined for none. */
 	date: () => string | undefined;
 }
@@ -81,7 +87,9 @@ export class AuditLogService {
 		response.setHeader('Content-Type', 'application/json');
 		const document = /^\/v1\/documents\/([^/]+)$/.exec(url.pathname);
 		if (document) {
-			const { status, body } = this.options.document(decodeURIComponent(document[1]));
+			const answer = this.options.document(decodeURIComponent(document[1]), response);
+			if (!answer) return;
+			const { status, body } = answer;
 			response.statusCode = status;
 			return response.end(
 				JSON.stringify(status < 400 ? body : { error: { message: `HTTP ${status}` } }),

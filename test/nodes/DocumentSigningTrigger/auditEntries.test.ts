@@ -1,6 +1,7 @@
 /**
  * One audit-log entry read as an event (nodes/DocumentSigningTrigger/auditEntries.ts): times in
- * every form a service writes them, never in n8n's time zone, and fields found by what they hold.
+ * every form a service writes them, never in n8n's time zone, and fields found by what they hold
+ * (an event only in a field named for one).
  */
 import { isEvent, readEntry, timeMs } from '../../../nodes/DocumentSigningTrigger/auditEntries';
 
@@ -75,7 +76,7 @@ describe('readEntry', () => {
 			{
 				id: 7,
 				kind: 'audit',
-				name: 'document.sent',
+				eventName: 'document.sent',
 				when: AT,
 				resource: { type: 'document', id: 'x9' },
 			},
@@ -95,6 +96,23 @@ describe('readEntry', () => {
 		const read = readEntry({ id: 1, type: 'audit', action: 'document.completed', created_at: AT });
 		expect(isEvent(read) && read.event).toBe('document.completed');
 	});
+
+	it.each([['event_name'], ['eventName'], ['activity_type'], ['actionKind'], ['EVENT_TYPE']])(
+		'reads the event from a field whose name says so: %s',
+		(name) => {
+			const read = readEntry({ id: 1, [name]: 'document.completed', created_at: AT });
+			expect(isEvent(read) && read.event).toBe('document.completed');
+		},
+	);
+
+	it.each([['document_name'], ['name'], ['title'], ['description'], ['subject'], ['transaction']])(
+		'never reads the event from free text: %s holding an event name is not the event',
+		(name) => {
+			const entry = { id: 1, created_at: AT, [name]: 'document.completed' };
+			expect(readEntry({ ...entry, action: 'viewed' })).toMatchObject({ event: 'viewed' });
+			expect(readEntry(entry)).toMatchObject({ lacks: ['an event name'] });
+		},
+	);
 
 	it('takes no numeric id for a time', () => {
 		const read = readEntry({ id: 1_700_000_000, event: 'document.completed' });

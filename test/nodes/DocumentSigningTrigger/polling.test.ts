@@ -121,38 +121,45 @@ describe('Document Signing Trigger, Receive Events By › Polling', () => {
 		await expect(poll).resolves.toBe(expected.length);
 	});
 
-	it('a read that fails in the middle of a poll loses nothing: the next poll goes on after the last event passed on', async () => {
+	it('a key refused in the middle of a poll: the events read pass on once, their records unreadable (401); the next poll fails on the log itself and loses nothing', async () => {
 		const host = new PollingHost(sandbox(), apiKey);
 		await host.activate();
 		const skip = logLength();
 		await createDocuments(2);
-		const expected = deliveredSince(sandbox(), apiKey, skip);
+		const expected = deliveredSince(sandbox(), apiKey, skip).map((entry) => entry.id);
 		expect(expected).toHaveLength(6);
 		host.holdExecutions = true;
+		const setKey = (key: string) => ((host as unknown as { apiKey: string }).apiKey = key);
+		const poll = host.poll();
+		await waitFor(() => host.heldExecutions.length === 1, 'the first execution');
+		// The log was read: a record refused now is that record's, not the poll's.
+		setKey(REVOKED);
+		host.holdExecutions = false;
+		host.heldExecutions[0]();
+		await expect(poll).resolves.toBe(expected.length);
+		expect(host.events.map((json) => json.eventId)).toEqual(expected);
+		const marks = host.events.map((json) => (json.unreadable ?? []) as IDataObject[]);
+		expect(marks[0]).toEqual([]);
+		// The second document is first read after the key stopped working.
+		expect(marks[5].map((mark) => mark.record)).toEqual(['document']);
+		expect(marks.flat().map((mark) => mark.httpCode)).toEqual(marks.flat().map(() => 401));
+
+		// The log itself refused: the poll fails, and the next one with the key passes nothing twice.
 		const warnings = captureWarnings();
 		try {
-			const poll = host.poll();
-			await waitFor(() => host.heldExecutions.length === 1, 'the first execution');
-			// The key stops working: what was read already passes on, the next read fails the poll.
-			(host as unknown as { apiKey: string }).apiKey = REVOKED;
-			host.holdExecutions = false;
-			host.heldExecutions[0]();
-			// The trigger logs the failed poll; the host's tick rejects with what it logged.
-			await expect(poll).rejects.toThrow('Unknown API key');
+			await expect(host.poll()).rejects.toThrow('Unknown API key');
 			expect(warnings.messages.filter((message) => message.includes('the poll failed'))).toEqual([
 				expect.stringContaining('Unknown API key'),
 			]);
 		} finally {
 			warnings.restore();
 		}
-		const passed = host.events.map((json) => json.eventId);
-		expect(passed.length).toBeGreaterThanOrEqual(1);
-		expect(passed.length).toBeLessThan(expected.length);
-		expect(passed).toEqual(expected.slice(0, passed.length).map((entry) => entry.id));
-
-		(host as unknown as { apiKey: string }).apiKey = apiKey;
-		await expect(host.poll()).resolves.toBe(expected.length - passed.length);
-		expect(host.events.map((json) => json.eventId)).toEqual(expected.map((entry) => entry.id));
+		setKey(apiKey);
+		await createDocuments(1);
+		await expect(host.poll()).resolves.toBe(3);
+		expect(host.events.map((json) => json.eventId)).toEqual(
+			deliveredSince(sandbox(), apiKey, skip).map((entry) => entry.id),
+		);
 	});
 
 	it.each(['ran', 'never started'] as const)(
