@@ -1,4 +1,4 @@
-import type { IDataObject, INode, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
 import { optionalFields, resourceLocator, showFor } from '../../shared/fields';
 import { operation } from '../../shared/operation';
@@ -15,6 +15,7 @@ import {
 } from '../../shared/validation';
 import {
 	createDocumentFrom,
+	type DocumentInput,
 	EARLIER_VERSIONS,
 	inputFileField,
 	readDocumentFrom,
@@ -113,18 +114,6 @@ const MIB = 1024 * 1024;
 export function extensionOf(name: string): string | undefined {
 	const match = /\.([A-Za-z0-9]{1,8})$/.exec(name);
 	return match ? match[1].toLowerCase() : undefined;
-}
-
-/** What a new document's body is built from: one item's parameters and file (Create, Send and Wait). */
-export interface DocumentInput {
-	node: INode;
-	itemIndex: number;
-	/** The input item: its JSON for Map Automatically, its binary fields for the file. */
-	item: INodeExecutionData;
-	/** The item's value of a parameter, expressions resolved, or `fallback`. */
-	parameter: (name: string, fallback: unknown) => unknown;
-	/** The bytes of the item's binary field (n8n may keep them outside the item). */
-	fileBytes: (property: string) => Promise<Buffer>;
 }
 
 /** Create's Attach File: the input item's file, checked, and the extensions its type accepts. */

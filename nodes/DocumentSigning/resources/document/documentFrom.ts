@@ -1,4 +1,10 @@
-import type { IDataObject, IDisplayOptions, INode, INodeProperties } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IDisplayOptions,
+	INode,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
 import { SEND_AND_WAIT_OPERATION } from 'n8n-workflow';
 
 import { resourceLocator, showFor } from '../../shared/fields';
@@ -36,7 +42,19 @@ export function savedTemplate(node: INode): unknown {
 	return parameters.documentFrom === 'template' ? locatorValue(parameters.documentTemplate) : '';
 }
 
+/** The item's value of a parameter, expressions resolved, or `fallback`. */
 type Read = (name: string, fallback: unknown) => unknown;
+
+/** What a new document's body is built from: one item's parameters and file (Create, Send and Wait). */
+export interface DocumentInput {
+	node: INode;
+	itemIndex: number;
+	/** The input item: its JSON for Map Automatically, its binary fields for the file. */
+	item: INodeExecutionData;
+	parameter: Read;
+	/** The bytes of the item's binary field (n8n may keep them outside the item). */
+	fileBytes: (property: string) => Promise<Buffer>;
+}
 
 /** Send and Wait's choice: an existing draft, or a new document from a file or a template. */
 export function documentSourceOf(node: INode, read: Read): string {
