@@ -22,6 +22,7 @@ import {
 	sourceFields,
 	templateFieldsFrom,
 	templateLabel,
+	usesDocumentFrom,
 } from './documentFrom';
 import { templateFieldValuesOption, templateMapperFields } from './templateFields';
 import { readDocumentSigners, readTemplateFieldValues } from './templateValues';
@@ -99,13 +100,13 @@ export const documentCreateFields: INodeProperties[] = [
 				idPlaceholder: 'tpl_2b7x0d',
 				required: false,
 			}),
-			// Version 3 chooses it at the top (Document From: Template).
+			// Version 2 chooses it at the top (Document From: Template).
 			displayOptions: { show: EARLIER_VERSIONS },
 		},
 		{ ...templateFieldValuesOption, displayOptions: { hide: { '/documentFrom': ['file'] } } },
 	]),
-	// Versions 1 and 2: shown whether or not a template is chosen, since running a workflow n8n decides
-	// what is shown from top-level values alone (a condition on Additional Fields › Template drops them).
+	// Version 1: shown whether or not a template is chosen, since running a workflow n8n decides what
+	// is shown from top-level values alone (a condition on Additional Fields › Template drops them).
 	...templateMapperFields({ show: showEarlier().show, hide: forNewDocuments }),
 ];
 
@@ -169,7 +170,7 @@ export async function buildDocumentBody(input: DocumentInput): Promise<IDataObje
 			'Choose File or Template.',
 		);
 	const templateId = idText(source.template)?.trim() || undefined;
-	if (source.from === 'template' && !templateId && node.typeVersion >= 3)
+	if (source.from === 'template' && !templateId && usesDocumentFrom(node))
 		throw invalid(input, 'Template', 'choose the template the document is made from');
 	const templateProblem = templateId && idProblem(templateId);
 	if (templateProblem) throw invalid(input, templateLabel(node), templateProblem, ID_HINT);

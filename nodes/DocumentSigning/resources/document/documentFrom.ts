@@ -11,18 +11,18 @@ import { resourceLocator, showFor } from '../../shared/fields';
 import { locatorValue, templateMapperFields } from './templateFields';
 
 /**
- * Node version 3: where a new document comes from is the first choice of Create and of Send and
+ * Node version 2: where a new document comes from is the first choice of Create and of Send and
  * Wait ("Document From": File, Template, or for Send and Wait an Existing Draft), and the
- * template is a top-level field, so choosing it shows its fields and roles at once. Versions 1
- * and 2 keep Attach File and Additional Fields › Template (their saved workflows run as before).
+ * template is a top-level field, so choosing it shows its fields and roles at once. Version 1
+ * keeps Attach File and Additional Fields › Template (its saved workflows run as before).
  */
 
 type DocumentFrom = 'file' | 'template' | 'draft';
 
 /** The first node version with Document From. */
-const VERSION = 3;
+const VERSION = 2;
 export const FROM_VERSIONS = { '@version': [VERSION] };
-export const EARLIER_VERSIONS = { '@version': [1, 2] };
+export const EARLIER_VERSIONS = { '@version': [1] };
 
 export const usesDocumentFrom = (node: INode) => node.typeVersion >= VERSION;
 
