@@ -19,12 +19,10 @@ import { locatorValue, templateMapperFields } from './templateFields';
 
 type DocumentFrom = 'file' | 'template' | 'draft';
 
-/** The first node version with Document From. */
-const VERSION = 2;
-export const FROM_VERSIONS = { '@version': [VERSION] };
+export const FROM_VERSIONS = { '@version': [2] };
 export const EARLIER_VERSIONS = { '@version': [1] };
 
-export const usesDocumentFrom = (node: INode) => node.typeVersion >= VERSION;
+export const usesDocumentFrom = (node: INode) => node.typeVersion >= 2;
 
 /** Where each version keeps the template, as errors name it. */
 export const templateLabel = (node: INode) =>
