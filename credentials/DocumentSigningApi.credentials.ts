@@ -51,7 +51,7 @@ export class DocumentSigningApi implements ICredentialType {
 			description:
 				"The largest document file or export n8n reads from the service. A bigger answer fails with a message naming this limit, so a faulty server cannot fill n8n's memory.",
 		},
-		// A property of the service, set once: no operation asks how lists page (node version 3).
+		// A property of the service, set once: no operation asks how lists page (node version 2).
 		...credentialListPaging(),
 	];
 

@@ -4,7 +4,7 @@
  *
  * One workflow as a user would build it: "Document Signing Trigger" (document.completed) →
  * "Download Signed PDF" (Document › Download, version Signed), and "Send for Signature"
- * (Document › Create at node version 3: Document From › Template, the template chosen from the
+ * (Document › Create at node version 2: Document From › Template, the template chosen from the
  * list, its two roles in Signers by Role) after a manual trigger.
  * The test signs in through n8n's sign-in form, opens the workflow, checks the canvas (every node,
  * with the package's icon and its subtitle, and both connections), then opens the nodes' parameter
@@ -14,7 +14,7 @@
  * Pipedrive (the deal's contact person) → Document Signing (Create from a template).
  *
  * A third, a Webhook trigger ("CRM: Deal Won") → "Send Contract and Wait" (Document › Send and
- * Wait for Signature at node version 3: Document From › Template, the Sales contract template
+ * Wait for Signature at node version 2: Document From › Template, the Sales contract template
  * mapped from the deal, and its options), gives the panel of that operation. A fourth sends a
  * contract from a template with fields: its Template Fields and Signers by Role are stored mapped
  * but without the template's field list, as right after the template is chosen, so opening the
@@ -23,7 +23,7 @@
  * Last, the walk of issue 48 (harness/editorWalk.ts): from an empty canvas a person builds "deal
  * won → contract from a template → Send and Wait → If" (a Webhook "CRM: Deal Won", Send and Wait
  * with the Sales contract template chosen from the list and its fields and Client role mapped by
- * expression, an If on `approved`), once at node version 2 ("before") and once at version 3
+ * expression, an If on `approved`), once at node version 1 ("before") and once at version 2
  * ("after", when the node has it), counting the fields touched and the panels opened as it acts,
  * and the fields the panel shows above the Template.
  * The node gets its version from the node creator when that is its default version; otherwise
@@ -125,7 +125,7 @@ const templateFromList = (template: { id: string }) => ({
 });
 
 /** The node version of the pictured Create and Send and Wait: Document From first. */
-const PICTURED_VERSION = 3;
+const PICTURED_VERSION = 2;
 
 /** The rows of a template's Template Fields and Signers by Role mappers. */
 interface MapperRows {
@@ -167,7 +167,7 @@ const MSA_ROLES = [
 ];
 
 /**
- * The pictured Document › Create parameters (node version 3): Document From › Template, the
+ * The pictured Document › Create parameters (node version 2): Document From › Template, the
  * template from the list, a name with its extension, its two roles given in Signers by Role
  * (`roles`: the mapper's rows for the template).
  */
@@ -364,7 +364,7 @@ function buildTemplateWorkflow(template: { id: string }, rows: MapperRows): Work
 }
 
 /**
- * CRM: Deal Won → "Send Contract and Wait" (node version 3): Document From › Template, the Sales
+ * CRM: Deal Won → "Send Contract and Wait" (node version 2): Document From › Template, the Sales
  * contract template with its fields and the Client role mapped from the deal, and its options.
  */
 function buildSendAndWaitWorkflow(template: { id: string }, rows: MapperRows): WorkflowJson {
@@ -600,15 +600,15 @@ async function walkTheWorkflow(context: WalkContext, version: number): Promise<W
 	await walk.chooseCredential(CREDENTIAL.name);
 
 	// The template, from the list.
-	const templateLocator = version >= 3 ? 'documentTemplate' : 'template_id';
-	if (version >= 3) await walk.chooseOption('documentFrom', 'Template', 'Document From');
+	const templateLocator = version >= 2 ? 'documentTemplate' : 'template_id';
+	if (version >= 2) await walk.chooseOption('documentFrom', 'Template', 'Document From');
 	else await walk.addCollectionField('Additional Fields', 'Template');
 	// What the panel shows above the Template once it is there.
 	const aboveTemplate = await walk.fieldsAbove(`resource-locator-${templateLocator}`);
 	await walk.chooseFromList(
 		templateLocator,
 		SALES_CONTRACT.name,
-		version >= 3 ? 'Template' : 'Additional Fields › Template',
+		version >= 2 ? 'Template' : 'Additional Fields › Template',
 	);
 	// Its fields and roles are listed; n8n marks the required fields still empty.
 	const mappers = walk.ndv.locator('[data-test-id="resource-mapper-container"]');
@@ -686,7 +686,7 @@ async function walkTheWorkflow(context: WalkContext, version: number): Promise<W
 	expect(send.credentials).toEqual({ documentSigningApi: CREDENTIAL });
 	const { templateFields, templateSigners, ...rest } = send.parameters;
 	expect(rest).toEqual(
-		version >= 3
+		version >= 2
 			? {
 					...SEND_AND_WAIT_STORED,
 					additionalFields: {},
@@ -1015,7 +1015,7 @@ describe('the nodes in the n8n editor (README pictures)', () => {
 		await closeNode(page);
 	});
 
-	it('opens Document › Create (node version 3) with Document From › Template first, the template chosen from the list and its two roles', async () => {
+	it('opens Document › Create (node version 2) with Document From › Template first, the template chosen from the list and its two roles', async () => {
 		await page.setViewportSize(TALL_VIEWPORT);
 		const ndv = await openNode(page, CREATE);
 		expect(await parameterValue(ndv, 'resource')).toBe('Document');
@@ -1133,7 +1133,7 @@ describe('the nodes in the n8n editor (README pictures)', () => {
 		expect(fs.statSync(file).size).toBeGreaterThan(10_000);
 	});
 
-	it('opens Document › Send and Wait for Signature (node version 3) with Document From › Template first, the mapped template and its options', async () => {
+	it('opens Document › Send and Wait for Signature (node version 2) with Document From › Template first, the mapped template and its options', async () => {
 		await page.goto(`${n8n.baseUrl}/workflow/${sendAndWaitWorkflowId}`);
 		await page.addStyleTag({ content: STABLE_CSS });
 		await canvasNode(page, SEND_AND_WAIT).waitFor();
@@ -1261,18 +1261,18 @@ describe('the nodes in the n8n editor (README pictures)', () => {
 					walks[when] = result;
 				},
 			);
-		walkIt('before', 2);
-		walkIt('after', 3);
+		walkIt('before', 1);
+		walkIt('after', 2);
 
 		it('the walk after touches no more fields and opens no more panels than before, and finds the Template with fewer fields above it; the counts are in docs/editor-walk.md', () => {
 			const { before, after } = walks;
 			if (!before) throw new Error('the walk before did not finish');
-			// Until node version 3 exists there is no "after": the table shows the walk before only.
-			if (NODE_VERSIONS.includes(3)) {
+			// Until node version 2 exists there is no "after": the table shows the walk before only.
+			if (NODE_VERSIONS.includes(2)) {
 				if (!after) throw new Error('the walk after did not finish');
-				// Measured on n8n 2.41.1: as many fields and panels (10 and 10) either way. Version 3
+				// Measured on n8n 2.41.1: as many fields and panels (10 and 10) either way. Version 2
 				// moves the template up (Document From, then Template) rather than saving steps: in
-				// version 2 "Additional Fields › Add Field" is the one step Document From replaces.
+				// version 1 "Additional Fields › Add Field" is the one step Document From replaces.
 				expect(after.fields.length).toBeLessThanOrEqual(before.fields.length);
 				expect(after.panels.length).toBeLessThanOrEqual(before.panels.length);
 				expect(after.aboveTemplate.length).toBeLessThan(before.aboveTemplate.length);

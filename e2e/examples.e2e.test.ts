@@ -15,7 +15,7 @@
  * - CRM deal won → contract from a template, filled with the deal → Send and Wait: activated, its
  *   production webhook called; the document carries the deal's values (its PDF text shows them),
  *   the contact signs by role, the deal is updated; a deal without a required value stops the
- *   execution naming the field, with nothing sent. The example is node version 3 (Document From ›
+ *   execution naming the field, with nothing sent. The example is node version 2 (Document From ›
  *   Template); the same workflow as saved by version 1 (the template under Additional Fields, a
  *   webhook path of its own) runs alongside it and makes the same contract.
  * - Create a document, then check until it is signed (for an n8n the service cannot reach):
@@ -619,7 +619,7 @@ describe('CRM deal won → contract from a template, filled with the deal → wa
 
 	it.each([
 		[
-			'the example (node version 3)',
+			'the example (node version 2)',
 			'fromTemplate',
 			'crm-deal-won-contract-from-template',
 			'D-3001',

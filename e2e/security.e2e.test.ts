@@ -18,8 +18,8 @@
  *   every record once, in order, one request a page.
  * - 37.4: the trigger on an account with 10,000 other webhooks, listed 20 a page: activation, a
  *   restart, an event and deactivation each work and touch only the trigger's own webhook.
- * - 37.8: Send and Wait at version 2 with no options: a decline continues the workflow with
- *   `approved: false` and the status.
+ * - 37.8: Send and Wait at version 2 with no options (sending a draft): a decline continues the
+ *   workflow with `approved: false` and the status.
  *
  * Every server listens on 127.0.0.1 only; each test counts only its own requests and executions.
  */
@@ -480,6 +480,11 @@ describe('37.8 a decline is visible under the defaults', () => {
 			account.apiKey,
 			sandbox.baseUrl,
 		);
+		const draft = await createDocument(sandbox, account.apiKey, {
+			name: 'nda.pdf',
+			signers: [{ email: 'ann@example.com', name: 'Ann Example' }],
+			draft: true,
+		});
 		const waiting = await runManual(
 			'e2e 37.8: a decline under the defaults',
 			[
@@ -488,8 +493,8 @@ describe('37.8 a decline is visible under the defaults', () => {
 					{
 						resource: 'document',
 						operation: 'sendAndWait',
-						name: 'nda.pdf',
-						signers: { signer: [{ email: 'ann@example.com', name: 'Ann Example' }] },
+						documentFrom: 'draft',
+						waitDocumentId: byId(String(draft.id)),
 					},
 					{ credential, typeVersion: 2 },
 				),

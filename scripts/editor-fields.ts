@@ -128,7 +128,7 @@ function markdownTable(header: string[], rows: string[][]): string {
 }
 
 /** The version before issue 48's, and the operations that make a document from a template. */
-export const BEFORE_VERSION = 2;
+export const BEFORE_VERSION = 1;
 const FROM_TEMPLATE = ['create', 'sendAndWait'];
 
 function fieldsTable(rows: EditorFieldsRow[]): string {
@@ -166,7 +166,7 @@ export function editorFieldsVersions(description: INodeTypeDescription = actionN
 		before: BEFORE_VERSION,
 		afterRows: editorFieldsRows(description, after),
 		beforeRows: editorFieldsRows(description, BEFORE_VERSION),
-		// Version 2 keeps the template in Additional Fields: the top level is as at the defaults.
+		// Version 1 keeps the template in Additional Fields: the top level is as at the defaults.
 		afterTemplate: template(after, { documentFrom: 'template' }),
 		beforeTemplate: template(BEFORE_VERSION, {}),
 	};
@@ -188,7 +188,7 @@ export function renderEditorFields(versions = editorFieldsVersions()): string {
 		'Options, …) are not counted. `test/lint/editorFields.test.ts` fails when this file is stale.',
 		'',
 		`List machinery: ${LIST_MACHINERY.join(', ')}. In version ${before} an operation about one record`,
-		'shows the List Paging of its record\'s "From List" search; from version 3 List Paging is set',
+		`shows the List Paging of its record's "From List" search; from version ${after} List Paging is set`,
 		'once, in the credential.',
 		'',
 		`## After: version ${after}`,

@@ -34,11 +34,11 @@ export class DocumentSigning implements INodeType {
 			dark: 'file:../../icons/documentSigning.dark.svg',
 		},
 		group: ['transform'],
-		// 2: Send and Wait resumes on Any Final State by default (a decline continues, not approved).
-		// 3: Create and Send and Wait choose Document From first (the template at the top); List
-		// Paging is the credential's.
-		version: [1, 2, 3],
-		defaultVersion: 3,
+		// 2: Send and Wait resumes on Any Final State by default (a decline continues, not approved);
+		// Create and Send and Wait choose Document From first (the template at the top); List Paging
+		// is the credential's.
+		version: [1, 2],
+		defaultVersion: 2,
 		subtitle: '={{ $parameter["operation"] + ": " + $parameter["resource"] }}',
 		description:
 			'Send documents for e-signature, follow signing requests and manage templates, team and reports',

@@ -292,7 +292,7 @@ describe('List Paging (Custom)', () => {
 	});
 });
 
-describe("the credential's List Paging (node version 3 shows none on the node)", () => {
+describe("the credential's List Paging (node version 2 shows none on the node)", () => {
 	const inCredential: Record<string, string> & typeof credentials = {
 		...credentials,
 		listPaging: 'custom',
@@ -327,19 +327,19 @@ describe("the credential's List Paging (node version 3 shows none on the node)",
 
 	test('a list operation reads the service as the credential says', async () => {
 		foreignPages();
-		const result = await run(3);
+		const result = await run(2);
 		expect(result.error).toBeUndefined();
 		expect(ids(result)).toEqual(['doc_0', 'doc_1', 'doc_2']);
 	});
 
-	test("so does a node of version 2 left at Automatic; its own Custom wins over the credential's", async () => {
+	test("so does a node of version 1 left at Automatic; its own Custom wins over the credential's", async () => {
 		foreignPages();
-		expect(ids(await run(2))).toEqual(['doc_0', 'doc_1', 'doc_2']);
+		expect(ids(await run(1))).toEqual(['doc_0', 'doc_1', 'doc_2']);
 		nock(ORIGIN)
 			.get('/v1/documents')
 			.query({ limit: 100 })
 			.reply(200, { rows: docs(0, 1) });
-		const own = await run(2, { listPaging: 'custom', listPagingSettings: { recordsPath: 'rows' } });
+		const own = await run(1, { listPaging: 'custom', listPagingSettings: { recordsPath: 'rows' } });
 		expect(own.error).toBeUndefined();
 		expect(ids(own)).toEqual(['doc_0']);
 	});
@@ -349,13 +349,13 @@ describe("the credential's List Paging (node version 3 shows none on the node)",
 			.get('/v1/documents')
 			.query({ limit: 50 })
 			.reply(200, { result: { docs: docs(0, 1) }, state: {} });
-		const context = loadOptionsContext(inCredential, { resource: 'document', operation: 'get' }, 3);
+		const context = loadOptionsContext(inCredential, { resource: 'document', operation: 'get' }, 2);
 		const page = await searchDocuments.call(context);
 		expect(page.results.map((result) => result.value)).toEqual(['doc_0']);
 	});
 
 	test('a setting that is not a path fails before any request, naming the credential', async () => {
-		const result = await run(3, {}, { ...inCredential, totalPath: 'meta total' });
+		const result = await run(2, {}, { ...inCredential, totalPath: 'meta total' });
 		expect(result.items).toEqual([]);
 		expect(result.error?.message).toMatch(
 			/^The credential's List Paging > Total Path: "meta total" is not a path/,
@@ -368,7 +368,7 @@ describe("the credential's List Paging (node version 3 shows none on the node)",
 			.get('/v1/documents')
 			.query({ limit: 100 })
 			.reply(200, { data: docs(0, 1) });
-		const result = await run(3, {}, { ...inCredential, listPaging: 'automatic' });
+		const result = await run(2, {}, { ...inCredential, listPaging: 'automatic' });
 		expect(ids(result)).toEqual(['doc_0']);
 	});
 });

@@ -11,6 +11,7 @@ import { readListPage } from '../../nodes/shared/transport/listPages';
 import { MAX_ENTRIES } from '../../nodes/shared/transport/listRecords';
 import { WEBHOOK_SWEEP_BUDGET } from '../../nodes/shared/vocabulary';
 import type { Sandbox } from '../../sandbox';
+import { pdf } from '../helpers/badInputCases';
 import { startCountingServer } from '../helpers/countingServer';
 import { runDocumentSigning } from '../helpers/n8nWorkflow';
 import { deliverySignatureHeaders } from '../../sandbox/deliverySignature';
@@ -630,11 +631,11 @@ describe('37.8 a decline is visible under the defaults', () => {
 	const kit = sendAndWaitKit(sandbox);
 
 	// Old (and still version 1, for saved workflows): the wait ended with no output and the
-	// execution counted as a success.
+	// execution counted as a success. Version 2 sends the input item's file (Document From › File).
 	test('version 2 with the default Resume On: a decline continues with approved false and the status', async () => {
 		const { apiKey } = sandbox().createAccount();
 		const host = await kit.newHost(apiKey);
-		const execution = await host.run({ parameters: sendAndWait(), typeVersion: 2 });
+		const execution = await host.run({ parameters: sendAndWait(), items: [pdf()], typeVersion: 2 });
 		kit.decline(apiKey, kit.documentIdOf(execution));
 		await kit.resumed(execution);
 		expect(execution.items).toHaveLength(1);
@@ -647,6 +648,7 @@ describe('37.8 a decline is visible under the defaults', () => {
 		const host = await kit.newHost(apiKey);
 		const execution = await host.run({
 			parameters: sendAndWait({ waitOptions: { resumeOn: 'completed' } }),
+			items: [pdf()],
 			typeVersion: 2,
 		});
 		kit.decline(apiKey, kit.documentIdOf(execution));
@@ -658,8 +660,8 @@ describe('37.8 a decline is visible under the defaults', () => {
 	test('the editor offers Any Final State as the default from version 2 on and Completed as version 1’s', async () => {
 		const { DocumentSigning } = await import('../../nodes/DocumentSigning/DocumentSigning.node');
 		const description = new DocumentSigning().description;
-		expect(description.version).toEqual([1, 2, 3]);
-		expect(description.defaultVersion).toBe(3);
+		expect(description.version).toEqual([1, 2]);
+		expect(description.defaultVersion).toBe(2);
 		const options = description.properties.find((property) => property.name === 'waitOptions')!
 			.options as unknown as Array<IDataObject & { displayOptions?: IDataObject }>;
 		const resumeOn = options.filter((option) => option.name === 'resumeOn');
@@ -670,7 +672,7 @@ describe('37.8 a decline is visible under the defaults', () => {
 			]),
 		).toEqual([
 			[[1], 'completed'],
-			[[2, 3], 'anyFinal'],
+			[[2], 'anyFinal'],
 		]);
 	});
 });

@@ -14,7 +14,7 @@ import { locatorValue, roleFieldId } from '../resources/document/templateFields'
 
 /**
  * The fields and roles of the chosen template (Template, or Additional Fields › Template in node
- * versions 1 and 2), for the Template Fields and Signers by Role mappers, read from the template
+ * version 1), for the Template Fields and Signers by Role mappers, read from the template
  * list (the API has no other read).
  * Read by principle: `name` for the key or `select` for a choice is still understood, and a
  * template that lists no fields or roles gets a notice pointing to the tolerant path.

@@ -48,15 +48,15 @@ export function returnAllAndLimit(resource: string, operation: string): INodePro
 }
 
 /**
- * List Paging of node versions 1 and 2 (by default of a resource locator's From List); version 3
- * reads it from the credential (listPaging.ts), set once for the service.
+ * List Paging of node version 1 (by default of a resource locator's From List); version 2 reads
+ * it from the credential (listPaging.ts), set once for the service.
  */
 export function searchListPaging(
 	displayOptions: IDisplayOptions,
 	description = 'How the node reads the pages of the list under From List',
 ): INodeProperties[] {
 	// Every caller's displayOptions are showFor's: `show` only.
-	const show = { ...displayOptions.show, '@version': [1, 2] };
+	const show = { ...displayOptions.show, '@version': [1] };
 	return [
 		{ ...listPagingMode(description), displayOptions: { show } },
 		{

@@ -68,7 +68,7 @@ export function readListPaging(
 /** Where the credential's List Paging is named in errors. */
 const CREDENTIAL_PAGING = "The credential's List Paging";
 
-/** The paging a list is read by: the node's own List Paging (node versions 1 and 2) when set, else the credential's. */
+/** The paging a list is read by: the node's own List Paging (node version 1) when set, else the credential's. */
 export function listPagingFor(
 	own: ListPaging | undefined,
 	credential: IDataObject,

@@ -109,11 +109,11 @@ describe('Template Fields', () => {
 		}
 	});
 
-	it('at node version 3 the notice points to the Template above, where that version keeps it', async () => {
+	it('at node version 2 the notice points to the Template above, where that version keeps it', async () => {
 		const { credentials } = await account();
 		const parameters = { resource: 'document', operation: 'create', documentFrom: 'template' };
 		await expect(
-			getTemplateFields.call(loadOptionsContext(credentials, parameters, 3)),
+			getTemplateFields.call(loadOptionsContext(credentials, parameters, 2)),
 		).resolves.toEqual({
 			fields: [],
 			emptyFieldsNotice: 'Choose the Template above to list its fields and roles here.',

@@ -1,4 +1,4 @@
-import type { IDataObject, INode, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
 import { optionalFields, resourceLocator, showFor } from '../../shared/fields';
 import { operation } from '../../shared/operation';
@@ -15,12 +15,14 @@ import {
 } from '../../shared/validation';
 import {
 	createDocumentFrom,
+	type DocumentInput,
 	EARLIER_VERSIONS,
 	inputFileField,
 	readDocumentFrom,
 	sourceFields,
 	templateFieldsFrom,
 	templateLabel,
+	usesDocumentFrom,
 } from './documentFrom';
 import { templateFieldValuesOption, templateMapperFields } from './templateFields';
 import { readDocumentSigners, readTemplateFieldValues } from './templateValues';
@@ -98,13 +100,13 @@ export const documentCreateFields: INodeProperties[] = [
 				idPlaceholder: 'tpl_2b7x0d',
 				required: false,
 			}),
-			// Version 3 chooses it at the top (Document From: Template).
+			// Version 2 chooses it at the top (Document From: Template).
 			displayOptions: { show: EARLIER_VERSIONS },
 		},
 		{ ...templateFieldValuesOption, displayOptions: { hide: { '/documentFrom': ['file'] } } },
 	]),
-	// Versions 1 and 2: shown whether or not a template is chosen, since running a workflow n8n decides
-	// what is shown from top-level values alone (a condition on Additional Fields › Template drops them).
+	// Version 1: shown whether or not a template is chosen, since running a workflow n8n decides what
+	// is shown from top-level values alone (a condition on Additional Fields › Template drops them).
 	...templateMapperFields({ show: showEarlier().show, hide: forNewDocuments }),
 ];
 
@@ -113,18 +115,6 @@ const MIB = 1024 * 1024;
 export function extensionOf(name: string): string | undefined {
 	const match = /\.([A-Za-z0-9]{1,8})$/.exec(name);
 	return match ? match[1].toLowerCase() : undefined;
-}
-
-/** What a new document's body is built from: one item's parameters and file (Create, Send and Wait). */
-export interface DocumentInput {
-	node: INode;
-	itemIndex: number;
-	/** The input item: its JSON for Map Automatically, its binary fields for the file. */
-	item: INodeExecutionData;
-	/** The item's value of a parameter, expressions resolved, or `fallback`. */
-	parameter: (name: string, fallback: unknown) => unknown;
-	/** The bytes of the item's binary field (n8n may keep them outside the item). */
-	fileBytes: (property: string) => Promise<Buffer>;
 }
 
 /** Create's Attach File: the input item's file, checked, and the extensions its type accepts. */
@@ -180,7 +170,7 @@ export async function buildDocumentBody(input: DocumentInput): Promise<IDataObje
 			'Choose File or Template.',
 		);
 	const templateId = idText(source.template)?.trim() || undefined;
-	if (source.from === 'template' && !templateId && node.typeVersion >= 3)
+	if (source.from === 'template' && !templateId && usesDocumentFrom(node))
 		throw invalid(input, 'Template', 'choose the template the document is made from');
 	const templateProblem = templateId && idProblem(templateId);
 	if (templateProblem) throw invalid(input, templateLabel(node), templateProblem, ID_HINT);

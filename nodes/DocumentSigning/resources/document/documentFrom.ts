@@ -1,24 +1,28 @@
-import type { IDataObject, IDisplayOptions, INode, INodeProperties } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IDisplayOptions,
+	INode,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
 import { SEND_AND_WAIT_OPERATION } from 'n8n-workflow';
 
 import { resourceLocator, showFor } from '../../shared/fields';
 import { locatorValue, templateMapperFields } from './templateFields';
 
 /**
- * Node version 3: where a new document comes from is the first choice of Create and of Send and
+ * Node version 2: where a new document comes from is the first choice of Create and of Send and
  * Wait ("Document From": File, Template, or for Send and Wait an Existing Draft), and the
- * template is a top-level field, so choosing it shows its fields and roles at once. Versions 1
- * and 2 keep Attach File and Additional Fields › Template (their saved workflows run as before).
+ * template is a top-level field, so choosing it shows its fields and roles at once. Version 1
+ * keeps Attach File and Additional Fields › Template (its saved workflows run as before).
  */
 
 type DocumentFrom = 'file' | 'template' | 'draft';
 
-/** The first node version with Document From. */
-const VERSION = 3;
-export const FROM_VERSIONS = { '@version': [VERSION] };
-export const EARLIER_VERSIONS = { '@version': [1, 2] };
+export const FROM_VERSIONS = { '@version': [2] };
+export const EARLIER_VERSIONS = { '@version': [1] };
 
-export const usesDocumentFrom = (node: INode) => node.typeVersion >= VERSION;
+export const usesDocumentFrom = (node: INode) => node.typeVersion >= 2;
 
 /** Where each version keeps the template, as errors name it. */
 export const templateLabel = (node: INode) =>
@@ -36,7 +40,19 @@ export function savedTemplate(node: INode): unknown {
 	return parameters.documentFrom === 'template' ? locatorValue(parameters.documentTemplate) : '';
 }
 
+/** The item's value of a parameter, expressions resolved, or `fallback`. */
 type Read = (name: string, fallback: unknown) => unknown;
+
+/** What a new document's body is built from: one item's parameters and file (Create, Send and Wait). */
+export interface DocumentInput {
+	node: INode;
+	itemIndex: number;
+	/** The input item: its JSON for Map Automatically, its binary fields for the file. */
+	item: INodeExecutionData;
+	parameter: Read;
+	/** The bytes of the item's binary field (n8n may keep them outside the item). */
+	fileBytes: (property: string) => Promise<Buffer>;
+}
 
 /** Send and Wait's choice: an existing draft, or a new document from a file or a template. */
 export function documentSourceOf(node: INode, read: Read): string {

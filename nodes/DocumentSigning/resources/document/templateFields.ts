@@ -89,7 +89,7 @@ export function templateMapperFields(
 			{
 				builderHint: {
 					propertyHint:
-						"Choose the Template first (Document From: Template; in node versions 1 and 2 under Additional Fields > Template): this then lists that template's fields by key, with each field's type and whether it is required. Give every required field a value of its type: a date as YYYY-MM-DD, a checkbox true or false, a choice one of its listed options; optional fields may stay empty. Map Automatically fills them from input fields named like a field's key or label. Signers go in Signers by Role or Signers, not here. If the template lists no fields, leave this empty and use Additional Fields > Template Field Values (key and value pairs) instead.",
+						"Choose the Template first (Document From: Template; in node version 1 under Additional Fields > Template): this then lists that template's fields by key, with each field's type and whether it is required. Give every required field a value of its type: a date as YYYY-MM-DD, a checkbox true or false, a choice one of its listed options; optional fields may stay empty. Map Automatically fills them from input fields named like a field's key or label. Signers go in Signers by Role or Signers, not here. If the template lists no fields, leave this empty and use Additional Fields > Template Field Values (key and value pairs) instead.",
 				},
 			},
 		),

@@ -11,8 +11,7 @@ import {
 	SIGNERS_LABEL,
 	TEMPLATE_TYPES,
 } from './templateFields';
-import type { DocumentInput } from './create';
-import { savedTemplate } from './documentFrom';
+import { savedTemplate, type DocumentInput } from './documentFrom';
 
 /**
  * Template Fields, Signers by Role and Template Field Values (templateFields.ts), read from an item

@@ -50,23 +50,22 @@ describe('List Paging', () => {
 			),
 		);
 	const versionsOf = (property: INodeProperties) =>
-		(property.displayOptions?.show?.['@version'] as number[] | undefined) ?? [1, 2, 3];
-	const inEarlierVersions = (property: INodeProperties) =>
-		versionsOf(property).some((version) => version < 3);
+		(property.displayOptions?.show?.['@version'] as number[] | undefined) ?? [1, 2];
+	const inVersion1 = (property: INodeProperties) => versionsOf(property).includes(1);
 	const paging = properties.filter((property) => property.name === 'listPaging');
 	const withPaging = paging.flatMap(shownFor).sort();
 
-	it('in node versions 1 and 2: on every list operation and beside every From-list locator, Automatic by default', () => {
+	it('in node version 1: on every list operation and beside every From-list locator, Automatic by default', () => {
 		const lists = properties.filter((property) => property.name === 'returnAll').flatMap(shownFor);
 		const locators = properties
-			.filter((property) => property.type === 'resourceLocator' && inEarlierVersions(property))
+			.filter((property) => property.type === 'resourceLocator' && inVersion1(property))
 			.flatMap(shownFor);
 		expect(withPaging).toEqual([...new Set([...lists, ...locators])].sort());
 		for (const property of paging) expect(property.default).toBe('automatic');
 	});
 
-	it('in node version 3 on no operation: the credential holds it, once for the service', () => {
-		for (const property of paging) expect(versionsOf(property)).toEqual([1, 2]);
+	it('in node version 2 on no operation: the credential holds it, once for the service', () => {
+		for (const property of paging) expect(versionsOf(property)).toEqual([1]);
 		const credential = new DocumentSigningApi().properties;
 		expect(credential.find((property) => property.name === 'listPaging')?.default).toBe(
 			'automatic',

@@ -76,7 +76,7 @@ describe('the body sent for a signer (n8n’s engine fills the defaults)', () =>
 		const result = await runDocumentSigning({
 			parameters,
 			credentials: { baseUrl: `${ORIGIN}/v1`, apiKey: 'sk_signers' },
-			typeVersion: 2,
+			typeVersion: 1,
 		});
 		expect(result.error).toBeUndefined();
 		return body.signers;

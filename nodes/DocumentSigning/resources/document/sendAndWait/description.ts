@@ -54,7 +54,7 @@ const resumeOn = (value: string, versions: number[], description: string) =>
 		// For n8n's AI workflow builder (n8n 2.x): plain English, no expressions (npm run lint).
 		builderHint: {
 			propertyHint:
-				"For an approval, set Any Final State and put an If node on approved after this node: approved is true only when every signer signed, false when the document was declined, expired or cancelled (its status says which). Completed Only continues only when signed; an unsigned end is then this node's error and stops the workflow unless Settings > On Error routes it. Without this option node versions 2 and 3 use Any Final State, version 1 Completed Only. After Limit Wait Time runs out the node passes on its input unchanged, without approved.",
+				"For an approval, set Any Final State and put an If node on approved after this node: approved is true only when every signer signed, false when the document was declined, expired or cancelled (its status says which). Completed Only continues only when signed; an unsigned end is then this node's error and stops the workflow unless Settings > On Error routes it. Without this option node version 2 uses Any Final State, version 1 Completed Only. After Limit Wait Time runs out the node passes on its input unchanged, without approved.",
 		},
 		displayOptions: { show: { '@version': versions } },
 	});
@@ -91,7 +91,7 @@ const draftLocator = (displayOptions: INodeProperties['displayOptions']) =>
 		displayOptions,
 	});
 
-/** Where the document comes from, shown before Create's fields (documentFrom.ts in version 3). */
+/** Where the document comes from, shown before Create's fields (documentFrom.ts in version 2). */
 export const sendAndWaitSourceFields: INodeProperties[] = [
 	field('Document', 'documentSource', 'options', {
 		noDataExpression: true,
@@ -152,7 +152,7 @@ export const sendAndWaitFields: INodeProperties[] = [
 			),
 			resumeOn(
 				'anyFinal',
-				[2, 3],
+				[2],
 				'Without this option: Any Final State, so a decline, expiry or cancel continues with approved false (branch on it with an If node). Completed Only continues only when signed: an unsigned end then stops the workflow here unless Settings › On Error routes it.',
 			),
 			signatureLayoutOption,

@@ -23,7 +23,7 @@ import { FINAL_DOCUMENT_STATUSES } from '../../../../shared/vocabulary';
 import { legacyOrderError } from '../../../shared/agentTool';
 import { requireId } from '../../../shared/validation';
 import { buildDocumentBody } from '../create';
-import { documentSourceOf } from '../documentFrom';
+import { documentSourceOf, usesDocumentFrom } from '../documentFrom';
 import { documentOutput, keepWait, resumesWith, unsignedEnd, WAIT_EVENTS } from './webhook';
 import { LIMIT_GRACE_MS, removeStaleWaitWebhooks } from './waitWebhooks';
 
@@ -104,8 +104,8 @@ async function readSource(context: IExecuteFunctions) {
 	if (from !== 'file' && from !== 'template')
 		throw refusal(
 			context,
-			`${node.typeVersion >= 3 ? 'Document From' : 'Document'}: ${shownInput(from)} is not a choice`,
-			node.typeVersion >= 3
+			`${usesDocumentFrom(node) ? 'Document From' : 'Document'}: ${shownInput(from)} is not a choice`,
+			usesDocumentFrom(node)
 				? 'Choose Existing Draft, File or Template.'
 				: 'Choose New Document or Existing Draft.',
 		);

@@ -1,8 +1,8 @@
 /**
- * Node version 3's Document From (nodes/DocumentSigning/resources/document/documentFrom.ts) in
+ * Node version 2's Document From (nodes/DocumentSigning/resources/document/documentFrom.ts) in
  * Document › Create and Send and Wait for Signature, through n8n-core's real engine against the
  * sandbox: the template chosen at the top has its fields and roles listed the way the editor lists
- * them, and the document made from it is the one version 2 makes from Additional Fields ›
+ * them, and the document made from it is the one version 1 makes from Additional Fields ›
  * Template. A file comes from the input item; a draft is sent as it was saved. Bad input stops the
  * item before any request (a counting server proves none is sent), naming the field.
  */
@@ -59,7 +59,7 @@ beforeAll(async () => {
 	templateId = String((await api(sandbox(), apiKey).post('/templates', SALES_CONTRACT)).data.id);
 });
 
-/** Version 3's parameters with the template's fields and roles listed as the editor lists them. */
+/** Version 2's parameters with the template's fields and roles listed as the editor lists them. */
 async function fromTemplate(operation = 'create'): Promise<INodeParameters> {
 	const chosen = {
 		resource: 'document',
@@ -67,7 +67,7 @@ async function fromTemplate(operation = 'create'): Promise<INodeParameters> {
 		documentFrom: 'template',
 		documentTemplate: locator(templateId),
 	};
-	const editor = loadOptionsContext(credentials, chosen, 3);
+	const editor = loadOptionsContext(credentials, chosen, 2);
 	const fields = (await getTemplateFields.call(editor)).fields;
 	const roles = (await getTemplateRoles.call(editor)).fields;
 	return {
@@ -99,7 +99,7 @@ async function refusal(parameters: INodeParameters, items?: INodeExecutionData[]
 		parameters,
 		items: items ?? [{ json: DEAL }],
 		credentials: { baseUrl: counting.baseUrl, apiKey: 'sk_test_from' },
-		typeVersion: 3,
+		typeVersion: 2,
 	});
 	expect(counting.requests).toHaveLength(0);
 	return result.error?.message;
@@ -111,7 +111,7 @@ describe('Document › Create, Document From: Template', () => {
 			parameters: await fromTemplate(),
 			items: [{ json: DEAL }],
 			credentials,
-			typeVersion: 3,
+			typeVersion: 2,
 		});
 		expect(result.error?.message).toBeUndefined();
 		const [document] = result.items.map((item) => item.json);
@@ -129,12 +129,12 @@ describe('Document › Create, Document From: Template', () => {
 		]);
 	});
 
-	it('sends the same request version 2 sends for the template under Additional Fields', async () => {
+	it('sends the same request version 1 sends for the template under Additional Fields', async () => {
 		const after = await fromTemplate();
 		const { documentFrom, documentTemplate, ...rest } = after;
 		expect(documentFrom).toBe('template');
 		const before = { ...rest, additionalFields: { template_id: documentTemplate } };
-		expect(await sentBody(after, 3)).toEqual(await sentBody(before, 2));
+		expect(await sentBody(after, 2)).toEqual(await sentBody(before, 1));
 	});
 
 	it('without a template chosen, stops before any request naming Template (n8n, then the node for an empty expression)', async () => {
@@ -172,11 +172,11 @@ describe('Document › Create, Document From: File (the default)', () => {
 		signers: { signer: [{ email: 'jane@acme.example', name: 'Jane Doe' }] },
 	};
 
-	it("uploads the input item's file with no Attach File to switch on, as version 2 does with it", async () => {
-		const after = await sentBody(parameters, 3, [pdf]);
+	it("uploads the input item's file with no Attach File to switch on, as version 1 does with it", async () => {
+		const after = await sentBody(parameters, 2, [pdf]);
 		expect(after.name).toBe('Master Services Agreement.pdf');
 		expect(after.file).toMatchObject({ name: 'scan.pdf', content_type: 'application/pdf' });
-		expect(await sentBody({ ...parameters, attachFile: true }, 2, [pdf])).toEqual(after);
+		expect(await sentBody({ ...parameters, attachFile: true }, 1, [pdf])).toEqual(after);
 	});
 
 	it('an item without the file stops before any request, naming Input Binary Field', async () => {
@@ -190,7 +190,7 @@ describe('Document › Create, Document From: File (the default)', () => {
 	});
 });
 
-describe('Send and Wait for Signature, version 3', () => {
+describe('Send and Wait for Signature, version 2', () => {
 	it('from a template: creates the document with the values and the signers by role, then waits', async () => {
 		const host = new WaitingHost(credentials);
 		await host.start();
@@ -198,7 +198,7 @@ describe('Send and Wait for Signature, version 3', () => {
 			const execution = await host.run({
 				parameters: await fromTemplate('sendAndWait'),
 				items: [{ json: DEAL }],
-				typeVersion: 3,
+				typeVersion: 2,
 			});
 			expect(execution.error).toBeUndefined();
 			expect(execution.status).toBe('waiting');
@@ -232,7 +232,7 @@ describe('Send and Wait for Signature, version 3', () => {
 					documentFrom: 'draft',
 					waitDocumentId: { __rl: true, mode: 'id', value: draftId },
 				},
-				typeVersion: 3,
+				typeVersion: 2,
 			});
 			expect(execution.error).toBeUndefined();
 			expect(execution.status).toBe('waiting');
