@@ -34,20 +34,14 @@ function queryOf(url: unknown): URLSearchParams | undefined {
 }
 
 /**
- * A wait of this owner: its description's note or its URL's `owner` carries the owner tag. Waits
- * registered by version 0.1.0 carry its own `workflow` and `instance` markers in the URL instead.
+ * A wait of this owner: its description's note or its URL's `owner` carries the owner tag. Nothing
+ * else is: no released version registered a wait without it.
  */
-function ownWait(
-	webhook: IDataObject,
-	owner: string,
-	earlier: { workflow: string; instance: string },
-) {
+function ownWait(webhook: IDataObject, owner: string) {
 	const query = queryOf(webhook.url);
 	const tagged =
 		registrationNote(webhook.description)?.owner === owner || query?.get('owner') === owner;
-	const marked =
-		query?.get('workflow') === earlier.workflow && query?.get('instance') === earlier.instance;
-	if (!tagged && !marked) return undefined;
+	if (!tagged) return undefined;
 	const until = Number(query?.get('until') || NaN);
 	return {
 		until: Number.isFinite(until) ? until : undefined,
@@ -84,7 +78,6 @@ export async function removeStaleWaitWebhooks(
 	const now = Date.now();
 	// The trigger's owner tag (registrationDescription), also in the URL for services that drop the description.
 	const owner = ownerTag(scope.workflowId, scope.nodeId);
-	const earlier = { workflow: scope.workflowId, instance: context.getInstanceId() };
 	// On an account with more webhooks than one sweep reads, the runs take turns through the list.
 	const memory = memoryOf(scope.workflowId, scope.nodeId);
 	const start = memory.sweepPlace;
@@ -96,7 +89,7 @@ export async function removeStaleWaitWebhooks(
 		const withinLimit: Array<{ id: string; documentId: string }> = [];
 		for (const webhook of records) {
 			const id = idText(webhook.id);
-			const wait = ownWait(webhook, owner, earlier);
+			const wait = ownWait(webhook, owner);
 			if (id === undefined || !wait) continue;
 			if (wait.until !== undefined && wait.until + LIMIT_GRACE_MS < now) stale.push(id);
 			else if (wait.documentId) withinLimit.push({ id, documentId: wait.documentId });

@@ -201,24 +201,29 @@ describe('which webhooks are this workflow node’s waits', () => {
 	});
 });
 
-describe('waits registered by version 0.1.0 (its workflow and instance markers in the URL, no owner tag)', () => {
-	it("are this workflow's on this n8n instance: removed by the same rules; another workflow's or instance's stay", async () => {
+describe('webhooks without the owner tag', () => {
+	it("are never taken for this node's waits, whatever markers their URL carries", async () => {
 		const { apiKey } = account();
 		const host = await newHost(apiKey);
-		// As 0.1.0 made them: a document the service does not have, a limit long passed.
-		const earlierUrl = (workflow: string, instance: string) =>
-			`${host.origin}/webhook-waiting/77/${WAIT_NODE_ID}?document=doc_missing&nonce=n1&workflow=${workflow}&instance=${instance}&until=1`;
-		const own = await addWebhook(apiKey, { url: earlierUrl(host.workflowId, instanceId()) });
-		const otherWorkflow = await addWebhook(apiKey, { url: earlierUrl('wf-other', instanceId()) });
-		const otherInstance = await addWebhook(apiKey, {
-			url: earlierUrl(host.workflowId, 'another-instance'),
-		});
+		// Every other rule would remove these: a limit long passed, a document the service does not have.
+		const untagged = (url: string) => addWebhook(apiKey, { url });
+		const markers = `workflow=${host.workflowId}&instance=${instanceId()}`;
+		const kept = [
+			// Shaped as this node's resume URL, with the workflow and instance markers.
+			await untagged(
+				`${host.origin}/webhook-waiting/77/${WAIT_NODE_ID}?document=doc_missing&nonce=n1&${markers}&until=1`,
+			),
+			// Another node's wait in the same workflow.
+			await untagged(
+				`${host.origin}/webhook-waiting/78/another-wait-node?document=doc_missing&nonce=n1&${markers}&until=1`,
+			),
+			// Another integration's webhook whose query happens to hold both markers.
+			await untagged(`https://example.com/hook?${markers}&until=1`),
+		];
 
 		await host.run({ parameters: sendAndWait() });
 		const ids = webhookIds(apiKey);
-		expect(ids).not.toContain(own);
-		expect(ids).toContain(otherWorkflow);
-		expect(ids).toContain(otherInstance);
+		for (const id of kept) expect(ids).toContain(id);
 	});
 });
 
