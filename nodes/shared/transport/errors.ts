@@ -1,13 +1,12 @@
 import type { IDataObject, IN8nHttpFullResponse, INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeError, NodeOperationError } from 'n8n-workflow';
 
-import { networkCode, networkError } from './retry';
 import { headerValue, shownText } from './text';
 
 /**
- * Every failure of a request becomes a NodeApiError carrying the service's own words and HTTP code,
- * or a NodeOperationError, built from plain data; never with a request header (the API key), the
- * request library's error or config, or a socket, at any depth of the error (docs/security.md).
+ * Every failure becomes a NodeApiError carrying the service's own words (the key already taken
+ * out, request.ts) and HTTP code, or a NodeOperationError, built anew from plain data each time:
+ * never with a request header, the request library's error or config, or a socket (docs/security.md).
  */
 
 /** A response with an error status, kept whole so the retry policy can read Retry-After. */
@@ -26,81 +25,6 @@ export class ServiceBehaviourError extends Error {
 	) {
 		super(message);
 	}
-}
-
-/**
- * Keys under which a request travels in an error: the request library's config and request, a
- * socket, raw header text, or a header itself.
- */
-const REQUEST_KEYS: ReadonlySet<string> = new Set([
-	'_header',
-	'agent',
-	'authorization',
-	'config',
-	'cookie',
-	'headers',
-	'proxy-authorization',
-	'req',
-	'request',
-	'res',
-	'response',
-	'set-cookie',
-	'socket',
-	'x-api-key',
-]);
-/** Values looked at before an error is judged too large to vouch for (it is rebuilt then). */
-const MAX_VALUES_CHECKED = 2_000;
-
-/**
- * Whether an n8n error holds only plain data in all it carries (own properties, hidden ones too:
- * `cause`, `errorResponse`, `context`, …, at every depth): no object of a class other than Error,
- * and no key under which a request, its headers or its socket travel. The n8n node it names (the
- * workflow's node, which n8n adds to every error) is not looked into.
- */
-function holdsOnlyPlainData(error: NodeApiError | NodeOperationError): boolean {
-	const seen = new Set<object>();
-	const pending: Array<{ value: unknown; depth: number }> = [{ value: error, depth: 0 }];
-	while (pending.length > 0) {
-		const { value, depth } = pending.pop()!;
-		if (value === null || value === undefined) continue;
-		if (typeof value === 'function' || typeof value === 'symbol') return false;
-		if (typeof value !== 'object') continue;
-		if (seen.has(value)) continue;
-		seen.add(value);
-		if (seen.size > MAX_VALUES_CHECKED || depth > 12) return false;
-		const prototype = Object.getPrototypeOf(value) as unknown;
-		const plain =
-			value instanceof Error ||
-			Array.isArray(value) ||
-			prototype === Object.prototype ||
-			prototype === null;
-		if (!plain) return false;
-		for (const key of Object.getOwnPropertyNames(value)) {
-			if (REQUEST_KEYS.has(key.toLowerCase())) return false;
-			if (key === 'node' && value instanceof NodeError) continue;
-			const descriptor = Object.getOwnPropertyDescriptor(value, key);
-			if (descriptor?.get || descriptor?.set) return false;
-			pending.push({ value: descriptor?.value, depth: depth + 1 });
-		}
-	}
-	return true;
-}
-
-/** An n8n error rebuilt from its words alone (message, description, HTTP code, item). */
-function rebuilt(
-	node: INode,
-	error: NodeApiError | NodeOperationError,
-	itemIndex?: number,
-): NodeApiError | NodeOperationError {
-	const message =
-		firstText([error.message]) ?? 'The request to the Document Signing service failed';
-	const description = firstText([error.description]);
-	const item = itemIndex ?? (error.context?.itemIndex as number | undefined);
-	if (error instanceof NodeApiError) {
-		const httpCode = firstText([error.httpCode]) ?? 'none';
-		return new NodeApiError(node, { message }, { message, description, httpCode, itemIndex: item });
-	}
-	return new NodeOperationError(node, message, { description, itemIndex: item });
 }
 
 /** The first of `values` that is text, trimmed and bounded. */
@@ -225,6 +149,13 @@ const STATUS_HINTS: Record<number, string> = {
 	429: 'The service kept answering "too many requests". Try again later or lower the number of items per run.',
 };
 
+/** The service's body an error of ours keeps (its errorResponse), for when it is built again. */
+const keptBodies = new WeakMap<NodeApiError, JsonObject>();
+function kept(error: NodeApiError, body: JsonObject): NodeApiError {
+	keptBodies.set(error, body);
+	return error;
+}
+
 function statusError(node: INode, response: IN8nHttpFullResponse, itemIndex?: number) {
 	const { statusCode, body } = response;
 	const httpCode = String(statusCode);
@@ -253,30 +184,25 @@ function statusError(node: INode, response: IN8nHttpFullResponse, itemIndex?: nu
 				...(code ? { code } : {}),
 				...(field ? { field } : {}),
 			};
-	return new NodeApiError(node, errorBody as JsonObject, {
+	const answer = {
 		message: message ?? `The service answered HTTP ${statusCode}`,
 		description: description || undefined,
 		httpCode,
 		itemIndex,
-	});
+	};
+	return kept(new NodeApiError(node, errorBody as JsonObject, answer), errorBody as JsonObject);
 }
 
 /**
- * The error users see for any failure of a request. n8n's own errors pass on as they are when they
- * hold only plain data, unless `ourNetworkWords` (the retry policy): then a failure of the connection
- * is told in our words even when n8n's helper wrapped it. Any other n8n error is rebuilt from its
- * words: n8n's request helper builds its errors around the request library's, which holds the
- * request's headers (the API key) and its socket.
+ * The error users see for any failure, built anew every time from words: n8n's request helper
+ * builds its errors around the request library's, which holds the request's headers (the API key)
+ * and its socket. An error of ours built again keeps the service's body it kept (keptBodies).
  */
 export function toNodeError(
 	node: INode,
 	error: unknown,
 	itemIndex?: number,
-	ourNetworkWords = false,
 ): NodeApiError | NodeOperationError {
-	const n8nError = error instanceof NodeApiError || error instanceof NodeOperationError;
-	const plain = n8nError && holdsOnlyPlainData(error);
-	if (plain && !ourNetworkWords) return error;
 	if (error instanceof HttpStatusError) return statusError(node, error.response, itemIndex);
 	if (error instanceof ServiceBehaviourError) {
 		const { message, description, httpCode } = error;
@@ -284,16 +210,83 @@ export function toNodeError(
 	}
 	const code = networkCode(error);
 	if (code) return networkError(node, code, itemIndex);
-	// A nested request of ours failed: passed on as it is.
-	if (plain) return error;
-	if (n8nError) return rebuilt(node, error, itemIndex);
-	// The message only: an unexpected error (from the HTTP layer, say) may carry the request's headers.
-	return new NodeOperationError(node, error instanceof Error ? error.message : String(error), {
-		itemIndex,
-	});
+	const words = error instanceof NodeError ? error : undefined;
+	const message =
+		textOf(error instanceof Error ? error.message : String(error)) ??
+		'The request to the Document Signing service failed';
+	const description = textOf(words?.description);
+	const item = itemIndex ?? (words?.context.itemIndex as number | undefined);
+	if (!(error instanceof NodeApiError))
+		return new NodeOperationError(node, message, { description, itemIndex: item });
+	const httpCode = textOf(error.httpCode) ?? 'none';
+	const body = keptBodies.get(error) ?? { message };
+	const answer = { message, description, httpCode, itemIndex: item };
+	return kept(new NodeApiError(node, body, answer), body);
 }
+
+const textOf = (value: unknown) =>
+	typeof value === 'string' && value.trim() !== '' ? value : undefined;
 
 /** Whether a failure is the service's 404 (a record already gone). */
 export function isNotFound(error: unknown): boolean {
 	return String((error as { httpCode?: unknown })?.httpCode ?? '') === '404';
+}
+
+/**
+ * Node's certificate checks (its X509 verify errors) and the host-name check: the service's TLS
+ * certificate is not trusted. Nothing was sent, the key included.
+ */
+const CERTIFICATE_CODE =
+	/^(CERT_|CRL_|ERROR_IN_C(ERT|RL)_|UNABLE_TO_(DECODE|DECRYPT|GET|VERIFY)_|DEPTH_ZERO_SELF_SIGNED_CERT$|SELF_SIGNED_CERT_IN_CHAIN$|HOSTNAME_MISMATCH$|INVALID_(CA|PURPOSE)$|PATH_LENGTH_EXCEEDED$)/;
+
+/** The kinds of failure of the connection itself, each told in its own words (networkError). */
+type NetworkFamily = 'timeout' | 'certificate' | 'tls' | 'http' | 'network';
+
+/** The family of an error code, or undefined when it is no code of the connection. */
+function familyOf(code: string): NetworkFamily | undefined {
+	if (code.length > 100 || !/^[A-Z][A-Z0-9_]*$/.test(code)) return undefined;
+	if (code === 'ETIMEDOUT') return 'timeout';
+	if (CERTIFICATE_CODE.test(code) || code.startsWith('ERR_TLS_CERT_')) return 'certificate';
+	if (code.startsWith('ERR_TLS_') || code.startsWith('ERR_SSL_') || code === 'EPROTO') return 'tls';
+	// Node's HTTP parser (llhttp): the answer is no HTTP.
+	if (code.startsWith('HPE_')) return 'http';
+	if (/^E[A-Z_]+$/.test(code)) return 'network';
+	return undefined;
+}
+
+/**
+ * The code of a failure of the connection (ECONNRESET…, a TLS certificate's, the HTTP parser's) of
+ * an error or of its causes.
+ */
+export function networkCode(error: unknown): string | undefined {
+	let current: unknown = error;
+	for (let depth = 0; depth < 5 && current; depth++) {
+		const code = (current as { code?: unknown }).code;
+		if (typeof code === 'string' && familyOf(code)) return code;
+		current = (current as { cause?: unknown }).cause;
+	}
+	return undefined;
+}
+
+/** Our own words for a failure of the connection; only the code is taken from the original. */
+function networkError(node: INode, code: string, itemIndex?: number): NodeApiError {
+	const family = familyOf(code) ?? 'network';
+	// The code stays out of the message: n8n would swap such a message for its generic one.
+	const message = {
+		timeout: 'Could not reach the Document Signing service',
+		network: 'Could not reach the Document Signing service',
+		certificate: 'Could not connect securely to the Document Signing service',
+		tls: 'Could not connect securely to the Document Signing service',
+		http: "The Document Signing service's answer could not be read",
+	}[family];
+	const description = {
+		timeout:
+			'No complete response came within the time allowed for one attempt (ETIMEDOUT). Check that the service is reachable from n8n and not overloaded.',
+		network: `Network error ${code}. Check the Base URL in the credentials and that the service is reachable from n8n.`,
+		certificate: `The service's TLS certificate is not trusted (${code}): it is self-signed, expired, issued by an authority n8n does not know, or made out for another host name. Nothing was sent. Check the Base URL in the credentials; if the service uses a certificate of your own authority, n8n must be told to trust it (NODE_EXTRA_CA_CERTS).`,
+		tls: `The secure (TLS) connection to the service failed (${code}). Check that the Base URL in the credentials has the right scheme and port (https:// for a TLS port, http:// otherwise) and that the service offers a current TLS version.`,
+		http: `The service's answer is not valid HTTP (${code}). Something other than the API may be answering at the Base URL's address, or a proxy in front of it is faulty. Check the Base URL in the credentials.`,
+	}[family];
+	// Only our own words: the original error carries the request, headers included.
+	return new NodeApiError(node, { message }, { message, description, httpCode: 'none', itemIndex });
 }

@@ -16,7 +16,7 @@ import { sleep } from 'n8n-workflow';
 
 import { idText } from '../ids';
 import { HttpStatusError, isHtml, ServiceBehaviourError, toNodeError } from './errors';
-import { headerValue } from './text';
+import { headerValue, withoutKey } from './text';
 import type { PageResponse } from './listRecords';
 import { sendWithRetries, TIME_LIMITS, timedOut, type Attempt } from './retry';
 import {
@@ -95,6 +95,12 @@ async function readResponse(
 	kind: ResponseKind,
 	client: ServiceClient,
 ): Promise<IN8nHttpFullResponse> {
+	// Past here the service's words never hold the key: every error, item, log and cursor is built
+	// from them (docs/security.md). A file's bytes are the document's own and stay as they are.
+	const { apiKey } = client.credentials;
+	response.headers = JSON.parse(
+		withoutKey(JSON.stringify(response.headers ?? {}), apiKey),
+	) as IDataObject;
 	// Error responses are read as API responses whatever was asked for: they carry the service's words.
 	const readAs = response.statusCode >= 300 ? 'json' : kind;
 	// readCredentials keeps "Largest Download (MB)" only when it is a positive number.
@@ -132,7 +138,7 @@ async function readResponse(
 		// A large answer is decoded and parsed on turns of their own: each is one stretch of the event loop.
 		const turn = async () => (size > YIELD_ABOVE_BYTES ? await sleep(0) : undefined);
 		await turn();
-		const text = (body as Buffer).toString('utf8');
+		const text = withoutKey((body as Buffer).toString('utf8'), apiKey);
 		await turn();
 		body = jsonOrText(text);
 	}

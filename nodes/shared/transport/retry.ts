@@ -1,7 +1,7 @@
 import type { IN8nHttpFullResponse, INode } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
-import { HttpStatusError, ServiceBehaviourError, toNodeError } from './errors';
+import { HttpStatusError, networkCode, ServiceBehaviourError, toNodeError } from './errors';
 import { headerValue } from './text';
 import { cancellableSleep, GateDeadlineError, RequestGate } from './requestGate';
 
@@ -114,7 +114,7 @@ export async function sendWithRetries<T>(
 	const budgetMs = Math.min(RETRY_POLICY.maxTotalWaitMs, settings.maxTotalWaitMs ?? Infinity);
 	const deadline = Date.now() + budgetMs;
 	const fail = (error: unknown, why?: string) => {
-		const nodeError = toNodeError(node, error, itemIndex, true);
+		const nodeError = toNodeError(node, error, itemIndex);
 		if (why && nodeError instanceof NodeApiError)
 			nodeError.description = [nodeError.description, why].filter(Boolean).join(' ');
 		return nodeError;
@@ -195,62 +195,3 @@ export async function sendWithRetries<T>(
 
 /** An attempt given up at its own time limit: reported as the network's ETIMEDOUT. */
 export const timedOut = () => Object.assign(new Error('timed out'), { code: 'ETIMEDOUT' });
-
-/**
- * Node's certificate checks (its X509 verify errors) and the host-name check: the service's TLS
- * certificate is not trusted. Nothing was sent, the key included.
- */
-const CERTIFICATE_CODE =
-	/^(CERT_|CRL_|ERROR_IN_C(ERT|RL)_|UNABLE_TO_(DECODE|DECRYPT|GET|VERIFY)_|DEPTH_ZERO_SELF_SIGNED_CERT$|SELF_SIGNED_CERT_IN_CHAIN$|HOSTNAME_MISMATCH$|INVALID_(CA|PURPOSE)$|PATH_LENGTH_EXCEEDED$)/;
-
-/** The kinds of failure of the connection itself, each told in its own words (networkError). */
-type NetworkFamily = 'timeout' | 'certificate' | 'tls' | 'http' | 'network';
-
-/** The family of an error code, or undefined when it is no code of the connection. */
-function familyOf(code: string): NetworkFamily | undefined {
-	if (code.length > 100 || !/^[A-Z][A-Z0-9_]*$/.test(code)) return undefined;
-	if (code === 'ETIMEDOUT') return 'timeout';
-	if (CERTIFICATE_CODE.test(code) || code.startsWith('ERR_TLS_CERT_')) return 'certificate';
-	if (code.startsWith('ERR_TLS_') || code.startsWith('ERR_SSL_') || code === 'EPROTO') return 'tls';
-	// Node's HTTP parser (llhttp): the answer is no HTTP.
-	if (code.startsWith('HPE_')) return 'http';
-	if (/^E[A-Z_]+$/.test(code)) return 'network';
-	return undefined;
-}
-
-/**
- * The code of a failure of the connection (ECONNRESET…, a TLS certificate's, the HTTP parser's) of
- * an error or of its causes.
- */
-export function networkCode(error: unknown): string | undefined {
-	let current: unknown = error;
-	for (let depth = 0; depth < 5 && current; depth++) {
-		const code = (current as { code?: unknown }).code;
-		if (typeof code === 'string' && familyOf(code)) return code;
-		current = (current as { cause?: unknown }).cause;
-	}
-	return undefined;
-}
-
-/** Our own words for a failure of the connection; only the code is taken from the original. */
-export function networkError(node: INode, code: string, itemIndex?: number): NodeApiError {
-	const family = familyOf(code) ?? 'network';
-	// The code stays out of the message: n8n would swap such a message for its generic one.
-	const message = {
-		timeout: 'Could not reach the Document Signing service',
-		network: 'Could not reach the Document Signing service',
-		certificate: 'Could not connect securely to the Document Signing service',
-		tls: 'Could not connect securely to the Document Signing service',
-		http: "The Document Signing service's answer could not be read",
-	}[family];
-	const description = {
-		timeout:
-			'No complete response came within the time allowed for one attempt (ETIMEDOUT). Check that the service is reachable from n8n and not overloaded.',
-		network: `Network error ${code}. Check the Base URL in the credentials and that the service is reachable from n8n.`,
-		certificate: `The service's TLS certificate is not trusted (${code}): it is self-signed, expired, issued by an authority n8n does not know, or made out for another host name. Nothing was sent. Check the Base URL in the credentials; if the service uses a certificate of your own authority, n8n must be told to trust it (NODE_EXTRA_CA_CERTS).`,
-		tls: `The secure (TLS) connection to the service failed (${code}). Check that the Base URL in the credentials has the right scheme and port (https:// for a TLS port, http:// otherwise) and that the service offers a current TLS version.`,
-		http: `The service's answer is not valid HTTP (${code}). Something other than the API may be answering at the Base URL's address, or a proxy in front of it is faulty. Check the Base URL in the credentials.`,
-	}[family];
-	// Only our own words: the original error carries the request, headers included.
-	return new NodeApiError(node, { message }, { message, description, httpCode: 'none', itemIndex });
-}

@@ -11,6 +11,22 @@ export function shownText(value: string, max = 500): string {
 	return cut.replace(/</g, '‹').replace(/>/g, '›');
 }
 
+/** Keys shorter than this are not looked for: replacing them would change ordinary words. */
+const MIN_KEY_LENGTH = 8;
+
+/**
+ * `text` with the API key replaced by `[redacted]`: as written and as JSON escapes it, so a key at
+ * any depth of a JSON body, in a string holding JSON, or after `Bearer ` is gone.
+ */
+export function withoutKey(text: string, key: string): string {
+	if (key.length < MIN_KEY_LENGTH) return text;
+	const escaped = JSON.stringify(key).slice(1, -1);
+	let redacted = text;
+	for (const form of new Set([key, escaped, escaped.replace(/\//g, '\\/')]))
+		redacted = redacted.split(form).join('[redacted]');
+	return redacted;
+}
+
 /** A value from the user, an input item or a model as an error repeats it: quoted, at most 80 characters. */
 export function shownInput(value: string): string {
 	return value.length > 80 ? `"${value.slice(0, 80)}…" (${value.length} characters)` : `"${value}"`;

@@ -113,6 +113,41 @@ describe('a record an entry names that cannot be read', () => {
 		},
 	);
 
+	it("a document refused in words that repeat the credential's key: the unreadable mark, the items and static data never hold it (#54, finding 3)", async () => {
+		const revoked = 'sk_live_revoked_echo_0123456789';
+		const host = new PollingHost(service, revoked);
+		await host.activate();
+		const body = {
+			error: {
+				message: `API key ${revoked} has been revoked`,
+				description: `Sent with Authorization: Bearer ${revoked}`,
+				details: {
+					headers: { authorization: `Bearer ${revoked}` },
+					echo: JSON.stringify({ key: revoked }),
+				},
+			},
+		};
+		service.options.document = (_id, response) =>
+			void response
+				.writeHead(401, { 'Content-Type': 'application/json' })
+				.end(JSON.stringify(body));
+		service.entries.push(contractEntry(Date.now(), 'document.completed', { document_id: 'doc_1' }));
+		await pollUntilQuiet(host);
+
+		expect(host.events.map((json) => json.unreadable)).toEqual([
+			[
+				{
+					record: 'document',
+					id: 'doc_1',
+					httpCode: 401,
+					message: 'API key [redacted] has been revoked',
+				},
+			],
+		]);
+		const shown = JSON.stringify([host.emitted, host.saved(), host.errors]);
+		expect(shown).not.toContain(revoked);
+	});
+
 	it('a later poll reads the document again: one that answers now is read', async () => {
 		const host = new PollingHost(service, KEY);
 		await host.activate();

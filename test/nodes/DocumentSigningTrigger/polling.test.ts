@@ -6,6 +6,7 @@
  */
 import http from 'http';
 import type { AddressInfo } from 'net';
+import { inspect } from 'util';
 
 import type { IDataObject } from 'n8n-workflow';
 
@@ -428,5 +429,62 @@ describe.each([
 		for (const json of host.events)
 			expect((json.data as { document: IDataObject }).document.id).toEqual(expect.anything());
 		await expect(host.poll()).resolves.toBe(0);
+	});
+});
+
+describe("Polling: a log refused in words that repeat the credential's key (#54, finding 3)", () => {
+	const KEY = 'sk_live_revoked_echo_0123456789';
+	const body = JSON.stringify({
+		error: {
+			message: `API key ${KEY} has been revoked`,
+			description: `Sent with Authorization: Bearer ${KEY}`,
+			details: { headers: { authorization: `Bearer ${KEY}` }, echo: JSON.stringify({ key: KEY }) },
+		},
+	});
+	let server: http.Server;
+	let baseUrl: string;
+	beforeAll(async () => {
+		server = http.createServer((_request, response) =>
+			response.writeHead(401, { 'Content-Type': 'application/json' }).end(body),
+		);
+		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+		baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+	});
+	afterAll(async () => {
+		server.closeAllConnections();
+		await new Promise((resolve) => server.close(resolve));
+	});
+
+	it('neither the failed activation, the warnings, the errors n8n hears of nor static data hold it', async () => {
+		const refused = new PollingHost({ baseUrl }, KEY);
+		const activation = await refused.activate().catch((error: unknown) => error);
+		expect((activation as Error).message).toBe('API key [redacted] has been revoked');
+
+		// Started from a cursor, every poll is refused by the log itself.
+		const cursor = { pollCursor: { time: new Date().toISOString() } };
+		const host = new PollingHost({ baseUrl }, KEY, {}, { [`node:${NODE_NAME}`]: cursor });
+		await host.activate();
+		const warnings = captureWarnings();
+		try {
+			for (let poll = 1; poll <= 3; poll++) await host.poll().catch(() => undefined);
+			expect(warnings.messages).toEqual(
+				[1, 2, 3].map((failures) => expect.stringContaining(`(${failures} in a row)`)),
+			);
+			expect(warnings.messages[0]).toMatch(/: API key \[redacted\] has been revoked$/);
+			expect(host.errors).toHaveLength(1);
+			const shown = [
+				inspect([activation, host.errors], { depth: Infinity, showHidden: true }),
+				JSON.stringify([
+					activation,
+					host.errors,
+					host.saved(),
+					warnings.messages,
+					warnings.metadata,
+				]),
+			].join('\n');
+			expect(shown).not.toContain(KEY);
+		} finally {
+			warnings.restore();
+		}
 	});
 });

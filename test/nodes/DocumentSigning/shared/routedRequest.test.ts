@@ -1,7 +1,12 @@
 /**
  * The action node's request hook (nodes/DocumentSigning/shared/routedRequest.ts) through n8n-core's
- * routing engine and the sandbox: what a bulk send costs n8n beyond the requests themselves.
+ * routing engine and the sandbox: what a bulk send costs n8n beyond the requests themselves, and
+ * what its failures carry into the execution.
  */
+import http from 'http';
+import type { AddressInfo } from 'net';
+import { inspect } from 'util';
+
 import { Expression } from 'n8n-workflow';
 
 import { CredentialsHelper } from '../../../helpers/n8nHost';
@@ -152,4 +157,80 @@ describe('as an AI Agent tool (the node type n8n generates: documentSigningTool)
 		expect([current.error, agent2.error]).toEqual([undefined, undefined]);
 		expect(sandbox().store.documentsOf(credentials.apiKey)).toHaveLength(2);
 	});
+});
+
+describe("the credential's key in the service's own words (#54, finding 3)", () => {
+	const KEY = 'sk_live_revoked_echo_0123456789';
+	const JSON_TYPE = { 'Content-Type': 'application/json' };
+	/** Answers the service may give a revoked key, each repeating it: plain, as `Bearer`, nested. */
+	const answers: Array<[string, number, Record<string, string>, string, string]> = [
+		[
+			'a JSON 401: in the message, the description and nested JSON',
+			401,
+			JSON_TYPE,
+			JSON.stringify({
+				error: {
+					message: `API key ${KEY} has been revoked`,
+					code: 'key_revoked',
+					description: `Sent with Authorization: Bearer ${KEY}`,
+					details: {
+						request: { headers: { authorization: `Bearer ${KEY}` } },
+						echo: JSON.stringify({ key: KEY }),
+					},
+				},
+			}),
+			'API key [redacted] has been revoked',
+		],
+		[
+			'a text 403',
+			403,
+			{ 'Content-Type': 'text/plain' },
+			`Bearer ${KEY} may not read this`,
+			'Bearer [redacted] may not read this',
+		],
+		[
+			'a redirect whose Location carries it',
+			302,
+			{ Location: `https://sso.example.com/login?api_key=${KEY}` },
+			'',
+			'The service answered with a redirect (HTTP 302) to https://sso.example.com/login?api_key=[redacted]; it was not followed',
+		],
+	];
+	let server: http.Server;
+	let answer: (response: http.ServerResponse) => void;
+	beforeAll(async () => {
+		server = http.createServer((_request, response) => answer(response));
+		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+	});
+	afterAll(async () => {
+		server.closeAllConnections();
+		await new Promise((resolve) => server.close(resolve));
+	});
+	/** Whatever n8n could save or a logger print: hidden properties, any depth, and JSON. */
+	const shown = (value: unknown) =>
+		[inspect(value, { depth: Infinity, showHidden: true }), JSON.stringify(value)].join('\n');
+
+	it.each(answers)(
+		'%s: neither the error (thrown or in an item) nor the saved execution holds it; the words do',
+		async (_name, status, headers, body, message) => {
+			answer = (response) => void response.writeHead(status, headers).end(body);
+			const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+			for (const continueOnFail of [false, true]) {
+				const result = await runDocumentSigning({
+					parameters: {
+						resource: 'document',
+						operation: 'get',
+						documentId: { __rl: true, mode: 'id', value: 'doc_1' },
+					},
+					credentials: { baseUrl, apiKey: KEY },
+					continueOnFail,
+				});
+				const error = continueOnFail ? result.items[0]?.error : result.error;
+				expect(error?.message).toBe(message);
+				expect(shown(error)).not.toContain(KEY);
+				expect(shown(result.items)).not.toContain(KEY);
+				expect(JSON.stringify(result.run)).not.toContain(KEY);
+			}
+		},
+	);
 });

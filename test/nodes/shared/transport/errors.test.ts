@@ -16,10 +16,10 @@ import {
 import {
 	HttpStatusError,
 	isHtml,
+	networkCode,
 	ServiceBehaviourError,
 	toNodeError,
 } from '../../../../nodes/shared/transport/errors';
-import { networkCode } from '../../../../nodes/shared/transport/retry';
 
 const node: INode = {
 	id: 'n1',
@@ -260,9 +260,12 @@ describe('other failures', () => {
 		]);
 	});
 
-	test("n8n's own errors pass through; anything else keeps only its message", () => {
-		const own = new NodeOperationError(node, 'mine');
-		expect(toNodeError(node, own)).toBe(own);
+	test("n8n's own errors are built anew from their words; anything else keeps only its message", () => {
+		const own = new NodeOperationError(node, 'mine', { description: 'why', itemIndex: 3 });
+		const again = toNodeError(node, own);
+		expect(again).not.toBe(own);
+		expect(again).toBeInstanceOf(NodeOperationError);
+		expect([again.message, again.description, again.context.itemIndex]).toEqual(['mine', 'why', 3]);
 		const other = toNodeError(node, new TypeError('boom'));
 		expect(other).toBeInstanceOf(NodeOperationError);
 		expect(other.message).toBe('boom');
@@ -355,23 +358,16 @@ describe('47.8: no error carries the request (its headers, config or socket)', (
 	])(
 		"%s, wrapped by n8n's request helper: our words for its family, nothing of the request",
 		(code, message, description) => {
-			for (const ourNetworkWords of [false, true]) {
-				const error = toNodeError(
-					node,
-					wrappedByN8n('failed', code),
-					2,
-					ourNetworkWords,
-				) as NodeApiError;
-				expect(error).toBeInstanceOf(NodeApiError);
-				expect(error.message).toMatch(new RegExp(`^${message}`));
-				expect(error.description).toMatch(description);
-				expect([error.httpCode, error.context.itemIndex, error.cause]).toEqual([
-					'none',
-					2,
-					undefined,
-				]);
-				expect(shown(error)).not.toMatch(new RegExp(`${SECRET}|bearer|authorization`, 'i'));
-			}
+			const error = toNodeError(node, wrappedByN8n('failed', code), 2) as NodeApiError;
+			expect(error).toBeInstanceOf(NodeApiError);
+			expect(error.message).toMatch(new RegExp(`^${message}`));
+			expect(error.description).toMatch(description);
+			expect([error.httpCode, error.context.itemIndex, error.cause]).toEqual([
+				'none',
+				2,
+				undefined,
+			]);
+			expect(shown(error)).not.toMatch(new RegExp(`${SECRET}|bearer|authorization`, 'i'));
 		},
 	);
 
@@ -422,12 +418,25 @@ describe('47.8: no error carries the request (its headers, config or socket)', (
 			expect(shown(error)).not.toMatch(new RegExp(`${SECRET}|bearer|authorization`, 'i'));
 	});
 
-	test('an error of ours (plain data only) passes on as it is, its body kept', () => {
-		const ours = statusError(422, { error: { code: 'invalid', message: 'name is required' } });
-		expect(toNodeError(node, ours)).toBe(ours);
-		expect(toNodeError(node, ours, 0, true)).toBe(ours);
+	test('an error of ours is built anew with the same words, the body it kept, and no reference to it', () => {
+		const body = { error: { code: 'invalid', message: 'name is required' } };
+		const ours = statusError(422, body);
+		const again = toNodeError(node, ours, 0) as NodeApiError;
+		const twice = toNodeError(node, again) as NodeApiError;
+		for (const error of [again, twice]) {
+			expect(error).not.toBe(ours);
+			expect([error.message, error.description, error.httpCode]).toEqual([
+				ours.message,
+				ours.description,
+				'422',
+			]);
+			expect(error.errorResponse).toEqual(body);
+			expect(error.cause).toBeUndefined();
+		}
 		const network = toNodeError(node, Object.assign(new Error('x'), { code: 'ECONNRESET' }));
-		expect(toNodeError(node, network)).toBe(network);
+		const rebuilt = toNodeError(node, network) as NodeApiError;
+		expect(rebuilt).not.toBe(network);
+		expect([rebuilt.message, rebuilt.description]).toEqual([network.message, network.description]);
 	});
 
 	test('an unexpected error keeps only its message', () => {

@@ -1,8 +1,12 @@
-/** nodes/shared/transport/text.ts: the one header reader, and file names from Content-Disposition. */
+/**
+ * nodes/shared/transport/text.ts: the one header reader, file names from Content-Disposition, and
+ * the API key taken out of the service's words.
+ */
 import {
 	fileNameFromDisposition,
 	headerValue,
 	withoutHeaders,
+	withoutKey,
 } from '../../../../nodes/shared/transport/text';
 
 describe('headerValue', () => {
@@ -65,5 +69,30 @@ describe('fileNameFromDisposition', () => {
 	it('gives nothing without a disposition or a file name', () => {
 		expect(fileNameFromDisposition(undefined)).toBeUndefined();
 		expect(fileNameFromDisposition('inline')).toBeUndefined();
+	});
+});
+
+describe('withoutKey', () => {
+	it('replaces the key as written, after Bearer, and as JSON escapes it, at any depth', () => {
+		const key = 'sk_live_abc/def+1=';
+		const json = JSON.stringify({
+			message: `key ${key} revoked`,
+			nested: { auth: `Bearer ${key}`, echo: JSON.stringify({ key }) },
+		});
+		const redacted = withoutKey(json, key);
+		expect(JSON.parse(redacted)).toEqual({
+			message: 'key [redacted] revoked',
+			nested: { auth: 'Bearer [redacted]', echo: expect.stringContaining('[redacted]') },
+		});
+		expect(redacted).not.toContain('abc');
+		// The way some servers write JSON: `/` escaped; and a key JSON must escape.
+		expect(withoutKey('{"k":"sk_live_abc\\/def+1="}', key)).toBe('{"k":"[redacted]"}');
+		const quoted = 'sk_live_"quoted"';
+		expect(withoutKey(JSON.stringify({ k: quoted }), quoted)).toBe('{"k":"[redacted]"}');
+	});
+
+	it('leaves text alone for a key shorter than 8 characters: replacing it would change ordinary words', () => {
+		expect(withoutKey('{"ok":true}', 'ok')).toBe('{"ok":true}');
+		expect(withoutKey('sk_live_12345678', 'sk_live_12345678')).toBe('[redacted]');
 	});
 });
