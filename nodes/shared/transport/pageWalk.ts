@@ -77,7 +77,7 @@ export function recordKey(record: IDataObject): string {
 }
 
 /** A request as messages name it, the parameter it needs, the place it points at, and its way. */
-export function about({ cursor, cursorParam = 'cursor', page, offset, params, url }: PageRequest) {
+function about({ cursor, cursorParam = 'cursor', page, offset, params, url }: PageRequest) {
 	const name = Object.keys(params ?? {});
 	const [what, needs, at, way] =
 		cursor !== undefined
