@@ -1,4 +1,6 @@
-import { ServiceBehaviourError, shownInput } from './transport';
+// Straight from the defining files: the transport imports idText, so its index would be a circle.
+import { ServiceBehaviourError } from './transport/errors';
+import { shownInput } from './transport/text';
 
 /** The text of an id of any JSON scalar type, or undefined when `value` is not a usable id. */
 export function idText(value: unknown): string | undefined {

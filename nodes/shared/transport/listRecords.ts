@@ -24,7 +24,7 @@ export interface PageRequest {
 	offset?: number;
 	params?: Record<string, number>;
 	url?: string;
-	/** List searches: other names to try for the cursor. */
+	/** Other names to try for the cursor if its page repeats (a list search's token carries them). */
 	alternatives?: string[];
 }
 

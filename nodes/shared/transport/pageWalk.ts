@@ -15,8 +15,8 @@ import { apiRequest, serviceClient, type ApiContext } from './request';
 import type { ServiceOrigin } from './service';
 
 /**
- * The one page loop (Get Many, a record looked up, the sweeps and polls; list searches read a page
- * at a time, searchPages.ts). It ends whatever the service answers: no record twice, no pointer
+ * The one page loop (Get Many, a record looked up, the sweeps and polls, and list searches a page
+ * a call, searchPages.ts). It ends whatever the service answers: no record twice, no pointer
  * followed twice, links on the credential's origin only, within a budget, and never a short list.
  */
 
@@ -42,6 +42,7 @@ export interface WalkOptions<T> {
 	/** The same on every page, so page numbers mean the same offsets. */
 	pageSize: number;
 	budget?: WalkBudget;
+	/** Where to begin; its `alternatives` are tried in turn if the service repeats a page. */
 	start?: PageRequest;
 	/** Ends the walk at the first record it accepts, the last one returned. */
 	stopAt?: (record: T) => boolean;
@@ -52,6 +53,12 @@ export interface WalkOptions<T> {
 	keep?: (record: T) => boolean;
 	/** A record's identity, for "no record twice" (default its id, recordKey). */
 	keyOf?: (record: IDataObject) => string;
+	/**
+	 * A page that repeats by the caller's rule too. A list search carries only a token between
+	 * pages, so "no record twice" would see only its own page; its rule is that the page holds the
+	 * record the last one ended with.
+	 */
+	repeats?: (page: IDataObject[]) => boolean;
 	/** `requestUrl` resolves relative links; `items` are the page's records as output items. */
 	fetchPage(
 		request: PageRequest,
@@ -70,7 +77,7 @@ export function recordKey(record: IDataObject): string {
 }
 
 /** A request as messages name it, the parameter it needs, the place it points at, and its way. */
-export function about({ cursor, cursorParam = 'cursor', page, offset, params, url }: PageRequest) {
+function about({ cursor, cursorParam = 'cursor', page, offset, params, url }: PageRequest) {
 	const name = Object.keys(params ?? {});
 	const [what, needs, at, way] =
 		cursor !== undefined
@@ -83,8 +90,8 @@ export function about({ cursor, cursorParam = 'cursor', page, offset, params, ur
 	return { what, needs: needs ? `the \`${needs}\` parameter` : "the next link's query", at, way };
 }
 
-/** Every way the last response showed brought back the page before. */
-function repeated(tried: PageRequest[], read: number, total: number | undefined, guessed: boolean) {
+/** Every way the last response showed brought back the page before (`read`: walks only). */
+function repeated(tried: PageRequest[], read?: number, total?: number, guessed = false) {
 	const names = tried.map((request) => `\`${request.cursorParam ?? 'cursor'}\``);
 	const what =
 		tried.length === 1
@@ -93,12 +100,16 @@ function repeated(tried: PageRequest[], read: number, total: number | undefined,
 				? `the next-page cursor with records it had already sent, under each parameter name tried (${names.join(', ')})`
 				: `${tried.map((request) => about(request).what).join(', then ')} with records it had already sent`;
 	const said =
-		total !== undefined && read < total
-			? `The service said the list holds ${total} records, but its pages ended after ${read}: it answered ${what}`
-			: `The service answered ${what} (${read} distinct records read)`;
+		read === undefined
+			? `The service answered ${what}`
+			: total !== undefined && read < total
+				? `The service said the list holds ${total} records, but its pages ended after ${read}: it answered ${what}`
+				: `The service answered ${what} (${read} distinct records read)`;
 	return new ServiceBehaviourError(
 		`${said}; set List Paging to Custom in the credential to say how it pages`,
-		`Stopped after that so that no record is returned twice; no partial list is returned.${guessed ? ' Its responses showed no way to the next page, so the next page number and offset were guessed.' : ''} List Paging > Custom takes the next token's path and parameter, or the offset and limit parameter names. Or narrow the list with filters.`,
+		read === undefined
+			? 'The list shows the pages read before only. Search by name to find other records.'
+			: `Stopped after that so that no record is returned twice; no partial list is returned.${guessed ? ' Its responses showed no way to the next page, so the next page number and offset were guessed.' : ''} List Paging > Custom takes the next token's path and parameter, or the offset and limit parameter names. Or narrow the list with filters.`,
 	);
 }
 
@@ -126,8 +137,15 @@ export async function walkPages<T = IDataObject>(options: WalkOptions<T>): Promi
 	return (await walk(options)).records;
 }
 
-/** `partial` (sweeps, where a long list is "cannot tell yet"): a spent budget returns `next`. */
-async function walk<T>(options: WalkOptions<T>, partial = false): Promise<WalkResult<T>> {
+/**
+ * Until the list's end; or a spent `budget` returns `next` (sweeps, where a long list is "cannot
+ * tell yet"); or each `page` of new records does (list searches, one a call: what a call has read
+ * says nothing of the list's length, and the token names the cursor's other names).
+ */
+export async function walk<T>(
+	options: WalkOptions<T>,
+	until: 'end' | 'budget' | 'page' = 'end',
+): Promise<WalkResult<T>> {
 	const { limit, paging = {}, pageSize, budget = LIST_WALK_BUDGET } = options;
 	const records: T[] = [];
 	const seen = new Set<string>();
@@ -138,12 +156,14 @@ async function walk<T>(options: WalkOptions<T>, partial = false): Promise<WalkRe
 	let empty = 0;
 	let request = options.start ?? {};
 	let counted = 0;
-	/** The other ways the last response showed, its URL, and whether they were guesses. */
-	let fallbacks: PageRequest[] = [];
+	/** The other ways the last response (or the start) showed, its URL, and if they were guesses. */
+	let fallbacks = (request.alternatives ?? []).map(
+		(cursorParam): PageRequest => ({ ...request, cursorParam }),
+	);
 	let base = '';
 	let guessed = false;
 	const tried: PageRequest[] = [];
-	/** The way that last brought new records: tried first from then on. */
+	/** The way that last brought new records (the start's too): tried first from then on. */
 	let working: string | undefined;
 	for (let pages = 1; ; pages++) {
 		const { response, requestUrl, items } = await options.fetchPage(request);
@@ -151,7 +171,8 @@ async function walk<T>(options: WalkOptions<T>, partial = false): Promise<WalkRe
 		const page = extractRecords(response.body, paging);
 		const before = seen.size;
 		const kept = records.length;
-		for (const [index, record] of page.entries()) {
+		// A page the caller's rule calls a repeat adds no record, so it counts as one below.
+		for (const [index, record] of options.repeats?.(page) ? [] : page.entries()) {
 			// A page of many records (a service that ignores `limit`) lets the event loop turn.
 			if (index > 0 && index % RECORDS_PER_TURN === 0) await sleep(0);
 			const key = (options.keyOf ?? recordKey)(record);
@@ -163,19 +184,20 @@ async function walk<T>(options: WalkOptions<T>, partial = false): Promise<WalkRe
 		}
 		if (!options.keep || records.length > kept) counted++;
 		if (limit !== undefined && records.length >= limit) return { records: records.slice(0, limit) };
-		const evidence = readListPage(response, request, { pageSize, read: seen.size, paging }, page);
+		const read = until === 'page' ? undefined : seen.size;
+		const evidence = readListPage(response, request, { pageSize, read, paging }, page);
 		total = evidence.total ?? total;
 		const repeat = page.length > 0 && seen.size === before;
 		let next: PageRequest | undefined;
 		if (repeat) {
 			tried.push(request);
 			next = fallbacks.shift();
-			if (!next) throw repeated(tried, seen.size, total, guessed);
+			if (!next) throw repeated(tried, read, total, guessed);
 		} else {
 			tried.length = 0;
-			if (pages > 1) working = about(request).way;
+			if (pages > 1 || options.start) working = about(request).way;
 			if (evidence.ways.length === 0) {
-				if (total === undefined || seen.size >= total) return { records };
+				if (read === undefined || total === undefined || read >= total) return { records };
 				throw new ServiceBehaviourError(
 					`The service said the list holds ${total} records, but its pages ended after ${seen.size}`,
 					`Stopped after ${pages} requests${limit !== undefined ? ` (${limit} were asked for)` : ''}; no partial list is returned. If the service pages in a way the node did not recognise, set List Paging to Custom in the credential (next token, or offset and limit parameter names).`,
@@ -195,8 +217,16 @@ async function walk<T>(options: WalkOptions<T>, partial = false): Promise<WalkRe
 		request = next.url
 			? { url: options.origin.followable(next.url, base, 'a next-page link') }
 			: next;
+		if (until === 'page' && !repeat) {
+			// A cursor's other names go along with it until one has worked (then it is `working`).
+			const others = about(request).way === working ? [] : fallbacks;
+			const alternatives = others.flatMap(({ cursor, cursorParam }) =>
+				cursor !== undefined && cursor === request.cursor ? [cursorParam as string] : [],
+			);
+			return { records, next: { ...request, alternatives } };
+		}
 		const error = spent(budget, counted, records.length, bytes, Date.now() - started);
-		if (error && partial) return { records, next: request };
+		if (error && until === 'budget') return { records, next: request };
 		if (error) throw error;
 		if (repeat) continue;
 		if (given.has(about(request).at))
@@ -262,5 +292,5 @@ export async function apiSweepRecords(
 		onResponse?.(page.response);
 		return page;
 	};
-	return await walk({ ...list, fetchPage, ...options }, true);
+	return await walk({ ...list, fetchPage, ...options }, 'budget');
 }

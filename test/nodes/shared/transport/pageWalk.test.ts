@@ -1,4 +1,6 @@
-import { walkPages } from '../../../../nodes/shared/transport/pageWalk';
+import type { IDataObject } from 'n8n-workflow';
+
+import { walk, walkPages } from '../../../../nodes/shared/transport/pageWalk';
 import { cursorService, origin, range, record, service } from '../../../helpers/listService';
 import { LIST_WALK_BUDGET, WEBHOOK_SWEEP_BUDGET } from '../../../../nodes/shared/vocabulary';
 
@@ -62,6 +64,61 @@ test('a token under a name the service does not read: the next conventional name
 		'pageToken',
 		'pageToken',
 	]);
+});
+
+describe('a page a call (list searches)', () => {
+	// Reads its token as `page_token` only, and says the list holds 100 records.
+	const reader = () =>
+		service((request) => {
+			const start = request.cursorParam === 'page_token' ? Number(request.cursor) : 0;
+			return { body: { data: range(start, 10), total: 100, next_cursor: String(start + 10) } };
+		});
+	/** The search's rule: a page holding the record the last one ended with repeats it. */
+	const repeats = (page: Array<{ id?: unknown }>) => page.some((r) => r.id === 9);
+
+	test("a page the caller's rule calls a repeat adds no record; the start's other names are tried, and the one that works goes on alone", async () => {
+		const service = reader();
+		const start = { cursor: '10', alternatives: ['next_cursor', 'page_token'] };
+		const options = { origin, pageSize: 10, fetchPage: service.fetchPage, repeats };
+		const { records, next } = await walk<IDataObject>({ ...options, start }, 'page');
+		expect(records.map((r) => r.id)).toEqual(range(10, 10).map((r) => r.id));
+		expect(service.requests.map((request) => request.cursorParam)).toEqual([
+			undefined,
+			'next_cursor',
+			'page_token',
+		]);
+		expect(next).toEqual({ cursor: '20', cursorParam: 'page_token', alternatives: [] });
+		// The next call starts from it: the name works at once and goes on alone again.
+		const again = await walk({ ...options, start: next }, 'page');
+		expect(again.next).toEqual({ cursor: '30', cursorParam: 'page_token', alternatives: [] });
+		expect(service.requests).toHaveLength(4);
+	});
+
+	test('the first page: its cursor goes on with its other names; a stated total is no reason to read on', async () => {
+		const first = await walk({ origin, pageSize: 10, fetchPage: reader().fetchPage }, 'page');
+		expect(first.records).toHaveLength(10);
+		expect(first.next).toMatchObject({ cursor: '10', cursorParam: 'cursor' });
+		expect(first.next?.alternatives).toEqual(expect.arrayContaining(['next_cursor', 'page_token']));
+		// A walk would guess page 2 (10 of 100 read); a call sees one page, so the page decides.
+		const last = service(() => ({ body: { data: range(90, 10), total: 100 } }));
+		const start = { page: 10 };
+		const end = await walk({ origin, pageSize: 50, fetchPage: last.fetchPage, start }, 'page');
+		expect(end).toEqual({ records: range(90, 10) });
+		expect(last.requests).toHaveLength(1);
+	});
+
+	test("the caller's rule with no other name left: an error naming each name tried, and no count of a list it did not read", async () => {
+		const service = reader();
+		const start = { cursor: '10', alternatives: ['next_cursor'] };
+		const failure = walk(
+			{ origin, pageSize: 10, fetchPage: service.fetchPage, start, repeats },
+			'page',
+		);
+		await expect(failure).rejects.toThrow(
+			'The service answered the next-page cursor with records it had already sent, under each parameter name tried (`cursor`, `next_cursor`); set List Paging to Custom in the credential to say how it pages',
+		);
+		expect(service.requests).toHaveLength(2);
+	});
 });
 
 describe('never silently short', () => {
