@@ -10,7 +10,7 @@
  *   id, so the same webhook URL) is refused activation by n8n, which then runs the copy's delete
  *   step: the original's registration must survive it.
  *
- * The fourth review's findings (issue 37; test/behaviour/securityRoundFour.test.ts has them all):
+ * The fourth review's findings (issue 37; each also has a unit test in the test/behaviour suite named for its behaviour):
  *
  * - 37.1: a signer email of 100,000 characters from an input item fails as fast as a short bad
  *   one, with a short message naming the field, and nothing is sent.
