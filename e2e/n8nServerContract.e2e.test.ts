@@ -148,3 +148,61 @@ describe.each(HOSTS)(
 		});
 	},
 );
+
+/**
+ * polling.ts lets go of an execution whose end n8n has not reported for a whole poll interval: in
+ * queue mode, n8n's main hears of a job's end only through Bull's `job.finished()`, which can miss a
+ * job that ended within milliseconds (docs/trigger.md, "Polling"). When n8n reports the end another
+ * way, this fails, and the let-go may be unnecessary.
+ */
+describe.each(HOSTS)('n8n host %s: queue mode', (id) => {
+	beforeAll(() => cliDist(id), BEFORE);
+
+	it("main hears of a queue-mode execution's end only through Bull's job.finished()", () => {
+		const body = methodBody(read(id, 'workflow-runner.js'), 'enqueueExecution');
+		expect(body).toContain('await job.finished();');
+		expect(body.match(/job\.finished\(\)/g)).toHaveLength(1);
+	});
+});
+
+/**
+ * service.ts and request.ts read the credential's Allowed HTTP Request Domains, which n8n adds to
+ * every credential type with an authenticate function, and pass the listed domains plus the Base
+ * URL's host as `allowedDomains` on their direct requests, as n8n's routing engine does for its own.
+ */
+describe.each(HOSTS)("n8n host %s: the credential's Allowed HTTP Request Domains", (id) => {
+	beforeAll(() => cliDist(id), BEFORE);
+
+	it('n8n adds the fields to the credential types it loads', () => {
+		expect(read(id, 'load-nodes-and-credentials.js')).toMatch(
+			/properties = (\(0, n8n_workflow_1\.)?(this\.)?injectDomainRestrictionFields\)?\(/,
+		);
+	});
+});
+
+describe("the Base URL's own host in the allowed domains (n8n 1.123.x: n8n-workflow's utils)", () => {
+	beforeAll(() => cliDist('1'), BEFORE);
+
+	it('n8n 1.123 allows the listed domains plus the Base URL host, as allowedDomainsFor does', () => {
+		// eslint-disable-next-line @typescript-eslint/no-require-imports -- the host's own n8n-workflow
+		const workflow = require(path.join(cliDist('1'), '..', '..', 'n8n-workflow')) as {
+			getCredentialAllowedDomains(data: object, url: string): string | undefined;
+		};
+		const source = read('1', '../../n8n-core/dist/execution-engine/routing-node.js');
+		expect(source).toMatch(
+			/getCredentialAllowedDomains\)\(credentials, itemContext\[itemIndex\]\.requestData\.options\.baseURL\)/,
+		);
+		const cases: Array<[string, string | undefined]> = [
+			['example.org', 'api.signing.test, example.org'],
+			['', 'api.signing.test'],
+			['*.signing.test', '*.signing.test'],
+		];
+		for (const [allowedDomains, expected] of cases)
+			expect(
+				workflow.getCredentialAllowedDomains(
+					{ allowedHttpRequestDomains: 'domains', allowedDomains },
+					'https://api.signing.test/v1',
+				),
+			).toBe(expected);
+	});
+});

@@ -5,7 +5,7 @@
  * else stops before packing or uploading anything — the same job as n8n-node's `prerelease`
  * (which only asks for RELEASE_MODE), tied to the one job that publishes. That job's other
  * conditions (the `npm` environment, the tagged commit on `main`, no test run beside it) are
- * properties of the workflow file, checked by test/behaviour/securityReview.test.ts › 30.7.
+ * properties of the workflow file, checked by test/release/publishWorkflow.test.ts.
  *
  * `prepublishOnly` runs only with scripts on (.npmrc turns them off; publish.yml passes
  * --ignore-scripts=false). Without scripts, and for a tarball, package.json's

@@ -1,5 +1,5 @@
 /**
- * What the delivery suites (delivery.test.ts, claim.test.ts, securityReview.test.ts) share: a
+ * What the delivery suites (delivery.test.ts, claim.test.ts, deliveryReplays.test.ts) share: a
  * sandbox that delivers real, signed requests to a tiny 127.0.0.1 receiver standing in for n8n's
  * webhook endpoint (the Receiver and TriggerHost of triggerHost.ts), active triggers, sent
  * documents, and signed deliveries built by hand. Call `useDeliveryFixtures()` once at the top of

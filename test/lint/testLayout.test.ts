@@ -14,21 +14,35 @@ const root = path.resolve(__dirname, '../..');
 
 /** Suites about a behaviour across modules rather than one module (test/behaviour). */
 const BEHAVIOUR_SUITES = [
+	'answerLimits.test.ts',
 	'badInput.test.ts',
 	'badServer.test.ts',
+	'builtInPropertyNames.test.ts',
+	'declineVisible.test.ts',
+	'deleteAfterLostAnswer.test.ts',
+	'deliveryReplays.test.ts',
+	'downloadedFiles.test.ts',
 	'errorsAndRetries.test.ts',
+	'idChecks.test.ts',
+	'keyNeverInErrors.test.ts',
+	'keyStaysAtOrigin.test.ts',
+	'listSearchTokens.test.ts',
 	'listShapes.test.ts',
 	'listShapesProperty.test.ts',
+	'listWalkBudgets.test.ts',
 	'load.sandbox.test.ts',
 	'operations.sandbox.test.ts',
 	'optionsOrder.test.ts',
+	'rateLimits.test.ts',
 	'requestBodies.test.ts',
 	'routingEngine.test.ts',
-	'securityReview.test.ts',
-	'securityRoundFour.test.ts',
-	'securityRoundFive.test.ts',
+	'signerEmails.test.ts',
+	'timeLimits.test.ts',
 	'toolDescription.test.ts',
 	'triggerDialects.test.ts',
+	'unverifiedDeliveries.test.ts',
+	'webhookOwnership.test.ts',
+	'webhookSecrets.test.ts',
 ];
 /** test/<folder>/… mirrors <folder>/…: each test there is named after a module of the code. */
 const MIRRORED = ['nodes', 'credentials', 'e2e'];

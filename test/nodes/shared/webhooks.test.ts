@@ -29,7 +29,7 @@ test('the key check changes with the key and reveals neither key nor secret', ()
 	expect(signingSecret(scope)?.includes(check)).toBe(false);
 });
 
-// Sealing a secret the service chose, opened with the same key only: securityReview.test.ts (7.).
+// Sealing a secret the service chose, opened with the same key only: test/behaviour/webhookSecrets.test.ts (finding 7b).
 test('a sealed secret that cannot be opened gives no secret', () => {
 	expect(signingSecret(scope, 'not base64 at all')).toBeUndefined();
 	expect(signingSecret(scope, Buffer.alloc(60, 7).toString('base64'))).toBeUndefined();

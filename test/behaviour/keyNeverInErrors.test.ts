@@ -1,5 +1,5 @@
 /**
- * The fifth security review (issue 47), finding 8: the API key never travels inside an error. A
+ * The API key never travels inside an error (issue 47, finding 8). A
  * failure of the connection itself (an untrusted TLS certificate, an answer that is not HTTP, a
  * reset, a closed port) once passed on n8n's own NodeApiError, whose hidden `cause` is the request
  * library's error: the key sat in `cause.config.headers.Authorization` and in the socket's request
@@ -176,73 +176,76 @@ const getDocument = (baseUrl: string, continueOnFail: boolean) =>
 		continueOnFail,
 	});
 
-describe.each(families)('47.8 HIGH: %s', (_family, start, description) => {
-	let service: Service;
-	beforeEach(async () => {
-		service = await start();
-	});
-	afterEach(async () => {
-		await service.close();
-	});
+describe.each(families)(
+	'a connection failure, %s: the key stays out of the error (finding 47.8)',
+	(_family, start, description) => {
+		let service: Service;
+		beforeEach(async () => {
+			service = await start();
+		});
+		afterEach(async () => {
+			await service.close();
+		});
 
-	// Old (TLS, HTTP parser): n8n's NodeApiError passed on, its cause the request library's error
-	// with the key in config.headers.Authorization and in the socket's request text.
-	test('the Document Signing node: the error it throws names the failure and holds no key, header or request', async () => {
-		const reported = captureReported();
-		let result: Awaited<ReturnType<typeof getDocument>>;
-		try {
-			result = await getDocument(service.baseUrl, false);
-		} finally {
-			reported.restore();
-		}
-		expect(result.error).toBeDefined();
-		// The thrown error as n8n's workflow engine received it (it stores a copy without `cause`).
-		expect(reported.errors).toHaveLength(1);
-		expect(secretsIn(reported.errors)).toEqual([]);
-		expect(secretsIn(result.error)).toEqual([]);
-		expect(secretsIn(result.run.data.resultData)).toEqual([]);
-		expect(result.error!.description).toMatch(description);
-	});
+		// Old (TLS, HTTP parser): n8n's NodeApiError passed on, its cause the request library's error
+		// with the key in config.headers.Authorization and in the socket's request text.
+		test('the Document Signing node: the error it throws names the failure and holds no key, header or request', async () => {
+			const reported = captureReported();
+			let result: Awaited<ReturnType<typeof getDocument>>;
+			try {
+				result = await getDocument(service.baseUrl, false);
+			} finally {
+				reported.restore();
+			}
+			expect(result.error).toBeDefined();
+			// The thrown error as n8n's workflow engine received it (it stores a copy without `cause`).
+			expect(reported.errors).toHaveLength(1);
+			expect(secretsIn(reported.errors)).toEqual([]);
+			expect(secretsIn(result.error)).toEqual([]);
+			expect(secretsIn(result.run.data.resultData)).toEqual([]);
+			expect(result.error!.description).toMatch(description);
+		});
 
-	test('the Document Signing node with Continue On Fail: the error item holds no key, header or request', async () => {
-		const result = await getDocument(service.baseUrl, true);
-		expect(result.error).toBeUndefined();
-		expect(result.items).toHaveLength(1);
-		const [item] = result.items;
-		expect(typeof item.json.error).toBe('string');
-		expect(secretsIn(item.error)).toEqual([]);
-		expect(secretsIn(result.items)).toEqual([]);
-		expect(secretsIn(result.run.data.resultData)).toEqual([]);
-		expect((item.error as { description?: string }).description).toMatch(description);
-	});
+		test('the Document Signing node with Continue On Fail: the error item holds no key, header or request', async () => {
+			const result = await getDocument(service.baseUrl, true);
+			expect(result.error).toBeUndefined();
+			expect(result.items).toHaveLength(1);
+			const [item] = result.items;
+			expect(typeof item.json.error).toBe('string');
+			expect(secretsIn(item.error)).toEqual([]);
+			expect(secretsIn(result.items)).toEqual([]);
+			expect(secretsIn(result.run.data.resultData)).toEqual([]);
+			expect((item.error as { description?: string }).description).toMatch(description);
+		});
 
-	test("the trigger's Polling mode: the error n8n's error handling receives (emitError), and the log, hold no key, header or request", async () => {
-		const host = new PollingHost(service.baseUrl);
-		const warnings = captureWarnings();
-		let response: ITriggerResponse | undefined;
-		try {
-			response = await host.activate();
-			// However many failed polls in a row it takes to be reported.
-			await waitFor(
-				() => {
-					if (host.errors.length >= 1) return true;
-					host.tick();
-					return false;
-				},
-				'the failing poll reported to emitError',
-				25_000,
-			);
-			const [error] = host.errors;
-			expect(secretsIn(error)).toEqual([]);
-			expect(warnings.messages.length).toBeGreaterThanOrEqual(1);
-			expect(secretsIn([warnings.messages, warnings.metadata])).toEqual([]);
-			expect((error as { description?: string }).description).toMatch(description);
-		} finally {
-			warnings.restore();
-			await response?.closeFunction?.();
-		}
-	});
-});
+		test("the trigger's Polling mode: the error n8n's error handling receives (emitError), and the log, hold no key, header or request", async () => {
+			const host = new PollingHost(service.baseUrl);
+			const warnings = captureWarnings();
+			let response: ITriggerResponse | undefined;
+			try {
+				response = await host.activate();
+				// However many failed polls in a row it takes to be reported.
+				await waitFor(
+					() => {
+						if (host.errors.length >= 1) return true;
+						host.tick();
+						return false;
+					},
+					'the failing poll reported to emitError',
+					25_000,
+				);
+				const [error] = host.errors;
+				expect(secretsIn(error)).toEqual([]);
+				expect(warnings.messages.length).toBeGreaterThanOrEqual(1);
+				expect(secretsIn([warnings.messages, warnings.metadata])).toEqual([]);
+				expect((error as { description?: string }).description).toMatch(description);
+			} finally {
+				warnings.restore();
+				await response?.closeFunction?.();
+			}
+		});
+	},
+);
 
 const trigger = new DocumentSigningTrigger();
 
