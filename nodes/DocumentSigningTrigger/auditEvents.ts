@@ -101,8 +101,7 @@ async function readLog(
 		},
 		onResponse: (response) => {
 			const said = Date.parse(String(headerValue(response.headers, 'date') ?? ''));
-			// The earlier clock, so that no entry dated past it hides the ones logged after it (the
-			// header counts whole seconds).
+			// The earlier clock (the header counts whole seconds): no entry past it hides later ones.
 			if (Math.abs(said - Date.now()) <= CLOCK_TRUST_MS)
 				presentMs = Math.min(presentMs, said + 999);
 		},

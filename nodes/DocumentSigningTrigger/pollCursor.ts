@@ -38,10 +38,9 @@ const idHash = (id: string) =>
 
 /** The cursor while a poll passes entries on: each step costs the same, whatever came before. */
 export class CursorPosition {
-	/** Where the cursor stands, as ms and as ISO UTC. */
 	timeMs: number;
 	time: string;
-	private ids: Set<string>;
+	private ids = new Set<string>();
 	private digest = 0n;
 	/** A saved count at the instant, until the entries read there tell which ones it counted. */
 	private unsettled?: PollCursor;
@@ -52,8 +51,7 @@ export class CursorPosition {
 	constructor(cursor: PollCursor) {
 		this.timeMs = timeMs(cursor.time) as number;
 		this.time = isoOf(this.timeMs);
-		this.ids = new Set();
-		this.unsettled = cursor;
+		this.unsettled = cursor.count ? cursor : undefined;
 		this.ahead = new Set(cursor.ahead ?? []);
 		this.bounds = [...(cursor.bounds ?? [])];
 		this.oldestFirst = cursor.oldestFirst === true;
@@ -69,19 +67,19 @@ export class CursorPosition {
 	}
 
 	/**
-	 * Takes the saved count as the first entries at the instant, in `events`' order (the order they
-	 * were passed in). When their digest differs (the service reordered that instant), none counts
-	 * as passed: they come again, and n8n 2.x's deduplication key starts no second execution.
+	 * The saved count is the first entries at the instant in `events`' order, the order they passed
+	 * in. If the digest differs (the service reordered them), they come again: n8n 2.x deduplicates.
 	 */
 	settle(events: AuditEvent[]): void {
 		const { count = 0, digest } = this.unsettled ?? {};
-		this.unsettled = undefined;
 		const first = new Set<string>();
 		for (const event of events)
 			if (event.ms === this.timeMs && !this.ahead.has(event.key) && first.size < count)
 				first.add(event.id);
-		let sum = 0n;
-		for (const id of first) sum ^= idHash(id);
+		// A read that has not reached the instant yet (a backlog's newer part) keeps the count.
+		if (first.size === 0) return;
+		this.unsettled = undefined;
+		const sum = [...first].reduce((xor, id) => xor ^ idHash(id), 0n);
 		if (first.size === count && sum.toString(16) === digest) [this.ids, this.digest] = [first, sum];
 	}
 
@@ -119,9 +117,12 @@ export class CursorPosition {
 		for (const key of this.ahead) if (aheadMs(key) < ms) this.ahead.delete(key);
 	}
 
-	/** The cursor as saved (once settled): constant but for the bounds and ahead keys (each bounded). */
+	/** The cursor as saved: constant in size but for the bounds and ahead keys (each bounded). */
 	saved(): PollCursor {
-		const [count, digest] = [this.ids.size, this.digest.toString(16)];
+		const { count, digest } = this.unsettled ?? {
+			count: this.ids.size,
+			digest: this.digest.toString(16),
+		};
 		const cursor: PollCursor = { time: this.time, count, digest };
 		if (this.bounds.length > 0) cursor.bounds = [...this.bounds];
 		if (this.oldestFirst) cursor.oldestFirst = true;

@@ -50,4 +50,29 @@ describe('the poll cursor n8n saves with each emit (issue 54, finding 5)', () =>
 			expect(restarted.events.map((json) => json.eventId)).toEqual(ids.slice(emitted));
 		}
 	});
+
+	it('keeps its count at the instant through polls that only narrow a backlog too long to reach it', async () => {
+		// Pages of 2: a read holds 40 entries, so one poll's 60 narrowing reads cover 2,400.
+		service.options.pageSize = 2;
+		// n8n 1.x: no deduplication key hides an entry passed on twice.
+		const host = new PollingHost(service, KEY, {}, {}, 'trigger', 1);
+		await host.activate();
+		const instant = Date.now() - 60_000;
+		const atInstant = [1, 2, 3].map(() =>
+			contractEntry(instant, 'document.viewed', { document_id: null }),
+		);
+		service.entries.push(...atInstant);
+		await host.poll();
+		const backlog = Array.from({ length: 2_500 }, (_, n) =>
+			contractEntry(instant + 1 + n, 'document.viewed', { document_id: null }),
+		);
+		service.entries.push(...backlog);
+		// The first poll only narrows; the backlog then comes over the next ones.
+		for (let polls = 0; polls < 40 && host.emitted.length < 3 + backlog.length; polls++)
+			await host.poll();
+		await host.poll();
+		expect(host.events.map((json) => json.eventId)).toEqual(
+			[...atInstant, ...backlog].map((entry) => entry.id),
+		);
+	}, 120_000);
 });
