@@ -51,6 +51,7 @@ const DEFAULTS = {
 	pollEvents: 60,
 	catchUp: [20_000, 100_000],
 	stallEntries: 20_000,
+	crowdEntries: 2_000,
 	catchUpMaxPolls: 300,
 };
 const SCENARIOS = ['bulk', 'returnAll', 'trigger', 'burst', 'sendAndWait', 'poll', 'pollCatchUp'];
@@ -213,6 +214,7 @@ async function main(): Promise<void> {
 			results.pollCatchUp = await runPollCatchUp({
 				backlogs: args.catchUp,
 				stallEntries: args.stallEntries,
+				crowdEntries: DEFAULTS.crowdEntries,
 				maxPolls: DEFAULTS.catchUpMaxPolls,
 				log,
 			});

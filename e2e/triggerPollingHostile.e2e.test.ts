@@ -1,7 +1,7 @@
 /**
  * The Document Signing Trigger's Polling mode against a hostile or careless audit log (issue 47),
  * in a real n8n whose own zone is Asia/Tokyo (`TZ`, `GENERIC_TIMEZONE`), so a time read in n8n's
- * zone instead of UTC is 9 hours off. Five sandboxes, one per case, each with its dialect, and five
+ * zone instead of UTC is 9 hours off. Six sandboxes, one per case, each with its dialect, and six
  * workflows published side by side in one n8n, each polling its own sandbox every minute for any
  * event (`*`). The service cannot reach n8n (n8n's webhook URL is a closed port):
  *
@@ -15,7 +15,9 @@
  *   listed oldest first, `from` and `to` ignored;
  * - f. the contract's dialect behind a gateway that answers one document with its sign-in page (200,
  *   HTML), named by a completed entry logged after publishing and before the real events: it runs
- *   once, marked unreadable, and never holds back the real events after it.
+ *   once, marked unreadable, and never holds back the real events after it;
+ * - g. the contract's dialect, with a completed entry dated 4 minutes ahead, logged with the first
+ *   real event: it runs once, and the real events logged after it with earlier times all run.
  *
  * Each case gets 12 real events (4 documents created and sent), then, while n8n is stopped, 5
  * more (a document, two reminders); n8n starts again on the same user folder. Every real event
@@ -61,7 +63,9 @@ const N8N_ZONE = 'Asia/Tokyo';
 const FINISHED = (execution: Execution) =>
 	!['new', 'running', 'waiting'].includes(execution.status);
 
-type CaseName = 'a' | 'b' | 'c' | 'd' | 'f';
+type CaseName = 'a' | 'b' | 'c' | 'd' | 'f' | 'g';
+/** Case g: how far ahead of the present its completed entry is dated. */
+const AHEAD_MS = 4 * 60_000;
 
 /** Case f: the document a gateway in front of the service answers with its sign-in page. */
 const SIGNED_OUT_DOCUMENT = 'doc_behind_sign_in';
@@ -118,7 +122,7 @@ describe(`Polling a hostile audit log, in a real n8n whose zone is ${N8N_ZONE}`,
 	/** The ids a case's workflow must have run by now: its real events, and the unreadable entry. */
 	const requiredIds = (one: Case) => [
 		...one.expected.map((entry) => entry.id),
-		...(['c', 'f'].includes(one.name) ? one.appended.map((entry) => entry.id) : []),
+		...(['c', 'f', 'g'].includes(one.name) ? one.appended.map((entry) => entry.id) : []),
 	];
 
 	/** Whether the case's executions hold every required event and all have finished. */
@@ -227,6 +231,7 @@ describe(`Polling a hostile audit log, in a real n8n whose zone is ${N8N_ZONE}`,
 				title: 'a completed entry whose document answers 200 with a web page',
 				dialect: 'default',
 			},
+			{ name: 'g', title: 'a completed entry dated 4 minutes ahead', dialect: 'default' },
 		];
 		for (const spec of specs) {
 			const sandbox = await startSandbox({ port: 0, dialect: spec.dialect });
@@ -291,7 +296,7 @@ describe(`Polling a hostile audit log, in a real n8n whose zone is ${N8N_ZONE}`,
 		await Promise.all(sandboxes.map((sandbox) => sandbox.close()));
 	});
 
-	it('publishes the five workflows side by side (a 2099 entry in case a’s log already); 12 events per case follow', async () => {
+	it('publishes the six workflows side by side (a 2099 entry in case a’s log already); 12 events per case follow', async () => {
 		const a = caseOf('a');
 		a.appended.push(
 			a.sandbox.appendAuditEntry(a.accountId, {
@@ -342,6 +347,15 @@ describe(`Polling a hostile audit log, in a real n8n whose zone is ${N8N_ZONE}`,
 			}),
 		);
 
+		// Case g: a completed entry dated 4 minutes ahead, logged with the first real event.
+		const g = caseOf('g');
+		g.appended.push(
+			g.sandbox.appendAuditEntry(g.accountId, {
+				event: 'document.completed',
+				created_at: new Date(Date.parse(g.sandbox.now()) + AHEAD_MS).toISOString(),
+			}),
+		);
+
 		for (const one of cases) {
 			for (const name of ['alpha', 'bravo', 'charlie', 'delta'])
 				one.documents.push(await createDocument(one.sandbox, one.apiKey, twoSigners(name)));
@@ -354,7 +368,7 @@ describe(`Polling a hostile audit log, in a real n8n whose zone is ${N8N_ZONE}`,
 		startPhase();
 	});
 
-	describe.each(['a', 'b', 'c', 'd', 'f'] as CaseName[])('case %s', (name) => {
+	describe.each(['a', 'b', 'c', 'd', 'f', 'g'] as CaseName[])('case %s', (name) => {
 		it(
 			'every real event runs once, oldest first',
 			async () => {
@@ -394,6 +408,15 @@ describe(`Polling a hostile audit log, in a real n8n whose zone is ${N8N_ZONE}`,
 		});
 	});
 
+	it('case g: the completed entry dated 4 minutes ahead runs once', async () => {
+		await phase;
+		const g = caseOf('g');
+		const ran = runsOfEntry(g, g.appended[0]);
+		const context = `case g's workflow ran:\n${ranLabels(g).join('\n')}\n--- poll lines ---\n${pollLog(g)}`;
+		expect({ context, times: ran.length }).toEqual({ context, times: 1 });
+		expect(ran[0]).toMatchObject({ event: 'document.completed' });
+	});
+
 	it('5 more events per case while n8n is stopped; it starts again on the same user folder', async () => {
 		await phase;
 		await n8n.stop();
@@ -414,21 +437,30 @@ describe(`Polling a hostile audit log, in a real n8n whose zone is ${N8N_ZONE}`,
 		startPhase();
 	}, 120_000);
 
-	describe.each(['a', 'b', 'c', 'd', 'f'] as CaseName[])('case %s after the restart', (name) => {
-		it(
-			'every real event, before and while stopped, runs once, oldest first; none again',
-			async () => {
-				await phase;
-				expectEveryRealEventOnce(caseOf(name));
-			},
-			POLL_PHASE_MS + 60_000,
-		);
-	});
+	describe.each(['a', 'b', 'c', 'd', 'f', 'g'] as CaseName[])(
+		'case %s after the restart',
+		(name) => {
+			it(
+				'every real event, before and while stopped, runs once, oldest first; none again',
+				async () => {
+					await phase;
+					expectEveryRealEventOnce(caseOf(name));
+				},
+				POLL_PHASE_MS + 60_000,
+			);
+		},
+	);
 
 	it('after the restart: case f’s entry behind the sign-in page still once', async () => {
 		await phase;
 		const f = caseOf('f');
 		expect(runsOfEntry(f, f.appended[0]).length).toBe(1);
+	});
+
+	it('after the restart: case g’s entry dated ahead still once', async () => {
+		await phase;
+		const g = caseOf('g');
+		expect(runsOfEntry(g, g.appended[0]).length).toBe(1);
 	});
 
 	it('after the restart: case a’s 2099 entry still at most once, case c’s unreadable entry still once', async () => {

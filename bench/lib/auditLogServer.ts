@@ -35,6 +35,8 @@ export interface AuditLogServerOptions {
 	spacingMs: number;
 	/** Serve the whole filtered list as one page whatever `limit` says (no paging). */
 	ignoreLimit?: boolean;
+	/** Each id padded to this many characters (the longest the trigger reads is 200). */
+	idChars?: number;
 }
 
 export interface AuditLogServer {
@@ -78,7 +80,7 @@ function parseTime(text: string | null): number | undefined | 'bad' {
 }
 
 export async function startAuditLogServer(options: AuditLogServerOptions): Promise<AuditLogServer> {
-	const { entries, startMs, spacingMs, ignoreLimit = false } = options;
+	const { entries, startMs, spacingMs, ignoreLimit = false, idChars = 0 } = options;
 	const width = String(entries).length;
 	const ids: string[] = [];
 	const timesMs: number[] = [];
@@ -86,7 +88,8 @@ export async function startAuditLogServer(options: AuditLogServerOptions): Promi
 	/** Each entry as JSON, oldest first. */
 	const json: string[] = [];
 	for (let index = 0; index < entries; index++) {
-		const id = `aud_${String(index + 1).padStart(width, '0')}`;
+		const number = `aud_${String(index + 1).padStart(width, '0')}`;
+		const id = idChars > 0 ? `${number}_`.padEnd(idChars, 'x') : number;
 		const ms = startMs + index * spacingMs;
 		const event = DOCUMENT_EVENTS[index % DOCUMENT_EVENTS.length];
 		ids.push(id);

@@ -15,6 +15,11 @@
  * - stall: N entries at ONE instant, served as one oversized page (a service that ignores
  *   `limit`). Target: no event-loop stall over 50 ms. A trigger may refuse that many entries at
  *   one instant with an error: the row records what was emitted and the error, as it happened.
+ * - crowd (issue 54): N entries at ONE instant (2,000, what one read holds), ids of 200
+ *   characters, pages of at most 100. Measured: the static data n8n serialises with each emit
+ *   (it saves static data on every emit), its largest and its total over the poll.
+ *
+ * Every row records the static data written: the workflow's static data as JSON at each emit.
  *
  * A row stops early at a poll that fails (the trigger catches and logs the failure; the warning is
  * recorded) or a poll that emits nothing and leaves the cursor as it was (nothing more passed on:
@@ -48,13 +53,15 @@ export interface PollCatchUpOptions {
 	backlogs: number[];
 	/** Entries at one instant in one oversized page (the stall row); 0 leaves the row out. */
 	stallEntries: number;
+	/** Entries at one instant with 200-character ids, paged (the crowd row); 0 leaves it out. */
+	crowdEntries: number;
 	/** Polls per row at most (the issue's quadratic code reaches it at 100,000). */
 	maxPolls: number;
 	log: (message: string) => void;
 }
 
 export interface PollCatchUpRow {
-	kind: 'catch-up' | 'stall';
+	kind: 'catch-up' | 'stall' | 'crowd';
 	entries: number;
 	/** Between consecutive entries (0: all at one instant). */
 	spacingMs: number;
@@ -99,6 +106,9 @@ export interface PollCatchUpRow {
 	p99StallMs: number;
 	samplerMaxStallMs: number;
 	histogramMaxStallMs: number;
+	/** The static data as JSON at each emit (n8n saves it with every emit): total and largest, in characters. */
+	staticDataWritten: number;
+	staticDataPerEmitMax: number;
 	/** The audit-log server's longest synchronous handler (ms), part of any stall measured. */
 	serverMaxHandlerMs: number;
 	/** One more poll after a complete catch-up: its requests and emits (expected 1 and 0). */
@@ -155,6 +165,8 @@ function n8nLogger(): { warn: (message: string, meta?: unknown) => void } {
 class PollingHost {
 	/** eventId of every emit, in order. */
 	readonly emits: string[] = [];
+	/** The static data's JSON size at each emit (what n8n serialises with it). */
+	readonly savedSizes: number[] = [];
 	/** emitError's errors (polling reports a poll's failure there only from n8n's scheduler). */
 	readonly errors: Error[] = [];
 	/** The callbacks the trigger registered with n8n's scheduler. */
@@ -199,6 +211,7 @@ class PollingHost {
 
 	private emit(data: INodeExecutionData[][], done: Parameters<ITriggerFunctions['emit']>[2]) {
 		for (const item of data[0] ?? []) this.emits.push(String(item.json.eventId));
+		this.savedSizes.push(JSON.stringify(this.workflow.staticData).length);
 		// An execution ends on a later turn of the event loop at the soonest (n8n writes it to its
 		// database), so the stall measured is the poll's own, not 2,000 emits run as one stretch.
 		setImmediate(() => done?.resolve(undefined as never));
@@ -263,7 +276,7 @@ async function runRow(
 	entries: number,
 	{ maxPolls, log }: Pick<PollCatchUpOptions, 'maxPolls' | 'log'>,
 ): Promise<PollCatchUpRow> {
-	const spacingMs = kind === 'stall' ? 0 : 1;
+	const spacingMs = kind === 'catch-up' ? 1 : 0;
 	const oversizedPage = kind === 'stall';
 	// A day ago, on a whole second: the backlog is history, not entries still being written.
 	const startMs = Math.floor(Date.now() / 1000) * 1000 - 86_400_000 - entries * spacingMs;
@@ -272,6 +285,7 @@ async function runRow(
 		startMs,
 		spacingMs,
 		ignoreLimit: oversizedPage,
+		idChars: kind === 'crowd' ? 200 : 0,
 	});
 	const position = new Map(server.ids.map((id, index) => [id, index]));
 	const pollTarget = Math.ceil(entries / CATCH_UP_ENTRIES_PER_POLL) + CATCH_UP_EXTRA_POLLS;
@@ -279,7 +293,7 @@ async function runRow(
 		time: new Date(startMs - 1).toISOString(),
 		ids: [],
 	});
-	const label = `${kind} ${entries.toLocaleString('en-US')}${oversizedPage ? ' at one instant, one page' : ' 1 ms apart'}`;
+	const label = `${kind} ${entries.toLocaleString('en-US')}${oversizedPage ? ' at one instant, one page' : spacingMs ? ' 1 ms apart' : ' at one instant, ids of 200 characters'}`;
 	try {
 		const activation = await host.activate();
 		const seen = new Set<string>();
@@ -381,11 +395,13 @@ async function runRow(
 			p99StallMs: histogram.percentile(99) / 1e6,
 			samplerMaxStallMs,
 			serverMaxHandlerMs: server.maxHandlerMs,
+			staticDataWritten: host.savedSizes.reduce((sum, size) => sum + size, 0),
+			staticDataPerEmitMax: Math.max(0, ...host.savedSizes),
 			reported: host.errors.map((one) => one.message),
 			...(afterwards ? { afterwards } : {}),
 		};
 		log(
-			`  ${label}: ${row.ended} after ${polls} polls, ${row.auditRequests} audit-log requests, ${row.emitted} emitted, ${Math.round(wallMs)} ms, longest stall ${Math.round(row.maxStallMs)} ms${error ? ` (${error})` : ''}`,
+			`  ${label}: ${row.ended} after ${polls} polls, ${row.auditRequests} audit-log requests, ${row.emitted} emitted, ${Math.round(wallMs)} ms, longest stall ${Math.round(row.maxStallMs)} ms, static data written ${row.staticDataWritten.toLocaleString('en-US')} characters (at most ${row.staticDataPerEmitMax.toLocaleString('en-US')} per emit)${error ? ` (${error})` : ''}`,
 		);
 		return row;
 	} finally {
@@ -406,5 +422,6 @@ export async function runPollCatchUp(options: PollCatchUpOptions): Promise<PollC
 	const rows: PollCatchUpRow[] = [];
 	for (const entries of options.backlogs) rows.push(await runRow('catch-up', entries, options));
 	if (options.stallEntries > 0) rows.push(await runRow('stall', options.stallEntries, options));
+	if (options.crowdEntries > 0) rows.push(await runRow('crowd', options.crowdEntries, options));
 	return { options: rest, rows };
 }

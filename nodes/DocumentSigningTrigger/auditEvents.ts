@@ -26,14 +26,14 @@ import type { CursorPosition } from './pollCursor';
 const AUDIT_LOG_PATH = '/reports/audit-log';
 /** How far before activation the first read looks, so a service clock a little behind n8n's loses nothing. */
 const START_LOOKBACK_MS = 5 * 60 * 1000;
-/** How far past the present an entry may be dated and still move the cursor. */
+/** How far past the present an entry may be dated before n8n's log warns of it (clocks differ). */
 export const FUTURE_TOLERANCE_MS = 5 * 60 * 1000;
 /** The service's clock (its `Date` header) is the present while it is this close to n8n's. */
 const CLOCK_TRUST_MS = 60 * 60 * 1000;
 /** Reads of a newest-first backlog one poll makes to find its oldest part (each up to the budget). */
 const NARROWING_READS = 60;
-/** A newest-first backlog's parts remembered at once (each up to the budget's entries). */
-const MAX_BOUNDS = 1_000;
+/** A newest-first backlog's parts remembered at once; past it every other one is let go. */
+export const MAX_BOUNDS = 1_000;
 /** Events a poll emits: the webhook events (account changes are logged, never delivered). */
 const DELIVERED: readonly string[] = WEBHOOK_EVENTS;
 
@@ -44,8 +44,8 @@ interface LogRead {
 	/** Whether the read's times rise; undefined when they do not tell. */
 	oldestFirst?: boolean;
 	unreadable: Unreadable[];
-	/** The service's clock at the first page, when it said and is believable. */
-	serviceNowMs?: number;
+	/** The earlier of n8n's clock and the service's (its `Date`, when believable): the present. */
+	presentMs: number;
 }
 
 function unreadableLog(unreadable: Unreadable) {
@@ -75,7 +75,7 @@ async function readLog(
 	let previousMs: number | undefined;
 	let falls = 0;
 	let rises = 0;
-	let serviceNowMs: number | undefined;
+	let presentMs = Date.now();
 	const result = await apiSweepRecords(context, AUDIT_LOG_PATH, {
 		budget: { ...EVENT_POLL_BUDGET, pages },
 		qs,
@@ -101,8 +101,9 @@ async function readLog(
 		},
 		onResponse: (response) => {
 			const said = Date.parse(String(headerValue(response.headers, 'date') ?? ''));
-			if (serviceNowMs === undefined && Math.abs(said - Date.now()) <= CLOCK_TRUST_MS)
-				serviceNowMs = said;
+			// The earlier clock (the header counts whole seconds): no entry past it hides later ones.
+			if (Math.abs(said - Date.now()) <= CLOCK_TRUST_MS)
+				presentMs = Math.min(presentMs, said + 999);
 		},
 	});
 	const events: AuditEvent[] = [];
@@ -115,7 +116,7 @@ async function readLog(
 	if (readable === 0 && unreadable.length > 0) throw unreadableLog(unreadable[0]);
 	// The order every entry read shows, the ones passed on already too.
 	const oldestFirst = rises === falls ? undefined : rises > falls;
-	return { events, whole: result.next === undefined, oldestFirst, unreadable, serviceNowMs };
+	return { events, whole: result.next === undefined, oldestFirst, unreadable, presentMs };
 }
 
 /** Oldest first; at one instant the service's own order, oldest logged first. */
@@ -126,7 +127,7 @@ function oldestFirst(events: AuditEvent[], listedOldestFirst: boolean): AuditEve
 /** What one poll passes on: new events oldest first, and where the cursor may go after them. */
 export interface PollPlan {
 	events: AuditEvent[];
-	/** Entries dated after this are "ahead": passed on once, never the cursor's time. */
+	/** The present: entries dated after it are "ahead", passed on once, never the cursor's time. */
 	ceilingMs: number;
 	/** The backlog's bounds while the events pass, the part being read first. */
 	bounds: string[];
@@ -166,15 +167,14 @@ export async function planPoll(context: ApiContext, position: CursorPosition): P
 	const plan = (rest: Omit<PollPlan, 'ceilingMs' | 'unreadable' | 'bounds'>): PollPlan => ({
 		...rest,
 		bounds,
-		ceilingMs: ceilingMs ?? Date.now() + FUTURE_TOLERANCE_MS,
+		ceilingMs: ceilingMs ?? Date.now(),
 		unreadable,
 	});
 	for (let reads = 0; reads < NARROWING_READS; reads++) {
-		if (bounds.length > MAX_BOUNDS) throw ignoresTo(position.time);
 		const to = bounds[0];
 		const toMs = to === undefined ? undefined : (timeMs(to) as number);
 		const log = await readLog(context, { from: position.time, ...(to && { to }) }, isNew);
-		ceilingMs ??= (log.serviceNowMs ?? Date.now()) + FUTURE_TOLERANCE_MS;
+		ceilingMs ??= log.presentMs;
 		unreadable.push(...log.unreadable.slice(0, 10));
 		if (toMs !== undefined && log.events.some((event) => event.ms > toMs))
 			throw ignoresTo(position.time);
@@ -187,6 +187,9 @@ export async function planPoll(context: ApiContext, position: CursorPosition): P
 		// Newest first: everything after the oldest instant read was read.
 		const oldest = events[0].ms;
 		if (oldest > fromMs) {
+			// Bounded: a part whose bound was let go is narrowed again when its turn comes.
+			if (bounds.length >= MAX_BOUNDS)
+				bounds.splice(0, bounds.length, ...bounds.filter((_, index) => index % 2 === 0));
 			if (toMs === undefined || oldest < toMs) bounds.unshift(isoOf(oldest));
 			// The whole read is at its bound: more entries at one instant than one read holds.
 			else if (oldest - 1 <= fromMs)
@@ -213,11 +216,11 @@ export async function planPoll(context: ApiContext, position: CursorPosition): P
 /** Where the first poll starts, and the entries since: older ones are read, to fail now if unreadable. */
 export async function startingEntries(
 	context: ApiContext,
-): Promise<{ from: string; events: AuditEvent[] }> {
+): Promise<{ from: string; events: AuditEvent[]; presentMs: number }> {
 	const from = isoOf(Date.now() - START_LOOKBACK_MS);
-	const { events } = await readLog(context, { from }, () => true);
+	const { events, presentMs } = await readLog(context, { from }, () => true);
 	if (events.length === 0) await readLog(context, {}, () => true, 1);
-	return { from, events };
+	return { from, events, presentMs };
 }
 
 export const isChosen = (wanted: string[], event: AuditEvent) =>

@@ -42,10 +42,9 @@ function deduplicationKeys(context: ITriggerFunctions) {
 
 /** The first cursor: now, past the entries of the last few minutes. */
 async function startingCursor(context: ApiContext): Promise<PollCursor> {
-	const { from, events } = await startingEntries(context);
-	const position = new CursorPosition({ time: from, ids: [] });
-	const ceilingMs = Date.now() + FUTURE_TOLERANCE_MS;
-	for (const event of [...events].sort((a, b) => a.ms - b.ms)) position.pass(event, ceilingMs);
+	const { from, events, presentMs } = await startingEntries(context);
+	const position = new CursorPosition({ time: from });
+	for (const event of [...events].sort((a, b) => a.ms - b.ms)) position.pass(event, presentMs);
 	return position.saved();
 }
 
@@ -75,7 +74,7 @@ function logSkipped(
 		);
 	if (tooFar > 0)
 		warn(
-			`${tooFar} audit-log entries dated after the present were not passed on: ${MAX_AHEAD} such entries are remembered already`,
+			`${tooFar} audit-log entries dated after the present wait until the present reaches them: ${MAX_AHEAD} such entries are remembered already`,
 		);
 }
 
@@ -104,6 +103,7 @@ async function pollOnce(
 		const plan = await planPoll(context, position);
 		position.bounds = [...plan.bounds];
 		position.oldestFirst = plan.oldestFirst;
+		position.settle(plan.events);
 		const ahead: AuditEvent[] = [];
 		let tooFar = 0;
 		for (const event of plan.events) {
@@ -120,7 +120,7 @@ async function pollOnce(
 			}
 			if (step === 'too far ahead') tooFar++;
 			if (!chosen || step === 'too far ahead') continue;
-			if (step === 'ahead') ahead.push(event);
+			if (step === 'ahead' && event.ms > plan.ceilingMs + FUTURE_TOLERANCE_MS) ahead.push(event);
 			const item = await itemOf(event);
 			if (closed()) return emitted;
 			data.pollCursor = position.saved();

@@ -30,6 +30,8 @@ export interface Emitted {
 /** One activation of a polling trigger, as n8n runs it: static data carried over from `saved`. */
 export class PollingHost {
 	readonly emitted: Emitted[] = [];
+	/** The static data as n8n serialises it with each emit (it saves static data on every emit). */
+	readonly savedAtEmits: string[] = [];
 	readonly errors: Error[] = [];
 	/** What the trigger registered with n8n's scheduler; n8n ignores what `onTick` returns. */
 	readonly crons: Array<{ expression: string; onTick: () => unknown }> = [];
@@ -102,6 +104,7 @@ export class PollingHost {
 		deduplicates: boolean,
 	) {
 		this.emits++;
+		this.savedAtEmits.push(JSON.stringify(this.workflow.staticData));
 		const key = String(deduplicationKey);
 		// n8n 2.x: an execution with this key exists, so the emit starts nothing and is done.
 		if (deduplicates && this.executions.has(key)) return done?.resolve(undefined as never);

@@ -6,6 +6,7 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
+import { MAX_BOUNDS } from '../../../nodes/DocumentSigningTrigger/auditEvents';
 import { MAX_IDS_AT_ONE_INSTANT } from '../../../nodes/DocumentSigningTrigger/pollCursor';
 import { EVENT_POLL_BUDGET } from '../../../nodes/shared/vocabulary';
 import { AuditLogService, contractEntry } from '../../helpers/auditLogService';
@@ -120,7 +121,7 @@ describe('Polling a hostile or careless audit log (issue 47)', () => {
 			expect(host.errors.map((error) => error.message)).toEqual([
 				`More than ${MAX_IDS_AT_ONE_INSTANT.toLocaleString('en-US')} audit-log entries share the time ${new Date(instant).toISOString()}`,
 			]);
-			expect((cursorOf(host).ids as string[]).length).toBeLessThanOrEqual(MAX_IDS_AT_ONE_INSTANT);
+			expect(cursorOf(host).count).toBeLessThanOrEqual(MAX_IDS_AT_ONE_INSTANT);
 		},
 		HEAVY_TEST_MS,
 	);
@@ -286,5 +287,98 @@ describe('Polling a hostile or careless audit log (issue 47)', () => {
 		} finally {
 			warnings.restore();
 		}
+	});
+});
+
+describe('Polling: an entry dated ahead, a backlog of any length (issue 54, findings 1 and 6)', () => {
+	let service: AuditLogService;
+	beforeEach(async () => {
+		service = await new AuditLogService().start();
+	});
+	afterEach(async () => {
+		await service.stop();
+	});
+
+	const ids = (host: PollingHost) => host.events.map((json) => String(json.eventId));
+	const add = (...entries: IDataObject[]) => {
+		service.entries.push(...entries);
+		return entries.map((entry) => String(entry.id));
+	};
+	const pollUntilQuiet = async (host: PollingHost) => {
+		for (let polls = 1; polls <= MAX_POLLS; polls++) if ((await host.poll()) === 0) return polls;
+		throw new Error(`still passing events on after ${MAX_POLLS} polls`);
+	};
+	const FOUR_MINUTES = 4 * 60_000;
+
+	it.each([
+		["n8n's clock (no `Date` header)", () => undefined],
+		[
+			'a `Date` header 50 minutes ahead of the log',
+			() => new Date(Date.now() + 50 * 60_000).toUTCString(),
+		],
+	])(
+		'finding 1, %s: a chosen entry dated 4 minutes ahead never hides the entries logged after it with earlier times; each comes once',
+		async (_, date) => {
+			service.options.date = date;
+			const host = new PollingHost(service, KEY, { events: ['document.completed'] });
+			await host.activate();
+			const [ahead] = add(contractEntry(Date.now() + FOUR_MINUTES));
+			await host.poll();
+			const later = add(...[1, 2, 3].map(() => contractEntry(Date.now())));
+			await pollUntilQuiet(host);
+			expect(ids(host)).toEqual([ahead, ...later]);
+			// Restarted from what n8n saved: nothing again, and the next ones still come.
+			const restarted = new PollingHost(service, KEY, {}, host.saved());
+			await restarted.activate();
+			const last = add(contractEntry(Date.now()));
+			await pollUntilQuiet(restarted);
+			expect(ids(restarted)).toEqual(last);
+		},
+	);
+
+	it('finding 1: an entry dated 4 minutes ahead when the workflow is published never hides the entries logged after it', async () => {
+		add(contractEntry(Date.now() + FOUR_MINUTES));
+		const host = new PollingHost(service, KEY);
+		await host.activate();
+		const later = add(...[1, 2, 3].map(() => contractEntry(Date.now())));
+		await pollUntilQuiet(host);
+		expect(ids(host)).toEqual(later);
+	});
+
+	it('finding 6: a newest-first backlog that needs more than MAX_BOUNDS parts catches up against a service that honours `to`, its bounds kept bounded', async () => {
+		// Pages of 2 make a read 40 entries.
+		service.options.pageSize = 2;
+		const start = Date.now() - 60 * 60_000;
+		const backlog = add(
+			...Array.from({ length: 120 }, (_, n) =>
+				contractEntry(start + n, 'document.viewed', { document_id: null }),
+			),
+		);
+		// As a backlog of about 2,000,000 entries leaves it: every part above this one has its bound.
+		const bounds = Array.from({ length: MAX_BOUNDS }, (_, n) =>
+			new Date(start + 1000 + n).toISOString(),
+		);
+		const saved = {
+			[`node:${NODE_NAME}`]: { pollCursor: { time: new Date(start - 1).toISOString(), bounds } },
+		};
+		const host = new PollingHost(service, KEY, {}, saved);
+		await host.activate();
+		for (let polls = 0; host.emitted.length < backlog.length && polls < MAX_POLLS; polls++)
+			await host.poll();
+		expect(ids(host)).toEqual(backlog);
+		const cursor = (host.saved()[`node:${NODE_NAME}`] as { pollCursor: IDataObject }).pollCursor;
+		expect((cursor.bounds as string[]).length).toBeLessThanOrEqual(MAX_BOUNDS);
+	});
+
+	it('finding 6: a service that ignores `to` with a backlog longer than a read still fails the poll, saying so', async () => {
+		Object.assign(service.options, { pageSize: 2, honoursFrom: false });
+		const host = new PollingHost(service, KEY);
+		await host.activate();
+		add(
+			...Array.from({ length: 120 }, (_, n) =>
+				contractEntry(Date.now() + n - 1000, 'document.viewed', { document_id: null }),
+			),
+		);
+		await expect(host.poll()).rejects.toThrow(/ignores `to`/);
 	});
 });
