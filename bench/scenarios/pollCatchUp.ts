@@ -40,7 +40,11 @@ import {
 } from 'n8n-workflow';
 
 import type { DocumentSigningTrigger as TriggerNode } from '../../nodes/DocumentSigningTrigger/DocumentSigningTrigger.node';
-import { hostAdditionalData, NodeTypes } from '../../test/helpers/n8nHost';
+import {
+	hostAdditionalData,
+	NodeTypes,
+	tickCollectingPollFailures,
+} from '../../test/helpers/n8nHost';
 import { startAuditLogServer } from '../lib/auditLogServer';
 
 /** Issue 47's targets: ceil(N / 2,000) + 2 polls; no synchronous stretch over 50 ms. */
@@ -143,24 +147,6 @@ interface SeedCursor extends IDataObject {
 	ids: string[];
 }
 
-/**
- * n8n-core's Logger, as the trigger's context gets it: n8n-core ships its own copies of the DI
- * container and the Logger (as test/helpers/triggerHost.ts's captureWarnings finds them).
- */
-function n8nLogger(): { warn: (message: string, meta?: unknown) => void } {
-	const fromCore = (name: string) =>
-		// eslint-disable-next-line @typescript-eslint/no-require-imports -- resolved at run time, from n8n-core's folder
-		require(require.resolve(name, { paths: [require.resolve('n8n-core')] })) as Record<
-			string,
-			never
-		>;
-	const { Container } = fromCore('@n8n/di') as unknown as {
-		Container: { get<T>(type: unknown): T };
-	};
-	const { Logger } = fromCore('@n8n/backend-common') as unknown as { Logger: unknown };
-	return Container.get(Logger);
-}
-
 /** One activation of a polling trigger, as n8n runs it (test/helpers/pollingHost.ts, cut down). */
 class PollingHost {
 	/** eventId of every emit, in order. */
@@ -228,24 +214,8 @@ class PollingHost {
 	 */
 	async poll(): Promise<string | undefined> {
 		if (this.ticks.length !== 1) throw new Error(`${this.ticks.length} polls scheduled`);
-		const logger = n8nLogger();
-		const own = Object.prototype.hasOwnProperty.call(logger, 'warn');
-		const warn = logger.warn;
-		let failure: string | undefined;
-		logger.warn = (message, meta) => {
-			if (message.includes('the poll failed')) failure = message;
-			warn.call(logger, message, meta);
-		};
-		try {
-			const ticked = this.ticks[0]();
-			if (typeof (ticked as PromiseLike<unknown> | undefined)?.then !== 'function')
-				throw new Error('The scheduled callback returned no promise to await');
-			await ticked;
-		} finally {
-			if (own) logger.warn = warn;
-			else delete (logger as Partial<typeof logger>).warn;
-		}
-		return failure;
+		const failures = await tickCollectingPollFailures(() => this.ticks[0]());
+		return failures[failures.length - 1];
 	}
 
 	cursorText(): string {

@@ -9,38 +9,17 @@ import type { IDataObject, INode } from 'n8n-workflow';
 
 import { toNodeError } from '../../nodes/shared/transport';
 import { HttpStatusError } from '../../nodes/shared/transport/errors';
-import { useInstantWaits } from '../helpers/instantWaits';
 import { startCountingServer } from '../helpers/countingServer';
 import { runDocumentSigning } from '../helpers/n8nWorkflow';
 import { readListPage } from '../../nodes/shared/transport/listPages';
 import { MAX_ENTRIES } from '../../nodes/shared/transport/listRecords';
-import { withRawServer } from '../helpers/securityKit';
-
-const ORIGIN = 'http://signing.test';
-const API_KEY = 'sk_live_security_review_0123456789';
+import { withRawServer, useSecuritySuite, API_KEY, ORIGIN } from '../helpers/securityKit';
 
 jest.mock('n8n-workflow', () =>
 	jest.requireActual('../helpers/instantWaits').n8nWorkflowWithInstantWaits(),
 );
 
-// The policy's shape is under test, not its seconds: its backoffs and 429 waits pass at once
-// (withRealWaits where a test races one).
-useInstantWaits();
-
-beforeAll(() => {
-	nock.disableNetConnect();
-	nock.enableNetConnect('127.0.0.1');
-});
-
-afterAll(() => {
-	nock.cleanAll();
-	nock.enableNetConnect();
-});
-
-afterEach(() => {
-	jest.restoreAllMocks();
-	nock.cleanAll();
-});
+useSecuritySuite({ offline: true });
 
 describe('answers are read within a size limit per kind (finding 22.4)', () => {
 	const MB = 1024 * 1024;

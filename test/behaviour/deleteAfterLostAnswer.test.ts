@@ -4,24 +4,15 @@
  * code before the fix did (the test fails on it).
  */
 
-import { useInstantWaits } from '../helpers/instantWaits';
 import { type ServerAnswer } from '../helpers/countingServer';
 import { runDocumentSigning } from '../helpers/n8nWorkflow';
-import { withCountingServer } from '../helpers/securityKit';
-
-const API_KEY = 'sk_live_security_review_0123456789';
+import { withCountingServer, useSecuritySuite, API_KEY } from '../helpers/securityKit';
 
 jest.mock('n8n-workflow', () =>
 	jest.requireActual('../helpers/instantWaits').n8nWorkflowWithInstantWaits(),
 );
 
-// The policy's shape is under test, not its seconds: its backoffs and 429 waits pass at once
-// (withRealWaits where a test races one).
-useInstantWaits();
-
-afterEach(() => {
-	jest.restoreAllMocks();
-});
+useSecuritySuite();
 
 describe('DELETE after a lost answer (finding 6)', () => {
 	const deleteDocument = (baseUrl: string) =>

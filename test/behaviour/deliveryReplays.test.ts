@@ -6,7 +6,6 @@
  */
 
 import { useSandbox, webhookSecret } from '../helpers/sandbox';
-import { useInstantWaits } from '../helpers/instantWaits';
 import { TriggerHost } from '../helpers/triggerHost';
 import {
 	deliveryBody,
@@ -15,7 +14,7 @@ import {
 	useDeliveryFixtures,
 } from '../helpers/deliveryFixtures';
 import { markProcessed, memoryOf, wasProcessed } from '../../nodes/shared/nodeMemory';
-import { nowSeconds, signed } from '../helpers/securityKit';
+import { nowSeconds, signed, useSecuritySuite } from '../helpers/securityKit';
 
 jest.mock('n8n-workflow', () =>
 	jest.requireActual('../helpers/instantWaits').n8nWorkflowWithInstantWaits(),
@@ -27,13 +26,7 @@ const sandbox = useSandbox({
 	webhookRetry: { baseDelayMs: 5, maxAttempts: 2, timeoutMs: 5000 },
 });
 
-// The policy's shape is under test, not its seconds: its backoffs and 429 waits pass at once
-// (withRealWaits where a test races one).
-useInstantWaits();
-
-afterEach(() => {
-	jest.restoreAllMocks();
-});
+useSecuritySuite();
 
 describe('Signature Tolerance is capped (finding 8)', () => {
 	// Old: the tolerance was used as given, so 1e12 s turned replay protection off.

@@ -7,13 +7,8 @@ import nock from 'nock';
 import type { IDataObject } from 'n8n-workflow';
 
 import { useSandbox } from '../helpers/sandbox';
-import { useInstantWaits } from '../helpers/instantWaits';
-import { runDocumentSigning } from '../helpers/n8nWorkflow';
 import { TriggerHost } from '../helpers/triggerHost';
-import { Receiver } from '../helpers/securityKit';
-
-const ORIGIN = 'http://signing.test';
-const API_KEY = 'sk_live_security_review_0123456789';
+import { Receiver, useSecuritySuite, ORIGIN, downloadDocument } from '../helpers/securityKit';
 
 jest.mock('n8n-workflow', () =>
 	jest.requireActual('../helpers/instantWaits').n8nWorkflowWithInstantWaits(),
@@ -25,37 +20,7 @@ const sandbox = useSandbox({
 	webhookRetry: { baseDelayMs: 5, maxAttempts: 2, timeoutMs: 5000 },
 });
 
-// The policy's shape is under test, not its seconds: its backoffs and 429 waits pass at once
-// (withRealWaits where a test races one).
-useInstantWaits();
-
-beforeAll(() => {
-	nock.disableNetConnect();
-	nock.enableNetConnect('127.0.0.1');
-});
-
-afterAll(() => {
-	nock.cleanAll();
-	nock.enableNetConnect();
-});
-
-afterEach(() => {
-	jest.restoreAllMocks();
-	nock.cleanAll();
-});
-
-/** Document › Download of doc_1 through n8n's engine, into binary property "data". */
-const downloadDocument = (baseUrl: string, version = 'signed') =>
-	runDocumentSigning({
-		parameters: {
-			resource: 'document',
-			operation: 'download',
-			documentId: { __rl: true, mode: 'id', value: 'doc_1' },
-			version,
-			binaryPropertyName: 'data',
-		},
-		credentials: { baseUrl, apiKey: API_KEY },
-	});
+useSecuritySuite({ offline: true });
 
 async function createDocumentIn(apiKey: string, name = 'someone-elses.pdf'): Promise<string> {
 	const response = await fetch(`${sandbox().baseUrl}/documents`, {

@@ -5,37 +5,20 @@
  * on it).
  */
 
-import { useInstantWaits } from '../helpers/instantWaits';
 import { startCountingServer } from '../helpers/countingServer';
 import { runDocumentSigning } from '../helpers/n8nWorkflow';
-import { withCountingServer } from '../helpers/securityKit';
-
-const API_KEY = 'sk_live_security_review_0123456789';
+import {
+	withCountingServer,
+	useSecuritySuite,
+	API_KEY,
+	downloadDocument,
+} from '../helpers/securityKit';
 
 jest.mock('n8n-workflow', () =>
 	jest.requireActual('../helpers/instantWaits').n8nWorkflowWithInstantWaits(),
 );
 
-// The policy's shape is under test, not its seconds: its backoffs and 429 waits pass at once
-// (withRealWaits where a test races one).
-useInstantWaits();
-
-afterEach(() => {
-	jest.restoreAllMocks();
-});
-
-/** Document › Download of doc_1 through n8n's engine, into binary property "data". */
-const downloadDocument = (baseUrl: string, version = 'signed') =>
-	runDocumentSigning({
-		parameters: {
-			resource: 'document',
-			operation: 'download',
-			documentId: { __rl: true, mode: 'id', value: 'doc_1' },
-			version,
-			binaryPropertyName: 'data',
-		},
-		credentials: { baseUrl, apiKey: API_KEY },
-	});
+useSecuritySuite();
 
 describe('ids "." and ".." are refused before any request (finding 5)', () => {
 	const rl = (value: string) => ({ __rl: true, mode: 'id', value });

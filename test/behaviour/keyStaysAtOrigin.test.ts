@@ -8,54 +8,24 @@
 import nock from 'nock';
 
 import { searchDocuments } from '../../nodes/DocumentSigning/listSearch';
-import { useInstantWaits } from '../helpers/instantWaits';
 import { loadOptionsContext, runDocumentSigning } from '../helpers/n8nWorkflow';
-import { EVIL, trap, withCountingServer, withRawServer } from '../helpers/securityKit';
-
-const ORIGIN = 'http://signing.test';
-const API_KEY = 'sk_live_security_review_0123456789';
+import {
+	EVIL,
+	trap,
+	withCountingServer,
+	withRawServer,
+	useSecuritySuite,
+	API_KEY,
+	ORIGIN,
+	expectNoKey,
+	downloadDocument,
+} from '../helpers/securityKit';
 
 jest.mock('n8n-workflow', () =>
 	jest.requireActual('../helpers/instantWaits').n8nWorkflowWithInstantWaits(),
 );
 
-// The policy's shape is under test, not its seconds: its backoffs and 429 waits pass at once
-// (withRealWaits where a test races one).
-useInstantWaits();
-
-beforeAll(() => {
-	nock.disableNetConnect();
-	nock.enableNetConnect('127.0.0.1');
-});
-
-afterAll(() => {
-	nock.cleanAll();
-	nock.enableNetConnect();
-});
-
-afterEach(() => {
-	jest.restoreAllMocks();
-	nock.cleanAll();
-});
-
-function expectNoKey(
-	error: { message?: string; description?: string; stack?: string } | undefined | null,
-) {
-	expect(`${error?.message} ${error?.description} ${error?.stack}`).not.toContain(API_KEY);
-}
-
-/** Document › Download of doc_1 through n8n's engine, into binary property "data". */
-const downloadDocument = (baseUrl: string, version = 'signed') =>
-	runDocumentSigning({
-		parameters: {
-			resource: 'document',
-			operation: 'download',
-			documentId: { __rl: true, mode: 'id', value: 'doc_1' },
-			version,
-			binaryPropertyName: 'data',
-		},
-		credentials: { baseUrl, apiKey: API_KEY },
-	});
+useSecuritySuite({ offline: true });
 
 describe('the key never follows cross-origin links or redirects (finding 2)', () => {
 	const docs = (from: number, count: number) =>

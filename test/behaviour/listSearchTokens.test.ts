@@ -11,41 +11,22 @@ import type { INode } from 'n8n-workflow';
 import { searchDocuments } from '../../nodes/DocumentSigning/listSearch';
 import { ServiceOrigin } from '../../nodes/shared/transport';
 import { allowedDomainsFor, readCredentials } from '../../nodes/shared/transport/service';
-import { useInstantWaits } from '../helpers/instantWaits';
 import { loadOptionsContext } from '../helpers/n8nWorkflow';
-import { EVIL, trap, withCountingServer } from '../helpers/securityKit';
-
-const ORIGIN = 'http://signing.test';
-const API_KEY = 'sk_live_security_review_0123456789';
+import {
+	EVIL,
+	trap,
+	withCountingServer,
+	useSecuritySuite,
+	API_KEY,
+	ORIGIN,
+	expectNoKey,
+} from '../helpers/securityKit';
 
 jest.mock('n8n-workflow', () =>
 	jest.requireActual('../helpers/instantWaits').n8nWorkflowWithInstantWaits(),
 );
 
-// The policy's shape is under test, not its seconds: its backoffs and 429 waits pass at once
-// (withRealWaits where a test races one).
-useInstantWaits();
-
-beforeAll(() => {
-	nock.disableNetConnect();
-	nock.enableNetConnect('127.0.0.1');
-});
-
-afterAll(() => {
-	nock.cleanAll();
-	nock.enableNetConnect();
-});
-
-afterEach(() => {
-	jest.restoreAllMocks();
-	nock.cleanAll();
-});
-
-function expectNoKey(
-	error: { message?: string; description?: string; stack?: string } | undefined | null,
-) {
-	expect(`${error?.message} ${error?.description} ${error?.stack}`).not.toContain(API_KEY);
-}
+useSecuritySuite({ offline: true });
 
 describe('crafted list-search page tokens (finding 1)', () => {
 	const docs = (from: number, count: number) =>

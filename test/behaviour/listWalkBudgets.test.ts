@@ -9,25 +9,16 @@ import type { AddressInfo } from 'net';
 import type { IDataObject } from 'n8n-workflow';
 
 import { LIST_WALK_BUDGET, WEBHOOK_SWEEP_BUDGET } from '../../nodes/shared/vocabulary';
-import { useInstantWaits } from '../helpers/instantWaits';
 import { type RecordedRequest } from '../helpers/countingServer';
 import { runDocumentSigning } from '../helpers/n8nWorkflow';
 import { TriggerHost } from '../helpers/triggerHost';
-import { withCountingServer } from '../helpers/securityKit';
-
-const API_KEY = 'sk_live_security_review_0123456789';
+import { withCountingServer, useSecuritySuite, API_KEY } from '../helpers/securityKit';
 
 jest.mock('n8n-workflow', () =>
 	jest.requireActual('../helpers/instantWaits').n8nWorkflowWithInstantWaits(),
 );
 
-// The policy's shape is under test, not its seconds: its backoffs and 429 waits pass at once
-// (withRealWaits where a test races one).
-useInstantWaits();
-
-afterEach(() => {
-	jest.restoreAllMocks();
-});
+useSecuritySuite();
 
 /**
  * A 127.0.0.1 server whose list never ends within `pages` pages: each answer is a fresh page of

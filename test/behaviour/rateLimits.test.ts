@@ -11,21 +11,15 @@ import { HttpStatusError } from '../../nodes/shared/transport/errors';
 import { sendWithRetries } from '../../nodes/shared/transport/retry';
 import { credentialKey, readCredentials } from '../../nodes/shared/transport/service';
 import { waitFor } from '../helpers/sandbox';
-import { useInstantWaits, withRealWaits } from '../helpers/instantWaits';
+import { withRealWaits } from '../helpers/instantWaits';
 import { runDocumentSigning } from '../helpers/n8nWorkflow';
-import { withCountingServer } from '../helpers/securityKit';
+import { withCountingServer, useSecuritySuite } from '../helpers/securityKit';
 
 jest.mock('n8n-workflow', () =>
 	jest.requireActual('../helpers/instantWaits').n8nWorkflowWithInstantWaits(),
 );
 
-// The policy's shape is under test, not its seconds: its backoffs and 429 waits pass at once
-// (withRealWaits where a test races one).
-useInstantWaits();
-
-afterEach(() => {
-	jest.restoreAllMocks();
-});
+useSecuritySuite();
 
 describe("one credential's 429 never stalls another (finding 3)", () => {
 	const getAs = (baseUrl: string, apiKey: string, id: string) =>

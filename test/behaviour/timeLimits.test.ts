@@ -8,23 +8,19 @@ import type { INode } from 'n8n-workflow';
 
 import { searchDocuments } from '../../nodes/DocumentSigning/listSearch';
 import { sendWithRetries, TIME_LIMITS } from '../../nodes/shared/transport/retry';
-import { useInstantWaits } from '../helpers/instantWaits';
 import { loadOptionsContext, runDocumentSigning } from '../helpers/n8nWorkflow';
-import { withCountingServer, withRawServer } from '../helpers/securityKit';
-
-const API_KEY = 'sk_live_security_review_0123456789';
+import {
+	withCountingServer,
+	withRawServer,
+	useSecuritySuite,
+	API_KEY,
+} from '../helpers/securityKit';
 
 jest.mock('n8n-workflow', () =>
 	jest.requireActual('../helpers/instantWaits').n8nWorkflowWithInstantWaits(),
 );
 
-// The policy's shape is under test, not its seconds: its backoffs and 429 waits pass at once
-// (withRealWaits where a test races one).
-useInstantWaits();
-
-afterEach(() => {
-	jest.restoreAllMocks();
-});
+useSecuritySuite();
 
 describe('every request and every wait ends within its bound (finding 22.5)', () => {
 	const saved = { ...TIME_LIMITS };

@@ -8,7 +8,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { useSandbox, webhookSecret, waitFor, api } from '../helpers/sandbox';
 import { signWebhookPayload } from '../../sandbox/deliverySignature';
-import { useInstantWaits } from '../helpers/instantWaits';
+import { useSecuritySuite } from '../helpers/securityKit';
 
 import { captureWarnings, TriggerHost, type IncomingDelivery } from '../helpers/triggerHost';
 
@@ -22,13 +22,7 @@ const sandbox = useSandbox({
 	webhookRetry: { baseDelayMs: 5, maxAttempts: 2, timeoutMs: 5000 },
 });
 
-// The policy's shape is under test, not its seconds: its backoffs and 429 waits pass at once
-// (withRealWaits where a test races one).
-useInstantWaits();
-
-afterEach(() => {
-	jest.restoreAllMocks();
-});
+useSecuritySuite();
 
 async function sendDocument(apiKey: string): Promise<void> {
 	const response = await fetch(`${sandbox().baseUrl}/documents`, {

@@ -8,11 +8,10 @@
 
 import { useSandbox, api } from '../helpers/sandbox';
 import { WEBHOOK_SWEEP_BUDGET } from '../../nodes/shared/vocabulary';
-import { useInstantWaits } from '../helpers/instantWaits';
 import { TriggerHost } from '../helpers/triggerHost';
 import type { Sandbox } from '../../sandbox';
 import { sendAndWait, sendAndWaitKit } from '../helpers/sendAndWaitKit';
-import { captureWarnings, Receiver, warned } from '../helpers/securityKit';
+import { captureWarnings, Receiver, warned, useSecuritySuite } from '../helpers/securityKit';
 
 jest.mock('n8n-workflow', () =>
 	jest.requireActual('../helpers/instantWaits').n8nWorkflowWithInstantWaits(),
@@ -24,13 +23,7 @@ const sandbox = useSandbox({
 	webhookRetry: { baseDelayMs: 5, maxAttempts: 2, timeoutMs: 5000 },
 });
 
-// The policy's shape is under test, not its seconds: its backoffs and 429 waits pass at once
-// (withRealWaits where a test races one).
-useInstantWaits();
-
-afterEach(() => {
-	jest.restoreAllMocks();
-});
+useSecuritySuite();
 
 async function sendDocument(apiKey: string): Promise<void> {
 	const response = await fetch(`${sandbox().baseUrl}/documents`, {

@@ -12,12 +12,15 @@ import type { IDataObject } from 'n8n-workflow';
 import { useSandbox, webhookSecret, waitFor, api } from '../helpers/sandbox';
 import { keyCheck } from '../../nodes/shared/webhooks';
 import { deliverySignatureHeaders } from '../../sandbox/deliverySignature';
-import { useInstantWaits } from '../helpers/instantWaits';
 import { triggerOfAnotherProcess, TriggerHost } from '../helpers/triggerHost';
-import { captureWarnings, signed, warned } from '../helpers/securityKit';
-
-const ORIGIN = 'http://signing.test';
-const API_KEY = 'sk_live_security_review_0123456789';
+import {
+	captureWarnings,
+	signed,
+	warned,
+	useSecuritySuite,
+	API_KEY,
+	ORIGIN,
+} from '../helpers/securityKit';
 
 jest.mock('n8n-workflow', () =>
 	jest.requireActual('../helpers/instantWaits').n8nWorkflowWithInstantWaits(),
@@ -29,24 +32,7 @@ const sandbox = useSandbox({
 	webhookRetry: { baseDelayMs: 5, maxAttempts: 2, timeoutMs: 5000 },
 });
 
-// The policy's shape is under test, not its seconds: its backoffs and 429 waits pass at once
-// (withRealWaits where a test races one).
-useInstantWaits();
-
-beforeAll(() => {
-	nock.disableNetConnect();
-	nock.enableNetConnect('127.0.0.1');
-});
-
-afterAll(() => {
-	nock.cleanAll();
-	nock.enableNetConnect();
-});
-
-afterEach(() => {
-	jest.restoreAllMocks();
-	nock.cleanAll();
-});
+useSecuritySuite({ offline: true });
 
 /** Every string anywhere in `value`. */
 function strings(value: unknown): string[] {

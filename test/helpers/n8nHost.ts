@@ -219,3 +219,44 @@ export class FakeResponse {
 		return this;
 	}
 }
+
+/** n8n-core's Logger, as the nodes get it (n8n-core ships its own copies of the DI container and Logger). */
+export function n8nLogger(): { warn: (message: string, meta?: unknown) => void } {
+	const fromCore = (name: string) =>
+		// eslint-disable-next-line @typescript-eslint/no-require-imports -- resolved at run time, from n8n-core's folder
+		require(require.resolve(name, { paths: [require.resolve('n8n-core')] })) as Record<
+			string,
+			never
+		>;
+	const { Container } = fromCore('@n8n/di') as unknown as {
+		Container: { get<T>(type: unknown): T };
+	};
+	const { Logger } = fromCore('@n8n/backend-common') as unknown as { Logger: unknown };
+	return Container.get(Logger);
+}
+
+/**
+ * One tick of n8n's scheduler, awaited: the promise the trigger's callback returns (n8n ignores
+ * it). The trigger catches a failed poll and logs it (n8n's scheduler hears of no error): the
+ * warnings of failed polls logged while it ran.
+ */
+export async function tickCollectingPollFailures(onTick: () => unknown): Promise<string[]> {
+	const logger = n8nLogger();
+	const own = Object.prototype.hasOwnProperty.call(logger, 'warn');
+	const warn = logger.warn;
+	const failures: string[] = [];
+	logger.warn = (message, meta) => {
+		if (message.includes('the poll failed')) failures.push(message);
+		warn.call(logger, message, meta);
+	};
+	try {
+		const ticked = onTick();
+		if (typeof (ticked as PromiseLike<unknown> | undefined)?.then !== 'function')
+			throw new Error('The scheduled callback returned no promise to await');
+		await ticked;
+	} finally {
+		if (own) logger.warn = warn;
+		else delete (logger as Partial<typeof logger>).warn;
+	}
+	return failures;
+}

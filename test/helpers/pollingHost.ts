@@ -15,10 +15,10 @@ import {
 } from 'n8n-workflow';
 
 import { DocumentSigningTrigger } from '../../nodes/DocumentSigningTrigger/DocumentSigningTrigger.node';
-import { hostAdditionalData, NodeTypes } from './n8nHost';
+import { hostAdditionalData, NodeTypes, tickCollectingPollFailures } from './n8nHost';
 import type { Sandbox } from '../../sandbox';
 import { waitFor } from './sandbox';
-import { n8nLogger, NODE_NAME, TRIGGER_TYPE } from './triggerHost';
+import { NODE_NAME, TRIGGER_TYPE } from './triggerHost';
 
 const trigger = new DocumentSigningTrigger();
 
@@ -139,23 +139,7 @@ export class PollingHost {
 		if (this.crons.length !== 1)
 			throw new Error(`${this.crons.length} polls scheduled: activate() in Polling mode first`);
 		const before = this.emits;
-		const failures: string[] = [];
-		const logger = n8nLogger();
-		const own = Object.prototype.hasOwnProperty.call(logger, 'warn');
-		const warn = logger.warn;
-		logger.warn = (message, meta) => {
-			if (message.includes('the poll failed')) failures.push(message);
-			warn.call(logger, message, meta);
-		};
-		try {
-			const ticked = this.crons[0].onTick();
-			if (typeof (ticked as PromiseLike<unknown> | undefined)?.then !== 'function')
-				throw new Error('The scheduled callback returned no promise to await');
-			await ticked;
-		} finally {
-			if (own) logger.warn = warn;
-			else delete (logger as Partial<typeof logger>).warn;
-		}
+		const failures = await tickCollectingPollFailures(() => this.crons[0].onTick());
 		if (failures.length > 0) throw new Error(failures.join('\n'));
 		return this.emits - before;
 	}

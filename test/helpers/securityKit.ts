@@ -10,8 +10,58 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { signWebhookPayload } from '../../sandbox/deliverySignature';
 import { startCountingServer, type RecordedRequest, type ServerAnswer } from './countingServer';
-import { loadOptionsContext } from './n8nWorkflow';
+import { useInstantWaits } from './instantWaits';
+import { loadOptionsContext, runDocumentSigning } from './n8nWorkflow';
 import type { DeliveryOutcome, IncomingDelivery, TriggerHost } from './triggerHost';
+
+/** The key every suite's credential carries, looked for in what must never hold it. */
+export const API_KEY = 'sk_live_security_review_0123456789';
+
+/** The Base URL's origin where nock stands in for the service. */
+export const ORIGIN = 'http://signing.test';
+
+/**
+ * Each suite's frame; the suite itself still mocks n8n-workflow with n8nWorkflowWithInstantWaits
+ * (jest.mock is hoisted per file). The retry policy's shape is under test, not its seconds: its
+ * backoffs and 429 waits pass at once (withRealWaits where a test races one). `offline`: nock lets
+ * requests reach 127.0.0.1 only.
+ */
+export function useSecuritySuite({ offline = false } = {}): void {
+	useInstantWaits();
+	if (offline) {
+		beforeAll(() => {
+			nock.disableNetConnect();
+			nock.enableNetConnect('127.0.0.1');
+		});
+		afterAll(() => {
+			nock.cleanAll();
+			nock.enableNetConnect();
+		});
+	}
+	afterEach(() => {
+		jest.restoreAllMocks();
+		if (offline) nock.cleanAll();
+	});
+}
+
+export function expectNoKey(
+	error: { message?: string; description?: string; stack?: string } | undefined | null,
+) {
+	expect(`${error?.message} ${error?.description} ${error?.stack}`).not.toContain(API_KEY);
+}
+
+/** Document › Download of doc_1 through n8n's engine, into binary property "data". */
+export const downloadDocument = (baseUrl: string, version = 'signed') =>
+	runDocumentSigning({
+		parameters: {
+			resource: 'document',
+			operation: 'download',
+			documentId: { __rl: true, mode: 'id', value: 'doc_1' },
+			version,
+			binaryPropertyName: 'data',
+		},
+		credentials: { baseUrl, apiKey: API_KEY },
+	});
 
 /** The other origin: nock intercepts it, nothing resolves it. */
 export const EVIL = 'http://evil.test';

@@ -43,7 +43,13 @@ import {
 import * as n8nWorkflow from 'n8n-workflow';
 
 import { DocumentSigningTrigger } from '../../nodes/DocumentSigningTrigger/DocumentSigningTrigger.node';
-import { executionAdditionalData, FakeResponse, hostAdditionalData, NodeTypes } from './n8nHost';
+import {
+	executionAdditionalData,
+	FakeResponse,
+	hostAdditionalData,
+	n8nLogger,
+	NodeTypes,
+} from './n8nHost';
 
 /** The trigger node type as this process loaded it. */
 const THIS_PROCESS = new DocumentSigningTrigger();
@@ -420,21 +426,6 @@ export class Receiver {
 	async close(): Promise<void> {
 		await new Promise<void>((resolve) => this.server.close(() => resolve()));
 	}
-}
-
-/** n8n-core's Logger, as the nodes get it (n8n-core ships its own copies of the DI container and Logger). */
-export function n8nLogger(): { warn: (message: string, meta?: unknown) => void } {
-	const fromCore = (name: string) =>
-		// eslint-disable-next-line @typescript-eslint/no-require-imports -- resolved at run time, from n8n-core's folder
-		require(require.resolve(name, { paths: [require.resolve('n8n-core')] })) as Record<
-			string,
-			never
-		>;
-	const { Container } = fromCore('@n8n/di') as unknown as {
-		Container: { get<T>(type: unknown): T };
-	};
-	const { Logger } = fromCore('@n8n/backend-common') as unknown as { Logger: unknown };
-	return Container.get(Logger);
 }
 
 /** Collects what n8n's logger receives at warning level (the nodes log through n8n-core's Logger). */
