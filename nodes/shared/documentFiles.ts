@@ -7,10 +7,10 @@ import {
 	type ApiContext,
 	ServiceBehaviourError,
 	shownText,
-	isObject,
 	fileNameFromDisposition,
 	headerValue,
 } from './transport';
+import { pick } from './transport/listRecords';
 import { firstBytesShown, mediaTypeOf, plainFileName, withExtension } from './fileNames';
 
 /**
@@ -33,8 +33,7 @@ const LINK_PATHS: Record<DocumentFileVersion, string> = {
 /** The record's link to this version of its file, if it carries one. */
 function fileLinkOf(record: IDataObject, version: DocumentFileVersion): string | undefined {
 	for (const path of LINK_PATHS[version].split(' ')) {
-		let value: unknown = record;
-		for (const key of path.split('.')) value = isObject(value) ? value[key] : undefined;
+		const value = pick(record, path);
 		if (typeof value === 'string' && value.trim() !== '') return value.trim();
 	}
 	// `download_url` on a completed document is, for most services, the signed copy.

@@ -13,11 +13,9 @@ import { templateLabel, templatePath, usesDocumentFrom } from '../resources/docu
 import { locatorValue, roleFieldId } from '../resources/document/templateFields';
 
 /**
- * The fields and roles of the chosen template (Template, or Additional Fields › Template in node
- * version 1), for the Template Fields and Signers by Role mappers, read from the template
- * list (the API has no other read).
- * Read by principle: `name` for the key or `select` for a choice is still understood, and a
- * template that lists no fields or roles gets a notice pointing to the tolerant path.
+ * The chosen template's fields and roles for the Template Fields and Signers by Role mappers, read
+ * from the template list (the API has no other read). Read by principle: `name` for the key or
+ * `select` for a choice is understood; a template listing none gets a notice pointing elsewhere.
  */
 
 /** The words services use for each field type, by the editor's input for it: text, number, date picker, toggle, dropdown. */
@@ -62,7 +60,6 @@ function rowsOrNotice(
 	return fields.length > 0 ? { fields } : { fields, emptyFieldsNotice: none };
 }
 
-/** What every row of both mappers shares. */
 const ROW = { defaultMatch: false, canBeUsedToMatch: false, display: true };
 
 /** A field definition as a row of the Template Fields mapper, or undefined when it has no key. */

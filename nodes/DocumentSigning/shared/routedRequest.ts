@@ -153,18 +153,13 @@ async function routedRequest(
 	}
 }
 
-/** `routing.operations.pagination` of an operation that is not a list: one request. */
-export async function sendRequest(
-	this: IExecutePaginationFunctions,
-	requestData: DeclarativeRestApiSettings.ResultOptions,
-): Promise<INodeExecutionData[]> {
-	return await routedRequest(this, requestData, false);
-}
-
-/** `routing.operations.pagination` of a `list: true` operation: pages until Return All or Limit. */
-export async function sendListRequests(
-	this: IExecutePaginationFunctions,
-	requestData: DeclarativeRestApiSettings.ResultOptions,
-): Promise<INodeExecutionData[]> {
-	return await routedRequest(this, requestData, true);
-}
+/** `routing.operations.pagination`: one request, or (`list: true`) pages until Return All or Limit. */
+const hook = (list: boolean) =>
+	async function (
+		this: IExecutePaginationFunctions,
+		requestData: DeclarativeRestApiSettings.ResultOptions,
+	): Promise<INodeExecutionData[]> {
+		return await routedRequest(this, requestData, list);
+	};
+export const sendRequest = hook(false);
+export const sendListRequests = hook(true);

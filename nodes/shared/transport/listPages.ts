@@ -21,10 +21,7 @@ interface Entry {
 	parent: string;
 }
 
-/**
- * Every key outside the records, shallowest first: the body's, a `{rel: "next", href}` among an
- * array's objects as `next`, then the headers (`X-Next-Page-Token` as `next_page_token`).
- */
+/** Keys outside the records, shallowest first: the body's, a `{rel: "next", href}` as `next`, headers. */
 function entriesOf(response: PageResponse, records: unknown): Entry[] {
 	const entries: Entry[] = [];
 	const add = (key: string, value: unknown, parent: string) =>
@@ -213,11 +210,7 @@ export function readListPage(
 	return evidence;
 }
 
-/**
- * `Link: <https://…?page=2>; rel="next", <…>; rel="last"` → the rel="next" target: a target runs from
- * the last `<` before its `>`, its parameters up to the next `<`. Linear: no part can backtrack past
- * a `<` (and headerValue bounds the header).
- */
+/** `Link: <https://…?page=2>; rel="next", <…>; rel="last"` → the rel="next" target (linear: no backtracking past `<`). */
 function nextLinkFromHeader(link: string | undefined): string | undefined {
 	for (const [, target, parameters] of (link ?? '').matchAll(/<([^<>]*)>([^<]*)/g))
 		if (target.trim() && relationsOf(parameters).includes('next')) return target.trim();

@@ -65,9 +65,6 @@ export function readListPaging(
 	return paging;
 }
 
-/** Where the credential's List Paging is named in errors. */
-const CREDENTIAL_PAGING = "The credential's List Paging";
-
 /** The paging a list is read by: the node's own List Paging (node version 1) when set, else the credential's. */
 export function listPagingFor(
 	own: ListPaging | undefined,
@@ -76,7 +73,8 @@ export function listPagingFor(
 	itemIndex?: number,
 ): ListPaging {
 	if (own && Object.keys(own).length > 0) return own;
-	return readListPaging(credential.listPaging, credential, node, itemIndex, CREDENTIAL_PAGING);
+	const where = "The credential's List Paging";
+	return readListPaging(credential.listPaging, credential, node, itemIndex, where);
 }
 
 export const isObject = (value: unknown): value is IDataObject =>

@@ -11,10 +11,9 @@ import { resourceLocator, showFor } from '../../shared/fields';
 import { locatorValue, templateMapperFields } from './templateFields';
 
 /**
- * Node version 2: where a new document comes from is the first choice of Create and of Send and
- * Wait ("Document From": File, Template, or for Send and Wait an Existing Draft), and the
- * template is a top-level field, so choosing it shows its fields and roles at once. Version 1
- * keeps Attach File and Additional Fields › Template (its saved workflows run as before).
+ * Node version 2: Document From (File, Template, or Send and Wait's Existing Draft) comes first and
+ * the template is top-level, so choosing it shows its fields and roles at once. Version 1 keeps
+ * Attach File and Additional Fields › Template (its saved workflows run as before).
  */
 
 type DocumentFrom = 'file' | 'template' | 'draft';
@@ -114,10 +113,8 @@ function documentFromField(operation: string, options: Array<ReturnType<typeof c
 	} satisfies INodeProperties;
 }
 
-/** Create's Document From. */
 export const createDocumentFrom: INodeProperties = documentFromField('create', [FILE, TEMPLATE]);
 
-/** Send and Wait's Document From: also an existing draft. */
 export const sendAndWaitDocumentFrom: INodeProperties = documentFromField(SEND_AND_WAIT_OPERATION, [
 	choice(
 		'Existing Draft',
@@ -141,7 +138,6 @@ export function inputFileField(displayOptions: IDisplayOptions): INodeProperties
 	};
 }
 
-/** Shown right after Document From: the template, or the input's file. */
 export const sourceFields: INodeProperties[] = [
 	resourceLocator({
 		name: 'documentTemplate',

@@ -11,10 +11,8 @@ import { shownInput } from '../../../shared/transport';
 import type { TemplateFieldType } from '../../../shared/vocabulary';
 
 /**
- * Template Fields and Signers by Role (resource mappers of Create, also shown by Send and Wait,
- * listed by resourceMapping/index.ts) and Additional Fields › Template Field Values, for a service
- * whose templates list no fields, and a value as its field's type wants it. templateValues.ts reads
- * and checks what they hold.
+ * Template Fields and Signers by Role (resource mappers, listed by resourceMapping/index.ts),
+ * Additional Fields › Template Field Values, and a value as its field's type wants it.
  */
 
 export const FIELDS_LABEL = 'Template Fields';

@@ -14,10 +14,8 @@ import {
 import { savedTemplate, type DocumentInput } from './documentFrom';
 
 /**
- * Template Fields, Signers by Role and Template Field Values (templateFields.ts), read from an item
- * and checked. The field list n8n stores describes the template it was loaded for, so it is trusted
- * only for a fixed Template; a Template given by an expression may differ per item, so the service
- * checks its values.
+ * Template Fields, Signers by Role and Template Field Values, read from an item and checked. The
+ * stored field list is trusted only for a fixed Template: an expression may differ per item.
  */
 
 const mapperValue = (input: DocumentInput, name: string) =>
