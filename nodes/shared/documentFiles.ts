@@ -13,10 +13,7 @@ import {
 import { pick } from './transport/listRecords';
 import { firstBytesShown, mediaTypeOf, plainFileName, withExtension } from './fileNames';
 
-/**
- * A document's files (docs/api-contract.md, "Files"): a link the record carries, followed only on
- * the credential's origin, else the contract's endpoints.
- */
+// A document's files (docs/api-contract.md, "Files"): the record's link, else the contract's endpoints.
 
 /** The contract's file versions (`?version=`), and the audit trail. */
 export type DocumentFileVersion = 'original' | 'signed' | 'auditTrail';
@@ -30,7 +27,6 @@ const LINK_PATHS: Record<DocumentFileVersion, string> = {
 		'files.audit_trail.url files.audit_trail audit_trail_url certificate_url audit_log_url',
 };
 
-/** The record's link to this version of its file, if it carries one. */
 function fileLinkOf(record: IDataObject, version: DocumentFileVersion): string | undefined {
 	for (const path of LINK_PATHS[version].split(' ')) {
 		const value = pick(record, path);

@@ -1,7 +1,6 @@
 /**
- * A template field's value checked against the field (docs/api-contract.md, "Template fields"):
- * the one rule the node applies before anything is sent and the service applies when it answers
- * 422, so the two never disagree on what a number, a date or a choice is.
+ * A template field's value checked against the field (docs/api-contract.md, "Template fields"): one
+ * rule for the node and the service's 422, so the two never disagree.
  */
 import { LIMITS, type TemplateFieldType } from './vocabulary';
 
@@ -18,10 +17,7 @@ export function isCalendarDate(value: string): boolean {
 	);
 }
 
-/**
- * What is wrong with `value` for a field of `type` (phrased to follow the field's name), or
- * undefined when it fits. `options` are a choice field's choices.
- */
+/** What is wrong with `value` for a field of `type` (to follow the field's name), if anything. */
 export function fieldValueProblem(
 	type: TemplateFieldType,
 	value: unknown,

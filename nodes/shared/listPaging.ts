@@ -1,8 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 /**
- * List Paging: how the node reads the pages of a service nobody foresaw (where its records,
- * next-page token and total are, which query parameters it pages by). Set once in the credential;
+ * List Paging: how the node reads the pages of a service nobody foresaw. Set once in the credential;
  * node version 1 also shows it beside each list. A setting left empty is found as usual.
  */
 

@@ -113,10 +113,7 @@ export async function getTemplateFields(
 	);
 }
 
-/**
- * A template's roles as rows of the Signers by Role mapper: an email and a name each, in signing
- * order; a pre-filled role's are listed under "Add field" only.
- */
+/** A template's roles as Signers by Role rows (email and name, in signing order; pre-filled hidden). */
 function mapperRoleFields(listed: unknown[]): ResourceMapperField[] {
 	return objects(listed)
 		.flatMap((entry, index) => {

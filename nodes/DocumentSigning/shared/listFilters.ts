@@ -17,7 +17,6 @@ export function filtersCollection(
 	);
 }
 
-/** `pending` → `Pending`: the label of a vocabulary value. */
 export function capitalise(value: string): string {
 	return value[0].toUpperCase() + value.slice(1);
 }

@@ -56,9 +56,8 @@ async function routedRequest(
 	const node = context.getNode();
 	const pairedItem = { item: itemIndex };
 	const isTool = node.type.endsWith('Tool');
-	// Before anything else: AI Agent 3's tool call (its item carries `toolCallId`) under the legacy
-	// Execution Order v0, which queues the agent ahead of its tools, would be read as an empty result
-	// and run unseen afterwards, so it is refused unsent. AI Agent 2 runs tools itself.
+	// AI Agent 3's tool call (its item carries `toolCallId`) under Execution Order v0 would be read
+	// as an empty result and run unseen afterwards: refused unsent. AI Agent 2 runs tools itself.
 	if (
 		isTool &&
 		context.getWorkflowSettings?.()?.executionOrder !== 'v1' &&

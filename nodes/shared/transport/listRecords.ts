@@ -120,10 +120,7 @@ export function* levelsOf(body: unknown) {
 	}
 }
 
-/**
- * A bare array; else, level by level, the array under a RECORD_KEY or the one array of objects
- * (several on one level are ambiguous unless all are empty). Anything else is no list: an error.
- */
+/** A bare array; else, level by level, the array under a RECORD_KEY or the one array of objects. */
 export function extractRecords(body: unknown, paging: ListPaging = {}): IDataObject[] {
 	if (paging.recordsPath) {
 		const records = pick(body, paging.recordsPath);

@@ -151,7 +151,6 @@ export const sourceFields: INodeProperties[] = [
 	inputFileField(shownFrom('file')),
 ];
 
-/** A template's fields and roles (Signers follows them: create.ts). */
 export const templateFieldsFrom: INodeProperties[] = templateMapperFields(
 	shownFrom('template'),
 	'documentTemplate.value',

@@ -122,9 +122,8 @@ export function readTemplateFieldValues(
 }
 
 /**
- * The signers: Signers by Role first (a role given an email or a name needs both; roles left empty
- * are not sent), then Signers, filling the roles left in order; nobody signs twice. A fixed
- * Template's open roles (not pre-filled) need someone unless the document is a draft.
+ * Signers by Role (both email and name, or neither), then Signers filling the roles left in order;
+ * nobody twice. A fixed Template's open roles need someone unless the document is a draft.
  */
 export function readDocumentSigners(
 	input: DocumentInput,
