@@ -68,7 +68,7 @@ const PDF_VERSIONS: Partial<Record<DocumentFileVersion, string>> = {
 const PDF_SIGNATURE = '%PDF-';
 
 /** The bytes of a file response (an ArrayBuffer is wrapped, not copied). */
-function bytesOf(body: unknown): Buffer {
+export function bytesOf(body: unknown): Buffer {
 	if (Buffer.isBuffer(body)) return body;
 	if (body instanceof ArrayBuffer) return Buffer.from(body);
 	if (typeof body === 'string') return Buffer.from(body, 'binary');

@@ -127,8 +127,7 @@ function mapperRoleFields(listed: unknown[]): ResourceMapperField[] {
 			(['email', 'name'] as const).map((part) => ({
 				id: roleFieldId(role, part),
 				displayName: `${role} ${part === 'email' ? 'Email' : 'Name'}`,
-				// Not required: Signers may fill the open roles in order instead. A role the template
-				// fills with a fixed person keeps it unless one is added here.
+				// Not required: Signers may fill open roles in order; a fixed person stays unless replaced.
 				required: false,
 				...ROW,
 				type: 'string' as const,

@@ -5,7 +5,7 @@ import type {
 	PostReceiveAction,
 } from 'n8n-workflow';
 
-import { fetchDocumentFile, type DocumentFileVersion } from '../../shared/documentFiles';
+import { bytesOf, fetchDocumentFile, type DocumentFileVersion } from '../../shared/documentFiles';
 import { mediaTypeOf } from '../../shared/fileNames';
 import { recordOf, fileNameFromDisposition, headerValue } from '../../shared/transport';
 
@@ -53,10 +53,7 @@ export function binaryFromResponse(
 	fallbackName: string,
 ): PostReceiveAction {
 	return async function (this: IExecuteSingleFunctions, _items, response) {
-		const body = response.body as unknown;
-		const data = Buffer.isBuffer(body)
-			? body
-			: Buffer.from(typeof body === 'string' ? body : JSON.stringify(body ?? ''));
+		const data = bytesOf(response.body);
 		const header = (name: string) => headerValue(response.headers, name);
 		const fileName = fileNameFromDisposition(header('content-disposition')) ?? fallbackName;
 		const mimeType = mediaTypeOf(header('content-type'));

@@ -34,8 +34,7 @@ export function signersField(
 			{
 				displayName: 'Signer',
 				name: 'signer',
-				// In the order people fill a signer in: who (Email, then Name), how they prove it, then
-				// when they sign. Values are saved by name, so the order changes no saved workflow.
+				// In the order people fill them in (values are saved by name: no saved workflow changes).
 				values: [
 					emailField('Where the signing invitation is sent'),
 					{

@@ -34,7 +34,6 @@ const firstText = (values: unknown[], max?: number): string | undefined => {
 const isObject = (value: unknown): value is IDataObject =>
 	typeof value === 'object' && value !== null;
 
-/** The service's own words from an error body, whatever its shape. */
 function serviceWords(body: unknown) {
 	if (typeof body === 'string') return { message: firstText([body]) };
 	if (!isObject(body))

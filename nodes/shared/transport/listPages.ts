@@ -189,8 +189,7 @@ export function readListPage(
 	else if (numbered && (current as number) < (lastPage as number))
 		ways.push({ page: (current as number) + 1 });
 
-	// An offset stated with a page size or a total: the next one goes back under the same name,
-	// and the page size under the response's name for it.
+	// An offset stated with a page size or a total: the next goes back under the response's names.
 	const offset = first(entries, OFFSET, count);
 	const size = first(entries, SIZE, (value) => count(value) || undefined);
 	const offsetStated = offset !== undefined && (size !== undefined || total !== undefined);

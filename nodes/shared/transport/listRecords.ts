@@ -5,8 +5,7 @@ import { ServiceBehaviourError } from './errors';
 import { PAGING_LABELS, type ListPaging } from '../listPaging';
 import { shownInput } from './text';
 
-// Where a list response's records are, and the List Paging setting (docs/dialects.md); pure: the
-// rest of a page is read in listPages.ts, the loop is pageWalk.ts.
+// Where a list response's records are, and the List Paging setting (docs/dialects.md); pure.
 
 export type { ListPaging } from '../listPaging';
 
@@ -86,7 +85,6 @@ export function pick(source: unknown, path: string): unknown {
 	return current;
 }
 
-/** The top-level keys of a response for error messages, a few, each cut short. */
 function describeKeys(body: unknown): string {
 	if (Array.isArray(body)) return 'none (an array of non-records)';
 	if (!isObject(body))

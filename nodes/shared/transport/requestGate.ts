@@ -85,7 +85,6 @@ export class RequestGate {
 		});
 	}
 
-	/** A request ended (whatever its outcome): its place goes to the next one waiting. */
 	release(): void {
 		this.active--;
 		this.waiting.shift()?.();

@@ -137,7 +137,6 @@ export async function sendWithRetries<T>(
 				),
 			);
 		}
-		// The attempt's own time limit, never past the request's deadline.
 		const limit = AbortSignal.timeout(
 			Math.max(1, Math.min(TIME_LIMITS.attemptMs, deadline - Date.now())),
 		);

@@ -3,7 +3,7 @@ import type { IDataObject, INodeProperties } from 'n8n-workflow';
 import { optionalFields, resourceLocator, showFor } from '../../shared/fields';
 import { operation } from '../../shared/operation';
 import { signersField } from '../../shared/signers';
-import { ID_HINT, idProblem, idText } from '../../../shared/ids';
+import { idText } from '../../../shared/ids';
 import { ACCEPTED_FILE_TYPES, LIMITS } from '../../../shared/vocabulary';
 import {
 	compact,
@@ -11,6 +11,7 @@ import {
 	invalid,
 	readMetadata,
 	requestBody,
+	requireId,
 	requireText,
 } from '../../shared/validation';
 import {
@@ -54,8 +55,7 @@ export const documentCreateFields: INodeProperties[] = [
 	},
 	...templateFieldsFrom,
 	{
-		// Not marked required: with a template its roles are given in Signers by Role (the body's
-		// check names Signers when a document from a file has none).
+		// Not required: with a template, Signers by Role gives its roles (the body's check names Signers).
 		...signersField('document', CREATE_FIELD_OPERATIONS, {
 			required: false,
 			description:
@@ -105,8 +105,7 @@ export const documentCreateFields: INodeProperties[] = [
 		},
 		{ ...templateFieldValuesOption, displayOptions: { hide: { '/documentFrom': ['file'] } } },
 	]),
-	// Version 1: shown whether or not a template is chosen, since running a workflow n8n decides what
-	// is shown from top-level values alone (a condition on Additional Fields › Template drops them).
+	// Version 1: shown with or without a template: n8n decides what is shown from top-level values.
 	...templateMapperFields({ show: showEarlier().show, hide: forNewDocuments }),
 ];
 
@@ -172,8 +171,7 @@ export async function buildDocumentBody(input: DocumentInput): Promise<IDataObje
 	const templateId = idText(source.template)?.trim() || undefined;
 	if (source.from === 'template' && !templateId && usesDocumentFrom(node))
 		throw invalid(input, 'Template', 'choose the template the document is made from');
-	const templateProblem = templateId && idProblem(templateId);
-	if (templateProblem) throw invalid(input, templateLabel(node), templateProblem, ID_HINT);
+	if (templateId) requireId(input, templateLabel(node), templateId);
 
 	// With a template the service names the document after the template's document_name.
 	const rawName = input.parameter('name', '') as string;

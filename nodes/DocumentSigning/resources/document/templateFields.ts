@@ -50,7 +50,7 @@ export function templateMapperFields(
 		singular: string,
 		supportAutoMap: boolean,
 		description: string,
-		hint: Pick<INodeProperties, 'builderHint'>,
+		propertyHint: string,
 	): INodeProperties => ({
 		displayName,
 		name,
@@ -58,7 +58,7 @@ export function templateMapperFields(
 		noDataExpression: true,
 		default: empty,
 		description,
-		...hint,
+		builderHint: { propertyHint },
 		typeOptions: {
 			loadOptionsDependsOn: [templateValue],
 			resourceMapper: {
@@ -84,12 +84,7 @@ export function templateMapperFields(
 			true,
 			"The template's fields: fill each by expression or drag and drop, or let Map Automatically take input fields of the same key or label",
 			// For n8n's AI workflow builder (n8n 2.x): plain English, no expressions (npm run lint).
-			{
-				builderHint: {
-					propertyHint:
-						"Choose the Template first (Document From: Template; in node version 1 under Additional Fields > Template): this then lists that template's fields by key, with each field's type and whether it is required. Give every required field a value of its type: a date as YYYY-MM-DD, a checkbox true or false, a choice one of its listed options; optional fields may stay empty. Map Automatically fills them from input fields named like a field's key or label. Signers go in Signers by Role or Signers, not here. If the template lists no fields, leave this empty and use Additional Fields > Template Field Values (key and value pairs) instead.",
-				},
-			},
+			"Choose the Template first (Document From: Template; in node version 1 under Additional Fields > Template): this then lists that template's fields by key, with each field's type and whether it is required. Give every required field a value of its type: a date as YYYY-MM-DD, a checkbox true or false, a choice one of its listed options; optional fields may stay empty. Map Automatically fills them from input fields named like a field's key or label. Signers go in Signers by Role or Signers, not here. If the template lists no fields, leave this empty and use Additional Fields > Template Field Values (key and value pairs) instead.",
 		),
 		mapper(
 			SIGNERS_LABEL,
@@ -98,12 +93,7 @@ export function templateMapperFields(
 			'role detail',
 			false,
 			"Who signs for each of the template's roles. Roles the template fills with a fixed person are left out; add one to give it someone else.",
-			{
-				builderHint: {
-					propertyHint:
-						'An email and a name for each role of the chosen Template. Roles the template already fills with a fixed person may stay empty.',
-				},
-			},
+			'An email and a name for each role of the chosen Template. Roles the template already fills with a fixed person may stay empty.',
 		),
 	];
 }
