@@ -159,12 +159,11 @@ export async function sendWithRetries<T>(
 
 		if (status === 429) {
 			const { waitMs, paceMs } = rateLimitOf((error as HttpStatusError).response);
-			if (waitMs > RETRY_POLICY.maxRetryAfterMs) {
+			if (waitMs > RETRY_POLICY.maxRetryAfterMs)
 				throw fail(
 					error,
 					`The service asked to wait ${Math.round(waitMs / 1000)} s, more than the ${RETRY_POLICY.maxRetryAfterMs / 1000} s this node waits.`,
 				);
-			}
 			gate.rateLimited(waitMs, paceMs, startedAt);
 			continue;
 		}

@@ -76,25 +76,22 @@ export class ServiceOrigin {
 				`The link was "${link.slice(0, 200)}".`,
 			);
 		const url = new URL(link, from);
-		if (url.origin !== this.origin) {
+		if (url.origin !== this.origin)
 			throw new ServiceBehaviourError(
 				`The service gave ${what} on another origin (${url.origin}); it was not followed`,
 				`The API key is only ever sent to the credential's Base URL origin, ${this.origin}. Nothing was sent to ${url.origin}. If the service really moved, change the Base URL in the credentials.`,
 			);
-		}
 		// The path, its dot segments resolved by the URL parser, is the Base URL's or below it.
-		if (!`${url.pathname}/`.startsWith(`${this.basePath}/`)) {
+		if (!`${url.pathname}/`.startsWith(`${this.basePath}/`))
 			throw new ServiceBehaviourError(
 				`The service gave ${what} outside the Base URL's path (${url.pathname.slice(0, 200)}); it was not followed`,
 				`The API key is only ever sent to addresses under the credential's Base URL, ${this.baseUrl}. Nothing was requested.`,
 			);
-		}
-		if (ambiguousPath(link, url.pathname.slice(this.basePath.length))) {
+		if (ambiguousPath(link, url.pathname.slice(this.basePath.length)))
 			throw new ServiceBehaviourError(
 				`The service gave ${what} whose path has an encoded or parameterised dot segment, an encoded slash or a backslash (${url.pathname.slice(0, 200)}); it was not followed`,
 				`Servers differ in how they read "..;", "%2e", "%2f" and "\\" in a path, so such a link could reach beyond the credential's Base URL, ${this.baseUrl}. Nothing was requested.`,
 			);
-		}
 		return url.toString();
 	}
 

@@ -182,13 +182,12 @@ export async function buildDocumentBody(input: DocumentInput): Promise<IDataObje
 	const attached = source.attachFile ? await readFile(input) : undefined;
 	const extension = name === undefined ? undefined : extensionOf(name);
 	if (name !== undefined && !extension) {
-		if (!attached) {
+		if (!attached)
 			throw invalid(
 				input,
 				'Document Name',
 				`${shownInput(name)} has no file extension: add one, e.g. ${name.length <= 80 ? `"${name}.pdf"` : '"contract.pdf"'}, or switch on Attach File to take the attached file's`,
 			);
-		}
 		// The file name's own extension if its type accepts it, else its type's.
 		const own = extensionOf(String(attached.file.name ?? ''));
 		name = `${name}.${own && attached.extensions.includes(own) ? own : attached.extensions[0]}`;
@@ -198,13 +197,12 @@ export async function buildDocumentBody(input: DocumentInput): Promise<IDataObje
 	const expires = expiresAt(input, additional.expires_at);
 	const metadata = readMetadata(input, 'Additional Fields › Metadata (JSON)', additional.metadata);
 	// An extension added above is one the attached file's type accepts.
-	if (attached && extension && !attached.extensions.includes(extension)) {
+	if (attached && extension && !attached.extensions.includes(extension))
 		throw invalid(
 			input,
 			'Document Name',
 			`the extension ".${extension}" does not match the attached ${attached.extensions[0].toUpperCase()} file`,
 		);
-	}
 	const body = {
 		name,
 		signers,

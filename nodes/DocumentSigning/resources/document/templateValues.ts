@@ -79,14 +79,13 @@ export function readTemplateFieldValues(
 	for (const { key, value, label } of [...given, ...pairs]) {
 		if (isEmpty(value)) continue;
 		const field = byKey.get(key);
-		if (checked && !field) {
+		if (checked && !field)
 			throw invalid(
 				input,
 				label,
 				`the template has no field ${shownInput(key)}`,
 				`Its fields: ${schema.map((entry) => entry.id).join(', ')}.`,
 			);
-		}
 		const result =
 			field && checked
 				? coerceFieldValue(
@@ -172,7 +171,7 @@ export function readDocumentSigners(
 		.map((field) => parseRoleFieldId(field.id)?.role)
 		.filter((role): role is string => role !== undefined);
 	const unfilled = [...new Set(open)];
-	if (unfilled.length > 0) {
+	if (unfilled.length > 0)
 		throw invalid(
 			input,
 			SIGNERS_LABEL,
@@ -181,6 +180,5 @@ export function readDocumentSigners(
 				: `the template's roles ${unfilled.join(', ')} need signers`,
 			'Give each role an email and a name here, or add Signers: they fill the roles in order.',
 		);
-	}
 	return signers;
 }
