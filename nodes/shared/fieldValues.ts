@@ -1,7 +1,4 @@
-/**
- * A template field's value checked against the field (docs/api-contract.md, "Template fields"): one
- * rule for the node and the service's 422, so the two never disagree.
- */
+// A template field's value checked (docs/api-contract.md): the same rule as the service's 422.
 import { LIMITS, type TemplateFieldType } from './vocabulary';
 
 const CALENDAR_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;

@@ -188,10 +188,7 @@ function statusError(node: INode, response: IN8nHttpFullResponse, itemIndex?: nu
 	return kept(new NodeApiError(node, errorBody as JsonObject, answer), errorBody as JsonObject);
 }
 
-/**
- * The error users see for any failure, built anew from words: n8n's errors wrap the request
- * library's, which holds the request's headers (the API key) and its socket.
- */
+/** The error users see, built anew: n8n's errors hold the request's headers (the API key). */
 export function toNodeError(
 	node: INode,
 	error: unknown,

@@ -120,10 +120,7 @@ function first<T>(entries: Entry[], pattern: RegExp, read: (value: unknown) => T
 	return undefined;
 }
 
-/**
- * What one response says: records, total, more, and the ways to the next page, best first (none
- * on the last); `guessed` when none was shown. `read`: distinct records so far (walks only).
- */
+/** One response's records, total, more, and ways to the next page, best first; `read`: walks only. */
 export function readListPage(
 	response: PageResponse,
 	sent: PageRequest,

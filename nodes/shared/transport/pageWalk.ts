@@ -129,10 +129,7 @@ export async function walkPages<T = IDataObject>(options: WalkOptions<T>): Promi
 	return (await walk(options)).records;
 }
 
-/**
- * Until the list's end; or a spent `budget` returns `next` (sweeps: "cannot tell yet"); or each
- * `page` of new records does (list searches, one a call).
- */
+/** Until the list's end; or a spent `budget` returns `next` (sweeps); or each `page` does (searches). */
 export async function walk<T>(
 	options: WalkOptions<T>,
 	until: 'end' | 'budget' | 'page' = 'end',

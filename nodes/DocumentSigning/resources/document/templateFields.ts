@@ -10,10 +10,7 @@ import { fieldValueProblem, isCalendarDate } from '../../../shared/fieldValues';
 import { shownInput } from '../../../shared/transport';
 import type { TemplateFieldType } from '../../../shared/vocabulary';
 
-/**
- * Template Fields and Signers by Role (resource mappers, listed by resourceMapping/index.ts),
- * Additional Fields › Template Field Values, and a value as its field's type wants it.
- */
+/** The template mappers, Template Field Values, and a value as its field's type wants it. */
 
 export const FIELDS_LABEL = 'Template Fields';
 export const SIGNERS_LABEL = 'Signers by Role';

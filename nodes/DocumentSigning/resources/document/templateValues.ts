@@ -13,10 +13,7 @@ import {
 } from './templateFields';
 import { savedTemplate, type DocumentInput } from './documentFrom';
 
-/**
- * Template Fields, Signers by Role and Template Field Values, read from an item and checked. The
- * stored field list is trusted only for a fixed Template: an expression may differ per item.
- */
+/** Template values read from an item; the stored field list is trusted for a fixed Template only. */
 
 const mapperValue = (input: DocumentInput, name: string) =>
 	(input.parameter(name, {}) ?? {}) as Partial<ResourceMapperValue>;
