@@ -31,9 +31,8 @@ interface SignedFor {
 }
 
 /**
- * Verifies webhook()'s request in the layouts `choice` accepts now. The secret is held in node
- * memory per registration or wait: a burst costs one credential read (docs/performance.md).
- * `accepted` (undefined: any): what a refusal was checked against.
+ * Verifies webhook()'s request in the layouts `choice` accepts now; the secret is held in node memory
+ * (a burst costs one credential read). `accepted` (undefined: any): what a refusal was checked against.
  */
 export async function verifyCall(
 	context: IWebhookFunctions,

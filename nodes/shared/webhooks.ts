@@ -18,9 +18,8 @@ import {
 import { WEBHOOK_SWEEP_BUDGET } from './vocabulary';
 
 /**
- * The package's webhooks at the service and their secrets. A secret stays out of static and
- * execution data (n8n's public API shows those): derived from the API key and a random nonce, or
- * sealed with a key derived the same way, so any process with the credential recomputes it.
+ * The package's webhooks and their secrets, kept out of static and execution data (n8n's public API
+ * shows those): derived from the API key and a nonce, or sealed with a key derived the same way.
  */
 
 /** Whose a webhook is: this workflow node, the credential's key and the registration's nonce. */

@@ -13,9 +13,8 @@ import { templateLabel, templatePath, usesDocumentFrom } from '../resources/docu
 import { locatorValue, roleFieldId } from '../resources/document/templateFields';
 
 /**
- * The chosen template's fields and roles for the Template Fields and Signers by Role mappers, read
- * from the template list (the API has no other read). Read by principle: `name` for the key or
- * `select` for a choice is understood; a template listing none gets a notice pointing elsewhere.
+ * The chosen template's fields and roles for the mappers, from the template list (the API has no
+ * other read), read by principle (`name` for the key, `select` for a choice), or a notice.
  */
 
 /** The words services use for each field type, by the editor's input for it: text, number, date picker, toggle, dropdown. */

@@ -4,9 +4,8 @@ import { NodeApiError, NodeError, NodeOperationError } from 'n8n-workflow';
 import { headerValue, shownText } from './text';
 
 /**
- * Every failure becomes a NodeApiError (the service's words, the key taken out, and HTTP code) or a
- * NodeOperationError, built anew from plain data: never with a request header, the request
- * library's error or config, or a socket (docs/security.md).
+ * Every failure becomes a NodeApiError (the service's words, key removed, and HTTP code) or a
+ * NodeOperationError, built anew from plain data: never holding a request header or socket.
  */
 
 /** A response with an error status, kept whole so the retry policy can read Retry-After. */

@@ -108,9 +108,8 @@ export class ServiceOrigin {
 
 /**
  * True when a path below the Base URL could climb out of it on some server though the URL parser
- * sees no `..`: a backslash as written; a segment that, decoded up to 3 times (a proxy, then the
- * application), holds `/` or `\`, or is only dots without its `;` parameters (Tomcat, Spring and
- * Jetty drop them). Refused, not normalised: which reading the server applies is unknown.
+ * sees no `..`: a backslash; a segment that, decoded up to 3 times, holds `/` or `\`, or is only dots
+ * before its `;` parameters (Tomcat, Spring, Jetty). Refused: the server's reading is unknown.
  */
 function ambiguousPath(link: string, pathBelowBase: string): boolean {
 	const written = link.split(/[?#]/, 1)[0];

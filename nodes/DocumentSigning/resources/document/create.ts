@@ -55,9 +55,7 @@ export const documentCreateFields: INodeProperties[] = [
 	},
 	...templateFieldsFrom,
 	{
-		// Not required: with a template, Signers by Role gives its roles (the body's check names Signers).
 		...signersField('document', CREATE_FIELD_OPERATIONS, {
-			required: false,
 			description:
 				'Who signs the document. With a template, only people for roles Signers by Role does not list (usually none). Not needed when saving a draft.',
 		}),

@@ -11,9 +11,8 @@ import { resourceLocator, showFor } from '../../shared/fields';
 import { locatorValue, templateMapperFields } from './templateFields';
 
 /**
- * Node version 2: Document From (File, Template, or Send and Wait's Existing Draft) comes first and
- * the template is top-level, so choosing it shows its fields and roles at once. Version 1 keeps
- * Attach File and Additional Fields › Template (its saved workflows run as before).
+ * Node version 2: Document From comes first and the template is top-level, so choosing it shows its
+ * fields and roles at once. Version 1 keeps Attach File and Additional Fields › Template.
  */
 
 type DocumentFrom = 'file' | 'template' | 'draft';
