@@ -38,7 +38,6 @@ export function plainFileName(name: unknown): string | undefined {
 	return `${stem.join('')}${extension}`;
 }
 
-/** `name` ending in `extension` (any case), appended when it does not. */
 export function withExtension(name: string, extension: string): string {
 	return name.toLowerCase().endsWith(extension.toLowerCase()) ? name : `${name}${extension}`;
 }

@@ -69,7 +69,6 @@ export function registrationDescription(description: string, scope: SecretScope)
 	return description.slice(0, 200 - note.length).trimEnd() + note;
 }
 
-/** The owner and key check a webhook's description carries, when it carries them. */
 export function registrationNote(
 	description: unknown,
 ): { owner: string; keyCheck: string } | undefined {

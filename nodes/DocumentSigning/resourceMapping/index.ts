@@ -47,7 +47,6 @@ async function chosenTemplate(context: ILoadOptionsFunctions): Promise<IDataObje
 	});
 }
 
-/** A mapper's rows from what the template lists, or the notice saying why there are none. */
 function rowsOrNotice(
 	listed: unknown,
 	rows: (listed: unknown[]) => ResourceMapperField[],
@@ -61,7 +60,6 @@ function rowsOrNotice(
 
 const ROW = { defaultMatch: false, canBeUsedToMatch: false, display: true };
 
-/** A field definition as a row of the Template Fields mapper, or undefined when it has no key. */
 function mapperField(definition: IDataObject): ResourceMapperField | undefined {
 	const key = text(definition.key ?? definition.name ?? definition.id);
 	if (key === undefined) return undefined;

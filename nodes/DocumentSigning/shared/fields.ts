@@ -91,7 +91,6 @@ export function simplifyField(resource: string, operations: string[]): INodeProp
 	};
 }
 
-/** Where an operation that downloads a file puts it: the output binary field's name. */
 export function outputFileField(resource: string, operations: string[]): INodeProperties {
 	return {
 		displayName: 'Put Output File in Field',

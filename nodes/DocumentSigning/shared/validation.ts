@@ -106,7 +106,6 @@ function parseJsonObject(context: Context, parameter: string, raw: unknown): IDa
 	return value as IDataObject;
 }
 
-/** A Signers collection's value as the API's signer objects, checked one by one. */
 export function readSigners(
 	context: Context,
 	value: unknown,

@@ -225,7 +225,6 @@ export function isNotFound(error: unknown): boolean {
 const CERTIFICATE_CODE =
 	/^(CERT_|CRL_|ERROR_IN_C(ERT|RL)_|UNABLE_TO_(DECODE|DECRYPT|GET|VERIFY)_|DEPTH_ZERO_SELF_SIGNED_CERT$|SELF_SIGNED_CERT_IN_CHAIN$|HOSTNAME_MISMATCH$|INVALID_(CA|PURPOSE)$|PATH_LENGTH_EXCEEDED$)/;
 
-/** The kinds of failure of the connection itself, each told in its own words (networkError). */
 type NetworkFamily = 'timeout' | 'certificate' | 'tls' | 'http' | 'network';
 
 function familyOf(code: string): NetworkFamily | undefined {
@@ -267,6 +266,5 @@ function networkError(node: INode, code: string, itemIndex?: number): NodeApiErr
 		tls: `The secure (TLS) connection to the service failed (${code}). Check that the Base URL in the credentials has the right scheme and port (https:// for a TLS port, http:// otherwise) and that the service offers a current TLS version.`,
 		http: `The service's answer is not valid HTTP (${code}). Something other than the API may be answering at the Base URL's address, or a proxy in front of it is faulty. Check the Base URL in the credentials.`,
 	}[family];
-	// Only our own words: the original error carries the request, headers included.
 	return new NodeApiError(node, { message }, { message, description, httpCode: 'none', itemIndex });
 }

@@ -83,7 +83,6 @@ type ResponseKind = 'json' | 'file' | 'export';
 /** A file's or an export's limit is the credential's "Largest Download (MB)" when set, up to 2 GB. */
 const BODY_LIMITS = { json: 16 * MB, download: 100 * MB, maxDownload: 2048 * MB };
 
-/** Bodies larger than this are parsed after a turn of the event loop. */
 const YIELD_ABOVE_BYTES = 1024 * 1024;
 
 /** The body read whole within its kind's limit (BODY_LIMITS): JSON (or text), or a file's bytes. */

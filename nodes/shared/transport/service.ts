@@ -55,7 +55,6 @@ export class ServiceOrigin {
 		this.baseUrl = `${this.origin}${this.basePath}`;
 	}
 
-	/** `/documents` → `https://api.example.com/v1/documents`. */
 	urlOf(path: string): string {
 		return `${this.baseUrl}${path.startsWith('/') ? path : `/${path}`}`;
 	}

@@ -186,7 +186,6 @@ export async function buildDocumentBody(input: DocumentInput): Promise<IDataObje
 				'Document Name',
 				`${shownInput(name)} has no file extension: add one, e.g. ${name.length <= 80 ? `"${name}.pdf"` : '"contract.pdf"'}, or switch on Attach File to take the attached file's`,
 			);
-		// The file name's own extension if its type accepts it, else its type's.
 		const own = extensionOf(String(attached.file.name ?? ''));
 		name = `${name}.${own && attached.extensions.includes(own) ? own : attached.extensions[0]}`;
 	}

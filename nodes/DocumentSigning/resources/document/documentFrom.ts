@@ -26,7 +26,6 @@ export const usesDocumentFrom = (node: INode) => node.typeVersion >= 2;
 export const templateLabel = (node: INode) =>
 	usesDocumentFrom(node) ? 'Template' : 'Additional Fields › Template';
 
-/** The template parameter's path in the node's parameters, as the editor and n8n read it. */
 export const templatePath = (node: INode) =>
 	usesDocumentFrom(node) ? 'documentTemplate' : 'additionalFields.template_id';
 
@@ -124,7 +123,6 @@ export const sendAndWaitDocumentFrom: INodeProperties = documentFromField(SEND_A
 	TEMPLATE,
 ]);
 
-/** The input item's binary field holding the document's file (Document From › File, Attach File). */
 export function inputFileField(displayOptions: IDisplayOptions): INodeProperties {
 	return {
 		displayName: 'Input Binary Field',

@@ -16,7 +16,6 @@ export const FIELDS_LABEL = 'Template Fields';
 export const SIGNERS_LABEL = 'Signers by Role';
 export const PAIRS_LABEL = 'Additional Fields › Template Field Values';
 
-/** A resource locator's value (any mode), or a plain value as it is. */
 export const locatorValue = (raw: unknown): unknown =>
 	raw !== null && typeof raw === 'object' ? (raw as IDataObject).value : raw;
 

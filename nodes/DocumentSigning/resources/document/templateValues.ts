@@ -18,7 +18,6 @@ import { savedTemplate, type DocumentInput } from './documentFrom';
 const mapperValue = (input: DocumentInput, name: string) =>
 	(input.parameter(name, {}) ?? {}) as Partial<ResourceMapperValue>;
 
-/** Whether the Template is a fixed choice, not an expression that may vary per item. */
 function templateIsFixed(input: DocumentInput): boolean {
 	const value = savedTemplate(input.node);
 	return !(typeof value === 'string' && value.startsWith('='));
