@@ -37,13 +37,9 @@ export class ServiceOrigin {
 				description:
 					'Enter the API address from your account settings, e.g. https://api.example.com/v1',
 			});
-		let parsed: URL;
-		try {
-			if (baseUrl.length > MAX_BASE_URL_LENGTH) throw new RangeError('too long');
-			parsed = new URL(baseUrl.trim());
-		} catch {
+		if (baseUrl.length > MAX_BASE_URL_LENGTH || !URL.canParse(baseUrl.trim()))
 			throw refused('The Base URL in the credentials is not a valid URL');
-		}
+		const parsed = new URL(baseUrl.trim());
 		if (!/^https?:$/.test(parsed.protocol) || parsed.username || parsed.password)
 			throw refused(
 				'The Base URL in the credentials must be an http:// or https:// address without a user name',
@@ -60,11 +56,7 @@ export class ServiceOrigin {
 	}
 
 	isOwn(url: string): boolean {
-		try {
-			return new URL(url).origin === this.origin;
-		} catch {
-			return false;
-		}
+		return URL.canParse(url) && new URL(url).origin === this.origin;
 	}
 
 	/** A link (absolute, or relative to `from`) as an absolute URL under the Base URL; anything else is refused. */
