@@ -9,10 +9,7 @@ import {
 	type SignatureLayout,
 } from './vocabulary';
 
-/**
- * A delivery verified in whichever layout it is signed (docs/delivery-signatures.md). Pure; a
- * refusal is a reason. The Signature Layout setting that narrows the layouts: webhookSignature.ts.
- */
+/** A delivery verified in whichever layout it is signed (docs/delivery-signatures.md); pure. */
 
 export type SignatureFailureReason =
 	| 'missing_header'
@@ -151,7 +148,6 @@ function checkTimestamped(input: Delivery, header: string): DeliveryVerification
 	return settle(input, layout, Number(time), () => matches(input, digests, key, `${time}.`));
 }
 
-/** The first of `names` present and not blank, trimmed. */
 const firstHeader = (input: Delivery, names: readonly string[]) =>
 	names.map((name) => input.header(name)?.trim()).find(Boolean);
 
@@ -216,10 +212,7 @@ function strongestCheck(input: Delivery): DeliveryVerification {
 		: { valid: false, reason: 'missing_header' };
 }
 
-/**
- * Checks one delivery. When the strongest layout present fails, the delivery is refused, never
- * retried in a weaker one (verifyCall in webhookSignature.ts narrows the layouts further).
- */
+/** Checks one delivery: when the strongest layout present fails, it is refused, never tried weaker. */
 export function verifyDelivery(input: VerifyDeliveryInput): DeliveryVerification {
 	const result = strongestCheck({
 		...input,

@@ -7,16 +7,13 @@ import {
 	type ApiContext,
 	ServiceBehaviourError,
 	shownText,
-	isObject,
 	fileNameFromDisposition,
 	headerValue,
 } from './transport';
+import { pick } from './transport/listRecords';
 import { firstBytesShown, mediaTypeOf, plainFileName, withExtension } from './fileNames';
 
-/**
- * A document's files (docs/api-contract.md, "Files"): a link the record carries, followed only on
- * the credential's origin, else the contract's endpoints.
- */
+// A document's files (docs/api-contract.md, "Files"): the record's link, else the contract's endpoints.
 
 /** The contract's file versions (`?version=`), and the audit trail. */
 export type DocumentFileVersion = 'original' | 'signed' | 'auditTrail';
@@ -30,11 +27,9 @@ const LINK_PATHS: Record<DocumentFileVersion, string> = {
 		'files.audit_trail.url files.audit_trail audit_trail_url certificate_url audit_log_url',
 };
 
-/** The record's link to this version of its file, if it carries one. */
 function fileLinkOf(record: IDataObject, version: DocumentFileVersion): string | undefined {
 	for (const path of LINK_PATHS[version].split(' ')) {
-		let value: unknown = record;
-		for (const key of path.split('.')) value = isObject(value) ? value[key] : undefined;
+		const value = pick(record, path);
 		if (typeof value === 'string' && value.trim() !== '') return value.trim();
 	}
 	// `download_url` on a completed document is, for most services, the signed copy.
@@ -73,7 +68,7 @@ const PDF_VERSIONS: Partial<Record<DocumentFileVersion, string>> = {
 const PDF_SIGNATURE = '%PDF-';
 
 /** The bytes of a file response (an ArrayBuffer is wrapped, not copied). */
-function bytesOf(body: unknown): Buffer {
+export function bytesOf(body: unknown): Buffer {
 	if (Buffer.isBuffer(body)) return body;
 	if (body instanceof ArrayBuffer) return Buffer.from(body);
 	if (typeof body === 'string') return Buffer.from(body, 'binary');

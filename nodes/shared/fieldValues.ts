@@ -1,8 +1,4 @@
-/**
- * A template field's value checked against the field (docs/api-contract.md, "Template fields"):
- * the one rule the node applies before anything is sent and the service applies when it answers
- * 422, so the two never disagree on what a number, a date or a choice is.
- */
+// A template field's value checked (docs/api-contract.md): the same rule as the service's 422.
 import { LIMITS, type TemplateFieldType } from './vocabulary';
 
 const CALENDAR_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
@@ -18,10 +14,7 @@ export function isCalendarDate(value: string): boolean {
 	);
 }
 
-/**
- * What is wrong with `value` for a field of `type` (phrased to follow the field's name), or
- * undefined when it fits. `options` are a choice field's choices.
- */
+/** What is wrong with `value` for a field of `type` (to follow the field's name), if anything. */
 export function fieldValueProblem(
 	type: TemplateFieldType,
 	value: unknown,

@@ -1,7 +1,5 @@
-/**
- * Names and types of files the service sends. A Write File node built from `{{ $json.fileName }}`
- * writes wherever the name points: so a name is only ever a plain base name.
- */
+// A Write File node built from `{{ $json.fileName }}` writes wherever the name points: so a name is
+// only ever a plain base name.
 
 /** Longest file name passed on, in UTF-8 bytes (file systems allow 255; room is left for a suffix). */
 const MAX_FILE_NAME_BYTES = 200;
@@ -13,9 +11,8 @@ const EXTENSION = /\.[\p{L}\p{N}]{1,10}$/u;
 const isTrimmed = (character: string) => character === '.' || /\s/.test(character);
 
 /**
- * `name` as a plain base name: no folder part (after the last `/` or `\`), no control or invisible
- * characters, no leading or trailing dots and spaces (no `.`, `..` or hidden file), at most
- * MAX_FILE_NAME_BYTES with its extension kept. Undefined when nothing is left.
+ * `name` without folder part, invisible characters or leading and trailing dots and spaces (no `.`,
+ * `..` or hidden file), at most MAX_FILE_NAME_BYTES with its extension kept; or undefined.
  */
 export function plainFileName(name: unknown): string | undefined {
 	if (typeof name !== 'string') return undefined;
@@ -41,7 +38,6 @@ export function plainFileName(name: unknown): string | undefined {
 	return `${stem.join('')}${extension}`;
 }
 
-/** `name` ending in `extension` (any case), appended when it does not. */
 export function withExtension(name: string, extension: string): string {
 	return name.toLowerCase().endsWith(extension.toLowerCase()) ? name : `${name}${extension}`;
 }
@@ -54,10 +50,7 @@ export function mediaTypeOf(contentType: string | undefined): string {
 	return MEDIA_TYPE.test(type) ? type : 'application/octet-stream';
 }
 
-/**
- * The first bytes of `data` as safe text for an error: printable ASCII as it is (with `<` and `>`
- * as look-alikes), anything else as `\xNN`.
- */
+/** The first bytes of `data` as safe text for an error: printable ASCII, else `\xNN`. */
 export function firstBytesShown(data: Buffer, count = 16): string {
 	let shown = '';
 	for (const byte of data.subarray(0, count)) {

@@ -10,10 +10,7 @@ export function idText(value: unknown): string | undefined {
 	return undefined;
 }
 
-/**
- * Why `id` cannot name a record in a path: URL handling drops `.` and `..` (Get Document `.` would
- * read the list), and `/ ? #` or whitespace would change the path.
- */
+/** Why `id` cannot name a record in a path: URLs drop `.` and `..`; `/ ? #` or spaces change it. */
 export function idProblem(id: string): string | undefined {
 	return id === '.' || id === '..' || /[/?#\\\s]/.test(id)
 		? `${shownInput(id)} is not a valid ID`

@@ -1,10 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-/**
- * List Paging: how the node reads the pages of a service nobody foresaw (where its records,
- * next-page token and total are, which query parameters it pages by). Set once in the credential;
- * node version 1 also shows it beside each list. A setting left empty is found as usual.
- */
+// List Paging, for services the node cannot page by itself: the credential's (node version 1: each list's).
 
 /** Each Custom setting's label, in errors and in the editor. */
 export const PAGING_LABELS = {

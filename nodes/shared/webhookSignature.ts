@@ -7,10 +7,8 @@ import { SIGNATURE_LAYOUTS, SIGNATURE_TOLERANCE_SECONDS, type SignatureLayout } 
 import { rawBodyOf, secretScope, signingSecret } from './webhooks';
 
 /**
- * A delivery's signature, checked the same way for the trigger and for Send and Wait. Signature
- * Layout: Automatic fixes the first layout that verifies, so a capture cannot be replayed in a
- * weaker one; it is remembered per process (nodeMemory.ts), as n8n drops what webhook() writes to
- * static data. deliveryLayouts.ts checks the layouts.
+ * A delivery's signature, checked alike for the trigger and Send and Wait. Automatic fixes the first
+ * layout that verifies (no replay in a weaker one), per process: n8n drops webhook()'s static data.
  */
 export const AUTOMATIC_LAYOUT = 'auto';
 
@@ -33,11 +31,8 @@ interface SignedFor {
 }
 
 /**
- * Verifies the request webhook() was called with, in the layouts `choice` accepts now; under
- * Automatic the first verified layout becomes the only one. The secret is recomputed from the API
- * key once per registration or wait and held in node memory: a burst costs one credential read
- * (docs/performance.md). `accepted` (undefined: any) is what a refusal was checked against;
- * `newlyFixed`, whether this delivery fixed the layout.
+ * Verifies webhook()'s request in the layouts `choice` accepts now; the secret is held in node memory
+ * (a burst costs one credential read). `accepted` (undefined: any): what a refusal was checked against.
  */
 export async function verifyCall(
 	context: IWebhookFunctions,

@@ -18,10 +18,8 @@ import {
 import { WEBHOOK_SWEEP_BUDGET } from './vocabulary';
 
 /**
- * The package's webhooks at the service (registered, found, removed) and their secrets. A secret
- * stays out of static and execution data (n8n's public API shows them to anyone who may read the
- * workflow): derived from the credential's API key and a random nonce, or sealed with a key derived
- * the same way, so any process with the credential recomputes it. Deliveries: webhookSignature.ts.
+ * The package's webhooks and their secrets, kept out of static and execution data (n8n's public API
+ * shows those): derived from the API key and a nonce, or sealed with a key derived the same way.
  */
 
 /** Whose a webhook is: this workflow node, the credential's key and the registration's nonce. */
@@ -54,17 +52,11 @@ export const newNonce = (): string => randomBytes(16).toString('hex');
 const derivedSecret = (scope: SecretScope): string =>
 	derive('webhook-secret', scope).toString('hex');
 
-/**
- * A short value that changes with the credential's key. It lets its reader test guesses of the key
- * offline, so it is kept only in the webhook's description at the service, never in static data.
- */
+/** Changes with the key; it lets guesses of the key be tested offline, so never in static data. */
 export const keyCheck = (scope: SecretScope): string =>
 	derive('key-check', scope).toString('hex').slice(0, 16);
 
-/**
- * Which workflow node registered a webhook: a copied workflow has the same webhook URL but another
- * workflow id, so it can tell the original's webhook from its own. A digest only to keep it short.
- */
+/** Which workflow node registered a webhook: a copied workflow has the same URL, another id. */
 export const ownerTag = (workflowId: string, nodeId: string): string =>
 	createHash('sha256')
 		.update(tagged('owner', workflowId, nodeId))
@@ -77,7 +69,6 @@ export function registrationDescription(description: string, scope: SecretScope)
 	return description.slice(0, 200 - note.length).trimEnd() + note;
 }
 
-/** The owner and key check a webhook's description carries, when it carries them. */
 export function registrationNote(
 	description: unknown,
 ): { owner: string; keyCheck: string } | undefined {
@@ -121,10 +112,7 @@ interface NewWebhook {
 	extra?: IDataObject;
 }
 
-/**
- * Registers a webhook signed with the scope's secret; throws when the service names no id.
- * `sealedSecret`: a secret the service chose itself, sealed with the scope's key.
- */
+/** Registers a webhook signed with the scope's secret; `sealedSecret`: one the service chose. */
 export async function registerWebhook(
 	context: ApiContext,
 	client: ServiceClient,
@@ -189,7 +177,6 @@ export function rawBodyOf(context: IWebhookFunctions): Buffer | undefined {
 	return typeof raw === 'string' ? Buffer.from(raw, 'utf8') : undefined;
 }
 
-/** A JSON object, or undefined for anything else. */
 export function parseObject(raw: Buffer | string | undefined): IDataObject | undefined {
 	try {
 		const parsed: unknown = JSON.parse(String(raw?.toString('utf8')));

@@ -2,10 +2,7 @@ import type { IDataObject, ILoadOptionsFunctions, INodeListSearchResult } from '
 
 import { apiRequestPage, type ServiceOrigin, readListPaging } from '../../shared/transport';
 
-/**
- * A link the editor may show next to a result: a URL on the credential's (http or https) origin
- * without user info, or none. The service's text never becomes a javascript:, data: or foreign link.
- */
+/** A result's link: on the credential's origin without user info (no javascript:, data: or foreign). */
 function editorLink(value: unknown, origin: ServiceOrigin): string | undefined {
 	if (typeof value !== 'string' || !origin.isOwn(value)) return undefined;
 	const url = new URL(value);

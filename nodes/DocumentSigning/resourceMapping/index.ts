@@ -13,11 +13,8 @@ import { templateLabel, templatePath, usesDocumentFrom } from '../resources/docu
 import { locatorValue, roleFieldId } from '../resources/document/templateFields';
 
 /**
- * The fields and roles of the chosen template (Template, or Additional Fields › Template in node
- * version 1), for the Template Fields and Signers by Role mappers, read from the template
- * list (the API has no other read).
- * Read by principle: `name` for the key or `select` for a choice is still understood, and a
- * template that lists no fields or roles gets a notice pointing to the tolerant path.
+ * The chosen template's fields and roles for the mappers, from the template list (the API has no
+ * other read), read by principle (`name` for the key, `select` for a choice), or a notice.
  */
 
 /** The words services use for each field type, by the editor's input for it: text, number, date picker, toggle, dropdown. */
@@ -50,7 +47,6 @@ async function chosenTemplate(context: ILoadOptionsFunctions): Promise<IDataObje
 	});
 }
 
-/** A mapper's rows from what the template lists, or the notice saying why there are none. */
 function rowsOrNotice(
 	listed: unknown,
 	rows: (listed: unknown[]) => ResourceMapperField[],
@@ -62,10 +58,8 @@ function rowsOrNotice(
 	return fields.length > 0 ? { fields } : { fields, emptyFieldsNotice: none };
 }
 
-/** What every row of both mappers shares. */
 const ROW = { defaultMatch: false, canBeUsedToMatch: false, display: true };
 
-/** A field definition as a row of the Template Fields mapper, or undefined when it has no key. */
 function mapperField(definition: IDataObject): ResourceMapperField | undefined {
 	const key = text(definition.key ?? definition.name ?? definition.id);
 	if (key === undefined) return undefined;
@@ -116,10 +110,7 @@ export async function getTemplateFields(
 	);
 }
 
-/**
- * A template's roles as rows of the Signers by Role mapper: an email and a name each, in signing
- * order; a pre-filled role's are listed under "Add field" only.
- */
+/** A template's roles as Signers by Role rows (email and name, in signing order; pre-filled hidden). */
 function mapperRoleFields(listed: unknown[]): ResourceMapperField[] {
 	return objects(listed)
 		.flatMap((entry, index) => {
@@ -133,8 +124,7 @@ function mapperRoleFields(listed: unknown[]): ResourceMapperField[] {
 			(['email', 'name'] as const).map((part) => ({
 				id: roleFieldId(role, part),
 				displayName: `${role} ${part === 'email' ? 'Email' : 'Name'}`,
-				// Not required: Signers may fill the open roles in order instead. A role the template
-				// fills with a fixed person keeps it unless one is added here.
+				// Not required: Signers may fill open roles in order; a fixed person stays unless replaced.
 				required: false,
 				...ROW,
 				type: 'string' as const,

@@ -47,10 +47,7 @@ export function returnAllAndLimit(resource: string, operation: string): INodePro
 	];
 }
 
-/**
- * List Paging of node version 1 (by default of a resource locator's From List); version 2 reads
- * it from the credential (listPaging.ts), set once for the service.
- */
+/** List Paging of node version 1 (by default of a From List); version 2 reads the credential's. */
 export function searchListPaging(
 	displayOptions: IDisplayOptions,
 	description = 'How the node reads the pages of the list under From List',
@@ -71,7 +68,6 @@ export function searchListPaging(
 	];
 }
 
-/** An e-mail address field (required); `description` says where mail goes. */
 export function emailField(description: string): INodeProperties {
 	return {
 		displayName: 'Email',
@@ -84,7 +80,6 @@ export function emailField(description: string): INodeProperties {
 	};
 }
 
-/** Simplify toggle, read by postReceive.simplifyTo. */
 export function simplifyField(resource: string, operations: string[]): INodeProperties {
 	return {
 		displayName: 'Simplify',
@@ -96,7 +91,6 @@ export function simplifyField(resource: string, operations: string[]): INodeProp
 	};
 }
 
-/** Where an operation that downloads a file puts it: the output binary field's name. */
 export function outputFileField(resource: string, operations: string[]): INodeProperties {
 	return {
 		displayName: 'Put Output File in Field',
@@ -109,7 +103,6 @@ export function outputFileField(resource: string, operations: string[]): INodePr
 	};
 }
 
-/** The preSend check of outputFileField. */
 export async function checkOutputFileField(
 	this: IExecuteSingleFunctions,
 	options: IHttpRequestOptions,
@@ -128,7 +121,6 @@ export const extraBodyFieldsOption: INodeProperties = {
 		'More fields to send in the request body, as a JSON object. They are merged over the fields above, so use this for options the node does not offer yet.',
 };
 
-/** A collection of optional fields: Additional Fields, Update Fields, Options, Filters. */
 export function optionalFields(
 	displayName: string,
 	name: string,
@@ -147,7 +139,6 @@ export function optionalFields(
 	};
 }
 
-/** The Message option: a note for the signers. */
 export function messageOption(description: string): INodeProperties {
 	return {
 		displayName: 'Message',

@@ -17,20 +17,17 @@ export function filtersCollection(
 	);
 }
 
-/** `pending` → `Pending`: the label of a vocabulary value. */
 export function capitalise(value: string): string {
 	return value[0].toUpperCase() + value.slice(1);
 }
-
-/** n8n's routing engine sends the filter as the query parameter `property`. */
-const sentAsQuery = (property: string) => ({ send: { type: 'query' as const, property } });
 
 export function queryFilter(
 	displayName: string,
 	name: string,
 	type: 'string' | 'dateTime' = 'string',
 ): INodeProperties {
-	return { displayName, name, type, default: '', routing: sentAsQuery(name) };
+	const routing = { send: { type: 'query' as const, property: name } };
+	return { displayName, name, type, default: '', routing };
 }
 
 /** A filter choosing one of `values` (listed by `label`, alphabetically). */
@@ -42,6 +39,5 @@ export function queryChoiceFilter(
 	defaultValue: string,
 ): INodeProperties {
 	const options = byName(values.map((value) => ({ name: label(value), value })));
-	const routing = sentAsQuery(name);
-	return { displayName, name, type: 'options', default: defaultValue, options, routing };
+	return { ...queryFilter(displayName, name), type: 'options', default: defaultValue, options };
 }

@@ -177,7 +177,6 @@ export function simpleList(
 	};
 }
 
-/** The Operation dropdown of a resource. */
 export function operationProperty(
 	resource: string,
 	options: INodePropertyOptions[],

@@ -5,7 +5,7 @@ import type {
 	PostReceiveAction,
 } from 'n8n-workflow';
 
-import { fetchDocumentFile, type DocumentFileVersion } from '../../shared/documentFiles';
+import { bytesOf, fetchDocumentFile, type DocumentFileVersion } from '../../shared/documentFiles';
 import { mediaTypeOf } from '../../shared/fileNames';
 import { recordOf, fileNameFromDisposition, headerValue } from '../../shared/transport';
 
@@ -30,14 +30,13 @@ export function deletedResult(idParameter: string): PostReceiveAction {
 	};
 }
 
-/** The one output item of a file: `json`, then the file's name, type and size; the file as binary data. */
+/** The one output item of a file: `json`, the file's name, type and size; the file under outputFileField. */
 async function fileItem(
 	context: IExecuteSingleFunctions,
-	binaryPropertyParameter: string,
 	json: IDataObject,
 	{ data, fileName, mimeType }: { data: Buffer; fileName: string; mimeType: string },
 ): Promise<INodeExecutionData[]> {
-	const binaryProperty = context.getNodeParameter(binaryPropertyParameter, 'data') as string;
+	const binaryProperty = context.getNodeParameter('binaryPropertyName', 'data') as string;
 	const binary = await context.helpers.prepareBinaryData(data, fileName, mimeType);
 	return [
 		{
@@ -48,32 +47,25 @@ async function fileItem(
 }
 
 /** The downloaded file as binary data, named (a plain base name) and typed as the service said. */
-export function binaryFromResponse(
-	binaryPropertyParameter: string,
-	fallbackName: string,
-): PostReceiveAction {
+export function binaryFromResponse(fallbackName: string): PostReceiveAction {
 	return async function (this: IExecuteSingleFunctions, _items, response) {
-		const body = response.body as unknown;
-		const data = Buffer.isBuffer(body)
-			? body
-			: Buffer.from(typeof body === 'string' ? body : JSON.stringify(body ?? ''));
+		const data = bytesOf(response.body);
 		const header = (name: string) => headerValue(response.headers, name);
 		const fileName = fileNameFromDisposition(header('content-disposition')) ?? fallbackName;
 		const mimeType = mediaTypeOf(header('content-type'));
-		return await fileItem(this, binaryPropertyParameter, {}, { data, fileName, mimeType });
+		return await fileItem(this, {}, { data, fileName, mimeType });
 	};
 }
 
 /** Document › Download: from the document read, fetches the chosen file as binary data. */
-export function downloadedFile(
-	versionParameter: string,
-	binaryPropertyParameter: string,
-): PostReceiveAction {
-	return async function (this: IExecuteSingleFunctions, _items, response) {
-		const record = recordOf(response.body);
-		const version = this.getNodeParameter(versionParameter, 'signed') as DocumentFileVersion;
-		const file = await fetchDocumentFile(this, record, version, this.getExecutionCancelSignal?.());
-		const { id, name, status } = record;
-		return await fileItem(this, binaryPropertyParameter, { id, name, status, version }, file);
-	};
-}
+export const downloadedFile: PostReceiveAction = async function (
+	this: IExecuteSingleFunctions,
+	_items,
+	response,
+) {
+	const record = recordOf(response.body);
+	const version = this.getNodeParameter('version', 'signed') as DocumentFileVersion;
+	const file = await fetchDocumentFile(this, record, version, this.getExecutionCancelSignal?.());
+	const { id, name, status } = record;
+	return await fileItem(this, { id, name, status, version }, file);
+};

@@ -25,21 +25,17 @@ import { legacyOrderError } from './agentTool';
 import { invalid } from './validation';
 
 /**
- * The one hook into n8n's routing engine: every operation's `routing.operations.pagination`
- * (`sendRequest`, or `sendListRequests` for a list). What it answers in n8n (n8n-core 2.41
- * routing-node.js), each worked around here only:
- * - no retry or response hook: with `send.paginate` the engine hands the request it built to that
- *   function and sends nothing (`makeRequest`); the hook sends it, retried, read as a counted stream
- *   (n8n would read any response whole), to the credential's origin set here (a `baseURL`
- *   expression in `requestDefaults` is resolved twice per item);
- * - then no output step runs: the hook runs them (`output`), an array body without steps as one
- *   item per element (`postProcessResponseData`);
- * - a preSend error ends the node as an API error of HTTP code "none": n8n is given `inHook` steps,
- *   which do nothing, and the hook runs the real ones;
- * - a tool's failure reaches AI Agent 2 (and n8n 1.x) as an empty result: the hook returns it as the
- *   tool's result (and under Execution Order v0 refuses the call, below);
- * - every property named as a parameter is resolved twice per item, shown or not: parameter names
- *   are unique across resources (but for Operation, the list fields, Simplify, the output file).
+ * The one hook into n8n's routing engine (n8n-core 2.41 routing-node.js): every operation's
+ * `routing.operations.pagination`. What it works around:
+ * - with `send.paginate` the engine sends nothing (`makeRequest`): the hook sends the request,
+ *   retried, read as a counted stream, to the credential's origin (a `baseURL` expression in
+ *   `requestDefaults` is resolved twice per item);
+ * - then no output step runs: the hook runs them, an array body without steps as one item each;
+ * - a preSend error ends the node as an API error of HTTP code "none": n8n is given `inHook`
+ *   steps, which do nothing, and the hook runs the real ones;
+ * - a tool's failure reaches AI Agent 2 (and n8n 1.x) as an empty result: the hook returns it;
+ * - every parameter is resolved twice per item, shown or not: names are unique across resources
+ *   (but for Operation, the list fields, Simplify, the output file).
  */
 
 /** A preSend step as n8n is given it: nothing then; the hook runs `step` (see above). */
@@ -56,9 +52,8 @@ async function routedRequest(
 	const node = context.getNode();
 	const pairedItem = { item: itemIndex };
 	const isTool = node.type.endsWith('Tool');
-	// Before anything else: AI Agent 3's tool call (its item carries `toolCallId`) under the legacy
-	// Execution Order v0, which queues the agent ahead of its tools, would be read as an empty result
-	// and run unseen afterwards, so it is refused unsent. AI Agent 2 runs tools itself.
+	// AI Agent 3's tool call (its item carries `toolCallId`) under Execution Order v0 would be read
+	// as an empty result and run unseen afterwards: refused unsent. AI Agent 2 runs tools itself.
 	if (
 		isTool &&
 		context.getWorkflowSettings?.()?.executionOrder !== 'v1' &&
@@ -153,18 +148,13 @@ async function routedRequest(
 	}
 }
 
-/** `routing.operations.pagination` of an operation that is not a list: one request. */
-export async function sendRequest(
-	this: IExecutePaginationFunctions,
-	requestData: DeclarativeRestApiSettings.ResultOptions,
-): Promise<INodeExecutionData[]> {
-	return await routedRequest(this, requestData, false);
-}
-
-/** `routing.operations.pagination` of a `list: true` operation: pages until Return All or Limit. */
-export async function sendListRequests(
-	this: IExecutePaginationFunctions,
-	requestData: DeclarativeRestApiSettings.ResultOptions,
-): Promise<INodeExecutionData[]> {
-	return await routedRequest(this, requestData, true);
-}
+/** `routing.operations.pagination`: one request, or (`list: true`) pages until Return All or Limit. */
+const hook = (list: boolean) =>
+	async function (
+		this: IExecutePaginationFunctions,
+		requestData: DeclarativeRestApiSettings.ResultOptions,
+	): Promise<INodeExecutionData[]> {
+		return await routedRequest(this, requestData, list);
+	};
+export const sendRequest = hook(false);
+export const sendListRequests = hook(true);

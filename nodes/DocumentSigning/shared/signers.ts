@@ -14,11 +14,7 @@ const AUTHENTICATION_LABELS: Record<(typeof SIGNER_AUTHENTICATION_METHODS)[numbe
 export function signersField(
 	resource: string,
 	operations: string[],
-	{
-		name = 'signers',
-		required,
-		description,
-	}: { name?: string; required: boolean; description: string },
+	{ name = 'signers', description }: { name?: string; description: string },
 ): INodeProperties {
 	return {
 		displayName: 'Signers',
@@ -27,15 +23,14 @@ export function signersField(
 		placeholder: 'Add Signer',
 		typeOptions: { multipleValues: true, sortable: true },
 		default: {},
-		required,
+		// Not required: a template's roles come from Signers by Role; the body's check says when.
 		description,
 		displayOptions: showFor(resource, operations),
 		options: [
 			{
 				displayName: 'Signer',
 				name: 'signer',
-				// In the order people fill a signer in: who (Email, then Name), how they prove it, then
-				// when they sign. Values are saved by name, so the order changes no saved workflow.
+				// In the order people fill them in (values are saved by name: no saved workflow changes).
 				values: [
 					emailField('Where the signing invitation is sent'),
 					{

@@ -32,10 +32,7 @@ export function invalid(
 /** Characters no address here may hold (a single class, tested once: linear in the length). */
 const NOT_IN_EMAIL = /[\s@"<>()[\],;:]/;
 
-/**
- * `local@domain.tld`: one `@`, no spaces or list punctuation, non-empty domain labels, the last of
- * two characters or more. At most RFC 5321's 254 characters, checked before anything else.
- */
+/** `local@domain.tld`: one `@`, non-empty labels, the last of 2 characters or more; 254 at most. */
 function isEmail(value: string): boolean {
 	const at = value.indexOf('@');
 	if (value.length > 254 || at < 1 || at > 64 || NOT_IN_EMAIL.test(value.slice(0, at)))
@@ -109,7 +106,6 @@ function parseJsonObject(context: Context, parameter: string, raw: unknown): IDa
 	return value as IDataObject;
 }
 
-/** A Signers collection's value as the API's signer objects, checked one by one. */
 export function readSigners(
 	context: Context,
 	value: unknown,
@@ -182,7 +178,6 @@ export function requestBody(context: Context, fields: IDataObject, extra: unknow
 	return { ...compact(fields), ...parseJsonObject(context, 'Extra Body Fields (JSON)', extra) };
 }
 
-/** Copies the options a user filled in, dropping empty ones. */
 export function compact(source: IDataObject): IDataObject {
 	return Object.fromEntries(Object.entries(source).filter(([, value]) => !isEmpty(value)));
 }

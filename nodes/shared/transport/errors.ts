@@ -4,9 +4,8 @@ import { NodeApiError, NodeError, NodeOperationError } from 'n8n-workflow';
 import { headerValue, shownText } from './text';
 
 /**
- * Every failure becomes a NodeApiError carrying the service's own words (the key already taken
- * out, request.ts) and HTTP code, or a NodeOperationError, built anew from plain data each time:
- * never with a request header, the request library's error or config, or a socket (docs/security.md).
+ * Every failure becomes a NodeApiError (the service's words, key removed, and HTTP code) or a
+ * NodeOperationError, built anew from plain data: never holding a request header or socket.
  */
 
 /** A response with an error status, kept whole so the retry policy can read Retry-After. */
@@ -27,7 +26,6 @@ export class ServiceBehaviourError extends Error {
 	}
 }
 
-/** The first of `values` that is text, trimmed and bounded. */
 const firstText = (values: unknown[], max?: number): string | undefined => {
 	const found = values.find((value) => typeof value === 'string' && value.trim() !== '');
 	return found === undefined ? undefined : shownText((found as string).trim(), max);
@@ -35,7 +33,6 @@ const firstText = (values: unknown[], max?: number): string | undefined => {
 const isObject = (value: unknown): value is IDataObject =>
 	typeof value === 'object' && value !== null;
 
-/** The service's own words from an error body, whatever its shape. */
 function serviceWords(body: unknown) {
 	if (typeof body === 'string') return { message: firstText([body]) };
 	if (!isObject(body))
@@ -80,10 +77,7 @@ const ENTITIES = { nbsp: ' ', amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'" 
 /** `<name`, `</name` or `<!`/`<?`; anything else after `<` is text ("a < b"). */
 const TAG = /<(\/?)([a-z][a-z\d]*)|<[!?]/iy;
 
-/**
- * The page's title (its <title>, else its first <h1>) and the words a person would read on it,
- * from its first MAX_PAGE_READ characters. Every search starts where the last one ended: linear.
- */
+/** The page's <title> (else first <h1>) and readable words; each search starts where the last ended. */
 function readPage(page: string): { title?: string; words: string } {
 	const html = page.slice(0, MAX_PAGE_READ);
 	const lower = html.toLowerCase();
@@ -193,11 +187,7 @@ function statusError(node: INode, response: IN8nHttpFullResponse, itemIndex?: nu
 	return kept(new NodeApiError(node, errorBody as JsonObject, answer), errorBody as JsonObject);
 }
 
-/**
- * The error users see for any failure, built anew every time from words: n8n's request helper
- * builds its errors around the request library's, which holds the request's headers (the API key)
- * and its socket. An error of ours built again keeps the service's body it kept (keptBodies).
- */
+/** The error users see, built anew: n8n's errors hold the request's headers (the API key). */
 export function toNodeError(
 	node: INode,
 	error: unknown,
@@ -227,22 +217,16 @@ export function toNodeError(
 const textOf = (value: unknown) =>
 	typeof value === 'string' && value.trim() !== '' ? value : undefined;
 
-/** Whether a failure is the service's 404 (a record already gone). */
 export function isNotFound(error: unknown): boolean {
 	return String((error as { httpCode?: unknown })?.httpCode ?? '') === '404';
 }
 
-/**
- * Node's certificate checks (its X509 verify errors) and the host-name check: the service's TLS
- * certificate is not trusted. Nothing was sent, the key included.
- */
+/** Node's X509 verify errors and host-name check: the TLS certificate is not trusted (nothing sent). */
 const CERTIFICATE_CODE =
 	/^(CERT_|CRL_|ERROR_IN_C(ERT|RL)_|UNABLE_TO_(DECODE|DECRYPT|GET|VERIFY)_|DEPTH_ZERO_SELF_SIGNED_CERT$|SELF_SIGNED_CERT_IN_CHAIN$|HOSTNAME_MISMATCH$|INVALID_(CA|PURPOSE)$|PATH_LENGTH_EXCEEDED$)/;
 
-/** The kinds of failure of the connection itself, each told in its own words (networkError). */
 type NetworkFamily = 'timeout' | 'certificate' | 'tls' | 'http' | 'network';
 
-/** The family of an error code, or undefined when it is no code of the connection. */
 function familyOf(code: string): NetworkFamily | undefined {
 	if (code.length > 100 || !/^[A-Z][A-Z0-9_]*$/.test(code)) return undefined;
 	if (code === 'ETIMEDOUT') return 'timeout';
@@ -254,10 +238,7 @@ function familyOf(code: string): NetworkFamily | undefined {
 	return undefined;
 }
 
-/**
- * The code of a failure of the connection (ECONNRESET…, a TLS certificate's, the HTTP parser's) of
- * an error or of its causes.
- */
+/** The code of a failure of the connection (ECONNRESET…, TLS, HTTP parser) of an error or its causes. */
 export function networkCode(error: unknown): string | undefined {
 	let current: unknown = error;
 	for (let depth = 0; depth < 5 && current; depth++) {
@@ -272,13 +253,11 @@ export function networkCode(error: unknown): string | undefined {
 function networkError(node: INode, code: string, itemIndex?: number): NodeApiError {
 	const family = familyOf(code) ?? 'network';
 	// The code stays out of the message: n8n would swap such a message for its generic one.
-	const message = {
-		timeout: 'Could not reach the Document Signing service',
-		network: 'Could not reach the Document Signing service',
-		certificate: 'Could not connect securely to the Document Signing service',
-		tls: 'Could not connect securely to the Document Signing service',
-		http: "The Document Signing service's answer could not be read",
-	}[family];
+	const secure = family === 'certificate' || family === 'tls';
+	const message =
+		family === 'http'
+			? "The Document Signing service's answer could not be read"
+			: `Could not ${secure ? 'connect securely to' : 'reach'} the Document Signing service`;
 	const description = {
 		timeout:
 			'No complete response came within the time allowed for one attempt (ETIMEDOUT). Check that the service is reachable from n8n and not overloaded.',
@@ -287,6 +266,5 @@ function networkError(node: INode, code: string, itemIndex?: number): NodeApiErr
 		tls: `The secure (TLS) connection to the service failed (${code}). Check that the Base URL in the credentials has the right scheme and port (https:// for a TLS port, http:// otherwise) and that the service offers a current TLS version.`,
 		http: `The service's answer is not valid HTTP (${code}). Something other than the API may be answering at the Base URL's address, or a proxy in front of it is faulty. Check the Base URL in the credentials.`,
 	}[family];
-	// Only our own words: the original error carries the request, headers included.
 	return new NodeApiError(node, { message }, { message, description, httpCode: 'none', itemIndex });
 }

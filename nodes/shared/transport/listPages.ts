@@ -21,10 +21,7 @@ interface Entry {
 	parent: string;
 }
 
-/**
- * Every key outside the records, shallowest first: the body's, a `{rel: "next", href}` among an
- * array's objects as `next`, then the headers (`X-Next-Page-Token` as `next_page_token`).
- */
+/** Keys outside the records, shallowest first: the body's, a `{rel: "next", href}` as `next`, headers. */
 function entriesOf(response: PageResponse, records: unknown): Entry[] {
 	const entries: Entry[] = [];
 	const add = (key: string, value: unknown, parent: string) =>
@@ -123,10 +120,7 @@ function first<T>(entries: Entry[], pattern: RegExp, read: (value: unknown) => T
 	return undefined;
 }
 
-/**
- * What one response says: records, total, more, and the ways to the next page, best first (none
- * on the last); `guessed` when none was shown. `read`: distinct records so far (walks only).
- */
+/** One response's records, total, more, and ways to the next page, best first; `read`: walks only. */
 export function readListPage(
 	response: PageResponse,
 	sent: PageRequest,
@@ -192,8 +186,7 @@ export function readListPage(
 	else if (numbered && (current as number) < (lastPage as number))
 		ways.push({ page: (current as number) + 1 });
 
-	// An offset stated with a page size or a total: the next one goes back under the same name,
-	// and the page size under the response's name for it.
+	// An offset stated with a page size or a total: the next goes back under the response's names.
 	const offset = first(entries, OFFSET, count);
 	const size = first(entries, SIZE, (value) => count(value) || undefined);
 	const offsetStated = offset !== undefined && (size !== undefined || total !== undefined);
@@ -213,11 +206,7 @@ export function readListPage(
 	return evidence;
 }
 
-/**
- * `Link: <https://…?page=2>; rel="next", <…>; rel="last"` → the rel="next" target: a target runs from
- * the last `<` before its `>`, its parameters up to the next `<`. Linear: no part can backtrack past
- * a `<` (and headerValue bounds the header).
- */
+/** `Link: <https://…?page=2>; rel="next", <…>; rel="last"` → the rel="next" target (linear: no backtracking past `<`). */
 function nextLinkFromHeader(link: string | undefined): string | undefined {
 	for (const [, target, parameters] of (link ?? '').matchAll(/<([^<>]*)>([^<]*)/g))
 		if (target.trim() && relationsOf(parameters).includes('next')) return target.trim();

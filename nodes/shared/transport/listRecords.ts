@@ -5,8 +5,7 @@ import { ServiceBehaviourError } from './errors';
 import { PAGING_LABELS, type ListPaging } from '../listPaging';
 import { shownInput } from './text';
 
-// Where a list response's records are, and the List Paging setting (docs/dialects.md); pure: the
-// rest of a page is read in listPages.ts, the loop is pageWalk.ts.
+// Where a list response's records are, and the List Paging setting (docs/dialects.md); pure.
 
 export type { ListPaging } from '../listPaging';
 
@@ -65,9 +64,6 @@ export function readListPaging(
 	return paging;
 }
 
-/** Where the credential's List Paging is named in errors. */
-const CREDENTIAL_PAGING = "The credential's List Paging";
-
 /** The paging a list is read by: the node's own List Paging (node version 1) when set, else the credential's. */
 export function listPagingFor(
 	own: ListPaging | undefined,
@@ -76,7 +72,8 @@ export function listPagingFor(
 	itemIndex?: number,
 ): ListPaging {
 	if (own && Object.keys(own).length > 0) return own;
-	return readListPaging(credential.listPaging, credential, node, itemIndex, CREDENTIAL_PAGING);
+	const where = "The credential's List Paging";
+	return readListPaging(credential.listPaging, credential, node, itemIndex, where);
 }
 
 export const isObject = (value: unknown): value is IDataObject =>
@@ -88,7 +85,6 @@ export function pick(source: unknown, path: string): unknown {
 	return current;
 }
 
-/** The top-level keys of a response for error messages, a few, each cut short. */
 function describeKeys(body: unknown): string {
 	if (Array.isArray(body)) return 'none (an array of non-records)';
 	if (!isObject(body))
@@ -122,10 +118,7 @@ export function* levelsOf(body: unknown) {
 	}
 }
 
-/**
- * A bare array; else, level by level, the array under a RECORD_KEY or the one array of objects
- * (several on one level are ambiguous unless all are empty). Anything else is no list: an error.
- */
+/** A bare array; else, level by level, the array under a RECORD_KEY or the one array of objects. */
 export function extractRecords(body: unknown, paging: ListPaging = {}): IDataObject[] {
 	if (paging.recordsPath) {
 		const records = pick(body, paging.recordsPath);

@@ -15,9 +15,8 @@ import { apiRequest, serviceClient, type ApiContext } from './request';
 import type { ServiceOrigin } from './service';
 
 /**
- * The one page loop (Get Many, a record looked up, the sweeps and polls, and list searches a page
- * a call, searchPages.ts). It ends whatever the service answers: no record twice, no pointer
- * followed twice, links on the credential's origin only, within a budget, and never a short list.
+ * The one page loop (Get Many, lookups, sweeps, polls, list searches). It ends whatever the service
+ * answers: no record twice, no pointer twice, links on the credential's origin, within a budget.
  */
 
 /** Records of one page read between turns of the event loop. */
@@ -46,18 +45,11 @@ export interface WalkOptions<T> {
 	start?: PageRequest;
 	/** Ends the walk at the first record it accepts, the last one returned. */
 	stopAt?: (record: T) => boolean;
-	/**
-	 * Which records the walk returns (default all); a page none of whose records is kept counts
-	 * toward the time and byte budgets only, so reading past records already passed on costs no pages.
-	 */
+	/** Which records to return (default all); a page with none kept counts toward time and bytes only. */
 	keep?: (record: T) => boolean;
 	/** A record's identity, for "no record twice" (default its id, recordKey). */
 	keyOf?: (record: IDataObject) => string;
-	/**
-	 * A page that repeats by the caller's rule too. A list search carries only a token between
-	 * pages, so "no record twice" would see only its own page; its rule is that the page holds the
-	 * record the last one ended with.
-	 */
+	/** A page that repeats by the caller's rule too (a list search sees only its own page). */
 	repeats?: (page: IDataObject[]) => boolean;
 	/** `requestUrl` resolves relative links; `items` are the page's records as output items. */
 	fetchPage(
@@ -137,11 +129,7 @@ export async function walkPages<T = IDataObject>(options: WalkOptions<T>): Promi
 	return (await walk(options)).records;
 }
 
-/**
- * Until the list's end; or a spent `budget` returns `next` (sweeps, where a long list is "cannot
- * tell yet"); or each `page` of new records does (list searches, one a call: what a call has read
- * says nothing of the list's length, and the token names the cursor's other names).
- */
+/** Until the list's end; or a spent `budget` returns `next` (sweeps); or each `page` does (searches). */
 export async function walk<T>(
 	options: WalkOptions<T>,
 	until: 'end' | 'budget' | 'page' = 'end',
@@ -213,7 +201,6 @@ export async function walk<T>(
 			[next, ...fallbacks] = evidence.ways.sort((a, b) => first(b) - first(a));
 			base = requestUrl;
 		}
-		// Links are followed on the credential's origin only (relative ones against their response's URL).
 		request = next.url
 			? { url: options.origin.followable(next.url, base, 'a next-page link') }
 			: next;

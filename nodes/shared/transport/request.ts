@@ -17,7 +17,7 @@ import { sleep } from 'n8n-workflow';
 import { idText } from '../ids';
 import { HttpStatusError, isHtml, ServiceBehaviourError, toNodeError } from './errors';
 import { headerValue, withoutKey } from './text';
-import type { PageResponse } from './listRecords';
+import { isObject, type PageResponse } from './listRecords';
 import { sendWithRetries, TIME_LIMITS, timedOut, type Attempt } from './retry';
 import {
 	allowedDomainsFor,
@@ -45,10 +45,8 @@ export function deriveIdempotencyKey(...parts: Array<string | number | undefined
 
 /** The record in a response: the body itself, or under `data`. */
 export function recordOf(body: unknown): IDataObject {
-	if (typeof body !== 'object' || body === null || Array.isArray(body)) return {};
-	const { id, data } = body as IDataObject;
-	const nested = typeof data === 'object' && data !== null && !Array.isArray(data);
-	return (nested && idText(id) === undefined ? data : body) as IDataObject;
+	if (!isObject(body)) return {};
+	return isObject(body.data) && idText(body.id) === undefined ? body.data : body;
 }
 
 export type ServiceClient = Awaited<ReturnType<typeof serviceClient>>;
@@ -64,7 +62,6 @@ export async function serviceClient(context: ApiContext) {
 export interface ApiRequestOptions {
 	qs?: IDataObject;
 	body?: IDataObject;
-	/** The response's body as bytes (a file), not JSON. */
 	binary?: boolean;
 	/** Already loaded for this context (saves decrypting the credential again). */
 	client?: ServiceClient;
@@ -86,7 +83,6 @@ type ResponseKind = 'json' | 'file' | 'export';
 /** A file's or an export's limit is the credential's "Largest Download (MB)" when set, up to 2 GB. */
 const BODY_LIMITS = { json: 16 * MB, download: 100 * MB, maxDownload: 2048 * MB };
 
-/** Bodies larger than this are parsed after a turn of the event loop. */
 const YIELD_ABOVE_BYTES = 1024 * 1024;
 
 /** The body read whole within its kind's limit (BODY_LIMITS): JSON (or text), or a file's bytes. */
@@ -95,8 +91,7 @@ async function readResponse(
 	kind: ResponseKind,
 	client: ServiceClient,
 ): Promise<IN8nHttpFullResponse> {
-	// Past here the service's words never hold the key: every error, item, log and cursor is built
-	// from them (docs/security.md). A file's bytes are the document's own and stay as they are.
+	// Past here the service's words never hold the key (docs/security.md); a file's bytes stay as sent.
 	const { apiKey } = client.credentials;
 	response.headers = JSON.parse(
 		withoutKey(JSON.stringify(response.headers ?? {}), apiKey),
@@ -186,10 +181,7 @@ function checkResponse(
 	}
 }
 
-/**
- * Sends `request` under the retry policy (or once, within singleAttemptTimeoutMs), its response read
- * within its kind's limit (BODY_LIMITS) and checked (checkResponse).
- */
+/** Sends `request` under the retry policy (or once), its response read within BODY_LIMITS and checked. */
 export async function sendChecked(
 	context: ApiContext,
 	client: ServiceClient,

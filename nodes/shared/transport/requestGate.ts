@@ -30,10 +30,8 @@ const MIN_PACE_MS = 1;
 const MAX_PACE_MS = 1_000;
 
 /**
- * Bounds concurrency per credential (one API key at one service) and holds its requests back while a
- * 429 asks to wait. Afterwards they start one at a time: a limit that refills one request at a time
- * would refuse all but one, earning more 429s. The spacing finds the service's rate as TCP finds a
- * link's: it grows when a spaced request is still refused and shrinks with each one let through.
+ * Bounds concurrency per credential and holds its requests back while a 429 asks to wait; then they
+ * start one at a time, spaced as TCP finds a link's rate: wider on a 429, narrower on each success.
  */
 export class RequestGate {
 	private active = 0;
@@ -87,16 +85,12 @@ export class RequestGate {
 		});
 	}
 
-	/** A request ended (whatever its outcome): its place goes to the next one waiting. */
 	release(): void {
 		this.active--;
 		this.waiting.shift()?.();
 	}
 
-	/**
-	 * A 429 to the request started at `startedAt`: nobody starts for `waitMs`; then starts are spaced
-	 * by at least `nextRequestMs` (the service's time to its next allowed request; 0 when unknown).
-	 */
+	/** A 429 to the request started at `startedAt`: none starts for `waitMs`, then `nextRequestMs` apart. */
 	rateLimited(waitMs: number, nextRequestMs: number, startedAt: number): void {
 		const now = Date.now();
 		this.nextStartAt = Math.max(this.nextStartAt, now + waitMs);

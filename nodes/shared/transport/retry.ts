@@ -39,10 +39,7 @@ const RETRYABLE_NETWORK: readonly unknown[] = [...MAYBE_DONE, 'EAI_AGAIN', 'ECON
 /** Refused connections are retried only briefly: usually the address is simply wrong. */
 const MAX_REFUSED_ATTEMPTS = 2;
 
-/**
- * One gate per credential this process uses, shared by its items and executions (n8n offers no such
- * store; a 429 holds them all). Beyond MAX_GATES the least recently used idle gate is forgotten.
- */
+/** One gate per credential, shared by items and executions; past MAX_GATES the oldest idle goes. */
 const gates = new Map<string, RequestGate>();
 const MAX_GATES = 1_000;
 
@@ -61,9 +58,8 @@ function gateFor(credentialKey: string): RequestGate {
 }
 
 /**
- * How long a 429 asks to wait, and how far apart requests start afterwards: `X-RateLimit-Reset-After`
- * (fractional seconds) wins; a whole-second `Retry-After` says nothing about the rate. Retry-After is
- * in seconds or an HTTP date; one second when absent, unreadable or negative.
+ * A 429's wait and the spacing of starts after it: `X-RateLimit-Reset-After` (fractional seconds)
+ * wins; `Retry-After` (seconds or an HTTP date) says nothing of the rate; else one second.
  */
 function rateLimitOf(response: IN8nHttpFullResponse): { waitMs: number; paceMs: number } {
 	const precise = Number(headerValue(response.headers, 'x-ratelimit-reset-after'));
@@ -141,7 +137,6 @@ export async function sendWithRetries<T>(
 				),
 			);
 		}
-		// The attempt's own time limit, never past the request's deadline.
 		const limit = AbortSignal.timeout(
 			Math.max(1, Math.min(TIME_LIMITS.attemptMs, deadline - Date.now())),
 		);
@@ -164,12 +159,11 @@ export async function sendWithRetries<T>(
 
 		if (status === 429) {
 			const { waitMs, paceMs } = rateLimitOf((error as HttpStatusError).response);
-			if (waitMs > RETRY_POLICY.maxRetryAfterMs) {
+			if (waitMs > RETRY_POLICY.maxRetryAfterMs)
 				throw fail(
 					error,
 					`The service asked to wait ${Math.round(waitMs / 1000)} s, more than the ${RETRY_POLICY.maxRetryAfterMs / 1000} s this node waits.`,
 				);
-			}
 			gate.rateLimited(waitMs, paceMs, startedAt);
 			continue;
 		}

@@ -10,10 +10,7 @@ import type { ServiceOrigin } from './service';
 
 // The editor's list searches' page tokens; the loop, a page a call, is pageWalk.ts.
 
-/**
- * A list search's page token, to the editor and back: one way (a path under the Base URL, never a
- * URL), and `after`, a hash of the last record served, to tell when the service ignores paging.
- */
+/** A list search's page token: one way (a path, never a URL) and `after`, the last record's hash. */
 function pageToken(next: PageRequest, lastRecord?: IDataObject): string {
 	// The walk has resolved a link and checked it is on the credential's origin.
 	const url = next.url && new URL(next.url);

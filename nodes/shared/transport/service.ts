@@ -37,13 +37,9 @@ export class ServiceOrigin {
 				description:
 					'Enter the API address from your account settings, e.g. https://api.example.com/v1',
 			});
-		let parsed: URL;
-		try {
-			if (baseUrl.length > MAX_BASE_URL_LENGTH) throw new RangeError('too long');
-			parsed = new URL(baseUrl.trim());
-		} catch {
+		if (baseUrl.length > MAX_BASE_URL_LENGTH || !URL.canParse(baseUrl.trim()))
 			throw refused('The Base URL in the credentials is not a valid URL');
-		}
+		const parsed = new URL(baseUrl.trim());
 		if (!/^https?:$/.test(parsed.protocol) || parsed.username || parsed.password)
 			throw refused(
 				'The Base URL in the credentials must be an http:// or https:// address without a user name',
@@ -55,17 +51,12 @@ export class ServiceOrigin {
 		this.baseUrl = `${this.origin}${this.basePath}`;
 	}
 
-	/** `/documents` → `https://api.example.com/v1/documents`. */
 	urlOf(path: string): string {
 		return `${this.baseUrl}${path.startsWith('/') ? path : `/${path}`}`;
 	}
 
 	isOwn(url: string): boolean {
-		try {
-			return new URL(url).origin === this.origin;
-		} catch {
-			return false;
-		}
+		return URL.canParse(url) && new URL(url).origin === this.origin;
 	}
 
 	/** A link (absolute, or relative to `from`) as an absolute URL under the Base URL; anything else is refused. */
@@ -76,25 +67,22 @@ export class ServiceOrigin {
 				`The link was "${link.slice(0, 200)}".`,
 			);
 		const url = new URL(link, from);
-		if (url.origin !== this.origin) {
+		if (url.origin !== this.origin)
 			throw new ServiceBehaviourError(
 				`The service gave ${what} on another origin (${url.origin}); it was not followed`,
 				`The API key is only ever sent to the credential's Base URL origin, ${this.origin}. Nothing was sent to ${url.origin}. If the service really moved, change the Base URL in the credentials.`,
 			);
-		}
 		// The path, its dot segments resolved by the URL parser, is the Base URL's or below it.
-		if (!`${url.pathname}/`.startsWith(`${this.basePath}/`)) {
+		if (!`${url.pathname}/`.startsWith(`${this.basePath}/`))
 			throw new ServiceBehaviourError(
 				`The service gave ${what} outside the Base URL's path (${url.pathname.slice(0, 200)}); it was not followed`,
 				`The API key is only ever sent to addresses under the credential's Base URL, ${this.baseUrl}. Nothing was requested.`,
 			);
-		}
-		if (ambiguousPath(link, url.pathname.slice(this.basePath.length))) {
+		if (ambiguousPath(link, url.pathname.slice(this.basePath.length)))
 			throw new ServiceBehaviourError(
 				`The service gave ${what} whose path has an encoded or parameterised dot segment, an encoded slash or a backslash (${url.pathname.slice(0, 200)}); it was not followed`,
 				`Servers differ in how they read "..;", "%2e", "%2f" and "\\" in a path, so such a link could reach beyond the credential's Base URL, ${this.baseUrl}. Nothing was requested.`,
 			);
-		}
 		return url.toString();
 	}
 
@@ -111,9 +99,8 @@ export class ServiceOrigin {
 
 /**
  * True when a path below the Base URL could climb out of it on some server though the URL parser
- * sees no `..`: a backslash as written; a segment that, decoded up to 3 times (a proxy, then the
- * application), holds `/` or `\`, or is only dots without its `;` parameters (Tomcat, Spring and
- * Jetty drop them). Refused, not normalised: which reading the server applies is unknown.
+ * sees no `..`: a backslash; a segment that, decoded up to 3 times, holds `/` or `\`, or is only dots
+ * before its `;` parameters (Tomcat, Spring, Jetty). Refused: the server's reading is unknown.
  */
 function ambiguousPath(link: string, pathBelowBase: string): boolean {
 	const written = link.split(/[?#]/, 1)[0];

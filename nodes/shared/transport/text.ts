@@ -2,10 +2,7 @@ import { plainFileName } from '../fileNames';
 
 /** Text from outside (headers, the service's words, input): read within bounds, shown as text, never markup. */
 
-/**
- * Cut to `max` characters, `<` and `>` as look-alikes: n8n renders some messages and descriptions
- * as HTML, and markup in the service's text must show as text there.
- */
+/** Cut to `max` characters, `<` and `>` as look-alikes: n8n renders some messages as HTML. */
 export function shownText(value: string, max = 500): string {
 	const cut = value.length > max ? `${value.slice(0, max - 1).trimEnd()}…` : value;
 	return cut.replace(/</g, '‹').replace(/>/g, '›');
@@ -14,10 +11,7 @@ export function shownText(value: string, max = 500): string {
 /** Keys shorter than this are not looked for: replacing them would change ordinary words. */
 const MIN_KEY_LENGTH = 8;
 
-/**
- * `text` with the API key replaced by `[redacted]`: as written and as JSON escapes it, so a key at
- * any depth of a JSON body, in a string holding JSON, or after `Bearer ` is gone.
- */
+/** `text` with the API key, as written and as JSON escapes it, replaced by `[redacted]`. */
 export function withoutKey(text: string, key: string): string {
 	if (key.length < MIN_KEY_LENGTH) return text;
 	const escaped = JSON.stringify(key).slice(1, -1);
@@ -50,7 +44,6 @@ export function headerValue(
 	return undefined;
 }
 
-/** A copy of `headers` without the named ones (any case). */
 export function withoutHeaders<T>(
 	headers: Record<string, T> | undefined,
 	names: string[],

@@ -3,7 +3,7 @@ import type { IDataObject, INodeProperties } from 'n8n-workflow';
 import { optionalFields, resourceLocator, showFor } from '../../shared/fields';
 import { operation } from '../../shared/operation';
 import { signersField } from '../../shared/signers';
-import { ID_HINT, idProblem, idText } from '../../../shared/ids';
+import { idText } from '../../../shared/ids';
 import { ACCEPTED_FILE_TYPES, LIMITS } from '../../../shared/vocabulary';
 import {
 	compact,
@@ -11,6 +11,7 @@ import {
 	invalid,
 	readMetadata,
 	requestBody,
+	requireId,
 	requireText,
 } from '../../shared/validation';
 import {
@@ -54,10 +55,7 @@ export const documentCreateFields: INodeProperties[] = [
 	},
 	...templateFieldsFrom,
 	{
-		// Not marked required: with a template its roles are given in Signers by Role (the body's
-		// check names Signers when a document from a file has none).
 		...signersField('document', CREATE_FIELD_OPERATIONS, {
-			required: false,
 			description:
 				'Who signs the document. With a template, only people for roles Signers by Role does not list (usually none). Not needed when saving a draft.',
 		}),
@@ -105,8 +103,7 @@ export const documentCreateFields: INodeProperties[] = [
 		},
 		{ ...templateFieldValuesOption, displayOptions: { hide: { '/documentFrom': ['file'] } } },
 	]),
-	// Version 1: shown whether or not a template is chosen, since running a workflow n8n decides what
-	// is shown from top-level values alone (a condition on Additional Fields › Template drops them).
+	// Version 1: shown with or without a template: n8n decides what is shown from top-level values.
 	...templateMapperFields({ show: showEarlier().show, hide: forNewDocuments }),
 ];
 
@@ -172,8 +169,7 @@ export async function buildDocumentBody(input: DocumentInput): Promise<IDataObje
 	const templateId = idText(source.template)?.trim() || undefined;
 	if (source.from === 'template' && !templateId && usesDocumentFrom(node))
 		throw invalid(input, 'Template', 'choose the template the document is made from');
-	const templateProblem = templateId && idProblem(templateId);
-	if (templateProblem) throw invalid(input, templateLabel(node), templateProblem, ID_HINT);
+	if (templateId) requireId(input, templateLabel(node), templateId);
 
 	// With a template the service names the document after the template's document_name.
 	const rawName = input.parameter('name', '') as string;
@@ -184,14 +180,12 @@ export async function buildDocumentBody(input: DocumentInput): Promise<IDataObje
 	const attached = source.attachFile ? await readFile(input) : undefined;
 	const extension = name === undefined ? undefined : extensionOf(name);
 	if (name !== undefined && !extension) {
-		if (!attached) {
+		if (!attached)
 			throw invalid(
 				input,
 				'Document Name',
 				`${shownInput(name)} has no file extension: add one, e.g. ${name.length <= 80 ? `"${name}.pdf"` : '"contract.pdf"'}, or switch on Attach File to take the attached file's`,
 			);
-		}
-		// The file name's own extension if its type accepts it, else its type's.
 		const own = extensionOf(String(attached.file.name ?? ''));
 		name = `${name}.${own && attached.extensions.includes(own) ? own : attached.extensions[0]}`;
 	}
@@ -200,13 +194,12 @@ export async function buildDocumentBody(input: DocumentInput): Promise<IDataObje
 	const expires = expiresAt(input, additional.expires_at);
 	const metadata = readMetadata(input, 'Additional Fields › Metadata (JSON)', additional.metadata);
 	// An extension added above is one the attached file's type accepts.
-	if (attached && extension && !attached.extensions.includes(extension)) {
+	if (attached && extension && !attached.extensions.includes(extension))
 		throw invalid(
 			input,
 			'Document Name',
 			`the extension ".${extension}" does not match the attached ${attached.extensions[0].toUpperCase()} file`,
 		);
-	}
 	const body = {
 		name,
 		signers,

@@ -11,10 +11,8 @@ import { resourceLocator, showFor } from '../../shared/fields';
 import { locatorValue, templateMapperFields } from './templateFields';
 
 /**
- * Node version 2: where a new document comes from is the first choice of Create and of Send and
- * Wait ("Document From": File, Template, or for Send and Wait an Existing Draft), and the
- * template is a top-level field, so choosing it shows its fields and roles at once. Version 1
- * keeps Attach File and Additional Fields › Template (its saved workflows run as before).
+ * Node version 2: Document From comes first and the template is top-level, so choosing it shows its
+ * fields and roles at once. Version 1 keeps Attach File and Additional Fields › Template.
  */
 
 type DocumentFrom = 'file' | 'template' | 'draft';
@@ -28,7 +26,6 @@ export const usesDocumentFrom = (node: INode) => node.typeVersion >= 2;
 export const templateLabel = (node: INode) =>
 	usesDocumentFrom(node) ? 'Template' : 'Additional Fields › Template';
 
-/** The template parameter's path in the node's parameters, as the editor and n8n read it. */
 export const templatePath = (node: INode) =>
 	usesDocumentFrom(node) ? 'documentTemplate' : 'additionalFields.template_id';
 
@@ -114,10 +111,8 @@ function documentFromField(operation: string, options: Array<ReturnType<typeof c
 	} satisfies INodeProperties;
 }
 
-/** Create's Document From. */
 export const createDocumentFrom: INodeProperties = documentFromField('create', [FILE, TEMPLATE]);
 
-/** Send and Wait's Document From: also an existing draft. */
 export const sendAndWaitDocumentFrom: INodeProperties = documentFromField(SEND_AND_WAIT_OPERATION, [
 	choice(
 		'Existing Draft',
@@ -128,7 +123,6 @@ export const sendAndWaitDocumentFrom: INodeProperties = documentFromField(SEND_A
 	TEMPLATE,
 ]);
 
-/** The input item's binary field holding the document's file (Document From › File, Attach File). */
 export function inputFileField(displayOptions: IDisplayOptions): INodeProperties {
 	return {
 		displayName: 'Input Binary Field',
@@ -141,7 +135,6 @@ export function inputFileField(displayOptions: IDisplayOptions): INodeProperties
 	};
 }
 
-/** Shown right after Document From: the template, or the input's file. */
 export const sourceFields: INodeProperties[] = [
 	resourceLocator({
 		name: 'documentTemplate',
@@ -155,7 +148,6 @@ export const sourceFields: INodeProperties[] = [
 	inputFileField(shownFrom('file')),
 ];
 
-/** A template's fields and roles (Signers follows them: create.ts). */
 export const templateFieldsFrom: INodeProperties[] = templateMapperFields(
 	shownFrom('template'),
 	'documentTemplate.value',

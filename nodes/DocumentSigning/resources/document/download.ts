@@ -12,7 +12,7 @@ export const documentDownloadOperation = operation({
 	method: 'GET',
 	path: '/documents/{documentId}',
 	preSend: [checkOutputFileField],
-	postReceive: [downloadedFile('version', 'binaryPropertyName')],
+	postReceive: [downloadedFile],
 });
 
 export const documentDownloadFields: INodeProperties[] = [

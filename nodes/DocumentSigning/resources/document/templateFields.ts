@@ -10,18 +10,12 @@ import { fieldValueProblem, isCalendarDate } from '../../../shared/fieldValues';
 import { shownInput } from '../../../shared/transport';
 import type { TemplateFieldType } from '../../../shared/vocabulary';
 
-/**
- * Template Fields and Signers by Role (resource mappers of Create, also shown by Send and Wait,
- * listed by resourceMapping/index.ts) and Additional Fields › Template Field Values, for a service
- * whose templates list no fields, and a value as its field's type wants it. templateValues.ts reads
- * and checks what they hold.
- */
+/** The template mappers, Template Field Values, and a value as its field's type wants it. */
 
 export const FIELDS_LABEL = 'Template Fields';
 export const SIGNERS_LABEL = 'Signers by Role';
 export const PAIRS_LABEL = 'Additional Fields › Template Field Values';
 
-/** A resource locator's value (any mode), or a plain value as it is. */
 export const locatorValue = (raw: unknown): unknown =>
 	raw !== null && typeof raw === 'object' ? (raw as IDataObject).value : raw;
 
@@ -52,7 +46,7 @@ export function templateMapperFields(
 		singular: string,
 		supportAutoMap: boolean,
 		description: string,
-		hint: Pick<INodeProperties, 'builderHint'>,
+		propertyHint: string,
 	): INodeProperties => ({
 		displayName,
 		name,
@@ -60,7 +54,7 @@ export function templateMapperFields(
 		noDataExpression: true,
 		default: empty,
 		description,
-		...hint,
+		builderHint: { propertyHint },
 		typeOptions: {
 			loadOptionsDependsOn: [templateValue],
 			resourceMapper: {
@@ -86,12 +80,7 @@ export function templateMapperFields(
 			true,
 			"The template's fields: fill each by expression or drag and drop, or let Map Automatically take input fields of the same key or label",
 			// For n8n's AI workflow builder (n8n 2.x): plain English, no expressions (npm run lint).
-			{
-				builderHint: {
-					propertyHint:
-						"Choose the Template first (Document From: Template; in node version 1 under Additional Fields > Template): this then lists that template's fields by key, with each field's type and whether it is required. Give every required field a value of its type: a date as YYYY-MM-DD, a checkbox true or false, a choice one of its listed options; optional fields may stay empty. Map Automatically fills them from input fields named like a field's key or label. Signers go in Signers by Role or Signers, not here. If the template lists no fields, leave this empty and use Additional Fields > Template Field Values (key and value pairs) instead.",
-				},
-			},
+			"Choose the Template first (Document From: Template; in node version 1 under Additional Fields > Template): this then lists that template's fields by key, with each field's type and whether it is required. Give every required field a value of its type: a date as YYYY-MM-DD, a checkbox true or false, a choice one of its listed options; optional fields may stay empty. Map Automatically fills them from input fields named like a field's key or label. Signers go in Signers by Role or Signers, not here. If the template lists no fields, leave this empty and use Additional Fields > Template Field Values (key and value pairs) instead.",
 		),
 		mapper(
 			SIGNERS_LABEL,
@@ -100,12 +89,7 @@ export function templateMapperFields(
 			'role detail',
 			false,
 			"Who signs for each of the template's roles. Roles the template fills with a fixed person are left out; add one to give it someone else.",
-			{
-				builderHint: {
-					propertyHint:
-						'An email and a name for each role of the chosen Template. Roles the template already fills with a fixed person may stay empty.',
-				},
-			},
+			'An email and a name for each role of the chosen Template. Roles the template already fills with a fixed person may stay empty.',
 		),
 	];
 }

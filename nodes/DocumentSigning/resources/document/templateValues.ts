@@ -13,17 +13,11 @@ import {
 } from './templateFields';
 import { savedTemplate, type DocumentInput } from './documentFrom';
 
-/**
- * Template Fields, Signers by Role and Template Field Values (templateFields.ts), read from an item
- * and checked. The field list n8n stores describes the template it was loaded for, so it is trusted
- * only for a fixed Template; a Template given by an expression may differ per item, so the service
- * checks its values.
- */
+/** Template values read from an item; the stored field list is trusted for a fixed Template only. */
 
 const mapperValue = (input: DocumentInput, name: string) =>
 	(input.parameter(name, {}) ?? {}) as Partial<ResourceMapperValue>;
 
-/** Whether the Template is a fixed choice, not an expression that may vary per item. */
 function templateIsFixed(input: DocumentInput): boolean {
 	const value = savedTemplate(input.node);
 	return !(typeof value === 'string' && value.startsWith('='));
@@ -81,14 +75,13 @@ export function readTemplateFieldValues(
 	for (const { key, value, label } of [...given, ...pairs]) {
 		if (isEmpty(value)) continue;
 		const field = byKey.get(key);
-		if (checked && !field) {
+		if (checked && !field)
 			throw invalid(
 				input,
 				label,
 				`the template has no field ${shownInput(key)}`,
 				`Its fields: ${schema.map((entry) => entry.id).join(', ')}.`,
 			);
-		}
 		const result =
 			field && checked
 				? coerceFieldValue(
@@ -124,9 +117,8 @@ export function readTemplateFieldValues(
 }
 
 /**
- * The signers: Signers by Role first (a role given an email or a name needs both; roles left empty
- * are not sent), then Signers, filling the roles left in order; nobody signs twice. A fixed
- * Template's open roles (not pre-filled) need someone unless the document is a draft.
+ * Signers by Role (both email and name, or neither), then Signers filling the roles left in order;
+ * nobody twice. A fixed Template's open roles need someone unless the document is a draft.
  */
 export function readDocumentSigners(
 	input: DocumentInput,
@@ -175,7 +167,7 @@ export function readDocumentSigners(
 		.map((field) => parseRoleFieldId(field.id)?.role)
 		.filter((role): role is string => role !== undefined);
 	const unfilled = [...new Set(open)];
-	if (unfilled.length > 0) {
+	if (unfilled.length > 0)
 		throw invalid(
 			input,
 			SIGNERS_LABEL,
@@ -184,6 +176,5 @@ export function readDocumentSigners(
 				: `the template's roles ${unfilled.join(', ')} need signers`,
 			'Give each role an email and a name here, or add Signers: they fill the roles in order.',
 		);
-	}
 	return signers;
 }

@@ -14,7 +14,7 @@ export const reportExportOperation = operation({
 	method: 'GET',
 	path: '/reports/export',
 	preSend: [sendDateRange, checkOutputFileField],
-	postReceive: [binaryFromResponse('binaryPropertyName', 'export')],
+	postReceive: [binaryFromResponse('export')],
 	binaryResponse: true,
 });
 

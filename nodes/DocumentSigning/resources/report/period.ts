@@ -15,7 +15,6 @@ export const sendDateRange = async function (
 	return options;
 };
 
-/** From and To, shown for every report. */
 export const periodFields: INodeProperties[] = [
 	['From', 'from', 'Start of the period. Leave empty for the last 30 days.'],
 	['To', 'to', 'End of the period. Leave empty for now.'],

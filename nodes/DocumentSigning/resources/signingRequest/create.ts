@@ -42,7 +42,6 @@ export const signingRequestCreateFields: INodeProperties[] = [
 	...searchListPaging(show),
 	signersField('signingRequest', ['create'], {
 		name: 'requestSigners',
-		required: false,
 		description: "Who signs. Leave empty to use the document's own signers.",
 	}),
 	optionalFields('Additional Fields', 'signingRequestAdditionalFields', show, [

@@ -15,8 +15,7 @@ export const roleFields: INodeProperties[] = [
 		default: 'member',
 		description: 'What the team member may do',
 		displayOptions: showFor('teamMember', ['invite', 'updateRole']),
-		// Spelled out (not mapped from ASSIGNABLE_ROLES) so n8n's lint can check the default; a test
-		// keeps the two in step.
+		// Spelled out so n8n's lint can check the default; a test keeps it in step with ASSIGNABLE_ROLES.
 		options: [
 			{ name: 'Admin', value: 'admin', description: 'Everything, including the team and webhooks' },
 			{ name: 'Member', value: 'member', description: 'Documents, signing requests and templates' },

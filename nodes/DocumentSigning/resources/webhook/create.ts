@@ -16,25 +16,19 @@ export const webhookCreateOperation = operation({
 	path: '/webhooks',
 	body() {
 		const url = requireText(this, 'URL', this.getNodeParameter('url', ''));
-		let parsed: URL;
-		try {
-			parsed = new URL(url);
-		} catch {
-			throw invalid(this, 'URL', `${shownInput(url)} is not a valid URL`);
-		}
-		if (!/^https?:$/.test(parsed.protocol))
+		if (!URL.canParse(url)) throw invalid(this, 'URL', `${shownInput(url)} is not a valid URL`);
+		if (!/^https?:$/.test(new URL(url).protocol))
 			throw invalid(this, 'URL', 'must start with http:// or https://');
 		const events = this.getNodeParameter('events', []) as string[];
 		if (!events.length) throw invalid(this, 'Events', 'choose at least one event');
 		const additional = this.getNodeParameter('webhookAdditionalFields', {}) as IDataObject;
 		const secret = additional.secret;
-		if (typeof secret === 'string' && secret && secret.length < LIMITS.minWebhookSecretLength) {
+		if (typeof secret === 'string' && secret && secret.length < LIMITS.minWebhookSecretLength)
 			throw invalid(
 				this,
 				'Additional Fields › Secret',
 				`must be at least ${LIMITS.minWebhookSecretLength} characters long`,
 			);
-		}
 		const body = {
 			url,
 			events: events.includes(ANY_EVENT) ? [ANY_EVENT] : events,

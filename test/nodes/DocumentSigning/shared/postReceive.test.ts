@@ -81,7 +81,7 @@ describe('deletedResult', () => {
 });
 
 describe('binaryFromResponse', () => {
-	const step = binaryFromResponse('binaryPropertyName', 'export.csv');
+	const step = binaryFromResponse('export.csv');
 
 	it("names and types the file as the service's headers say, under the chosen binary field", async () => {
 		const [item] = await run(
