@@ -64,7 +64,7 @@ export class DocumentSigning implements INodeType {
 				{
 					nodeType: 'n8n-nodes-base.splitInBatches',
 					relationHint:
-						'Before Send and Wait for Signature with several items: Loop Over Items with batch size 1, as it takes one item per execution',
+						'Before Send and Wait for Signature with more than 100 items: Loop Over Items with batch size 100, as it takes up to 100 items per execution',
 				},
 				{
 					nodeType: 'n8n-nodes-base.googleDrive',

@@ -19,12 +19,11 @@ import {
 	removeWebhook,
 	secretScope,
 } from '../../../../shared/webhooks';
-import { FINAL_DOCUMENT_STATUSES } from '../../../../shared/vocabulary';
 import { legacyOrderError } from '../../../shared/agentTool';
 import { requireId } from '../../../shared/validation';
 import { buildDocumentBody } from '../create';
 import { documentSourceOf, usesDocumentFrom } from '../documentFrom';
-import { documentOutput, keepWait, resumesWith, unsignedEnd, WAIT_EVENTS } from './webhook';
+import * as wait from './webhook';
 import { LIMIT_GRACE_MS, removeStaleWaitWebhooks } from './waitWebhooks';
 
 /** Whether this node runs as the human-review gate n8n 2.41 generates from it for AI agents. */
@@ -32,6 +31,9 @@ function isReviewGate(context: IExecuteFunctions): boolean {
 	// n8n-workflow before 2.x has no review gates, nor this function.
 	return typeof isHitlToolType === 'function' && isHitlToolType(context.getNode().type);
 }
+
+/** One page of the documents list (the batch's reads), and about 4 KB of ids in its resume URL. */
+const MAX_BATCH_SIZE = 100;
 
 const UNIT_SECONDS: Record<string, number> = { minutes: 60, hours: 60 * 60, days: 24 * 60 * 60 };
 
@@ -91,15 +93,15 @@ function readWaitOptions(context: IExecuteFunctions) {
 	return { resumeOn, signedFileField, verifySignature, signatureLayout, waitTill } as const;
 }
 
-/** What the node sends: a new document's body (Create's checks, for item 0), or a draft's id. */
-async function readSource(context: IExecuteFunctions) {
+/** What the node sends for an item: a new document's body (Create's checks), or a draft's id. */
+async function readSource(context: IExecuteFunctions, itemIndex: number) {
 	const node = context.getNode();
 	const parameter = (name: string, fallback: unknown) =>
-		context.getNodeParameter(name, 0, fallback);
+		context.getNodeParameter(name, itemIndex, fallback);
 	const from = documentSourceOf(node, parameter);
 	if (from === 'draft') {
-		const draft = context.getNodeParameter('waitDocumentId', 0, '', { extractValue: true });
-		return { draftId: requireId({ node, itemIndex: 0 }, 'Draft', draft) };
+		const draft = context.getNodeParameter('waitDocumentId', itemIndex, '', { extractValue: true });
+		return { draftId: requireId({ node, itemIndex }, 'Draft', draft) };
 	}
 	if (from !== 'file' && from !== 'template')
 		throw refusal(
@@ -109,7 +111,7 @@ async function readSource(context: IExecuteFunctions) {
 				? 'Choose Existing Draft, File or Template.'
 				: 'Choose New Document or Existing Draft.',
 		);
-	if ((context.getNodeParameter('additionalFields', 0, {}) as IDataObject).draft === true)
+	if ((context.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject).draft === true)
 		throw refusal(
 			context,
 			'Additional Fields › Save as Draft: Send and Wait sends the document, so it cannot save it as a draft',
@@ -117,30 +119,35 @@ async function readSource(context: IExecuteFunctions) {
 		);
 	const body = await buildDocumentBody({
 		node,
-		itemIndex: 0,
-		item: context.getInputData()[0],
+		itemIndex,
+		item: context.getInputData()[itemIndex],
 		parameter,
-		fileBytes: async (property) => await context.helpers.getBinaryDataBuffer(0, property),
+		fileBytes: async (property) => await context.helpers.getBinaryDataBuffer(itemIndex, property),
 	});
 	// As a review gate, n8n's own Message tells the approver what they approve, unless the user's does.
 	if (isReviewGate(context) && body.message === undefined) {
-		const gateMessage = String(context.getNodeParameter('message', 0, '') ?? '').trim();
+		const gateMessage = String(context.getNodeParameter('message', itemIndex, '') ?? '').trim();
 		if (gateMessage) body.message = gateMessage;
 	}
 	// Created as a draft, sent once the webhook exists.
 	return { body: { ...body, draft: true } };
 }
 
-/** The steps of docs/send-and-wait.md, in order. */
+/** The steps of docs/send-and-wait.md, in order, each over every item before the next. */
 async function sendAndWait(context: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const node = context.getNode();
 	const fail = (message: string, description?: string) =>
 		new NodeOperationError(node, message, { description });
 	const items = context.getInputData();
-	if (items.length !== 1)
+	if (node.typeVersion < 2 && items.length !== 1)
 		throw fail(
 			`Send and Wait for Signature handles one document per execution, and received ${items.length} items`,
 			'Put a Loop Over Items node (batch size 1) in front of it to send and wait for each item in turn, or use Document › Create for bulk sends.',
+		);
+	if (items.length > MAX_BATCH_SIZE)
+		throw fail(
+			`Send and Wait for Signature takes at most ${MAX_BATCH_SIZE} items per execution, and received ${items.length}`,
+			`Put a Loop Over Items node with a batch size of ${MAX_BATCH_SIZE} in front of it, so each batch waits in turn. Nothing was sent.`,
 		);
 	// n8n-core gives node contexts custom data from 2.16 on; without it no call is bound to its wait.
 	const { customData } = context as Partial<IExecuteFunctions>;
@@ -160,36 +167,64 @@ async function sendAndWait(context: IExecuteFunctions): Promise<INodeExecutionDa
 		typeof items[0].json.toolCallId === 'string'
 	)
 		throw legacyOrderError(node, 0);
-	const source = await readSource(context);
+	// An item that fails under Continue On Fail keeps an empty slot and becomes its error item.
+	const failed: Array<ReturnType<typeof toNodeError> | undefined> = [];
+	const orSkip = (itemIndex: number) => (error: unknown) => {
+		failed[itemIndex] = toNodeError(node, error, itemIndex);
+		if (!context.continueOnFail()) throw failed[itemIndex];
+	};
+	const sources = [];
+	for (const itemIndex of items.keys())
+		sources[itemIndex] = await readSource(context, itemIndex).catch(orSkip(itemIndex));
+	const drafts = sources.map((source) => source?.draftId).filter((id) => id !== undefined);
+	if (new Set(drafts).size < drafts.length)
+		throw fail('Two items name the same Existing Draft', 'Each item sends its own document.');
 	const { waitTill, ...options } = readWaitOptions(context);
 
 	const client = await serviceClient(context);
 	const nonce = newNonce();
 	const scope = secretScope(context, client.credentials.apiKey, nonce);
 	await removeStaleWaitWebhooks(context, scope, client);
-	// Same execution, node, run and step, same key: no retry sent twice, each run sends its own.
+	// Same execution, node, run, step and item, same key: no retry sent twice, each run sends its own.
 	const { $runIndex } = context.getWorkflowDataProxy(0);
-	const run = [context.getExecutionId(), context.getWorkflow().id, node.id ?? node.name];
-	const keyFor = (step: string) => deriveIdempotencyKey('send-and-wait', step, ...run, $runIndex);
+	const run = [context.getExecutionId(), context.getWorkflow().id, node.id ?? node.name, $runIndex];
+	const keyFor = (step: string, itemIndex = 0) =>
+		deriveIdempotencyKey('send-and-wait', step, ...run, ...(itemIndex ? [itemIndex] : []));
 
-	const created: { webhookId?: string; draftId?: string } = {};
+	// Drafts this run created (deleted on failure, never a user's), and documents it sent (cancelled).
+	const created = { webhookId: '', drafts: [] as string[], sent: [] as string[] };
+	const [ids, createdAt]: Array<string | undefined>[] = [[], []];
 	try {
-		let documentId = source.draftId;
-		if (documentId === undefined) {
-			const draft = await apiRequest(context, 'POST', '/documents', {
-				client,
-				body: source.body,
-				idempotencyKey: keyFor('create'),
-			});
-			documentId = created.draftId = idText(recordOf(draft.body).id);
-			if (documentId === undefined)
+		for (const [itemIndex, source] of sources.entries()) {
+			ids[itemIndex] = source?.draftId;
+			// A batch reads each Existing Draft: its created_at bounds the batch's reads (`since`).
+			if (!source || (source.draftId !== undefined && items.length === 1)) continue;
+			const answer = await (
+				source.body
+					? apiRequest(context, 'POST', '/documents', {
+							client,
+							body: source.body,
+							idempotencyKey: keyFor('create', itemIndex),
+						})
+					: apiRequest(context, 'GET', apiPath`/documents/${String(source.draftId)}`, { client })
+			).catch(orSkip(itemIndex));
+			const document = answer && recordOf(answer.body);
+			ids[itemIndex] = document ? idText(document.id) : undefined;
+			if (document && ids[itemIndex] === undefined)
 				throw fail('The service did not return an ID for the new document');
+			if (source.body && ids[itemIndex]) created.drafts.push(ids[itemIndex]);
+			createdAt.push(document?.created_at as string | undefined);
 		}
+		if (ids.every((id) => id === undefined))
+			return [items.map((_, item) => wait.failedItem(node, item, failed[item]))];
+		const since = items.length > 1 ? createdAt.filter(Boolean).sort()[0] : undefined;
 
 		const registered = await registerWebhook(context, client, {
 			// What webhook() must know of the wait (fromQuery); owner and until are the cleanup's (ownWait).
 			url: context.getSignedResumeUrl({
-				document: documentId,
+				...(since === undefined
+					? { document: String(ids[0]) }
+					: { documents: ids.join(','), since }),
 				nonce,
 				resumeOn: options.resumeOn,
 				file: options.signedFileField ?? '',
@@ -198,7 +233,7 @@ async function sendAndWait(context: IExecuteFunctions): Promise<INodeExecutionDa
 				owner: ownerTag(scope.workflowId, scope.nodeId),
 				until: waitTill ? String(waitTill.getTime()) : '',
 			}),
-			events: WAIT_EVENTS,
+			events: wait.WAIT_EVENTS,
 			description: registrationDescription(
 				`n8n Send and Wait for Signature (workflow ${scope.workflowId})`,
 				scope,
@@ -207,38 +242,48 @@ async function sendAndWait(context: IExecuteFunctions): Promise<INodeExecutionDa
 			idempotencyKey: keyFor('webhook'),
 			// Optional at the service: a service that ignores them still works (webhook() filters).
 			extra: {
-				document_id: documentId,
+				document_id: since === undefined ? ids[0] : undefined,
 				expires_at: waitTill && new Date(waitTill.getTime() + LIMIT_GRACE_MS).toISOString(),
 			},
 		});
 		created.webhookId = registered.id;
-		keepWait(context, nonce, registered.id, registered.sealedSecret);
+		wait.keepWait(context, nonce, registered.id, registered.sealedSecret);
 
-		await apiRequest(context, 'POST', '/signatures/request', {
-			client,
-			body: { document_id: documentId },
-			idempotencyKey: keyFor('send'),
-		});
-		// Sent: from here on the document is the user's, whatever happens.
-		created.draftId = undefined;
+		for (const [itemIndex, id] of ids.entries()) {
+			if (id === undefined) continue;
+			await apiRequest(context, 'POST', '/signatures/request', {
+				client,
+				body: { document_id: id },
+				idempotencyKey: keyFor('send', itemIndex),
+			});
+			created.sent.push(id);
+		}
+		// Sent: from here on the documents are the user's, whatever happens.
+		created.sent = created.drafts = [];
 
 		// Signers may have been faster than this line: then there is nothing to wait for.
-		const read = await apiRequest(context, 'GET', apiPath`/documents/${documentId}`, { client });
-		const document = recordOf(read.body);
-		if ((FINAL_DOCUMENT_STATUSES as readonly unknown[]).includes(document.status)) {
+		const documents = await wait.readDocuments(context, client, ids, since);
+		if (documents.every((document) => !document || wait.hasEnded(document))) {
 			await removeWebhook(context, created.webhookId, client);
-			if (!resumesWith(options.resumeOn, document.status)) throw unsignedEnd(node, document);
-			return [[await documentOutput(context, document, options.signedFileField)]];
+			const unsigned = documents.find(
+				(doc) => doc && !wait.resumesWith(options.resumeOn, doc.status),
+			);
+			if (unsigned && !context.continueOnFail()) throw wait.unsignedEnd(node, unsigned);
+			return await wait.waitOutput(context, documents, options, failed);
 		}
 
 		await context.putExecutionToWait(waitTill ?? WAIT_INDEFINITELY);
-		return [[{ json: document, pairedItem: { item: 0 } }]];
+		return [
+			documents.map((json, item) =>
+				json ? { json, pairedItem: { item } } : wait.failedItem(node, item, failed[item]),
+			),
+		];
 	} catch (error) {
-		// Removes what this run created: its webhook, and the draft it created (never a user's).
+		// Removes what this run created: its webhook, its drafts, and cancels what it sent.
 		try {
 			if (created.webhookId) await removeWebhook(context, created.webhookId, client);
-			if (created.draftId)
-				await apiRequest(context, 'DELETE', apiPath`/documents/${created.draftId}`, {
+			for (const id of [...created.drafts, ...created.sent])
+				await apiRequest(context, 'DELETE', apiPath`/documents/${id}`, {
 					client,
 					acceptStatuses: [404],
 				});
@@ -248,7 +293,11 @@ async function sendAndWait(context: IExecuteFunctions): Promise<INodeExecutionDa
 				{ error: (cleanupError as Error).message },
 			);
 		}
-		throw toNodeError(node, error, 0);
+		const nodeError = toNodeError(node, error);
+		if (created.sent.length > 0)
+			nodeError.description =
+				`${nodeError.description ?? ''} Cancelled the documents already sent: ${created.sent.join(', ')}.`.trim();
+		throw nodeError;
 	}
 }
 
@@ -256,7 +305,7 @@ export async function executeSendAndWait(this: IExecuteFunctions): Promise<INode
 	try {
 		return await sendAndWait(this);
 	} catch (error) {
-		const nodeError = toNodeError(this.getNode(), error, 0);
+		const nodeError = toNodeError(this.getNode(), error);
 		if (!this.continueOnFail()) throw nodeError;
 		return [
 			this.getInputData().map((_item, index) => ({
