@@ -139,15 +139,15 @@ async function sendAndWait(context: IExecuteFunctions): Promise<INodeExecutionDa
 	const fail = (message: string, description?: string) =>
 		new NodeOperationError(node, message, { description });
 	const items = context.getInputData();
-	if (node.typeVersion < 2 && items.length !== 1)
+	const oneItem = node.typeVersion < 2;
+	if (items.length > (oneItem ? 1 : MAX_BATCH_SIZE))
 		throw fail(
-			`Send and Wait for Signature handles one document per execution, and received ${items.length} items`,
-			'Put a Loop Over Items node (batch size 1) in front of it to send and wait for each item in turn, or use Document › Create for bulk sends.',
-		);
-	if (items.length > MAX_BATCH_SIZE)
-		throw fail(
-			`Send and Wait for Signature takes at most ${MAX_BATCH_SIZE} items per execution, and received ${items.length}`,
-			`Put a Loop Over Items node with a batch size of ${MAX_BATCH_SIZE} in front of it, so each batch waits in turn. Nothing was sent.`,
+			oneItem
+				? `Send and Wait for Signature handles one document per execution, and received ${items.length} items`
+				: `Send and Wait for Signature takes at most ${MAX_BATCH_SIZE} items per execution, and received ${items.length}`,
+			oneItem
+				? 'Put a Loop Over Items node (batch size 1) in front of it to send and wait for each item in turn, or use Document › Create for bulk sends.'
+				: `Put a Loop Over Items node with a batch size of ${MAX_BATCH_SIZE} in front of it, so each batch waits in turn. Nothing was sent.`,
 		);
 	// n8n-core gives node contexts custom data from 2.16 on; without it no call is bound to its wait.
 	const { customData } = context as Partial<IExecuteFunctions>;
@@ -168,7 +168,7 @@ async function sendAndWait(context: IExecuteFunctions): Promise<INodeExecutionDa
 	)
 		throw legacyOrderError(node, 0);
 	// An item that fails under Continue On Fail keeps an empty slot and becomes its error item.
-	const failed: Array<ReturnType<typeof toNodeError> | undefined> = [];
+	const failed: Array<INodeExecutionData['error']> = [];
 	const orSkip = (itemIndex: number) => (error: unknown) => {
 		failed[itemIndex] = toNodeError(node, error, itemIndex);
 		if (!context.continueOnFail()) throw failed[itemIndex];

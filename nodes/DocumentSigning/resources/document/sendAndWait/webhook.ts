@@ -3,7 +3,6 @@ import type {
 	IExecuteFunctions,
 	INode,
 	INodeExecutionData,
-	NodeApiError,
 	IWebhookFunctions,
 	IWebhookResponseData,
 } from 'n8n-workflow';
@@ -170,11 +169,7 @@ function retryLater(context: IWebhookFunctions, reason: string, error: unknown) 
 }
 
 /** An item that sent no document: its own error, or at resume (which does not have it) this one. */
-export function failedItem(
-	node: INode,
-	itemIndex: number,
-	error?: NodeApiError | NodeOperationError,
-) {
+export function failedItem(node: INode, itemIndex: number, error?: INodeExecutionData['error']) {
 	error ??= new NodeOperationError(node, 'No document was sent for this item', { itemIndex });
 	return { json: { error: error.message }, error, pairedItem: { item: itemIndex } };
 }
@@ -187,7 +182,7 @@ export async function waitOutput(
 	context: IExecuteFunctions | IWebhookFunctions,
 	documents: Array<IDataObject | undefined>,
 	{ resumeOn, signedFileField }: { resumeOn: string; signedFileField?: string },
-	failed: Array<NodeApiError | NodeOperationError | undefined> = [],
+	failed: Array<INodeExecutionData['error']> = [],
 ): Promise<INodeExecutionData[][]> {
 	const node = context.getNode();
 	const items: INodeExecutionData[] = [];
