@@ -248,9 +248,11 @@ async function decide(context: IWebhookFunctions, step: { doing: string }) {
 	try {
 		step.doing = 'read the document';
 		const documents = await readDocuments(context, client, settings.documentIds, settings.since);
-		const open = documents.filter((document) => document && !hasEnded(document));
+		const open = documents.flatMap((document) =>
+			document && !hasEnded(document) ? [String(document.status)] : [],
+		);
 		if (open.length > 0)
-			return ignore(context, `the service reports the document ${open.map((d) => d?.status)}`);
+			return ignore(context, `the service reports the document ${open.join(', ')}`);
 		step.doing = 'download the signed file';
 		const output = await waitOutput(context, documents, settings);
 		// The service removes a webhook once: of two calls, the one that finds it gone is ignored.

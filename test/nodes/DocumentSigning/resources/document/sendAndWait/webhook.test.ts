@@ -582,7 +582,7 @@ describe('version 2: a batch ends once, when every document is final', () => {
 		);
 		// A final event of one document while the other is pending: the wait goes on.
 		expect(await send(delivery(ids[0]))).toEqual(
-			ignoredWith('the service reports the document pending,pending'),
+			ignoredWith('the service reports the document pending, pending'),
 		);
 		host.unavailable = true;
 		kit.signAll(apiKey, ids[0]);
