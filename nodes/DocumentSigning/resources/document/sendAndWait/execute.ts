@@ -217,7 +217,8 @@ async function sendAndWait(context: IExecuteFunctions): Promise<INodeExecutionDa
 		}
 		if (ids.every((id) => id === undefined))
 			return [items.map((_, item) => wait.failedItem(node, item, failed[item]))];
-		const since = items.length > 1 ? createdAt.filter(Boolean).sort()[0] : undefined;
+		// Without a created_at from the service, a batch's documents are read one by one.
+		const since = items.length > 1 ? (createdAt.filter(Boolean).sort()[0] ?? '') : undefined;
 
 		const registered = await registerWebhook(context, client, {
 			// What webhook() must know of the wait (fromQuery); owner and until are the cleanup's (ownWait).

@@ -98,7 +98,7 @@ export async function readDocuments(
 	since?: string,
 ): Promise<Array<IDataObject | undefined>> {
 	const listed = new Map<string | undefined, IDataObject>();
-	if (since !== undefined) {
+	if (since) {
 		const { records } = await apiSweepRecords(context, '/documents', {
 			qs: { created_after: since },
 			budget: { ...WEBHOOK_SWEEP_BUDGET, name: 'batch read', pages: 5 },
