@@ -37,13 +37,10 @@ const MAX_BATCH_SIZE = 100;
 
 const UNIT_SECONDS: Record<string, number> = { minutes: 60, hours: 60 * 60, days: 24 * 60 * 60 };
 
-const refusal = (context: IExecuteFunctions, message: string, description?: string) =>
-	new NodeOperationError(context.getNode(), message, { itemIndex: 0, description });
-
 /** Reads and checks Options before any request; every failure names the option. */
 function readWaitOptions(context: IExecuteFunctions) {
-	const refuse = (option: string, problem: string, hint?: string) =>
-		refusal(context, `Options › ${option}: ${problem}`, hint);
+	const refuse = (option: string, problem: string, description?: string) =>
+		new NodeOperationError(context.getNode(), `Options › ${option}: ${problem}`, { description });
 	const notAChoice = (option: string, value: unknown, hint?: string) =>
 		refuse(option, `${shownInput(String(value))} is not a choice`, hint);
 	const options = context.getNodeParameter('waitOptions', 0, {}) as IDataObject;
@@ -96,6 +93,8 @@ function readWaitOptions(context: IExecuteFunctions) {
 /** What the node sends for an item: a new document's body (Create's checks), or a draft's id. */
 async function readSource(context: IExecuteFunctions, itemIndex: number) {
 	const node = context.getNode();
+	const fail = (message: string, description: string) =>
+		new NodeOperationError(node, message, { itemIndex, description });
 	const parameter = (name: string, fallback: unknown) =>
 		context.getNodeParameter(name, itemIndex, fallback);
 	const from = documentSourceOf(node, parameter);
@@ -104,16 +103,14 @@ async function readSource(context: IExecuteFunctions, itemIndex: number) {
 		return { draftId: requireId({ node, itemIndex }, 'Draft', draft) };
 	}
 	if (from !== 'file' && from !== 'template')
-		throw refusal(
-			context,
+		throw fail(
 			`${usesDocumentFrom(node) ? 'Document From' : 'Document'}: ${shownInput(from)} is not a choice`,
 			usesDocumentFrom(node)
 				? 'Choose Existing Draft, File or Template.'
 				: 'Choose New Document or Existing Draft.',
 		);
 	if ((context.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject).draft === true)
-		throw refusal(
-			context,
+		throw fail(
 			'Additional Fields › Save as Draft: Send and Wait sends the document, so it cannot save it as a draft',
 			'Remove Save as Draft, or use Document › Create to save a draft.',
 		);
@@ -151,11 +148,7 @@ async function sendAndWait(context: IExecuteFunctions): Promise<INodeExecutionDa
 		);
 	// n8n-core gives node contexts custom data from 2.16 on; without it no call is bound to its wait.
 	const { customData } = context as Partial<IExecuteFunctions>;
-	if (
-		typeof context.getSignedResumeUrl !== 'function' ||
-		typeof customData?.get !== 'function' ||
-		typeof customData.set !== 'function'
-	)
+	if (typeof context.getSignedResumeUrl !== 'function' || typeof customData?.set !== 'function')
 		throw fail(
 			'This n8n version cannot keep a wait with its execution, which Send and Wait for Signature needs',
 			'Update n8n to 2.16 or later, or use Document › Create with a Document Signing Trigger. Nothing was sent.',
@@ -308,12 +301,6 @@ export async function executeSendAndWait(this: IExecuteFunctions): Promise<INode
 	} catch (error) {
 		const nodeError = toNodeError(this.getNode(), error);
 		if (!this.continueOnFail()) throw nodeError;
-		return [
-			this.getInputData().map((_item, index) => ({
-				json: { error: nodeError.message },
-				error: nodeError,
-				pairedItem: { item: index },
-			})),
-		];
+		return [this.getInputData().map((_, item) => wait.failedItem(this.getNode(), item, nodeError))];
 	}
 }

@@ -1,8 +1,8 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { apiPath, idText } from '../../../../shared/ids';
+import { idText } from '../../../../shared/ids';
 import { memoryOf } from '../../../../shared/nodeMemory';
-import { apiRequest, recordOf, type ServiceClient } from '../../../../shared/transport';
+import type { ServiceClient } from '../../../../shared/transport';
 import { isFinal } from '../../../../shared/vocabulary';
 import {
 	ownerTag,
@@ -11,6 +11,7 @@ import {
 	sweepWebhooks,
 	type SecretScope,
 } from '../../../../shared/webhooks';
+import { readDocuments } from './webhook';
 
 /** n8n tells no node of a time-out, cancel or delete: the workflow's next run removes their webhooks. */
 
@@ -21,11 +22,11 @@ export const LIMIT_GRACE_MS = 5 * 60 * 1000;
  * final event's delivery to a wait that is open, and that retry needs the webhook.
  */
 const ENDED_DOCUMENT_GRACE_MS = 24 * 60 * 60 * 1000;
-/** Documents a run reads to judge waits without a passed limit, at most. */
-const MAX_DOCUMENT_READS_PER_RUN = 10;
+/** Waits without a passed limit whose documents a run reads, at most (a batch's: one sweep). */
+const MAX_WAITS_READ_PER_RUN = 10;
 
-/** Longest webhook URL read (n8n's resume URLs are far shorter). */
-const MAX_URL_LENGTH = 4096;
+/** Longest webhook URL read: a batch's resume URL, 100 ids, stays under 8 KB (docs/api-contract.md). */
+const MAX_URL_LENGTH = 8192;
 
 function queryOf(url: unknown): URLSearchParams | undefined {
 	return typeof url === 'string' && url.length <= MAX_URL_LENGTH && URL.canParse(url)
@@ -43,23 +44,18 @@ function ownWait(webhook: IDataObject, owner: string) {
 		registrationNote(webhook.description)?.owner === owner || query?.get('owner') === owner;
 	if (!tagged) return undefined;
 	const until = Number(query?.get('until') || NaN);
+	// A batch's ids (empty for a failed item), a single wait's, or the registration's filter.
+	const ids = query?.get('documents') || query?.get('document') || idText(webhook.document_id);
 	return {
 		until: Number.isFinite(until) ? until : undefined,
-		documentId: query?.get('document') || idText(webhook.document_id),
+		documentIds: ids ? ids.split(',').map((id) => id || undefined) : [],
+		since: query?.get('since') || undefined,
 	};
 }
 
 /** Gone at the service, or final for longer than the grace; a date it cannot read keeps the wait. */
-async function documentEnded(
-	context: IExecuteFunctions,
-	client: ServiceClient,
-	documentId: string,
-	now: number,
-): Promise<boolean> {
-	const path = apiPath`/documents/${documentId}`;
-	const response = await apiRequest(context, 'GET', path, { client, acceptStatuses: [404] });
-	if (response.statusCode === 404) return true;
-	const document = recordOf(response.body);
+function documentEnded(document: IDataObject | undefined, now: number): boolean {
+	if (!document || document.status === 'deleted') return true;
 	if (!isFinal(document.status)) return false;
 	const endedAt = document.completed_at || document.updated_at;
 	const endedMs = typeof endedAt === 'string' && endedAt.length <= 64 ? Date.parse(endedAt) : NaN;
@@ -86,23 +82,25 @@ export async function removeStaleWaitWebhooks(
 		const { records, next } = await sweepWebhooks(context, { start });
 		memory.sweepPlace = next;
 		const stale: string[] = [];
-		const withinLimit: Array<{ id: string; documentId: string }> = [];
+		const withinLimit: Array<{ id: string } & NonNullable<ReturnType<typeof ownWait>>> = [];
 		for (const webhook of records) {
 			const id = idText(webhook.id);
 			const wait = ownWait(webhook, owner);
 			if (id === undefined || !wait) continue;
 			if (wait.until !== undefined && wait.until + LIMIT_GRACE_MS < now) stale.push(id);
-			else if (wait.documentId) withinLimit.push({ id, documentId: wait.documentId });
+			else if (wait.documentIds.some(Boolean)) withinLimit.push({ id, ...wait });
 		}
 		// From a random place in the list: every leftover is read within a few runs.
 		const first = Math.floor(Math.random() * withinLimit.length);
 		const toRead = [...withinLimit.slice(first), ...withinLimit.slice(0, first)].slice(
 			0,
-			MAX_DOCUMENT_READS_PER_RUN,
+			MAX_WAITS_READ_PER_RUN,
 		);
-		for (const { id, documentId } of toRead) {
+		// A batch's webhook goes once all its documents have ended, as a single wait's with its one.
+		for (const { id, documentIds, since } of toRead) {
 			try {
-				if (await documentEnded(context, client, documentId, now)) stale.push(id);
+				const documents = await readDocuments(context, client, documentIds, since);
+				if (documents.every((document) => documentEnded(document, now))) stale.push(id);
 			} catch {
 				// Not readable now: the wait keeps its webhook; a later run reads it again.
 			}

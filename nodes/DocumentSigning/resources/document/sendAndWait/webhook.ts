@@ -12,6 +12,7 @@ import { fetchDocumentFile } from '../../../../shared/documentFiles';
 import { apiPath, idText } from '../../../../shared/ids';
 import { memoryOf } from '../../../../shared/nodeMemory';
 import { apiRequest, apiSweepRecords, recordOf, serviceClient } from '../../../../shared/transport';
+import type { ServiceClient } from '../../../../shared/transport';
 import {
 	FINAL_DOCUMENT_STATUSES,
 	isFinal,
@@ -83,17 +84,13 @@ export const resumesWith = (resumeOn: string, status: unknown) =>
 export const hasEnded = (document: IDataObject) =>
 	isFinal(document.status) || document.status === 'deleted';
 
-// When n8n learned the wait ended, as n8n's own approval nodes give it (n8n-nodes-base 2.41.1
-// sendAndWait/utils.js); set after the document's fields, so none of them replaces it.
-const respondedAt = () => new Date().toISOString();
-
 /**
  * The documents in input order (undefined for an empty slot), from one sweep of those created
  * `since` the oldest; ids it does not reach (a single item's) are read one by one.
  */
 export async function readDocuments(
 	context: IExecuteFunctions | IWebhookFunctions,
-	client: Awaited<ReturnType<typeof serviceClient>>,
+	client: ServiceClient,
 	ids: Array<string | undefined>,
 	since?: string,
 ): Promise<Array<IDataObject | undefined>> {
@@ -107,36 +104,15 @@ export async function readDocuments(
 		});
 		for (const record of records) listed.set(idText(record.id), record);
 	}
-	const documents = [];
 	for (const id of ids) {
-		if (id === undefined || listed.has(id)) documents.push(listed.get(id));
-		else {
-			const path = apiPath`/documents/${id}`;
-			const response = await apiRequest(context, 'GET', path, { client, acceptStatuses: [404] });
-			// A document deleted since has ended too; its item says so.
-			documents.push(
-				response.statusCode === 404 ? { id, status: 'deleted' } : recordOf(response.body),
-			);
-		}
+		if (id === undefined || listed.has(id)) continue;
+		const path = apiPath`/documents/${id}`;
+		const response = await apiRequest(context, 'GET', path, { client, acceptStatuses: [404] });
+		// A document deleted since has ended too; its item says so.
+		const gone = response.statusCode === 404;
+		listed.set(id, gone ? { id, status: 'deleted' } : recordOf(response.body));
 	}
-	return documents;
-}
-
-/** The item a wait passes on: `approved` is true only when completed (the review gate's rule). */
-export async function documentOutput(
-	context: IExecuteFunctions | IWebhookFunctions,
-	document: IDataObject,
-	signedFileField?: string,
-	itemIndex = 0,
-): Promise<INodeExecutionData> {
-	const item = {
-		json: { ...document, approved: document.status === 'completed', respondedAt: respondedAt() },
-		pairedItem: { item: itemIndex },
-	};
-	if (!signedFileField || document.status !== 'completed') return item;
-	const file = await fetchDocumentFile(context, document, 'signed');
-	const data = await context.helpers.prepareBinaryData(file.data, file.fileName, file.mimeType);
-	return { ...item, binary: { [signedFileField]: data } };
+	return ids.map((id) => listed.get(id));
 }
 
 export function unsignedEnd(node: INode, document: IDataObject, itemIndex = 0) {
@@ -175,8 +151,9 @@ export function failedItem(node: INode, itemIndex: number, error?: INodeExecutio
 }
 
 /**
- * One item per input item, in its order (design §5). An unsigned end is not thrown: n8n 2.x would
- * then run the next nodes on an empty item (docs/send-and-wait.md).
+ * One item per input item, in its order (design §5): the document, `approved` true only when
+ * completed (the review gate's rule). An unsigned end is not thrown: n8n 2.x would then run the
+ * next nodes on an empty item (docs/send-and-wait.md).
  */
 export async function waitOutput(
 	context: IExecuteFunctions | IWebhookFunctions,
@@ -192,8 +169,17 @@ export async function waitOutput(
 			items.push(failedItem(node, item, failed[item]));
 			continue;
 		}
-		const output = await documentOutput(context, document, signedFileField, item);
+		const approved = document.status === 'completed';
+		// When n8n learned the wait ended, as n8n's own approval nodes give it (n8n-nodes-base 2.41.1
+		// sendAndWait/utils.js); set after the document's fields, so none of them replaces it.
+		const json = { ...document, approved, respondedAt: new Date().toISOString() };
+		const output: INodeExecutionData = { json, pairedItem: { item } };
 		items.push(output);
+		if (approved && signedFileField) {
+			const { data, fileName, mimeType } = await fetchDocumentFile(context, document, 'signed');
+			const binary = await context.helpers.prepareBinaryData(data, fileName, mimeType);
+			output.binary = { [signedFileField]: binary };
+		}
 		if (resumesWith(resumeOn, document.status)) continue;
 		const error = unsignedEnd(node, document, item);
 		output.json.error = error.message;
@@ -248,9 +234,7 @@ async function decide(context: IWebhookFunctions, step: { doing: string }) {
 	try {
 		step.doing = 'read the document';
 		const documents = await readDocuments(context, client, settings.documentIds, settings.since);
-		const open = documents.flatMap((document) =>
-			document && !hasEnded(document) ? [String(document.status)] : [],
-		);
+		const open = documents.flatMap((doc) => (doc && !hasEnded(doc) ? [String(doc.status)] : []));
 		if (open.length > 0)
 			return ignore(context, `the service reports the document ${open.join(', ')}`);
 		step.doing = 'download the signed file';

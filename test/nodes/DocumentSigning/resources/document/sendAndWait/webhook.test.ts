@@ -7,7 +7,7 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { documentOutput } from '../../../../../../nodes/DocumentSigning/resources/document/sendAndWait/webhook';
+import { waitOutput } from '../../../../../../nodes/DocumentSigning/resources/document/sendAndWait/webhook';
 import { startRewritingProxy } from '../../../../../helpers/rewritingProxy';
 import { api, waitFor } from '../../../../../helpers/sandbox';
 import {
@@ -481,12 +481,14 @@ describe('respondedAt: when n8n learned the outcome, as n8n’s own approval nod
 
 	it('is set after the document’s fields: a service field of that name cannot replace it', async () => {
 		const before = Date.now();
-		const item = await documentOutput({} as never, {
+		const context = { getNode: () => ({ name: 'Send and Wait' }) } as never;
+		const document = {
 			id: 'doc_1',
 			status: 'completed',
 			respondedAt: 'from the service',
 			completed_at: '2026-01-15T10:00:00Z',
-		});
+		};
+		const [[item]] = await waitOutput(context, [document], { resumeOn: 'anyFinal' });
 		expect(item.json).toEqual({
 			id: 'doc_1',
 			status: 'completed',
