@@ -2,23 +2,9 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 import { isHitlToolType, NodeOperationError, WAIT_INDEFINITELY } from 'n8n-workflow';
 
 import { apiPath, idText } from '../../../../shared/ids';
-import {
-	apiRequest,
-	deriveIdempotencyKey,
-	recordOf,
-	serviceClient,
-	toNodeError,
-	shownInput,
-} from '../../../../shared/transport';
+import * as transport from '../../../../shared/transport';
 import { layoutChoice } from '../../../../shared/webhookSignature';
-import {
-	newNonce,
-	ownerTag,
-	registerWebhook,
-	registrationDescription,
-	removeWebhook,
-	secretScope,
-} from '../../../../shared/webhooks';
+import * as webhooks from '../../../../shared/webhooks';
 import { legacyOrderError } from '../../../shared/agentTool';
 import { requireId } from '../../../shared/validation';
 import { buildDocumentBody } from '../create';
@@ -42,7 +28,7 @@ function readWaitOptions(context: IExecuteFunctions) {
 	const refuse = (option: string, problem: string, description?: string) =>
 		new NodeOperationError(context.getNode(), `Options › ${option}: ${problem}`, { description });
 	const notAChoice = (option: string, value: unknown, hint?: string) =>
-		refuse(option, `${shownInput(String(value))} is not a choice`, hint);
+		refuse(option, `${transport.shownInput(String(value))} is not a choice`, hint);
 	const options = context.getNodeParameter('waitOptions', 0, {}) as IDataObject;
 	// A decline is a response too (approved false), as in n8n's approval nodes; v1 keeps Completed.
 	const resumeOn =
@@ -104,7 +90,7 @@ async function readSource(context: IExecuteFunctions, itemIndex: number) {
 	}
 	if (from !== 'file' && from !== 'template')
 		throw fail(
-			`${usesDocumentFrom(node) ? 'Document From' : 'Document'}: ${shownInput(from)} is not a choice`,
+			`${usesDocumentFrom(node) ? 'Document From' : 'Document'}: ${transport.shownInput(from)} is not a choice`,
 			usesDocumentFrom(node)
 				? 'Choose Existing Draft, File or Template.'
 				: 'Choose New Document or Existing Draft.',
@@ -163,7 +149,7 @@ async function sendAndWait(context: IExecuteFunctions): Promise<INodeExecutionDa
 	// An item that fails under Continue On Fail keeps an empty slot and becomes its error item.
 	const failed: Array<INodeExecutionData['error']> = [];
 	const orSkip = (itemIndex: number) => (error: unknown) => {
-		failed[itemIndex] = toNodeError(node, error, itemIndex);
+		failed[itemIndex] = transport.toNodeError(node, error, itemIndex);
 		if (!context.continueOnFail()) throw failed[itemIndex];
 	};
 	const sources = [];
@@ -174,15 +160,20 @@ async function sendAndWait(context: IExecuteFunctions): Promise<INodeExecutionDa
 		throw fail('Two items name the same Existing Draft', 'Each item sends its own document.');
 	const { waitTill, ...options } = readWaitOptions(context);
 
-	const client = await serviceClient(context);
-	const nonce = newNonce();
-	const scope = secretScope(context, client.credentials.apiKey, nonce);
+	const client = await transport.serviceClient(context);
+	const nonce = webhooks.newNonce();
+	const scope = webhooks.secretScope(context, client.credentials.apiKey, nonce);
 	await removeStaleWaitWebhooks(context, scope, client);
 	// Same execution, node, run, step and item, same key: no retry sent twice, each run sends its own.
 	const { $runIndex } = context.getWorkflowDataProxy(0);
 	const run = [context.getExecutionId(), context.getWorkflow().id, node.id ?? node.name, $runIndex];
 	const keyFor = (step: string, itemIndex = 0) =>
-		deriveIdempotencyKey('send-and-wait', step, ...run, ...(itemIndex ? [itemIndex] : []));
+		transport.deriveIdempotencyKey(
+			'send-and-wait',
+			step,
+			...run,
+			...(itemIndex ? [itemIndex] : []),
+		);
 
 	// Drafts this run created (deleted on failure, never a user's), and documents it sent (cancelled).
 	const created = { webhookId: '', drafts: [] as string[], sent: [] as string[] };
@@ -194,14 +185,16 @@ async function sendAndWait(context: IExecuteFunctions): Promise<INodeExecutionDa
 			if (!source || (source.draftId !== undefined && items.length === 1)) continue;
 			const answer = await (
 				source.body
-					? apiRequest(context, 'POST', '/documents', {
+					? transport.apiRequest(context, 'POST', '/documents', {
 							client,
 							body: source.body,
 							idempotencyKey: keyFor('create', itemIndex),
 						})
-					: apiRequest(context, 'GET', apiPath`/documents/${String(source.draftId)}`, { client })
+					: transport.apiRequest(context, 'GET', apiPath`/documents/${String(source.draftId)}`, {
+							client,
+						})
 			).catch(orSkip(itemIndex));
-			const document = answer && recordOf(answer.body);
+			const document = answer && transport.recordOf(answer.body);
 			ids[itemIndex] = document ? idText(document.id) : undefined;
 			if (document && ids[itemIndex] === undefined)
 				throw fail('The service did not return an ID for the new document');
@@ -213,7 +206,7 @@ async function sendAndWait(context: IExecuteFunctions): Promise<INodeExecutionDa
 		// Without a created_at from the service, a batch's documents are read one by one.
 		const since = items.length > 1 ? (createdAt.filter(Boolean).sort()[0] ?? '') : undefined;
 
-		const registered = await registerWebhook(context, client, {
+		const registered = await webhooks.registerWebhook(context, client, {
 			// What webhook() must know of the wait (fromQuery); owner and until are the cleanup's (ownWait).
 			url: context.getSignedResumeUrl({
 				...(since === undefined
@@ -224,11 +217,11 @@ async function sendAndWait(context: IExecuteFunctions): Promise<INodeExecutionDa
 				file: options.signedFileField ?? '',
 				verify: options.verifySignature ? '1' : '0',
 				layout: options.signatureLayout,
-				owner: ownerTag(scope.workflowId, scope.nodeId),
+				owner: webhooks.ownerTag(scope.workflowId, scope.nodeId),
 				until: waitTill ? String(waitTill.getTime()) : '',
 			}),
 			events: wait.WAIT_EVENTS,
-			description: registrationDescription(
+			description: webhooks.registrationDescription(
 				`n8n Send and Wait for Signature (workflow ${scope.workflowId})`,
 				scope,
 			),
@@ -245,7 +238,7 @@ async function sendAndWait(context: IExecuteFunctions): Promise<INodeExecutionDa
 
 		for (const [itemIndex, id] of ids.entries()) {
 			if (id === undefined) continue;
-			await apiRequest(context, 'POST', '/signatures/request', {
+			await transport.apiRequest(context, 'POST', '/signatures/request', {
 				client,
 				body: { document_id: id },
 				idempotencyKey: keyFor('send', itemIndex),
@@ -258,7 +251,7 @@ async function sendAndWait(context: IExecuteFunctions): Promise<INodeExecutionDa
 		// Signers may have been faster than this line: then there is nothing to wait for.
 		const documents = await wait.readDocuments(context, client, ids, since);
 		if (documents.every((document) => !document || wait.hasEnded(document))) {
-			await removeWebhook(context, created.webhookId, client);
+			await webhooks.removeWebhook(context, created.webhookId, client);
 			const unsigned = documents.find(
 				(doc) => doc && !wait.resumesWith(options.resumeOn, doc.status),
 			);
@@ -275,9 +268,9 @@ async function sendAndWait(context: IExecuteFunctions): Promise<INodeExecutionDa
 	} catch (error) {
 		// Removes what this run created: its webhook, its drafts, and cancels what it sent.
 		try {
-			if (created.webhookId) await removeWebhook(context, created.webhookId, client);
+			if (created.webhookId) await webhooks.removeWebhook(context, created.webhookId, client);
 			for (const id of [...created.drafts, ...created.sent])
-				await apiRequest(context, 'DELETE', apiPath`/documents/${id}`, {
+				await transport.apiRequest(context, 'DELETE', apiPath`/documents/${id}`, {
 					client,
 					acceptStatuses: [404],
 				});
@@ -287,7 +280,7 @@ async function sendAndWait(context: IExecuteFunctions): Promise<INodeExecutionDa
 				{ error: (cleanupError as Error).message },
 			);
 		}
-		const nodeError = toNodeError(node, error);
+		const nodeError = transport.toNodeError(node, error);
 		if (created.sent.length > 0)
 			nodeError.description =
 				`${nodeError.description ?? ''} Cancelled the documents already sent: ${created.sent.join(', ')}.`.trim();
@@ -299,7 +292,7 @@ export async function executeSendAndWait(this: IExecuteFunctions): Promise<INode
 	try {
 		return await sendAndWait(this);
 	} catch (error) {
-		const nodeError = toNodeError(this.getNode(), error);
+		const nodeError = transport.toNodeError(this.getNode(), error);
 		if (!this.continueOnFail()) throw nodeError;
 		return [this.getInputData().map((_, item) => wait.failedItem(this.getNode(), item, nodeError))];
 	}

@@ -4,16 +4,8 @@ import { idText } from '../../../../shared/ids';
 import { memoryOf } from '../../../../shared/nodeMemory';
 import type { ServiceClient } from '../../../../shared/transport';
 import { isFinal } from '../../../../shared/vocabulary';
-import {
-	ownerTag,
-	registrationNote,
-	removeWebhook,
-	sweepWebhooks,
-	type SecretScope,
-} from '../../../../shared/webhooks';
+import * as webhooks from '../../../../shared/webhooks';
 import { readDocuments } from './webhook';
-
-/** n8n tells no node of a time-out, cancel or delete: the workflow's next run removes their webhooks. */
 
 /** Past the limit n8n needs a moment to end the wait; its webhook stays that long. */
 export const LIMIT_GRACE_MS = 5 * 60 * 1000;
@@ -41,7 +33,8 @@ function queryOf(url: unknown): URLSearchParams | undefined {
 function ownWait(webhook: IDataObject, owner: string) {
 	const query = queryOf(webhook.url);
 	const tagged =
-		registrationNote(webhook.description)?.owner === owner || query?.get('owner') === owner;
+		webhooks.registrationNote(webhook.description)?.owner === owner ||
+		query?.get('owner') === owner;
 	if (!tagged) return undefined;
 	const until = Number(query?.get('until') || NaN);
 	// A batch's ids (empty for a failed item), a single wait's, or the registration's filter.
@@ -63,23 +56,24 @@ function documentEnded(document: IDataObject | undefined, now: number): boolean 
 }
 
 /**
- * Removes this workflow node's wait webhooks past their limit, or whose document is gone or ended
- * over a day ago. Never throws: a new wait must start.
+ * n8n tells no node of a time-out, cancel or delete: so a run removes this workflow node's wait
+ * webhooks past their limit, or whose documents are gone or ended over a day ago. Never throws: a
+ * new wait must start.
  */
 export async function removeStaleWaitWebhooks(
 	context: IExecuteFunctions,
-	scope: Pick<SecretScope, 'workflowId' | 'nodeId'>,
+	scope: Pick<webhooks.SecretScope, 'workflowId' | 'nodeId'>,
 	client: ServiceClient,
 ): Promise<void> {
 	const now = Date.now();
 	// The trigger's owner tag (registrationDescription), also in the URL for services that drop the description.
-	const owner = ownerTag(scope.workflowId, scope.nodeId);
+	const owner = webhooks.ownerTag(scope.workflowId, scope.nodeId);
 	// On an account with more webhooks than one sweep reads, the runs take turns through the list.
 	const memory = memoryOf(scope.workflowId, scope.nodeId);
 	const start = memory.sweepPlace;
 	memory.sweepPlace = undefined;
 	try {
-		const { records, next } = await sweepWebhooks(context, { start });
+		const { records, next } = await webhooks.sweepWebhooks(context, { start });
 		memory.sweepPlace = next;
 		const stale: string[] = [];
 		const withinLimit: Array<{ id: string } & NonNullable<ReturnType<typeof ownWait>>> = [];
@@ -92,12 +86,9 @@ export async function removeStaleWaitWebhooks(
 		}
 		// From a random place in the list: every leftover is read within a few runs.
 		const first = Math.floor(Math.random() * withinLimit.length);
-		const toRead = [...withinLimit.slice(first), ...withinLimit.slice(0, first)].slice(
-			0,
-			MAX_WAITS_READ_PER_RUN,
-		);
+		const rotated = [...withinLimit.slice(first), ...withinLimit.slice(0, first)];
 		// A batch's webhook goes once all its documents have ended, as a single wait's with its one.
-		for (const { id, documentIds, since } of toRead) {
+		for (const { id, documentIds, since } of rotated.slice(0, MAX_WAITS_READ_PER_RUN)) {
 			try {
 				const documents = await readDocuments(context, client, documentIds, since);
 				if (documents.every((document) => documentEnded(document, now))) stale.push(id);
@@ -105,7 +96,7 @@ export async function removeStaleWaitWebhooks(
 				// Not readable now: the wait keeps its webhook; a later run reads it again.
 			}
 		}
-		for (const id of stale) await removeWebhook(context, id, client);
+		for (const id of stale) await webhooks.removeWebhook(context, id, client);
 	} catch (error) {
 		context.logger.warn(
 			'Document Signing: could not remove the webhooks of earlier waits of this workflow; the next Send and Wait tries again',

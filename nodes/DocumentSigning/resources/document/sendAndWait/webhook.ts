@@ -13,11 +13,7 @@ import { apiPath, idText } from '../../../../shared/ids';
 import { memoryOf } from '../../../../shared/nodeMemory';
 import { apiRequest, apiSweepRecords, recordOf, serviceClient } from '../../../../shared/transport';
 import type { ServiceClient } from '../../../../shared/transport';
-import {
-	FINAL_DOCUMENT_STATUSES,
-	isFinal,
-	WEBHOOK_SWEEP_BUDGET,
-} from '../../../../shared/vocabulary';
+import * as vocabulary from '../../../../shared/vocabulary';
 import { layoutChoice, verifyCall } from '../../../../shared/webhookSignature';
 import * as webhooks from '../../../../shared/webhooks';
 
@@ -75,14 +71,14 @@ function fromQuery(query: IDataObject) {
 }
 
 /** Every final event: a decline ends a Completed wait too (as an error). */
-export const WAIT_EVENTS = FINAL_DOCUMENT_STATUSES.map((status) => `document.${status}`);
+export const WAIT_EVENTS = vocabulary.FINAL_DOCUMENT_STATUSES.map((status) => `document.${status}`);
 
 /** Whether the document's status continues the workflow as a result (not as an error). */
 export const resumesWith = (resumeOn: string, status: unknown) =>
-	resumeOn === 'anyFinal' ? isFinal(status) : status === 'completed';
+	resumeOn === 'anyFinal' ? vocabulary.isFinal(status) : status === 'completed';
 /** Final, or deleted since (readDocuments): nothing more will happen to it. */
 export const hasEnded = (document: IDataObject) =>
-	isFinal(document.status) || document.status === 'deleted';
+	vocabulary.isFinal(document.status) || document.status === 'deleted';
 
 /**
  * The documents in input order (undefined for an empty slot), from one sweep of those created
@@ -98,7 +94,7 @@ export async function readDocuments(
 	if (since) {
 		const { records } = await apiSweepRecords(context, '/documents', {
 			qs: { created_after: since },
-			budget: { ...WEBHOOK_SWEEP_BUDGET, name: 'batch read', pages: 5 },
+			budget: { ...vocabulary.WEBHOOK_SWEEP_BUDGET, name: 'batch read', pages: 5 },
 			// Newest first: a service that ignores the filter is read only down to `since`.
 			stopAt: (record) => String(record.created_at) < since,
 		});
