@@ -127,9 +127,9 @@ function ignore(context: IWebhookFunctions, reason: string) {
 	return { webhookResponse: { received: true, ignored: true, reason } };
 }
 
-/** 503: the service retries, the wait goes on. */
-function retryLater(context: IWebhookFunctions, reason: string, error: unknown) {
-	context.logger.warn(
+/** 503: the service retries, the wait goes on (without `error`: not a failure, the wait was busy). */
+function retryLater(context: IWebhookFunctions, reason: string, error?: unknown) {
+	context.logger[error === undefined ? 'debug' : 'warn'](
 		`Document Signing Send and Wait could not ${reason}; the service's retry tries again`,
 		{ error: (error as Error)?.message },
 	);
@@ -224,6 +224,9 @@ async function decide(context: IWebhookFunctions, step: { doing: string }) {
 	const bodyWebhookId = idText(body.webhook_id);
 	if (bodyWebhookId !== undefined && bodyWebhookId !== stored.webhookId)
 		return ignore(context, "the delivery is not from this wait's webhook");
+	// A batch's call may bring the last end while another call reads: it must come back, not drop.
+	if (memory.busyWaits.has(stored.nonce) && settings.documentIds.length > 1)
+		return retryLater(context, 'act while another call of this batch reads');
 	if (memory.busyWaits.has(stored.nonce))
 		return ignore(context, 'another call for this wait is being handled');
 	memory.busyWaits.add(stored.nonce);

@@ -605,6 +605,48 @@ describe('version 2: a batch ends once, when every document is final', () => {
 		expect(webhooksOf(apiKey)).toHaveLength(0);
 	});
 
+	it('a final delivery that arrives while another call of the batch reads is answered 503, and the service’s retry ends the wait', async () => {
+		const { apiKey } = account();
+		let release: (() => void) | undefined;
+		let held = false;
+		// Holds the answer of the first batch read that starts once `release` is set.
+		const proxy = await startRewritingProxy(sandbox().origin, async (request) => {
+			if (!release || held || request.method !== 'GET' || !request.path.includes('/documents?'))
+				return undefined;
+			held = true;
+			await new Promise<void>((resolve) => (release = resolve));
+			return undefined;
+		});
+		sandbox().configure({ webhookRetry: { baseDelayMs: 300, maxAttempts: 4, timeoutMs: 5000 } });
+		try {
+			const host = await newHost(apiKey, { baseUrl: proxy.baseUrl });
+			const execution = await host.run({ parameters: batch(), items: items(2), typeVersion: 2 });
+			const ids = idsOf(execution);
+			const { webhook } = kit.registration(apiKey, host, execution);
+			const answers = () =>
+				sandbox()
+					.deliveries()
+					.filter((attempt) => attempt.webhookId === webhook.id)
+					.map((attempt) => attempt.status);
+			release = () => undefined;
+			// The first call reads while the other document is still pending; its answer is held.
+			kit.signAll(apiKey, ids[0]);
+			await waitFor(() => held, 'the first call’s read');
+			kit.signAll(apiKey, ids[1]);
+			await waitFor(() => answers().includes(503), 'the second call answered 503');
+			release();
+			await resumed(execution);
+			await sandbox().flushDeliveries();
+			expect(execution.resumes).toBe(1);
+			expect(execution.items.map((item) => item.json.approved)).toEqual([true, true]);
+			expect(webhooksOf(apiKey)).toHaveLength(0);
+		} finally {
+			release?.();
+			sandbox().configure({ webhookRetry: { baseDelayMs: 5, maxAttempts: 3, timeoutMs: 5000 } });
+			await proxy.close();
+		}
+	});
+
 	it.each([
 		['continueRegularOutput', 2, 0],
 		['continueErrorOutput', 1, 1],
