@@ -184,15 +184,13 @@ async function sendAndWait(context: IExecuteFunctions): Promise<INodeExecutionDa
 			// A batch reads each Existing Draft: its created_at bounds the batch's reads (`since`).
 			if (!source || (source.draftId !== undefined && items.length === 1)) continue;
 			const answer = await (
-				source.body
+				source.draftId === undefined
 					? transport.apiRequest(context, 'POST', '/documents', {
 							client,
 							body: source.body,
 							idempotencyKey: keyFor('create', itemIndex),
 						})
-					: transport.apiRequest(context, 'GET', apiPath`/documents/${String(source.draftId)}`, {
-							client,
-						})
+					: transport.apiRequest(context, 'GET', apiPath`/documents/${source.draftId}`, { client })
 			).catch(orSkip(itemIndex));
 			const document = answer && transport.recordOf(answer.body);
 			ids[itemIndex] = document ? idText(document.id) : undefined;
@@ -252,9 +250,7 @@ async function sendAndWait(context: IExecuteFunctions): Promise<INodeExecutionDa
 		const documents = await wait.readDocuments(context, client, ids, since);
 		if (documents.every((document) => !document || wait.hasEnded(document))) {
 			await webhooks.removeWebhook(context, created.webhookId, client);
-			const unsigned = documents.find(
-				(doc) => doc && !wait.resumesWith(options.resumeOn, doc.status),
-			);
+			const unsigned = documents.find((d) => d && !wait.resumesWith(options.resumeOn, d.status));
 			if (unsigned && !context.continueOnFail()) throw wait.unsignedEnd(node, unsigned);
 			return await wait.waitOutput(context, documents, options, failed);
 		}
@@ -269,11 +265,9 @@ async function sendAndWait(context: IExecuteFunctions): Promise<INodeExecutionDa
 		// Removes what this run created: its webhook, its drafts, and cancels what it sent.
 		try {
 			if (created.webhookId) await webhooks.removeWebhook(context, created.webhookId, client);
+			const gone = { client, acceptStatuses: [404] };
 			for (const id of [...created.drafts, ...created.sent])
-				await transport.apiRequest(context, 'DELETE', apiPath`/documents/${id}`, {
-					client,
-					acceptStatuses: [404],
-				});
+				await transport.apiRequest(context, 'DELETE', apiPath`/documents/${id}`, gone);
 		} catch (cleanupError) {
 			context.logger.warn(
 				'Document Signing: could not remove what a failed Send and Wait created; the next Send and Wait of this workflow removes its webhook',

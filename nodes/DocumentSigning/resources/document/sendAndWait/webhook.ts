@@ -133,10 +133,11 @@ function retryLater(context: IWebhookFunctions, reason: string, error?: unknown)
 		`Document Signing Send and Wait could not ${reason}; the service's retry tries again`,
 		{ error: (error as Error)?.message },
 	);
+	const message = `Could not ${reason}; try again later`;
 	context
 		.getResponseObject()
 		.status(503)
-		.json({ error: { code: 'unavailable', message: `Could not ${reason}; try again later` } });
+		.json({ error: { code: 'unavailable', message } });
 	return { noWebhookResponse: true };
 }
 
