@@ -9,10 +9,11 @@
  *   npm run bench -- --only burst --burst-events 100 --no-queue   # the burst, regular mode only
  *   npm run bench -- --out /tmp/bench.json          # write the JSON elsewhere (any run)
  *   npm run bench -- --only sendAndWait --waits 200 # Send and Wait: 200 waits, then 200 completions
+ *   npm run bench -- --only sendAndWaitBatch --out bench/results/send-and-wait-batch.json   # one wait for 1, 10, 100 documents (< 1 min)
  *   npm run bench -- --only poll --poll-events 60   # the trigger's Polling mode (~5 min: it waits for poll minutes)
  *   npm run bench -- --only pollCatchUp             # Polling catching up a backlog, in this process (no n8n started)
  *
- * Options: --only bulk,returnAll,trigger,burst,sendAndWait,poll,pollCatchUp  --items N (1000)  --rate R (50 requests/s)
+ * Options: --only bulk,returnAll,trigger,burst,sendAndWait,sendAndWaitBatch,poll,pollCatchUp  --items N (1000)  --rate R (50 requests/s)
  * --burst B (= rate)  --docs N (10000)  --events N (1000)  --event-rate R (5 events/s: see the README for higher rates)
  * --no-batching (skip contender b2)  --no-webhook-baseline (skip n8n's Webhook node in 3.)
  * --burst-events N (1000 events queued at once in 4.)  --burst-concurrency C (10: the sandbox's
@@ -37,6 +38,7 @@ import { runPoll } from './scenarios/poll';
 import { runPollCatchUp } from './scenarios/pollCatchUp';
 import { runReturnAll } from './scenarios/returnAll';
 import { runSendAndWait } from './scenarios/sendAndWait';
+import { runSendAndWaitBatch } from './scenarios/sendAndWaitBatch';
 import { runTrigger } from './scenarios/trigger';
 
 const DEFAULTS = {
@@ -54,7 +56,16 @@ const DEFAULTS = {
 	crowdEntries: 2_000,
 	catchUpMaxPolls: 300,
 };
-const SCENARIOS = ['bulk', 'returnAll', 'trigger', 'burst', 'sendAndWait', 'poll', 'pollCatchUp'];
+const SCENARIOS = [
+	'bulk',
+	'returnAll',
+	'trigger',
+	'burst',
+	'sendAndWait',
+	'sendAndWaitBatch',
+	'poll',
+	'pollCatchUp',
+];
 /** Scenarios that run in this process only: with nothing else chosen, no n8n (nor sandbox) is started. */
 const IN_PROCESS = ['pollCatchUp'];
 const RESULTS_FILE = path.join(__dirname, 'results', 'latest.json');
@@ -289,6 +300,8 @@ async function main(): Promise<void> {
 					resumeTimeoutMs: 5 * 60_000,
 				});
 			}
+			if (args.only.includes('sendAndWaitBatch'))
+				results.sendAndWaitBatch = await runSendAndWaitBatch(ctx, [1, 10, 100]);
 			if (args.only.includes('poll')) {
 				results.poll = await runPoll(ctx, {
 					events: args.pollEvents,

@@ -61,7 +61,8 @@ export const LIMITS = {
 	maxMessageLength: 5000,
 	maxDescriptionLength: 2000,
 	maxDeclineReasonLength: 2000,
-	maxUrlLength: 2048,
+	/** [A] A webhook's url (a Send and Wait batch's resume URL carries up to 100 document ids). */
+	maxUrlLength: 8192,
 	maxQueryTextLength: 255,
 	maxCursorLength: 512,
 	maxWebhookSecretLength: 256,

@@ -36,8 +36,8 @@
  *
  * Pictures: `workflow.png` (the canvas), `node-parameters.png` (Download's parameter panel),
  * `create-parameters.png` (Create's), `crm-workflow.png` (the CRM flow's canvas),
- * `send-and-wait-parameters.png` (Send and Wait's) and `template-fields.png` (the mapped Template
- * Fields and Signers by Role). They go to docs/images/ only with
+ * `send-and-wait-parameters.png` (Send and Wait's), `template-fields.png` (the mapped Template
+ * Fields and Signers by Role) and `bulk-send-workflow.png` (the example "one agreement per row"). They go to docs/images/ only with
  * E2E_UPDATE_SCREENSHOTS=1;
  * otherwise to E2E_ARTIFACTS_DIR (default <tmp>/n8n-nodes-document-signing-e2e/editor-screenshot,
  * replaced on each run), so a CI run leaves the clone clean.
@@ -69,6 +69,7 @@ import { NODE_TYPE, TRIGGER_NODE_TYPE, createN8n, newId, type N8nInstance } from
 import {
 	byId,
 	connect,
+	loadExample,
 	manualTrigger,
 	node,
 	sandboxPost,
@@ -892,6 +893,7 @@ describe('the nodes in the n8n editor (README pictures)', () => {
 	let crmWorkflowId: string;
 	let sendAndWaitWorkflowId: string;
 	let templateWorkflowId: string;
+	let bulkWorkflowId: string;
 	let salesContract: { id: string };
 	const walks: Partial<Record<'before' | 'after', WalkResult>> = {};
 
@@ -927,6 +929,18 @@ describe('the nodes in the n8n editor (README pictures)', () => {
 		);
 		templateWorkflowId = await n8n.importWorkflow(
 			buildTemplateWorkflow(salesContract, rows) as unknown as Record<string, unknown>,
+		);
+		// The example as shipped, with this suite's credential and the sandbox's Sales contract.
+		bulkWorkflowId = await n8n.importWorkflow(
+			JSON.parse(
+				JSON.stringify(loadExample('bulk-send-from-list.json'))
+					.split('tpl_salescontract')
+					.join(salesContract.id)
+					.split('"documentSigningSandbox"')
+					.join(JSON.stringify(CREDENTIAL.id))
+					.split('"Document Signing (sandbox)"')
+					.join(JSON.stringify(CREDENTIAL.name)),
+			) as Record<string, unknown>,
 		);
 		await n8n.start();
 
@@ -1130,6 +1144,37 @@ describe('the nodes in the n8n editor (README pictures)', () => {
 			await page.locator('[data-test-id="zoom-in-button"]').click();
 		await parkPointer(page);
 		const file = await screenshot(page, 'crm-workflow.png');
+		expect(fs.statSync(file).size).toBeGreaterThan(10_000);
+	});
+
+	it('shows the example "one agreement per row, continue when all are signed": rows → Send and Wait → Signed?, no Loop Over Items', async () => {
+		await page.goto(`${n8n.baseUrl}/workflow/${bulkWorkflowId}`);
+		await page.addStyleTag({ content: STABLE_CSS });
+		await canvasNode(page, 'Send Agreement per Row and Wait').waitFor();
+		expect(
+			await canvasNode(page, 'Send Agreement per Row and Wait').getAttribute('data-node-type'),
+		).toBe(NODE_TYPE);
+		await page.waitForFunction(
+			(img) => {
+				const image = img as unknown as { complete: boolean; naturalWidth: number } | null;
+				return image !== null && image.complete && image.naturalWidth > 0;
+			},
+			await canvasNode(page, 'Send Agreement per Row and Wait')
+				.locator('img')
+				.first()
+				.elementHandle(),
+		);
+		const text = await page.locator('[data-test-id="canvas"]').innerText();
+		for (const shown of ['Rows', 'Send Agreement per Row and Wait', 'Signed?', 'Not Signed'])
+			expect(text).toContain(shown);
+		await expect(
+			page
+				.locator('[data-test-id="canvas-node"][data-node-type="n8n-nodes-base.splitInBatches"]')
+				.count(),
+		).resolves.toBe(0);
+		await expect(page.locator('[data-test-id="edge"]').count()).resolves.toBe(5);
+		await parkPointer(page);
+		const file = await screenshot(page, 'bulk-send-workflow.png');
 		expect(fs.statSync(file).size).toBeGreaterThan(10_000);
 	});
 

@@ -6,7 +6,8 @@
  * - CRM deal won: activated, its production webhook called as a CRM would call it;
  * - Document completed: activated (the trigger registers its webhook with the sandbox), then a
  *   document is signed by everyone on the sandbox, whose signed delivery starts the execution;
- * - Bulk send: executed headless with `n8n execute`;
+ * - One agreement per row: executed with `n8n execute` (which ends when the execution waits), then
+ *   the running server resumes it once every row's agreement is final;
  * - AI agent contract assistant: activated, chat messages sent to its public chat webhook; its
  *   OpenAI credential (`openAiExample`) points at a scripted OpenAI-compatible model on 127.0.0.1;
  * - CRM deal won → Send and Wait for Signature: activated, its production webhook called; the
@@ -393,40 +394,70 @@ describe('Document completed → notify and archive', () => {
 	});
 });
 
-describe('Bulk send from a list', () => {
-	it('creates and sends one document per recipient', async () => {
+describe('One agreement per row, continue when all are signed', () => {
+	it('sends every row its agreement from the template and waits once; when all are final it continues with one item per row, in order', async () => {
+		// `n8n execute` ends when the execution waits; the running server resumes it.
 		const result = await n8n.execute(workflowIds.bulk);
 		expect({ status: result.status, error: result.error?.message }).toEqual({
 			status: 'success',
 			error: undefined,
 		});
-
-		const recipients = nodeItems(result.run, 'Recipients').map((item) => item.json);
-		expect(recipients).toHaveLength(3);
-		const created = nodeItems(result.run, 'Create Document per Recipient');
-		expect(created).toHaveLength(3);
-		// Each output item is the document of the recipient it came from.
-		created.forEach((item, index) => {
-			expect(item.pairedItem).toEqual({ item: index });
-			expect(item.json).toMatchObject({
-				name: `Partner agreement - ${recipients[index].company}.pdf`,
+		const rows = nodeItems(result.run, 'Rows').map((item) => item.json);
+		expect(rows).toHaveLength(3);
+		const documents = rows.map((row) => {
+			const sent = sandbox.store
+				.documentsOf(apiKey)
+				.filter((doc) => doc.name === `Partner agreement - ${String(row.company)}.pdf`);
+			expect(sent).toHaveLength(1);
+			expect(sent[0]).toMatchObject({
 				status: 'pending',
-				signers: [
-					expect.objectContaining({ email: recipients[index].email, name: recipients[index].name }),
-				],
+				template_id: salesContract.id,
+				signers: expect.arrayContaining([
+					expect.objectContaining({ role: 'Client', email: row.email, name: row.name }),
+				]),
 			});
+			return sent[0];
 		});
+		const waiting = await waitFor(
+			async () =>
+				(await n8n.executions({ workflowId: workflowIds.bulk })).find(
+					(execution) => execution.status === 'waiting',
+				),
+			'the execution waiting for the agreements',
+			60_000,
+		);
+		const webhooks = sandbox.store
+			.webhooksOf(apiKey)
+			.filter((webhook) => webhook.url.includes(`/webhook-waiting/${waiting.id}/`));
+		expect(webhooks).toHaveLength(1);
 
-		const stored = sandbox.store
-			.documentsOf(apiKey)
-			.filter((doc) => doc.metadata.campaign === 'partner-agreements');
-		expect(stored.map((doc) => doc.id).sort()).toEqual(created.map((item) => item.json.id).sort());
-		const grace = stored.find((doc) => doc.signers[0].email === 'grace@example.com');
-		expect(grace).toMatchObject({
-			name: 'Partner agreement - Compilers Inc.pdf',
-			message: 'Hello Grace, please sign the partner agreement for Compilers Inc.',
-			metadata: { company: 'Compilers Inc', campaign: 'partner-agreements' },
-		});
+		// Two sign, one declines: the workflow goes on once, when the last one has answered.
+		const client = documents[1].signers.find((signer) => signer.role === 'Client')!;
+		sandbox.actAsSigner(documents[1].id, client.id, 'decline', 'Not this year');
+		for (const document of [documents[0], documents[2]])
+			for (const signer of document.signers) sandbox.actAsSigner(document.id, signer.id, 'sign');
+		const done = await waitFor(
+			async () =>
+				(await n8n.executions({ workflowId: workflowIds.bulk })).find(
+					(execution) => execution.id === waiting.id && execution.status !== 'waiting',
+				),
+			'the execution to continue',
+			60_000,
+		);
+		expect(done.status).toBe('success');
+		expect(executionItems(done, 'Signed').map((item) => item.id)).toEqual([
+			documents[0].id,
+			documents[2].id,
+		]);
+		expect(executionItems(done, 'Not Signed')).toEqual([
+			expect.objectContaining({ id: documents[1].id, status: 'declined', approved: false }),
+		]);
+		expect(done.data?.resultData.runData['Signed?']).toHaveLength(1);
+		expect(
+			sandbox.store
+				.webhooksOf(apiKey)
+				.filter((webhook) => webhook.url.includes(`/webhook-waiting/${waiting.id}/`)),
+		).toEqual([]);
 	});
 });
 

@@ -9,6 +9,7 @@ import {
 } from '../scenarios/pollCatchUp';
 import type { ReturnAllResult } from '../scenarios/returnAll';
 import type { SendAndWaitResult } from '../scenarios/sendAndWait';
+import { renderSendAndWaitBatch, type SendAndWaitBatchResult } from '../scenarios/sendAndWaitBatch';
 import type { TriggerResult } from '../scenarios/trigger';
 import type { MachineInfo } from './machine';
 import { mib, round, seconds } from './stats';
@@ -30,6 +31,8 @@ export interface BenchResults {
 	triggerLegacyEngine?: { trigger: TriggerResult; baseline: TriggerResult };
 	burst?: BurstResult;
 	sendAndWait?: SendAndWaitResult;
+	/** Send and Wait with N items: one execution, N documents, one wait (issue 56). */
+	sendAndWaitBatch?: SendAndWaitBatchResult;
 	/** The trigger's Polling mode, with the same trigger in Webhook mode for comparison. */
 	poll?: PollResult;
 	/** Polling catching up an audit-log backlog, in this process (issue 47). */
@@ -315,6 +318,7 @@ export function renderMarkdown(results: BenchResults): string {
 	}
 	if (results.burst) out.push(...renderBurst(results.burst));
 	if (results.sendAndWait) out.push(...renderSendAndWait(results.sendAndWait));
+	if (results.sendAndWaitBatch) out.push(...renderSendAndWaitBatch(results.sendAndWaitBatch));
 	if (results.poll) out.push(...renderPoll(results.poll));
 	if (results.pollCatchUp) out.push(...renderPollCatchUp(results.pollCatchUp));
 	const checks = targets(results);

@@ -46,7 +46,7 @@ export class DocumentSigning implements INodeType {
 		// For n8n's AI workflow builder (n8n 2.x); older n8n ignores it. Plain English, no expressions.
 		builderHint: {
 			searchHint:
-				'Sends documents for e-signature and manages the signing service: create a document from a file of an earlier node or from a template whose fields are filled from the input, send and remind signers, get status, download the signed PDF or audit trail, and manage templates, team members, webhooks and reports. To pause the workflow until a document is signed, use Document > Send and Wait for Signature: it continues with the document and approved true once everyone signed, or approved false when it was declined, expired or cancelled, so branch on approved with an If node. Send and Wait takes one item per execution. To start other workflows on signing events, use Document Signing Trigger.',
+				'Sends documents for e-signature and manages the signing service: create a document from a file of an earlier node or from a template whose fields are filled from the input, send and remind signers, get status, download the signed PDF or audit trail, and manage templates, team members, webhooks and reports. To pause the workflow until a document is signed, use Document > Send and Wait for Signature: it continues with the document and approved true once everyone signed, or approved false when it was declined, expired or cancelled, so branch on approved with an If node. Send and Wait sends one document per input item, up to 100, and continues once when all of them are final. To start other workflows on signing events, use Document Signing Trigger.',
 			relatedNodes: [
 				{
 					nodeType: 'n8n-nodes-base.hubspotTrigger',
@@ -64,7 +64,7 @@ export class DocumentSigning implements INodeType {
 				{
 					nodeType: 'n8n-nodes-base.splitInBatches',
 					relationHint:
-						'Before Send and Wait for Signature with several items: Loop Over Items with batch size 1, as it takes one item per execution',
+						'Before Send and Wait for Signature with more than 100 items: Loop Over Items with batch size 100, as it takes up to 100 items per execution',
 				},
 				{
 					nodeType: 'n8n-nodes-base.googleDrive',

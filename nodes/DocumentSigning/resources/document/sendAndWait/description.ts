@@ -80,7 +80,7 @@ export const sendAndWaitWebhooks: IWebhookDescription[] = [
 	},
 ];
 
-const draftLocator = (displayOptions: INodeProperties['displayOptions']) =>
+const draftLocator = (shownWith: Parameters<typeof showFor>[2]) =>
 	resourceLocator({
 		name: 'waitDocumentId',
 		displayName: 'Draft',
@@ -88,7 +88,7 @@ const draftLocator = (displayOptions: INodeProperties['displayOptions']) =>
 		searchListMethod: 'searchDocuments',
 		idPlaceholder: 'doc_8f3k2j',
 		url: { placeholder: 'https://app.example.com/sign/doc_8f3k2j', pathSegment: 'documents|sign' },
-		displayOptions,
+		displayOptions: showFor('document', [SEND_AND_WAIT_OPERATION], shownWith),
 	});
 
 /** Where the document comes from, shown before Create's fields (documentFrom.ts in version 2). */
@@ -103,15 +103,8 @@ export const sendAndWaitSourceFields: INodeProperties[] = [
 		],
 	}),
 	sendAndWaitDocumentFrom,
-	draftLocator(
-		showFor('document', [SEND_AND_WAIT_OPERATION], {
-			...EARLIER_VERSIONS,
-			documentSource: ['draft'],
-		}),
-	),
-	draftLocator(
-		showFor('document', [SEND_AND_WAIT_OPERATION], { ...FROM_VERSIONS, documentFrom: ['draft'] }),
-	),
+	draftLocator({ ...EARLIER_VERSIONS, documentSource: ['draft'] }),
+	draftLocator({ ...FROM_VERSIONS, documentFrom: ['draft'] }),
 	...searchListPaging(showForDraft),
 ];
 

@@ -2,29 +2,14 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 import { isHitlToolType, NodeOperationError, WAIT_INDEFINITELY } from 'n8n-workflow';
 
 import { apiPath, idText } from '../../../../shared/ids';
-import {
-	apiRequest,
-	deriveIdempotencyKey,
-	recordOf,
-	serviceClient,
-	toNodeError,
-	shownInput,
-} from '../../../../shared/transport';
+import * as transport from '../../../../shared/transport';
 import { layoutChoice } from '../../../../shared/webhookSignature';
-import {
-	newNonce,
-	ownerTag,
-	registerWebhook,
-	registrationDescription,
-	removeWebhook,
-	secretScope,
-} from '../../../../shared/webhooks';
-import { FINAL_DOCUMENT_STATUSES } from '../../../../shared/vocabulary';
+import * as webhooks from '../../../../shared/webhooks';
 import { legacyOrderError } from '../../../shared/agentTool';
 import { requireId } from '../../../shared/validation';
 import { buildDocumentBody } from '../create';
 import { documentSourceOf, usesDocumentFrom } from '../documentFrom';
-import { documentOutput, keepWait, resumesWith, unsignedEnd, WAIT_EVENTS } from './webhook';
+import * as wait from './webhook';
 import { LIMIT_GRACE_MS, removeStaleWaitWebhooks } from './waitWebhooks';
 
 /** Whether this node runs as the human-review gate n8n 2.41 generates from it for AI agents. */
@@ -33,17 +18,17 @@ function isReviewGate(context: IExecuteFunctions): boolean {
 	return typeof isHitlToolType === 'function' && isHitlToolType(context.getNode().type);
 }
 
-const UNIT_SECONDS: Record<string, number> = { minutes: 60, hours: 60 * 60, days: 24 * 60 * 60 };
+/** One page of the documents list (the batch's reads), and about 4 KB of ids in its resume URL. */
+const MAX_BATCH_SIZE = 100;
 
-const refusal = (context: IExecuteFunctions, message: string, description?: string) =>
-	new NodeOperationError(context.getNode(), message, { itemIndex: 0, description });
+const UNIT_SECONDS: Record<string, number> = { minutes: 60, hours: 60 * 60, days: 24 * 60 * 60 };
 
 /** Reads and checks Options before any request; every failure names the option. */
 function readWaitOptions(context: IExecuteFunctions) {
-	const refuse = (option: string, problem: string, hint?: string) =>
-		refusal(context, `Options › ${option}: ${problem}`, hint);
+	const refuse = (option: string, problem: string, description?: string) =>
+		new NodeOperationError(context.getNode(), `Options › ${option}: ${problem}`, { description });
 	const notAChoice = (option: string, value: unknown, hint?: string) =>
-		refuse(option, `${shownInput(String(value))} is not a choice`, hint);
+		refuse(option, `${transport.shownInput(String(value))} is not a choice`, hint);
 	const options = context.getNodeParameter('waitOptions', 0, {}) as IDataObject;
 	// A decline is a response too (approved false), as in n8n's approval nodes; v1 keeps Completed.
 	const resumeOn =
@@ -91,64 +76,65 @@ function readWaitOptions(context: IExecuteFunctions) {
 	return { resumeOn, signedFileField, verifySignature, signatureLayout, waitTill } as const;
 }
 
-/** What the node sends: a new document's body (Create's checks, for item 0), or a draft's id. */
-async function readSource(context: IExecuteFunctions) {
+/** What the node sends for an item: a new document's body (Create's checks), or a draft's id. */
+async function readSource(context: IExecuteFunctions, itemIndex: number) {
 	const node = context.getNode();
+	const fail = (message: string, description: string) =>
+		new NodeOperationError(node, message, { itemIndex, description });
 	const parameter = (name: string, fallback: unknown) =>
-		context.getNodeParameter(name, 0, fallback);
+		context.getNodeParameter(name, itemIndex, fallback);
 	const from = documentSourceOf(node, parameter);
 	if (from === 'draft') {
-		const draft = context.getNodeParameter('waitDocumentId', 0, '', { extractValue: true });
-		return { draftId: requireId({ node, itemIndex: 0 }, 'Draft', draft) };
+		const draft = context.getNodeParameter('waitDocumentId', itemIndex, '', { extractValue: true });
+		return { draftId: requireId({ node, itemIndex }, 'Draft', draft) };
 	}
 	if (from !== 'file' && from !== 'template')
-		throw refusal(
-			context,
-			`${usesDocumentFrom(node) ? 'Document From' : 'Document'}: ${shownInput(from)} is not a choice`,
+		throw fail(
+			`${usesDocumentFrom(node) ? 'Document From' : 'Document'}: ${transport.shownInput(from)} is not a choice`,
 			usesDocumentFrom(node)
 				? 'Choose Existing Draft, File or Template.'
 				: 'Choose New Document or Existing Draft.',
 		);
-	if ((context.getNodeParameter('additionalFields', 0, {}) as IDataObject).draft === true)
-		throw refusal(
-			context,
+	if ((context.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject).draft === true)
+		throw fail(
 			'Additional Fields › Save as Draft: Send and Wait sends the document, so it cannot save it as a draft',
 			'Remove Save as Draft, or use Document › Create to save a draft.',
 		);
 	const body = await buildDocumentBody({
 		node,
-		itemIndex: 0,
-		item: context.getInputData()[0],
+		itemIndex,
+		item: context.getInputData()[itemIndex],
 		parameter,
-		fileBytes: async (property) => await context.helpers.getBinaryDataBuffer(0, property),
+		fileBytes: async (property) => await context.helpers.getBinaryDataBuffer(itemIndex, property),
 	});
 	// As a review gate, n8n's own Message tells the approver what they approve, unless the user's does.
 	if (isReviewGate(context) && body.message === undefined) {
-		const gateMessage = String(context.getNodeParameter('message', 0, '') ?? '').trim();
+		const gateMessage = String(context.getNodeParameter('message', itemIndex, '') ?? '').trim();
 		if (gateMessage) body.message = gateMessage;
 	}
 	// Created as a draft, sent once the webhook exists.
 	return { body: { ...body, draft: true } };
 }
 
-/** The steps of docs/send-and-wait.md, in order. */
+/** The steps of docs/send-and-wait.md, in order, each over every item before the next. */
 async function sendAndWait(context: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const node = context.getNode();
 	const fail = (message: string, description?: string) =>
 		new NodeOperationError(node, message, { description });
 	const items = context.getInputData();
-	if (items.length !== 1)
+	const oneItem = node.typeVersion < 2;
+	if (items.length > (oneItem ? 1 : MAX_BATCH_SIZE))
 		throw fail(
-			`Send and Wait for Signature handles one document per execution, and received ${items.length} items`,
-			'Put a Loop Over Items node (batch size 1) in front of it to send and wait for each item in turn, or use Document › Create for bulk sends.',
+			oneItem
+				? `Send and Wait for Signature handles one document per execution, and received ${items.length} items`
+				: `Send and Wait for Signature takes at most ${MAX_BATCH_SIZE} items per execution, and received ${items.length}`,
+			oneItem
+				? 'Put a Loop Over Items node (batch size 1) in front of it to send and wait for each item in turn, or use Document › Create for bulk sends.'
+				: `Put a Loop Over Items node with a batch size of ${MAX_BATCH_SIZE} in front of it, so each batch waits in turn. Nothing was sent.`,
 		);
 	// n8n-core gives node contexts custom data from 2.16 on; without it no call is bound to its wait.
 	const { customData } = context as Partial<IExecuteFunctions>;
-	if (
-		typeof context.getSignedResumeUrl !== 'function' ||
-		typeof customData?.get !== 'function' ||
-		typeof customData.set !== 'function'
-	)
+	if (typeof context.getSignedResumeUrl !== 'function' || typeof customData?.set !== 'function')
 		throw fail(
 			'This n8n version cannot keep a wait with its execution, which Send and Wait for Signature needs',
 			'Update n8n to 2.16 or later, or use Document › Create with a Document Signing Trigger. Nothing was sent.',
@@ -160,46 +146,80 @@ async function sendAndWait(context: IExecuteFunctions): Promise<INodeExecutionDa
 		typeof items[0].json.toolCallId === 'string'
 	)
 		throw legacyOrderError(node, 0);
-	const source = await readSource(context);
+	// An item that fails under Continue On Fail keeps an empty slot and becomes its error item.
+	const failed: Array<INodeExecutionData['error']> = [];
+	const orSkip = (itemIndex: number) => (error: unknown) => {
+		failed[itemIndex] = transport.toNodeError(node, error, itemIndex);
+		if (!context.continueOnFail()) throw failed[itemIndex];
+	};
+	const sources = [];
+	for (const itemIndex of items.keys())
+		sources[itemIndex] = await readSource(context, itemIndex).catch(orSkip(itemIndex));
+	const drafts = sources.map((source) => source?.draftId).filter((id) => id !== undefined);
+	if (new Set(drafts).size < drafts.length)
+		throw fail('Two items name the same Existing Draft', 'Each item sends its own document.');
 	const { waitTill, ...options } = readWaitOptions(context);
 
-	const client = await serviceClient(context);
-	const nonce = newNonce();
-	const scope = secretScope(context, client.credentials.apiKey, nonce);
+	const client = await transport.serviceClient(context);
+	const nonce = webhooks.newNonce();
+	const scope = webhooks.secretScope(context, client.credentials.apiKey, nonce);
 	await removeStaleWaitWebhooks(context, scope, client);
-	// Same execution, node, run and step, same key: no retry sent twice, each run sends its own.
+	// Same execution, node, run, step and item, same key: no retry sent twice, each run sends its own.
 	const { $runIndex } = context.getWorkflowDataProxy(0);
-	const run = [context.getExecutionId(), context.getWorkflow().id, node.id ?? node.name];
-	const keyFor = (step: string) => deriveIdempotencyKey('send-and-wait', step, ...run, $runIndex);
+	const run = [context.getExecutionId(), context.getWorkflow().id, node.id ?? node.name, $runIndex];
+	const keyFor = (step: string, itemIndex = 0) =>
+		transport.deriveIdempotencyKey(
+			'send-and-wait',
+			step,
+			...run,
+			...(itemIndex ? [itemIndex] : []),
+		);
 
-	const created: { webhookId?: string; draftId?: string } = {};
+	// Drafts this run created (deleted on failure, never a user's), and documents it sent (cancelled).
+	const created = { webhookId: '', drafts: [] as string[], sent: [] as string[] };
+	const [ids, createdAt]: Array<string | undefined>[] = [[], []];
 	try {
-		let documentId = source.draftId;
-		if (documentId === undefined) {
-			const draft = await apiRequest(context, 'POST', '/documents', {
-				client,
-				body: source.body,
-				idempotencyKey: keyFor('create'),
-			});
-			documentId = created.draftId = idText(recordOf(draft.body).id);
-			if (documentId === undefined)
+		for (const [itemIndex, source] of sources.entries()) {
+			ids[itemIndex] = source?.draftId;
+			// A batch reads each Existing Draft: its created_at bounds the batch's reads (`since`).
+			if (!source || (source.draftId !== undefined && items.length === 1)) continue;
+			const answer = await (
+				source.draftId === undefined
+					? transport.apiRequest(context, 'POST', '/documents', {
+							client,
+							body: source.body,
+							idempotencyKey: keyFor('create', itemIndex),
+						})
+					: transport.apiRequest(context, 'GET', apiPath`/documents/${source.draftId}`, { client })
+			).catch(orSkip(itemIndex));
+			const document = answer && transport.recordOf(answer.body);
+			ids[itemIndex] = document ? idText(document.id) : undefined;
+			if (document && ids[itemIndex] === undefined)
 				throw fail('The service did not return an ID for the new document');
+			if (source.body && ids[itemIndex]) created.drafts.push(ids[itemIndex]);
+			createdAt.push(document?.created_at as string | undefined);
 		}
+		if (ids.every((id) => id === undefined))
+			return [items.map((_, item) => wait.failedItem(node, item, failed[item]))];
+		// Without a created_at from the service, a batch's documents are read one by one.
+		const since = items.length > 1 ? (createdAt.filter(Boolean).sort()[0] ?? '') : undefined;
 
-		const registered = await registerWebhook(context, client, {
+		const registered = await webhooks.registerWebhook(context, client, {
 			// What webhook() must know of the wait (fromQuery); owner and until are the cleanup's (ownWait).
 			url: context.getSignedResumeUrl({
-				document: documentId,
+				...(since === undefined
+					? { document: String(ids[0]) }
+					: { documents: ids.join(','), since }),
 				nonce,
 				resumeOn: options.resumeOn,
 				file: options.signedFileField ?? '',
 				verify: options.verifySignature ? '1' : '0',
 				layout: options.signatureLayout,
-				owner: ownerTag(scope.workflowId, scope.nodeId),
+				owner: webhooks.ownerTag(scope.workflowId, scope.nodeId),
 				until: waitTill ? String(waitTill.getTime()) : '',
 			}),
-			events: WAIT_EVENTS,
-			description: registrationDescription(
+			events: wait.WAIT_EVENTS,
+			description: webhooks.registrationDescription(
 				`n8n Send and Wait for Signature (workflow ${scope.workflowId})`,
 				scope,
 			),
@@ -207,48 +227,58 @@ async function sendAndWait(context: IExecuteFunctions): Promise<INodeExecutionDa
 			idempotencyKey: keyFor('webhook'),
 			// Optional at the service: a service that ignores them still works (webhook() filters).
 			extra: {
-				document_id: documentId,
+				document_id: since === undefined ? ids[0] : undefined,
 				expires_at: waitTill && new Date(waitTill.getTime() + LIMIT_GRACE_MS).toISOString(),
 			},
 		});
 		created.webhookId = registered.id;
-		keepWait(context, nonce, registered.id, registered.sealedSecret);
+		wait.keepWait(context, nonce, registered.id, registered.sealedSecret);
 
-		await apiRequest(context, 'POST', '/signatures/request', {
-			client,
-			body: { document_id: documentId },
-			idempotencyKey: keyFor('send'),
-		});
-		// Sent: from here on the document is the user's, whatever happens.
-		created.draftId = undefined;
+		for (const [itemIndex, id] of ids.entries()) {
+			if (id === undefined) continue;
+			await transport.apiRequest(context, 'POST', '/signatures/request', {
+				client,
+				body: { document_id: id },
+				idempotencyKey: keyFor('send', itemIndex),
+			});
+			created.sent.push(id);
+		}
+		// Sent: from here on the documents are the user's, whatever happens.
+		created.sent = created.drafts = [];
 
 		// Signers may have been faster than this line: then there is nothing to wait for.
-		const read = await apiRequest(context, 'GET', apiPath`/documents/${documentId}`, { client });
-		const document = recordOf(read.body);
-		if ((FINAL_DOCUMENT_STATUSES as readonly unknown[]).includes(document.status)) {
-			await removeWebhook(context, created.webhookId, client);
-			if (!resumesWith(options.resumeOn, document.status)) throw unsignedEnd(node, document);
-			return [[await documentOutput(context, document, options.signedFileField)]];
+		const documents = await wait.readDocuments(context, client, ids, since);
+		if (documents.every((document) => !document || wait.hasEnded(document))) {
+			await webhooks.removeWebhook(context, created.webhookId, client);
+			const unsigned = documents.find((d) => d && !wait.resumesWith(options.resumeOn, d.status));
+			if (unsigned && !context.continueOnFail()) throw wait.unsignedEnd(node, unsigned);
+			return await wait.waitOutput(context, documents, options, failed);
 		}
 
 		await context.putExecutionToWait(waitTill ?? WAIT_INDEFINITELY);
-		return [[{ json: document, pairedItem: { item: 0 } }]];
+		return [
+			documents.map((json, item) =>
+				json ? { json, pairedItem: { item } } : wait.failedItem(node, item, failed[item]),
+			),
+		];
 	} catch (error) {
-		// Removes what this run created: its webhook, and the draft it created (never a user's).
+		// Removes what this run created: its webhook, its drafts, and cancels what it sent.
 		try {
-			if (created.webhookId) await removeWebhook(context, created.webhookId, client);
-			if (created.draftId)
-				await apiRequest(context, 'DELETE', apiPath`/documents/${created.draftId}`, {
-					client,
-					acceptStatuses: [404],
-				});
+			if (created.webhookId) await webhooks.removeWebhook(context, created.webhookId, client);
+			const gone = { client, acceptStatuses: [404] };
+			for (const id of [...created.drafts, ...created.sent])
+				await transport.apiRequest(context, 'DELETE', apiPath`/documents/${id}`, gone);
 		} catch (cleanupError) {
 			context.logger.warn(
 				'Document Signing: could not remove what a failed Send and Wait created; the next Send and Wait of this workflow removes its webhook',
 				{ error: (cleanupError as Error).message },
 			);
 		}
-		throw toNodeError(node, error, 0);
+		const nodeError = transport.toNodeError(node, error);
+		if (created.sent.length > 0)
+			nodeError.description =
+				`${nodeError.description ?? ''} Cancelled the documents already sent: ${created.sent.join(', ')}.`.trim();
+		throw nodeError;
 	}
 }
 
@@ -256,14 +286,8 @@ export async function executeSendAndWait(this: IExecuteFunctions): Promise<INode
 	try {
 		return await sendAndWait(this);
 	} catch (error) {
-		const nodeError = toNodeError(this.getNode(), error, 0);
+		const nodeError = transport.toNodeError(this.getNode(), error);
 		if (!this.continueOnFail()) throw nodeError;
-		return [
-			this.getInputData().map((_item, index) => ({
-				json: { error: nodeError.message },
-				error: nodeError,
-				pairedItem: { item: index },
-			})),
-		];
+		return [this.getInputData().map((_, item) => wait.failedItem(this.getNode(), item, nodeError))];
 	}
 }

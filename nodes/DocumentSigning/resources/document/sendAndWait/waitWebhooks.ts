@@ -1,18 +1,11 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { apiPath, idText } from '../../../../shared/ids';
+import { idText } from '../../../../shared/ids';
 import { memoryOf } from '../../../../shared/nodeMemory';
-import { apiRequest, recordOf, type ServiceClient } from '../../../../shared/transport';
+import type { ServiceClient } from '../../../../shared/transport';
 import { isFinal } from '../../../../shared/vocabulary';
-import {
-	ownerTag,
-	registrationNote,
-	removeWebhook,
-	sweepWebhooks,
-	type SecretScope,
-} from '../../../../shared/webhooks';
-
-/** n8n tells no node of a time-out, cancel or delete: the workflow's next run removes their webhooks. */
+import * as webhooks from '../../../../shared/webhooks';
+import { readDocuments } from './webhook';
 
 /** Past the limit n8n needs a moment to end the wait; its webhook stays that long. */
 export const LIMIT_GRACE_MS = 5 * 60 * 1000;
@@ -21,11 +14,11 @@ export const LIMIT_GRACE_MS = 5 * 60 * 1000;
  * final event's delivery to a wait that is open, and that retry needs the webhook.
  */
 const ENDED_DOCUMENT_GRACE_MS = 24 * 60 * 60 * 1000;
-/** Documents a run reads to judge waits without a passed limit, at most. */
-const MAX_DOCUMENT_READS_PER_RUN = 10;
+/** Waits without a passed limit whose documents a run reads, at most (a batch's: one sweep). */
+const MAX_WAITS_READ_PER_RUN = 10;
 
-/** Longest webhook URL read (n8n's resume URLs are far shorter). */
-const MAX_URL_LENGTH = 4096;
+/** Longest webhook URL read: a batch's resume URL, 100 ids, stays under 8 KB (docs/api-contract.md). */
+const MAX_URL_LENGTH = 8192;
 
 function queryOf(url: unknown): URLSearchParams | undefined {
 	return typeof url === 'string' && url.length <= MAX_URL_LENGTH && URL.canParse(url)
@@ -40,26 +33,22 @@ function queryOf(url: unknown): URLSearchParams | undefined {
 function ownWait(webhook: IDataObject, owner: string) {
 	const query = queryOf(webhook.url);
 	const tagged =
-		registrationNote(webhook.description)?.owner === owner || query?.get('owner') === owner;
+		webhooks.registrationNote(webhook.description)?.owner === owner ||
+		query?.get('owner') === owner;
 	if (!tagged) return undefined;
 	const until = Number(query?.get('until') || NaN);
+	// A batch's ids (empty for a failed item), a single wait's, or the registration's filter.
+	const ids = query?.get('documents') || query?.get('document') || idText(webhook.document_id);
 	return {
 		until: Number.isFinite(until) ? until : undefined,
-		documentId: query?.get('document') || idText(webhook.document_id),
+		documentIds: ids ? ids.split(',').map((id) => id || undefined) : [],
+		since: query?.get('since') || undefined,
 	};
 }
 
 /** Gone at the service, or final for longer than the grace; a date it cannot read keeps the wait. */
-async function documentEnded(
-	context: IExecuteFunctions,
-	client: ServiceClient,
-	documentId: string,
-	now: number,
-): Promise<boolean> {
-	const path = apiPath`/documents/${documentId}`;
-	const response = await apiRequest(context, 'GET', path, { client, acceptStatuses: [404] });
-	if (response.statusCode === 404) return true;
-	const document = recordOf(response.body);
+function documentEnded(document: IDataObject | undefined, now: number): boolean {
+	if (!document || document.status === 'deleted') return true;
 	if (!isFinal(document.status)) return false;
 	const endedAt = document.completed_at || document.updated_at;
 	const endedMs = typeof endedAt === 'string' && endedAt.length <= 64 ? Date.parse(endedAt) : NaN;
@@ -67,47 +56,47 @@ async function documentEnded(
 }
 
 /**
- * Removes this workflow node's wait webhooks past their limit, or whose document is gone or ended
- * over a day ago. Never throws: a new wait must start.
+ * n8n tells no node of a time-out, cancel or delete: so a run removes this workflow node's wait
+ * webhooks past their limit, or whose documents are gone or ended over a day ago. Never throws: a
+ * new wait must start.
  */
 export async function removeStaleWaitWebhooks(
 	context: IExecuteFunctions,
-	scope: Pick<SecretScope, 'workflowId' | 'nodeId'>,
+	scope: Pick<webhooks.SecretScope, 'workflowId' | 'nodeId'>,
 	client: ServiceClient,
 ): Promise<void> {
 	const now = Date.now();
 	// The trigger's owner tag (registrationDescription), also in the URL for services that drop the description.
-	const owner = ownerTag(scope.workflowId, scope.nodeId);
+	const owner = webhooks.ownerTag(scope.workflowId, scope.nodeId);
 	// On an account with more webhooks than one sweep reads, the runs take turns through the list.
 	const memory = memoryOf(scope.workflowId, scope.nodeId);
 	const start = memory.sweepPlace;
 	memory.sweepPlace = undefined;
 	try {
-		const { records, next } = await sweepWebhooks(context, { start });
+		const { records, next } = await webhooks.sweepWebhooks(context, { start });
 		memory.sweepPlace = next;
 		const stale: string[] = [];
-		const withinLimit: Array<{ id: string; documentId: string }> = [];
+		const withinLimit: Array<{ id: string } & NonNullable<ReturnType<typeof ownWait>>> = [];
 		for (const webhook of records) {
 			const id = idText(webhook.id);
 			const wait = ownWait(webhook, owner);
 			if (id === undefined || !wait) continue;
 			if (wait.until !== undefined && wait.until + LIMIT_GRACE_MS < now) stale.push(id);
-			else if (wait.documentId) withinLimit.push({ id, documentId: wait.documentId });
+			else if (wait.documentIds.some(Boolean)) withinLimit.push({ id, ...wait });
 		}
 		// From a random place in the list: every leftover is read within a few runs.
 		const first = Math.floor(Math.random() * withinLimit.length);
-		const toRead = [...withinLimit.slice(first), ...withinLimit.slice(0, first)].slice(
-			0,
-			MAX_DOCUMENT_READS_PER_RUN,
-		);
-		for (const { id, documentId } of toRead) {
+		const rotated = [...withinLimit.slice(first), ...withinLimit.slice(0, first)];
+		// A batch's webhook goes once all its documents have ended, as a single wait's with its one.
+		for (const { id, documentIds, since } of rotated.slice(0, MAX_WAITS_READ_PER_RUN)) {
 			try {
-				if (await documentEnded(context, client, documentId, now)) stale.push(id);
+				const documents = await readDocuments(context, client, documentIds, since);
+				if (documents.every((document) => documentEnded(document, now))) stale.push(id);
 			} catch {
 				// Not readable now: the wait keeps its webhook; a later run reads it again.
 			}
 		}
-		for (const id of stale) await removeWebhook(context, id, client);
+		for (const id of stale) await webhooks.removeWebhook(context, id, client);
 	} catch (error) {
 		context.logger.warn(
 			'Document Signing: could not remove the webhooks of earlier waits of this workflow; the next Send and Wait tries again',

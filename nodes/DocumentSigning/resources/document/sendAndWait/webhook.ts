@@ -11,8 +11,9 @@ import { NodeOperationError } from 'n8n-workflow';
 import { fetchDocumentFile } from '../../../../shared/documentFiles';
 import { apiPath, idText } from '../../../../shared/ids';
 import { memoryOf } from '../../../../shared/nodeMemory';
-import { apiRequest, recordOf, serviceClient } from '../../../../shared/transport';
-import { FINAL_DOCUMENT_STATUSES, isFinal } from '../../../../shared/vocabulary';
+import { apiRequest, apiSweepRecords, recordOf, serviceClient } from '../../../../shared/transport';
+import type { ServiceClient } from '../../../../shared/transport';
+import * as vocabulary from '../../../../shared/vocabulary';
 import { layoutChoice, verifyCall } from '../../../../shared/webhookSignature';
 import * as webhooks from '../../../../shared/webhooks';
 
@@ -51,11 +52,16 @@ function keptWait(context: IWebhookFunctions) {
 /** The settings from a resume call's query (execute.ts writes it), or undefined when any is missing. */
 function fromQuery(query: IDataObject) {
 	const text = (name: string) => (typeof query[name] === 'string' ? query[name] : undefined);
-	const [documentId, nonce, resumeOn] = [text('document'), text('nonce'), text('resumeOn')];
-	if (!documentId || !nonce || (resumeOn !== 'completed' && resumeOn !== 'anyFinal'))
+	const [nonce, resumeOn] = [text('nonce'), text('resumeOn')];
+	// A batch's ids in input order, an empty slot for an item that failed (execute.ts).
+	const documentIds = (text('documents') ?? text('document'))
+		?.split(',')
+		.map((id) => id || undefined);
+	if (!documentIds || !nonce || (resumeOn !== 'completed' && resumeOn !== 'anyFinal'))
 		return undefined;
 	return {
-		documentId,
+		documentIds,
+		since: text('since'),
 		nonce,
 		resumeOn,
 		signedFileField: text('file') || undefined,
@@ -65,36 +71,50 @@ function fromQuery(query: IDataObject) {
 }
 
 /** Every final event: a decline ends a Completed wait too (as an error). */
-export const WAIT_EVENTS = FINAL_DOCUMENT_STATUSES.map((status) => `document.${status}`);
+export const WAIT_EVENTS = vocabulary.FINAL_DOCUMENT_STATUSES.map((status) => `document.${status}`);
 
 /** Whether the document's status continues the workflow as a result (not as an error). */
 export const resumesWith = (resumeOn: string, status: unknown) =>
-	resumeOn === 'anyFinal' ? isFinal(status) : status === 'completed';
+	resumeOn === 'anyFinal' ? vocabulary.isFinal(status) : status === 'completed';
+/** Final, or deleted since (readDocuments): nothing more will happen to it. */
+export const hasEnded = (document: IDataObject) =>
+	vocabulary.isFinal(document.status) || document.status === 'deleted';
 
-// When n8n learned the wait ended, as n8n's own approval nodes give it (n8n-nodes-base 2.41.1
-// sendAndWait/utils.js); set after the document's fields, so none of them replaces it.
-const respondedAt = () => new Date().toISOString();
-
-/** The item a wait passes on: `approved` is true only when completed (the review gate's rule). */
-export async function documentOutput(
+/**
+ * The documents in input order (undefined for an empty slot), from one sweep of those created
+ * `since` the oldest; ids it does not reach (a single item's) are read one by one.
+ */
+export async function readDocuments(
 	context: IExecuteFunctions | IWebhookFunctions,
-	document: IDataObject,
-	signedFileField?: string,
-): Promise<INodeExecutionData> {
-	const item = {
-		json: { ...document, approved: document.status === 'completed', respondedAt: respondedAt() },
-		pairedItem: { item: 0 },
-	};
-	if (!signedFileField || document.status !== 'completed') return item;
-	const file = await fetchDocumentFile(context, document, 'signed');
-	const data = await context.helpers.prepareBinaryData(file.data, file.fileName, file.mimeType);
-	return { ...item, binary: { [signedFileField]: data } };
+	client: ServiceClient,
+	ids: Array<string | undefined>,
+	since?: string,
+): Promise<Array<IDataObject | undefined>> {
+	const listed = new Map<string | undefined, IDataObject>();
+	if (since) {
+		const { records } = await apiSweepRecords(context, '/documents', {
+			qs: { created_after: since },
+			budget: { ...vocabulary.WEBHOOK_SWEEP_BUDGET, name: 'batch read', pages: 5 },
+			// Newest first: a service that ignores the filter is read only down to `since`.
+			stopAt: (record) => String(record.created_at) < since,
+		});
+		for (const record of records) listed.set(idText(record.id), record);
+	}
+	for (const id of ids) {
+		if (id === undefined || listed.has(id)) continue;
+		const path = apiPath`/documents/${id}`;
+		const response = await apiRequest(context, 'GET', path, { client, acceptStatuses: [404] });
+		// A document deleted since has ended too; its item says so.
+		const gone = response.statusCode === 404;
+		listed.set(id, gone ? { id, status: 'deleted' } : recordOf(response.body));
+	}
+	return ids.map((id) => listed.get(id));
 }
 
-export function unsignedEnd(node: INode, document: IDataObject): NodeOperationError {
+export function unsignedEnd(node: INode, document: IDataObject, itemIndex = 0) {
 	const status = String(document.status);
 	return new NodeOperationError(node, `The document was ${status}, not signed`, {
-		itemIndex: 0,
+		itemIndex,
 		description: `Resume On is Completed, and the service reports document ${String(document.id)} as ${status}. Set Resume On to Any Final State to continue with every final state (approved is then false), or use Settings › On Error to route this error.`,
 	});
 }
@@ -107,31 +127,68 @@ function ignore(context: IWebhookFunctions, reason: string) {
 	return { webhookResponse: { received: true, ignored: true, reason } };
 }
 
-/** 503: the service retries, the wait goes on. */
-function retryLater(context: IWebhookFunctions, reason: string, error: unknown) {
-	context.logger.warn(
+/** 503: the service retries, the wait goes on (without `error`: not a failure, the wait was busy). */
+function retryLater(context: IWebhookFunctions, reason: string, error?: unknown) {
+	context.logger[error === undefined ? 'debug' : 'warn'](
 		`Document Signing Send and Wait could not ${reason}; the service's retry tries again`,
 		{ error: (error as Error)?.message },
 	);
+	const message = `Could not ${reason}; try again later`;
 	context
 		.getResponseObject()
 		.status(503)
-		.json({ error: { code: 'unavailable', message: `Could not ${reason}; try again later` } });
+		.json({ error: { code: 'unavailable', message } });
 	return { noWebhookResponse: true };
 }
 
-/** Not thrown: n8n 2.x would then run the next nodes on an empty item (docs/send-and-wait.md). */
-function unsignedResult(context: IWebhookFunctions, document: IDataObject): INodeExecutionData[][] {
+/** An item that sent no document: its own error, or at resume (which does not have it) this one. */
+export function failedItem(node: INode, itemIndex: number, error?: INodeExecutionData['error']) {
+	error ??= new NodeOperationError(node, 'No document was sent for this item', { itemIndex });
+	return { json: { error: error.message }, error, pairedItem: { item: itemIndex } };
+}
+
+/**
+ * One item per input item, in its order (design §5): the document, `approved` true only when
+ * completed (the review gate's rule). An unsigned end is not thrown: n8n 2.x would then run the
+ * next nodes on an empty item (docs/send-and-wait.md).
+ */
+export async function waitOutput(
+	context: IExecuteFunctions | IWebhookFunctions,
+	documents: Array<IDataObject | undefined>,
+	{ resumeOn, signedFileField }: { resumeOn: string; signedFileField?: string },
+	failed: Array<INodeExecutionData['error']> = [],
+): Promise<INodeExecutionData[][]> {
 	const node = context.getNode();
-	const error = unsignedEnd(node, document);
-	const json = { ...document, approved: false, respondedAt: respondedAt(), error: error.message };
-	context.logger.warn(`Document Signing Send and Wait: ${error.message}`, {
-		node: node.name,
-		documentId: String(document.id),
-	});
-	if (node.onError === 'continueErrorOutput') return [[{ json, error, pairedItem: { item: 0 } }]];
-	if (node.onError === 'continueRegularOutput') return [[{ json, pairedItem: { item: 0 } }]];
-	return [[]];
+	const items: INodeExecutionData[] = [];
+	const unsigned: string[] = [];
+	for (const [item, document] of documents.entries()) {
+		if (!document) {
+			items.push(failedItem(node, item, failed[item]));
+			continue;
+		}
+		const approved = document.status === 'completed';
+		// When n8n learned the wait ended, as n8n's own approval nodes give it (n8n-nodes-base 2.41.1
+		// sendAndWait/utils.js); set after the document's fields, so none of them replaces it.
+		const json = { ...document, approved, respondedAt: new Date().toISOString() };
+		const output: INodeExecutionData = { json, pairedItem: { item } };
+		items.push(output);
+		if (approved && signedFileField) {
+			const { data, fileName, mimeType } = await fetchDocumentFile(context, document, 'signed');
+			const binary = await context.helpers.prepareBinaryData(data, fileName, mimeType);
+			output.binary = { [signedFileField]: binary };
+		}
+		if (resumesWith(resumeOn, document.status)) continue;
+		const error = unsignedEnd(node, document, item);
+		output.json.error = error.message;
+		if (node.onError === 'continueErrorOutput') output.error = error;
+		unsigned.push(`${String(document.id)} (${String(document.status)})`);
+	}
+	if (unsigned.length > 0)
+		context.logger.warn(`Document Signing Send and Wait: not signed: ${unsigned.join(', ')}`, {
+			node: node.name,
+		});
+	// Under Stop Workflow nothing continues: part of a batch would pass for all of it.
+	return [unsigned.length > 0 && !node.onError?.startsWith('continue') ? [] : items];
 }
 
 /** The checks of docs/send-and-wait.md, in order; only the last ends the wait. `step` names a failure. */
@@ -150,7 +207,8 @@ async function decide(context: IWebhookFunctions, step: { doing: string }) {
 	if (!event || !WAIT_EVENTS.includes(event))
 		return ignore(context, `event ${event ?? '(none)'} does not end a wait`);
 	const data = body.data as { document?: { id?: unknown } } | null | undefined;
-	if (idText(data?.document?.id) !== settings.documentId)
+	const eventDocument = idText(data?.document?.id);
+	if (eventDocument === undefined || !settings.documentIds.includes(eventDocument))
 		return ignore(context, 'the event is about another document');
 
 	const client = await serviceClient(context);
@@ -167,22 +225,20 @@ async function decide(context: IWebhookFunctions, step: { doing: string }) {
 	const bodyWebhookId = idText(body.webhook_id);
 	if (bodyWebhookId !== undefined && bodyWebhookId !== stored.webhookId)
 		return ignore(context, "the delivery is not from this wait's webhook");
+	// A batch's call may bring the last end while another call reads: it must come back, not drop.
+	if (memory.busyWaits.has(stored.nonce) && settings.documentIds.length > 1)
+		return retryLater(context, 'act while another call of this batch reads');
 	if (memory.busyWaits.has(stored.nonce))
 		return ignore(context, 'another call for this wait is being handled');
 	memory.busyWaits.add(stored.nonce);
 	try {
 		step.doing = 'read the document';
-		const path = apiPath`/documents/${settings.documentId}`;
-		const response = await apiRequest(context, 'GET', path, { client, acceptStatuses: [404] });
-		if (response.statusCode === 404)
-			return ignore(context, 'the service no longer has the document');
-		const document = recordOf(response.body);
-		if (!isFinal(document.status))
-			return ignore(context, `the service reports the document ${String(document.status)}`);
+		const documents = await readDocuments(context, client, settings.documentIds, settings.since);
+		const open = documents.flatMap((doc) => (doc && !hasEnded(doc) ? [String(doc.status)] : []));
+		if (open.length > 0)
+			return ignore(context, `the service reports the document ${open.join(', ')}`);
 		step.doing = 'download the signed file';
-		const output = resumesWith(settings.resumeOn, document.status)
-			? [[await documentOutput(context, document, settings.signedFileField)]]
-			: unsignedResult(context, document);
+		const output = await waitOutput(context, documents, settings);
 		// The service removes a webhook once: of two calls, the one that finds it gone is ignored.
 		try {
 			if (!(await webhooks.removeWebhook(context, stored.webhookId, client)))

@@ -9,6 +9,7 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import { DocumentSigning } from '../../../../../../nodes/DocumentSigning/DocumentSigning.node';
 import { ownerTag, registrationNote } from '../../../../../../nodes/shared/webhooks';
 import { n8nAssignsExecute } from '../../../../../helpers/n8nHost';
+import { startRewritingProxy } from '../../../../../helpers/rewritingProxy';
 import { post, sendAndWait, useSendAndWait, signers } from '../../../../../helpers/sendAndWaitKit';
 import { REVIEW_GATE_TYPE, WAIT_NODE_ID } from '../../../../../helpers/waitingExecutions';
 
@@ -356,5 +357,221 @@ describe('the node as n8n loads it', () => {
 		expect((node as { execute?: unknown }).execute).toBeUndefined();
 		// n8n's NodeTypes (e2e/harnessParity.e2e.test.ts checks this rule against the installed n8n).
 		expect(n8nAssignsExecute(node)).toBe(true);
+	});
+});
+
+describe('version 2: one document per input item, one wait for the batch', () => {
+	const pdf = {
+		data: Buffer.from('%PDF-1.7 test').toString('base64'),
+		mimeType: 'application/pdf',
+	};
+	const named = (...names: string[]) =>
+		names.map((name) => ({ json: { name }, binary: { data: { ...pdf, fileName: 'nda.pdf' } } }));
+	const batch = (extra: INodeParameters = {}) =>
+		sendAndWait({ name: '={{ $json.name }}', ...extra });
+	/**
+	 * A proxy in front of the sandbox that makes the `nth` request matching `route` fail with 501 (not retried)
+	 * (before the sandbox acts on it); `sent` collects the documents of the sends that succeeded.
+	 */
+	async function failingAt(route: RegExp, nth: number) {
+		let seen = 0;
+		let failing = false;
+		const sent: string[] = [];
+		const proxy = await startRewritingProxy(
+			sandbox().origin,
+			(request, answer) => {
+				if (failing) sandbox().configure({ failureRate: 0 });
+				failing = false;
+				if (answer.status < 300 && request.path.endsWith('/signatures/request'))
+					sent.push(String(JSON.parse(answer.body).document_id));
+				return undefined;
+			},
+			({ method, path }) => {
+				if (!route.test(`${method} ${path}`) || ++seen !== nth) return;
+				failing = true;
+				sandbox().configure({ failureRate: 1, failureStatuses: [501] });
+			},
+		);
+		return { ...proxy, sent };
+	}
+
+	it('sends one document per item and waits once; the output is one item per input item, in order', async () => {
+		const { apiKey } = account();
+		const host = await newHost(apiKey);
+		const execution = await host.run({
+			parameters: batch(),
+			items: named('a.pdf', 'b.pdf', 'c.pdf'),
+			typeVersion: 2,
+		});
+		expect(execution.status).toBe('waiting');
+		const ids = execution.items.map((item) => String(item.json.id));
+		expect(execution.items.map((item) => item.json.name)).toEqual(['a.pdf', 'b.pdf', 'c.pdf']);
+		expect(new Set(ids).size).toBe(3);
+		const webhooks = webhooksOf(apiKey);
+		expect(webhooks).toHaveLength(1);
+		expect(new URL(webhooks[0].url).searchParams.get('documents')).toBe(ids.join(','));
+
+		kit.signAll(apiKey, ids[2]);
+		kit.decline(apiKey, ids[1]);
+		await sandbox().flushDeliveries();
+		expect(execution.status).toBe('waiting');
+		kit.signAll(apiKey, ids[0]);
+		await resumed(execution);
+		expect(execution.resumes).toBe(1);
+		expect(execution.items.map((item) => [item.json.id, item.json.approved])).toEqual([
+			[ids[0], true],
+			[ids[1], false],
+			[ids[2], true],
+		]);
+		expect(execution.items.map((item) => item.pairedItem)).toEqual([
+			{ item: 0 },
+			{ item: 1 },
+			{ item: 2 },
+		]);
+		expect(webhooksOf(apiKey)).toHaveLength(0);
+	});
+
+	it('an invalid third item sends nothing, naming the item', async () => {
+		const { apiKey } = account();
+		const host = await newHost(apiKey);
+		const requestsBefore = sandbox().stats().requests;
+		const execution = await host.run({
+			parameters: batch(),
+			items: named('a.pdf', 'b.pdf', ''),
+			typeVersion: 2,
+		});
+		expect(execution.status).toBe('error');
+		expect(execution.error?.message).toContain('Name');
+		expect(sandbox().stats().requests).toBe(requestsBefore);
+	});
+
+	it('101 items are refused before any request, saying how to split them', async () => {
+		const { apiKey } = account();
+		const host = await newHost(apiKey);
+		const requestsBefore = sandbox().stats().requests;
+		const execution = await host.run({
+			parameters: batch(),
+			items: named(...Array.from({ length: 101 }, () => 'nda.pdf')),
+			typeVersion: 2,
+		});
+		expect(execution.error?.message).toBe(
+			'Send and Wait for Signature takes at most 100 items per execution, and received 101',
+		);
+		expect(execution.error?.description).toContain('Loop Over Items node with a batch size of 100');
+		expect(sandbox().stats().requests).toBe(requestsBefore);
+	});
+
+	it('a create answer lost once still makes one document per item (the retry carries the same key)', async () => {
+		const { apiKey } = account();
+		let lost = false;
+		const proxy = await startRewritingProxy(sandbox().origin, (request) => {
+			if (lost || request.method !== 'POST' || !/\/documents$/.test(request.path)) return undefined;
+			lost = true;
+			return 'reset';
+		});
+		try {
+			const host = await newHost(apiKey, { baseUrl: proxy.baseUrl });
+			const execution = await host.run({
+				parameters: batch(),
+				items: named('a.pdf', 'b.pdf'),
+				typeVersion: 2,
+			});
+			expect(lost).toBe(true);
+			expect(execution.status).toBe('waiting');
+			expect(
+				documentsOf(apiKey)
+					.map((document) => document.name)
+					.sort(),
+			).toEqual(['a.pdf', 'b.pdf']);
+		} finally {
+			await proxy.close();
+		}
+	});
+
+	it('a create failure without Continue On Fail leaves nothing at the service', async () => {
+		const { apiKey } = account();
+		const proxy = await failingAt(/^POST \/v1\/documents$/, 2);
+		try {
+			const host = await newHost(apiKey, { baseUrl: proxy.baseUrl });
+			const execution = await host.run({
+				parameters: batch(),
+				items: named('a.pdf', 'b.pdf', 'c.pdf'),
+				typeVersion: 2,
+			});
+			expect(execution.status).toBe('error');
+			expect(documentsOf(apiKey)).toHaveLength(0);
+			expect(webhooksOf(apiKey)).toHaveLength(0);
+		} finally {
+			await proxy.close();
+		}
+	});
+
+	it('a send failure halfway cancels the documents already sent, names them, and removes the webhook', async () => {
+		const { apiKey } = account();
+		const proxy = await failingAt(/^POST \/v1\/signatures\/request$/, 2);
+		try {
+			const host = await newHost(apiKey, { baseUrl: proxy.baseUrl });
+			const execution = await host.run({
+				parameters: batch(),
+				items: named('a.pdf', 'b.pdf', 'c.pdf'),
+				typeVersion: 2,
+			});
+			expect(execution.status).toBe('error');
+			expect(proxy.sent).toHaveLength(1);
+			expect(execution.error?.description).toContain(
+				`Cancelled the documents already sent: ${proxy.sent[0]}.`,
+			);
+			expect(documentsOf(apiKey)).toHaveLength(0);
+			expect(webhooksOf(apiKey)).toHaveLength(0);
+		} finally {
+			await proxy.close();
+		}
+	});
+
+	it('with Continue On Fail a failed item is its error item, paired with it, and the others wait', async () => {
+		const { apiKey } = account();
+		const host = await newHost(apiKey);
+		const execution = await host.run({
+			parameters: batch(),
+			items: named('a.pdf', '', 'c.pdf'),
+			typeVersion: 2,
+			continueOnFail: true,
+		});
+		expect(execution.status).toBe('waiting');
+		expect(documentsOf(apiKey)).toHaveLength(2);
+		const [first, , third] = execution.items.map((item) => String(item.json.id));
+		kit.signAll(apiKey, first);
+		kit.signAll(apiKey, third);
+		await resumed(execution);
+		expect(execution.items.map((item) => item.pairedItem)).toEqual([
+			{ item: 0 },
+			{ item: 1 },
+			{ item: 2 },
+		]);
+		expect(execution.items.map((item) => item.json.approved)).toEqual([true, undefined, true]);
+		expect(execution.items[1].json.error).toBe('No document was sent for this item');
+	});
+
+	it('a single item makes the same requests as version 1, with a document-filtered webhook', async () => {
+		const routesOf = async (typeVersion: number) => {
+			const { apiKey } = account();
+			const host = await newHost(apiKey);
+			const before = { ...sandbox().stats().routes };
+			const execution = await host.run({
+				parameters: typeVersion === 1 ? sendAndWait() : batch(),
+				items: named('nda.pdf'),
+				typeVersion,
+			});
+			const after = sandbox().stats().routes;
+			const documentId = documentIdOf(execution);
+			expect(webhooksOf(apiKey)[0]).toMatchObject({ document_id: documentId });
+			expect(new URL(webhooksOf(apiKey)[0].url).searchParams.get('document')).toBe(documentId);
+			return Object.fromEntries(
+				Object.entries(after)
+					.map(([route, count]) => [route, count - (before[route] ?? 0)])
+					.filter(([, count]) => count !== 0),
+			);
+		};
+		expect(await routesOf(2)).toEqual(await routesOf(1));
 	});
 });

@@ -296,6 +296,72 @@ describe('waits without a time limit whose execution was cancelled or deleted', 
 	});
 });
 
+describe('a batch’s wait (version 2, several items) without a time limit whose execution was cancelled', () => {
+	const pdf = {
+		data: Buffer.from('%PDF-1.7 test').toString('base64'),
+		mimeType: 'application/pdf',
+	};
+	const threeItems = ['a.pdf', 'b.pdf', 'c.pdf'].map((name) => ({
+		json: { name },
+		binary: { data: { ...pdf, fileName: name } },
+	}));
+	const batch = (host: WaitingHost) =>
+		host.run({
+			parameters: sendAndWait({ name: '={{ $json.name }}' }),
+			items: threeItems,
+			typeVersion: 2,
+		});
+	const idsOf = (execution: WaitingExecution) =>
+		execution.items.map((item) => String(item.json.id));
+
+	it('keeps its one webhook while any of its documents is open, and loses it on the first run 24 h after the last ended; another workflow’s batch keeps its own', async () => {
+		const { apiKey } = account();
+		const host = await newHost(apiKey);
+		const otherWorkflow = await newHost(apiKey, { workflowId: 'wf-other' });
+		const cancelled = await batch(host);
+		const other = await batch(otherWorkflow);
+		host.cancel(cancelled);
+		otherWorkflow.cancel(other);
+		const [first, second, third] = idsOf(cancelled);
+		expect(
+			new URL(kit.registration(apiKey, host, cancelled).url).searchParams.get('documents'),
+		).toBe([first, second, third].join(','));
+
+		kit.signAll(apiKey, first);
+		kit.decline(apiKey, second);
+		for (const id of idsOf(other)) kit.signAll(apiKey, id);
+		await sandbox().flushDeliveries();
+		await nextRunIn(host, 25 * HOUR_MS);
+		expect(has(apiKey, host, cancelled)).toBe(true);
+
+		// The last one ends: its webhook stays the grace of a final event's retries, then goes.
+		kit.signAll(apiKey, third);
+		await sandbox().flushDeliveries();
+		await nextRunIn(host, 23 * HOUR_MS);
+		expect(has(apiKey, host, cancelled)).toBe(true);
+		const later = await nextRunIn(host, 25 * HOUR_MS);
+		expect(has(apiKey, host, cancelled)).toBe(false);
+		expect(has(apiKey, host, later)).toBe(true);
+		expect(has(apiKey, otherWorkflow, other)).toBe(true);
+	});
+
+	it('loses it at once when the service no longer has any of its documents', async () => {
+		const { apiKey } = account();
+		const host = await newHost(apiKey);
+		const cancelled = await batch(host);
+		host.cancel(cancelled);
+		const [first, ...rest] = idsOf(cancelled);
+		for (const id of rest)
+			expect((await api(sandbox(), apiKey).delete(`/documents/${id}`)).status).toBe(204);
+		await host.run({ parameters: sendAndWait() });
+		expect(has(apiKey, host, cancelled)).toBe(true);
+
+		expect((await api(sandbox(), apiKey).delete(`/documents/${first}`)).status).toBe(204);
+		await host.run({ parameters: sendAndWait() });
+		expect(has(apiKey, host, cancelled)).toBe(false);
+	});
+});
+
 describe('waits started at the same moment', () => {
 	it('keep each other’s webhooks: one still inside execute(), one whose document is still a draft', async () => {
 		const { apiKey } = account();

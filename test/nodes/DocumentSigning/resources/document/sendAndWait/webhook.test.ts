@@ -7,7 +7,7 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { documentOutput } from '../../../../../../nodes/DocumentSigning/resources/document/sendAndWait/webhook';
+import { waitOutput } from '../../../../../../nodes/DocumentSigning/resources/document/sendAndWait/webhook';
 import { startRewritingProxy } from '../../../../../helpers/rewritingProxy';
 import { api, waitFor } from '../../../../../helpers/sandbox';
 import {
@@ -481,12 +481,14 @@ describe('respondedAt: when n8n learned the outcome, as n8n’s own approval nod
 
 	it('is set after the document’s fields: a service field of that name cannot replace it', async () => {
 		const before = Date.now();
-		const item = await documentOutput({} as never, {
+		const context = { getNode: () => ({ name: 'Send and Wait' }) } as never;
+		const document = {
 			id: 'doc_1',
 			status: 'completed',
 			respondedAt: 'from the service',
 			completed_at: '2026-01-15T10:00:00Z',
-		});
+		};
+		const [[item]] = await waitOutput(context, [document], { resumeOn: 'anyFinal' });
 		expect(item.json).toEqual({
 			id: 'doc_1',
 			status: 'completed',
@@ -544,4 +546,139 @@ describe('services', () => {
 		expect(execution.calls.filter((call) => call.resumed || call.status !== 200)).toEqual([]);
 		expect(execution.status).toBe('waiting');
 	});
+});
+
+describe('version 2: a batch ends once, when every document is final', () => {
+	const pdf = {
+		data: Buffer.from('%PDF-1.7 test').toString('base64'),
+		mimeType: 'application/pdf',
+	};
+	const items = (count: number) =>
+		Array.from({ length: count }, (_, index) => ({
+			json: { name: `nda-${index}.pdf` },
+			binary: { data: { ...pdf, fileName: 'nda.pdf' } },
+		}));
+	const batch = (extra = {}) => sendAndWait({ name: '={{ $json.name }}', ...extra });
+	const idsOf = (execution: WaitingExecution) =>
+		execution.items.map((item) => String(item.json.id));
+
+	it('forged, another document’s, non-final and early deliveries end nothing; two identical final deliveries resume once', async () => {
+		const { apiKey } = account();
+		const host = await newHost(apiKey);
+		const execution = await host.run({ parameters: batch(), items: items(2), typeVersion: 2 });
+		const ids = idsOf(execution);
+		const { url, secret, webhook } = kit.registration(apiKey, host, execution);
+		const delivery = (documentId: string, extra = {}) =>
+			signed(secret, finalEvent(documentId, { webhook_id: webhook.id, ...extra }));
+		const send = async ({ body, headers }: { body: object; headers: Record<string, string> }) =>
+			await post(url, body, headers);
+
+		expect(await post(url, finalEvent(ids[0]))).toEqual(
+			ignoredWith('signature not valid (no layout: missing_header)'),
+		);
+		expect(await send(delivery('doc_of_someone_else'))).toEqual(
+			ignoredWith('the event is about another document'),
+		);
+		expect(await send(delivery(ids[0], { event: 'document.viewed' }))).toEqual(
+			ignoredWith('event document.viewed does not end a wait'),
+		);
+		// A final event of one document while the other is pending: the wait goes on.
+		expect(await send(delivery(ids[0]))).toEqual(
+			ignoredWith('the service reports the document pending, pending'),
+		);
+		host.unavailable = true;
+		kit.signAll(apiKey, ids[0]);
+		kit.decline(apiKey, ids[1]);
+		await sandbox().flushDeliveries();
+		host.unavailable = false;
+		expect(execution.status).toBe('waiting');
+
+		const last = delivery(ids[1], { event: 'document.declined' });
+		const answers = await Promise.all([send(last), send(last)]);
+		await resumed(execution);
+		expect(answers.filter((answer) => (answer.body as IDataObject).resumed)).toHaveLength(1);
+		expect(execution.resumes).toBe(1);
+		expect(execution.items.map((item) => [item.json.id, item.json.approved])).toEqual([
+			[ids[0], true],
+			[ids[1], false],
+		]);
+		expect(webhooksOf(apiKey)).toHaveLength(0);
+	});
+
+	it('a final delivery that arrives while another call of the batch reads is answered 503, and the service’s retry ends the wait', async () => {
+		const { apiKey } = account();
+		let release: (() => void) | undefined;
+		let held = false;
+		// Holds the answer of the first batch read that starts once `release` is set.
+		const proxy = await startRewritingProxy(sandbox().origin, async (request) => {
+			if (!release || held || request.method !== 'GET' || !request.path.includes('/documents?'))
+				return undefined;
+			held = true;
+			await new Promise<void>((resolve) => (release = resolve));
+			return undefined;
+		});
+		sandbox().configure({ webhookRetry: { baseDelayMs: 300, maxAttempts: 4, timeoutMs: 5000 } });
+		try {
+			const host = await newHost(apiKey, { baseUrl: proxy.baseUrl });
+			const execution = await host.run({ parameters: batch(), items: items(2), typeVersion: 2 });
+			const ids = idsOf(execution);
+			const { webhook } = kit.registration(apiKey, host, execution);
+			const answers = () =>
+				sandbox()
+					.deliveries()
+					.filter((attempt) => attempt.webhookId === webhook.id)
+					.map((attempt) => attempt.status);
+			release = () => undefined;
+			// The first call reads while the other document is still pending; its answer is held.
+			kit.signAll(apiKey, ids[0]);
+			await waitFor(() => held, 'the first call’s read');
+			kit.signAll(apiKey, ids[1]);
+			await waitFor(() => answers().includes(503), 'the second call answered 503');
+			release();
+			await resumed(execution);
+			await sandbox().flushDeliveries();
+			expect(execution.resumes).toBe(1);
+			expect(execution.items.map((item) => item.json.approved)).toEqual([true, true]);
+			expect(webhooksOf(apiKey)).toHaveLength(0);
+		} finally {
+			release?.();
+			sandbox().configure({ webhookRetry: { baseDelayMs: 5, maxAttempts: 3, timeoutMs: 5000 } });
+			await proxy.close();
+		}
+	});
+
+	it.each([
+		['continueRegularOutput', 2, 0],
+		['continueErrorOutput', 1, 1],
+		['stopWorkflow', 0, 0],
+	] as const)(
+		'Completed Only, On Error %s: the completed document continues, the declined one is an error item',
+		async (onError, main, errors) => {
+			const { apiKey } = account();
+			const host = await newHost(apiKey);
+			const execution = await host.run({
+				parameters: batch({ waitOptions: { resumeOn: 'completed' } }),
+				items: items(2),
+				typeVersion: 2,
+				onError,
+			});
+			const ids = idsOf(execution);
+			kit.decline(apiKey, ids[1]);
+			kit.signAll(apiKey, ids[0]);
+			await resumed(execution);
+			expect(execution.items).toHaveLength(main);
+			expect(execution.errorItems).toHaveLength(errors);
+			const message = 'The document was declined, not signed';
+			// n8n's error output keeps the error only, as it does for a single item.
+			if (onError === 'continueErrorOutput')
+				expect(execution.errorItems.map((item) => item.json)).toEqual([{ error: message }]);
+			if (onError === 'continueRegularOutput')
+				expect(execution.items[1].json).toMatchObject({
+					id: ids[1],
+					approved: false,
+					error: message,
+				});
+			if (main > 0) expect(execution.items[0].json).toMatchObject({ id: ids[0], approved: true });
+		},
+	);
 });
