@@ -12,8 +12,9 @@
  *   npm run bench -- --only sendAndWaitBatch --out bench/results/send-and-wait-batch.json   # one wait for 1, 10, 100 documents (< 1 min)
  *   npm run bench -- --only poll --poll-events 60   # the trigger's Polling mode (~5 min: it waits for poll minutes)
  *   npm run bench -- --only pollCatchUp             # Polling catching up a backlog, in this process (no n8n started)
+ *   npm run bench -- --only webhookCatchUp          # Webhook mode catching up after n8n was down (~5 min: catch-up minutes)
  *
- * Options: --only bulk,returnAll,trigger,burst,sendAndWait,sendAndWaitBatch,poll,pollCatchUp  --items N (1000)  --rate R (50 requests/s)
+ * Options: --only bulk,returnAll,trigger,burst,sendAndWait,sendAndWaitBatch,poll,pollCatchUp,webhookCatchUp  --items N (1000)  --rate R (50 requests/s)
  * --burst B (= rate)  --docs N (10000)  --events N (1000)  --event-rate R (5 events/s: see the README for higher rates)
  * --no-batching (skip contender b2)  --no-webhook-baseline (skip n8n's Webhook node in 3.)
  * --burst-events N (1000 events queued at once in 4.)  --burst-concurrency C (10: the sandbox's
@@ -40,6 +41,7 @@ import { runReturnAll } from './scenarios/returnAll';
 import { runSendAndWait } from './scenarios/sendAndWait';
 import { runSendAndWaitBatch } from './scenarios/sendAndWaitBatch';
 import { runTrigger } from './scenarios/trigger';
+import { runWebhookCatchUp } from './scenarios/webhookCatchUp';
 
 const DEFAULTS = {
 	items: 1000,
@@ -55,6 +57,7 @@ const DEFAULTS = {
 	stallEntries: 20_000,
 	crowdEntries: 2_000,
 	catchUpMaxPolls: 300,
+	missedEvents: 30,
 };
 const SCENARIOS = [
 	'bulk',
@@ -65,6 +68,7 @@ const SCENARIOS = [
 	'sendAndWaitBatch',
 	'poll',
 	'pollCatchUp',
+	'webhookCatchUp',
 ];
 /** Scenarios that run in this process only: with nothing else chosen, no n8n (nor sandbox) is started. */
 const IN_PROCESS = ['pollCatchUp'];
@@ -308,6 +312,12 @@ async function main(): Promise<void> {
 					webhookEventsPerSecond: args.eventRate,
 				});
 			}
+			// Its own n8n and sandbox: n8n is stopped and started again, deliveries never retried.
+			if (args.only.includes('webhookCatchUp'))
+				results.webhookCatchUp = await runWebhookCatchUp({
+					missed: DEFAULTS.missedEvents,
+					log,
+				});
 		}
 		results.totalMs = Date.now() - started;
 

@@ -252,6 +252,20 @@ export const ENDPOINTS: Endpoint[] = [
 	},
 	{
 		method: 'get',
+		path: '/webhooks/{id}/deliveries',
+		tag: 'Webhooks',
+		summary: 'List a webhook’s deliveries',
+		description:
+			'[A] The records GET /webhooks/{id}/deliveries/{delivery_id} gives, newest first, those made from `from` to `to` (inclusive) within the 24 hours a delivery can be acknowledged. 404 when the webhook does not exist.',
+		query: schemas.ListWebhookDeliveriesQuerySchema,
+		success: {
+			status: 200,
+			description: 'A page of deliveries',
+			schema: schemas.WebhookDeliveryListSchema,
+		},
+	},
+	{
+		method: 'get',
 		path: '/webhooks/{id}/deliveries/{delivery_id}',
 		tag: 'Webhooks',
 		summary: 'Get a webhook delivery',

@@ -882,6 +882,10 @@ const rangeQuery = {
 
 export const UsageReportQuerySchema = z.object(rangeQuery).passthrough();
 
+/** [A] GET /webhooks/{id}/deliveries: the webhook's delivery records made from `from` to `to`. */
+export const ListWebhookDeliveriesQuerySchema =
+	PaginationQuerySchema.extend(rangeQuery).passthrough();
+
 export const AuditLogQuerySchema = PaginationQuerySchema.extend({
 	...rangeQuery,
 	document_id: z.string().min(1).max(100).optional(),
@@ -945,6 +949,8 @@ export const WebhookDeliverySchema = z
 		payload: WebhookDeliveryBodySchema,
 	})
 	.strict();
+/** [A] GET /webhooks/{id}/deliveries (issue 55): the catch-up learns what was delivered. */
+export const WebhookDeliveryListSchema = listEnvelope(WebhookDeliverySchema);
 
 export type WebhookDeliveryBody = z.infer<typeof WebhookDeliveryBodySchema>;
 export type WebhookDelivery = z.infer<typeof WebhookDeliverySchema>;

@@ -240,10 +240,10 @@ function requestBody(body: unknown, ids: 'prefixed' | 'numeric'): unknown {
 	return ids === 'numeric' ? stringIds(body) : body;
 }
 
-/** `/v1/webhooks/{id}/deliveries/…` when the dialect has no delivery endpoints: no such route. */
+/** `/v1/webhooks/{id}/deliveries[/…]` when the dialect has no delivery endpoints: no such route. */
 function withoutDeliveryEndpoints(enabled: boolean, segments: string[]): boolean {
 	return (
-		!enabled && segments.length >= 5 && segments[1] === 'webhooks' && segments[3] === 'deliveries'
+		!enabled && segments.length >= 4 && segments[1] === 'webhooks' && segments[3] === 'deliveries'
 	);
 }
 

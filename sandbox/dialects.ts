@@ -53,8 +53,13 @@ export interface Dialect {
 	maxPageSize: number;
 	/** 'server': the client's `secret` is ignored; the service issues its own `whsec_…`. */
 	webhookSecret: 'client' | 'server' | 'account';
-	/** false: GET/acknowledge of a webhook delivery do not exist (404 like any unknown route). */
+	/** false: listing, GET and acknowledging a webhook's deliveries do not exist (404 like any unknown route). */
 	deliveryEndpoints: boolean;
+	/**
+	 * 'dispatched': a delivery's `created_at` is when it was queued plus DISPATCH_DELAY_MS, not the
+	 * event's time (its id is its own either way): the audit log and the deliveries disagree.
+	 */
+	deliveryTimes: 'event' | 'dispatched';
 	/** How deliveries are signed (sandbox/deliverySignature.ts); 'none': not at all. */
 	deliverySignature: DeliverySignatureStyle;
 	/** The body of every /v1 error answer. */
@@ -89,6 +94,7 @@ export const DEFAULT_DIALECT: Readonly<Dialect> = Object.freeze({
 	maxPageSize: MAX_PAGE_SIZE,
 	webhookSecret: 'client',
 	deliveryEndpoints: true,
+	deliveryTimes: 'event',
 	deliverySignature: 'v1',
 	errorBody: 'contract',
 	deleteAnswer: 204,
@@ -128,6 +134,8 @@ export const DIALECT_PRESETS: Record<string, Partial<Dialect>> = {
 	// One secret for every webhook of an account, as services that sign with an account key do.
 	'account-secret': { webhookSecret: 'account' },
 	'no-delivery-endpoints': { deliveryEndpoints: false },
+	// Issue 55: deliveries with their own times (and ids), not the audit log's.
+	'delivery-own-times': { deliveryTimes: 'dispatched' },
 	unsigned: { deliverySignature: 'none' },
 	'sig-standard-webhooks': { deliverySignature: 'standard-webhooks' },
 	'sig-hub-sha256': { deliverySignature: 'hub-sha256' },
@@ -185,6 +193,7 @@ export const DialectSchema = z
 		maxPageSize: z.number().int().min(1).max(MAX_PAGE_SIZE),
 		webhookSecret: z.enum(['client', 'server', 'account']),
 		deliveryEndpoints: z.boolean(),
+		deliveryTimes: z.enum(['event', 'dispatched']),
 		deliverySignature: z.enum(DELIVERY_SIGNATURE_STYLES),
 		errorBody: z.enum(['contract', 'message', 'errors', 'text', 'html']),
 		deleteAnswer: z.union([z.literal(204), z.literal(200)]),

@@ -80,6 +80,8 @@ export const MAX_PENDING_DELIVERIES = 10_000;
 export const MAX_ATTEMPT_HISTORY = 10_000;
 /** Delivery records kept for acknowledgement (the oldest go first). */
 export const MAX_DELIVERY_RECORDS = 50_000;
+/** The `delivery-own-times` dialect: how long after its event a delivery says it was made. */
+export const DISPATCH_DELAY_MS = 7_000;
 /** How long a delivery can be acknowledged after it was created (the contract's 24 hours). */
 export const ACKNOWLEDGE_WINDOW_MS = 24 * 60 * 60 * 1000;
 
@@ -114,8 +116,10 @@ export class WebhookDispatcher {
 		/** The business clock: the records' timestamps and the acknowledgement window. */
 		private readonly clock: Pick<Clock, 'now' | 'iso'> = new Clock(),
 		/** The dialect's delivery axes: numeric ids in bodies, whether deliveries are signed. */
-		private readonly dialect: () => Pick<Dialect, 'ids' | 'deliverySignature'> = () =>
-			DEFAULT_DIALECT,
+		private readonly dialect: () => Pick<
+			Dialect,
+			'ids' | 'deliverySignature' | 'deliveryTimes'
+		> = () => DEFAULT_DIALECT,
 	) {}
 
 	/** Queues `event` for every active webhook of the account subscribed to it (or to `*`). */
@@ -129,6 +133,8 @@ export class WebhookDispatcher {
 		const account = this.store.accounts.get(accountId);
 		if (!account) return;
 		const documentId = data.document?.id ?? data.signature_request?.document_id;
+		if (this.dialect().deliveryTimes === 'dispatched')
+			createdAt = new Date(this.clock.now() + DISPATCH_DELAY_MS).toISOString();
 		for (const webhook of account.webhooks.values()) {
 			if (!subscribed(webhook, event) || !forDocument(webhook, documentId) || this.expired(webhook))
 				continue;
@@ -231,6 +237,26 @@ export class WebhookDispatcher {
 	deliveryRecord(deliveryId: string): WebhookDelivery | undefined {
 		const row = this.records.get(deliveryId);
 		return row ? structuredClone(row.record) : undefined;
+	}
+
+	/**
+	 * A webhook's delivery records (GET /webhooks/{id}/deliveries), oldest first, with the times
+	 * they say they were made: those within the acknowledgement window and MAX_DELIVERY_RECORDS.
+	 */
+	deliveriesOf(
+		accountId: string,
+		webhookId: string,
+	): Array<{ at: number; seq: number; record: WebhookDelivery }> {
+		this.forgetExpired();
+		const rows: Array<{ at: number; seq: number; record: WebhookDelivery }> = [];
+		for (const row of this.records.values())
+			if (row.accountId === accountId && row.record.webhook_id === webhookId)
+				rows.push({
+					at: Date.parse(row.record.created_at),
+					seq: rows.length,
+					record: structuredClone(row.record),
+				});
+		return rows;
 	}
 
 	/** A delivery's record as its account sees it (GET /webhooks/{id}/deliveries/{delivery_id}). */

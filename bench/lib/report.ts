@@ -11,6 +11,7 @@ import type { ReturnAllResult } from '../scenarios/returnAll';
 import type { SendAndWaitResult } from '../scenarios/sendAndWait';
 import { renderSendAndWaitBatch, type SendAndWaitBatchResult } from '../scenarios/sendAndWaitBatch';
 import type { TriggerResult } from '../scenarios/trigger';
+import type { WebhookCatchUpResult } from '../scenarios/webhookCatchUp';
 import type { MachineInfo } from './machine';
 import { mib, round, seconds } from './stats';
 
@@ -37,6 +38,8 @@ export interface BenchResults {
 	poll?: PollResult;
 	/** Polling catching up an audit-log backlog, in this process (issue 47). */
 	pollCatchUp?: PollCatchUpResult;
+	/** Webhook mode's catch-up after n8n was down (issue 55). */
+	webhookCatchUp?: WebhookCatchUpResult;
 }
 
 export interface TargetCheck {
@@ -205,6 +208,24 @@ export function targets(results: BenchResults): TargetCheck[] {
 			target: `<= ${seconds(p.latencyTargetMs, 0)} s`,
 			actual: `${seconds(p.latencyMs.max, 1)} s`,
 			met: p.latencyMs.max <= p.latencyTargetMs,
+		});
+	}
+	const webhookCatchUp = results.webhookCatchUp;
+	if (webhookCatchUp) {
+		checks.push({
+			name: 'webhook catch-up: requests per idle catch-up',
+			target: '<= 1',
+			actual: `${round(webhookCatchUp.idle.requestsPerCatchUp)}`,
+			met: webhookCatchUp.idle.requestsPerCatchUp <= 1,
+		});
+		checks.push({
+			name: `webhook catch-up: ${webhookCatchUp.missed} events missed while n8n was down, each run once, n8n start -> the last one's execution ended`,
+			target: 'each once, within one catch-up (60 s) of n8n ready',
+			actual: `${webhookCatchUp.caughtUp} of ${webhookCatchUp.missed} (${webhookCatchUp.executions} executions); ${seconds(webhookCatchUp.startToLastMissedMs)} s (${seconds(webhookCatchUp.readyToLastMissedMs)} s after ready)`,
+			met:
+				webhookCatchUp.caughtUp === webhookCatchUp.missed &&
+				webhookCatchUp.executions === webhookCatchUp.missed &&
+				webhookCatchUp.readyToLastMissedMs <= 60_000,
 		});
 	}
 	for (const row of results.pollCatchUp?.rows ?? []) {

@@ -114,6 +114,22 @@ export class DocumentSigningTrigger implements INodeType {
 				displayOptions: { show: { receiveEventsBy: ['polling'] } },
 			},
 			{
+				displayName: 'Catch Up Missed Events',
+				name: 'catchUp',
+				type: 'options',
+				default: 15,
+				description:
+					"How often n8n reads the service's audit log for events whose delivery never reached it (n8n down, a webhook removed at the service), and at each start; each event still starts one execution",
+				options: [
+					{ name: 'Every 15 Minutes', value: 15 },
+					{ name: 'Every 5 Minutes', value: 5 },
+					{ name: 'Every Hour', value: 60 },
+					{ name: 'Every Minute', value: 1 },
+					{ name: 'Off', value: 0 },
+				],
+				displayOptions: { show: { receiveEventsBy: ['webhook'] } },
+			},
+			{
 				displayName: 'Events',
 				name: 'events',
 				type: 'multiOptions',

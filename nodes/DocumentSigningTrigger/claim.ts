@@ -10,8 +10,7 @@ import {
 	ServiceBehaviourError,
 	toNodeError,
 } from '../shared/transport';
-import { selectedEvents } from '../shared/vocabulary';
-import { NOT_CLAIMABLE } from './delivery';
+import { NOT_CLAIMABLE, selectedEvents } from '../shared/vocabulary';
 import { newestEventItems } from './eventItems';
 
 /** The answer when another execution claimed the delivery first. */

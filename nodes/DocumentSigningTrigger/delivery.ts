@@ -25,16 +25,15 @@ import {
 	ANY_EVENT,
 	BODY_SIGNATURE_HEADERS,
 	DELIVERY_ATTEMPT_HEADER,
+	NOT_CLAIMABLE,
 	selectedEvents,
 	SIGNATURE_TOLERANCE_SECONDS,
 	STANDARD_WEBHOOKS_HEADERS,
 } from '../shared/vocabulary';
 import { AUTOMATIC_LAYOUT, layoutChoice, verifyCall } from '../shared/webhookSignature';
 import { parseObject, rawBodyOf } from '../shared/webhooks';
+import { caughtUp } from './catchUp';
 import { readRegistration, type Registration } from './registration';
-
-/** Answers of a service without the acknowledge (or delivery record) endpoint. */
-export const NOT_CLAIMABLE = [404, 405, 501];
 
 /** The service's record of a delivery: undefined when it has none (404, or no such endpoint). */
 async function deliveryRecord(
@@ -269,6 +268,7 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 	const webhookId = namedWebhook ?? registration?.id;
 	const retried = Number(headerValue(headers, DELIVERY_ATTEMPT_HEADER)) > 1;
 	const repeat =
+		caughtUp(this.getWorkflowStaticData('node'), body, memory) ||
 		(record !== undefined && isAcknowledged(record)) ||
 		(deliveryId === undefined
 			? // No signed id, nothing to claim: a retry's body is byte for byte the same.
@@ -286,6 +286,7 @@ export async function receiveDelivery(this: IWebhookFunctions): Promise<IWebhook
 				? body.created_at
 				: new Date((signedAt ?? Math.floor(Date.now() / 1000)) * 1000).toISOString(),
 		data: (body.data ?? {}) as IDataObject,
+		via: 'webhook',
 	};
 	// Read here where static data is at hand (a queue-mode worker may lack it).
 	if (webhookId !== undefined) json.webhookId = webhookId;

@@ -12,6 +12,7 @@ import {
 	startingEntries,
 	type PollPlan,
 } from './auditEvents';
+import { catchUpOf, type Decision } from './catchUp';
 import { eventItemReader, newestEventItems } from './eventItems';
 import {
 	CursorPosition,
@@ -31,6 +32,7 @@ const FAILED_POLLS_REPORTED = 3;
  * second execution with one (2.41.1 `trigger-execution-context.factory.js`, reclaimTombstone).
  */
 const emitDeduplicates = (context: ITriggerFunctions) => context.emit.length >= 4;
+const rethrow = (error: unknown) => Promise.reject(error as Error);
 
 /** The deduplication key of each event: the workflow, the node, and the entry's id at its time. */
 function deduplicationKeys(context: ITriggerFunctions) {
@@ -83,12 +85,14 @@ const MORE_PARTS_PER_POLL = 10;
 
 /**
  * One poll, one emit at a time (docs/trigger.md, "Exactly once, in order"). `awaitExecution` is
- * false when it let go of an execution; `closed` says the workflow was unpublished.
+ * false when it let go of an execution; `closed` says the workflow was unpublished. `decide` is
+ * Webhook mode's catch-up (catchUp.ts): an event it holds stops the walk, the cursor before it.
  */
 async function pollOnce(
 	context: ITriggerFunctions,
 	closed: () => boolean,
 	awaitExecution: (done: Promise<unknown>) => Promise<boolean>,
+	decide?: (event: AuditEvent, read: AuditEvent[]) => Promise<Decision>,
 ): Promise<number> {
 	const data = context.getWorkflowStaticData('node');
 	const position = new CursorPosition(readCursor(data) ?? (await startingCursor(context)));
@@ -120,8 +124,12 @@ async function pollOnce(
 			}
 			if (step === 'too far ahead') tooFar++;
 			if (!chosen || step === 'too far ahead') continue;
+			const verdict = decide ? await decide(event, plan.events) : 'pass';
+			if (verdict === 'skip') continue;
+			if (verdict === 'hold') return ((data.pollCursor = before), emitted);
 			if (step === 'ahead' && event.ms > plan.ceilingMs + FUTURE_TOLERANCE_MS) ahead.push(event);
 			const item = await itemOf(event);
+			if (decide) item.json.via = 'catchUp';
 			if (closed()) return emitted;
 			data.pollCursor = position.saved();
 			const done = context.helpers.createDeferredPromise<IRun>();
@@ -149,16 +157,21 @@ async function pollOnce(
 		const more = plan.partDone && position.bounds.length > 0;
 		if (!more || passed >= EVENT_POLL_BUDGET.records) break;
 	}
-	// Never silent: n8n's error handling hears of a crowded instant at once.
-	for (const time of crowded) context.emitError(toNodeError(context.getNode(), crowdedError(time)));
+	// Never silent: n8n's error handling hears of a crowded instant at once (not the catch-up's).
+	if (!decide)
+		for (const time of crowded)
+			context.emitError(toNodeError(context.getNode(), crowdedError(time)));
 	return emitted;
 }
 
-/** The trigger's trigger(): in Polling mode, polls on n8n's schedule (a manual run fetches the newest). */
+/** The trigger's trigger(): polls (a manual run fetches the newest), or catches up (catchUp.ts). */
 export async function startPolling(this: ITriggerFunctions): Promise<ITriggerResponse> {
 	const data = this.getWorkflowStaticData('node');
-	if (this.getNodeParameter('receiveEventsBy', 'webhook') !== 'polling') {
-		delete data.pollCursor;
+	const polling = this.getNodeParameter('receiveEventsBy', 'webhook') === 'polling';
+	const minutes = Number(this.getNodeParameter(polling ? 'pollMinutes' : 'catchUp', 1));
+	if (!polling && (minutes === 0 || this.getMode() === 'manual')) {
+		// Catch-up off: the next one starts from its activation (a manual run keeps what was read).
+		if (this.getMode() !== 'manual') for (const key of ['pollCursor', 'catchUp']) delete data[key];
 		return {};
 	}
 	if (this.getMode() === 'manual') {
@@ -167,14 +180,16 @@ export async function startPolling(this: ITriggerFunctions): Promise<ITriggerRes
 			manualTriggerFunction: async () => this.emit([await newestEventItems(this, wanted())]),
 		};
 	}
-	const minutes = Number(this.getNodeParameter('pollMinutes', 1));
 	if (!Number.isInteger(minutes) || minutes < 1 || minutes > 60)
 		throw new NodeOperationError(
 			this.getNode(),
 			'Poll Every (Minutes) must be a whole number from 1 to 60',
 			{ description: `It is ${String(minutes).slice(0, 40)}.` },
 		);
-	if (!readCursor(data)) data.pollCursor = await startingCursor(this);
+	const catchUp = polling ? undefined : catchUpOf(this);
+	// The catch-up's start is saved with the activation, so a restart reads from it.
+	if (!readCursor(data))
+		data.pollCursor = await startingCursor(this).catch(catchUp?.failed ?? rethrow);
 
 	let running = false;
 	let closed = false;
@@ -192,7 +207,7 @@ export async function startPolling(this: ITriggerFunctions): Promise<ITriggerRes
 	};
 	// Never rejects: a failed poll is caught, logged and counted below.
 	const tick = async () => {
-		if (closed) return;
+		if (closed || catchUp?.isOff()) return;
 		if (running) {
 			if (pending?.seenByTick) {
 				this.logger.warn(
@@ -205,9 +220,11 @@ export async function startPolling(this: ITriggerFunctions): Promise<ITriggerRes
 		}
 		running = true;
 		try {
-			await pollOnce(this, () => closed, awaitExecution);
+			await pollOnce(this, () => closed, awaitExecution, catchUp?.decide);
 			failures = 0;
 		} catch (error) {
+			// The catch-up never fails the workflow: n8n's error workflow would re-register the webhook.
+			if (catchUp) return catchUp.failed(error);
 			failures++;
 			const nodeError = toNodeError(this.getNode(), error);
 			this.logger.warn(
@@ -225,6 +242,7 @@ export async function startPolling(this: ITriggerFunctions): Promise<ITriggerRes
 	type Cron = Parameters<ITriggerFunctions['helpers']['registerCron']>[0];
 	// n8n ignores what the callback returns; the tick's promise lets a host await one poll.
 	this.helpers.registerCron({ expression } as Cron, () => tick());
+	if (catchUp) void tick(); // Not awaited: the catch-up at activation holds nothing up.
 	return {
 		closeFunction: async () => {
 			closed = true;

@@ -104,6 +104,8 @@ export const EVENT_POLL_BUDGET = {
 } as const;
 
 export const DELIVERY_ATTEMPT_HEADER = 'x-delivery-attempt';
+/** Answers of a service without the acknowledge (or delivery record) endpoint. */
+export const NOT_CLAIMABLE = [404, 405, 501];
 export const SIGNATURE_TOLERANCE_SECONDS = 300;
 
 /** Delivery signature layouts, strongest first (docs/delivery-signatures.md). */

@@ -1,6 +1,7 @@
 /** /v1/webhooks: list, create (the only answer that shows the secret), delete; a delivery's record, acknowledging it. */
 import {
 	CreateWebhookBodySchema,
+	ListWebhookDeliveriesQuerySchema,
 	ListWebhooksQuerySchema,
 	type WebhookRecord,
 } from '../../contract';
@@ -109,6 +110,23 @@ function webhookIdOf(ctx: ApiContext): string {
 	return row.record.id;
 }
 
+/** The webhook's deliveries made from `from` to `to` (inclusive), newest first. */
+const listDeliveries: ApiHandler = {
+	permission: 'read',
+	handle(ctx) {
+		const query = validateQuery(ListWebhookDeliveriesQuerySchema, ctx.query);
+		const [fromMs, toMs] = [query.from, query.to].map((bound) =>
+			bound === undefined ? undefined : Date.parse(bound),
+		);
+		const inRange = (record: { created_at: string }) => {
+			const ms = Date.parse(record.created_at);
+			return !(ms < (fromMs ?? -Infinity)) && !(ms > (toMs ?? Infinity));
+		};
+		const rows = ctx.services.dispatcher.deliveriesOf(ctx.account.id, webhookIdOf(ctx));
+		return listReply(ctx, 'deliveries', rows, query, inRange);
+	},
+};
+
 const getDelivery: ApiHandler = {
 	permission: 'read',
 	handle: (ctx) =>
@@ -130,6 +148,7 @@ export function webhookRoutes(router: Router<ApiHandler>): void {
 		.add('GET', '/v1/webhooks', listWebhooks)
 		.add('POST', '/v1/webhooks', createWebhook)
 		.add('DELETE', '/v1/webhooks/:id', deleteWebhook)
+		.add('GET', '/v1/webhooks/:id/deliveries', listDeliveries)
 		.add('GET', '/v1/webhooks/:id/deliveries/:deliveryId', getDelivery)
 		.add('POST', '/v1/webhooks/:id/deliveries/:deliveryId/acknowledge', acknowledgeDelivery);
 }

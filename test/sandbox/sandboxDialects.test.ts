@@ -286,6 +286,7 @@ describe('parseDialect and presets', () => {
 				'server-secret',
 				'account-secret',
 				'no-delivery-endpoints',
+				'delivery-own-times',
 				'unsigned',
 				'sig-standard-webhooks',
 				'sig-hub-sha256',

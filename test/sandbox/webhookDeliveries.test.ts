@@ -703,3 +703,58 @@ describe('acknowledging a delivery (POST /webhooks/{id}/deliveries/{delivery_id}
 		expectError(await client.post(path(webhook.id, later)), 404, 'not_found', 'delivery_id');
 	});
 });
+
+describe("listing a webhook's deliveries (GET /webhooks/{id}/deliveries?from=&to=, issue 55)", () => {
+	it('lists the records GET …/deliveries/{id} gives, newest first, those made from `from` to `to`', async () => {
+		const { client, webhook } = await setup(['document.created']);
+		await client.post('/documents', documentBody());
+		await client.post('/documents', documentBody());
+		await sandbox().flushDeliveries();
+		const listed = await client.get(`/webhooks/${webhook.id}/deliveries`);
+		expect(listed.status).toBe(200);
+		expectResponseMatchesOpenApi(listed);
+		const records = (listed.data as { data: Array<{ id: string; created_at: string }> }).data;
+		expect(records).toHaveLength(2);
+		expect(records.map((record) => record.created_at)).toEqual(
+			[...records.map((record) => record.created_at)].sort().reverse(),
+		);
+		for (const record of records)
+			expect((await client.get(`/webhooks/${webhook.id}/deliveries/${record.id}`)).data).toEqual(
+				record,
+			);
+		const [newest, oldest] = records;
+		const only = async (from: string, to: string) =>
+			(
+				(await client.get(`/webhooks/${webhook.id}/deliveries`, { params: { from, to } })).data as {
+					data: Array<{ id: string }>;
+				}
+			).data.map((record) => record.id);
+		await expect(only(oldest.created_at, oldest.created_at)).resolves.toEqual([oldest.id]);
+		await expect(only(newest.created_at, '2099-01-01T00:00:00Z')).resolves.toEqual([newest.id]);
+		expectError(await client.get('/webhooks/wh_unknown/deliveries'), 404, 'not_found');
+	});
+});
+
+describe('the delivery-own-times and no-delivery-endpoints dialects', () => {
+	afterEach(() => sandbox().configure({ dialect: 'default' }));
+
+	it("delivery-own-times: a delivery's time is 7 s after its audit entry's, its id its own", async () => {
+		sandbox().configure({ dialect: 'delivery-own-times' });
+		const { client, apiKey, target } = await setup(['document.created']);
+		await client.post('/documents', documentBody());
+		await sandbox().flushDeliveries();
+		const [body] = bodies(target);
+		const entry = sandbox()
+			.store.auditLogOf(apiKey)
+			.find((one) => one.event === 'document.created') as { id: string; created_at: string };
+		expect(Date.parse(body.created_at) - Date.parse(entry.created_at)).toBe(7_000);
+		expect(body.id).not.toBe(entry.id);
+		expect(sandbox().deliveryRecord(body.id)?.created_at).toBe(body.created_at);
+	});
+
+	it('no-delivery-endpoints: the list is no route either (404)', async () => {
+		const { client, webhook } = await setup(['document.created']);
+		sandbox().configure({ dialect: 'no-delivery-endpoints' });
+		expect((await client.get(`/webhooks/${webhook.id}/deliveries`)).status).toBe(404);
+	});
+});

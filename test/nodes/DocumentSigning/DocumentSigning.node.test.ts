@@ -29,6 +29,8 @@ const REACHED_OTHERWISE: Record<string, string> = {
 		'Document › Download (Original, Signed) and the trigger’s Attach Signed File, after reading the document',
 	'GET /documents/{id}/audit-trail':
 		'Document › Download (Audit Trail), after reading the document',
+	'GET /webhooks/{id}/deliveries':
+		'the trigger’s Catch Up Missed Events (Webhook mode), to learn which events were delivered',
 };
 
 /** Operations that run code instead of one routed request (n8n's customOperations). */

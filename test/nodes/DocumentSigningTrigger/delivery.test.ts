@@ -29,7 +29,7 @@ jest.mock('n8n-workflow', () =>
 const { sandbox, receiver, activeTrigger, sendDocument } = useDeliveryFixtures();
 
 describe('a real delivery from the sandbox', () => {
-	it('starts one execution that claims the delivery and passes on { event, deliveryId, timestamp, data, webhookId }', async () => {
+	it('starts one execution that claims the delivery and passes on { event, deliveryId, timestamp, data, webhookId, via }', async () => {
 		const { host, apiKey } = await activeTrigger(['document.sent']);
 		const document = await sendDocument(apiKey);
 		await host.idle();
@@ -56,8 +56,10 @@ describe('a real delivery from the sandbox', () => {
 			'deliveryId',
 			'event',
 			'timestamp',
+			'via',
 			'webhookId',
 		]);
+		expect(item.via).toBe('webhook');
 		expect(item.event).toBe('document.sent');
 		expect(item.deliveryId).toBe(body.id);
 		expect(item.deliveryId).toBe(sent.headers['x-delivery-id']);
@@ -261,6 +263,7 @@ describe('forged and invalid deliveries', () => {
 			deliveryId: body.id,
 			timestamp: body.created_at,
 			data: body.data,
+			via: 'webhook',
 			webhookId: 'wh_test',
 		});
 	});

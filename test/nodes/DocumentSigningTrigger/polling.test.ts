@@ -393,13 +393,13 @@ describe('Document Signing Trigger, Receive Events By › Polling', () => {
 		},
 	);
 
-	it('Webhook mode schedules nothing and forgets an earlier poll cursor', async () => {
+	it('Webhook mode with Catch Up Missed Events off schedules nothing and forgets an earlier poll cursor', async () => {
 		const polling = new PollingHost(sandbox(), apiKey);
 		await polling.activate();
 		const host = new PollingHost(
 			sandbox(),
 			apiKey,
-			{ receiveEventsBy: 'webhook' },
+			{ receiveEventsBy: 'webhook', catchUp: 0 },
 			polling.saved(),
 		);
 		await expect(host.activate()).resolves.toEqual({});
