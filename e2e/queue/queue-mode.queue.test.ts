@@ -612,13 +612,15 @@ describe('queue mode: main + 2 workers + webhook processor, Redis, PostgreSQL', 
 			await new Promise((resolve) => tap?.close(resolve));
 		});
 
-		it('the database after the 200 events: the registration only, nothing about deliveries', async () => {
+		it("the database after the 200 events: the registration and the catch-up's starting point, nothing about deliveries", async () => {
 			const stored = (await cluster.storedStaticData(triggerWorkflowId))[TRIGGER_KEY] as Record<
 				string,
 				any
 			>;
 			report('static data after the events', Object.keys(stored).sort());
+			// pollCursor: where Catch Up Missed Events starts, saved at activation.
 			expect(Object.keys(stored).sort()).toEqual([
+				'pollCursor',
 				'secretNonce',
 				'webhookEvents',
 				'webhookId',
